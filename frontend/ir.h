@@ -1,0 +1,457 @@
+/*
+ * frontend/ir.h — the IR: the contract between the front end, the interpreter and the timing model.
+ *
+ * A module owns functions, variables (with initializers), and a string table. A function is a
+ * dense array of struct ir_insn; a PC is an index into it. Everything a consumer needs at run
+ * time is resolved when the module is built (frontend/build.c) and predecoded
+ * (frontend/predecode.c): register operands are slots in typed register files, immediates are
+ * decoded and given a constant slot, symbols are (space, offset) pairs, labels are PCs, special
+ * registers are ids. Nothing downstream looks at a string or a hash table.
+ *
+ * All memory of a module lives in its arena (ir_module_free releases everything at once).
+ */
+#ifndef PTXEMU_IR_H
+#define PTXEMU_IR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ===================================================================== opcodes and modifiers */
+
+/* One opcode per row of ops.def (see its header for the row format). */
+enum ir_op {
+#define OP(id, mnem, fmt, unit, flags) OP_##id,
+#include "frontend/ops.def"
+#undef OP
+    OP__COUNT
+};
+
+/* One modifier (".ftz", ".shared::cta", ".L2::cache_hint", …) per row of mods.def. */
+enum ir_mod {
+    MOD_NONE = 0,
+#define MOD(id, text, kind, val) MOD_##id,
+#include "frontend/mods.def"
+#undef MOD
+    MOD__COUNT
+};
+
+/* What a modifier decodes into; the builder fills the matching struct ir_insn field. */
+enum ir_mod_kind {
+    MK_TYPE,  /* val = enum ir_type                                 -> type[0], type[1] */
+    MK_RND,   /* val = enum ir_rnd                                  -> rnd */
+    MK_CMP,   /* val = enum ir_cmp                                  -> cmp */
+    MK_SPACE, /* val = enum ir_space                                -> space */
+    MK_VEC,   /* val = element count                                -> vec */
+    MK_SCOPE, /* val = enum ir_scope                                -> scope */
+    MK_SEM,   /* val = enum ir_sem                                  -> sem */
+    MK_FLAG,  /* val = bit number of enum ir_flag                   -> fl */
+    MK_CTX,   /* meaning depends on the opcode (e.g. .and, .lo, .add, .min, .up): the builder
+                 decodes it per opcode into bop / atom / mode / fl */
+    MK_OTHER, /* kept in the modifier list only (shapes, layouts, cache hints, …) */
+};
+
+/* ======================================================================== types and spaces */
+
+enum ir_type {
+    T_NONE = 0,
+    T_PRED,
+    T_B8, T_B16, T_B32, T_B64, T_B128,
+    T_U8, T_U16, T_U32, T_U64,
+    T_S8, T_S16, T_S32, T_S64,
+    T_F16, T_F16X2, T_BF16, T_BF16X2, T_TF32, T_F32, T_F64,
+    T_E4M3, T_E5M2, T_E4M3X2, T_E5M2X2, T_E2M3X2, T_E3M2X2, T_E2M1X2, T_UE8M0X2,
+    T_S4, T_U4, T_B1,
+    T_TEXREF, T_SAMPLERREF, T_SURFREF,
+    T__COUNT
+};
+
+/* Size in bytes of a PTX type (0 for T_NONE/T_PRED/sub-byte); defined in ir.c. */
+unsigned ir_type_size(enum ir_type t);
+/* PTX spelling without the dot ("u32"); defined in ir.c. */
+const char *ir_type_name(enum ir_type t);
+
+enum ir_space {
+    SP_NONE = 0, /* no space modifier given: generic for ld/st/atom */
+    SP_REG, SP_SREG,
+    SP_CONST, SP_GLOBAL, SP_LOCAL, SP_PARAM, SP_PARAM_ENTRY, SP_PARAM_FUNC,
+    SP_SHARED, SP_SHARED_CTA, SP_SHARED_CLUSTER,
+    SP_TEX, SP_SURF, SP_GENERIC,
+    SP__COUNT
+};
+
+enum ir_rnd { RND_NONE = 0, RND_RN, RND_RZ, RND_RM, RND_RP, RND_RNA, RND_RS,
+              RND_RNI, RND_RZI, RND_RMI, RND_RPI };
+
+enum ir_cmp { CMP_NONE = 0, CMP_EQ, CMP_NE, CMP_LT, CMP_LE, CMP_GT, CMP_GE,
+              CMP_LO, CMP_LS, CMP_HI, CMP_HS,
+              CMP_EQU, CMP_NEU, CMP_LTU, CMP_LEU, CMP_GTU, CMP_GEU, CMP_NUM, CMP_NAN };
+
+enum ir_bop { BOP_NONE = 0, BOP_AND, BOP_OR, BOP_XOR };
+
+/* Atomic / reduction / redux / vote / shfl / bar.red sub-operation (decoded from MK_CTX mods). */
+enum ir_mode {
+    MODE_NONE = 0,
+    /* atom, red, redux, bar.red, multimem */
+    MODE_ADD, MODE_MIN, MODE_MAX, MODE_INC, MODE_DEC, MODE_EXCH, MODE_CAS,
+    MODE_AND, MODE_OR, MODE_XOR, MODE_POPC,
+    /* vote */
+    MODE_ALL, MODE_ANY, MODE_UNI, MODE_BALLOT,
+    /* shfl */
+    MODE_UP, MODE_DOWN, MODE_BFLY, MODE_IDX,
+    /* prmt */
+    MODE_F4E, MODE_B4E, MODE_RC8, MODE_ECL, MODE_ECR, MODE_RC16,
+    /* mul / mad / mul24 / mad24 */
+    MODE_LO, MODE_HI, MODE_WIDE,
+    /* shf */
+    MODE_L, MODE_R,
+    /* cvta.to, bar: arrive / sync / red */
+    MODE_TO, MODE_ARRIVE, MODE_SYNC, MODE_RED,
+    MODE__COUNT
+};
+
+enum ir_scope { SCOPE_NONE = 0, SCOPE_CTA, SCOPE_CLUSTER, SCOPE_GPU, SCOPE_SYS };
+enum ir_sem { SEM_NONE = 0, SEM_WEAK, SEM_VOLATILE, SEM_RELAXED, SEM_ACQUIRE, SEM_RELEASE,
+              SEM_ACQ_REL, SEM_SC, SEM_MMIO };
+
+/* Boolean modifier bits (struct ir_insn.fl); MK_FLAG rows of mods.def name the bit. */
+enum ir_flag {
+    FL_FTZ, FL_SAT, FL_RELU, FL_SATFINITE, FL_APPROX, FL_FULL, FL_CC, FL_UNI, FL_ALIGNED,
+    FL_SYNC, FL_NAN, FL_XORSIGN, FL_ABS, FL_SHIFTAMT, FL_WRAP, FL_CLAMP, FL_NC, FL_RELAXED_,
+    FL_CA, FL_CG, FL_CS, FL_LU, FL_CV, FL_WB, FL_WT, /* cache operators */
+    FL_L2_HINT, FL_OOB, FL_UNIFIED, FL_NOFTZ, FL_ARRIVE,
+    FL__COUNT
+};
+#define IR_FL(f) (UINT64_C(1) << (f))
+
+/* ============================================================================== operands */
+
+/* Register files. 8-bit registers live in B16 slots; .b128 registers are two consecutive
+ * B64 slots (low half first). Predicates are per-warp 32-bit lane masks. */
+enum ir_rf { RF_PRED, RF_B16, RF_B32, RF_B64, RF__COUNT };
+
+enum ir_opnd_kind {
+    OPK_NONE = 0,
+    OPK_REG,     /* rf, slot (first slot for vector/128-bit registers), n = element count */
+    OPK_IMM,     /* imm decoded to the operand's type; rf/slot = its constant slot */
+    OPK_SREG,    /* sreg = enum ir_sreg; rf/slot = slot the interpreter fills per warp */
+    OPK_SYM,     /* the address of variable sym (+ imm), as a value; rf/slot = constant slot
+                    holding the address in the symbol's space (resolved at load) */
+    OPK_ADDR,    /* memory operand [base + imm]: rf/slot = base register (slot = IR_NOSLOT if
+                    absent), sym = variable (IR_NOSYM if absent), imm = byte offset */
+    OPK_VEC,     /* {a, b, c, d}: n elements, first = index in ir_func.opnds of element 0 */
+    OPK_SINK,    /* '_' */
+    OPK_LABEL,   /* branch target: imm = target PC */
+    OPK_TABLE,   /* brx.idx target list: first = index in ir_func.tables, n = count */
+    OPK_FUNC,    /* call target or function address: imm = function index */
+    OPK_PARAMS,  /* (a, b, c) argument or return list of call: first/n as OPK_VEC */
+    OPK_PP_MEM,  /* PTXPlus g[…] / s[…] / ce#c#[…]: as OPK_ADDR, space says which */
+};
+
+/* Operand flags. */
+enum {
+    OPF_NEG = 1 << 0,   /* !%p predicate source, or -x */
+    OPF_DST = 1 << 1,   /* written by the instruction */
+    OPF_LO = 1 << 2,    /* PTXPlus .lo half */
+    OPF_HI = 1 << 3,    /* PTXPlus .hi half */
+    OPF_ABS = 1 << 4,   /* PTXPlus |x| */
+    OPF_CONST = 1 << 5, /* slot is a constant slot (immediate, symbol address) */
+};
+
+#define IR_NOSLOT UINT32_MAX
+#define IR_NOSYM UINT32_MAX
+#define IR_NOPC UINT32_MAX
+
+struct ir_opnd {
+    uint8_t kind;  /* enum ir_opnd_kind */
+    uint8_t rf;    /* enum ir_rf of slot */
+    uint8_t flags; /* OPF_* */
+    uint8_t n;     /* element count (vectors, OPK_VEC, OPK_TABLE, OPK_PARAMS) */
+    uint8_t type;  /* enum ir_type the instruction reads/writes this operand as */
+    uint8_t sreg;  /* enum ir_sreg for OPK_SREG */
+    uint8_t cc;    /* PTXPlus condition code test for predicates (0 = none) */
+    uint8_t pad_;
+    uint32_t slot; /* register-file slot, or IR_NOSLOT */
+    uint32_t sym;  /* variable index in ir_module.syms, or IR_NOSYM */
+    uint32_t first;
+    union {
+        int64_t i;
+        uint64_t u;
+        double f64;
+    } imm;         /* immediate bits (f32 immediates stored as their 32-bit pattern in u) */
+};
+
+/* Special registers. */
+enum ir_sreg {
+    SR_NONE = 0,
+    SR_TID_X, SR_TID_Y, SR_TID_Z, SR_NTID_X, SR_NTID_Y, SR_NTID_Z,
+    SR_CTAID_X, SR_CTAID_Y, SR_CTAID_Z, SR_NCTAID_X, SR_NCTAID_Y, SR_NCTAID_Z,
+    SR_LANEID, SR_WARPID, SR_NWARPID, SR_SMID, SR_NSMID, SR_GRIDID,
+    SR_LANEMASK_EQ, SR_LANEMASK_LE, SR_LANEMASK_LT, SR_LANEMASK_GE, SR_LANEMASK_GT,
+    SR_CLOCK, SR_CLOCK_HI, SR_CLOCK64, SR_GLOBALTIMER, SR_GLOBALTIMER_LO, SR_GLOBALTIMER_HI,
+    SR_ENVREG0, /* … SR_ENVREG0 + 31 */
+    SR_DYNAMIC_SMEM_SIZE = SR_ENVREG0 + 32, SR_TOTAL_SMEM_SIZE, SR_AGGR_SMEM_SIZE,
+    SR_RESERVED_SMEM_OFFSET_BEGIN, SR_RESERVED_SMEM_OFFSET_END, SR_RESERVED_SMEM_OFFSET_CAP,
+    SR_RESERVED_SMEM_OFFSET_0, SR_RESERVED_SMEM_OFFSET_1,
+    SR_CLUSTERID_X, SR_CLUSTERID_Y, SR_CLUSTERID_Z, SR_NCLUSTERID_X, SR_NCLUSTERID_Y,
+    SR_NCLUSTERID_Z, SR_CLUSTER_CTAID_X, SR_CLUSTER_CTAID_Y, SR_CLUSTER_CTAID_Z,
+    SR_CLUSTER_NCTAID_X, SR_CLUSTER_NCTAID_Y, SR_CLUSTER_NCTAID_Z, SR_CLUSTER_CTARANK,
+    SR_CLUSTER_NCTARANK, SR_IS_EXPLICIT_CLUSTER,
+    SR_PM0, /* … SR_PM0 + 7, %pm0..%pm7 */
+    SR_PM0_64 = SR_PM0 + 8, /* … %pm0_64..%pm7_64 */
+    SR_CURRENT_GRAPH_EXEC = SR_PM0_64 + 8,
+    SR__COUNT
+};
+
+/* ========================================================================== instructions */
+
+/* Timing unit classes (ops.def column; predecode refines U_ALU by type). */
+enum ir_unit { U_ALU, U_SP, U_INT, U_SFU, U_DP, U_TENSOR, U_MEM, U_BAR, U_CTRL, U_NONE };
+
+/* Instruction flags (ops.def column and predecode). */
+enum {
+    IF_BRANCH = 1 << 0, IF_BARRIER = 1 << 1, IF_ATOMIC = 1 << 2, IF_CALL = 1 << 3,
+    IF_EXIT = 1 << 4,   /* exit, ret from an entry, trap */
+    IF_LOAD = 1 << 5, IF_STORE = 1 << 6, IF_RET = 1 << 7,
+    IF_PTXPLUS = 1 << 8, /* only valid in PTXPlus */
+    IF_UNIFORM = 1 << 9, /* .uni: all active lanes take the same way */
+    IF_WARPSYNC = 1 << 10, /* warp-collective (shfl, vote, bar.warp, …) */
+    IF_FENCE = 1 << 11,
+    IF_TERM = 1 << 12,   /* ends a basic block (branch, exit, ret, trap, brx) */
+};
+
+#define IR_NOGUARD UINT32_MAX
+
+struct ir_insn {
+    uint16_t op;      /* enum ir_op */
+    uint16_t handler; /* interpreter handler id (chosen by interp/select.c at load) */
+    uint8_t type[2];  /* first two type modifiers (cvt.f32.s32: type[0]=F32, type[1]=S32) */
+    uint8_t space;    /* enum ir_space */
+    uint8_t vec;      /* .v2/.v4/.v8 element count, 1 otherwise */
+    uint8_t rnd;      /* enum ir_rnd */
+    uint8_t cmp;      /* enum ir_cmp */
+    uint8_t bop;      /* enum ir_bop (setp/set combine, vote, …) */
+    uint8_t mode;     /* enum ir_mode */
+    uint8_t scope;    /* enum ir_scope */
+    uint8_t sem;      /* enum ir_sem */
+    uint8_t nopnd;    /* operand count */
+    uint8_t nmod;     /* modifier count */
+    uint64_t fl;      /* IR_FL(FL_*) bits */
+
+    uint32_t guard;   /* predicate slot, or IR_NOGUARD */
+    uint8_t guard_neg;/* @!%p */
+    uint8_t guard_cc; /* PTXPlus condition test */
+    /* predecode: timing and checking facts */
+    uint8_t unit;     /* enum ir_unit, refined by type */
+    uint8_t width;    /* bytes per lane per element accessed (memory ops), 0 otherwise */
+    uint16_t iflags;  /* IF_* */
+    uint16_t lat;     /* latency/initiation class (timing model; 0 = default for unit) */
+
+    uint32_t opnd;    /* index of operand 0 in ir_func.opnds */
+    uint32_t mod;     /* index of modifier 0 in ir_func.mods (source order, for printing) */
+    uint32_t target;  /* branch/call target PC or function index, IR_NOPC otherwise */
+    uint32_t reconv;  /* branches: reconvergence PC (immediate post-dominator); IR_NOPC when
+                         the ipdom is the virtual exit */
+
+    uint32_t line;    /* PTX source line (1-based) */
+    uint32_t col;     /* PTX source column (1-based) of the mnemonic */
+    uint32_t loc_file;/* .loc file index (ir_module.files), 0 = none */
+    uint32_t loc_line;/* .loc line, 0 = none */
+};
+
+/* ============================================================================= variables */
+
+enum ir_linkage { LNK_NONE = 0, LNK_VISIBLE, LNK_EXTERN, LNK_WEAK, LNK_COMMON };
+
+enum {
+    VF_MANAGED = 1 << 0,  /* .attribute(.managed) */
+    VF_DYNAMIC = 1 << 1,  /* extern .shared array of unknown size: dynamic shared memory */
+    VF_PARAM_PTR = 1 << 2,/* .param .ptr */
+    VF_RETURN = 1 << 3,   /* function return parameter */
+    VF_BRANCHTARGETS = 1 << 4,
+    VF_CALLPROTOTYPE = 1 << 5,
+};
+
+/* A relocation in an initializer: at byte `at` of the variable's image, store the address of
+ * variable `sym` (or function `sym` when is_func) plus addend, `size` bytes wide, converted
+ * to a generic address when `generic` (the generic(sym) form). */
+struct ir_reloc {
+    uint64_t at;
+    int64_t addend;
+    uint32_t sym;
+    uint8_t size;
+    uint8_t generic;
+    uint8_t is_func;
+    uint8_t mask_byte;  /* mask(sym, n) byte index + 1, 0 = none */
+};
+
+struct ir_sym {
+    uint32_t name;    /* string id */
+    uint8_t space;    /* enum ir_space */
+    uint8_t type;     /* element type */
+    uint8_t vec;      /* vector element count, 1 otherwise */
+    uint8_t linkage;  /* enum ir_linkage */
+    uint32_t flags;   /* VF_* */
+    uint32_t align;   /* bytes */
+    uint64_t size;    /* bytes (0 for unsized extern arrays) */
+    uint64_t offset;  /* layout offset in its space: module segment (global/const),
+                         CTA static shared, function local frame, param block */
+    int32_t func;     /* owning function index, -1 for module scope */
+    uint32_t dims[4]; /* array dimensions as declared (0 = [] unsized), ndims used */
+    uint8_t ndims;
+    uint32_t init;    /* byte offset of initializer image in ir_module.data */
+    uint32_t ninit;   /* initializer image bytes (0 = none: zero-filled) */
+    uint32_t reloc;   /* first ir_reloc in ir_module.relocs */
+    uint32_t nreloc;
+    uint32_t line;
+};
+
+/* ============================================================================= functions */
+
+/* A declared register or register range (%r<100>) for printing and diagnostics. */
+struct ir_regdecl {
+    uint32_t name;    /* string id of the prefix ("%r") or full name */
+    uint32_t count;   /* range size for %r<N>, 0 for a single register */
+    uint8_t type;     /* enum ir_type as declared */
+    uint8_t vec;      /* .v2/.v4 */
+    uint8_t rf;
+    uint8_t pad_;
+    uint32_t slot;    /* slot of the first register */
+};
+
+struct ir_label {
+    uint32_t name;    /* string id */
+    uint32_t pc;
+};
+
+/* A slot the interpreter fills when a warp starts (special registers). */
+struct ir_sreg_slot {
+    uint8_t sreg;
+    uint8_t rf;
+    uint32_t slot;
+};
+
+struct cfg; /* frontend/cfg.c */
+
+struct ir_func {
+    uint32_t name;        /* string id */
+    uint8_t is_entry;     /* .entry (kernel) vs .func */
+    uint8_t linkage;      /* enum ir_linkage */
+    uint8_t defined;      /* has a body */
+    uint8_t noreturn;
+    uint32_t line;
+
+    uint32_t param;       /* first parameter variable in ir_module.syms (contiguous) */
+    uint32_t nparam;
+    uint32_t ret;         /* first return parameter variable (contiguous) */
+    uint32_t nret;
+    uint32_t param_size;  /* bytes of the parameter block (ABI layout) */
+    uint32_t local_size;  /* bytes of .local frame (per thread) */
+    uint32_t shared_size; /* static .shared bytes this function declares (module layout) */
+
+    uint32_t maxntid[3], reqntid[3], minnctapersm, maxnreg, maxclusterrank;
+    uint32_t reqnctapercluster[3];
+    uint8_t explicitcluster;
+
+    struct ir_insn *insns;
+    uint32_t ninsns;
+    struct ir_opnd *opnds;
+    uint32_t nopnds;
+    uint16_t *mods;       /* enum ir_mod, per instruction in source order */
+    uint32_t nmods;
+    uint32_t *tables;     /* brx.idx target PCs */
+    uint32_t ntables;
+    struct ir_label *labels;
+    uint32_t nlabels;
+    struct ir_regdecl *regdecls;
+    uint32_t nregdecls;
+
+    uint32_t nslots[RF__COUNT];    /* slots per register file, incl. constant and sreg slots */
+    uint32_t ndeclared[RF__COUNT]; /* slots [0, ndeclared) are declared registers */
+    /* Initial image of the constant slots [ndeclared, nslots): per rf, nslots - ndeclared
+     * values (the interpreter broadcasts them to all lanes when a warp starts). */
+    uint64_t *const_vals[RF__COUNT];
+    struct ir_sreg_slot *sreg_slots;
+    uint32_t nsreg_slots;
+
+    struct cfg *cfg;      /* built by cfg_build; NULL before */
+};
+
+/* ================================================================================ module */
+
+enum ir_dialect { DIALECT_PTX, DIALECT_PTXPLUS };
+
+struct ir_arena; /* frontend/ir.c */
+
+struct ir_module {
+    char *filename;       /* owned copy */
+    char *text;           /* owned NUL-terminated copy of the source (diagnostics, printing) */
+    size_t text_len;
+    uint64_t hash;        /* XXH3-64 of the text (module cache key) */
+
+    uint8_t dialect;      /* enum ir_dialect */
+    uint8_t version_major, version_minor;
+    uint8_t address_size; /* 32 or 64 */
+    uint32_t target_sm;   /* 75 for sm_75 … 120; 0 if absent */
+    char target[64];      /* the whole .target line after the keyword, as written */
+    bool target_debug, texmode_independent, map_f64_to_f32;
+
+    struct ir_func *funcs;
+    uint32_t nfuncs;
+    struct ir_sym *syms;
+    uint32_t nsyms;
+    struct ir_reloc *relocs;
+    uint32_t nrelocs;
+    uint8_t *data;        /* initializer images */
+    uint32_t ndata;
+    uint32_t *files;      /* .file index -> string id (0 = none) */
+    uint32_t nfiles;
+
+    char *strtab;         /* string table; a string id is a byte offset into it */
+    uint32_t nstrtab;
+
+    uint64_t global_size, const_size, shared_size; /* module segments after layout */
+
+    struct ir_arena *arena;
+};
+
+/* String for string id (never NULL). */
+static inline const char *ir_str(const struct ir_module *m, uint32_t id)
+{
+    return m->strtab + id;
+}
+
+/* Operand i of instruction in (of function f). */
+static inline const struct ir_opnd *ir_opnd(const struct ir_func *f, const struct ir_insn *in,
+                                            unsigned i)
+{
+    return &f->opnds[in->opnd + i];
+}
+
+/* Mnemonic of an opcode ("add"); defined in ir.c from ops.def. */
+const char *ir_op_name(enum ir_op op);
+/* Operand format string of an opcode (ops.def column 3). */
+const char *ir_op_format(enum ir_op op);
+/* Default unit and flags of an opcode (ops.def columns 4, 5). */
+enum ir_unit ir_op_unit(enum ir_op op);
+unsigned ir_op_flags(enum ir_op op);
+/* Spelling of a modifier without the leading dot ("shared::cta"); kind and value. */
+const char *ir_mod_name(enum ir_mod mod);
+enum ir_mod_kind ir_mod_kind(enum ir_mod mod);
+int ir_mod_value(enum ir_mod mod);
+/* Opcode by mnemonic, or -1. Modifier by spelling (without dot), or MOD_NONE. */
+int ir_op_lookup(const char *s, size_t len);
+int ir_mod_lookup(const char *s, size_t len);
+/* Special register name ("%tid.x") and lookup. */
+const char *ir_sreg_name(enum ir_sreg s);
+int ir_sreg_lookup(const char *s, size_t len);
+
+/* Free a module and everything it owns. */
+void ir_module_free(struct ir_module *m);
+
+/* Function index by name, or -1. */
+int ir_func_lookup(const struct ir_module *m, const char *name);
+/* Module-scope variable index by name, or -1. */
+int ir_sym_lookup(const struct ir_module *m, const char *name);
+
+#endif

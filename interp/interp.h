@@ -1,0 +1,150 @@
+/*
+ * interp/interp.h — the functional engine's public API (used by runtime/ and later timing/).
+ *
+ * A device (struct interp_dev) owns device memory and configuration. Modules (IR from the front
+ * end) are loaded onto it: their .global/.const variables are placed in device memory with their
+ * initializers, and every instruction gets its handler — an instruction the engine cannot run is
+ * reported at load ("unsupported: <instruction>" with file:line:col) and the load fails.
+ * A launch runs a kernel over a grid and returns statistics, or a trap record describing the
+ * first fault (kernel, CTA, thread, PC, PTX line, CUDA file:line).
+ */
+#ifndef PTXEMU_INTERP_H
+#define PTXEMU_INTERP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "frontend/ir.h"
+#include "interp/mem.h"
+
+enum {
+    TRACE_INSN = 1 << 0, /* each warp instruction: PC, mask, PTX text */
+    TRACE_REGS = 1 << 1, /* plus destination values per lane */
+    TRACE_MEM = 1 << 2,  /* plus memory addresses and values per lane */
+};
+
+struct interp_config {
+    unsigned sm;             /* compute capability x10 (90 for sm_90) */
+    unsigned nsm;            /* %nsmid, CTAs resident per round */
+    unsigned threads;        /* host threads for CTAs (0: all cores) */
+    bool deterministic;      /* fixed CTA order and thread assignment */
+    uint64_t insn_budget;    /* warp instructions per launch before TRAP_BUDGET (0: none) */
+    unsigned trace;          /* TRACE_* */
+    int64_t trace_thread;    /* global linear thread id to trace, -1 for all */
+    FILE *trace_out;         /* NULL: stderr */
+    FILE *printf_out;        /* device printf output (NULL: stdout) */
+    uint64_t heap_size;      /* device malloc heap bytes (0: 8 MiB) */
+    uint64_t stack_size;     /* per-thread .local bytes limit (0: 1 KiB + frames) */
+    unsigned printf_fifo;    /* device printf buffer bytes (0: 1 MiB) */
+};
+
+enum trap_kind {
+    TRAP_NONE = 0,
+    TRAP_OOB,          /* address outside any allocation / shared / local bounds */
+    TRAP_MISALIGNED,   /* address not aligned to the access width */
+    TRAP_READONLY,     /* store to .const or to a read-only allocation */
+    TRAP_TRAP,         /* trap instruction */
+    TRAP_BRKPT,        /* brkpt instruction */
+    TRAP_ASSERT,       /* __assertfail (device assert) */
+    TRAP_DEADLOCK,     /* barrier that can never complete */
+    TRAP_BUDGET,       /* instruction budget exhausted (runaway kernel) */
+    TRAP_ILLEGAL,      /* illegal instruction at run time (bad call target, bad brx index…) */
+    TRAP_STACK,        /* call stack / local frame overflow */
+    TRAP_HEAP,         /* device malloc/free misuse */
+};
+
+/* The first fault of a launch. */
+struct trap {
+    enum trap_kind kind;
+    char kernel[256];
+    uint32_t cta[3];
+    uint32_t tid[3];
+    uint32_t lane, warp;
+    uint32_t pc;             /* PC in function `func` */
+    char func[256];          /* function containing the PC (may differ from kernel) */
+    const char *ptx_file;    /* module file name */
+    uint32_t line, col;      /* PTX source position */
+    char src_file[256];      /* CUDA source file from .loc, "" if unknown */
+    uint32_t src_line;
+    uint64_t addr;           /* faulting address (memory faults) */
+    unsigned width;          /* access width in bytes */
+    uint8_t space;           /* enum ir_space of the access */
+    bool is_write;
+    char msg[512];           /* one-line detail ("address 0x… is 4 bytes after the end of a
+                                1024-byte allocation at 0x…", assert message, …) */
+};
+
+/* Print a compute-sanitizer-style report of a trap. */
+void interp_trap_report(FILE *out, const struct trap *t);
+/* CUDA-style name of the error a GPU returns for a trap kind (e.g. "cudaErrorIllegalAddress"),
+ * and its numeric cudaError_t value. */
+const char *interp_trap_cuda_name(enum trap_kind k);
+int interp_trap_cuda_error(enum trap_kind k);
+
+struct interp_dev;
+struct interp_program;
+struct interp_kernel;
+
+/* Create / destroy a device. */
+int interp_dev_create(const struct interp_config *cfg, struct interp_dev **out);
+void interp_dev_destroy(struct interp_dev *d);
+/* The device's memory (for cudaMalloc, cudaMemcpy, exec arguments). */
+struct mem *interp_dev_mem(struct interp_dev *d);
+const struct interp_config *interp_dev_config(const struct interp_dev *d);
+
+/* Load one or more modules as one program (n > 1 links -rdc modules: .extern variables and
+ * functions resolve across modules). The modules must outlive the program. Errors (unsupported
+ * instructions, unresolved externs, initializer relocation failures) are printed to diag as
+ * compiler-style diagnostics; returns 0 or a negative count of errors. */
+int interp_program_load(struct interp_dev *d, const struct ir_module *const *mods, unsigned n,
+                        FILE *diag, struct interp_program **out);
+void interp_program_unload(struct interp_program *p);
+
+/* Device address and size of a module-scope variable (global, const, managed), by name. */
+int interp_program_var(const struct interp_program *p, const char *name, uint64_t *addr,
+                       uint64_t *size);
+/* A kernel (.entry) by name, or NULL. */
+const struct interp_kernel *interp_program_kernel(const struct interp_program *p,
+                                                  const char *name);
+
+/* What cudaFuncGetAttributes and launches need to know about a kernel. */
+struct interp_kernel_info {
+    const char *name;
+    unsigned nparams;
+    const uint32_t *param_offset; /* per parameter: byte offset in the parameter block */
+    const uint32_t *param_size;   /* per parameter: bytes */
+    uint32_t param_size_total;
+    uint32_t shared_static;       /* static .shared bytes used by the kernel (incl. callees) */
+    uint32_t local_size;          /* .local bytes per thread */
+    uint32_t nregs;               /* registers per thread (estimate from declarations) */
+    uint32_t maxntid[3], reqntid[3];
+    uint32_t max_threads;         /* max threads per block it can be launched with */
+    const struct ir_module *module;
+    const struct ir_func *func;
+};
+void interp_kernel_info(const struct interp_kernel *k, struct interp_kernel_info *out);
+
+struct interp_launch {
+    const struct interp_kernel *kernel;
+    uint32_t grid[3], block[3];
+    uint32_t shared_dynamic;      /* bytes of dynamic shared memory */
+    const void *params;           /* parameter block image (param_size_total bytes, ABI layout) */
+    bool cooperative;             /* all CTAs co-resident (grid.sync) */
+};
+
+struct interp_stats {
+    uint64_t warp_insns;
+    uint64_t thread_insns;
+    uint64_t ctas;
+    double seconds;
+};
+
+/* Run a kernel to completion. Returns 0 when it completed, 1 when it trapped (*trap filled,
+ * device printf output up to the trap still flushed), or a negative error for an invalid launch
+ * (-EINVAL bad dimensions / too many threads / too much shared memory), with a message in
+ * trap->msg. Device printf output is written to cfg->printf_out at kernel end. */
+int interp_launch(struct interp_dev *d, const struct interp_launch *l, struct interp_stats *st,
+                  struct trap *trap);
+
+#endif

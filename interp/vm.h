@@ -1,0 +1,109 @@
+/*
+ * interp/vm.h — the handler conventions shared by exec.c and every interp/ops/*.inc family.
+ *
+ * A family file is a list of handlers, each written once:
+ *
+ *     H(ADD_S32, OPC(ADD) && T0INT(32) && !HAS(SAT) && !HAS(CC),
+ *         union r32 *d = V32(0), *a = V32(1), *b = V32(2);
+ *         LANES(d[l].u = a[l].u + b[l].u);
+ *     )
+ *
+ * and included several times with H defined differently (Spike / Wren style, one place per
+ * handler): to make the handler enum (HMODE_ENUM), the selection function that interp/select.c
+ * runs once per instruction at load (HMODE_SELECT: first matching row wins, so put specific rows
+ * before general ones), the names (HMODE_NAME), and the dispatch bodies inside the exec loop
+ * (HMODE_BODY). The body is the variadic tail, so it may contain commas.
+ *
+ * Inside a body (the exec loop provides these):
+ *   w        struct warp *            the executing warp
+ *   in       const struct ir_insn *   the instruction
+ *   O        const struct ir_opnd *   its operands (O[0] …)
+ *   M        uint32_t                 lanes to execute (active mask & guard predicate), != 0
+ *   l        lane index inside LANES(...)
+ * Register operands and immediates are all slots (immediates and symbol addresses are constant
+ * slots filled when the warp starts), so a handler reads every value operand the same way.
+ * A handler that can fault calls FAULT(...) which leaves the loop with a trap record.
+ * The exec loop advances the PC after the body (VM_NEXT); control handlers set w->pc themselves
+ * and use VM_JUMP.
+ */
+#ifndef PTXEMU_VM_H
+#define PTXEMU_VM_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "frontend/ir.h"
+
+union r16 {
+    uint16_t u;
+    int16_t s;
+};
+union r32 {
+    uint32_t u;
+    int32_t s;
+    float f;
+};
+union r64 {
+    uint64_t u;
+    int64_t s;
+    double f;
+};
+
+/* ---------------------------------------------------------------- selection (load time only) */
+#define OPC(x) (in->op == OP_##x)
+#define T0(x) (in->type[0] == T_##x)
+#define T1(x) (in->type[1] == T_##x)
+#define RND(x) (in->rnd == RND_##x)
+#define CMPOP(x) (in->cmp == CMP_##x)
+#define MODE(x) (in->mode == MODE_##x)
+#define SPACE(x) (in->space == SP_##x)
+#define HAS(f) ((in->fl & IR_FL(FL_##f)) != 0)
+#define VEC(n) (in->vec == (n))
+#define NOPND(n) (in->nopnd == (n))
+#define ORF(i, rf) (O[i].rf == RF_##rf)
+#define OKIND(i, k) (O[i].kind == OPK_##k)
+/* integer type of the given bit width (b/u/s) */
+#define T0INT(bits) (vm_type_is_int(in->type[0]) && ir_type_size(in->type[0]) * 8 == (bits))
+#define T0SIGNED (vm_type_is_signed(in->type[0]))
+
+static inline int vm_type_is_int(unsigned t)
+{
+    return (t >= T_B8 && t <= T_S64);
+}
+static inline int vm_type_is_signed(unsigned t)
+{
+    return t >= T_S8 && t <= T_S64;
+}
+
+/* ------------------------------------------------------------------------ operand access */
+#define V16(i) (w->r16[O[i].slot])  /* union r16 [32] */
+#define V32(i) (w->r32[O[i].slot])  /* union r32 [32] */
+#define V64(i) (w->r64[O[i].slot])  /* union r64 [32] */
+#define PRED(i) (w->pred[O[i].slot]) /* uint32_t lane mask */
+
+/* Run stmt for every lane l in M; the full-mask path has no per-lane test so it vectorizes. */
+#define LANES(...)                                                                             \
+    do {                                                                                       \
+        if (M == 0xffffffffu) {                                                                \
+            for (unsigned l = 0; l < 32; l++) {                                                \
+                __VA_ARGS__;                                                                   \
+            }                                                                                  \
+        } else {                                                                               \
+            for (unsigned l = 0; l < 32; l++) {                                                \
+                if (M >> l & 1) {                                                              \
+                    __VA_ARGS__;                                                               \
+                }                                                                              \
+            }                                                                                  \
+        }                                                                                      \
+    } while (0)
+
+/* Write a predicate destination: bits of v in M replace those of the register. */
+#define SETPRED(i, v) (PRED(i) = (PRED(i) & ~M) | ((v) & M))
+
+/* Handler-file modes. */
+#define HMODE_ENUM 1
+#define HMODE_SELECT 2
+#define HMODE_NAME 3
+#define HMODE_BODY 4
+
+#endif
