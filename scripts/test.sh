@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# scripts/test.sh - the whole test suite, as CI runs it.
+#
+# Installs missing tools (scripts/deps.sh), builds the release and the
+# ASan+UBSan variants, then runs every test with prove twice: on build/ and on
+# build-asan/ (the tests find the binaries through $PTXEMU_BUILD).  The tests
+# are the perl scripts tests/*.t and the compiled unit tests
+# $PTXEMU_BUILD/tests/unit/*_test; `prove --exec ''` runs each file directly.
+# tests/fixtures_uptodate.t does not depend on the build (it only runs nvcc),
+# so it runs in the first pass only.  Exits non-zero if anything fails.
+# Needs no terminal and no stdin.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+./scripts/deps.sh
+ninja release asan </dev/null
+
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+status=0
+for b in build build-asan; do
+    echo
+    echo "=== tests on $b/"
+    tests=()
+    for t in tests/*.t; do
+        [ "$b" != build ] && [ "$t" = tests/fixtures_uptodate.t ] && continue
+        tests+=("$t")
+    done
+    for t in "$b"/tests/unit/*_test; do
+        [ -x "$t" ] && tests+=("$t")
+    done
+    if ! PTXEMU_BUILD=$b prove -j2 --timer --exec '' "${tests[@]}" </dev/null; then
+        status=1
+    fi
+done
+exit $status
