@@ -63,6 +63,12 @@ enum ir_type {
     T_E4M3, T_E5M2, T_E4M3X2, T_E5M2X2, T_E2M3X2, T_E3M2X2, T_E2M1X2, T_UE8M0X2,
     T_S4, T_U4, T_B1,
     T_TEXREF, T_SAMPLERREF, T_SURFREF,
+    /* added for ISA 9.0 coverage (mods.def): packed/narrow types of mma, cvt, tcgen05.cp,
+       tensormap.replace, min/max .u16x2/.s16x2, and the PTXPlus register-pair types */
+    T_F32X2, T_E2M1, T_E2M3, T_E3M2, T_UE8M0, T_UE4M3, T_U16X2, T_S16X2,
+    T_B1024, T_B8X16, T_B6X16_P32, T_B4X16_P64, T_B6P2X16 /* reserved: no spelling */,
+    T_FF64, T_BB64, T_BB128,
+    T_E4M3X4, T_E5M2X4, T_E2M3X4, T_E3M2X4, T_E2M1X4,
     T__COUNT
 };
 
@@ -331,6 +337,22 @@ struct ir_sreg_slot {
     uint32_t slot;
 };
 
+/* A constant slot holding an address that only the interpreter can complete at load
+ * (predecode.c): for OPK_SYM operands const_vals holds sym.offset + addend (the symbol's
+ * offset inside its space: module .global/.const segment, CTA shared window, local frame or
+ * param block), and the interpreter adds the base of that space; for OPK_FUNC used as a value
+ * (mov.u64 %rd, func) const_vals holds the function index (is_func = 1). One record per
+ * distinct slot: relocate each record once, never per operand. */
+struct ir_addr_slot {
+    uint32_t sym;     /* ir_module.syms index, or ir_module.funcs index when is_func */
+    uint32_t slot;    /* constant slot in register file rf */
+    int64_t addend;   /* the operand's imm */
+    uint8_t rf;       /* enum ir_rf */
+    uint8_t space;    /* enum ir_space of the symbol (SP_NONE for functions) */
+    uint8_t is_func;
+    uint8_t pad_;
+};
+
 struct cfg; /* frontend/cfg.c */
 
 struct ir_func {
@@ -375,6 +397,11 @@ struct ir_func {
     uint32_t nsreg_slots;
 
     struct cfg *cfg;      /* built by cfg_build; NULL before */
+
+    struct ir_addr_slot *addr_slots; /* constant slots holding symbol/function addresses */
+    uint32_t naddr_slots;
+    void *pd_mem;         /* predecode.c's allocation behind const_vals, sreg_slots and
+                             addr_slots (freed by ir_passes_free) */
 };
 
 /* ================================================================================ module */
@@ -411,6 +438,10 @@ struct ir_module {
     uint32_t nstrtab;
 
     uint64_t global_size, const_size, shared_size; /* module segments after layout */
+
+    uint32_t *sections;   /* `.section NAME { … }` blocks (DWARF debug info): string ids of
+                             their whole text, printed verbatim at the end of the module */
+    uint32_t nsections;
 
     struct ir_arena *arena;
 };

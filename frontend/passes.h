@@ -23,4 +23,9 @@ int cfg_build_module(struct ir_module *m, FILE *diag);
  * in range, every PC/target in range. Run by fe_load when opts->verify or in PTXEMU_DEBUG. */
 int ir_verify(const struct ir_module *m, FILE *diag);
 
+/* Free what ir_predecode and cfg_build_module allocated for a module (constant images,
+ * special-register and address slot lists, CFGs) and reset those fields; safe to call on a
+ * module the passes never ran on. ir_module_free calls it. (predecode.c) */
+void ir_passes_free(struct ir_module *m);
+
 #endif

@@ -1,0 +1,520 @@
+/*
+ * frontend/print.c — IR -> canonical PTX. The output re-parses to the same IR and assembles
+ * with ptxas. Canonical form: header; .file table; declarations of every non-entry function;
+ * module variables in source order (flat initializers, addresses as sym/generic(sym)+N);
+ * function definitions in source order, each with its register declarations, its variables,
+ * label lists and instructions (one `.loc F L 0` whenever the source line changes).
+ *
+ * Not printed: .section debug blocks, .pragma, nested `{ }` blocks. Names declared twice in
+ * one function (nvcc's `{ .param .b32 param0; … }` call blocks) are made unique as NAME$K$
+ * (K = declaration index), which is stable under re-printing.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "frontend/frontend.h"
+
+static const char *const pr_space[SP__COUNT] = {
+    [SP_NONE] = "", [SP_REG] = "reg", [SP_SREG] = "sreg", [SP_CONST] = "const",
+    [SP_GLOBAL] = "global", [SP_LOCAL] = "local", [SP_PARAM] = "param",
+    [SP_PARAM_ENTRY] = "param", [SP_PARAM_FUNC] = "param", [SP_SHARED] = "shared",
+    [SP_SHARED_CTA] = "shared", [SP_SHARED_CLUSTER] = "shared", [SP_TEX] = "tex",
+    [SP_SURF] = "surf", [SP_GENERIC] = "",
+};
+
+static const char *const pr_link[] = {"", ".visible ", ".extern ", ".weak ", ".common "};
+
+/* ------------------------------------------------------------------------------ names */
+
+/* K when variable si repeats the name of an earlier variable of the same function, else -1. */
+static long sym_dup(const struct ir_module *m, uint32_t si)
+{
+    const struct ir_sym *s = &m->syms[si];
+    if (s->func < 0)
+        return -1;
+    for (uint32_t j = 0; j < si; j++)
+        if (m->syms[j].func == s->func && m->syms[j].name == s->name)
+            return (long)si;
+    return -1;
+}
+
+static void print_sym_name(FILE *o, const struct ir_module *m, uint32_t si)
+{
+    if (si >= m->nsyms) {
+        fputs("<bad-sym>", o);
+        return;
+    }
+    fputs(ir_str(m, m->syms[si].name), o);
+    long k = sym_dup(m, si);
+    if (k >= 0)
+        fprintf(o, "$%ld$", k);
+}
+
+/* K when register declaration ri must be printed as NAME$K$: its name repeats an earlier
+ * declaration, or a single register's name is one of the names of a %r<N> range. */
+static long reg_dup(const struct ir_module *m, const struct ir_func *f, uint32_t ri)
+{
+    const struct ir_regdecl *r = &f->regdecls[ri];
+    for (uint32_t j = 0; j < ri; j++)
+        if (f->regdecls[j].name == r->name)
+            return (long)ri;
+    if (r->count)
+        return -1;
+    const char *s = ir_str(m, r->name);
+    size_t n = strlen(s), k = n;
+    while (k > 0 && s[k - 1] >= '0' && s[k - 1] <= '9')
+        k--;
+    if (k == n || k == 0 || (n - k > 1 && s[k] == '0') || n - k > 9)
+        return -1;
+    unsigned long idx = strtoul(s + k, NULL, 10);
+    for (uint32_t j = 0; j < f->nregdecls; j++) {
+        const struct ir_regdecl *q = &f->regdecls[j];
+        const char *qs = ir_str(m, q->name);
+        if (q->count && idx < q->count && strlen(qs) == k && memcmp(qs, s, k) == 0)
+            return (long)ri;
+    }
+    return -1;
+}
+
+static void print_reg(FILE *o, const struct ir_module *m, const struct ir_func *f, unsigned rf,
+                      uint32_t slot)
+{
+    for (uint32_t i = 0; i < f->nregdecls; i++) {
+        const struct ir_regdecl *r = &f->regdecls[i];
+        if (r->rf != rf)
+            continue;
+        uint32_t per = (r->type == T_B128 ? 2 : 1) * (r->vec ? r->vec : 1);
+        uint32_t n = (r->count ? r->count : 1) * per;
+        if (slot < r->slot || slot >= r->slot + n)
+            continue;
+        fputs(ir_str(m, r->name), o);
+        long k = reg_dup(m, f, i);
+        if (k >= 0)
+            fprintf(o, "$%ld$", k);
+        if (r->count)
+            fprintf(o, "%" PRIu32, (slot - r->slot) / per);
+        return;
+    }
+    fprintf(o, "<slot %u:%" PRIu32 ">", rf, slot);
+}
+
+static const char *label_at(const struct ir_module *m, const struct ir_func *f, uint64_t pc)
+{
+    for (uint32_t i = 0; i < f->nlabels; i++)
+        if (f->labels[i].pc == pc)
+            return ir_str(m, f->labels[i].name);
+    return NULL;
+}
+
+/* ------------------------------------------------------------------------- operands */
+
+static int type_signed(unsigned t)
+{
+    return t == T_S8 || t == T_S16 || t == T_S32 || t == T_S64;
+}
+
+static void print_imm(FILE *o, const struct ir_opnd *op)
+{
+    unsigned t = op->type;
+    uint64_t u = op->imm.u;
+    if (t == T_F32 || t == T_TF32)
+        fprintf(o, "0f%08" PRIX32, (uint32_t)u);
+    else if (t == T_F64)
+        fprintf(o, "0d%016" PRIX64, u);
+    else if (t == T_F16 || t == T_BF16 || t == T_F16X2 || t == T_BF16X2)
+        fprintf(o, "0x%" PRIX64, u);
+    else if (type_signed(t))
+        fprintf(o, "%" PRId64, op->imm.i);
+    else {
+        unsigned sz = ir_type_size((enum ir_type)t);
+        if (sz && sz < 8)
+            u &= (UINT64_C(1) << (sz * 8)) - 1;
+        if (sz == 4 && u >= 0x80000000u && t != T_PRED)
+            fprintf(o, "%" PRId32, (int32_t)(uint32_t)u); /* as nvcc writes masks: -1 */
+        else
+            fprintf(o, "%" PRIu64, u);
+    }
+}
+
+static void print_opnd(FILE *o, const struct ir_module *m, const struct ir_func *f,
+                       const struct ir_opnd *op, int in_params)
+{
+    switch (op->kind) {
+    case OPK_NONE:
+        break;
+    case OPK_REG:
+        if (op->flags & OPF_NEG)
+            fputc(op->rf == RF_PRED ? '!' : '-', o);
+        print_reg(o, m, f, op->rf, op->slot);
+        break;
+    case OPK_IMM:
+        print_imm(o, op);
+        break;
+    case OPK_SREG:
+        fputs(ir_sreg_name((enum ir_sreg)op->sreg), o);
+        break;
+    case OPK_SYM:
+        print_sym_name(o, m, op->sym);
+        if (op->imm.i)
+            fprintf(o, "%+" PRId64, op->imm.i);
+        break;
+    case OPK_ADDR:
+    case OPK_PP_MEM:
+        if (in_params && op->sym != IR_NOSYM) {
+            print_sym_name(o, m, op->sym);
+            break;
+        }
+        fputc('[', o);
+        if (op->slot != IR_NOSLOT)
+            print_reg(o, m, f, op->rf, op->slot);
+        else if (op->sym != IR_NOSYM)
+            print_sym_name(o, m, op->sym);
+        if (op->slot == IR_NOSLOT && op->sym == IR_NOSYM)
+            fprintf(o, "%" PRIu64, op->imm.u);
+        else if (op->imm.i)
+            fprintf(o, "+%" PRId64, op->imm.i);
+        fputc(']', o);
+        break;
+    case OPK_VEC:
+    case OPK_PARAMS:
+        fputc(op->kind == OPK_VEC ? '{' : '(', o);
+        for (unsigned i = 0; i < op->n && op->first + i < f->nopnds; i++) {
+            if (i)
+                fputs(", ", o);
+            print_opnd(o, m, f, &f->opnds[op->first + i], op->kind == OPK_PARAMS);
+        }
+        fputc(op->kind == OPK_VEC ? '}' : ')', o);
+        break;
+    case OPK_SINK:
+        fputc('_', o);
+        break;
+    case OPK_LABEL: {
+        const char *l = label_at(m, f, op->imm.u);
+        if (l)
+            fputs(l, o);
+        else
+            fprintf(o, "$L__pc%" PRIu64, op->imm.u);
+        break;
+    }
+    case OPK_TABLE:
+        fprintf(o, "$T__%" PRIu32, op->first);
+        break;
+    case OPK_FUNC:
+        if (op->imm.u < m->nfuncs)
+            fputs(ir_str(m, m->funcs[op->imm.u].name), o);
+        break;
+    default:
+        break;
+    }
+}
+
+/* Print one instruction as PTX text (no indentation, no newline). */
+void ir_print_insn(FILE *o, const struct ir_module *m, const struct ir_func *f,
+                   const struct ir_insn *in)
+{
+    if (in->guard != IR_NOGUARD) {
+        fputs(in->guard_neg ? "@!" : "@", o);
+        print_reg(o, m, f, RF_PRED, in->guard);
+        fputc(' ', o);
+    }
+    fputs(ir_op_name((enum ir_op)in->op), o);
+    for (unsigned i = 0; i < in->nmod && in->mod + i < f->nmods; i++)
+        fprintf(o, ".%s", ir_mod_name((enum ir_mod)f->mods[in->mod + i]));
+    /* which positions are `|` second destinations */
+    unsigned char pipe2[64] = {0};
+    unsigned np = 0;
+    for (const char *p = ir_op_format((enum ir_op)in->op); *p && np < 64; p++) {
+        if (*p == ',' || *p == '[' || *p == ']' || *p == '*' || *p == ' ')
+            continue;
+        if (*p == '|') {
+            if (p[1])
+                pipe2[np++] = 1, p++;
+            continue;
+        }
+        pipe2[np++] = 0;
+    }
+    int first = 1;
+    for (unsigned i = 0; i < in->nopnd && in->opnd + i < f->nopnds; i++) {
+        const struct ir_opnd *op = &f->opnds[in->opnd + i];
+        if (op->kind == OPK_NONE)
+            continue;
+        if (i < 64 && pipe2[i] && !first)
+            fputc('|', o);
+        else
+            fputs(first ? " " : ", ", o);
+        first = 0;
+        print_opnd(o, m, f, op, 0);
+    }
+    fputc(';', o);
+}
+
+/* ------------------------------------------------------------------------ variables */
+
+static void print_elem(FILE *o, const struct ir_module *m, const struct ir_sym *s, uint64_t at)
+{
+    for (uint32_t r = 0; r < s->nreloc; r++) {
+        const struct ir_reloc *rl = &m->relocs[s->reloc + r];
+        if (rl->at != at)
+            continue;
+        const char *nm = rl->is_func ? (rl->sym < m->nfuncs ? ir_str(m, m->funcs[rl->sym].name) : "?")
+                                     : (rl->sym < m->nsyms ? ir_str(m, m->syms[rl->sym].name) : "?");
+        if (rl->generic)
+            fprintf(o, "generic(%s)", nm);
+        else
+            fputs(nm, o);
+        if (rl->addend)
+            fprintf(o, "%+" PRId64, rl->addend);
+        return;
+    }
+    unsigned es = ir_type_size((enum ir_type)s->type);
+    uint64_t v = 0;
+    if (at + es <= s->ninit)
+        memcpy(&v, m->data + s->init + at, es);
+    struct ir_opnd op = {0};
+    op.type = s->type;
+    op.imm.u = v;
+    if (type_signed(s->type) && es < 8)
+        op.imm.i = (int64_t)(v << (64 - es * 8)) >> (64 - es * 8);
+    print_imm(o, &op);
+}
+
+static void print_var(FILE *o, const struct ir_module *m, uint32_t si, const char *indent)
+{
+    const struct ir_sym *s = &m->syms[si];
+    fputs(indent, o);
+    fputs(pr_link[s->linkage < 5 ? s->linkage : 0], o);
+    fprintf(o, ".%s ", pr_space[s->space < SP__COUNT ? s->space : 0]);
+    if (s->flags & VF_MANAGED)
+        fputs(".attribute(.managed) ", o);
+    fprintf(o, ".align %" PRIu32 " ", s->align);
+    if (s->vec > 1)
+        fprintf(o, ".v%u ", s->vec);
+    fprintf(o, ".%s ", ir_type_name((enum ir_type)s->type));
+    print_sym_name(o, m, si);
+    for (unsigned i = 0; i < s->ndims; i++) {
+        if (s->dims[i])
+            fprintf(o, "[%" PRIu32 "]", s->dims[i]);
+        else
+            fputs("[]", o);
+    }
+    if (s->ninit) {
+        unsigned es = ir_type_size((enum ir_type)s->type);
+        uint64_t n = es ? (s->ninit + es - 1) / es : 0;
+        fputs(" = ", o);
+        int brace = s->ndims || s->vec > 1;
+        if (brace)
+            fputc('{', o);
+        for (uint64_t i = 0; i < n; i++) {
+            if (i)
+                fputs(", ", o);
+            print_elem(o, m, s, i * es);
+        }
+        if (brace)
+            fputc('}', o);
+    }
+    fputs(";\n", o);
+}
+
+static void print_params(FILE *o, const struct ir_module *m, uint32_t first, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        const struct ir_sym *s = &m->syms[first + i];
+        fprintf(o, "%s\n\t.param ", i ? "," : "");
+        if (s->flags & VF_PARAM_PTR) {
+            /* .ptr without its (optional) state space: the pointee space is not kept */
+            fprintf(o, ".%s .ptr .align %" PRIu32 " %s", ir_type_name((enum ir_type)s->type),
+                    s->align, ir_str(m, s->name));
+            continue;
+        }
+        if (s->align)
+            fprintf(o, ".align %" PRIu32 " ", s->align);
+        if (s->vec > 1)
+            fprintf(o, ".v%u ", s->vec);
+        fprintf(o, ".%s %s", ir_type_name((enum ir_type)s->type), ir_str(m, s->name));
+        for (unsigned d = 0; d < s->ndims; d++)
+            fprintf(o, "[%" PRIu32 "]", s->dims[d]);
+    }
+    fputs(n ? "\n)" : ")", o);
+}
+
+static void print_func_head(FILE *o, const struct ir_module *m, const struct ir_func *f,
+                            int decl)
+{
+    int lk = f->linkage;
+    if (decl && lk == LNK_VISIBLE && f->defined)
+        lk = LNK_NONE == 0 ? LNK_VISIBLE : lk;
+    fputs(pr_link[lk < 5 ? lk : 0], o);
+    fputs(f->is_entry ? ".entry " : ".func ", o);
+    if (f->nret) {
+        fputc('(', o);
+        print_params(o, m, f->ret, f->nret);
+        fputc(' ', o);
+    }
+    fprintf(o, "%s(", ir_str(m, f->name));
+    print_params(o, m, f->param, f->nparam);
+    fputc('\n', o);
+    if (f->noreturn)
+        fputs(".noreturn\n", o);
+    if (f->maxntid[0])
+        fprintf(o, ".maxntid %u, %u, %u\n", f->maxntid[0], f->maxntid[1] ? f->maxntid[1] : 1,
+                f->maxntid[2] ? f->maxntid[2] : 1);
+    if (f->reqntid[0])
+        fprintf(o, ".reqntid %u, %u, %u\n", f->reqntid[0], f->reqntid[1] ? f->reqntid[1] : 1,
+                f->reqntid[2] ? f->reqntid[2] : 1);
+    if (f->minnctapersm)
+        fprintf(o, ".minnctapersm %u\n", f->minnctapersm);
+    if (f->maxnreg)
+        fprintf(o, ".maxnreg %u\n", f->maxnreg);
+    if (f->maxclusterrank)
+        fprintf(o, ".maxclusterrank %u\n", f->maxclusterrank);
+    if (f->reqnctapercluster[0])
+        fprintf(o, ".reqnctapercluster %u, %u, %u\n", f->reqnctapercluster[0],
+                f->reqnctapercluster[1] ? f->reqnctapercluster[1] : 1,
+                f->reqnctapercluster[2] ? f->reqnctapercluster[2] : 1);
+    if (f->explicitcluster)
+        fputs(".explicitcluster\n", o);
+}
+
+static void print_body(FILE *o, const struct ir_module *m, uint32_t fi)
+{
+    const struct ir_func *f = &m->funcs[fi];
+    fputs("{\n", o);
+    for (uint32_t i = 0; i < f->nregdecls; i++) {
+        const struct ir_regdecl *r = &f->regdecls[i];
+        fputs("\t.reg ", o);
+        if (r->vec > 1)
+            fprintf(o, ".v%u ", r->vec);
+        fprintf(o, ".%s %s", ir_type_name((enum ir_type)r->type), ir_str(m, r->name));
+        long k = reg_dup(m, f, i);
+        if (k >= 0)
+            fprintf(o, "$%ld$", k);
+        if (r->count)
+            fprintf(o, "<%" PRIu32 ">", r->count);
+        fputs(";\n", o);
+    }
+    for (uint32_t si = 0; si < m->nsyms; si++) {
+        const struct ir_sym *s = &m->syms[si];
+        if (s->func != (int32_t)fi || (s->flags & VF_RETURN))
+            continue;
+        if (si >= f->param && si < f->param + f->nparam)
+            continue;
+        if (s->flags & VF_CALLPROTOTYPE) {
+            fputc('\t', o);
+            print_sym_name(o, m, si);
+            fprintf(o, ": %s;\n", ir_str(m, s->init));
+            continue;
+        }
+        print_var(o, m, si, "\t");
+    }
+    /* label lists used by brx.idx */
+    for (uint32_t pc = 0; pc < f->ninsns; pc++) {
+        const struct ir_insn *in = &f->insns[pc];
+        for (unsigned i = 0; i < in->nopnd; i++) {
+            const struct ir_opnd *op = &f->opnds[in->opnd + i];
+            if (op->kind != OPK_TABLE)
+                continue;
+            int call = in->op == OP_CALL; /* .calltargets: function indices */
+            fprintf(o, "\t$T__%" PRIu32 ": .%s ", op->first, call ? "calltargets" : "branchtargets");
+            for (unsigned k = 0; k < op->n && op->first + k < f->ntables; k++) {
+                uint32_t x = f->tables[op->first + k];
+                const char *l = call ? (x < m->nfuncs ? ir_str(m, m->funcs[x].name) : NULL)
+                                     : label_at(m, f, x);
+                fprintf(o, "%s%s", k ? ", " : "", l ? l : "?");
+            }
+            fputs(";\n", o);
+        }
+    }
+    uint32_t li = 0, lf = 0, ll = 0;
+    for (uint32_t pc = 0; pc <= f->ninsns; pc++) {
+        for (; li < f->nlabels && f->labels[li].pc <= pc; li++)
+            if (f->labels[li].pc == pc)
+                fprintf(o, "%s:\n", ir_str(m, f->labels[li].name));
+        if (pc == f->ninsns)
+            break;
+        const struct ir_insn *in = &f->insns[pc];
+        if (in->loc_file && (in->loc_file != lf || in->loc_line != ll)) {
+            fprintf(o, "\t.loc %" PRIu32 " %" PRIu32 " 0\n", in->loc_file, in->loc_line);
+            lf = in->loc_file;
+            ll = in->loc_line;
+        }
+        fputc('\t', o);
+        ir_print_insn(o, m, f, in);
+        fputc('\n', o);
+    }
+    fputs("}\n", o);
+}
+
+struct pr_item {
+    uint32_t line;
+    uint32_t kind; /* 0 function declaration, 1 variable, 2 function definition */
+    uint32_t idx;
+};
+
+static int pr_item_cmp(const void *a, const void *b)
+{
+    const struct pr_item *x = a, *y = b;
+    if (x->line != y->line)
+        return x->line < y->line ? -1 : 1;
+    if (x->kind != y->kind)
+        return x->kind < y->kind ? -1 : 1;
+    return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* Print the module as canonical PTX. */
+void ir_print_module(FILE *o, const struct ir_module *m)
+{
+    fprintf(o, "//\n// %s, printed by ptxemu\n//\n\n", m->filename ? m->filename : "module");
+    if (m->version_major)
+        fprintf(o, ".version %u.%u\n", m->version_major, m->version_minor);
+    if (m->target[0])
+        fprintf(o, ".target %s\n", m->target);
+    fprintf(o, ".address_size %u\n", m->address_size ? m->address_size : 64);
+    for (uint32_t i = 1; i < m->nfiles; i++)
+        if (m->files[i])
+            fprintf(o, ".file %" PRIu32 " \"%s\"\n", i, ir_str(m, m->files[i]));
+    fputc('\n', o);
+    /* Items in source order so a re-parse creates variables and functions in the same
+       order (identical indices): module variables at their line, a function declaration at
+       the line of its first parameter (functions without parameters first), a definition at
+       its line. */
+    size_t cap = (size_t)m->nsyms + 2 * (size_t)m->nfuncs + 1, n = 0;
+    struct pr_item *it = malloc(cap * sizeof *it);
+    if (!it)
+        return;
+    for (uint32_t si = 0; si < m->nsyms; si++)
+        if (m->syms[si].func < 0)
+            it[n++] = (struct pr_item){m->syms[si].line, 1, si};
+    for (uint32_t i = 0; i < m->nfuncs; i++) {
+        const struct ir_func *f = &m->funcs[i];
+        uint32_t dl = 0;
+        if (f->nret)
+            dl = m->syms[f->ret].line;
+        else if (f->nparam)
+            dl = m->syms[f->param].line;
+        if (!f->defined || (dl < f->line && !f->is_entry))
+            it[n++] = (struct pr_item){dl, 0, i};
+        if (f->defined)
+            it[n++] = (struct pr_item){f->line, 2, i};
+    }
+    qsort(it, n, sizeof *it, pr_item_cmp);
+    for (size_t k = 0; k < n; k++) {
+        uint32_t x = it[k].idx;
+        if (it[k].kind == 1) {
+            if (m->syms[x].flags & VF_CALLPROTOTYPE)
+                fprintf(o, "%s: %s;\n", ir_str(m, m->syms[x].name), ir_str(m, m->syms[x].init));
+            else
+                print_var(o, m, x, "");
+        } else if (it[k].kind == 0) {
+            print_func_head(o, m, &m->funcs[x], 1);
+            fputs(";\n", o);
+        } else {
+            fputc('\n', o);
+            print_func_head(o, m, &m->funcs[x], 0);
+            print_body(o, m, x);
+        }
+    }
+    free(it);
+    for (uint32_t i = 0; i < m->nsections; i++)
+        fprintf(o, "\n\t%s\n", ir_str(m, m->sections[i]));
+}
