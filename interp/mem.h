@@ -59,29 +59,66 @@ int mem_register(struct mem *m, void *host, uint64_t size, uint32_t flags);
  * start of a live allocation (cudaErrorInvalidValue / invalid device pointer). */
 int mem_free(struct mem *m, uint64_t addr);
 
-/* The allocation containing [addr, addr+len), or NULL. Lock-free. */
+/* The allocation containing [addr, addr+len), or NULL. Lock-free. len 0 asks which allocation
+ * addr belongs to: base <= addr < base + max(size, 1), so a size-0 allocation is found by its
+ * own address (no access of length >= 1 ever is). */
 const struct mem_alloc *mem_find(const struct mem *m, uint64_t addr, uint64_t len);
-/* The allocation containing addr (any length >= 1), or NULL. Used for error reports
- * ("address is 4 bytes past the end of a 1024-byte allocation at …"). */
+/* The allocation containing addr (any length >= 1); else the allocation closest to addr within
+ * MEM_NEAREST_RANGE bytes below or above (the one below wins a tie); else NULL. Used for error
+ * reports ("address is 4 bytes past the end of a 1024-byte allocation at …"). */
+#define MEM_NEAREST_RANGE (UINT64_C(1) << 20)
 const struct mem_alloc *mem_nearest(const struct mem *m, uint64_t addr);
 
 /* A small per-warp cache of the last allocation hit, so a coalesced access costs one compare:
- * if (a - c->lo <= c->span - width) the access is in bounds. */
+ * the access is in bounds when off = a - c->lo satisfies off + width <= c->span without
+ * wrapping (equivalently off < span && span - off >= width). Note `off <= span - width` alone
+ * is wrong when span < width (an empty cache, a tiny allocation): span - width wraps. */
 struct mem_cache {
     uint64_t lo;
     uint64_t span; /* size of the cached allocation (0 = empty: every test fails) */
     uint32_t flags;
 };
 
-/* Validate [addr, addr+width) against the store, refreshing *c on a hit. true if valid. */
-bool mem_check(const struct mem *m, struct mem_cache *c, uint64_t addr, unsigned width);
+/* Validate [addr, addr+width) against the store, refreshing *c on a hit. true if valid.
+ * The inline part is the cache hit: off = addr - lo, then off + width <= span with the add's
+ * carry rejecting accesses that start below lo (a zeroed cache never hits). The slow path
+ * (mem_check_slow) looks the page up in the table. A cache must not outlive a mem_free of the
+ * allocation it holds (caches are per launch; cudaFree synchronizes the device). */
+bool mem_check_slow(const struct mem *m, struct mem_cache *c, uint64_t addr, unsigned width);
+static inline bool mem_check(const struct mem *m, struct mem_cache *c, uint64_t addr,
+                             unsigned width)
+{
+    uint64_t end;
+#if defined(__GNUC__)
+    if (__builtin_expect(!__builtin_add_overflow(addr - c->lo, (uint64_t)width, &end) &&
+                             end <= c->span,
+                         1))
+        return true;
+#else
+    end = addr - c->lo + width;
+    if (end >= width && end <= c->span)
+        return true;
+#endif
+    return mem_check_slow(m, c, addr, width);
+}
 
 /* Host-side copies for the runtime (bounds-checked): 0 or -EFAULT. */
 int mem_read(const struct mem *m, void *dst, uint64_t src, uint64_t len);
 int mem_write(struct mem *m, uint64_t dst, const void *src, uint64_t len);
 int mem_set(struct mem *m, uint64_t dst, int byte, uint64_t len);
 
+/* Read the NUL-terminated string at device address addr (printf formats and %s arguments,
+ * assert messages): copies at most cap-1 bytes into buf and NUL-terminates it when cap > 0,
+ * returning the string's full length; -EFAULT when addr is not in an allocation or the
+ * allocation ends before a NUL. Same shape as printf.h's dev_printf_read_str. */
+int mem_read_str(const struct mem *m, uint64_t addr, char *buf, size_t cap);
+
 /* Bytes currently allocated with MEM_F_DEVICE|MEM_F_MANAGED (cudaMemGetInfo). */
 uint64_t mem_used(const struct mem *m);
+
+/* Free the page tables and records retired by earlier allocations and frees (they are kept so
+ * lock-free readers never touch freed memory). Call only when no other thread can be inside a
+ * mem_* lookup, e.g. between kernel launches. */
+void mem_reclaim(struct mem *m);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * interp/vm.h — the handler conventions shared by exec.c and every interp/ops/*.inc family.
+ * interp/vm.h — the handler conventions shared by exec.c and every interp/ops/FAMILY.inc family.
  *
  * A family file is a list of handlers, each written once:
  *
@@ -33,6 +33,7 @@
 #include <string.h>
 
 #include "frontend/ir.h"
+#include "interp/fpu.h" /* arithmetic helpers of the ALU handler families */
 
 union r16 {
     uint16_t u;
@@ -81,10 +82,21 @@ static inline int vm_type_is_signed(unsigned t)
 #define V64(i) (w->r64[O[i].slot])  /* union r64 [32] */
 #define PRED(i) (w->pred[O[i].slot]) /* uint32_t lane mask */
 
+/* The full-mask loop of LANES: register slots are whole 32-lane arrays that are either the
+ * same or disjoint, so there is no loop-carried dependence (tell the vectorizer). */
+#if defined(__clang__)
+#define VM_IVDEP /* clang vectorizes with run-time alias checks; assume_safety warns */
+#elif defined(__GNUC__)
+#define VM_IVDEP _Pragma("GCC ivdep")
+#else
+#define VM_IVDEP
+#endif
+
 /* Run stmt for every lane l in M; the full-mask path has no per-lane test so it vectorizes. */
 #define LANES(...)                                                                             \
     do {                                                                                       \
         if (M == 0xffffffffu) {                                                                \
+            VM_IVDEP                                                                           \
             for (unsigned l = 0; l < 32; l++) {                                                \
                 __VA_ARGS__;                                                                   \
             }                                                                                  \

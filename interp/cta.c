@@ -1,0 +1,263 @@
+/*
+ * interp/cta.c — one CTA: its warps run round-robin in bounded quanta (so spin-waits on shared
+ * or global memory between warps make progress), barriers park and release warps, and a CTA
+ * whose live warps are all parked with no barrier able to complete is a deadlock.
+ *
+ * Barriers count threads: bar.sync / barrier.sync id [, count] by lanes M adds popcount(M);
+ * without a count the barrier needs every live (not exited) thread of the CTA, so threads that
+ * exited early do not hold it up. bar.arrive counts without waiting; bar.red also reduces a
+ * predicate (popc / and / or) whose result every participating thread receives.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "interp/internal.h"
+
+/* Release barrier id if complete: parked warps resume with their bar.red results. */
+static bool try_release(struct cta *c, unsigned id)
+{
+    struct barrier *b = &c->bars[id];
+    if (b->arrived == 0)
+        return false;
+    uint32_t need = b->expected ? b->expected : c->live_threads;
+    if (b->arrived < need)
+        return false;
+    for (uint32_t i = 0; i < c->nwarps; i++) {
+        struct warp *w = &c->warps[i];
+        if (w->state != WS_PARKED || w->bar_id != id)
+            continue;
+        w->state = WS_RUN;
+        if (w->bar_red) {
+            const uint32_t m = w->bar_mask;
+            const unsigned rf = w->bar_dst_rf;
+            const uint32_t slot = w->bar_dst_slot;
+            if (rf == RF_PRED) {
+                bool v = w->bar_red == 2 ? b->red_and : b->red_or;
+                w->pred[slot] = (w->pred[slot] & ~m) | (v ? m : 0);
+            } else if (rf == RF_B32) {
+                for (unsigned l = 0; l < 32; l++)
+                    if (m >> l & 1)
+                        w->r32[slot][l].u = w->bar_red == 1 ? b->popc
+                                                            : (w->bar_red == 2 ? b->red_and
+                                                                               : b->red_or);
+            }
+            w->bar_red = 0;
+        }
+    }
+    b->arrived = 0;
+    b->nparked = 0;
+    c->bar_pending &= ~(1u << id);
+    return true;
+}
+
+/* A barrier instruction (see internal.h). */
+void cta_barrier(struct warp *w, uint32_t M, unsigned id, unsigned count, int red, uint32_t predv,
+                 const struct ir_opnd *dst)
+{
+    struct cta *c = w->cta;
+    struct barrier *b = &c->bars[id];
+    if (b->arrived == 0) {
+        b->popc = 0;
+        b->red_and = true;
+        b->red_or = false;
+        b->expected = count;
+    }
+    b->arrived += (uint32_t)__builtin_popcount(M);
+    if (red > 0) {
+        uint32_t q = predv & M;
+        b->popc += (uint32_t)__builtin_popcount(q);
+        if (q != M)
+            b->red_and = false;
+        if (q)
+            b->red_or = true;
+    }
+    c->bar_pending |= 1u << id;
+    if (red >= 0) {
+        w->state = WS_PARKED;
+        w->bar_id = (uint8_t)id;
+        w->bar_red = (uint8_t)(red > 0 ? red : 0);
+        w->bar_mask = M;
+        if (dst && dst->kind == OPK_REG) {
+            w->bar_dst_rf = dst->rf;
+            w->bar_dst_slot = dst->slot;
+        } else {
+            w->bar_red = 0;
+        }
+        b->nparked++;
+    }
+    try_release(c, id);
+}
+
+/* Try every pending barrier (after threads exited). True if one was released. */
+static bool release_pending(struct cta *c)
+{
+    bool any = false;
+    for (unsigned id = 0; id < 16; id++)
+        if (c->bar_pending >> id & 1)
+            any |= try_release(c, id);
+    return any;
+}
+
+/* Make sure the CTA's buffers fit this launch. */
+static int cta_buffers(struct cta *c, struct launch_state *L)
+{
+    uint32_t nwarps = (L->nthreads + 31) / 32;
+    if (c->warps_cap < nwarps) {
+        struct warp *ws = realloc(c->warps, nwarps * sizeof *ws);
+        if (!ws)
+            return -1;
+        memset(ws + c->warps_cap, 0, (nwarps - c->warps_cap) * sizeof *ws);
+        c->warps = ws;
+        c->warps_cap = nwarps;
+    }
+    size_t sh = L->shared_total ? L->shared_total : 1;
+    if (c->shared_cap < sh) {
+        free(c->shared_buf);
+        c->shared_buf = malloc(sh);
+        if (!c->shared_buf)
+            return -1;
+        c->shared_cap = sh;
+    }
+    size_t lo = (size_t)nwarps * 32 * L->local_stride;
+    if (lo == 0)
+        lo = 1;
+    if (c->local_cap < lo) {
+        free(c->local_buf);
+        c->local_buf = malloc(lo);
+        if (!c->local_buf)
+            return -1;
+        c->local_cap = lo;
+    }
+    return 0;
+}
+
+/* Free a CTA slot's buffers. */
+void cta_free(struct cta *c)
+{
+    for (size_t i = 0; i < c->warps_cap; i++)
+        warp_free(&c->warps[i]);
+    free(c->warps);
+    free(c->shared_buf);
+    free(c->local_buf);
+    memset(c, 0, sizeof *c);
+}
+
+/* Report a deadlock: every live warp is parked and no barrier can complete. */
+static void report_deadlock(struct cta *c)
+{
+    for (uint32_t i = 0; i < c->nwarps; i++) {
+        struct warp *w = &c->warps[i];
+        if (w->state != WS_PARKED)
+            continue;
+        const struct barrier *b = &c->bars[w->bar_id];
+        char msg[256];
+        uint32_t need = b->expected ? b->expected : c->live_threads;
+        snprintf(msg, sizeof msg,
+                 "barrier %u can never complete: %u of %u threads arrived, every other live "
+                 "warp is waiting or has exited",
+                 w->bar_id, b->arrived, need);
+        uint32_t pc = w->stk[w->depth - 1].pc;
+        interp_fault(w, pc ? pc - 1 : 0, (unsigned)__builtin_ctz(w->bar_mask ? w->bar_mask : 1),
+                     TRAP_DEADLOCK, 0, 0, 0, false, msg);
+        return;
+    }
+}
+
+/*
+ * Set up CTA `linear` of launch L in slot c: buffers, barriers, every warp at the kernel's
+ * entry. 0, or -1 when out of memory.
+ */
+int cta_begin(struct cta *c, struct launch_state *L, uint64_t linear)
+{
+    const uint32_t *g = L->l->grid;
+    if (cta_buffers(c, L) != 0)
+        return -1;
+    c->L = L;
+    c->linear = linear;
+    c->id[0] = (uint32_t)(linear % g[0]);
+    c->id[1] = (uint32_t)(linear / g[0] % g[1]);
+    c->id[2] = (uint32_t)(linear / ((uint64_t)g[0] * g[1]));
+    c->nthreads = L->nthreads;
+    c->nwarps = (L->nthreads + 31) / 32;
+    c->live_threads = L->nthreads;
+    c->shared = c->shared_buf;
+    c->shared_size = L->shared_total;
+    memset(c->shared, 0, L->shared_total);
+    c->local_stride = L->local_stride;
+    c->local_mem = c->local_buf;
+    memset(c->bars, 0, sizeof c->bars);
+    c->bar_pending = 0;
+    c->clock0 = 0;
+    for (uint32_t i = 0; i < c->nwarps; i++) {
+        uint32_t first = i * 32, n = L->nthreads - first;
+        uint32_t valid = n >= 32 ? ~0u : ((1u << n) - 1);
+        if (warp_init(&c->warps[i], c, i, L->xf, valid) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/*
+ * One scheduling round of CTA c: each runnable warp runs one quantum. Returns CTA_RUNNING,
+ * CTA_DONE (every warp finished; statistics added to *ninsn / *nthread), or CTA_STOP (a fault
+ * was recorded here or elsewhere in the launch).
+ */
+int cta_round(struct cta *c, uint64_t *ninsn, uint64_t *nthread)
+{
+    struct launch_state *L = c->L;
+    const bool trace = L->trace;
+    const uint64_t budget = L->cfg->insn_budget;
+    bool ran = false, live = false;
+    int rc = CTA_RUNNING;
+    for (uint32_t i = 0; i < c->nwarps; i++) {
+        struct warp *w = &c->warps[i];
+        if (w->state == WS_DONE)
+            continue;
+        live = true;
+        if (w->state != WS_RUN)
+            continue;
+        uint64_t before = w->ninsn;
+        enum warp_state st = trace ? exec_warp_trace(w) : exec_warp(w);
+        ran = true;
+        if (st == WS_TRAP) {
+            rc = CTA_STOP;
+            goto done;
+        }
+        if (budget) {
+            uint64_t d = w->ninsn - before;
+            uint64_t used = atomic_fetch_add(&L->budget_used, d) + d;
+            if (used > budget) {
+                char msg[128];
+                snprintf(msg, sizeof msg,
+                         "instruction budget of %" PRIu64 " warp instructions exhausted", budget);
+                uint32_t pc = w->depth ? w->stk[w->depth - 1].pc : 0;
+                interp_fault(w, pc, 0, TRAP_BUDGET, 0, 0, 0, false, msg);
+                rc = CTA_STOP;
+                goto done;
+            }
+        }
+        if (c->bar_pending)
+            release_pending(c);
+    }
+    if (atomic_load_explicit(&L->stop, memory_order_relaxed)) {
+        rc = CTA_STOP;
+        goto done;
+    }
+    if (!live) {
+        rc = CTA_DONE;
+        goto done;
+    }
+    if (!ran && !release_pending(c)) {
+        report_deadlock(c);
+        rc = CTA_STOP;
+        goto done;
+    }
+    return CTA_RUNNING;
+done:
+    for (uint32_t i = 0; i < c->nwarps; i++) {
+        *ninsn += c->warps[i].ninsn;
+        *nthread += c->warps[i].nthread;
+    }
+    return rc;
+}

@@ -1,0 +1,329 @@
+/*
+ * interp/internal.h — the functional engine's private state: devices, loaded programs, per-
+ * function execution images, warps (register files + SIMT stack), CTAs, launches.
+ *
+ * Only interp/FILE.c include this header. The exec loop (exec.c) and the handler families
+ * (ops/FAMILY.inc) see a warp as structure-of-arrays register files: r32[slot][32] etc.
+ */
+#ifndef PTXEMU_INTERP_INTERNAL_H
+#define PTXEMU_INTERP_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "frontend/ir.h"
+#include "interp/interp.h"
+#include "interp/mem.h"
+#include "interp/vm.h"
+
+/* ====================================================================== handler ids */
+
+enum interp_handler {
+    HND_NONE = 0, /* no handler: unsupported instruction (never dispatched) */
+#define H(name, cond, ...) HND_##name,
+#define HMODE HMODE_ENUM
+#include "interp/ops/families.inc"
+#undef HMODE
+#undef H
+    HND__COUNT
+};
+
+/* select.c: the handler for one instruction (HND_NONE if none matches). */
+unsigned interp_select(const struct ir_module *m, const struct ir_func *f,
+                       const struct ir_insn *in, const struct ir_opnd *O);
+/* select.c: the handler's name ("ADD_S32"). */
+const char *interp_handler_name(unsigned h);
+
+/* Function addresses (call through a register, function-pointer tables): a window no data
+ * allocation can be in. value = MEM_FUNC_BASE + (module << 20 | function) * 16. */
+#define MEM_FUNC_BASE UINT64_C(0x0000130000000000)
+
+/* ====================================================================== loaded program */
+
+/* Patch of a constant slot that depends on the frame: value = frame base + off. */
+struct slot_patch {
+    uint8_t rf;
+    uint8_t kind; /* PATCH_LOCAL: local stack pointer + off */
+    uint32_t slot;
+    uint64_t off;
+};
+enum { PATCH_LOCAL = 1 };
+
+/* The execution image of one function: a copy of the instructions and operands with handlers
+ * chosen, guards rewritten (no guard -> the always-true predicate slot) and memory operands'
+ * symbol offsets resolved; a register-frame template with the constants broadcast. */
+struct xfunc {
+    const struct ir_module *m;
+    const struct ir_func *f;
+    uint32_t mod_index, func_index;
+    struct ir_insn *insns;
+    struct ir_opnd *opnds;
+    uint32_t ninsns;
+    /* register frame: r64 [n64][32], r32 [n32][32], r16 [n16][32], pred [npred] */
+    uint32_t n16, n32, n64, npred;
+    uint32_t off32, off16, offpred; /* byte offsets inside the frame */
+    uint32_t frame_bytes;           /* register frame size (multiple of 64) */
+    uint8_t *tmpl;                  /* frame_bytes: zeros + broadcast constants */
+    struct slot_patch *patch;
+    uint32_t npatch;
+    uint32_t local_size;            /* .local bytes of one activation */
+    uint32_t param_frame;           /* per-lane .param bytes (own params + call sites) */
+};
+
+struct interp_kernel {
+    struct interp_program *prog;
+    struct xfunc *xf;
+    struct interp_kernel_info info;
+    uint32_t *param_offset, *param_size;
+    uint32_t shared_static;     /* bytes of the CTA's static shared segment */
+    uint32_t dyn_shared_offset; /* where dynamic shared memory starts */
+};
+
+struct prog_module {
+    const struct ir_module *m;
+    struct xfunc *xf;           /* per function (NULL insns for declarations) */
+    uint64_t *sym_addr;         /* per module-scope global/const symbol: device address */
+    uint32_t *param_off;        /* per symbol: offset of a .param symbol in its frame */
+    struct xfunc **link;        /* per function: the definition it resolves to (externs) */
+    uint32_t shared_static;     /* bytes of static .shared (module layout) */
+    uint32_t dyn_off;           /* where dynamic (extern) .shared starts */
+};
+
+struct interp_program {
+    struct interp_dev *dev;
+    struct prog_module *mods;
+    unsigned nmods;
+    struct interp_kernel *kernels;
+    unsigned nkernels;
+    uint64_t *allocs;           /* device allocations to free on unload */
+    unsigned nallocs;
+};
+
+struct interp_dev {
+    struct interp_config cfg;
+    struct mem *mem;
+    unsigned ncpu;
+    _Atomic uint64_t heap_used;    /* device malloc bytes in use */
+    uint64_t heap_size;
+    /* device free()s take effect at the end of the launch: another warp's allocation cache
+     * may still hold the block */
+    pthread_mutex_t heap_lock;
+    uint64_t *deferred;
+    size_t ndeferred, deferred_cap;
+};
+
+/* ====================================================================== warps */
+
+/* One SIMT stack entry: lanes `mask` execute from `pc` until `rpc`. */
+struct simt_entry {
+    uint32_t pc;
+    uint32_t rpc; /* IR_NOPC: reconverges at the function's (virtual) exit */
+    uint32_t mask;
+};
+
+/* A call frame: where to return, and the caller's state to restore. */
+struct call_rec {
+    struct xfunc *caller;
+    uint32_t frame_off;         /* caller's register frame in the arena */
+    uint32_t base;              /* SIMT depth at the call (callee entries are above) */
+    uint32_t sp;                /* caller's local stack pointer */
+    uint32_t alloca_top;        /* caller's dynamic stack top */
+    uint32_t arena_mark;        /* arena use to restore on return */
+    uint32_t mask;              /* lanes that called */
+    const struct ir_opnd *rets; /* the call's return elements (caller operands) */
+    unsigned nrets;
+};
+
+enum warp_state { WS_RUN = 0, WS_PARKED, WS_DONE, WS_TRAP };
+
+struct cta;
+
+struct warp {
+    /* hot: registers of the current frame */
+    union r16 (*r16)[32];
+    union r32 (*r32)[32];
+    union r64 (*r64)[32];
+    uint32_t *pred;
+    uint8_t *params;            /* per-lane param frame: params + lane * fn->param_frame */
+    struct xfunc *fn;           /* current function */
+    struct mem_cache mc;        /* last global allocation hit */
+    uint32_t sp;                /* local stack pointer (bytes into each lane's local area) */
+    uint32_t alloca_top;        /* end of alloca area of this frame */
+
+    struct cta *cta;
+    uint32_t id;                /* warp index in the CTA */
+    uint32_t valid;             /* lanes that exist (partial last warp) */
+    uint32_t exited;            /* lanes that executed exit */
+    uint32_t cc;                /* CC.CF carry flag per lane (add.cc/addc/sub.cc/subc/mad.cc/madc,
+                                   interp/ops/int.inc) */
+    enum warp_state state;
+    uint8_t bar_id;             /* parked at this barrier */
+    uint8_t bar_red;            /* pending bar.red result: 0 none, 1 popc, 2 and, 3 or */
+    uint32_t bar_dst_slot;      /* destination slot of a pending bar.red */
+    uint8_t bar_dst_rf;
+    uint32_t bar_mask;          /* lanes that arrived */
+
+    /* SIMT stack */
+    struct simt_entry *stk;
+    uint32_t depth, stk_cap;
+    struct call_rec *calls;
+    uint32_t ncalls, calls_cap;
+
+    /* frame arena: register frames + per-lane param frames, addressed by offset */
+    uint8_t *arena;
+    uint32_t arena_used, arena_cap;
+    uint32_t frame_off;         /* current frame */
+    uint64_t nprintf;           /* printf records issued (ordering) */
+
+    uint8_t *local;             /* lane l's local area: local + l * local_stride */
+    uint64_t ninsn, nthread;    /* statistics */
+};
+
+/* ====================================================================== CTAs */
+
+struct barrier {
+    uint32_t arrived;           /* threads arrived */
+    uint32_t expected;          /* 0: all live threads of the CTA */
+    uint32_t popc;
+    bool red_and, red_or;
+    uint32_t nparked;
+};
+
+struct launch_state;
+
+struct cta {
+    struct launch_state *L;
+    uint32_t id[3];
+    uint64_t linear;
+    uint32_t nthreads, nwarps;
+    uint32_t live_threads;
+    uint32_t live_warps;
+    struct warp *warps;
+    uint8_t *shared;
+    uint32_t shared_size;
+    uint32_t local_stride;      /* per-lane local bytes */
+    uint8_t *local_mem;
+    struct barrier bars[16];
+    uint32_t bar_pending;       /* bit per barrier with arrivals */
+    uint64_t clock0;
+    /* buffers, reused by the next CTA run in this slot */
+    size_t warps_cap;
+    uint8_t *shared_buf;
+    size_t shared_cap;
+    uint8_t *local_buf;
+    size_t local_cap;
+};
+
+/* A host thread running CTAs: up to `nres` resident CTAs interleaved round by round (more
+ * than one for cooperative launches, so CTAs spinning on each other make progress). */
+struct worker {
+    struct launch_state *L;
+    unsigned index;
+    struct cta *res;            /* resident CTA slots */
+    unsigned nres;
+    uint64_t next_det;          /* deterministic mode: next CTA of this worker */
+    uint64_t ninsn, nthread, nctas;
+    bool failed;                /* allocation failure */
+    pthread_t thread;
+};
+
+struct launch_state {
+    struct interp_dev *dev;
+    const struct interp_config *cfg;
+    const struct interp_kernel *k;
+    const struct interp_launch *l;
+    struct xfunc *xf;
+    uint8_t *params;            /* kernel parameter block (copy) */
+    uint32_t param_size;
+    uint32_t nthreads;          /* per CTA */
+    uint64_t nctas;
+    uint32_t shared_total;
+    uint32_t local_stride;
+    uint64_t quantum;           /* warp instructions per scheduling quantum */
+    unsigned nworkers;
+    unsigned resident;          /* CTAs interleaved per worker */
+    _Atomic uint64_t next_cta;  /* CTA queue */
+    _Atomic int stop;           /* set on the first fault */
+    _Atomic uint64_t budget_used;
+    pthread_mutex_t trap_lock;
+    bool trapped;
+    struct trap *trap;
+    bool trace;
+    FILE *trace_out;
+    struct dev_printf_buf *pf;  /* device printf FIFO (interp/printf.h) */
+};
+
+/* ====================================================================== entry points */
+
+/* The parts of a call instruction: call (rets), target, (args) [, prototype]. */
+struct call_ops {
+    const struct ir_opnd *target;
+    const struct ir_opnd *rets, *args; /* element arrays in the function's operand list */
+    unsigned nrets, nargs;
+};
+
+/* Is the call's target a function name (not a register)? Usable at selection. */
+static inline bool vm_call_direct(const struct ir_opnd *O, unsigned nopnd)
+{
+    for (unsigned i = 0; i < nopnd; i++) {
+        if (O[i].kind == OPK_FUNC)
+            return true;
+        if (O[i].kind == OPK_REG)
+            return false;
+    }
+    return false;
+}
+
+/* warp.c: SIMT stack and frames */
+int warp_init(struct warp *w, struct cta *c, uint32_t id, struct xfunc *kf, uint32_t valid);
+void warp_free(struct warp *w);
+/* Divergent branch at pc: lanes `taken` go to `target`, the other active lanes to pc + 1. */
+void warp_branch(struct warp *w, uint32_t pc, uint32_t taken, uint32_t target, uint32_t reconv);
+/* brx.idx / multi-way: lane l of M goes to targets[l]. */
+void warp_branch_multi(struct warp *w, uint32_t pc, uint32_t M, const uint32_t *targets,
+                       uint32_t reconv);
+/* Push an entry (0, or -1 when the stack cannot grow). */
+int warp_push(struct warp *w, uint32_t pc, uint32_t rpc, uint32_t mask);
+/* Pop entries whose pc reached their reconvergence pc, and empty entries. */
+void warp_reconverge(struct warp *w);
+/* exit: lanes leave the warp for good. */
+void warp_exit(struct warp *w, uint32_t lanes);
+/* ret: lanes leave the current call (at kernel level: exit). */
+void warp_ret(struct warp *w, uint32_t lanes);
+/* call: lanes M enter callee; args are copied into its param frame per the PTX ABI.
+ * 0, or a trap kind (TRAP_STACK). */
+int warp_call(struct warp *w, uint32_t M, struct xfunc *callee, const struct call_ops *co);
+
+/* cta.c */
+enum { CTA_RUNNING = 0, CTA_DONE = 1, CTA_STOP = 2 };
+int cta_begin(struct cta *c, struct launch_state *L, uint64_t linear);
+int cta_round(struct cta *c, uint64_t *ninsn, uint64_t *nthread);
+void cta_free(struct cta *c);
+/* A barrier instruction by lanes M (red: -1 arrive, 0 sync, 1 popc, 2 and, 3 or; predv the
+ * predicate bits; dst the bar.red destination). Parks the warp (state WS_PARKED) unless the
+ * barrier completes or it only arrives. */
+void cta_barrier(struct warp *w, uint32_t M, unsigned id, unsigned count, int red, uint32_t predv,
+                 const struct ir_opnd *dst);
+
+/* exec.c: run warp w for about one quantum. Returns the warp state. */
+enum warp_state exec_warp(struct warp *w);
+enum warp_state exec_warp_trace(struct warp *w);
+
+/* device.c: fault recording (first fault wins) */
+void interp_fault(struct warp *w, uint32_t pc, unsigned lane, enum trap_kind kind,
+                  uint64_t addr, unsigned width, int space, bool is_write, const char *msg);
+/* device.c: device printf / malloc */
+int interp_vprintf(struct warp *w, unsigned lane, uint64_t fmt, uint64_t args);
+uint64_t interp_malloc(struct interp_dev *d, uint64_t size);
+int interp_free(struct interp_dev *d, uint64_t addr);
+
+/* grid.c */
+int grid_run(struct launch_state *L, struct interp_stats *st);
+
+/* Host CPU count. */
+unsigned interp_ncpu(void);
+
+#endif

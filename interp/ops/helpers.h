@@ -1,0 +1,514 @@
+/*
+ * interp/ops/helpers.h — inline helpers for the control, memory, move and warp handler
+ * families: generic operand access by register file, address computation and translation
+ * of every state space to a host pointer. Included by exec.c only (before the loop).
+ */
+#ifndef PTXEMU_OPS_HELPERS_H
+#define PTXEMU_OPS_HELPERS_H
+
+#include <string.h>
+
+#include "interp/internal.h"
+
+/* Space class of a memory operand, stored by the loader in the cloned operand's pad_ byte. */
+enum xspace { XS_GLOBAL = 0, XS_CONST, XS_SHARED, XS_LOCAL, XS_KPARAM, XS_FPARAM, XS_GENERIC };
+
+/* Value of a register/constant operand in lane l, zero-extended to 64 bits. */
+static inline uint64_t vm_get(const struct warp *w, const struct ir_opnd *e, unsigned l)
+{
+    switch (e->rf) {
+    case RF_PRED: return w->pred[e->slot] >> l & 1;
+    case RF_B16: return w->r16[e->slot][l].u;
+    case RF_B32: return w->r32[e->slot][l].u;
+    default: return w->r64[e->slot][l].u;
+    }
+}
+
+/* Write v (truncated to the register's width) to lane l of a register operand. */
+static inline void vm_set(struct warp *w, const struct ir_opnd *e, unsigned l, uint64_t v)
+{
+    switch (e->rf) {
+    case RF_PRED:
+        w->pred[e->slot] = (w->pred[e->slot] & ~(1u << l)) | ((uint32_t)(v != 0) << l);
+        break;
+    case RF_B16: w->r16[e->slot][l].u = (uint16_t)v; break;
+    case RF_B32: w->r32[e->slot][l].u = (uint32_t)v; break;
+    default: w->r64[e->slot][l].u = v; break;
+    }
+}
+
+/* Bytes of a register file element. */
+static inline unsigned vm_rf_size(unsigned rf)
+{
+    static const unsigned sz[RF__COUNT] = {1, 2, 4, 8};
+    return sz[rf];
+}
+
+/* Address of a memory operand [base + imm] in lane l (imm resolved by the loader). */
+static inline uint64_t vm_addr(const struct warp *w, const struct ir_opnd *a, unsigned l)
+{
+    uint64_t b = 0;
+    if (a->slot != IR_NOSLOT) {
+        if (a->rf == RF_B64)
+            b = w->r64[a->slot][l].u;
+        else if (a->rf == RF_B32)
+            b = w->r32[a->slot][l].u;
+        else
+            b = w->r16[a->slot][l].u;
+    } else if (a->pad_ == XS_LOCAL && a->sym != IR_NOSYM) {
+        b = w->sp;
+    }
+    return b + a->imm.u;
+}
+
+/* Sign/zero extension of an n-byte value v per type t. */
+static inline uint64_t vm_extend(uint64_t v, unsigned n, unsigned t)
+{
+    if (n >= 8)
+        return v;
+    unsigned sh = 64 - 8 * n;
+    if (vm_type_is_signed(t))
+        return (uint64_t)((int64_t)(v << sh) >> sh);
+    return v & (~UINT64_C(0) >> sh);
+}
+
+static inline bool vm_in(uint64_t off, uint64_t size, unsigned width)
+{
+    return off < size && size - off >= width;
+}
+
+/*
+ * Translate an access of `width` bytes at address a in space class xs (lane l) to a host
+ * pointer. Returns 0 and *p, or the trap kind (TRAP_OOB, TRAP_MISALIGNED, TRAP_READONLY).
+ */
+static inline int vm_xlate(struct warp *w, unsigned xs, unsigned l, uint64_t a, unsigned width,
+                           bool wr, uint8_t **p)
+{
+    const struct cta *c = w->cta;
+    if (a & (width - 1))
+        return TRAP_MISALIGNED;
+    switch (xs) {
+    case XS_GENERIC:
+        if (a - MEM_SHARED_BASE < MEM_SHARED_SIZE) {
+            a -= MEM_SHARED_BASE;
+            goto shared;
+        }
+        if (a - MEM_LOCAL_BASE < MEM_LOCAL_SIZE) {
+            a -= MEM_LOCAL_BASE;
+            goto local;
+        }
+        if (a - MEM_PARAM_BASE < MEM_PARAM_SIZE) {
+            a -= MEM_PARAM_BASE;
+            goto kparam;
+        }
+        /* fall through */
+    case XS_GLOBAL:
+    case XS_CONST:
+        if (!vm_in(a - w->mc.lo, w->mc.span, width)) {
+            if (!mem_check(w->cta->L->dev->mem, &w->mc, a, width))
+                return TRAP_OOB;
+        }
+        if (wr && (w->mc.flags & MEM_F_CONST))
+            return TRAP_READONLY;
+        *p = (uint8_t *)(uintptr_t)a;
+        return 0;
+    case XS_SHARED:
+    shared:
+        if (!vm_in(a, c->shared_size, width))
+            return TRAP_OOB;
+        *p = c->shared + a;
+        return 0;
+    case XS_LOCAL:
+    local:
+        if (!vm_in(a, c->local_stride, width))
+            return TRAP_OOB;
+        *p = w->local + (size_t)l * c->local_stride + a;
+        return 0;
+    case XS_KPARAM:
+    kparam:
+        if (!vm_in(a, c->L->param_size, width))
+            return TRAP_OOB;
+        if (wr)
+            return TRAP_READONLY;
+        *p = c->L->params + a;
+        return 0;
+    case XS_FPARAM:
+        if (!vm_in(a, w->fn->param_frame, width))
+            return TRAP_OOB;
+        *p = w->params + (size_t)l * w->fn->param_frame + a;
+        return 0;
+    }
+    return TRAP_OOB;
+}
+
+/* enum ir_space of a space class, for trap records. */
+static inline int vm_xs_space(unsigned xs, uint64_t a)
+{
+    switch (xs) {
+    case XS_GLOBAL: return SP_GLOBAL;
+    case XS_CONST: return SP_CONST;
+    case XS_SHARED: return SP_SHARED;
+    case XS_LOCAL: return SP_LOCAL;
+    case XS_KPARAM:
+    case XS_FPARAM: return SP_PARAM;
+    default:
+        if (a - MEM_SHARED_BASE < MEM_SHARED_SIZE)
+            return SP_SHARED;
+        if (a - MEM_LOCAL_BASE < MEM_LOCAL_SIZE)
+            return SP_LOCAL;
+        if (a - MEM_PARAM_BASE < MEM_PARAM_SIZE)
+            return SP_PARAM;
+        return SP_GLOBAL;
+    }
+}
+
+/* Element operand k of a (possibly vector) register operand: for OPK_VEC the k-th element,
+ * for a register of n slots slot + k. */
+static inline struct ir_opnd vm_elem(const struct xfunc *fn, const struct ir_opnd *o, unsigned k)
+{
+    if (o->kind == OPK_VEC)
+        return fn->opnds[o->first + k];
+    struct ir_opnd e = *o;
+    if (e.kind == OPK_REG)
+        e.slot += k;
+    return e;
+}
+
+/* Atomic read-modify-write of n bytes at p: returns the old value. */
+static inline uint64_t vm_atomic(uint8_t *p, unsigned n, unsigned mode, unsigned type, uint64_t b,
+                                 uint64_t c)
+{
+    if (n == 4) {
+        uint32_t *q = (uint32_t *)p, old, nv, bb = (uint32_t)b;
+        switch (mode) {
+        case MODE_ADD:
+            if (type == T_F32) {
+                old = __atomic_load_n(q, __ATOMIC_RELAXED);
+                do {
+                    float f, g;
+                    memcpy(&f, &old, 4);
+                    memcpy(&g, &bb, 4);
+                    f += g;
+                    memcpy(&nv, &f, 4);
+                } while (!__atomic_compare_exchange_n(q, &old, nv, true, __ATOMIC_SEQ_CST,
+                                                      __ATOMIC_RELAXED));
+                return old;
+            }
+            return __atomic_fetch_add(q, bb, __ATOMIC_SEQ_CST);
+        case MODE_AND: return __atomic_fetch_and(q, bb, __ATOMIC_SEQ_CST);
+        case MODE_OR: return __atomic_fetch_or(q, bb, __ATOMIC_SEQ_CST);
+        case MODE_XOR: return __atomic_fetch_xor(q, bb, __ATOMIC_SEQ_CST);
+        case MODE_EXCH: return __atomic_exchange_n(q, bb, __ATOMIC_SEQ_CST);
+        case MODE_CAS:
+            old = bb;
+            __atomic_compare_exchange_n(q, &old, (uint32_t)c, false, __ATOMIC_SEQ_CST,
+                                        __ATOMIC_SEQ_CST);
+            return old;
+        default: break;
+        }
+        old = __atomic_load_n(q, __ATOMIC_RELAXED);
+        do {
+            switch (mode) {
+            case MODE_MIN:
+                if (type == T_F32) {
+                    float f, g;
+                    memcpy(&f, &old, 4);
+                    memcpy(&g, &bb, 4);
+                    nv = (g < f || f != f) ? bb : old;
+                } else if (vm_type_is_signed(type))
+                    nv = (int32_t)bb < (int32_t)old ? bb : old;
+                else
+                    nv = bb < old ? bb : old;
+                break;
+            case MODE_MAX:
+                if (type == T_F32) {
+                    float f, g;
+                    memcpy(&f, &old, 4);
+                    memcpy(&g, &bb, 4);
+                    nv = (g > f || f != f) ? bb : old;
+                } else if (vm_type_is_signed(type))
+                    nv = (int32_t)bb > (int32_t)old ? bb : old;
+                else
+                    nv = bb > old ? bb : old;
+                break;
+            case MODE_INC: nv = old >= bb ? 0 : old + 1; break;
+            case MODE_DEC: nv = (old == 0 || old > bb) ? bb : old - 1; break;
+            case MODE_ADD: /* f16x2 / bf16x2 handled by the caller */
+            default: nv = old; break;
+            }
+        } while (!__atomic_compare_exchange_n(q, &old, nv, true, __ATOMIC_SEQ_CST,
+                                              __ATOMIC_RELAXED));
+        return old;
+    }
+    if (n == 8) {
+        uint64_t *q = (uint64_t *)p, old, nv;
+        switch (mode) {
+        case MODE_ADD:
+            if (type == T_F64) {
+                old = __atomic_load_n(q, __ATOMIC_RELAXED);
+                do {
+                    double f, g;
+                    memcpy(&f, &old, 8);
+                    memcpy(&g, &b, 8);
+                    f += g;
+                    memcpy(&nv, &f, 8);
+                } while (!__atomic_compare_exchange_n(q, &old, nv, true, __ATOMIC_SEQ_CST,
+                                                      __ATOMIC_RELAXED));
+                return old;
+            }
+            return __atomic_fetch_add(q, b, __ATOMIC_SEQ_CST);
+        case MODE_AND: return __atomic_fetch_and(q, b, __ATOMIC_SEQ_CST);
+        case MODE_OR: return __atomic_fetch_or(q, b, __ATOMIC_SEQ_CST);
+        case MODE_XOR: return __atomic_fetch_xor(q, b, __ATOMIC_SEQ_CST);
+        case MODE_EXCH: return __atomic_exchange_n(q, b, __ATOMIC_SEQ_CST);
+        case MODE_CAS:
+            old = b;
+            __atomic_compare_exchange_n(q, &old, c, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+            return old;
+        default: break;
+        }
+        old = __atomic_load_n(q, __ATOMIC_RELAXED);
+        do {
+            switch (mode) {
+            case MODE_MIN:
+                if (type == T_F64) {
+                    double f, g;
+                    memcpy(&f, &old, 8);
+                    memcpy(&g, &b, 8);
+                    nv = (g < f || f != f) ? b : old;
+                } else if (vm_type_is_signed(type))
+                    nv = (int64_t)b < (int64_t)old ? b : old;
+                else
+                    nv = b < old ? b : old;
+                break;
+            case MODE_MAX:
+                if (type == T_F64) {
+                    double f, g;
+                    memcpy(&f, &old, 8);
+                    memcpy(&g, &b, 8);
+                    nv = (g > f || f != f) ? b : old;
+                } else if (vm_type_is_signed(type))
+                    nv = (int64_t)b > (int64_t)old ? b : old;
+                else
+                    nv = b > old ? b : old;
+                break;
+            default: nv = old; break;
+            }
+        } while (!__atomic_compare_exchange_n(q, &old, nv, true, __ATOMIC_SEQ_CST,
+                                              __ATOMIC_RELAXED));
+        return old;
+    }
+    if (n == 2) {
+        uint16_t *q = (uint16_t *)p, old = __atomic_load_n(q, __ATOMIC_RELAXED);
+        if (mode == MODE_CAS) {
+            old = (uint16_t)b;
+            __atomic_compare_exchange_n(q, &old, (uint16_t)c, false, __ATOMIC_SEQ_CST,
+                                        __ATOMIC_SEQ_CST);
+            return old;
+        }
+        if (mode == MODE_EXCH)
+            return __atomic_exchange_n(q, (uint16_t)b, __ATOMIC_SEQ_CST);
+        return old;
+    }
+    return 0;
+}
+
+/* Half-precision helpers for atom.add.f16/bf16(x2): exact float round trips. */
+static inline float vm_h2f(uint16_t h)
+{
+    uint32_t s = (uint32_t)(h >> 15) << 31, e = h >> 10 & 31, m = h & 1023, u;
+    if (e == 0) {
+        if (m == 0) {
+            u = s;
+        } else {
+            e = 113;
+            while (!(m & 1024)) {
+                m <<= 1;
+                e--;
+            }
+            u = s | e << 23 | (m & 1023) << 13;
+        }
+    } else if (e == 31) {
+        u = s | 0x7f800000u | m << 13;
+    } else {
+        u = s | (e + 112) << 23 | m << 13;
+    }
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+static inline uint16_t vm_f2h(float f) /* round to nearest even */
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    uint32_t s = u >> 16 & 0x8000, a = u & 0x7fffffff;
+    if (a > 0x7f800000)
+        return (uint16_t)(s | 0x7e00);
+    if (a >= 0x477ff000)
+        return (uint16_t)(s | 0x7c00);
+    if (a < 0x38800000) { /* subnormal half */
+        if (a < 0x33000000)
+            return (uint16_t)s;
+        uint32_t e = a >> 23, m = (a & 0x7fffff) | 0x800000, sh = 126 - e;
+        uint32_t r = m >> sh, rem = m & ((1u << sh) - 1), half = 1u << (sh - 1);
+        if (rem > half || (rem == half && (r & 1)))
+            r++;
+        return (uint16_t)(s | r);
+    }
+    uint32_t r = a + 0xfff + ((a >> 13) & 1);
+    return (uint16_t)(s | ((r - 0x38000000) >> 13));
+}
+
+static inline float vm_bf2f(uint16_t h)
+{
+    uint32_t u = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+static inline uint16_t vm_f2bf(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    if ((u & 0x7fffffff) > 0x7f800000)
+        return (uint16_t)((u >> 16) | 0x40);
+    u += 0x7fff + ((u >> 16) & 1);
+    return (uint16_t)(u >> 16);
+}
+
+/* atom.add on packed halves (f16x2, bf16x2, f16, bf16): CAS loop. */
+static inline uint64_t vm_atomic_half_add(uint8_t *p, unsigned n, bool bf, uint64_t b)
+{
+    if (n == 2) {
+        uint16_t *q = (uint16_t *)p, old = __atomic_load_n(q, __ATOMIC_RELAXED), nv;
+        do {
+            nv = bf ? vm_f2bf(vm_bf2f(old) + vm_bf2f((uint16_t)b))
+                    : vm_f2h(vm_h2f(old) + vm_h2f((uint16_t)b));
+        } while (!__atomic_compare_exchange_n(q, &old, nv, true, __ATOMIC_SEQ_CST,
+                                              __ATOMIC_RELAXED));
+        return old;
+    }
+    uint32_t *q = (uint32_t *)p, old = __atomic_load_n(q, __ATOMIC_RELAXED), nv;
+    do {
+        uint16_t lo = (uint16_t)old, hi = (uint16_t)(old >> 16);
+        uint16_t blo = (uint16_t)b, bhi = (uint16_t)(b >> 16);
+        if (bf) {
+            lo = vm_f2bf(vm_bf2f(lo) + vm_bf2f(blo));
+            hi = vm_f2bf(vm_bf2f(hi) + vm_bf2f(bhi));
+        } else {
+            lo = vm_f2h(vm_h2f(lo) + vm_h2f(blo));
+            hi = vm_f2h(vm_h2f(hi) + vm_h2f(bhi));
+        }
+        nv = (uint32_t)lo | (uint32_t)hi << 16;
+    } while (!__atomic_compare_exchange_n(q, &old, nv, true, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
+    return old;
+}
+
+/* ------------------------------------------------------------------ calls */
+
+static inline void vm_call_ops(const struct xfunc *fn, const struct ir_insn *in,
+                               const struct ir_opnd *O, struct call_ops *co)
+{
+    co->target = NULL;
+    co->rets = co->args = NULL;
+    co->nrets = co->nargs = 0;
+    for (unsigned i = 0; i < in->nopnd; i++) {
+        const struct ir_opnd *o = &O[i];
+        if (o->kind == OPK_PARAMS) {
+            if (co->target == NULL) {
+                co->rets = &fn->opnds[o->first];
+                co->nrets = o->n;
+            } else if (co->args == NULL) {
+                co->args = &fn->opnds[o->first];
+                co->nargs = o->n;
+            }
+        } else if (co->target == NULL && (o->kind == OPK_FUNC || o->kind == OPK_REG)) {
+            co->target = o;
+        }
+    }
+}
+
+/* A call argument / return element in lane l: a .param symbol of the caller's frame (the
+ * loader stored its frame offset in `first`) or a register. */
+static inline uint64_t vm_arg_get(const struct warp *w, const struct ir_opnd *e, unsigned l,
+                                  unsigned size)
+{
+    if (e->kind == OPK_REG || e->kind == OPK_IMM)
+        return vm_get(w, e, l);
+    uint64_t v = 0;
+    if (e->first + size <= w->fn->param_frame)
+        memcpy(&v, w->params + (size_t)l * w->fn->param_frame + e->first, size);
+    return v;
+}
+
+static inline void vm_arg_set(struct warp *w, const struct ir_opnd *e, unsigned l, unsigned size,
+                              uint64_t v)
+{
+    if (e->kind == OPK_REG) {
+        vm_set(w, e, l, v);
+        return;
+    }
+    if (e->first + size <= w->fn->param_frame)
+        memcpy(w->params + (size_t)l * w->fn->param_frame + e->first, &v, size);
+}
+
+/* The definition of function `fi` of module `mi` (externs resolved across modules). */
+static inline struct xfunc *vm_callee(const struct warp *w, uint64_t fi, unsigned mi)
+{
+    const struct interp_program *p = w->cta->L->k->prog;
+    if (mi >= p->nmods || fi >= p->mods[mi].m->nfuncs)
+        return NULL;
+    return p->mods[mi].link[fi];
+}
+
+/* The function at a function address (MEM_FUNC_BASE window), or NULL. */
+static inline struct xfunc *vm_callee_addr(const struct warp *w, uint64_t a)
+{
+    uint64_t off = a - MEM_FUNC_BASE;
+    if (off >= (UINT64_C(1) << 36) || (off & 15))
+        return NULL;
+    off >>= 4;
+    return vm_callee(w, off & 0xfffff, (unsigned)(off >> 20));
+}
+
+/* Copy a NUL-terminated device string (generic address) into buf; "" when unreadable. */
+static inline void vm_read_cstr(struct warp *w, unsigned l, uint64_t a, char *buf, size_t n)
+{
+    size_t i = 0;
+    for (; i + 1 < n; i++) {
+        uint8_t *p;
+        if (vm_xlate(w, XS_GENERIC, l, a + i, 1, false, &p) != 0)
+            break;
+        if (*p == 0)
+            break;
+        buf[i] = (char)*p;
+    }
+    buf[i] = 0;
+}
+
+/* CUDA's device-assert line: "file:line: function: block: [x,y,z], thread: [x,y,z]
+ * Assertion `expr` failed." */
+static inline void vm_assert_message(struct warp *w, const struct call_ops *co, unsigned l,
+                                     char *out, size_t n)
+{
+    char msg[160] = "", file[160] = "", func[160] = "";
+    uint64_t line = 0;
+    if (co->nargs > 0)
+        vm_read_cstr(w, l, vm_arg_get(w, &co->args[0], l, 8), msg, sizeof msg);
+    if (co->nargs > 1)
+        vm_read_cstr(w, l, vm_arg_get(w, &co->args[1], l, 8), file, sizeof file);
+    if (co->nargs > 2)
+        line = vm_arg_get(w, &co->args[2], l, 4);
+    if (co->nargs > 3)
+        vm_read_cstr(w, l, vm_arg_get(w, &co->args[3], l, 8), func, sizeof func);
+    const struct cta *c = w->cta;
+    const uint32_t *nt = c->L->l->block;
+    uint32_t t = w->id * 32 + l;
+    snprintf(out, n, "%s:%u: %s: block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `%s` failed.",
+             file, (unsigned)line, func, c->id[0], c->id[1], c->id[2], t % nt[0],
+             t / nt[0] % nt[1], t / (nt[0] * nt[1]), msg);
+}
+
+#endif

@@ -1,0 +1,88 @@
+/*
+ * interp/select.c — handler selection, run once per instruction when a program is loaded.
+ *
+ * The handler families (interp/ops/FAMILY.inc, listed by families.inc) are included here with
+ * H(name, cond, body) turned into `if (cond) return HND_name;`: the first row whose condition
+ * holds wins. Conditions see `in` (the instruction), `O` (its operands), `f` and `m`.
+ */
+#include <stddef.h>
+#include <string.h>
+
+#include "interp/internal.h"
+
+/* Does the instruction carry modifier `mod` (in source order list)? */
+static bool sel_has_mod(const struct ir_func *f, const struct ir_insn *in, unsigned mod)
+{
+    for (unsigned i = 0; i < in->nmod; i++)
+        if (f->mods[in->mod + i] == mod)
+            return true;
+    return false;
+}
+
+/* Is .param symbol `sym` a parameter of the kernel `f` (lives in the launch's param block)? */
+static bool sel_kernel_param(const struct ir_module *m, const struct ir_func *f, uint32_t sym)
+{
+    if (!f->is_entry || sym == IR_NOSYM || sym >= m->nsyms)
+        return false;
+    uint32_t fi = (uint32_t)(f - m->funcs);
+    (void)fi;
+    return sym >= f->param && sym < f->param + f->nparam;
+}
+
+/* Operand i is a register or constant slot of register file rf. */
+static bool sel_rf(const struct ir_opnd *o, unsigned rf)
+{
+    return (o->kind == OPK_REG || o->kind == OPK_IMM || o->kind == OPK_SREG ||
+            o->kind == OPK_SYM) && o->rf == rf && o->slot != IR_NOSLOT;
+}
+
+/* Is the direct call target the function named `name` (a library call the engine runs)? */
+static bool sel_callee_is(const struct ir_module *m, const struct ir_insn *in,
+                          const struct ir_opnd *O, const char *name)
+{
+    for (unsigned i = 0; i < in->nopnd; i++)
+        if (O[i].kind == OPK_FUNC)
+            return O[i].imm.u < m->nfuncs && !m->funcs[O[i].imm.u].defined &&
+                   !strcmp(ir_str(m, m->funcs[O[i].imm.u].name), name);
+    return false;
+}
+
+#define CALLEE_IS(name) sel_callee_is(m, in, O, name)
+#define HASMOD(x) sel_has_mod(f, in, MOD_##x)
+#define KPARAM(i) sel_kernel_param(m, f, O[i].sym)
+#define RFIS(i, x) sel_rf(&O[i], RF_##x)
+#define TSIZE0 (ir_type_size(in->type[0]))
+#define SREGIS(i, x) (O[i].kind == OPK_SREG && O[i].sreg == SR_##x)
+
+/*
+ * Pick the handler for one instruction (HND_NONE when the engine cannot run it): used by
+ * interp_program_load, which reports HND_NONE as "unsupported".
+ */
+unsigned interp_select(const struct ir_module *m, const struct ir_func *f,
+                       const struct ir_insn *in, const struct ir_opnd *O)
+{
+    (void)m;
+#define H(name, cond, ...)                                                                     \
+    if (cond)                                                                                  \
+        return HND_##name;
+#define HMODE HMODE_SELECT
+#include "interp/ops/families.inc"
+#undef HMODE
+#undef H
+    return HND_NONE;
+}
+
+static const char *const handler_names[HND__COUNT] = {
+    "NONE",
+#define H(name, cond, ...) #name,
+#define HMODE HMODE_NAME
+#include "interp/ops/families.inc"
+#undef HMODE
+#undef H
+};
+
+/* Name of handler h, for traces and diagnostics. */
+const char *interp_handler_name(unsigned h)
+{
+    return h < HND__COUNT ? handler_names[h] : "?";
+}

@@ -1,0 +1,444 @@
+/*
+ * interp/warp.c — a warp's SIMT stack and call frames.
+ *
+ * The stack holds (pc, reconvergence pc, mask) entries: the immediate post-dominator scheme of
+ * GPGPU-Sim's simt_stack. A divergent branch turns the top entry into the reconvergence entry
+ * (pc = ipdom, mask = all active lanes) and pushes one entry per path (rpc = ipdom); an entry
+ * whose pc reaches its rpc is popped, and the lanes wait in the entry below. When the top
+ * entry already reconverges at the same ipdom (loops), it is replaced instead, so the stack
+ * does not grow per iteration.
+ *
+ * Calls push a call record (caller frame, SIMT depth) and an entry for the callee
+ * (pc 0, rpc = IR_NOPC, the calling lanes). `ret` removes lanes from the callee's entries and
+ * `exit` from every entry; when the stack drops back to the call's depth the call is finished:
+ * return parameters are copied back and the caller's frame restored. Recursion works because
+ * every activation gets its own register frame, .param frame and .local frame.
+ *
+ * Register frames live in a per-warp arena addressed by offsets (it may be reallocated).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "interp/internal.h"
+
+#define WARP_MAX_DEPTH (1u << 16)
+#define WARP_MAX_CALLS 4096u
+
+static uint32_t align_up(uint32_t v, uint32_t a)
+{
+    return (v + a - 1) & ~(a - 1);
+}
+
+/* Point the warp's register-file pointers at the frame at w->frame_off. */
+static void warp_bind(struct warp *w)
+{
+    uint8_t *b = w->arena + w->frame_off;
+    const struct xfunc *fn = w->fn;
+    w->r64 = (union r64(*)[32])(void *)b;
+    w->r32 = (union r32(*)[32])(void *)(b + fn->off32);
+    w->r16 = (union r16(*)[32])(void *)(b + fn->off16);
+    w->pred = (uint32_t *)(void *)(b + fn->offpred);
+    w->params = b + fn->frame_bytes;
+}
+
+/* Ensure `need` more bytes in the arena (64-aligned); returns the offset or UINT32_MAX. */
+static uint32_t arena_take(struct warp *w, uint32_t need)
+{
+    uint32_t off = align_up(w->arena_used, 64);
+    if ((uint64_t)off + need > UINT32_MAX / 2)
+        return UINT32_MAX;
+    if (off + need > w->arena_cap) {
+        uint32_t cap = w->arena_cap ? w->arena_cap : 65536;
+        while (cap < off + need)
+            cap *= 2;
+        uint8_t *a = realloc(w->arena, cap);
+        if (!a)
+            return UINT32_MAX;
+        w->arena = a;
+        w->arena_cap = cap;
+        if (w->fn)
+            warp_bind(w);
+    }
+    w->arena_used = off + need;
+    return off;
+}
+
+/* Broadcast v to every lane of slot (rf, slot) of the current frame. */
+static void frame_set_all(struct warp *w, unsigned rf, uint32_t slot, uint64_t v)
+{
+    switch (rf) {
+    case RF_PRED: w->pred[slot] = v ? ~0u : 0u; break;
+    case RF_B16:
+        for (unsigned l = 0; l < 32; l++)
+            w->r16[slot][l].u = (uint16_t)v;
+        break;
+    case RF_B32:
+        for (unsigned l = 0; l < 32; l++)
+            w->r32[slot][l].u = (uint32_t)v;
+        break;
+    default:
+        for (unsigned l = 0; l < 32; l++)
+            w->r64[slot][l].u = v;
+        break;
+    }
+}
+
+static void frame_set(struct warp *w, unsigned rf, uint32_t slot, unsigned l, uint64_t v)
+{
+    switch (rf) {
+    case RF_PRED: w->pred[slot] = (w->pred[slot] & ~(1u << l)) | ((uint32_t)(v != 0) << l); break;
+    case RF_B16: w->r16[slot][l].u = (uint16_t)v; break;
+    case RF_B32: w->r32[slot][l].u = (uint32_t)v; break;
+    default: w->r64[slot][l].u = v; break;
+    }
+}
+
+/* Value of special register s in lane l of warp w. */
+static uint64_t sreg_value(const struct warp *w, unsigned s, unsigned l)
+{
+    const struct cta *c = w->cta;
+    const struct launch_state *L = c->L;
+    const uint32_t *b = L->l->block, *g = L->l->grid;
+    const uint32_t t = w->id * 32 + l;
+    switch (s) {
+    case SR_TID_X: return t % b[0];
+    case SR_TID_Y: return t / b[0] % b[1];
+    case SR_TID_Z: return t / (b[0] * b[1]);
+    case SR_NTID_X: return b[0];
+    case SR_NTID_Y: return b[1];
+    case SR_NTID_Z: return b[2];
+    case SR_CTAID_X: case SR_CLUSTERID_X: return c->id[0];
+    case SR_CTAID_Y: case SR_CLUSTERID_Y: return c->id[1];
+    case SR_CTAID_Z: case SR_CLUSTERID_Z: return c->id[2];
+    case SR_NCTAID_X: case SR_NCLUSTERID_X: return g[0];
+    case SR_NCTAID_Y: case SR_NCLUSTERID_Y: return g[1];
+    case SR_NCTAID_Z: case SR_NCLUSTERID_Z: return g[2];
+    case SR_CLUSTER_NCTAID_X: case SR_CLUSTER_NCTAID_Y: case SR_CLUSTER_NCTAID_Z:
+    case SR_CLUSTER_NCTARANK: return 1;
+    case SR_LANEID: return l;
+    case SR_WARPID: return w->id;
+    case SR_NWARPID: return 64;
+    case SR_SMID: return L->cfg->nsm ? c->linear % L->cfg->nsm : 0;
+    case SR_NSMID: return L->cfg->nsm ? L->cfg->nsm : 1;
+    case SR_GRIDID: return 1;
+    case SR_LANEMASK_EQ: return UINT32_C(1) << l;
+    case SR_LANEMASK_LE: return (uint32_t)((UINT64_C(2) << l) - 1);
+    case SR_LANEMASK_LT: return (UINT32_C(1) << l) - 1;
+    case SR_LANEMASK_GE: return ~((UINT32_C(1) << l) - 1);
+    case SR_LANEMASK_GT: return ~(uint32_t)((UINT64_C(2) << l) - 1);
+    case SR_DYNAMIC_SMEM_SIZE: return L->l->shared_dynamic;
+    case SR_TOTAL_SMEM_SIZE: case SR_AGGR_SMEM_SIZE: return L->shared_total;
+    default: return 0;
+    }
+}
+
+/* Fill the special-register slots and frame-dependent constants of the current frame. */
+static void frame_fill(struct warp *w)
+{
+    const struct xfunc *fn = w->fn;
+    const struct ir_func *f = fn->f;
+    for (uint32_t i = 0; i < f->nsreg_slots; i++) {
+        const struct ir_sreg_slot *s = &f->sreg_slots[i];
+        for (unsigned l = 0; l < 32; l++)
+            frame_set(w, s->rf, s->slot, l, sreg_value(w, s->sreg, l));
+    }
+    for (uint32_t i = 0; i < fn->npatch; i++) {
+        const struct slot_patch *p = &fn->patch[i];
+        if (p->kind == PATCH_LOCAL)
+            frame_set_all(w, p->rf, p->slot, w->sp + p->off);
+    }
+}
+
+/*
+ * Start warp `id` of CTA c at the kernel's entry with lanes `valid`. Reuses the warp's arena
+ * and stacks from a previous CTA. 0 or -ENOMEM.
+ */
+int warp_init(struct warp *w, struct cta *c, uint32_t id, struct xfunc *kf, uint32_t valid)
+{
+    w->cta = c;
+    w->id = id;
+    w->valid = valid;
+    w->exited = 0;
+    w->state = WS_RUN;
+    w->mc.lo = 0;
+    w->mc.span = 0;
+    w->mc.flags = 0;
+    w->ncalls = 0;
+    w->depth = 0;
+    w->ninsn = w->nthread = 0;
+    w->nprintf = 0;
+    w->fn = NULL;
+    w->arena_used = 0;
+    uint32_t off = arena_take(w, kf->frame_bytes + 32 * kf->param_frame);
+    if (off == UINT32_MAX)
+        return -1;
+    w->fn = kf;
+    w->frame_off = off;
+    warp_bind(w);
+    memcpy(w->arena + off, kf->tmpl, kf->frame_bytes);
+    w->sp = 0;
+    w->alloca_top = align_up(kf->local_size, 16);
+    w->local = c->local_mem + (size_t)id * 32 * c->local_stride;
+    if (kf->local_size)
+        for (unsigned l = 0; l < 32; l++)
+            memset(w->local + (size_t)l * c->local_stride, 0, kf->local_size);
+    frame_fill(w);
+    if (warp_push(w, 0, IR_NOPC, valid) != 0)
+        return -1;
+    return 0;
+}
+
+/* Release a warp's arena and stacks. */
+void warp_free(struct warp *w)
+{
+    free(w->arena);
+    free(w->stk);
+    free(w->calls);
+    w->arena = NULL;
+    w->stk = NULL;
+    w->calls = NULL;
+    w->arena_cap = w->stk_cap = w->calls_cap = 0;
+}
+
+/* Push a SIMT entry. */
+int warp_push(struct warp *w, uint32_t pc, uint32_t rpc, uint32_t mask)
+{
+    if (w->depth == w->stk_cap) {
+        uint32_t cap = w->stk_cap ? w->stk_cap * 2 : 16;
+        if (cap > WARP_MAX_DEPTH)
+            return -1;
+        struct simt_entry *s = realloc(w->stk, cap * sizeof *s);
+        if (!s)
+            return -1;
+        w->stk = s;
+        w->stk_cap = cap;
+    }
+    w->stk[w->depth++] = (struct simt_entry){pc, rpc, mask};
+    return 0;
+}
+
+/* Copy the callee's return parameters back and restore the caller's frame. */
+static void finish_call(struct warp *w)
+{
+    struct call_rec *r = &w->calls[--w->ncalls];
+    const struct xfunc *callee = w->fn;
+    const struct interp_program *p = w->cta->L->k->prog;
+    const uint32_t *poff = p->mods[callee->mod_index].param_off;
+    const struct ir_func *cf = callee->f;
+    const uint8_t *cparams = w->params;
+    const uint32_t cpf = callee->param_frame;
+    const uint32_t lanes = r->mask & ~w->exited;
+
+    w->fn = r->caller;
+    w->frame_off = r->frame_off;
+    warp_bind(w);
+    w->arena_used = r->arena_mark;
+    w->sp = r->sp;
+    w->alloca_top = r->alloca_top;
+
+    unsigned nret = r->nrets < cf->nret ? r->nrets : cf->nret;
+    for (unsigned k = 0; k < nret; k++) {
+        const struct ir_sym *s = &callee->m->syms[cf->ret + k];
+        uint32_t src = poff[cf->ret + k];
+        const struct ir_opnd *e = &r->rets[k];
+        uint32_t size = (uint32_t)s->size;
+        for (unsigned l = 0; l < 32; l++) {
+            if (!(lanes >> l & 1))
+                continue;
+            const uint8_t *sp = cparams + (size_t)l * cpf + src;
+            if (e->kind == OPK_REG) {
+                uint64_t v = 0;
+                memcpy(&v, sp, size < 8 ? size : 8);
+                frame_set(w, e->rf, e->slot, l, v);
+            } else if (e->first + size <= w->fn->param_frame) {
+                memcpy(w->params + (size_t)l * w->fn->param_frame + e->first, sp, size);
+            }
+        }
+    }
+}
+
+/* Pop reconverged and empty entries; finish calls whose entries are gone; finish the warp
+ * when nothing is left. */
+static void settle(struct warp *w)
+{
+    while (w->depth > 0) {
+        struct simt_entry *t = &w->stk[w->depth - 1];
+        if (t->mask != 0 && t->pc != t->rpc)
+            break;
+        w->depth--;
+        if (w->ncalls > 0 && w->depth == w->calls[w->ncalls - 1].base)
+            finish_call(w);
+    }
+    if (w->depth == 0)
+        w->state = WS_DONE;
+}
+
+/* The top entry's pc reached its reconvergence point (or the entry is empty). */
+void warp_reconverge(struct warp *w)
+{
+    settle(w);
+}
+
+/* Divergent branch (see the file comment). */
+void warp_branch(struct warp *w, uint32_t pc, uint32_t taken, uint32_t target, uint32_t reconv)
+{
+    struct simt_entry *t = &w->stk[w->depth - 1];
+    const uint32_t A = t->mask, T = taken & A, NT = A & ~taken;
+    if (NT == 0) {
+        t->pc = target;
+        settle(w);
+        return;
+    }
+    if (T == 0) {
+        t->pc = pc + 1;
+        settle(w);
+        return;
+    }
+    if (t->rpc == reconv) {
+        t->pc = pc + 1;
+        t->mask = NT;
+    } else {
+        t->pc = reconv;
+        if (warp_push(w, pc + 1, reconv, NT) != 0)
+            goto overflow;
+    }
+    if (warp_push(w, target, reconv, T) != 0)
+        goto overflow;
+    settle(w);
+    return;
+overflow:
+    interp_fault(w, pc, (unsigned)__builtin_ctz(A), TRAP_STACK, 0, 0, 0, false,
+                 "SIMT stack overflow");
+    w->state = WS_TRAP;
+}
+
+/* Multi-way branch: one entry per distinct target. */
+void warp_branch_multi(struct warp *w, uint32_t pc, uint32_t M, const uint32_t *targets,
+                       uint32_t reconv)
+{
+    struct simt_entry *t = &w->stk[w->depth - 1];
+    const uint32_t A = t->mask;
+    uint32_t left = M;
+    if (t->rpc == reconv) {
+        /* the remaining lanes (not in M: guard false) fall through */
+        t->pc = pc + 1;
+        t->mask = A & ~M;
+    } else {
+        t->pc = reconv;
+        if ((A & ~M) && warp_push(w, pc + 1, reconv, A & ~M) != 0)
+            goto overflow;
+    }
+    while (left) {
+        unsigned l0 = (unsigned)__builtin_ctz(left);
+        uint32_t g = 0;
+        for (unsigned l = l0; l < 32; l++)
+            if ((left >> l & 1) && targets[l] == targets[l0])
+                g |= 1u << l;
+        left &= ~g;
+        if (warp_push(w, targets[l0], reconv, g) != 0)
+            goto overflow;
+    }
+    settle(w);
+    return;
+overflow:
+    interp_fault(w, pc, (unsigned)__builtin_ctz(A), TRAP_STACK, 0, 0, 0, false,
+                 "SIMT stack overflow");
+    w->state = WS_TRAP;
+}
+
+/* exit: lanes end for good (removed from every entry, every call level). */
+void warp_exit(struct warp *w, uint32_t lanes)
+{
+    uint32_t fresh = lanes & ~w->exited;
+    w->exited |= lanes;
+    w->cta->live_threads -= (uint32_t)__builtin_popcount(fresh);
+    for (uint32_t i = 0; i < w->depth; i++)
+        w->stk[i].mask &= ~lanes;
+    settle(w);
+}
+
+/* ret: lanes leave the current activation. */
+void warp_ret(struct warp *w, uint32_t lanes)
+{
+    if (w->ncalls == 0) {
+        warp_exit(w, lanes);
+        return;
+    }
+    for (uint32_t i = w->calls[w->ncalls - 1].base; i < w->depth; i++)
+        w->stk[i].mask &= ~lanes;
+    settle(w);
+}
+
+/* call: see the file comment. */
+int warp_call(struct warp *w, uint32_t M, struct xfunc *callee, const struct call_ops *co)
+{
+    if (w->ncalls >= WARP_MAX_CALLS)
+        return TRAP_STACK;
+    uint32_t sp = align_up(w->alloca_top, 16);
+    if ((uint64_t)sp + callee->local_size > w->cta->local_stride)
+        return TRAP_STACK;
+    if (w->ncalls == w->calls_cap) {
+        uint32_t cap = w->calls_cap ? w->calls_cap * 2 : 8;
+        struct call_rec *c = realloc(w->calls, cap * sizeof *c);
+        if (!c)
+            return TRAP_STACK;
+        w->calls = c;
+        w->calls_cap = cap;
+    }
+    uint32_t mark = w->arena_used;
+    uint32_t off = arena_take(w, callee->frame_bytes + 32 * callee->param_frame);
+    if (off == UINT32_MAX)
+        return TRAP_STACK;
+
+    /* arguments: caller's .param (or registers) -> callee's parameter frame */
+    const struct interp_program *p = w->cta->L->k->prog;
+    const uint32_t *poff = p->mods[callee->mod_index].param_off;
+    const struct ir_func *cf = callee->f;
+    uint8_t *cparams = w->arena + off + callee->frame_bytes;
+    const uint32_t cpf = callee->param_frame;
+    memcpy(w->arena + off, callee->tmpl, callee->frame_bytes);
+    unsigned nargs = co->nargs < cf->nparam ? co->nargs : cf->nparam;
+    for (unsigned k = 0; k < nargs; k++) {
+        const struct ir_sym *s = &callee->m->syms[cf->param + k];
+        uint32_t dst = poff[cf->param + k], size = (uint32_t)s->size;
+        const struct ir_opnd *e = &co->args[k];
+        for (unsigned l = 0; l < 32; l++) {
+            if (!(M >> l & 1))
+                continue;
+            uint8_t *dp = cparams + (size_t)l * cpf + dst;
+            if (e->kind == OPK_REG || e->kind == OPK_IMM) {
+                uint64_t v;
+                switch (e->rf) {
+                case RF_PRED: v = w->pred[e->slot] >> l & 1; break;
+                case RF_B16: v = w->r16[e->slot][l].u; break;
+                case RF_B32: v = w->r32[e->slot][l].u; break;
+                default: v = w->r64[e->slot][l].u; break;
+                }
+                memcpy(dp, &v, size < 8 ? size : 8);
+            } else if (e->first + size <= w->fn->param_frame) {
+                memcpy(dp, w->params + (size_t)l * w->fn->param_frame + e->first, size);
+            }
+        }
+    }
+
+    struct call_rec *r = &w->calls[w->ncalls++];
+    r->caller = w->fn;
+    r->frame_off = w->frame_off;
+    r->base = w->depth;
+    r->sp = w->sp;
+    r->alloca_top = w->alloca_top;
+    r->arena_mark = mark;
+    r->mask = M;
+    r->rets = co->rets;
+    r->nrets = co->nrets;
+
+    w->fn = callee;
+    w->frame_off = off;
+    warp_bind(w);
+    w->sp = sp;
+    w->alloca_top = align_up(sp + callee->local_size, 16);
+    frame_fill(w);
+    if (warp_push(w, 0, IR_NOPC, M) != 0)
+        return TRAP_STACK;
+    return 0;
+}
