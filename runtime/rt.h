@@ -1,0 +1,241 @@
+/*
+ * runtime/rt.h — the runtime core shared by libcudart.so.13 (cudart.c) and the `ptxemu` CLI.
+ *
+ * Nothing here includes CUDA headers: errors are plain ints that cudart.c maps to cudaError_t
+ * (the values below are CUDA's, checked there with _Static_assert). The runtime keeps all state
+ * in one struct rt_ctx; cudart.c owns the single default context of a process.
+ */
+#ifndef PTXEMU_RT_H
+#define PTXEMU_RT_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "frontend/frontend.h"
+#include "interp/interp.h"
+#include "runtime/fatbin.h"
+
+/* CUDA error numbers the core produces (cudaError_t values; cudart.c asserts them). */
+enum {
+    RT_OK = 0,
+    RT_ERR_INVALID_VALUE = 1,
+    RT_ERR_MEMORY_ALLOCATION = 2,
+    RT_ERR_INITIALIZATION = 3,
+    RT_ERR_INVALID_CONFIGURATION = 9,
+    RT_ERR_INVALID_SYMBOL = 13,
+    RT_ERR_INVALID_DEVICE_POINTER = 17,
+    RT_ERR_INVALID_MEMCPY_DIRECTION = 21,
+    RT_ERR_NO_KERNEL_IMAGE = 209,
+    RT_ERR_INVALID_PTX = 218,
+    RT_ERR_INVALID_SOURCE = 300,
+    RT_ERR_INVALID_RESOURCE_HANDLE = 400,
+    RT_ERR_NOT_READY = 600,
+    RT_ERR_LAUNCH_OUT_OF_RESOURCES = 701,
+    RT_ERR_INVALID_DEVICE_FUNCTION = 98,
+    RT_ERR_NOT_SUPPORTED = 801,
+    RT_ERR_UNKNOWN = 999,
+};
+
+/* ======================================================================= device (device.c) */
+
+/* The emulated GPU: what cudaGetDeviceProperties / cudaDeviceGetAttribute report and what
+ * launches are validated against. */
+struct rt_device {
+    char name[256];
+    unsigned sm;                 /* 90 for sm_90 */
+    unsigned nsm;                /* multiprocessors */
+    unsigned warp;
+    unsigned threads_per_block, threads_per_sm, blocks_per_sm;
+    unsigned block_dim[3];
+    unsigned grid_dim[3];
+    unsigned regs_per_block, regs_per_sm;
+    uint64_t shared_per_block;        /* default limit (48 KiB) */
+    uint64_t shared_per_block_optin;  /* with cudaFuncAttributeMaxDynamicSharedMemorySize */
+    uint64_t shared_per_sm;
+    uint64_t reserved_shared_per_block;
+    uint64_t global_mem;
+    uint64_t const_mem;
+    uint64_t l2_size;
+    uint64_t persisting_l2_max;
+    unsigned clock_khz, mem_clock_khz, mem_bus_width;
+    unsigned async_engines;
+    unsigned pci_bus, pci_device, pci_domain;
+};
+
+/* Fill an H100-class sm_90 device. */
+void rt_device_default(struct rt_device *d);
+/* Apply a device spec: a comma-separated list of presets ("h100", "a100", "l4", "rtx4090",
+ * "t4", "sm_80") and key=value settings (sm, nsm, mem, name, shared, shared-optin, shared-sm,
+ * clock, threads-sm, blocks-sm, regs-sm), or the name of a file holding such settings one per
+ * line. 0, or -1 with a message in err. */
+int rt_device_parse(struct rt_device *d, const char *spec, char *err, size_t errlen);
+/* Print the device spec keys and presets (help text). */
+void rt_device_help(FILE *out);
+
+/* ============================================================================ the context */
+
+struct rt_func;
+struct rt_var;
+struct rt_fatbin;
+struct rt_ctx;
+
+/* Registry of everything the program registered (registry.c). Guarded by rt_ctx.lock. */
+struct rt_registry {
+    struct rt_fatbin **fatbins;
+    unsigned nfatbins, capfatbins;
+    struct rt_func **funcs;
+    unsigned nfuncs, capfuncs;
+    struct rt_var **vars;
+    unsigned nvars, capvars;
+};
+
+/* The device work queue (stream.c): one worker thread runs every stream's operations in
+ * global submission order — a valid order for CUDA's stream semantics (in-order streams, the
+ * legacy default stream's barriers, event waits all point backwards in submission order) —
+ * while the host thread continues, as with a GPU. */
+struct rt_op {
+    struct rt_op *next;
+    uint64_t seq;
+    void (*fn)(struct rt_ctx *c, void *arg);
+    void *arg;
+};
+
+struct rt_queue {
+    pthread_mutex_t mu;
+    pthread_cond_t work, done;
+    struct rt_op *head, *tail;
+    uint64_t submitted, completed;
+    pthread_t thread;
+    bool started;
+};
+
+struct rt_ctx {
+    pthread_mutex_t lock;       /* registry, lazy loading, device creation */
+    pthread_mutex_t launch_lock;/* one kernel at a time on the device */
+    struct rt_device dev;
+    struct interp_config icfg;
+    struct interp_dev *idev;    /* created at first use */
+    struct fe_cache *cache;
+    struct rt_registry reg;
+    bool stats;                 /* PTXEMU_STATS */
+    bool debug_reg;             /* PTXEMU_DEBUG_REG */
+    int sticky;                 /* sticky error (a kernel fault), 0 = none */
+    int async_err;              /* non-sticky error of an asynchronous operation, 0 = none */
+    bool sync;                  /* PTXEMU_SYNC: run device work on the calling thread */
+    struct rt_queue q;
+    FILE *printf_mem;           /* device printf output waiting for the next flush point */
+    char *printf_buf;
+    size_t printf_len;
+    char init_err[512];         /* why the device could not be created */
+};
+
+/* Initialise a context from the environment (PTXEMU_DEVICE, PTXEMU_THREADS, PTXEMU_STATS,
+ * PTXEMU_TRACE, PTXEMU_TRACE_THREAD, PTXEMU_DETERMINISTIC, PTXEMU_BUDGET, PTXEMU_DEBUG_REG).
+ * Never fails: a bad setting is reported on stderr and ignored. */
+void rt_ctx_init(struct rt_ctx *c);
+/* Release everything (device memory, modules, registry). */
+void rt_ctx_fini(struct rt_ctx *c);
+/* The interpreter device, created on first use. NULL (and c->init_err) on failure. */
+struct interp_dev *rt_ctx_dev(struct rt_ctx *c);
+/* Parse a PTXEMU_TRACE-style list ("insn,regs,mem") into TRACE_* bits; -1 if malformed. */
+int rt_parse_trace(const char *s);
+
+/* ========================================================================= registry.c */
+
+struct rt_fatbin {
+    void *handle_slot;          /* the program's void** handle points here */
+    const struct fatbin_wrapper *wrapper;
+    int state;                  /* 0 not loaded, 1 loaded, -1 load failed */
+    int load_err;               /* RT_ERR_* when state < 0 */
+    struct interp_program *prog;
+    const struct ir_module **mods;
+    unsigned nmods;
+};
+
+struct rt_func {
+    const void *host;           /* host stub address */
+    char *name;                 /* mangled device name */
+    struct rt_fatbin *fb;
+    const struct interp_kernel *kernel; /* resolved at load */
+    struct interp_kernel_info info;
+    uint32_t max_dynamic_shared; /* cudaFuncAttributeMaxDynamicSharedMemorySize */
+    int preferred_carveout;
+    int cache_config;
+};
+
+struct rt_var {
+    const void *host;           /* host shadow address */
+    void **managed_ptr;         /* managed: host pointer variable to point at the storage */
+    char *name;
+    uint64_t size;
+    bool constant, managed;
+    struct rt_fatbin *fb;
+    uint64_t addr;              /* device address after load */
+};
+
+struct rt_fatbin *rt_reg_fatbin(struct rt_ctx *c, const void *wrapper);
+struct rt_func *rt_reg_func(struct rt_ctx *c, struct rt_fatbin *fb, const void *host,
+                            const char *name);
+struct rt_var *rt_reg_var(struct rt_ctx *c, struct rt_fatbin *fb, const void *host,
+                          void **managed_ptr, const char *name, uint64_t size, bool constant,
+                          bool managed);
+void rt_unreg_fatbin(struct rt_ctx *c, struct rt_fatbin *fb);
+/* Lookups by host address (stub / shadow); NULL if unknown. Take c->lock themselves. */
+struct rt_func *rt_find_func(struct rt_ctx *c, const void *host);
+struct rt_var *rt_find_var(struct rt_ctx *c, const void *host);
+/* Is p one of our rt_func records (a cudaKernel_t handle)? */
+bool rt_is_func(struct rt_ctx *c, const void *p);
+/* Load a fat binary (choose PTX, parse, load onto the device, resolve functions and variables,
+ * point managed shadows at their storage). Idempotent. 0 or RT_ERR_*; the reason is printed
+ * to stderr once. */
+int rt_fatbin_load(struct rt_ctx *c, struct rt_fatbin *fb);
+
+/* ============================================================================ stream.c */
+
+/* A launch request as the CUDA API gives it. */
+struct rt_launch_req {
+    struct rt_func *func;
+    uint32_t grid[3], block[3];
+    uint64_t shared;
+    void **args;
+    bool cooperative;
+};
+
+/* A validated launch with its own parameter block, ready to run. */
+struct rt_kernel_op {
+    struct rt_func *func;
+    struct interp_launch l;
+    uint8_t *params;
+};
+
+/* Validate a launch (module loaded, dimensions, shared memory, co-residency) and copy its
+ * parameters. RT_OK with *out (free with rt_launch_exec), or the launch error. */
+int rt_launch_prepare(struct rt_ctx *c, const struct rt_launch_req *r, struct rt_kernel_op **out);
+/* Run a prepared launch and free it. A fault is reported on stderr and becomes c->sticky. */
+void rt_launch_exec(struct rt_ctx *c, struct rt_kernel_op *k);
+/* Prepare and run now (graph nodes, which already run on the worker). */
+int rt_launch(struct rt_ctx *c, const struct rt_launch_req *r);
+
+/* Queue fn(c, arg) behind all earlier work; returns its sequence number (work runs inline
+ * when c->sync or the queue cannot be used). */
+uint64_t rt_submit(struct rt_ctx *c, void (*fn)(struct rt_ctx *c, void *arg), void *arg);
+/* Wait until the work with sequence number seq (0: everything submitted so far) is done. */
+void rt_wait(struct rt_ctx *c, uint64_t seq);
+/* Has the work with sequence number seq completed? */
+bool rt_done(struct rt_ctx *c, uint64_t seq);
+/* Write pending device printf output to stdout (called at CUDA's flush points: kernel
+ * launch, synchronization, blocking copies, module unload). Not blocking: skip when a kernel
+ * is running. */
+void rt_printf_flush(struct rt_ctx *c, bool blocking);
+
+/* Lay out a parameter block from per-parameter argument pointers (CUDA's void **args). */
+int rt_build_params(const struct interp_kernel_info *ki, void **args, uint8_t *block);
+
+/* Print the --stats line of a launch. */
+void rt_print_stats(FILE *out, const char *name, const uint32_t grid[3], const uint32_t block[3],
+                    const struct interp_stats *st);
+
+#endif

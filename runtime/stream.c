@@ -1,0 +1,268 @@
+/*
+ * runtime/stream.c — executing work on the emulated device: kernel launches (validation,
+ * parameter block, statistics, fault handling), the device work queue, and device printf
+ * flushing.
+ *
+ * Work queue: one worker thread runs all operations in global submission order. Since every
+ * CUDA ordering constraint (in-order streams, the legacy default stream's implicit barriers,
+ * cudaStreamWaitEvent) points from a later submission to an earlier one, a single FIFO honours
+ * all of them, and the host thread overlaps with device work as on a GPU. PTXEMU_SYNC=1 runs
+ * work on the calling thread instead.
+ *
+ * Device printf: the interpreter writes a kernel's output into a memory stream; it reaches
+ * stdout at CUDA's flush points (next launch, synchronization, blocking copy, module unload),
+ * so host and device output interleave as they do with a GPU.
+ */
+#include "runtime/rt.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ============================================================================ launching */
+
+/* Copy each argument into its slot of the parameter block. */
+int rt_build_params(const struct interp_kernel_info *ki, void **args, uint8_t *block)
+{
+    memset(block, 0, ki->param_size_total);
+    if (ki->nparams && !args)
+        return RT_ERR_INVALID_VALUE;
+    for (unsigned i = 0; i < ki->nparams; i++) {
+        if (!args[i])
+            return RT_ERR_INVALID_VALUE;
+        memcpy(block + ki->param_offset[i], args[i], ki->param_size[i]);
+    }
+    return RT_OK;
+}
+
+/* The --stats line. */
+void rt_print_stats(FILE *out, const char *name, const uint32_t grid[3], const uint32_t block[3],
+                    const struct interp_stats *st)
+{
+    fprintf(out,
+            "kernel %s grid (%u,%u,%u) block (%u,%u,%u): %llu warp instructions, %llu thread "
+            "instructions, %.6f s\n",
+            name, grid[0], grid[1], grid[2], block[0], block[1], block[2],
+            (unsigned long long)st->warp_insns, (unsigned long long)st->thread_insns, st->seconds);
+}
+
+/* Validate a launch and copy its parameters (see rt.h). */
+int rt_launch_prepare(struct rt_ctx *c, const struct rt_launch_req *r, struct rt_kernel_op **out)
+{
+    struct rt_func *f = r->func;
+    *out = NULL;
+    if (!f)
+        return RT_ERR_INVALID_DEVICE_FUNCTION;
+    int e = rt_fatbin_load(c, f->fb);
+    if (e)
+        return e;
+    if (!f->kernel) {
+        fprintf(stderr, "ptxemu: kernel %s is not in the program's PTX\n", f->name);
+        return RT_ERR_INVALID_DEVICE_FUNCTION;
+    }
+    const struct rt_device *d = &c->dev;
+    uint64_t threads = (uint64_t)r->block[0] * r->block[1] * r->block[2];
+    for (int i = 0; i < 3; i++)
+        if (!r->grid[i] || !r->block[i] || r->grid[i] > d->grid_dim[i] ||
+            r->block[i] > d->block_dim[i])
+            return RT_ERR_INVALID_CONFIGURATION;
+    if (threads > d->threads_per_block)
+        return RT_ERR_INVALID_CONFIGURATION;
+    if (f->info.max_threads && threads > f->info.max_threads)
+        return RT_ERR_INVALID_CONFIGURATION;
+    uint64_t dyn_limit = f->max_dynamic_shared
+                             ? f->max_dynamic_shared
+                             : (d->shared_per_block > f->info.shared_static
+                                    ? d->shared_per_block - f->info.shared_static
+                                    : 0);
+    if (r->shared > dyn_limit || f->info.shared_static + r->shared > d->shared_per_block_optin)
+        return RT_ERR_INVALID_VALUE;
+    if (r->cooperative) {
+        /* all CTAs must be co-resident: a conservative occupancy bound */
+        uint64_t per_sm = d->threads_per_sm / (threads ? threads : 1);
+        if (per_sm > d->blocks_per_sm)
+            per_sm = d->blocks_per_sm;
+        uint64_t ctas = (uint64_t)r->grid[0] * r->grid[1] * r->grid[2];
+        if (ctas > per_sm * d->nsm)
+            return 720; /* cudaErrorCooperativeLaunchTooLarge */
+    }
+    struct rt_kernel_op *k = calloc(1, sizeof *k);
+    if (!k || !(k->params = malloc(f->info.param_size_total ? f->info.param_size_total : 1))) {
+        free(k);
+        return RT_ERR_MEMORY_ALLOCATION;
+    }
+    e = rt_build_params(&f->info, r->args, k->params);
+    if (e) {
+        free(k->params);
+        free(k);
+        return e;
+    }
+    k->func = f;
+    k->l.kernel = f->kernel;
+    memcpy(k->l.grid, r->grid, sizeof k->l.grid);
+    memcpy(k->l.block, r->block, sizeof k->l.block);
+    k->l.shared_dynamic = (uint32_t)r->shared;
+    k->l.params = k->params;
+    k->l.cooperative = r->cooperative;
+    *out = k;
+    return RT_OK;
+}
+
+/* Run a prepared launch and free it (see rt.h). */
+void rt_launch_exec(struct rt_ctx *c, struct rt_kernel_op *k)
+{
+    struct interp_stats st = {0};
+    struct trap trap;
+    memset(&trap, 0, sizeof trap);
+    pthread_mutex_lock(&c->lock);
+    int prior = c->sticky;
+    pthread_mutex_unlock(&c->lock);
+    if (prior) /* a faulted context runs nothing more */
+        goto out;
+    pthread_mutex_lock(&c->launch_lock);
+    int lr = interp_launch(c->idev, &k->l, &st, &trap);
+    pthread_mutex_unlock(&c->launch_lock);
+    if (lr < 0) {
+        fprintf(stderr, "ptxemu: launch of %s failed: %s\n", k->func->name,
+                trap.msg[0] ? trap.msg : "rejected by the device");
+        pthread_mutex_lock(&c->lock);
+        if (!c->async_err)
+            c->async_err = RT_ERR_INVALID_CONFIGURATION;
+        pthread_mutex_unlock(&c->lock);
+        goto out;
+    }
+    if (c->stats)
+        rt_print_stats(stderr, k->func->name, k->l.grid, k->l.block, &st);
+    if (lr == 1) {
+        rt_printf_flush(c, true); /* output up to the fault, then the report */
+        fflush(stdout);
+        interp_trap_report(stderr, &trap);
+        pthread_mutex_lock(&c->lock);
+        if (!c->sticky)
+            c->sticky = interp_trap_cuda_error(trap.kind);
+        pthread_mutex_unlock(&c->lock);
+    }
+out:
+    free(k->params);
+    free(k);
+}
+
+/* Prepare and run now. */
+int rt_launch(struct rt_ctx *c, const struct rt_launch_req *r)
+{
+    struct rt_kernel_op *k;
+    int e = rt_launch_prepare(c, r, &k);
+    if (e)
+        return e;
+    rt_launch_exec(c, k);
+    return RT_OK;
+}
+
+/* ============================================================================ the queue */
+
+static void *worker_main(void *arg)
+{
+    struct rt_ctx *c = arg;
+    struct rt_queue *q = &c->q;
+    pthread_mutex_lock(&q->mu);
+    for (;;) {
+        while (!q->head)
+            pthread_cond_wait(&q->work, &q->mu);
+        struct rt_op *op = q->head;
+        q->head = op->next;
+        if (!q->head)
+            q->tail = NULL;
+        pthread_mutex_unlock(&q->mu);
+        op->fn(c, op->arg);
+        pthread_mutex_lock(&q->mu);
+        q->completed = op->seq;
+        free(op);
+        pthread_cond_broadcast(&q->done);
+    }
+    return NULL;
+}
+
+/* Queue work behind everything submitted before (see rt.h). */
+uint64_t rt_submit(struct rt_ctx *c, void (*fn)(struct rt_ctx *c, void *arg), void *arg)
+{
+    struct rt_queue *q = &c->q;
+    struct rt_op *op = c->sync ? NULL : malloc(sizeof *op);
+    pthread_mutex_lock(&q->mu);
+    if (op && !q->started) {
+        pthread_attr_t at;
+        pthread_attr_init(&at);
+        pthread_attr_setstacksize(&at, 8u << 20);
+        if (pthread_create(&q->thread, &at, worker_main, c) == 0) {
+            pthread_detach(q->thread);
+            q->started = true;
+        }
+        pthread_attr_destroy(&at);
+    }
+    if (!op || !q->started) {
+        /* inline: wait for earlier work, then run here */
+        uint64_t seq = ++q->submitted;
+        while (q->completed < seq - 1)
+            pthread_cond_wait(&q->done, &q->mu);
+        pthread_mutex_unlock(&q->mu);
+        free(op);
+        fn(c, arg);
+        pthread_mutex_lock(&q->mu);
+        q->completed = seq;
+        pthread_cond_broadcast(&q->done);
+        pthread_mutex_unlock(&q->mu);
+        return seq;
+    }
+    op->next = NULL;
+    op->fn = fn;
+    op->arg = arg;
+    op->seq = ++q->submitted;
+    if (q->tail)
+        q->tail->next = op;
+    else
+        q->head = op;
+    q->tail = op;
+    pthread_cond_signal(&q->work);
+    uint64_t seq = op->seq;
+    pthread_mutex_unlock(&q->mu);
+    return seq;
+}
+
+/* Wait for work seq (0: all submitted so far). */
+void rt_wait(struct rt_ctx *c, uint64_t seq)
+{
+    struct rt_queue *q = &c->q;
+    pthread_mutex_lock(&q->mu);
+    if (!seq)
+        seq = q->submitted;
+    while (q->completed < seq)
+        pthread_cond_wait(&q->done, &q->mu);
+    pthread_mutex_unlock(&q->mu);
+}
+
+/* Has work seq completed? */
+bool rt_done(struct rt_ctx *c, uint64_t seq)
+{
+    struct rt_queue *q = &c->q;
+    pthread_mutex_lock(&q->mu);
+    bool r = q->completed >= seq;
+    pthread_mutex_unlock(&q->mu);
+    return r;
+}
+
+/* Move pending device printf output to stdout (blocking: wait for a running kernel). */
+void rt_printf_flush(struct rt_ctx *c, bool blocking)
+{
+    if (!c->printf_mem)
+        return;
+    if (blocking)
+        pthread_mutex_lock(&c->launch_lock);
+    else if (pthread_mutex_trylock(&c->launch_lock) != 0)
+        return; /* a kernel is running: its output comes at the next flush point */
+    if (fflush(c->printf_mem) == 0 && c->printf_len) {
+        fflush(stdout);
+        fwrite(c->printf_buf, 1, c->printf_len, stdout);
+        fflush(stdout);
+        rewind(c->printf_mem);
+        fflush(c->printf_mem); /* the length is the position after a flush */
+    }
+    pthread_mutex_unlock(&c->launch_lock);
+}
