@@ -1,0 +1,214 @@
+#!/usr/bin/env perl
+# tests/fixtures.t - run the hand-written PTX fixtures (fixtures/**/*.ptx)
+# against `ptxemu` and check the expectations written in their comments.
+#
+# One TAP line per fixture file that has `//@` lines; files without any (the
+# nvcc-generated fixtures/ptx/sm_*/) are ignored here.  Directives:
+#
+#   //@ check                       `ptxemu check FILE` exits 0
+#   //@ expect-error L:C: MESSAGE   `ptxemu check FILE` exits non-zero and its
+#                                   stderr contains "FILE:L:C: error: MESSAGE"
+#                                   (several lines: all must appear)
+#   //@ exec ARGS...                run `ptxemu exec FILE ARGS...` (shell-like
+#                                   quoting); the expectations below refer to
+#                                   the most recent exec (several execs allowed)
+#   //@ expect-stdout TEXT          the next line of stdout is exactly TEXT;
+#                                   stdout must have no further lines
+#   //@ expect-stderr TEXT          stderr contains TEXT
+#   //@ expect-exit N               exit status N (default 0)
+#   //@ timeout SECONDS             per command (default 60)
+#   //@ todo REASON                 a failure is reported as TODO (tolerated)
+#   //@ skip REASON                 do not run
+#
+# FILE is the path relative to the repository root (the cwd of the commands).
+# The binary is $PTXEMU_BUILD/ptxemu (PTXEMU_BUILD defaults to "build").
+use strict;
+use warnings;
+use File::Basename qw(dirname);
+use File::Find;
+use File::Temp qw(tempfile);
+use Text::ParseWords qw(shellwords);
+use POSIX qw(WNOHANG);
+
+chdir(dirname(__FILE__) . '/..') or die "chdir: $!";
+my $build = $ENV{PTXEMU_BUILD} // 'build';
+my $bin   = "$build/ptxemu";
+
+my @files;
+find({ wanted => sub { push @files, $File::Find::name if /\.ptx\z/ && -f $_ }, no_chdir => 1 },
+    'fixtures');
+@files = sort @files;
+
+# Parse every file's directives into a list of steps.
+my @cases;
+for my $file (@files) {
+    open(my $fh, '<', $file) or die "$file: $!";
+    my (@steps, $todo, $skip, $timeout, $cur);
+    my $lineno = 0;
+    my $bad;
+    while (my $line = <$fh>) {
+        $lineno++;
+        next unless $line =~ m{^\s*//@\s*(\S+)\s?(.*?)\s*$};
+        my ($dir, $arg) = ($1, $2);
+        if ($dir eq 'check') {
+            push @steps, { kind => 'check' };
+            $cur = undef;
+        } elsif ($dir eq 'expect-error') {
+            my $err = (grep { $_->{kind} eq 'errors' } @steps)[0];
+            push @steps, ($err = { kind => 'errors', want => [] }) unless $err;
+            push @{ $err->{want} }, $arg;
+            $cur = undef;
+        } elsif ($dir eq 'exec') {
+            $cur = { kind => 'exec', args => [shellwords($arg)], stdout => undef,
+                     stderr => [], exit => 0, line => $lineno };
+            push @steps, $cur;
+        } elsif ($dir =~ /^expect-(stdout|stderr|exit)$/) {
+            if (!$cur) {
+                $bad = "$file:$lineno: //\@ $dir without a preceding //\@ exec";
+                last;
+            }
+            if ($1 eq 'stdout') {
+                push @{ $cur->{stdout} //= [] }, $arg;
+            } elsif ($1 eq 'stderr') {
+                push @{ $cur->{stderr} }, $arg;
+            } else {
+                $cur->{exit} = $arg;
+            }
+        } elsif ($dir eq 'timeout') {
+            $timeout = $arg;
+        } elsif ($dir eq 'todo') {
+            $todo = $arg eq '' ? 'todo' : $arg;
+        } elsif ($dir eq 'skip') {
+            $skip = $arg eq '' ? 'skip' : $arg;
+        } elsif ($dir =~ /^(launch|expect)$/) {
+            $bad = "$file:$lineno: unknown directive //\@ $dir (use exec / expect-stdout)";
+            last;
+        } else {
+            $bad = "$file:$lineno: unknown directive //\@ $dir";
+            last;
+        }
+    }
+    close $fh;
+    next unless @steps || $bad || $skip || $todo;
+    push @cases, { file => $file, steps => \@steps, todo => $todo, skip => $skip,
+                   timeout => $timeout // 60, bad => $bad };
+}
+
+# Runs argv with a timeout; returns (status, stdout, stderr, timed_out).
+sub run_cmd {
+    my ($timeout, @argv) = @_;
+    my ($ofh, $ofile) = tempfile(UNLINK => 1);
+    my ($efh, $efile) = tempfile(UNLINK => 1);
+    my $pid = fork();
+    die "fork: $!" unless defined $pid;
+    if ($pid == 0) {
+        open(STDIN, '<', '/dev/null');
+        open(STDOUT, '>&', $ofh) or die;
+        open(STDERR, '>&', $efh) or die;
+        exec(@argv) or do { print STDERR "exec $argv[0]: $!\n"; POSIX::_exit(127) };
+    }
+    my $deadline = time + $timeout;
+    my $timed_out = 0;
+    while (1) {
+        my $r = waitpid($pid, WNOHANG);
+        last if $r == $pid;
+        if (time > $deadline) {
+            kill 'KILL', $pid;
+            waitpid($pid, 0);
+            $timed_out = 1;
+            last;
+        }
+        select(undef, undef, undef, 0.02);
+    }
+    my $status = $?;
+    local $/;
+    open(my $o, '<', $ofile) or die;
+    my $out = <$o>;
+    open(my $e, '<', $efile) or die;
+    my $err = <$e>;
+    my $code = $status & 127 ? 128 + ($status & 127) : $status >> 8;
+    return ($code, $out // '', $err // '', $timed_out);
+}
+
+sub diag_text {
+    my ($label, $text) = @_;
+    my @l = split /\n/, $text;
+    @l = (@l[0 .. 19], "... (" . (@l - 20) . " more lines)") if @l > 20;
+    return map { "#   $label| $_\n" } @l;
+}
+
+print "1..", scalar(@cases), "\n";
+if (!@cases) {
+    print "# no fixture with //\@ expectations found\n";
+}
+my $n = 0;
+for my $c (@cases) {
+    $n++;
+    my $name = $c->{file};
+    if ($c->{skip}) {
+        print "ok $n - $name # SKIP $c->{skip}\n";
+        next;
+    }
+    my @why;
+    if ($c->{bad}) {
+        push @why, "# $c->{bad}\n";
+    } elsif (!-x $bin) {
+        push @why, "# $bin is not built (run ninja)\n";
+    } else {
+        for my $s (@{ $c->{steps} }) {
+            if ($s->{kind} eq 'check') {
+                my ($code, $out, $err, $to) = run_cmd($c->{timeout}, $bin, 'check', $name);
+                if ($to || $code != 0) {
+                    push @why, "# ptxemu check $name: " . ($to ? "timed out" : "exit $code")
+                        . ", expected 0\n", diag_text('stderr', $err);
+                }
+            } elsif ($s->{kind} eq 'errors') {
+                my ($code, $out, $err, $to) = run_cmd($c->{timeout}, $bin, 'check', $name);
+                if ($to || $code == 0) {
+                    push @why, "# ptxemu check $name: " . ($to ? "timed out" : "exit 0")
+                        . ", expected failure\n";
+                }
+                for my $w (@{ $s->{want} }) {
+                    my ($loc, $msg) = $w =~ /^(\d+:\d+):\s*(.*)$/
+                        or do { push @why, "# bad expect-error '$w' (want L:C: message)\n"; next };
+                    my $want = "$name:$loc: error: $msg";
+                    push @why, "# stderr lacks: $want\n" if index($err, $want) < 0;
+                }
+                push @why, diag_text('stderr', $err) if @why;
+            } else {
+                my @argv = ($bin, 'exec', $name, @{ $s->{args} });
+                my ($code, $out, $err, $to) = run_cmd($c->{timeout}, @argv);
+                my @w;
+                if ($to) {
+                    push @w, "# timed out after $c->{timeout}s\n";
+                } elsif ($code != $s->{exit}) {
+                    push @w, "# exit $code, expected $s->{exit}\n";
+                }
+                if (defined $s->{stdout}) {
+                    my @got = split /\n/, $out, -1;
+                    pop @got if @got && $got[-1] eq '';
+                    my @exp = @{ $s->{stdout} };
+                    my $max = @got > @exp ? @got : @exp;
+                    for my $i (0 .. $max - 1) {
+                        my ($g, $e) = ($got[$i], $exp[$i]);
+                        next if defined $g && defined $e && $g eq $e;
+                        push @w, "# stdout line " . ($i + 1) . ":\n",
+                            "#          got: " . (defined $g ? "'$g'" : "(end of output)") . "\n",
+                            "#     expected: " . (defined $e ? "'$e'" : "(end of output)") . "\n";
+                        last;
+                    }
+                }
+                for my $e (@{ $s->{stderr} }) {
+                    push @w, "# stderr lacks: $e\n" if index($err, $e) < 0;
+                }
+                if (@w) {
+                    push @why, "# ptxemu exec $name @{ $s->{args} } (line $s->{line})\n", @w,
+                        diag_text('stdout', $out), diag_text('stderr', $err);
+                }
+            }
+        }
+    }
+    my $todo = $c->{todo} ? " # TODO $c->{todo}" : '';
+    print((@why ? "not ok" : "ok"), " $n - $name$todo\n");
+    print @why;
+}

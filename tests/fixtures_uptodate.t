@@ -1,0 +1,76 @@
+#!/usr/bin/env perl
+# tests/fixtures_uptodate.t - the committed fixtures/ptx/{sm_75,sm_80,sm_90,
+# sm_80_G}/NAME.ptx are what scripts/gen-fixtures.sh makes of
+# fixtures/cuda/NAME.cu with the installed nvcc.
+#
+# Regenerates all four variants into a temporary directory (two nvcc at a
+# time, about 20 s here) and compares file by file, one TAP line per file.
+# `.file` directives (written by -G) are not compared: they hold the paths of
+# the CUDA and gcc headers, which differ between installations.  Without nvcc
+# the test is skipped.  Fix a failure with `scripts/gen-fixtures.sh`.
+use strict;
+use warnings;
+use File::Basename qw(dirname basename);
+use File::Temp qw(tempdir);
+
+chdir(dirname(__FILE__) . '/..') or die "chdir: $!";
+
+my $nvcc = $ENV{NVCC};
+if (!$nvcc) {
+    for my $d (split(/:/, $ENV{PATH} // ''), '/usr/local/cuda/bin') {
+        if (-x "$d/nvcc") { $nvcc = "$d/nvcc"; last }
+    }
+}
+if (!$nvcc) {
+    print "1..1\nok 1 # SKIP nvcc not found\n";
+    exit 0;
+}
+
+my @variants = qw(sm_75 sm_80 sm_90 sm_80_G);
+my @names = map { basename($_, '.cu') } sort glob('fixtures/cuda/*.cu');
+my $tmp = tempdir(CLEANUP => 1);
+my $log = do {
+    local $ENV{NVCC} = $nvcc;
+    `scripts/gen-fixtures.sh --out $tmp 2>&1`;
+};
+my $gen_ok = $? == 0;
+
+sub slurp {
+    my ($path) = @_;
+    open(my $fh, '<', $path) or return undef;
+    my @l = grep { !/^\s*\.file\s/ } <$fh>;
+    return \@l;
+}
+
+# Expected files, plus committed ones that no source produces any more.
+my @files;
+for my $v (@variants) {
+    push @files, map { "$v/$_.ptx" } @names;
+    my %have = map { ("$v/$_.ptx" => 1) } @names;
+    push @files, grep { !$have{$_} } map { s{^fixtures/ptx/}{}r } sort glob("fixtures/ptx/$v/*.ptx");
+}
+
+print "1..", scalar(@files), "\n";
+print map { "# $_\n" } split /\n/, $log unless $gen_ok;
+my $n = 0;
+for my $f (@files) {
+    $n++;
+    my $committed = slurp("fixtures/ptx/$f");
+    my $fresh = slurp("$tmp/$f");
+    my @why;
+    if (!$fresh && $committed) {
+        push @why, "# fixtures/ptx/$f has no source fixtures/cuda/*.cu (delete it?)\n";
+    } elsif (!$committed) {
+        push @why, "# fixtures/ptx/$f is missing: run scripts/gen-fixtures.sh\n";
+    } elsif (join('', @$committed) ne join('', @$fresh)) {
+        my $i = 0;
+        $i++ while $i < @$committed && $i < @$fresh && $committed->[$i] eq $fresh->[$i];
+        chomp(my $c = $committed->[$i] // '(end of file)');
+        chomp(my $g = $fresh->[$i] // '(end of file)');
+        push @why, "# out of date: run scripts/gen-fixtures.sh (first difference, line "
+            . ($i + 1) . " ignoring .file lines)\n",
+            "#    committed: $c\n", "#    generated: $g\n";
+    }
+    print((@why ? 'not ok' : 'ok'), " $n - fixtures/ptx/$f\n");
+    print @why;
+}

@@ -1,0 +1,46 @@
+#!/usr/bin/env perl
+# tests/roundtrip.t - printer round trip over every nvcc-generated and hand-written PTX
+# fixture that loads: `ptxemu print FILE` (P1), `ptxemu print P1` (P2) must equal P1 (after
+# the comment header naming the file), and P1 must assemble with `ptxas -arch=<its .target>`
+# (skipped when ptxas is not installed). Files that `ptxemu check` rejects are skipped here
+# (fixtures.t owns their expectations).
+use strict;
+use warnings;
+use File::Basename qw(dirname);
+use File::Find;
+use File::Temp qw(tempdir);
+
+chdir(dirname(__FILE__) . '/..') or die "chdir: $!";
+my $bin = ($ENV{PTXEMU_BUILD} // 'build') . '/ptxemu';
+my $ptxas = -x '/usr/local/cuda/bin/ptxas' ? '/usr/local/cuda/bin/ptxas' : `command -v ptxas 2>/dev/null`;
+chomp $ptxas;
+my $tmp = tempdir(CLEANUP => 1);
+my @files;
+find({ wanted => sub { push @files, $File::Find::name if /\.ptx\z/ && -f $_ }, no_chdir => 1 },
+    'fixtures/ptx');
+@files = sort grep { !m{/diag/} } @files;
+print "1.." . scalar(@files) . "\n";
+my $n = 0;
+sub strip { my $t = shift; $t =~ s{\A//\n//[^\n]*\n//\n}{}; $t }
+for my $f (@files) {
+    $n++;
+    if (system("$bin check '$f' >/dev/null 2>&1") != 0) {
+        print "ok $n - $f # SKIP does not load\n";
+        next;
+    }
+    my $p1 = `$bin print '$f' 2>&1`;
+    if ($? != 0) { print "not ok $n - $f: print failed\n# $p1\n"; next; }
+    open(my $fh, '>', "$tmp/p1.ptx") or die; print $fh $p1; close $fh;
+    my $p2 = `$bin print '$tmp/p1.ptx' 2>&1`;
+    if ($? != 0 || strip($p1) ne strip($p2)) {
+        print "not ok $n - $f: second print differs\n";
+        next;
+    }
+    if ($ptxas) {
+        my ($arch, $num) = $p1 =~ /^\.target\s+(sm_(\d+)\w*)/m;
+        if (!$arch || $num < 75) { print "ok $n - $f # ptxas cannot assemble this .target\n"; next; }
+        my $out = `$ptxas -arch=$arch '$tmp/p1.ptx' -o '$tmp/p1.cubin' 2>&1`;
+        if ($? != 0) { $out =~ s/^/# /mg; print "not ok $n - $f: ptxas rejects the print\n$out"; next; }
+    }
+    print "ok $n - $f" . ($ptxas ? "" : " (no ptxas)") . "\n";
+}

@@ -1,0 +1,210 @@
+#!/usr/bin/env perl
+# tests/runtime.t - the `ptxemu` command and libcudart.so.13 beyond what
+# tests/cuda_programs.t covers (it runs every fixtures/cuda/*.cu, including our
+# rt_*.cu, and checks PASS):
+#   - CLI usage errors (exit 2), --help/--version, exec --print/--dump/--stats
+#     output formats on fixtures/ptx/sm_80/vecadd.ptx, traps (exit 1);
+#   - `ptxemu run`: a program without libcudart.so.13 (static cudart) is refused
+#     with the rebuild message; options reach the program as PTXEMU_*;
+#   - CUDA builds that need special nvcc flags: -rdc (fixtures/cuda/rt_rdc/),
+#     --compress-mode=speed (LZ4 PTX), SASS-only (the -gencode message),
+#     -cudart static, and registration as PTXEMU_DEBUG_REG=1 prints it.
+# Executables go to $PTXEMU_BUILD/fixtures/rt/ (default build/).  nvcc parts skip
+# without nvcc.
+use strict;
+use warnings;
+use File::Basename qw(dirname);
+use File::Path qw(make_path);
+use File::Temp qw(tempfile tempdir);
+use Cwd qw(getcwd);
+
+chdir(dirname(__FILE__) . '/..') or die "chdir: $!";
+my $build  = $ENV{PTXEMU_BUILD} // 'build';
+my $ptxemu = "$build/ptxemu";
+my $lib    = "$build/lib";
+my $tmp    = tempdir(CLEANUP => 1);
+my $n      = 0;
+
+sub ok_ {
+    my ($cond, $desc, @diag) = @_;
+    $n++;
+    print(($cond ? "ok" : "not ok") . " $n - $desc\n");
+    if (!$cond) { print "# $_\n" for map { split /\n/ } grep { defined } @diag }
+    return $cond;
+}
+
+sub skip_ {
+    my ($count, $why) = @_;
+    for (1 .. $count) { $n++; print "ok $n # SKIP $why\n" }
+}
+
+# Run a command; returns (exit status, stdout, stderr).
+sub run {
+    my ($env, @argv) = @_;
+    my (undef, $of) = tempfile(DIR => $tmp);
+    my (undef, $ef) = tempfile(DIR => $tmp);
+    my $pid = fork() // die "fork: $!";
+    if ($pid == 0) {
+        $ENV{$_} = $env->{$_} for keys %$env;
+        open(STDIN, '<', '/dev/null');
+        open(STDOUT, '>', $of) or die;
+        open(STDERR, '>', $ef) or die;
+        exec(@argv) or POSIX::_exit(127);
+    }
+    waitpid($pid, 0);
+    my $st = $? & 127 ? 128 + ($? & 127) : $? >> 8;
+    local $/;
+    open(my $o, '<', $of) or die; my $out = <$o>;
+    open(my $e, '<', $ef) or die; my $err = <$e>;
+    return ($st, $out, $err);
+}
+
+if (!-x $ptxemu) {
+    print "1..0 # SKIP $ptxemu not built\n";
+    exit 0;
+}
+
+# ------------------------------------------------------------------ CLI basics
+{
+    my ($st, $out, $err) = run({}, $ptxemu);
+    ok_($st == 2 && $err =~ /^ptxemu: missing command/ && $err =~ /usage: ptxemu COMMAND/,
+        'no command: usage, exit 2', "status $st", $err);
+    ($st, $out, $err) = run({}, $ptxemu, 'frobnicate');
+    ok_($st == 2 && $err =~ /unknown command 'frobnicate'/, 'unknown command: exit 2', $err);
+    ($st, $out) = run({}, $ptxemu, '--help');
+    ok_($st == 0 && $out =~ /^usage: ptxemu COMMAND/ && $out =~ /buf:rand=SIZE,SEED/,
+        '--help on stdout, exit 0');
+    ($st, $out) = run({}, $ptxemu, '--version');
+    ok_($st == 0 && $out =~ /^ptxemu \d+\.\d+\.\d+ /, '--version');
+    my $v = 'fixtures/ptx/sm_80/vecadd.ptx';
+    my @bad = (
+        [[qw(exec), $v, qw(--grid 1 --block 1)], qr/takes 4 parameters \(8 bytes, 8 bytes, 8 bytes, 4 bytes\), 0 --arg given/, 'wrong argument count'],
+        [[qw(exec), $v, qw(--grid 0 --block 1)], qr/--grid: expected X\[,Y,Z\]/, 'zero grid'],
+        [['exec', $v, '--grid', '1,2,3,4', '--block', '1'], qr/--grid: expected/, 'four grid dims'],
+        [[qw(exec), $v, qw(--block 1)], qr/exec needs --grid and --block/, 'missing --grid'],
+        [[qw(exec), $v, qw(--grid 1 --block 1 --arg u33:1)], qr/--arg u33:1: expected TYPE:VALUE/, 'bad scalar type'],
+        [[qw(exec), $v, qw(--grid 1 --block 1 --arg u8:256)], qr/bad u8 value '256'/, 'scalar out of range'],
+        [[qw(exec), $v, qw(--grid 1 --block 1 --arg buf:zero=x)], qr/malformed buffer spec/, 'bad buffer spec'],
+        [[qw(exec), $v, qw(--grid 1 --block 1 --print 0)], qr/--print: expected INDEX:TYPE/, 'bad --print'],
+        [[qw(exec), $v, qw(--grid 1 --block 1 --dump 0)], qr/--dump: expected INDEX=PATH/, 'bad --dump'],
+        [[qw(exec), $v, qw(--grid 1 --block 1 --trace everything)], qr/--trace: expected insn, regs or mem/, 'bad --trace'],
+        [[qw(exec), $v, qw(--grid 1 --block 1 --device sm=9000)], qr/--device: unknown device setting/, 'bad --device'],
+        [[qw(run)], qr/run needs a program/, 'run without a program'],
+        [[qw(run --bogus -- /bin/true)], qr/run: unknown option '--bogus'/, 'run with a bad option'],
+    );
+    for my $b (@bad) {
+        my ($args, $re, $desc) = @$b;
+        my ($s, undef, $e) = run({}, $ptxemu, @$args);
+        ok_($s == 2 && $e =~ $re, "usage error, exit 2: $desc", "status $s", $e);
+    }
+}
+
+# ------------------------------------------------------ exec end to end (PTX)
+{
+    my $v = 'fixtures/ptx/sm_80/vecadd.ptx';
+    my ($st, $out, $err) = run({}, $ptxemu, 'exec', $v, '--kernel', '_Z6vecaddPKfS0_Pfi',
+        '--grid', '2', '--block', '4', '--arg', 'buf:f32=1,2,3,4,5,6,7,8,0.5',
+        '--arg', 'buf:iota.f32=9', '--arg', 'buf:zero=36', '--arg', 's32:9',
+        '--print', '2:f32', '--stats', '--dump', "2=$tmp/c.bin");
+    ok_($st == 0 && $out eq join('', map { "$_\n" } 1, 3, 5, 7, 9, 11, 13, 15, 8.5),
+        'exec vecadd: --print 2:f32 gives a+b one per line', "status $st", $out, $err);
+    ok_(scalar($err =~ /^kernel _Z6vecaddPKfS0_Pfi grid \(2,1,1\) block \(4,1,1\): (\d+) warp instructions, (\d+) thread instructions, [0-9.]+ s$/m)
+        && $1 > 0 && $2 >= $1, 'exec --stats line', $err);
+    my $bytes = '';
+    if (open(my $fh, '<:raw', "$tmp/c.bin")) { local $/; $bytes = <$fh> }
+    ok_(length($bytes) == 36 && $bytes eq pack('f<*', 1, 3, 5, 7, 9, 11, 13, 15, 8.5),
+        'exec --dump writes the raw buffer');
+    ($st, $out, $err) = run({}, $ptxemu, 'exec', $v, '--grid', '1', '--block', '3',
+        '--arg', 'buf:rand=12,42', '--arg', 'buf:zero=12', '--arg', 'buf:zero=12',
+        '--arg', 's32:3', '--print', '0:u32');
+    ok_($st == 0 && $out eq "803958421\n3184996902\n2993090819\n",
+        'buf:rand is splitmix64, one kernel inferred', "status $st", $out, $err);
+    ($st, $out, $err) = run({}, $ptxemu, 'exec', $v, '--grid', '1', '--block', '32',
+        '--arg', 'buf:zero=16', '--arg', 'buf:zero=16', '--arg', 'buf:zero=16',
+        '--arg', 's32:32');
+    ok_($st == 1 && $err =~ /_Z6vecaddPKfS0_Pfi/, 'out-of-bounds kernel: report, exit 1',
+        "status $st", $err);
+}
+
+# ----------------------------------------------------------------- ptxemu run
+{
+    my ($st, $out, $err) = run({}, $ptxemu, 'run', '--', '/bin/true');
+    ok_($st == 1 && $err =~ /does not load libcudart\.so\.13: it was linked with the static CUDA runtime .*rebuild it with `nvcc -cudart shared`/,
+        'run: program without libcudart.so.13 refused', "status $st", $err);
+    ($st, $out, $err) = run({}, $ptxemu, 'run', '--', 'no-such-program-xyz');
+    ok_($st == 1 && $err =~ /no-such-program-xyz: no such executable/, 'run: missing program');
+}
+
+# ------------------------------------------------------------- nvcc programs
+my $nvcc = $ENV{NVCC};
+if (!$nvcc) {
+    for my $d (split(/:/, $ENV{PATH} // ''), '/usr/local/cuda/bin') {
+        if (-x "$d/nvcc") { $nvcc = "$d/nvcc"; last }
+    }
+}
+my $nvcc_tests = 9;
+if (!$nvcc) {
+    skip_($nvcc_tests, 'nvcc not found');
+    print "1..$n\n";
+    exit 0;
+}
+my $fx = "$build/fixtures/rt";
+make_path($fx);
+
+# Build unless up to date; returns an error string or ''.
+sub nvcc_build {
+    my ($exe, $srcs, @flags) = @_;
+    my $stale = !-x $exe;
+    for my $s (@$srcs) { $stale ||= -M $exe > -M $s }
+    return '' unless $stale;
+    my ($st, $out, $err) = run({}, $nvcc, @flags, '-o', $exe, @$srcs);
+    return $st ? "nvcc failed: $err" : '';
+}
+
+my %env = (LD_LIBRARY_PATH => $lib);
+my @c80 = ('-gencode', 'arch=compute_80,code=compute_80');
+{
+    my $exe = "$fx/rdc";
+    my $e = nvcc_build($exe, ['fixtures/cuda/rt_rdc/main.cu', 'fixtures/cuda/rt_rdc/lib.cu'],
+        '-rdc=true', '-cudart', 'shared', @c80);
+    my ($st, $out, $err) = $e ? (-1, '', $e) : run(\%env, $exe);
+    ok_($st == 0 && $out =~ /^PASS$/m, '-rdc program (version-2 wrapper, linked modules)', "status $st", $out, $err);
+
+    $exe = "$fx/vecadd_lz4";
+    $e = nvcc_build($exe, ['fixtures/cuda/vecadd.cu'], '--compress-mode=speed', '-cudart', 'shared', @c80);
+    ($st, $out, $err) = $e ? (-1, '', $e) : run(\%env, $exe);
+    ok_($st == 0 && $out =~ /^PASS$/m, 'LZ4-compressed PTX (--compress-mode=speed)', "status $st", $out, $err);
+
+    ($st, $out, $err) = $e ? (-1, '', $e) : run({}, $ptxemu, 'fatbin', $exe);
+    ok_($st == 0 && $out =~ /PTX compute_80 flags 0x2011 .* lz4 \d+->\d+/, 'ptxemu fatbin lists the LZ4 PTX entry', $out, $err);
+
+    $exe = "$fx/vecadd_sass";
+    $e = nvcc_build($exe, ['fixtures/cuda/vecadd.cu'], '-cudart', 'shared', '-gencode', 'arch=compute_80,code=sm_80');
+    ($st, $out, $err) = $e ? (-1, '', $e) : run(\%env, $exe);
+    ok_(scalar($err =~ /holds only SASS \(sm_80\) and no PTX; ptxemu runs PTX: rebuild with -gencode arch=compute_80,code=compute_80/),
+        'SASS-only binary: message names the -gencode flag', $err);
+
+    $exe = "$fx/vecadd_static";
+    $e = nvcc_build($exe, ['fixtures/cuda/vecadd.cu'], @c80);
+    ($st, $out, $err) = $e ? (-1, '', $e) : run({}, $ptxemu, 'run', '--', $exe);
+    ok_($st == 1 && $err =~ /linked with the static CUDA runtime.*nvcc -cudart shared/,
+        'statically linked binary: rebuild message', "status $st", $err);
+
+    $exe = "$fx/vecadd_shared";
+    $e = nvcc_build($exe, ['fixtures/cuda/vecadd.cu'], '-cudart', 'shared', @c80);
+    ($st, $out, $err) = $e ? (-1, '', $e) : run({ PTXEMU_DEBUG_REG => 1, %env }, $exe);
+    ok_(scalar($err =~ /register fatbin wrapper 0x[0-9a-f]+ version 1/) && $err =~ /PTX compute_80 flags 0x8011 size \d+ isa [0-9.]+ zstd/
+        && $err =~ /register function _Z6vecaddPKfS0_Pfi stub 0x/,
+        'PTXEMU_DEBUG_REG=1 shows the fat binary and the kernel', $err);
+
+    ($st, $out, $err) = $e ? (-1, '', $e) : run({}, $ptxemu, 'run', '--stats', '--threads', '1', '--', $exe);
+    ok_($st == 0 && $out =~ /^PASS$/m, 'ptxemu run: PASS', "status $st", $out, $err);
+    ok_(scalar($err =~ /^kernel _Z6vecaddPKfS0_Pfi grid \(\d+,1,1\) block \(\d+,1,1\): \d+ warp instructions, \d+ thread instructions, [0-9.]+ s$/m),
+        'ptxemu run --stats: per-kernel line', $err);
+
+    ($st, $out, $err) = $e ? (-1, '', $e) : run({ %env, PTXEMU_DEVICE => 't4' }, $exe);
+    ok_(scalar($err =~ /PTX targets compute_80, newer than the emulated device \(sm_75\)/),
+        'device older than the PTX: explained', $err);
+}
+
+print "1..$n\n";

@@ -1,0 +1,528 @@
+/*
+ * tests/unit/interp_test.c — the interpreter core on hand-built IR (no parser involved):
+ * SIMT divergence and reconvergence, barriers and deadlock, calls with .param passing under
+ * divergence, warp votes, the fault kinds and their reports, parallel CTAs with atomics.
+ *
+ * Kernels use only move / memory / control / warp instructions (shfl.up's validity predicate
+ * makes a lane-dependent predicate without the ALU families); results are accumulated with
+ * red.global so each test checks one exact number computed by hand.
+ */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "frontend/frontend.h"
+#include "interp/interp.h"
+#include "interp/mem.h"
+#include "tests/tap.h"
+
+/* ------------------------------------------------------------------ a tiny IR builder */
+
+#define NI 64
+#define NO 256
+
+struct tb {
+    struct ir_module m;
+    struct ir_func fn[2];
+    struct ir_insn insns[2][NI];
+    struct ir_opnd opnds[2][NO];
+    uint64_t consts[2][RF__COUNT][32];
+    struct ir_sreg_slot sregs[2][4];
+    struct ir_sym syms[16];
+    char strtab[512];
+    uint16_t mods[2][NI * 2];
+    int cur; /* function being built */
+};
+
+static uint32_t tb_str(struct tb *t, const char *s)
+{
+    uint32_t at = t->m.nstrtab;
+    size_t n = strlen(s) + 1;
+    memcpy(t->strtab + at, s, n);
+    t->m.nstrtab += (uint32_t)n;
+    return at;
+}
+
+/* Start function `name` (entry or not) with nregs declared registers per file. */
+static void tb_func(struct tb *t, int fi, const char *name, bool entry, uint32_t n16,
+                    uint32_t n32, uint32_t n64, uint32_t npred)
+{
+    struct ir_func *f = &t->fn[fi];
+    t->cur = fi;
+    f->name = tb_str(t, name);
+    f->is_entry = entry;
+    f->defined = 1;
+    f->insns = t->insns[fi];
+    f->opnds = t->opnds[fi];
+    f->mods = t->mods[fi];
+    uint32_t n[RF__COUNT] = {npred, n16, n32, n64};
+    for (int rf = 0; rf < RF__COUNT; rf++) {
+        f->ndeclared[rf] = f->nslots[rf] = n[rf];
+        f->const_vals[rf] = t->consts[fi][rf];
+    }
+    f->sreg_slots = t->sregs[fi];
+    if (fi >= (int)t->m.nfuncs)
+        t->m.nfuncs = (uint32_t)fi + 1;
+}
+
+static struct ir_opnd R(unsigned rf, uint32_t slot)
+{
+    return (struct ir_opnd){.kind = OPK_REG, .rf = (uint8_t)rf, .slot = slot, .sym = IR_NOSYM};
+}
+static struct ir_opnd D(unsigned rf, uint32_t slot)
+{
+    struct ir_opnd o = R(rf, slot);
+    o.flags = OPF_DST;
+    return o;
+}
+
+/* An immediate with its own constant slot in rf. */
+static struct ir_opnd I(struct tb *t, unsigned rf, uint64_t v)
+{
+    struct ir_func *f = &t->fn[t->cur];
+    uint32_t s = f->nslots[rf]++;
+    t->consts[t->cur][rf][s - f->ndeclared[rf]] = v;
+    return (struct ir_opnd){.kind = OPK_IMM, .rf = (uint8_t)rf, .slot = s, .sym = IR_NOSYM,
+                            .imm.u = v};
+}
+
+/* %laneid etc. as a per-warp slot. */
+static struct ir_opnd S(struct tb *t, unsigned sreg)
+{
+    struct ir_func *f = &t->fn[t->cur];
+    uint32_t s = f->nslots[RF_B32]++;
+    f->sreg_slots[f->nsreg_slots++] = (struct ir_sreg_slot){(uint8_t)sreg, RF_B32, s};
+    return (struct ir_opnd){.kind = OPK_SREG, .rf = RF_B32, .slot = s, .sreg = (uint8_t)sreg,
+                            .sym = IR_NOSYM};
+}
+
+static struct ir_opnd A(unsigned rf, uint32_t slot, uint32_t sym, int64_t off)
+{
+    return (struct ir_opnd){.kind = OPK_ADDR, .rf = (uint8_t)rf, .slot = slot, .sym = sym,
+                            .imm.i = off};
+}
+
+static struct ir_opnd FN(uint32_t fi)
+{
+    return (struct ir_opnd){.kind = OPK_FUNC, .slot = IR_NOSLOT, .sym = IR_NOSYM, .imm.u = fi};
+}
+
+/* A .param symbol of function fi. */
+static uint32_t tb_param(struct tb *t, const char *name, int fi, uint64_t size, uint64_t off)
+{
+    uint32_t s = t->m.nsyms++;
+    t->syms[s] = (struct ir_sym){.name = tb_str(t, name), .space = SP_PARAM, .type = T_B8,
+                                 .vec = 1, .align = 8, .size = size, .offset = off, .func = fi};
+    return s;
+}
+
+/* A (rets / args) list referring to symbols. */
+static struct ir_opnd tb_plist(struct tb *t, const uint32_t *syms, unsigned n)
+{
+    struct ir_func *f = &t->fn[t->cur];
+    uint32_t first = f->nopnds;
+    for (unsigned i = 0; i < n; i++)
+        f->opnds[f->nopnds++] = (struct ir_opnd){.kind = OPK_SYM, .rf = RF_B64,
+                                                 .slot = IR_NOSLOT, .sym = syms[i]};
+    return (struct ir_opnd){.kind = OPK_PARAMS, .n = (uint8_t)n, .first = first,
+                            .slot = IR_NOSLOT, .sym = IR_NOSYM};
+}
+
+struct iopt {
+    unsigned t0, space, mode, vec;
+    uint32_t guard;
+    bool neg;
+    uint32_t target, reconv;
+    uint16_t mod1;
+};
+
+/* Append an instruction; returns its PC. */
+static uint32_t tb_ins(struct tb *t, unsigned op, struct iopt o, unsigned n, ...)
+{
+    struct ir_func *f = &t->fn[t->cur];
+    uint32_t pc = f->ninsns++;
+    struct ir_insn *in = &f->insns[pc];
+    memset(in, 0, sizeof *in);
+    in->op = (uint16_t)op;
+    in->type[0] = (uint8_t)o.t0;
+    in->space = (uint8_t)o.space;
+    in->mode = (uint8_t)o.mode;
+    in->vec = (uint8_t)(o.vec ? o.vec : 1);
+    in->guard = o.guard ? o.guard - 1 : IR_NOGUARD;
+    in->guard_neg = o.neg;
+    in->target = o.target ? o.target - 1 : IR_NOPC;
+    in->reconv = o.reconv ? o.reconv - 1 : IR_NOPC;
+    in->line = pc + 10;
+    in->col = 2;
+    in->mod = f->nmods;
+    if (o.mod1) {
+        f->mods[f->nmods++] = o.mod1;
+        in->nmod = 1;
+    }
+    in->opnd = f->nopnds;
+    in->nopnd = (uint8_t)n;
+    va_list ap;
+    va_start(ap, n);
+    for (unsigned i = 0; i < n; i++)
+        f->opnds[f->nopnds++] = va_arg(ap, struct ir_opnd);
+    va_end(ap);
+    return pc;
+}
+
+static struct tb *tb_new(void)
+{
+    struct tb *t = calloc(1, sizeof *t);
+    t->m.filename = (char *)"hand.ptx";
+    t->m.funcs = t->fn;
+    t->m.syms = t->syms;
+    t->m.strtab = t->strtab;
+    t->m.nstrtab = 1; /* string id 0 = "" */
+    t->m.address_size = 64;
+    return t;
+}
+
+/* ------------------------------------------------------------------ running */
+
+struct run {
+    int rc;
+    struct trap trap;
+    struct interp_stats st;
+    uint32_t out[4];
+    char report[2048];
+};
+
+/* Load t, run kernel 0 over grid x block with a 16-byte zeroed output buffer. */
+static void run(struct tb *t, unsigned grid, unsigned block, unsigned threads, struct run *r)
+{
+    memset(r, 0, sizeof *r);
+    struct interp_config cfg = {.sm = 80, .nsm = 4, .threads = threads, .trace_thread = -1};
+    struct interp_dev *d = NULL;
+    struct interp_program *p = NULL;
+    r->rc = -100;
+    if (interp_dev_create(&cfg, &d) != 0)
+        return;
+    const struct ir_module *mods[1] = {&t->m};
+    if (interp_program_load(d, mods, 1, stderr, &p) != 0) {
+        r->rc = -101;
+        interp_dev_destroy(d);
+        return;
+    }
+    uint64_t out = 0;
+    mem_alloc(interp_dev_mem(d), 16, MEM_F_DEVICE, &out);
+    const struct interp_kernel *k = interp_program_kernel(p, ir_str(&t->m, t->fn[0].name));
+    struct interp_launch l = {.kernel = k, .grid = {grid, 1, 1}, .block = {block, 1, 1},
+                              .params = &out};
+    r->rc = interp_launch(d, &l, &r->st, &r->trap);
+    mem_read(interp_dev_mem(d), r->out, out, 16);
+    if (r->rc == 1) {
+        FILE *f = fmemopen(r->report, sizeof r->report - 1, "w");
+        interp_trap_report(f, &r->trap);
+        fclose(f);
+        /* device addresses differ per run: long hex numbers become X */
+        char *w = r->report;
+        for (const char *q = r->report; *q;) {
+            size_t n = 0;
+            if (q[0] == '0' && q[1] == 'x')
+                while (isxdigit((unsigned char)q[2 + n]))
+                    n++;
+            if (n >= 6) {
+                *w++ = 'X';
+                q += 2 + n;
+            } else {
+                *w++ = *q++;
+            }
+        }
+        *w = 0;
+    }
+    interp_program_unload(p);
+    interp_dev_destroy(d);
+}
+
+/* Kernel prologue: %rd0 = out (param 0 at offset 0); %p0 = laneid >= 16 (shfl.up validity). */
+static void prologue(struct tb *t, uint32_t *psym)
+{
+    *psym = tb_param(t, "out", 0, 8, 0);
+    t->fn[0].param = *psym;
+    t->fn[0].nparam = 1;
+    t->fn[0].param_size = 8;
+    tb_ins(t, OP_LD, (struct iopt){.t0 = T_U64, .space = SP_PARAM}, 2, D(RF_B64, 0),
+           A(RF_B64, IR_NOSLOT, *psym, 0));
+    tb_ins(t, OP_SHFL, (struct iopt){.t0 = T_B32, .mode = MODE_UP}, 6, D(RF_B32, 1),
+           D(RF_PRED, 0), S(t, SR_LANEID), I(t, RF_B32, 16), I(t, RF_B32, 0),
+           I(t, RF_B32, 0xffffffff));
+}
+
+/* if (lane >= 16) r2 = 222; else r2 = 111;  red.add [out], r2 */
+static struct tb *k_diverge(void)
+{
+    struct tb *t = tb_new();
+    uint32_t ps;
+    tb_func(t, 0, "diverge", true, 0, 4, 2, 2);
+    prologue(t, &ps);
+    /* 2 */ tb_ins(t, OP_BRA, (struct iopt){.guard = 1, .target = 6, .reconv = 7}, 1,
+                   (struct ir_opnd){.kind = OPK_LABEL, .imm.u = 5, .slot = IR_NOSLOT});
+    /* 3 */ tb_ins(t, OP_MOV, (struct iopt){.t0 = T_U32}, 2, D(RF_B32, 2), I(t, RF_B32, 111));
+    /* 4 */ tb_ins(t, OP_BRA, (struct iopt){.target = 7, .reconv = 7}, 1,
+                   (struct ir_opnd){.kind = OPK_LABEL, .imm.u = 6, .slot = IR_NOSLOT});
+    /* 5 */ tb_ins(t, OP_MOV, (struct iopt){.t0 = T_U32}, 2, D(RF_B32, 2), I(t, RF_B32, 222));
+    /* 6 */ tb_ins(t, OP_RED, (struct iopt){.t0 = T_U32, .space = SP_GLOBAL, .mode = MODE_ADD},
+                   2, A(RF_B64, 0, IR_NOSYM, 0), R(RF_B32, 2));
+    /* 7 */ tb_ins(t, OP_EXIT, (struct iopt){0}, 0);
+    return t;
+}
+
+/* Every thread: atom.shared.add [0], 1; bar.sync 0 (guarded by lane >= 16 when `half`);
+ * ld.shared r2, [0]; red.add [out], r2. */
+static struct tb *k_barrier(bool half)
+{
+    struct tb *t = tb_new();
+    uint32_t ps;
+    tb_func(t, 0, "barrier", true, 0, 4, 2, 2);
+    uint32_t sh = t->m.nsyms++;
+    t->syms[sh] = (struct ir_sym){.name = tb_str(t, "cnt"), .space = SP_SHARED, .type = T_U32,
+                                  .vec = 1, .align = 4, .size = 4, .offset = 0, .func = -1};
+    t->m.shared_size = 4;
+    prologue(t, &ps);
+    tb_ins(t, OP_ATOM, (struct iopt){.t0 = T_U32, .space = SP_SHARED, .mode = MODE_ADD}, 3,
+           D(RF_B32, 3), A(RF_B32, IR_NOSLOT, sh, 0), I(t, RF_B32, 1));
+    tb_ins(t, OP_BAR, (struct iopt){.mode = MODE_SYNC, .guard = half ? 1 : 0}, 1,
+           I(t, RF_B32, 0));
+    tb_ins(t, OP_LD, (struct iopt){.t0 = T_U32, .space = SP_SHARED}, 2, D(RF_B32, 2),
+           A(RF_B32, IR_NOSLOT, sh, 0));
+    tb_ins(t, OP_RED, (struct iopt){.t0 = T_U32, .space = SP_GLOBAL, .mode = MODE_ADD}, 2,
+           A(RF_B64, 0, IR_NOSYM, 0), R(RF_B32, 2));
+    tb_ins(t, OP_EXIT, (struct iopt){0}, 0);
+    return t;
+}
+
+/* func id(a) -> a; kernel: param0 = 7; @p call (ret), id, (param0); red.add [out+4], ret;
+ * plus a second, unguarded call with 5: red.add [out], ret. */
+static struct tb *k_call(void)
+{
+    struct tb *t = tb_new();
+    uint32_t ps;
+    tb_func(t, 0, "caller", true, 0, 4, 2, 2);
+    prologue(t, &ps);
+    uint32_t a0 = tb_param(t, "param0", 0, 4, 0), r0 = tb_param(t, "retval0", 0, 4, 0);
+    tb_ins(t, OP_ST, (struct iopt){.t0 = T_B32, .space = SP_PARAM}, 2,
+           A(RF_B64, IR_NOSLOT, a0, 0), I(t, RF_B32, 7));
+    struct ir_opnd rets = tb_plist(t, &r0, 1), args = tb_plist(t, &a0, 1);
+    tb_ins(t, OP_CALL, (struct iopt){.guard = 1}, 3, rets, FN(1), args);
+    tb_ins(t, OP_LD, (struct iopt){.t0 = T_B32, .space = SP_PARAM}, 2, D(RF_B32, 2),
+           A(RF_B64, IR_NOSLOT, r0, 0));
+    tb_ins(t, OP_RED, (struct iopt){.t0 = T_U32, .space = SP_GLOBAL, .mode = MODE_ADD, .guard = 1},
+           2, A(RF_B64, 0, IR_NOSYM, 4), R(RF_B32, 2));
+    tb_ins(t, OP_ST, (struct iopt){.t0 = T_B32, .space = SP_PARAM}, 2,
+           A(RF_B64, IR_NOSLOT, a0, 0), I(t, RF_B32, 5));
+    rets = tb_plist(t, &r0, 1);
+    args = tb_plist(t, &a0, 1);
+    tb_ins(t, OP_CALL, (struct iopt){0}, 3, rets, FN(1), args);
+    tb_ins(t, OP_LD, (struct iopt){.t0 = T_B32, .space = SP_PARAM}, 2, D(RF_B32, 2),
+           A(RF_B64, IR_NOSLOT, r0, 0));
+    tb_ins(t, OP_RED, (struct iopt){.t0 = T_U32, .space = SP_GLOBAL, .mode = MODE_ADD}, 2,
+           A(RF_B64, 0, IR_NOSYM, 0), R(RF_B32, 2));
+    tb_ins(t, OP_EXIT, (struct iopt){0}, 0);
+
+    tb_func(t, 1, "id", false, 0, 2, 0, 0);
+    uint32_t fa = tb_param(t, "id_a", 1, 4, 0), fr = tb_param(t, "id_ret", 1, 4, 0);
+    t->fn[1].param = fa;
+    t->fn[1].nparam = 1;
+    t->fn[1].ret = fr;
+    t->fn[1].nret = 1;
+    tb_ins(t, OP_LD, (struct iopt){.t0 = T_U32, .space = SP_PARAM}, 2, D(RF_B32, 0),
+           A(RF_B64, IR_NOSLOT, fa, 0));
+    tb_ins(t, OP_ST, (struct iopt){.t0 = T_B32, .space = SP_PARAM}, 2,
+           A(RF_B64, IR_NOSLOT, fr, 0), R(RF_B32, 0));
+    tb_ins(t, OP_RET, (struct iopt){0}, 0);
+    return t;
+}
+
+/* vote.ballot of (lane >= 16), then one lane-0-only... every lane: red.or [out], ballot */
+static struct tb *k_vote(void)
+{
+    struct tb *t = tb_new();
+    uint32_t ps;
+    tb_func(t, 0, "vote", true, 0, 4, 2, 2);
+    prologue(t, &ps);
+    tb_ins(t, OP_VOTE, (struct iopt){.t0 = T_B32, .mode = MODE_BALLOT}, 3, D(RF_B32, 2),
+           R(RF_PRED, 0), I(t, RF_B32, 0xffffffff));
+    tb_ins(t, OP_RED, (struct iopt){.t0 = T_B32, .space = SP_GLOBAL, .mode = MODE_OR}, 2,
+           A(RF_B64, 0, IR_NOSYM, 0), R(RF_B32, 2));
+    tb_ins(t, OP_VOTE, (struct iopt){.t0 = T_PRED, .mode = MODE_ANY}, 3, D(RF_PRED, 1),
+           R(RF_PRED, 0), I(t, RF_B32, 0xffffffff));
+    tb_ins(t, OP_ACTIVEMASK, (struct iopt){.t0 = T_B32, .guard = 1}, 1, D(RF_B32, 3));
+    tb_ins(t, OP_RED, (struct iopt){.t0 = T_B32, .space = SP_GLOBAL, .mode = MODE_XOR, .guard = 1},
+           2, A(RF_B64, 0, IR_NOSYM, 4), R(RF_B32, 3));
+    tb_ins(t, OP_EXIT, (struct iopt){0}, 0);
+    return t;
+}
+
+/* A fault: st.global.u32 [out + off], 1 by lanes >= 16 (or trap when off < 0). */
+static struct tb *k_fault(int64_t off)
+{
+    struct tb *t = tb_new();
+    uint32_t ps;
+    tb_func(t, 0, "fault", true, 0, 4, 2, 2);
+    prologue(t, &ps);
+    if (off < 0)
+        tb_ins(t, OP_TRAP, (struct iopt){.guard = 1}, 0);
+    else
+        tb_ins(t, OP_ST, (struct iopt){.t0 = T_U32, .space = SP_GLOBAL, .guard = 1}, 2,
+               A(RF_B64, 0, IR_NOSYM, off), I(t, RF_B32, 1));
+    tb_ins(t, OP_EXIT, (struct iopt){0}, 0);
+    return t;
+}
+
+/* brx.idx %laneid over a 32-entry table: lane i goes to target i % 4, which adds 1, 10, 100
+ * or 1000; all four groups rejoin before the red. Sum = 8 * 1111. */
+static struct tb *k_brx(void)
+{
+    struct tb *t = tb_new();
+    uint32_t ps;
+    tb_func(t, 0, "brx", true, 0, 4, 2, 2);
+    static uint32_t table[32];
+    t->fn[0].tables = table;
+    t->fn[0].ntables = 32;
+    prologue(t, &ps);
+    /* 2: brx.idx %laneid, table   targets 3, 5, 7, 9; join at 11 */
+    for (int i = 0; i < 32; i++)
+        table[i] = 3 + 2 * (uint32_t)(i % 4);
+    tb_ins(t, OP_BRX, (struct iopt){.reconv = 12}, 2, S(t, SR_LANEID),
+           (struct ir_opnd){.kind = OPK_TABLE, .first = 0, .n = 32, .slot = IR_NOSLOT});
+    for (int k = 0, v = 1; k < 4; k++, v *= 10) {
+        tb_ins(t, OP_MOV, (struct iopt){.t0 = T_U32}, 2, D(RF_B32, 2), I(t, RF_B32, (uint64_t)v));
+        tb_ins(t, OP_BRA, (struct iopt){.target = 12, .reconv = 12}, 1,
+               (struct ir_opnd){.kind = OPK_LABEL, .imm.u = 11, .slot = IR_NOSLOT});
+    }
+    /* 11 */ tb_ins(t, OP_RED, (struct iopt){.t0 = T_U32, .space = SP_GLOBAL, .mode = MODE_ADD},
+                    2, A(RF_B64, 0, IR_NOSYM, 0), R(RF_B32, 2));
+    /* 12 */ tb_ins(t, OP_EXIT, (struct iopt){0}, 0);
+    return t;
+}
+
+/* Indirect call: mov.u64 %rd1, id; call (ret), %rd1, (param0), proto — the callee is the
+ * identity function of k_call. */
+static struct tb *k_icall(void)
+{
+    struct tb *t = k_call();
+    struct ir_func *f = &t->fn[0];
+    /* turn the second (unguarded) call into an indirect one through %rd1 */
+    f->nslots[RF_B64] = f->ndeclared[RF_B64] = 2;
+    for (uint32_t pc = 0; pc < f->ninsns; pc++) {
+        struct ir_insn *in = &f->insns[pc];
+        if (in->op != OP_CALL || in->guard != IR_NOGUARD)
+            continue;
+        f->opnds[in->opnd + 1] = R(RF_B64, 1);
+        /* insert mov.u64 %rd1, id before it: reuse the st.param slot ordering by shifting */
+        memmove(&f->insns[pc + 1], &f->insns[pc], (f->ninsns - pc) * sizeof *in);
+        f->ninsns++;
+        struct ir_insn *mv = &f->insns[pc];
+        memset(mv, 0, sizeof *mv);
+        mv->op = OP_MOV;
+        mv->type[0] = T_U64;
+        mv->guard = IR_NOGUARD;
+        mv->target = mv->reconv = IR_NOPC;
+        mv->vec = 1;
+        mv->opnd = f->nopnds;
+        mv->nopnd = 2;
+        f->opnds[f->nopnds++] = D(RF_B64, 1);
+        f->opnds[f->nopnds++] = FN(1);
+        break;
+    }
+    return t;
+}
+
+int main(void)
+{
+    struct run r;
+    struct tb *t;
+
+    t = k_diverge();
+    run(t, 1, 32, 1, &r);
+    is_int(r.rc, 0, "diverge: completes");
+    is_uint(r.out[0], 16 * 111 + 16 * 222, "diverge: each half took its path once");
+    is_uint(r.st.warp_insns, 8, "diverge: 8 warp instructions (both paths + rejoin)");
+    is_uint(r.st.thread_insns, 32 * 3 + 16 * 3 + 32 * 2, "diverge: thread instructions");
+    run(t, 100, 96, 2, &r);
+    is_uint(r.out[0], 100 * 3 * (16 * 111 + 16 * 222), "diverge: 100 CTAs x 3 warps, 2 threads");
+    run(t, 5, 40, 1, &r);
+    is_uint(r.out[0], 5 * (16 * 111 + 16 * 222 + 8 * 111),
+            "diverge: partial last warp (40 threads)");
+    free(t);
+
+    t = k_barrier(false);
+    run(t, 1, 64, 1, &r);
+    is_int(r.rc, 0, "barrier: completes");
+    is_uint(r.out[0], 64 * 64, "barrier: every thread sees all 64 increments");
+    run(t, 64, 256, 2, &r);
+    is_uint(r.out[0], 64 * 256 * 256, "barrier: 64 CTAs of 256 on 2 threads");
+    free(t);
+
+    t = k_barrier(true);
+    run(t, 1, 64, 1, &r);
+    is_int(r.rc, 1, "half barrier: traps");
+    is_int(r.trap.kind, TRAP_DEADLOCK, "half barrier: deadlock");
+    is_str(r.trap.msg,
+           "barrier 0 can never complete: 32 of 64 threads arrived, every other live warp is "
+           "waiting or has exited",
+           "half barrier: message");
+    is_int(interp_trap_cuda_error(r.trap.kind), 702, "deadlock -> cudaErrorLaunchTimeout");
+    free(t);
+
+    t = k_call();
+    run(t, 2, 64, 1, &r);
+    is_int(r.rc, 0, "call: completes");
+    is_uint(r.out[0], 2 * 64 * 5, "call: uniform call returns its argument");
+    is_uint(r.out[1], 2 * 32 * 7, "call: guarded (divergent) call, only lanes >= 16");
+    free(t);
+
+    t = k_brx();
+    run(t, 3, 32, 1, &r);
+    is_int(r.rc, 0, "brx.idx: completes");
+    is_uint(r.out[0], 3 * 8 * 1111, "brx.idx: four-way divergence, each group once");
+    free(t);
+
+    t = k_icall();
+    run(t, 2, 64, 2, &r);
+    is_int(r.rc, 0, "indirect call: completes");
+    is_uint(r.out[0], 2 * 64 * 5, "indirect call through a function address");
+    is_uint(r.out[1], 2 * 32 * 7, "direct guarded call still right");
+    free(t);
+
+    t = k_vote();
+    run(t, 1, 32, 1, &r);
+    is_int(r.rc, 0, "vote: completes");
+    is_uint(r.out[0], 0xffff0000u, "vote.ballot of lane >= 16");
+    is_uint(r.out[1], 0, "activemask xor-reduced over 16 lanes is 0");
+    free(t);
+
+    t = k_fault(4096);
+    run(t, 2, 32, 1, &r);
+    is_int(r.rc, 1, "oob: traps");
+    is_int(r.trap.kind, TRAP_OOB, "oob: kind");
+    is_int(interp_trap_cuda_error(r.trap.kind), 700, "oob -> 700");
+    is_str(r.report,
+           "========= Invalid __global__ write of size 4 bytes\n"
+           "=========     at fault+0x20 (hand.ptx:12)\n"
+           "=========     by thread (16,0,0) in block (0,0,0)\n"
+           "=========     Address X is out of bounds\n"
+           "=========     and is 4080 bytes after the nearest allocation at X of size 16 "
+           "bytes\n",
+           "oob: report");
+    free(t);
+
+    t = k_fault(2);
+    run(t, 1, 32, 1, &r);
+    is_int(r.trap.kind, TRAP_MISALIGNED, "misaligned: kind");
+    is_int(interp_trap_cuda_error(r.trap.kind), 716, "misaligned -> 716");
+    free(t);
+
+    t = k_fault(-1);
+    run(t, 1, 32, 1, &r);
+    is_int(r.trap.kind, TRAP_TRAP, "trap: kind");
+    is_uint(r.trap.tid[0], 16, "trap: first trapping thread");
+    is_int(interp_trap_cuda_error(r.trap.kind), 719, "trap -> 719");
+    free(t);
+
+    return done_testing();
+}
