@@ -52,7 +52,7 @@ static bool try_release(struct cta *c, unsigned id)
 }
 
 /* A barrier instruction (see internal.h). */
-void cta_barrier(struct warp *w, uint32_t M, unsigned id, unsigned count, int red, uint32_t predv,
+void cta_barrier(struct warp *w, uint32_t M, uint32_t arrive, unsigned id, unsigned count, int red, uint32_t predv,
                  const struct ir_opnd *dst)
 {
     struct cta *c = w->cta;
@@ -63,7 +63,7 @@ void cta_barrier(struct warp *w, uint32_t M, unsigned id, unsigned count, int re
         b->red_or = false;
         b->expected = count;
     }
-    b->arrived += (uint32_t)__builtin_popcount(M);
+    b->arrived += (uint32_t)__builtin_popcount(arrive);
     if (red > 0) {
         uint32_t q = predv & M;
         b->popc += (uint32_t)__builtin_popcount(q);

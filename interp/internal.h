@@ -302,10 +302,10 @@ enum { CTA_RUNNING = 0, CTA_DONE = 1, CTA_STOP = 2 };
 int cta_begin(struct cta *c, struct launch_state *L, uint64_t linear);
 int cta_round(struct cta *c, uint64_t *ninsn, uint64_t *nthread);
 void cta_free(struct cta *c);
-/* A barrier instruction by lanes M (red: -1 arrive, 0 sync, 1 popc, 2 and, 3 or; predv the
+/* A barrier instruction by lanes M, counting lanes `arrive` as arrived (red: -1 arrive, 0 sync, 1 popc, 2 and, 3 or; predv the
  * predicate bits; dst the bar.red destination). Parks the warp (state WS_PARKED) unless the
  * barrier completes or it only arrives. */
-void cta_barrier(struct warp *w, uint32_t M, unsigned id, unsigned count, int red, uint32_t predv,
+void cta_barrier(struct warp *w, uint32_t M, uint32_t arrive, unsigned id, unsigned count, int red, uint32_t predv,
                  const struct ir_opnd *dst);
 
 /* exec.c: run warp w for about one quantum. Returns the warp state. */

@@ -103,12 +103,12 @@ if (!-x $ptxemu) {
 {
     my $v = 'fixtures/ptx/sm_80/vecadd.ptx';
     my ($st, $out, $err) = run({}, $ptxemu, 'exec', $v, '--kernel', '_Z6vecaddPKfS0_Pfi',
-        '--grid', '2', '--block', '4', '--arg', 'buf:f32=1,2,3,4,5,6,7,8,0.5',
+        '--grid', '3', '--block', '4', '--arg', 'buf:f32=1,2,3,4,5,6,7,8,0.5',
         '--arg', 'buf:iota.f32=9', '--arg', 'buf:zero=36', '--arg', 's32:9',
         '--print', '2:f32', '--stats', '--dump', "2=$tmp/c.bin");
     ok_($st == 0 && $out eq join('', map { "$_\n" } 1, 3, 5, 7, 9, 11, 13, 15, 8.5),
         'exec vecadd: --print 2:f32 gives a+b one per line', "status $st", $out, $err);
-    ok_(scalar($err =~ /^kernel _Z6vecaddPKfS0_Pfi grid \(2,1,1\) block \(4,1,1\): (\d+) warp instructions, (\d+) thread instructions, [0-9.]+ s$/m)
+    ok_(scalar($err =~ /^kernel _Z6vecaddPKfS0_Pfi grid \(3,1,1\) block \(4,1,1\): (\d+) warp instructions, (\d+) thread instructions, [0-9.]+ s$/m)
         && $1 > 0 && $2 >= $1, 'exec --stats line', $err);
     my $bytes = '';
     if (open(my $fh, '<:raw', "$tmp/c.bin")) { local $/; $bytes = <$fh> }
