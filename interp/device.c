@@ -1086,7 +1086,19 @@ int interp_launch(struct interp_dev *d, const struct interp_launch *l, struct in
         free(L.params);
         return rc;
     }
+    if (l->cooperative) {
+        /* grid.sync() of cooperative groups counts arrivals in this workspace */
+        if (mem_alloc(d->mem, 64, 0, &L.grid_ws) < 0 || mem_set(d->mem, L.grid_ws, 0, 64) < 0) {
+            dev_printf_buf_destroy(L.pf);
+            pthread_mutex_destroy(&L.trap_lock);
+            free(L.params);
+            snprintf(trap->msg, sizeof trap->msg, "out of device memory");
+            return -ENOMEM;
+        }
+    }
     rc = grid_run(&L, st);
+    if (L.grid_ws)
+        mem_free(d->mem, L.grid_ws);
     dev_printf_buf_flush(L.pf, d->cfg.printf_out ? d->cfg.printf_out : stdout,
                          d->cfg.deterministic);
     dev_printf_buf_destroy(L.pf);

@@ -254,6 +254,9 @@ struct launch_state {
     bool trace;
     FILE *trace_out;
     struct dev_printf_buf *pf;  /* device printf FIFO (interp/printf.h) */
+    uint64_t grid_ws;           /* cooperative launches: zeroed grid-sync workspace in device
+                                   memory, handed to the kernel in %envreg1 (high 32 bits) and
+                                   %envreg2 (low 32 bits) as the CUDA driver does; 0 otherwise */
 };
 
 /* ====================================================================== entry points */

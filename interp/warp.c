@@ -121,6 +121,8 @@ static uint64_t sreg_value(const struct warp *w, unsigned s, unsigned l)
     case SR_SMID: return L->cfg->nsm ? c->linear % L->cfg->nsm : 0;
     case SR_NSMID: return L->cfg->nsm ? L->cfg->nsm : 1;
     case SR_GRIDID: return 1;
+    case SR_ENVREG0 + 1: return (uint32_t)(L->grid_ws >> 32);
+    case SR_ENVREG0 + 2: return (uint32_t)L->grid_ws;
     case SR_LANEMASK_EQ: return UINT32_C(1) << l;
     case SR_LANEMASK_LE: return (uint32_t)((UINT64_C(2) << l) - 1);
     case SR_LANEMASK_LT: return (UINT32_C(1) << l) - 1;

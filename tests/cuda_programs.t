@@ -9,9 +9,7 @@
 # build the sanitizer runtime is preloaded, since the program itself is not
 # instrumented.
 #
-# Until the runtime can run kernels, failures are TODO (tolerated by prove);
-# set PTXEMU_EXPECT_RUNTIME=1 to make them count.  Without nvcc everything is
-# skipped.  PTXEMU_TIMEOUT (seconds, default 300) bounds each program.
+# Without nvcc everything is skipped.  PTXEMU_TIMEOUT (seconds, default 300) bounds each program.
 use strict;
 use warnings;
 use File::Basename qw(dirname basename);
@@ -23,7 +21,7 @@ chdir(dirname(__FILE__) . '/..') or die "chdir: $!";
 my $root  = getcwd();
 my $build = $ENV{PTXEMU_BUILD} // 'build';
 my $lib   = "$build/lib";
-my $todo  = $ENV{PTXEMU_EXPECT_RUNTIME} ? '' : ' # TODO runtime not yet implemented';
+
 my $timeout = $ENV{PTXEMU_TIMEOUT} // 300;
 
 my $nvcc = $ENV{NVCC};
@@ -139,6 +137,6 @@ for my $src (@srcs) {
         }
         push @why, lines('stdout', $out), lines('stderr', $err) if @why;
     }
-    print((@why ? 'not ok' : 'ok'), " $n - $name$todo\n");
+    print((@why ? 'not ok' : 'ok'), " $n - $name\n");
     print @why;
 }
