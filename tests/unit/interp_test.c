@@ -285,8 +285,21 @@ static struct tb *k_barrier(bool half)
     prologue(t, &ps);
     tb_ins(t, OP_ATOM, (struct iopt){.t0 = T_U32, .space = SP_SHARED, .mode = MODE_ADD}, 3,
            D(RF_B32, 3), A(RF_B32, IR_NOSLOT, sh, 0), I(t, RF_B32, 1));
-    tb_ins(t, OP_BAR, (struct iopt){.mode = MODE_SYNC, .guard = half ? 1 : 0}, 1,
-           I(t, RF_B32, 0));
+    if (half) {
+        /* p = tid.x < 32: warp 0 waits at barrier 0, warp 1 at barrier 1 (PTX 9.0: an aligned
+           barrier marks the arrival of the executing warp, so only warp-uniform guards make
+           a real deadlock) */
+        uint32_t pc = tb_ins(t, OP_SETP, (struct iopt){.t0 = T_U32}, 4, D(RF_PRED, 0),
+                             (struct ir_opnd){.kind = OPK_NONE, .slot = IR_NOSLOT,
+                                              .sym = IR_NOSYM},
+                             S(t, SR_TID_X), I(t, RF_B32, 32));
+        t->fn[t->cur].insns[pc].cmp = CMP_LT;
+        tb_ins(t, OP_BAR, (struct iopt){.mode = MODE_SYNC, .guard = 1}, 1, I(t, RF_B32, 0));
+        tb_ins(t, OP_BAR, (struct iopt){.mode = MODE_SYNC, .guard = 1, .neg = true}, 1,
+               I(t, RF_B32, 1));
+    } else {
+        tb_ins(t, OP_BAR, (struct iopt){.mode = MODE_SYNC}, 1, I(t, RF_B32, 0));
+    }
     tb_ins(t, OP_LD, (struct iopt){.t0 = T_U32, .space = SP_SHARED}, 2, D(RF_B32, 2),
            A(RF_B32, IR_NOSLOT, sh, 0));
     tb_ins(t, OP_RED, (struct iopt){.t0 = T_U32, .space = SP_GLOBAL, .mode = MODE_ADD}, 2,
