@@ -8,10 +8,13 @@
  * State: one process-wide default context (struct rt_ctx) created on first use; per host
  * thread: the last (non-sticky) error and the <<<>>> call-configuration stack.
  *
- * Execution model: all device work runs synchronously on the calling thread in submission
- * order, which satisfies CUDA's ordering rules for every stream; asynchronous calls return
- * after the work is done. A kernel fault is reported on stderr and becomes the context's sticky
- * error, returned by every later call (cudaGetLastError included), as on a GPU.
+ * Execution model: device work (kernels, copies, memsets, host functions, event records,
+ * graph launches) is queued to one worker thread and runs in global submission order, which
+ * satisfies CUDA's ordering rules for every stream while the host thread goes on; blocking
+ * calls and copies with pageable memory wait for it. Graphs keep their dependency edges and a
+ * launch runs a private copy in topological order. A kernel fault is reported on stderr and
+ * becomes the context's sticky error, returned by every later call (cudaGetLastError
+ * included), as on a GPU. See runtime/README.md.
  */
 #include <cuda_runtime_api.h>
 #include <errno.h>
@@ -81,9 +84,20 @@ struct handle_set {
     size_t n, cap;
 };
 
-/* The memory pool handle type of the API (one default pool; cudaMemPoolCreate makes more). */
+/* A block a memory pool handed out (cudaMallocAsync / cudaMallocFromPoolAsync). */
+struct pool_block {
+    uint64_t addr;
+    size_t size;
+};
+
+/* The memory pool handle type of the API: the device's default pool, or cudaMemPoolCreate's.
+ * Blocks come from the device store; the pool keeps its attributes and usage counters. */
 struct CUmemPoolHandle_st {
     unsigned long long threshold;
+    unsigned long long used, used_high, reserved_high;
+    int reuse[3]; /* FollowEventDependencies, AllowOpportunistic, AllowInternalDependencies */
+    struct pool_block *blocks;
+    size_t nblocks, capblocks;
 };
 
 /* The process's one default CUDA context: the runtime core's context plus the API objects.
@@ -92,9 +106,13 @@ static struct cudart_ctx {
     struct rt_ctx rt;
     pthread_mutex_t hlock; /* handle sets */
     struct handle_set streams, events, graphs, execs;
+    struct handle_set pools;  /* cudaMemPoolCreate pools */
+    struct handle_set gmems;  /* live graph allocations (struct gmem) */
     struct CUmemPoolHandle_st pool;
+    cudaMemPool_t cur_pool;   /* cudaDeviceSetMemPool; NULL: the default pool */
     unsigned long long next_stream_id, next_capture_id;
-} G = {.hlock = PTHREAD_MUTEX_INITIALIZER, .next_stream_id = 16, .next_capture_id = 1};
+} G = {.hlock = PTHREAD_MUTEX_INITIALIZER, .next_stream_id = 16, .next_capture_id = 1,
+       .pool = {.reuse = {1, 1, 1}}};
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 
 static void ctx_init_once(void)
@@ -161,6 +179,8 @@ static struct mem *dmem(void)
 }
 
 static void sync_point(uint64_t seq);
+static void gmem_disown(uint64_t addr);
+static void pool_forget(uint64_t addr);
 
 static void not_supported(const char *what)
 {
@@ -445,6 +465,13 @@ static struct rt_func *resolve_func(const void *func)
 
 struct cap_graph;
 
+/* A set of graph nodes: a node's dependencies, a capturing stream's or a captured event's
+ * current dependency set. */
+struct node_list {
+    struct CUgraphNode_st **v;
+    size_t n, cap;
+};
+
 struct CUstream_st {
     uint32_t magic;
     unsigned flags;
@@ -454,6 +481,9 @@ struct CUstream_st {
     uint64_t last_seq;            /* queue sequence number of its last operation */
     enum cudaStreamCaptureMode capture_mode;
     unsigned long long capture_id;
+    struct CUstream_st *capture_origin; /* the stream that began the capture (self if origin) */
+    bool capture_external;        /* cudaStreamBeginCaptureToGraph: the graph is the user's */
+    struct node_list cdeps;       /* nodes the next captured operation depends on */
 };
 
 struct CUevent_st {
@@ -462,7 +492,47 @@ struct CUevent_st {
     bool recorded;          /* set when a record operation ran */
     uint64_t seq;           /* queue sequence number of the last record (0: never) */
     struct timespec when;
+    struct CUgraph_st *cap_graph;   /* recorded in a capturing stream: that capture's graph */
+    struct CUstream_st *cap_origin; /* ... and the capture's origin stream */
+    struct node_list cap_deps;      /* ... and the recording stream's dependencies then */
 };
+
+static int nl_add(struct node_list *l, struct CUgraphNode_st *nd)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (l->v[i] == nd)
+            return 0;
+    if (l->n == l->cap) {
+        size_t nc = l->cap ? l->cap * 2 : 4;
+        struct CUgraphNode_st **nv = realloc(l->v, nc * sizeof *nv);
+        if (!nv)
+            return -1;
+        l->v = nv;
+        l->cap = nc;
+    }
+    l->v[l->n++] = nd;
+    return 0;
+}
+
+static bool nl_del(struct node_list *l, const struct CUgraphNode_st *nd)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (l->v[i] == nd) {
+            memmove(&l->v[i], &l->v[i + 1], (l->n - i - 1) * sizeof *l->v);
+            l->n--;
+            return true;
+        }
+    return false;
+}
+
+static int nl_copy(struct node_list *dst, const struct node_list *src)
+{
+    dst->n = 0;
+    for (size_t i = 0; i < src->n; i++)
+        if (nl_add(dst, src->v[i]) < 0)
+            return -1;
+    return 0;
+}
 
 
 /* Is s a valid stream argument (0, the legacy and per-thread handles, or a live stream)? */
@@ -481,6 +551,26 @@ static struct CUstream_st *stream_obj(cudaStream_t s)
 enum node_kind { NK_KERNEL, NK_MEMCPY, NK_MEMSET, NK_HOST, NK_EMPTY, NK_MEMALLOC, NK_MEMFREE,
                  NK_GRAPH, NK_EVENT_RECORD, NK_WAIT_EVENT };
 
+/* A copy of up to three dimensions: depth slices of height rows of width bytes. */
+struct copy_desc {
+    void *dst;
+    const void *src;
+    size_t width, height, depth;
+    size_t dpitch, spitch;            /* bytes between rows */
+    size_t dslice, sslice;            /* bytes between slices */
+    enum cudaMemcpyKind kind;
+};
+
+/* Device memory of a graph memory-allocation node. CUDA gives its address out when the node is
+ * created, so it is allocated then and lives while any graph or executable graph holding the
+ * node does (refs), unless the program frees it itself (freed). */
+struct gmem {
+    uint64_t addr;
+    size_t size;
+    int refs;                         /* atomic */
+    int freed;                        /* atomic: cudaFree / cudaFreeAsync outside a graph */
+};
+
 struct CUgraphNode_st {
     enum node_kind kind;
     struct CUgraph_st *graph;
@@ -488,15 +578,19 @@ struct CUgraphNode_st {
     uint32_t grid[3], block[3];
     uint32_t shared;
     uint8_t *params;                  /* kernel parameter block copy */
-    void *dst;                        /* memcpy / memset / memalloc result */
-    const void *src;
-    size_t size;                      /* memcpy bytes / memalloc bytes */
+    void *dst;                        /* memset / memfree target */
+    struct copy_desc cp;              /* memcpy */
+    size_t size;                      /* memalloc bytes */
     size_t pitch, width, height;      /* memset (width in elements) */
     unsigned value, elem;             /* memset */
     cudaHostFn_t fn;                  /* host */
     void *user;
     struct CUgraph_st *child;         /* NK_GRAPH */
     cudaEvent_t event;
+    struct gmem *gm;                  /* NK_MEMALLOC */
+    struct node_list deps;            /* edges into this node (same graph) */
+    size_t idx;                       /* scratch: position while cloning / ordering */
+    bool disabled;                    /* cudaGraphNodeSetEnabled(…, 0) in an executable graph */
 };
 
 struct CUgraph_st {
@@ -506,6 +600,7 @@ struct CUgraph_st {
 
 struct CUgraphExec_st {
     struct CUgraph_st *g; /* a private clone */
+    unsigned long long flags;
 };
 
 static int graph_push(struct CUgraph_st *g, struct CUgraphNode_st *nd)
@@ -524,14 +619,34 @@ static int graph_push(struct CUgraph_st *g, struct CUgraphNode_st *nd)
 }
 
 static void graph_free(struct CUgraph_st *g);
+static struct mem *dmem(void);
+
+/* Graph allocations: G.gmems holds the live ones (looked up by address). */
+static struct gmem *gmem_find(uint64_t addr);
+static void gmem_forget(struct gmem *gm);
+
+static void gmem_release(struct gmem *gm)
+{
+    if (!gm || __atomic_sub_fetch(&gm->refs, 1, __ATOMIC_ACQ_REL) != 0)
+        return;
+    gmem_forget(gm);
+    if (!__atomic_load_n(&gm->freed, __ATOMIC_ACQUIRE)) {
+        struct mem *m = dmem();
+        if (m)
+            mem_free(m, gm->addr);
+    }
+    free(gm);
+}
 
 static void node_free(struct CUgraphNode_st *nd)
 {
     if (!nd)
         return;
     free(nd->params);
+    free(nd->deps.v);
     if (nd->kind == NK_GRAPH && nd->child)
         graph_free(nd->child);
+    gmem_release(nd->gm);
     free(nd);
 }
 
@@ -545,7 +660,7 @@ static void graph_free(struct CUgraph_st *g)
     free(g);
 }
 
-static struct CUgraph_st *graph_clone(const struct CUgraph_st *g);
+static struct CUgraph_st *graph_clone(struct CUgraph_st *g);
 
 static struct CUgraphNode_st *node_clone(const struct CUgraphNode_st *nd)
 {
@@ -555,6 +670,8 @@ static struct CUgraphNode_st *node_clone(const struct CUgraphNode_st *nd)
     *c = *nd;
     c->params = NULL;
     c->child = NULL;
+    c->deps = (struct node_list){0};
+    c->gm = NULL;
     if (nd->params && nd->func) {
         uint32_t n = nd->func->info.param_size_total;
         c->params = malloc(n ? n : 1);
@@ -572,15 +689,21 @@ static struct CUgraphNode_st *node_clone(const struct CUgraphNode_st *nd)
             return NULL;
         }
     }
+    if (nd->gm) {
+        __atomic_add_fetch(&nd->gm->refs, 1, __ATOMIC_ACQ_REL);
+        c->gm = nd->gm;
+    }
     return c;
 }
 
-static struct CUgraph_st *graph_clone(const struct CUgraph_st *g)
+/* A deep copy with the same edges (node i of the copy is the copy of node i). */
+static struct CUgraph_st *graph_clone(struct CUgraph_st *g)
 {
     struct CUgraph_st *c = calloc(1, sizeof *c);
     if (!c)
         return NULL;
     for (size_t i = 0; i < g->n; i++) {
+        g->nodes[i]->idx = i;
         struct CUgraphNode_st *nd = node_clone(g->nodes[i]);
         if (!nd || graph_push(c, nd) < 0) {
             node_free(nd);
@@ -588,7 +711,55 @@ static struct CUgraph_st *graph_clone(const struct CUgraph_st *g)
             return NULL;
         }
     }
+    for (size_t i = 0; i < g->n; i++) {
+        const struct node_list *d = &g->nodes[i]->deps;
+        for (size_t j = 0; j < d->n; j++)
+            if (nl_add(&c->nodes[i]->deps, c->nodes[d->v[j]->idx]) < 0) {
+                graph_free(c);
+                return NULL;
+            }
+    }
     return c;
+}
+
+/* Nodes in an order that runs every node after its dependencies (insertion order among the
+ * ready ones). 0, or -1 for a cycle or no memory. The caller frees *out. */
+static int graph_order(struct CUgraph_st *g, struct CUgraphNode_st ***out)
+{
+    size_t n = g->n, done = 0;
+    struct CUgraphNode_st **order = malloc((n ? n : 1) * sizeof *order);
+    bool *ran = calloc(n ? n : 1, 1);
+    if (!order || !ran) {
+        free(order);
+        free(ran);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++)
+        g->nodes[i]->idx = i;
+    while (done < n) {
+        bool progress = false;
+        for (size_t i = 0; i < n; i++) {
+            if (ran[i])
+                continue;
+            const struct node_list *d = &g->nodes[i]->deps;
+            bool ready = true;
+            for (size_t j = 0; ready && j < d->n; j++)
+                ready = ran[d->v[j]->idx];
+            if (ready) {
+                ran[i] = true;
+                order[done++] = g->nodes[i];
+                progress = true;
+            }
+        }
+        if (!progress) {
+            free(order);
+            free(ran);
+            return -1;
+        }
+    }
+    free(ran);
+    *out = order;
+    return 0;
 }
 
 /* ============================================================================== operations */
@@ -596,17 +767,19 @@ static struct CUgraph_st *graph_clone(const struct CUgraph_st *g)
 static cudaError_t run_kernel(struct rt_func *f, const uint32_t grid[3], const uint32_t block[3],
                               size_t shared, void **args, const uint8_t *params,
                               bool cooperative);
-static cudaError_t run_copy(void *dst, const void *src, size_t n, enum cudaMemcpyKind kind);
+static cudaError_t run_copy_desc(const struct copy_desc *cd);
 static cudaError_t run_memset2d(void *dst, size_t pitch, int value, size_t width, size_t height);
 static cudaError_t graph_run(struct CUgraph_st *g);
 
 static cudaError_t node_run(struct CUgraphNode_st *nd)
 {
+    if (nd->disabled)
+        return cudaSuccess;
     switch (nd->kind) {
     case NK_KERNEL:
         return run_kernel(nd->func, nd->grid, nd->block, nd->shared, NULL, nd->params, false);
     case NK_MEMCPY:
-        return run_copy(nd->dst, nd->src, nd->size, cudaMemcpyDefault);
+        return run_copy_desc(&nd->cp);
     case NK_MEMSET:
         if (nd->elem == 1)
             return run_memset2d(nd->dst, nd->pitch, (int)nd->value, nd->width, nd->height);
@@ -632,15 +805,12 @@ static cudaError_t node_run(struct CUgraphNode_st *nd)
         return cudaSuccess;
     case NK_GRAPH:
         return graph_run(nd->child);
-    case NK_MEMALLOC: {
-        struct mem *m = dmem();
-        uint64_t a;
-        if (!m || mem_alloc(m, nd->size, MEM_F_DEVICE, &a) < 0)
-            return cudaErrorMemoryAllocation;
-        nd->dst = (void *)(uintptr_t)a;
-        return cudaSuccess;
-    }
+    case NK_MEMALLOC:
+        return cudaSuccess; /* allocated when the node was made (struct gmem) */
     case NK_MEMFREE: {
+        /* a graph allocation stays reserved for the graph's next launch */
+        if (gmem_find((uint64_t)(uintptr_t)nd->dst))
+            return cudaSuccess;
         struct mem *m = dmem();
         if (!m || mem_free(m, (uint64_t)(uintptr_t)nd->dst) < 0)
             return cudaErrorInvalidValue;
@@ -661,15 +831,17 @@ static cudaError_t node_run(struct CUgraphNode_st *nd)
 
 static cudaError_t graph_run(struct CUgraph_st *g)
 {
-    for (size_t i = 0; i < g->n; i++) {
-        cudaError_t e = node_run(g->nodes[i]);
-        if (e)
-            return e;
-        cudaError_t s = sticky();
-        if (s)
-            return s;
+    struct CUgraphNode_st **order;
+    if (graph_order(g, &order) < 0)
+        return cudaErrorInvalidValue;
+    cudaError_t e = cudaSuccess;
+    for (size_t i = 0; i < g->n && !e; i++) {
+        e = node_run(order[i]);
+        if (!e)
+            e = sticky();
     }
-    return cudaSuccess;
+    free(order);
+    return e;
 }
 
 static void async_error(cudaError_t e)
@@ -696,7 +868,10 @@ static void node_op(struct rt_ctx *c, void *arg)
 {
     (void)c;
     struct CUgraphNode_st *nd = arg;
-    cudaError_t e = node_run(nd);
+    /* a faulted context runs no more device work; host functions and event records still
+     * run so that waiting threads and callbacks see the error */
+    bool skip = sticky() && nd->kind != NK_HOST && nd->kind != NK_EVENT_RECORD;
+    cudaError_t e = skip ? cudaSuccess : node_run(nd);
     if (e)
         async_error(e);
     node_free(nd);
@@ -723,10 +898,13 @@ static cudaError_t submit(cudaStream_t s, struct CUgraphNode_st *nd)
 {
     struct CUstream_st *so = stream_obj(s);
     if (so && so->capture) {
-        if (graph_push(so->capture, nd) < 0) {
+        /* the node depends on the stream's current dependency set and becomes it */
+        if (nl_copy(&nd->deps, &so->cdeps) < 0 || graph_push(so->capture, nd) < 0) {
             node_free(nd);
             return cudaErrorMemoryAllocation;
         }
+        so->cdeps.n = 0;
+        nl_add(&so->cdeps, nd);
         return cudaSuccess;
     }
     note_seq(s, rt_submit(ctx(), node_op, nd));
@@ -857,7 +1035,7 @@ EXPORT cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 gridDim, d
 EXPORT cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *func,
                                        void **args)
 {
-    if (!config)
+    if (!config || (config->numAttrs && !config->attrs))
         return ret(cudaErrorInvalidValue);
     bool coop = false;
     for (unsigned i = 0; i < config->numAttrs; i++) {
@@ -1642,6 +1820,10 @@ static cudaError_t free_common(void *p, uint32_t want)
     const struct mem_alloc *a = mem_find(m, (uint64_t)(uintptr_t)p, 1);
     if (!a || a->base != (uint64_t)(uintptr_t)p || !(a->flags & want))
         return ret(cudaErrorInvalidValue);
+    if (want & MEM_F_DEVICE) {
+        gmem_disown((uint64_t)(uintptr_t)p);
+        pool_forget((uint64_t)(uintptr_t)p);
+    }
     if (mem_free(m, (uint64_t)(uintptr_t)p) < 0)
         return ret(cudaErrorInvalidValue);
     return cudaSuccess;
@@ -1765,12 +1947,49 @@ static cudaError_t copy_check(void *dst, const void *src, size_t n, enum cudaMem
     return cudaSuccess;
 }
 
-static cudaError_t run_copy(void *dst, const void *src, size_t n, enum cudaMemcpyKind kind)
+/* Check every row of a copy against the allocations its kind says are device memory. */
+static cudaError_t copy_desc_check(const struct copy_desc *cd)
 {
-    cudaError_t e = copy_check(dst, src, n, kind);
-    if (!e && n)
-        memmove(dst, src, n);
+    if ((unsigned)cd->kind > cudaMemcpyDefault)
+        return cudaErrorInvalidMemcpyDirection;
+    if (!cd->width || !cd->height || !cd->depth)
+        return cudaSuccess;
+    if ((cd->height > 1 || cd->depth > 1) && (cd->width > cd->dpitch || cd->width > cd->spitch))
+        return cudaErrorInvalidPitchValue;
+    for (size_t z = 0; z < cd->depth; z++)
+        for (size_t y = 0; y < cd->height; y++) {
+            cudaError_t e = copy_check((uint8_t *)cd->dst + z * cd->dslice + y * cd->dpitch,
+                                       (const uint8_t *)cd->src + z * cd->sslice + y * cd->spitch,
+                                       cd->width, cd->kind);
+            if (e)
+                return e;
+        }
+    return cudaSuccess;
+}
+
+static void copy_desc_do(const struct copy_desc *cd)
+{
+    if (!cd->width)
+        return;
+    for (size_t z = 0; z < cd->depth; z++)
+        for (size_t y = 0; y < cd->height; y++)
+            memmove((uint8_t *)cd->dst + z * cd->dslice + y * cd->dpitch,
+                    (const uint8_t *)cd->src + z * cd->sslice + y * cd->spitch, cd->width);
+}
+
+static cudaError_t run_copy_desc(const struct copy_desc *cd)
+{
+    cudaError_t e = copy_desc_check(cd);
+    if (!e)
+        copy_desc_do(cd);
     return e;
+}
+
+static struct copy_desc copy_1d(void *dst, const void *src, size_t n, enum cudaMemcpyKind kind)
+{
+    struct copy_desc cd = {.dst = dst, .src = src, .width = n, .height = 1, .depth = 1,
+                           .dpitch = n, .spitch = n, .dslice = n, .sslice = n, .kind = kind};
+    return cd;
 }
 
 /* Host memory the device cannot address directly (pageable): copies with it are staged,
@@ -1781,40 +2000,41 @@ static bool pageable(const void *p)
     return !m || !dev_range(m, p, 1);
 }
 
-static cudaError_t copy_submit(void *dst, const void *src, size_t n, enum cudaMemcpyKind kind,
-                               cudaStream_t stream, bool blocking)
+/* A copy on a stream: captured into its graph, queued, or (blocking, or with pageable host
+ * memory) done now after all earlier work. */
+static cudaError_t copy_submit_desc(const struct copy_desc *cd, cudaStream_t stream, bool blocking)
 {
     CHECK_STICKY();
     if (!stream_ok(stream))
         return ret(cudaErrorInvalidResourceHandle);
     struct CUstream_st *so = stream_obj(stream);
-    if (so && so->capture) {
-        struct CUgraphNode_st *nd = node_new(NK_MEMCPY);
-        if (!nd)
-            return ret(cudaErrorMemoryAllocation);
-        nd->dst = dst;
-        nd->src = src;
-        nd->size = n;
-        return ret(submit(stream, nd));
-    }
-    cudaError_t e = copy_check(dst, src, n, kind);
+    bool capturing = so && so->capture;
+    cudaError_t e = capturing ? ((unsigned)cd->kind > cudaMemcpyDefault
+                                     ? cudaErrorInvalidMemcpyDirection
+                                     : cudaSuccess)
+                              : copy_desc_check(cd);
     if (e)
         return ret(e);
-    if (!n)
+    if (!capturing && (!cd->width || !cd->height || !cd->depth))
         return cudaSuccess;
-    if (blocking || pageable(dst) || pageable(src)) {
+    if (!capturing && (blocking || pageable(cd->dst) || pageable(cd->src))) {
         sync_point(0);
         CHECK_STICKY();
-        memmove(dst, src, n);
+        copy_desc_do(cd);
         return cudaSuccess;
     }
     struct CUgraphNode_st *nd = node_new(NK_MEMCPY);
     if (!nd)
         return ret(cudaErrorMemoryAllocation);
-    nd->dst = dst;
-    nd->src = src;
-    nd->size = n;
+    nd->cp = *cd;
     return ret(submit(stream, nd));
+}
+
+static cudaError_t copy_submit(void *dst, const void *src, size_t n, enum cudaMemcpyKind kind,
+                               cudaStream_t stream, bool blocking)
+{
+    struct copy_desc cd = copy_1d(dst, src, n, kind);
+    return copy_submit_desc(&cd, stream, blocking);
 }
 
 EXPORT cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
@@ -1845,64 +2065,81 @@ EXPORT cudaError_t cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src
 }
 
 static cudaError_t copy2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
-                          size_t height, enum cudaMemcpyKind kind, cudaStream_t stream)
+                          size_t height, enum cudaMemcpyKind kind, cudaStream_t stream,
+                          bool blocking)
 {
-    CHECK_STICKY();
-    if (width > dpitch || width > spitch)
+    if (height && (width > dpitch || width > spitch))
         return ret(cudaErrorInvalidPitchValue);
-    for (size_t y = 0; y < height; y++) {
-        cudaError_t e = copy_submit((uint8_t *)dst + y * dpitch,
-                                    (const uint8_t *)src + y * spitch, width, kind, stream,
-                                    stream == NULL);
-        if (e)
-            return e;
-    }
-    return cudaSuccess;
+    struct copy_desc cd = {.dst = dst, .src = src, .width = width, .height = height, .depth = 1,
+                           .dpitch = dpitch, .spitch = spitch, .dslice = dpitch * height,
+                           .sslice = spitch * height, .kind = kind};
+    return copy_submit_desc(&cd, stream, blocking);
 }
 
 EXPORT cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch,
                                 size_t width, size_t height, enum cudaMemcpyKind kind)
 {
-    return copy2d(dst, dpitch, src, spitch, width, height, kind, NULL);
+    return copy2d(dst, dpitch, src, spitch, width, height, kind, NULL, true);
 }
 
 EXPORT cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch,
                                      size_t width, size_t height, enum cudaMemcpyKind kind,
                                      cudaStream_t stream)
 {
-    return copy2d(dst, dpitch, src, spitch, width, height, kind, stream);
+    return copy2d(dst, dpitch, src, spitch, width, height, kind, stream, false);
 }
 
-static cudaError_t copy3d(const struct cudaMemcpy3DParms *p, cudaStream_t stream)
+/* cudaMemcpy3DParms (pitched pointers only) as a copy_desc. */
+static cudaError_t desc_of_3d(const struct cudaMemcpy3DParms *p, struct copy_desc *cd)
 {
     if (!p)
-        return ret(cudaErrorInvalidValue);
+        return cudaErrorInvalidValue;
     if (p->srcArray || p->dstArray) {
-        not_supported("cudaMemcpy3D with CUDA arrays");
-        return ret(cudaErrorNotSupported);
+        not_supported("cudaMemcpy3D and graph memcpy nodes with CUDA arrays");
+        return cudaErrorNotSupported;
     }
     const struct cudaPitchedPtr *s = &p->srcPtr, *d = &p->dstPtr;
     size_t w = p->extent.width, h = p->extent.height, dep = p->extent.depth;
-    for (size_t z = 0; z < dep; z++)
-        for (size_t y = 0; y < h; y++) {
-            size_t so = ((z + p->srcPos.z) * s->ysize + y + p->srcPos.y) * s->pitch + p->srcPos.x;
-            size_t dof = ((z + p->dstPos.z) * d->ysize + y + p->dstPos.y) * d->pitch + p->dstPos.x;
-            cudaError_t e = copy_submit((uint8_t *)d->ptr + dof, (const uint8_t *)s->ptr + so, w,
-                                        p->kind, stream, stream == NULL);
-            if (e)
-                return e;
-        }
+    if (w && h && dep) {
+        if (!s->ptr || !d->ptr)
+            return cudaErrorInvalidValue;
+        if (w + p->srcPos.x > s->pitch || w + p->dstPos.x > d->pitch)
+            return cudaErrorInvalidPitchValue;
+        if (dep > 1 && (h + p->srcPos.y > s->ysize || h + p->dstPos.y > d->ysize))
+            return cudaErrorInvalidValue;
+    }
+    cd->src = (const uint8_t *)s->ptr + (p->srcPos.z * s->ysize + p->srcPos.y) * s->pitch +
+              p->srcPos.x;
+    cd->dst = (uint8_t *)d->ptr + (p->dstPos.z * d->ysize + p->dstPos.y) * d->pitch +
+              p->dstPos.x;
+    cd->width = w;
+    cd->height = h;
+    cd->depth = dep;
+    cd->spitch = s->pitch;
+    cd->dpitch = d->pitch;
+    cd->sslice = s->pitch * s->ysize;
+    cd->dslice = d->pitch * d->ysize;
+    cd->kind = p->kind;
     return cudaSuccess;
+}
+
+static cudaError_t copy3d(const struct cudaMemcpy3DParms *p, cudaStream_t stream, bool blocking)
+{
+    struct copy_desc cd;
+    cudaError_t e = desc_of_3d(p, &cd);
+    if (e)
+        return ret(e);
+    return copy_submit_desc(&cd, stream, blocking);
 }
 
 EXPORT cudaError_t cudaMemcpy3D(const struct cudaMemcpy3DParms *p)
 {
-    return copy3d(p, NULL);
+    return copy3d(p, NULL, true);
 }
 
 EXPORT cudaError_t cudaMemcpy3DAsync(const struct cudaMemcpy3DParms *p, cudaStream_t stream)
 {
-    return copy3d(p, stream);
+    return copy3d(p, stream, false);
 }
 
 static cudaError_t run_memset2d(void *dst, size_t pitch, int value, size_t width, size_t height)
@@ -1982,22 +2219,29 @@ EXPORT cudaError_t cudaMemset2DAsync(void *devPtr, size_t pitch, int value, size
     return memset_submit(devPtr, pitch, value, width, height, stream);
 }
 
-EXPORT cudaError_t cudaMemset3D(struct cudaPitchedPtr p, int value, struct cudaExtent e)
+static cudaError_t memset3d(struct cudaPitchedPtr p, int value, struct cudaExtent e,
+                            cudaStream_t stream)
 {
+    if (e.depth > 1 && e.height > p.ysize)
+        return ret(cudaErrorInvalidValue);
     for (size_t z = 0; z < e.depth; z++) {
         cudaError_t r = memset_submit((uint8_t *)p.ptr + z * p.pitch * p.ysize, p.pitch, value,
-                                      e.width, e.height, NULL);
+                                      e.width, e.height, stream);
         if (r)
             return r;
     }
     return cudaSuccess;
 }
 
+EXPORT cudaError_t cudaMemset3D(struct cudaPitchedPtr p, int value, struct cudaExtent e)
+{
+    return memset3d(p, value, e, NULL);
+}
+
 EXPORT cudaError_t cudaMemset3DAsync(struct cudaPitchedPtr p, int value, struct cudaExtent e,
                                      cudaStream_t stream)
 {
-    (void)stream;
-    return cudaMemset3D(p, value, e);
+    return memset3d(p, value, e, stream);
 }
 
 /* A registered variable's device storage (loads its module). */
@@ -2128,39 +2372,198 @@ EXPORT cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void *devPtr, s
     return cudaSuccess;
 }
 
-/* Stream-ordered allocation (runs in order like everything else). */
+/* ---------------------------------------------------------------- graph allocations */
+
+static struct gmem *gmem_find(uint64_t addr)
+{
+    struct gmem *r = NULL;
+    pthread_mutex_lock(&G.hlock);
+    for (size_t i = 0; i < G.gmems.n; i++) {
+        struct gmem *gm = G.gmems.v[i];
+        if (gm->addr == addr) {
+            r = gm;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&G.hlock);
+    return r;
+}
+
+static void gmem_forget(struct gmem *gm)
+{
+    hs_del(&G.gmems, gm);
+}
+
+/* Allocate the memory of a graph allocation node (its address is fixed from now on). */
+static cudaError_t gmem_new(size_t size, struct gmem **out)
+{
+    struct mem *m = dmem();
+    if (!m)
+        return cudaErrorInitializationError;
+    struct gmem *gm = calloc(1, sizeof *gm);
+    uint64_t a;
+    if (!gm || size > ctx()->dev.global_mem - mem_used(m) ||
+        mem_alloc(m, size, MEM_F_DEVICE, &a) < 0) {
+        free(gm);
+        return cudaErrorMemoryAllocation;
+    }
+    gm->addr = a;
+    gm->size = size;
+    gm->refs = 1;
+    if (hs_add(&G.gmems, gm) < 0) {
+        mem_free(m, a);
+        free(gm);
+        return cudaErrorMemoryAllocation;
+    }
+    *out = gm;
+    return cudaSuccess;
+}
+
+/* The program frees a graph allocation itself: the graph no longer owns it. */
+static void gmem_disown(uint64_t addr)
+{
+    struct gmem *gm = gmem_find(addr);
+    if (gm) {
+        __atomic_store_n(&gm->freed, 1, __ATOMIC_RELEASE);
+        gmem_forget(gm);
+    }
+}
+
+/* ----------------------------------------------------------------------- memory pools */
+
+static bool pool_ok(cudaMemPool_t p)
+{
+    return p && (p == &G.pool || hs_has(&G.pools, p));
+}
+
+static cudaMemPool_t pool_current(void)
+{
+    pthread_mutex_lock(&G.hlock);
+    cudaMemPool_t p = G.cur_pool ? G.cur_pool : &G.pool;
+    pthread_mutex_unlock(&G.hlock);
+    return p;
+}
+
+static int pool_note(cudaMemPool_t p, uint64_t addr, size_t size)
+{
+    int r = 0;
+    pthread_mutex_lock(&G.hlock);
+    if (p->nblocks == p->capblocks) {
+        size_t nc = p->capblocks ? p->capblocks * 2 : 16;
+        struct pool_block *nb = realloc(p->blocks, nc * sizeof *nb);
+        if (!nb) {
+            r = -1;
+            goto out;
+        }
+        p->blocks = nb;
+        p->capblocks = nc;
+    }
+    p->blocks[p->nblocks++] = (struct pool_block){addr, size};
+    p->used += size;
+    if (p->used > p->used_high)
+        p->used_high = p->used;
+    if (p->used > p->reserved_high)
+        p->reserved_high = p->used;
+out:
+    pthread_mutex_unlock(&G.hlock);
+    return r;
+}
+
+static bool pool_forget_in(cudaMemPool_t p, uint64_t addr)
+{
+    for (size_t i = 0; i < p->nblocks; i++)
+        if (p->blocks[i].addr == addr) {
+            p->used -= p->blocks[i].size;
+            p->blocks[i] = p->blocks[--p->nblocks];
+            return true;
+        }
+    return false;
+}
+
+/* A pool block is freed (cudaFreeAsync / cudaFree): drop it from its pool's usage. */
+static void pool_forget(uint64_t addr)
+{
+    pthread_mutex_lock(&G.hlock);
+    if (!pool_forget_in(&G.pool, addr))
+        for (size_t i = 0; i < G.pools.n; i++)
+            if (pool_forget_in(G.pools.v[i], addr))
+                break;
+    pthread_mutex_unlock(&G.hlock);
+}
+
+/* Stream-ordered allocation. The address is known at once (as on a GPU); while the stream is
+ * captured the allocation becomes a graph memory-allocation node. */
+static cudaError_t malloc_async(void **devPtr, size_t size, cudaMemPool_t pool,
+                                cudaStream_t stream)
+{
+    CHECK_STICKY();
+    if (!devPtr || !pool_ok(pool))
+        return ret(cudaErrorInvalidValue);
+    if (!stream_ok(stream))
+        return ret(cudaErrorInvalidResourceHandle);
+    struct CUstream_st *so = stream_obj(stream);
+    if (so && so->capture) {
+        struct gmem *gm;
+        cudaError_t e = gmem_new(size, &gm);
+        if (e)
+            return ret(e);
+        struct CUgraphNode_st *nd = node_new(NK_MEMALLOC);
+        if (!nd) {
+            gmem_release(gm);
+            return ret(cudaErrorMemoryAllocation);
+        }
+        nd->gm = gm;
+        nd->size = size;
+        *devPtr = (void *)(uintptr_t)gm->addr;
+        return ret(submit(stream, nd));
+    }
+    cudaError_t e = alloc_common(devPtr, size, MEM_F_DEVICE);
+    if (e)
+        return e;
+    if (pool_note(pool, (uint64_t)(uintptr_t)*devPtr, size) < 0) {
+        free_common(*devPtr, MEM_F_DEVICE);
+        *devPtr = NULL;
+        return ret(cudaErrorMemoryAllocation);
+    }
+    return cudaSuccess;
+}
+
 EXPORT cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hStream)
 {
-    if (!stream_ok(hStream))
-        return ret(cudaErrorInvalidResourceHandle);
-    return alloc_common(devPtr, size, MEM_F_DEVICE);
+    return malloc_async(devPtr, size, pool_current(), hStream);
 }
 
 EXPORT cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMemPool_t memPool,
                                            cudaStream_t stream)
 {
-    if (!memPool)
-        return ret(cudaErrorInvalidValue);
-    return cudaMallocAsync(ptr, size, stream);
+    return malloc_async(ptr, size, memPool, stream);
 }
 
+/* Stream-ordered free: the memory is released when the stream reaches it. */
 EXPORT cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t hStream)
 {
     CHECK_STICKY();
     if (!stream_ok(hStream))
         return ret(cudaErrorInvalidResourceHandle);
-    struct mem *m = dmem();
-    const struct mem_alloc *a = m ? mem_find(m, (uint64_t)(uintptr_t)devPtr, 1) : NULL;
-    if (!a || a->base != (uint64_t)(uintptr_t)devPtr || !(a->flags & MEM_F_DEVICE))
-        return ret(cudaErrorInvalidValue);
+    uint64_t addr = (uint64_t)(uintptr_t)devPtr;
+    struct CUstream_st *so = stream_obj(hStream);
+    bool capturing = so && so->capture;
+    if (!(capturing && gmem_find(addr))) {
+        struct mem *m = dmem();
+        const struct mem_alloc *a = m ? mem_find(m, addr, 1) : NULL;
+        if (!a || a->base != addr || !(a->flags & MEM_F_DEVICE))
+            return ret(cudaErrorInvalidValue);
+    }
+    if (!capturing) {
+        gmem_disown(addr);
+        pool_forget(addr);
+    }
     struct CUgraphNode_st *nd = node_new(NK_MEMFREE);
     if (!nd)
         return ret(cudaErrorMemoryAllocation);
     nd->dst = devPtr;
     return ret(submit(hStream, nd));
 }
-
-/* The one memory pool of the device (attributes are accepted and remembered). */
 
 EXPORT cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *memPool, int device)
 {
@@ -2174,44 +2577,127 @@ EXPORT cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *memPool, int devic
 
 EXPORT cudaError_t cudaDeviceGetMemPool(cudaMemPool_t *memPool, int device)
 {
-    return cudaDeviceGetDefaultMemPool(memPool, device);
+    if (!memPool)
+        return ret(cudaErrorInvalidValue);
+    if (device != 0)
+        return ret(cudaErrorInvalidDevice);
+    *memPool = pool_current();
+    return cudaSuccess;
+}
+
+EXPORT cudaError_t cudaDeviceSetMemPool(int device, cudaMemPool_t memPool)
+{
+    if (device != 0)
+        return ret(cudaErrorInvalidDevice);
+    if (!pool_ok(memPool))
+        return ret(cudaErrorInvalidValue);
+    pthread_mutex_lock(&G.hlock);
+    G.cur_pool = memPool;
+    pthread_mutex_unlock(&G.hlock);
+    return cudaSuccess;
+}
+
+EXPORT cudaError_t cudaMemPoolCreate(cudaMemPool_t *memPool, const struct cudaMemPoolProps *props)
+{
+    if (!memPool || !props || props->allocType != cudaMemAllocationTypePinned ||
+        props->location.type != cudaMemLocationTypeDevice || props->location.id != 0)
+        return ret(cudaErrorInvalidValue);
+    struct CUmemPoolHandle_st *p = calloc(1, sizeof *p);
+    if (!p)
+        return ret(cudaErrorMemoryAllocation);
+    p->reuse[0] = p->reuse[1] = p->reuse[2] = 1;
+    if (hs_add(&G.pools, p) < 0) {
+        free(p);
+        return ret(cudaErrorMemoryAllocation);
+    }
+    *memPool = p;
+    return cudaSuccess;
+}
+
+/* Destroy a created pool (the default pool cannot be). Blocks still allocated stay valid
+ * until freed, as in CUDA. */
+EXPORT cudaError_t cudaMemPoolDestroy(cudaMemPool_t memPool)
+{
+    if (!memPool || memPool == &G.pool || !hs_del(&G.pools, memPool))
+        return ret(cudaErrorInvalidValue);
+    pthread_mutex_lock(&G.hlock);
+    if (G.cur_pool == memPool)
+        G.cur_pool = NULL;
+    pthread_mutex_unlock(&G.hlock);
+    free(memPool->blocks);
+    free(memPool);
+    return cudaSuccess;
 }
 
 EXPORT cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr,
                                            void *value)
 {
-    if (memPool != &G.pool || !value)
+    if (!pool_ok(memPool) || !value)
         return ret(cudaErrorInvalidValue);
-    if (attr == cudaMemPoolAttrReleaseThreshold)
-        memcpy(&G.pool.threshold, value, sizeof G.pool.threshold);
-    return cudaSuccess;
+    cudaError_t e = cudaSuccess;
+    pthread_mutex_lock(&G.hlock);
+    switch (attr) {
+    case cudaMemPoolReuseFollowEventDependencies:
+    case cudaMemPoolReuseAllowOpportunistic:
+    case cudaMemPoolReuseAllowInternalDependencies:
+        memPool->reuse[attr - cudaMemPoolReuseFollowEventDependencies] = *(int *)value != 0;
+        break;
+    case cudaMemPoolAttrReleaseThreshold:
+        memcpy(&memPool->threshold, value, sizeof memPool->threshold);
+        break;
+    case cudaMemPoolAttrReservedMemHigh:
+    case cudaMemPoolAttrUsedMemHigh: {
+        unsigned long long v;
+        memcpy(&v, value, sizeof v);
+        if (v != 0)
+            e = cudaErrorInvalidValue; /* high watermarks can only be reset */
+        else if (attr == cudaMemPoolAttrUsedMemHigh)
+            memPool->used_high = memPool->used;
+        else
+            memPool->reserved_high = memPool->used;
+        break;
+    }
+    default:
+        e = cudaErrorInvalidValue; /* the current counters are read-only */
+        break;
+    }
+    pthread_mutex_unlock(&G.hlock);
+    return e ? ret(e) : cudaSuccess;
 }
 
 EXPORT cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr,
                                            void *value)
 {
-    if (memPool != &G.pool || !value)
+    if (!pool_ok(memPool) || !value)
         return ret(cudaErrorInvalidValue);
+    cudaError_t e = cudaSuccess;
+    unsigned long long v = 0;
+    pthread_mutex_lock(&G.hlock);
     switch (attr) {
-    case cudaMemPoolAttrReleaseThreshold:
-        memcpy(value, &G.pool.threshold, sizeof G.pool.threshold);
-        break;
     case cudaMemPoolReuseFollowEventDependencies:
     case cudaMemPoolReuseAllowOpportunistic:
     case cudaMemPoolReuseAllowInternalDependencies:
-        *(int *)value = 1;
+        *(int *)value = memPool->reuse[attr - cudaMemPoolReuseFollowEventDependencies];
         break;
-    default:
-        *(unsigned long long *)value = 0;
-        break;
+    case cudaMemPoolAttrReleaseThreshold: v = memPool->threshold; break;
+    case cudaMemPoolAttrReservedMemCurrent: v = memPool->used; break;
+    case cudaMemPoolAttrReservedMemHigh: v = memPool->reserved_high; break;
+    case cudaMemPoolAttrUsedMemCurrent: v = memPool->used; break;
+    case cudaMemPoolAttrUsedMemHigh: v = memPool->used_high; break;
+    default: e = cudaErrorInvalidValue; break;
     }
+    pthread_mutex_unlock(&G.hlock);
+    if (e)
+        return ret(e);
+    if (attr >= cudaMemPoolAttrReleaseThreshold)
+        memcpy(value, &v, sizeof v);
     return cudaSuccess;
 }
 
 EXPORT cudaError_t cudaMemPoolTrimTo(cudaMemPool_t memPool, size_t minBytesToKeep)
 {
     (void)minBytesToKeep;
-    return memPool == &G.pool ? cudaSuccess : ret(cudaErrorInvalidValue);
+    return pool_ok(memPool) ? cudaSuccess : ret(cudaErrorInvalidValue);
 }
 
 EXPORT cudaError_t cudaDeviceGraphMemTrim(int device)
@@ -2339,6 +2825,30 @@ EXPORT cudaError_t cudaDestroySurfaceObject(cudaSurfaceObject_t surfObject)
 /* ============================================================================ stream API */
 
 
+/* End the capture into g: every stream that joined it leaves it, and events recorded in it
+ * no longer carry its dependencies. */
+static void capture_detach(struct CUgraph_st *g)
+{
+    pthread_mutex_lock(&G.hlock);
+    for (size_t i = 0; i < G.streams.n; i++) {
+        struct CUstream_st *o = G.streams.v[i];
+        if (o->capture == g) {
+            o->capture = NULL;
+            o->capture_origin = NULL;
+            o->cdeps.n = 0;
+        }
+    }
+    for (size_t i = 0; i < G.events.n; i++) {
+        struct CUevent_st *e = G.events.v[i];
+        if (e->cap_graph == g) {
+            e->cap_graph = NULL;
+            e->cap_origin = NULL;
+            e->cap_deps.n = 0;
+        }
+    }
+    pthread_mutex_unlock(&G.hlock);
+}
+
 static cudaError_t stream_create(cudaStream_t *pStream, unsigned flags, int priority)
 {
     if (!pStream)
@@ -2385,9 +2895,14 @@ EXPORT cudaError_t cudaStreamDestroy(cudaStream_t stream)
         return ret(cudaErrorInvalidResourceHandle);
     if (!hs_del(&G.streams, stream))
         return ret(cudaErrorInvalidResourceHandle);
-    if (stream->capture)
-        graph_free(stream->capture);
+    if (stream->capture && stream->capture_origin == stream) {
+        struct CUgraph_st *g = stream->capture;
+        capture_detach(g); /* the capture is abandoned */
+        if (!stream->capture_external)
+            graph_free(g);
+    }
     stream->magic = 0;
+    free(stream->cdeps.v);
     free(stream);
     return cudaSuccess;
 }
@@ -2449,12 +2964,42 @@ EXPORT cudaError_t cudaStreamGetId(cudaStream_t hStream, unsigned long long *str
     return cudaSuccess;
 }
 
+/* Is stream o still capturing into graph g (the capture an event was recorded in)? */
+static bool capture_live(struct CUstream_st *o, struct CUgraph_st *g)
+{
+    return o && g && hs_has(&G.streams, o) && o->capture == g && o->capture_origin == o;
+}
+
+/* Work runs in submission order, so waiting needs no action — except in stream capture: an
+ * event recorded in a capturing stream makes the waiting stream depend on the recorded
+ * nodes, and a stream that is not capturing joins the capture (fork/join capture). */
 EXPORT cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags)
 {
-    if (!stream_ok(stream) || !hs_has(&G.events, event))
+    if (!stream_ok(stream) || !event || !hs_has(&G.events, event))
         return ret(cudaErrorInvalidResourceHandle);
     if (flags & ~1u)
         return ret(cudaErrorInvalidValue);
+    struct CUstream_st *so = stream_obj(stream);
+    if (capture_live(event->cap_origin, event->cap_graph)) {
+        if (!so)
+            return ret(cudaErrorStreamCaptureImplicit);
+        if (so->capture && so->capture != event->cap_graph)
+            return ret(cudaErrorStreamCaptureMerge);
+        if (!so->capture) {
+            so->capture = event->cap_graph;
+            so->capture_origin = event->cap_origin;
+            so->capture_external = event->cap_origin->capture_external;
+            so->capture_mode = event->cap_origin->capture_mode;
+            so->capture_id = event->cap_origin->capture_id;
+            so->cdeps.n = 0;
+        }
+        for (size_t i = 0; i < event->cap_deps.n; i++)
+            if (nl_add(&so->cdeps, event->cap_deps.v[i]) < 0)
+                return ret(cudaErrorMemoryAllocation);
+        return cudaSuccess;
+    }
+    if (so && so->capture && event->cap_graph == NULL && event->seq == 0)
+        return cudaSuccess; /* never recorded: no dependency */
     return ret(sticky());
 }
 
@@ -2481,6 +3026,9 @@ EXPORT cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback
         return ret(cudaErrorInvalidValue);
     if (!stream_ok(stream))
         return ret(cudaErrorInvalidResourceHandle);
+    struct CUstream_st *so = stream_obj(stream);
+    if (so && so->capture)
+        return ret(cudaErrorStreamCaptureUnsupported);
     struct callback_op *op = malloc(sizeof *op);
     if (!op)
         return ret(cudaErrorMemoryAllocation);
@@ -2547,6 +3095,9 @@ EXPORT cudaError_t cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCa
     so->capture = calloc(1, sizeof *so->capture);
     if (!so->capture)
         return ret(cudaErrorMemoryAllocation);
+    so->capture_origin = so;
+    so->capture_external = false;
+    so->cdeps.n = 0;
     so->capture_mode = mode;
     so->capture_id = __atomic_fetch_add(&G.next_capture_id, 1, __ATOMIC_RELAXED);
     return cudaSuccess;
@@ -2558,14 +3109,31 @@ EXPORT cudaError_t cudaStreamBeginCaptureToGraph(cudaStream_t stream, cudaGraph_
                                                  size_t numDependencies,
                                                  enum cudaStreamCaptureMode mode)
 {
-    (void)dependencies;
     (void)dependencyData;
-    (void)numDependencies;
-    (void)graph;
-    (void)mode;
-    (void)stream;
-    not_supported("cudaStreamBeginCaptureToGraph");
-    return ret(cudaErrorNotSupported);
+    CHECK_STICKY();
+    if (!stream_ok(stream))
+        return ret(cudaErrorInvalidResourceHandle);
+    struct CUstream_st *so = stream_obj(stream);
+    if (!so)
+        return ret(cudaErrorStreamCaptureUnsupported);
+    if (so->capture)
+        return ret(cudaErrorIllegalState);
+    if (!graph || !hs_has(&G.graphs, graph) || (unsigned)mode > cudaStreamCaptureModeRelaxed ||
+        (numDependencies && !dependencies))
+        return ret(cudaErrorInvalidValue);
+    so->cdeps.n = 0;
+    for (size_t i = 0; i < numDependencies; i++) {
+        if (!dependencies[i] || dependencies[i]->graph != graph)
+            return ret(cudaErrorInvalidValue);
+        if (nl_add(&so->cdeps, dependencies[i]) < 0)
+            return ret(cudaErrorMemoryAllocation);
+    }
+    so->capture = graph;
+    so->capture_origin = so;
+    so->capture_external = true;
+    so->capture_mode = mode;
+    so->capture_id = __atomic_fetch_add(&G.next_capture_id, 1, __ATOMIC_RELAXED);
+    return cudaSuccess;
 }
 
 EXPORT cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pGraph)
@@ -2577,10 +3145,14 @@ EXPORT cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pGraph
     struct CUstream_st *so = stream_obj(stream);
     if (!so || !so->capture)
         return ret(cudaErrorIllegalState);
-    *pGraph = so->capture;
-    so->capture = NULL;
-    if (hs_add(&G.graphs, *pGraph) < 0)
+    if (so->capture_origin != so)
+        return ret(cudaErrorStreamCaptureUnmatched);
+    struct CUgraph_st *g = so->capture;
+    capture_detach(g);
+    *pGraph = g;
+    if (!so->capture_external && hs_add(&G.graphs, g) < 0)
         return ret(cudaErrorMemoryAllocation);
+    so->capture_external = false;
     return cudaSuccess;
 }
 
@@ -2616,11 +3188,11 @@ EXPORT cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream,
     if (graph_out)
         *graph_out = on ? so->capture : NULL;
     if (dependencies_out)
-        *dependencies_out = on && so->capture->n ? &so->capture->nodes[so->capture->n - 1] : NULL;
+        *dependencies_out = on && so->cdeps.n ? so->cdeps.v : NULL;
     if (edgeData_out)
         *edgeData_out = NULL;
     if (numDependencies_out)
-        *numDependencies_out = on && so->capture->n ? 1 : 0;
+        *numDependencies_out = on ? so->cdeps.n : 0;
     return cudaSuccess;
 }
 
@@ -2629,15 +3201,21 @@ EXPORT cudaError_t cudaStreamUpdateCaptureDependencies(cudaStream_t stream,
                                                        const cudaGraphEdgeData *dependencyData,
                                                        size_t numDependencies, unsigned int flags)
 {
-    (void)dependencies;
     (void)dependencyData;
-    (void)numDependencies;
-    if (flags > 1)
+    if (flags > cudaStreamSetCaptureDependencies || (numDependencies && !dependencies))
         return ret(cudaErrorInvalidValue);
     struct CUstream_st *so = stream_ok(stream) ? stream_obj(stream) : NULL;
     if (!so || !so->capture)
         return ret(cudaErrorIllegalState);
-    return cudaSuccess; /* nodes run in capture order, which respects every dependency */
+    for (size_t i = 0; i < numDependencies; i++)
+        if (!dependencies[i] || dependencies[i]->graph != so->capture)
+            return ret(cudaErrorInvalidValue);
+    if (flags == cudaStreamSetCaptureDependencies)
+        so->cdeps.n = 0;
+    for (size_t i = 0; i < numDependencies; i++)
+        if (nl_add(&so->cdeps, dependencies[i]) < 0)
+            return ret(cudaErrorMemoryAllocation);
+    return cudaSuccess;
 }
 
 EXPORT cudaError_t cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureMode *mode)
@@ -2681,6 +3259,7 @@ EXPORT cudaError_t cudaEventDestroy(cudaEvent_t event)
         return ret(cudaErrorInvalidResourceHandle);
     rt_wait(ctx(), event->seq); /* a pending record still points at it */
     event->magic = 0;
+    free(event->cap_deps.v);
     free(event);
     return cudaSuccess;
 }
@@ -2693,13 +3272,21 @@ EXPORT cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stre
         return ret(cudaErrorInvalidResourceHandle);
     if (flags & ~1u)
         return ret(cudaErrorInvalidValue);
+    struct CUstream_st *so = stream_obj(stream);
+    if (so && so->capture) {
+        /* in a capture an event only carries dependencies (fork/join between streams) */
+        if (nl_copy(&event->cap_deps, &so->cdeps) < 0)
+            return ret(cudaErrorMemoryAllocation);
+        event->cap_graph = so->capture;
+        event->cap_origin = so->capture_origin;
+        return cudaSuccess;
+    }
     struct CUgraphNode_st *nd = node_new(NK_EVENT_RECORD);
     if (!nd)
         return ret(cudaErrorMemoryAllocation);
     nd->event = event;
-    struct CUstream_st *so = stream_obj(stream);
-    if (so && so->capture)
-        return ret(submit(stream, nd));
+    event->cap_graph = NULL;
+    event->cap_origin = NULL;
     event->seq = rt_submit(ctx(), node_op, nd);
     note_seq(stream, event->seq);
     return cudaSuccess;
@@ -2722,6 +3309,8 @@ EXPORT cudaError_t cudaEventSynchronize(cudaEvent_t event)
 {
     if (!event || !hs_has(&G.events, event))
         return ret(cudaErrorInvalidResourceHandle);
+    if (!event->seq) /* never recorded: nothing to wait for */
+        return ret(sticky());
     sync_point(event->seq);
     return ret(take_async_error());
 }
@@ -2778,7 +3367,7 @@ static cudaError_t graph_add(cudaGraphNode_t *pNode, cudaGraph_t graph,
         return ret(cudaErrorInvalidValue);
     }
     for (size_t i = 0; i < ndeps; i++)
-        if (!deps[i] || deps[i]->graph != graph) {
+        if (!deps[i] || deps[i]->graph != graph || nl_add(&nd->deps, deps[i]) < 0) {
             node_free(nd);
             return ret(cudaErrorInvalidValue);
         }
@@ -2827,6 +3416,25 @@ static struct CUgraphNode_st *kernel_node(const struct cudaKernelNodeParams *p, 
     return nd;
 }
 
+/* New kernel parameters for an existing node (its edges stay). */
+static cudaError_t kernel_node_update(struct CUgraphNode_st *node,
+                                      const struct cudaKernelNodeParams *p)
+{
+    cudaError_t e;
+    struct CUgraphNode_st *nd = kernel_node(p, &e);
+    if (!nd)
+        return ret(e);
+    free(node->params);
+    node->params = nd->params;
+    node->func = nd->func;
+    memcpy(node->grid, nd->grid, sizeof node->grid);
+    memcpy(node->block, nd->block, sizeof node->block);
+    node->shared = nd->shared;
+    nd->params = NULL;
+    node_free(nd);
+    return cudaSuccess;
+}
+
 EXPORT cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
                                           const cudaGraphNode_t *pDependencies,
                                           size_t numDependencies,
@@ -2846,12 +3454,11 @@ EXPORT cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t *pGraphNode, cudaGra
 {
     if ((unsigned)kind > cudaMemcpyDefault)
         return ret(cudaErrorInvalidMemcpyDirection);
+    if (count && (!dst || !src))
+        return ret(cudaErrorInvalidValue);
     struct CUgraphNode_st *nd = node_new(NK_MEMCPY);
-    if (nd) {
-        nd->dst = dst;
-        nd->src = src;
-        nd->size = count;
-    }
+    if (nd)
+        nd->cp = copy_1d(dst, src, count, kind);
     return graph_add(pGraphNode, graph, pDependencies, numDependencies, nd);
 }
 
@@ -2860,24 +3467,16 @@ EXPORT cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t *pGraphNode, cudaGraph
                                           size_t numDependencies,
                                           const struct cudaMemcpy3DParms *p)
 {
-    if (!p)
-        return ret(cudaErrorInvalidValue);
-    if (p->srcArray || p->dstArray) {
-        not_supported("graph memcpy nodes with CUDA arrays");
-        return ret(cudaErrorNotSupported);
-    }
-    /* 1D-equivalent copies only: contiguous rows */
-    size_t w = p->extent.width, h = p->extent.height ? p->extent.height : 1,
-           d = p->extent.depth ? p->extent.depth : 1;
-    bool contiguous = (h * d == 1) || (p->srcPtr.pitch == w && p->dstPtr.pitch == w &&
-                                       (d == 1 || (p->srcPtr.ysize == h && p->dstPtr.ysize == h)));
-    if (!contiguous || p->srcPos.x || p->srcPos.y || p->srcPos.z || p->dstPos.x ||
-        p->dstPos.y || p->dstPos.z) {
-        not_supported("pitched graph memcpy nodes");
-        return ret(cudaErrorNotSupported);
-    }
-    return cudaGraphAddMemcpyNode1D(pGraphNode, graph, pDependencies, numDependencies,
-                                    p->dstPtr.ptr, p->srcPtr.ptr, w * h * d, p->kind);
+    struct copy_desc cd;
+    cudaError_t e = desc_of_3d(p, &cd);
+    if (e)
+        return ret(e);
+    if ((unsigned)cd.kind > cudaMemcpyDefault)
+        return ret(cudaErrorInvalidMemcpyDirection);
+    struct CUgraphNode_st *nd = node_new(NK_MEMCPY);
+    if (nd)
+        nd->cp = cd;
+    return graph_add(pGraphNode, graph, pDependencies, numDependencies, nd);
 }
 
 EXPORT cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
@@ -2941,21 +3540,38 @@ EXPORT cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t *pGraphNode, cudaGra
                                             size_t numDependencies,
                                             struct cudaMemAllocNodeParams *nodeParams)
 {
-    if (!nodeParams || !nodeParams->bytesize)
+    if (!nodeParams || !nodeParams->bytesize ||
+        nodeParams->poolProps.allocType != cudaMemAllocationTypePinned ||
+        nodeParams->poolProps.location.type != cudaMemLocationTypeDevice ||
+        nodeParams->poolProps.location.id != 0)
         return ret(cudaErrorInvalidValue);
-    /* CUDA returns the address at node creation: allocate it now, the node is a no-op */
-    struct mem *m = dmem();
-    uint64_t a;
-    if (!m || mem_alloc(m, nodeParams->bytesize, MEM_F_DEVICE, &a) < 0)
+    if (!pGraphNode || !graph || !hs_has(&G.graphs, graph))
+        return ret(cudaErrorInvalidValue);
+    /* CUDA gives the address out at node creation: allocate it now (struct gmem) */
+    struct gmem *gm;
+    cudaError_t e = gmem_new(nodeParams->bytesize, &gm);
+    if (e)
+        return ret(e);
+    struct CUgraphNode_st *nd = node_new(NK_MEMALLOC);
+    if (!nd) {
+        gmem_release(gm);
         return ret(cudaErrorMemoryAllocation);
-    nodeParams->dptr = (void *)(uintptr_t)a;
-    return graph_add(pGraphNode, graph, pDependencies, numDependencies, node_new(NK_EMPTY));
+    }
+    nd->gm = gm;
+    nd->size = nodeParams->bytesize;
+    e = graph_add(pGraphNode, graph, pDependencies, numDependencies, nd);
+    if (!e)
+        nodeParams->dptr = (void *)(uintptr_t)gm->addr;
+    return e;
 }
 
 EXPORT cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
                                            const cudaGraphNode_t *pDependencies,
                                            size_t numDependencies, void *dptr)
 {
+    struct mem *m = dmem();
+    if (!dptr || !m || !mem_find(m, (uint64_t)(uintptr_t)dptr, 1))
+        return ret(cudaErrorInvalidValue);
     struct CUgraphNode_st *nd = node_new(NK_MEMFREE);
     if (nd)
         nd->dst = dptr;
@@ -2985,6 +3601,31 @@ EXPORT cudaError_t cudaGraphAddNode(cudaGraphNode_t *pGraphNode, cudaGraph_t gra
     case cudaGraphNodeTypeMemFree:
         return cudaGraphAddMemFreeNode(pGraphNode, graph, pDependencies, numDependencies,
                                        p->free.dptr);
+    case cudaGraphNodeTypeMemcpy:
+        return cudaGraphAddMemcpyNode(pGraphNode, graph, pDependencies, numDependencies,
+                                      &p->memcpy.copyParams);
+    case cudaGraphNodeTypeMemAlloc: {
+        struct cudaMemAllocNodeParams ap;
+        memset(&ap, 0, sizeof ap);
+        ap.poolProps = p->alloc.poolProps;
+        ap.accessDescs = p->alloc.accessDescs;
+        ap.accessDescCount = p->alloc.accessDescCount;
+        ap.bytesize = p->alloc.bytesize;
+        cudaError_t e = cudaGraphAddMemAllocNode(pGraphNode, graph, pDependencies,
+                                                 numDependencies, &ap);
+        if (!e)
+            p->alloc.dptr = ap.dptr;
+        return e;
+    }
+    case cudaGraphNodeTypeGraph:
+        return cudaGraphAddChildGraphNode(pGraphNode, graph, pDependencies, numDependencies,
+                                          p->graph.graph);
+    case cudaGraphNodeTypeEventRecord:
+        return cudaGraphAddEventRecordNode(pGraphNode, graph, pDependencies, numDependencies,
+                                           p->eventRecord.event);
+    case cudaGraphNodeTypeWaitEvent:
+        return cudaGraphAddEventWaitNode(pGraphNode, graph, pDependencies, numDependencies,
+                                         p->eventWait.event);
     default:
         not_supported("this cudaGraphAddNode node type");
         return ret(cudaErrorNotSupported);
@@ -3037,10 +3678,19 @@ EXPORT cudaError_t cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle *
 EXPORT cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGraphExec, cudaGraph_t graph,
                                                  unsigned long long flags)
 {
-    (void)flags;
-    if (!pGraphExec || !graph || !hs_has(&G.graphs, graph))
+    if (!pGraphExec || !graph || !hs_has(&G.graphs, graph) ||
+        (flags & ~(unsigned long long)(cudaGraphInstantiateFlagAutoFreeOnLaunch |
+                                       cudaGraphInstantiateFlagUpload |
+                                       cudaGraphInstantiateFlagDeviceLaunch |
+                                       cudaGraphInstantiateFlagUseNodePriority)))
         return ret(cudaErrorInvalidValue);
+    struct CUgraphNode_st **order;
+    if (graph_order(graph, &order) < 0)
+        return ret(cudaErrorInvalidValue); /* a cycle */
+    free(order);
     struct CUgraphExec_st *x = calloc(1, sizeof *x);
+    if (x)
+        x->flags = flags;
     if (!x || !(x->g = graph_clone(graph)) || hs_add(&G.execs, x) < 0) {
         if (x)
             graph_free(x->g);
@@ -3055,6 +3705,27 @@ EXPORT cudaError_t cudaGraphInstantiate(cudaGraphExec_t *pGraphExec, cudaGraph_t
                                         unsigned long long flags)
 {
     return cudaGraphInstantiateWithFlags(pGraphExec, graph, flags);
+}
+
+EXPORT cudaError_t cudaGraphInstantiateWithParams(cudaGraphExec_t *pGraphExec, cudaGraph_t graph,
+                                                  cudaGraphInstantiateParams *instantiateParams)
+{
+    if (!instantiateParams)
+        return ret(cudaErrorInvalidValue);
+    cudaError_t e = cudaGraphInstantiateWithFlags(pGraphExec, graph, instantiateParams->flags);
+    instantiateParams->errNode_out = NULL;
+    instantiateParams->result_out = e ? cudaGraphInstantiateError : cudaGraphInstantiateSuccess;
+    if (!e && (instantiateParams->flags & cudaGraphInstantiateFlagUpload))
+        e = cudaGraphUpload(*pGraphExec, instantiateParams->uploadStream);
+    return e;
+}
+
+EXPORT cudaError_t cudaGraphExecGetFlags(cudaGraphExec_t graphExec, unsigned long long *flags)
+{
+    if (!graphExec || !flags || !hs_has(&G.execs, graphExec))
+        return ret(cudaErrorInvalidValue);
+    *flags = graphExec->flags;
+    return cudaSuccess;
 }
 
 EXPORT cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec)
@@ -3097,29 +3768,31 @@ EXPORT cudaError_t cudaGraphUpload(cudaGraphExec_t graphExec, cudaStream_t strea
     return stream_ok(stream) ? cudaSuccess : ret(cudaErrorInvalidResourceHandle);
 }
 
-EXPORT cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphExec,
-                                                    cudaGraphNode_t node,
-                                                    const struct cudaKernelNodeParams *p)
+/* The executable graph's copy of node (a node of the graph it was instantiated from: same
+ * index), if it has the given kind (or any kind for kind < 0). */
+static struct CUgraphNode_st *exec_node(cudaGraphExec_t x, cudaGraphNode_t node, int kind)
 {
-    if (!hGraphExec || !hs_has(&G.execs, hGraphExec) || !node || node->kind != NK_KERNEL)
-        return ret(cudaErrorInvalidValue);
-    /* find the exec's copy: same index as node in its original graph */
+    if (!x || !node || !hs_has(&G.execs, x))
+        return NULL;
     struct CUgraph_st *og = node->graph;
     size_t idx = SIZE_MAX;
     for (size_t i = 0; og && i < og->n; i++)
         if (og->nodes[i] == node)
             idx = i;
-    if (idx == SIZE_MAX || idx >= hGraphExec->g->n ||
-        hGraphExec->g->nodes[idx]->kind != NK_KERNEL)
+    if (idx == SIZE_MAX || idx >= x->g->n || x->g->nodes[idx]->kind != node->kind ||
+        (kind >= 0 && node->kind != (enum node_kind)kind))
+        return NULL;
+    return x->g->nodes[idx];
+}
+
+EXPORT cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphExec,
+                                                    cudaGraphNode_t node,
+                                                    const struct cudaKernelNodeParams *p)
+{
+    struct CUgraphNode_st *x = exec_node(hGraphExec, node, NK_KERNEL);
+    if (!x)
         return ret(cudaErrorInvalidValue);
-    cudaError_t e;
-    struct CUgraphNode_st *nd = kernel_node(p, &e);
-    if (!nd)
-        return ret(e);
-    node_free(hGraphExec->g->nodes[idx]);
-    hGraphExec->g->nodes[idx] = nd;
-    nd->graph = hGraphExec->g;
-    return cudaSuccess;
+    return kernel_node_update(x, p);
 }
 
 EXPORT cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph,
@@ -3127,9 +3800,16 @@ EXPORT cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t h
 {
     if (!hGraphExec || !hs_has(&G.execs, hGraphExec) || !hGraph || !hs_has(&G.graphs, hGraph))
         return ret(cudaErrorInvalidValue);
-    bool same = hGraph->n == hGraphExec->g->n;
+    struct CUgraph_st *xg = hGraphExec->g;
+    bool same = hGraph->n == xg->n;
+    for (size_t i = 0; same && i < hGraph->n; i++) {
+        hGraph->nodes[i]->idx = xg->nodes[i]->idx = i;
+        same = hGraph->nodes[i]->kind == xg->nodes[i]->kind &&
+               hGraph->nodes[i]->deps.n == xg->nodes[i]->deps.n;
+    }
     for (size_t i = 0; same && i < hGraph->n; i++)
-        same = hGraph->nodes[i]->kind == hGraphExec->g->nodes[i]->kind;
+        for (size_t j = 0; same && j < hGraph->nodes[i]->deps.n; j++)
+            same = hGraph->nodes[i]->deps.v[j]->idx == xg->nodes[i]->deps.v[j]->idx;
     if (resultInfo) {
         memset(resultInfo, 0, sizeof *resultInfo);
         resultInfo->result = same ? cudaGraphExecUpdateSuccess
@@ -3198,33 +3878,6 @@ EXPORT cudaError_t cudaDeviceSetSharedMemConfig(enum cudaSharedMemConfig config)
                                                              : cudaSuccess;
 }
 
-EXPORT cudaError_t cudaMemPoolCreate(cudaMemPool_t *memPool, const struct cudaMemPoolProps *props)
-{
-    if (!memPool || !props)
-        return ret(cudaErrorInvalidValue);
-    struct CUmemPoolHandle_st *p = calloc(1, sizeof *p);
-    if (!p)
-        return ret(cudaErrorMemoryAllocation);
-    *memPool = p;
-    return cudaSuccess;
-}
-
-EXPORT cudaError_t cudaMemPoolDestroy(cudaMemPool_t memPool)
-{
-    if (!memPool)
-        return ret(cudaErrorInvalidValue);
-    if (memPool != &G.pool)
-        free(memPool);
-    return cudaSuccess;
-}
-
-EXPORT cudaError_t cudaDeviceSetMemPool(int device, cudaMemPool_t memPool)
-{
-    if (device != 0)
-        return ret(cudaErrorInvalidDevice);
-    return memPool ? cudaSuccess : ret(cudaErrorInvalidValue);
-}
-
 EXPORT cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNodeType *pType)
 {
     if (!node || !pType)
@@ -3259,18 +3912,7 @@ EXPORT cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t node,
 {
     if (!node || node->kind != NK_KERNEL)
         return ret(cudaErrorInvalidValue);
-    cudaError_t e;
-    struct CUgraphNode_st *nd = kernel_node(p, &e);
-    if (!nd)
-        return ret(e);
-    free(node->params);
-    node->params = nd->params;
-    node->func = nd->func;
-    memcpy(node->grid, nd->grid, sizeof node->grid);
-    memcpy(node->block, nd->block, sizeof node->block);
-    node->shared = nd->shared;
-    free(nd);
-    return cudaSuccess;
+    return kernel_node_update(node, p);
 }
 
 EXPORT cudaError_t cudaGraphAddEventRecordNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
@@ -3297,31 +3939,133 @@ EXPORT cudaError_t cudaGraphAddEventWaitNode(cudaGraphNode_t *pGraphNode, cudaGr
     return graph_add(pGraphNode, graph, pDependencies, numDependencies, nd);
 }
 
-/* Nodes run in insertion order, which already follows every dependency given at creation. */
+/* Are from[i] -> to[i] nodes of graph? */
+static bool edges_ok(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to,
+                     size_t n)
+{
+    if (!graph || !hs_has(&G.graphs, graph) || (n && (!from || !to)))
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (!from[i] || !to[i] || from[i]->graph != graph || to[i]->graph != graph ||
+            from[i] == to[i])
+            return false;
+    return true;
+}
+
+/* Edges are kept on the dependent node; launches run nodes in a topological order. */
 EXPORT cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t *from,
                                             const cudaGraphNode_t *to,
                                             const cudaGraphEdgeData *edgeData,
                                             size_t numDependencies)
 {
     (void)edgeData;
-    if (!graph || !hs_has(&G.graphs, graph) || (numDependencies && (!from || !to)))
+    if (!edges_ok(graph, from, to, numDependencies))
+        return ret(cudaErrorInvalidValue);
+    for (size_t i = 0; i < numDependencies; i++)
+        for (size_t j = 0; j < to[i]->deps.n; j++)
+            if (to[i]->deps.v[j] == from[i])
+                return ret(cudaErrorInvalidValue); /* already there */
+    for (size_t i = 0; i < numDependencies; i++)
+        if (nl_add(&to[i]->deps, from[i]) < 0)
+            return ret(cudaErrorMemoryAllocation);
+    return cudaSuccess;
+}
+
+EXPORT cudaError_t cudaGraphRemoveDependencies(cudaGraph_t graph, const cudaGraphNode_t *from,
+                                               const cudaGraphNode_t *to,
+                                               const cudaGraphEdgeData *edgeData,
+                                               size_t numDependencies)
+{
+    (void)edgeData;
+    if (!edges_ok(graph, from, to, numDependencies))
         return ret(cudaErrorInvalidValue);
     for (size_t i = 0; i < numDependencies; i++) {
-        size_t fi = SIZE_MAX, ti = SIZE_MAX;
-        for (size_t j = 0; j < graph->n; j++) {
-            if (graph->nodes[j] == from[i])
-                fi = j;
-            if (graph->nodes[j] == to[i])
-                ti = j;
-        }
-        if (fi == SIZE_MAX || ti == SIZE_MAX)
+        bool found = false;
+        for (size_t j = 0; j < to[i]->deps.n; j++)
+            found |= to[i]->deps.v[j] == from[i];
+        if (!found)
             return ret(cudaErrorInvalidValue);
-        if (fi > ti) { /* move `to` right after `from` to keep a topological order */
-            struct CUgraphNode_st *t = graph->nodes[ti];
-            memmove(&graph->nodes[ti], &graph->nodes[ti + 1], (fi - ti) * sizeof t);
-            graph->nodes[fi] = t;
-        }
     }
+    for (size_t i = 0; i < numDependencies; i++)
+        nl_del(&to[i]->deps, from[i]);
+    return cudaSuccess;
+}
+
+/* Fill a caller's node array CUDA-style: with NULL just count; else copy up to *n. */
+static void node_out(cudaGraphNode_t *out, size_t *n, size_t k, cudaGraphNode_t nd)
+{
+    if (out && k < *n)
+        out[k] = nd;
+}
+
+EXPORT cudaError_t cudaGraphGetEdges(cudaGraph_t graph, cudaGraphNode_t *from, cudaGraphNode_t *to,
+                                     cudaGraphEdgeData *edgeData, size_t *numEdges)
+{
+    if (!graph || !numEdges || !hs_has(&G.graphs, graph) || (!from != !to))
+        return ret(cudaErrorInvalidValue);
+    size_t k = 0;
+    for (size_t i = 0; i < graph->n; i++)
+        for (size_t j = 0; j < graph->nodes[i]->deps.n; j++, k++) {
+            node_out(from, numEdges, k, graph->nodes[i]->deps.v[j]);
+            node_out(to, numEdges, k, graph->nodes[i]);
+            if (edgeData && from && k < *numEdges)
+                memset(&edgeData[k], 0, sizeof edgeData[k]);
+        }
+    if (from && k < *numEdges)
+        for (size_t i = k; i < *numEdges; i++)
+            from[i] = to[i] = NULL;
+    *numEdges = from && *numEdges < k ? *numEdges : k;
+    return cudaSuccess;
+}
+
+EXPORT cudaError_t cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t *pRootNodes,
+                                         size_t *pNumRootNodes)
+{
+    if (!graph || !pNumRootNodes || !hs_has(&G.graphs, graph))
+        return ret(cudaErrorInvalidValue);
+    size_t k = 0;
+    for (size_t i = 0; i < graph->n; i++)
+        if (!graph->nodes[i]->deps.n)
+            node_out(pRootNodes, pNumRootNodes, k++, graph->nodes[i]);
+    *pNumRootNodes = pRootNodes && *pNumRootNodes < k ? *pNumRootNodes : k;
+    return cudaSuccess;
+}
+
+EXPORT cudaError_t cudaGraphNodeGetDependencies(cudaGraphNode_t node,
+                                                cudaGraphNode_t *pDependencies,
+                                                cudaGraphEdgeData *edgeData,
+                                                size_t *pNumDependencies)
+{
+    if (!node || !pNumDependencies)
+        return ret(cudaErrorInvalidValue);
+    size_t k = node->deps.n;
+    for (size_t i = 0; i < k; i++) {
+        node_out(pDependencies, pNumDependencies, i, node->deps.v[i]);
+        if (edgeData && pDependencies && i < *pNumDependencies)
+            memset(&edgeData[i], 0, sizeof edgeData[i]);
+    }
+    *pNumDependencies = pDependencies && *pNumDependencies < k ? *pNumDependencies : k;
+    return cudaSuccess;
+}
+
+EXPORT cudaError_t cudaGraphNodeGetDependentNodes(cudaGraphNode_t node,
+                                                  cudaGraphNode_t *pDependentNodes,
+                                                  cudaGraphEdgeData *edgeData,
+                                                  size_t *pNumDependentNodes)
+{
+    if (!node || !pNumDependentNodes || !node->graph)
+        return ret(cudaErrorInvalidValue);
+    struct CUgraph_st *g = node->graph;
+    size_t k = 0;
+    for (size_t i = 0; i < g->n; i++)
+        for (size_t j = 0; j < g->nodes[i]->deps.n; j++)
+            if (g->nodes[i]->deps.v[j] == node) {
+                node_out(pDependentNodes, pNumDependentNodes, k, g->nodes[i]);
+                if (edgeData && pDependentNodes && k < *pNumDependentNodes)
+                    memset(&edgeData[k], 0, sizeof edgeData[k]);
+                k++;
+            }
+    *pNumDependentNodes = pDependentNodes && *pNumDependentNodes < k ? *pNumDependentNodes : k;
     return cudaSuccess;
 }
 
@@ -3334,10 +4078,86 @@ EXPORT cudaError_t cudaGraphDestroyNode(cudaGraphNode_t node)
         if (g->nodes[i] == node) {
             memmove(&g->nodes[i], &g->nodes[i + 1], (g->n - i - 1) * sizeof node);
             g->n--;
+            for (size_t j = 0; j < g->n; j++)
+                nl_del(&g->nodes[j]->deps, node);
             node_free(node);
             return cudaSuccess;
         }
     return ret(cudaErrorInvalidValue);
+}
+
+EXPORT cudaError_t cudaGraphMemcpyNodeGetParams(cudaGraphNode_t node,
+                                                struct cudaMemcpy3DParms *p)
+{
+    if (!node || !p || node->kind != NK_MEMCPY)
+        return ret(cudaErrorInvalidValue);
+    const struct copy_desc *cd = &node->cp;
+    memset(p, 0, sizeof *p);
+    p->srcPtr.ptr = (void *)cd->src;
+    p->srcPtr.pitch = cd->spitch;
+    p->srcPtr.xsize = cd->width;
+    p->srcPtr.ysize = cd->spitch ? cd->sslice / cd->spitch : 0;
+    p->dstPtr.ptr = cd->dst;
+    p->dstPtr.pitch = cd->dpitch;
+    p->dstPtr.xsize = cd->width;
+    p->dstPtr.ysize = cd->dpitch ? cd->dslice / cd->dpitch : 0;
+    p->extent.width = cd->width;
+    p->extent.height = cd->height;
+    p->extent.depth = cd->depth;
+    p->kind = cd->kind;
+    return cudaSuccess;
+}
+
+EXPORT cudaError_t cudaGraphMemsetNodeGetParams(cudaGraphNode_t node, struct cudaMemsetParams *p)
+{
+    if (!node || !p || node->kind != NK_MEMSET)
+        return ret(cudaErrorInvalidValue);
+    memset(p, 0, sizeof *p);
+    p->dst = node->dst;
+    p->pitch = node->pitch;
+    p->value = node->value;
+    p->elementSize = node->elem;
+    p->width = node->width;
+    p->height = node->height;
+    return cudaSuccess;
+}
+
+EXPORT cudaError_t cudaGraphHostNodeGetParams(cudaGraphNode_t node, struct cudaHostNodeParams *p)
+{
+    if (!node || !p || node->kind != NK_HOST)
+        return ret(cudaErrorInvalidValue);
+    p->fn = node->fn;
+    p->userData = node->user;
+    return cudaSuccess;
+}
+
+EXPORT cudaError_t cudaGraphChildGraphNodeGetGraph(cudaGraphNode_t node, cudaGraph_t *pGraph)
+{
+    if (!node || !pGraph || node->kind != NK_GRAPH)
+        return ret(cudaErrorInvalidValue);
+    *pGraph = node->child;
+    return cudaSuccess;
+}
+
+EXPORT cudaError_t cudaGraphMemAllocNodeGetParams(cudaGraphNode_t node,
+                                                  struct cudaMemAllocNodeParams *params_out)
+{
+    if (!node || !params_out || node->kind != NK_MEMALLOC || !node->gm)
+        return ret(cudaErrorInvalidValue);
+    memset(params_out, 0, sizeof *params_out);
+    params_out->poolProps.allocType = cudaMemAllocationTypePinned;
+    params_out->poolProps.location.type = cudaMemLocationTypeDevice;
+    params_out->bytesize = node->size;
+    params_out->dptr = (void *)(uintptr_t)node->gm->addr;
+    return cudaSuccess;
+}
+
+EXPORT cudaError_t cudaGraphMemFreeNodeGetParams(cudaGraphNode_t node, void *dptr_out)
+{
+    if (!node || !dptr_out || node->kind != NK_MEMFREE)
+        return ret(cudaErrorInvalidValue);
+    *(void **)dptr_out = node->dst;
+    return cudaSuccess;
 }
 
 EXPORT cudaError_t cudaGetDriverEntryPoint(const char *symbol, void **funcPtr,
@@ -3405,3 +4225,764 @@ ALIAS(cudaEventRecord_ptsz, cudaEventRecord)
 ALIAS(cudaEventRecordWithFlags_ptsz, cudaEventRecordWithFlags)
 ALIAS(cudaGraphLaunch_ptsz, cudaGraphLaunch)
 ALIAS(cudaGraphUpload_ptsz, cudaGraphUpload)
+ALIAS(cudaGraphInstantiateWithParams_ptsz, cudaGraphInstantiateWithParams)
+
+/* ========================================================= more graph node parameters */
+
+static cudaError_t memset_params(struct CUgraphNode_st *nd, const struct cudaMemsetParams *p)
+{
+    if (!p || (p->elementSize != 1 && p->elementSize != 2 && p->elementSize != 4) || !p->height ||
+        !p->dst)
+        return ret(cudaErrorInvalidValue);
+    nd->dst = p->dst;
+    nd->pitch = p->height > 1 ? p->pitch : p->width * p->elementSize;
+    nd->value = p->value;
+    nd->elem = p->elementSize;
+    nd->width = p->width;
+    nd->height = p->height;
+    return cudaSuccess;
+}
+
+static cudaError_t memcpy_params(struct CUgraphNode_st *nd, const struct cudaMemcpy3DParms *p)
+{
+    struct copy_desc cd;
+    cudaError_t e = desc_of_3d(p, &cd);
+    if (e)
+        return ret(e);
+    if ((unsigned)cd.kind > cudaMemcpyDefault)
+        return ret(cudaErrorInvalidMemcpyDirection);
+    nd->cp = cd;
+    return cudaSuccess;
+}
+
+static cudaError_t memcpy1d_params(struct CUgraphNode_st *nd, void *dst, const void *src,
+                                   size_t count, enum cudaMemcpyKind kind)
+{
+    if ((unsigned)kind > cudaMemcpyDefault)
+        return ret(cudaErrorInvalidMemcpyDirection);
+    if (count && (!dst || !src))
+        return ret(cudaErrorInvalidValue);
+    nd->cp = copy_1d(dst, src, count, kind);
+    return cudaSuccess;
+}
+
+static cudaError_t host_params(struct CUgraphNode_st *nd, const struct cudaHostNodeParams *p)
+{
+    if (!p || !p->fn)
+        return ret(cudaErrorInvalidValue);
+    nd->fn = p->fn;
+    nd->user = p->userData;
+    return cudaSuccess;
+}
+
+#define NODE_OF(node, k)  ((node) && (node)->kind == (k) ? (node) : NULL)
+#define CHECKED(nd, call) ((nd) ? (call) : ret(cudaErrorInvalidValue))
+
+EXPORT cudaError_t cudaGraphMemsetNodeSetParams(cudaGraphNode_t node,
+                                                const struct cudaMemsetParams *pNodeParams)
+{
+    return CHECKED(NODE_OF(node, NK_MEMSET), memset_params(node, pNodeParams));
+}
+
+EXPORT cudaError_t cudaGraphMemcpyNodeSetParams(cudaGraphNode_t node,
+                                                const struct cudaMemcpy3DParms *pNodeParams)
+{
+    return CHECKED(NODE_OF(node, NK_MEMCPY), memcpy_params(node, pNodeParams));
+}
+
+EXPORT cudaError_t cudaGraphMemcpyNodeSetParams1D(cudaGraphNode_t node, void *dst, const void *src,
+                                                  size_t count, enum cudaMemcpyKind kind)
+{
+    return CHECKED(NODE_OF(node, NK_MEMCPY), memcpy1d_params(node, dst, src, count, kind));
+}
+
+EXPORT cudaError_t cudaGraphHostNodeSetParams(cudaGraphNode_t node,
+                                              const struct cudaHostNodeParams *pNodeParams)
+{
+    return CHECKED(NODE_OF(node, NK_HOST), host_params(node, pNodeParams));
+}
+
+EXPORT cudaError_t cudaGraphExecMemsetNodeSetParams(cudaGraphExec_t hGraphExec,
+                                                    cudaGraphNode_t node,
+                                                    const struct cudaMemsetParams *pNodeParams)
+{
+    struct CUgraphNode_st *x = exec_node(hGraphExec, node, NK_MEMSET);
+    return CHECKED(x, memset_params(x, pNodeParams));
+}
+
+EXPORT cudaError_t cudaGraphExecMemcpyNodeSetParams(cudaGraphExec_t hGraphExec,
+                                                    cudaGraphNode_t node,
+                                                    const struct cudaMemcpy3DParms *pNodeParams)
+{
+    struct CUgraphNode_st *x = exec_node(hGraphExec, node, NK_MEMCPY);
+    return CHECKED(x, memcpy_params(x, pNodeParams));
+}
+
+EXPORT cudaError_t cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t hGraphExec,
+                                                      cudaGraphNode_t node, void *dst,
+                                                      const void *src, size_t count,
+                                                      enum cudaMemcpyKind kind)
+{
+    struct CUgraphNode_st *x = exec_node(hGraphExec, node, NK_MEMCPY);
+    return CHECKED(x, memcpy1d_params(x, dst, src, count, kind));
+}
+
+EXPORT cudaError_t cudaGraphExecHostNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node,
+                                                  const struct cudaHostNodeParams *pNodeParams)
+{
+    struct CUgraphNode_st *x = exec_node(hGraphExec, node, NK_HOST);
+    return CHECKED(x, host_params(x, pNodeParams));
+}
+
+/* Disable / enable a node of an executable graph (kernel, memcpy and memset nodes). */
+EXPORT cudaError_t cudaGraphNodeSetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode,
+                                           unsigned int isEnabled)
+{
+    struct CUgraphNode_st *x = exec_node(hGraphExec, hNode, -1);
+    if (!x || (x->kind != NK_KERNEL && x->kind != NK_MEMCPY && x->kind != NK_MEMSET))
+        return ret(cudaErrorInvalidValue);
+    x->disabled = !isEnabled;
+    return cudaSuccess;
+}
+
+EXPORT cudaError_t cudaGraphNodeGetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode,
+                                           unsigned int *isEnabled)
+{
+    struct CUgraphNode_st *x = exec_node(hGraphExec, hNode, -1);
+    if (!x || !isEnabled || (x->kind != NK_KERNEL && x->kind != NK_MEMCPY && x->kind != NK_MEMSET))
+        return ret(cudaErrorInvalidValue);
+    *isEnabled = !x->disabled;
+    return cudaSuccess;
+}
+
+/* The clone of originalNode in clonedGraph (made by cudaGraphClone: same index). */
+EXPORT cudaError_t cudaGraphNodeFindInClone(cudaGraphNode_t *pNode, cudaGraphNode_t originalNode,
+                                            cudaGraph_t clonedGraph)
+{
+    if (!pNode || !originalNode || !originalNode->graph || !clonedGraph ||
+        !hs_has(&G.graphs, clonedGraph))
+        return ret(cudaErrorInvalidValue);
+    struct CUgraph_st *og = originalNode->graph;
+    for (size_t i = 0; i < og->n; i++)
+        if (og->nodes[i] == originalNode) {
+            if (i >= clonedGraph->n || clonedGraph->nodes[i]->kind != originalNode->kind)
+                break;
+            *pNode = clonedGraph->nodes[i];
+            return cudaSuccess;
+        }
+    return ret(cudaErrorInvalidValue);
+}
+
+/* ==================================================================== small remainders */
+
+EXPORT cudaError_t cudaStreamCopyAttributes(cudaStream_t dst, cudaStream_t src)
+{
+    return stream_ok(dst) && stream_ok(src) ? cudaSuccess : ret(cudaErrorInvalidResourceHandle);
+}
+
+static cudaError_t copy3d_peer(const struct cudaMemcpy3DPeerParms *p, cudaStream_t stream,
+                               bool blocking)
+{
+    if (!p)
+        return ret(cudaErrorInvalidValue);
+    if (p->srcDevice != 0 || p->dstDevice != 0)
+        return ret(cudaErrorInvalidDevice);
+    struct cudaMemcpy3DParms q;
+    memset(&q, 0, sizeof q);
+    q.srcArray = p->srcArray;
+    q.srcPos = p->srcPos;
+    q.srcPtr = p->srcPtr;
+    q.dstArray = p->dstArray;
+    q.dstPos = p->dstPos;
+    q.dstPtr = p->dstPtr;
+    q.extent = p->extent;
+    q.kind = cudaMemcpyDefault;
+    return copy3d(&q, stream, blocking);
+}
+
+EXPORT cudaError_t cudaMemcpy3DPeer(const struct cudaMemcpy3DPeerParms *p)
+{
+    return copy3d_peer(p, NULL, true);
+}
+
+EXPORT cudaError_t cudaMemcpy3DPeerAsync(const struct cudaMemcpy3DPeerParms *p, cudaStream_t stream)
+{
+    return copy3d_peer(p, stream, false);
+}
+
+/* One device: there is no peer. */
+EXPORT cudaError_t cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags)
+{
+    (void)peerDevice;
+    return ret(flags ? cudaErrorInvalidValue : cudaErrorInvalidDevice);
+}
+
+EXPORT cudaError_t cudaDeviceDisablePeerAccess(int peerDevice)
+{
+    (void)peerDevice;
+    return ret(cudaErrorInvalidDevice);
+}
+
+EXPORT cudaError_t cudaDeviceSetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr,
+                                                  void *value)
+{
+    (void)attr;
+    if (device != 0)
+        return ret(cudaErrorInvalidDevice);
+    return value ? cudaSuccess : ret(cudaErrorInvalidValue);
+}
+
+EXPORT cudaError_t cudaKernelSetAttributeForDevice(cudaKernel_t kernel, enum cudaFuncAttribute attr,
+                                                   int value, int device)
+{
+    if (device != 0)
+        return ret(cudaErrorInvalidDevice);
+    return cudaFuncSetAttribute((const void *)kernel, attr, value);
+}
+
+EXPORT cudaError_t cudaMemPoolSetAccess(cudaMemPool_t memPool,
+                                        const struct cudaMemAccessDesc *descList, size_t count)
+{
+    if (!pool_ok(memPool) || (count && !descList))
+        return ret(cudaErrorInvalidValue);
+    for (size_t i = 0; i < count; i++)
+        if (descList[i].location.type != cudaMemLocationTypeDevice || descList[i].location.id != 0)
+            return ret(cudaErrorInvalidDevice);
+    return cudaSuccess;
+}
+
+EXPORT cudaError_t cudaMemPoolGetAccess(enum cudaMemAccessFlags *flags, cudaMemPool_t memPool,
+                                        struct cudaMemLocation *location)
+{
+    if (!flags || !location || !pool_ok(memPool))
+        return ret(cudaErrorInvalidValue);
+    *flags = location->type == cudaMemLocationTypeDevice && location->id == 0
+                 ? cudaMemAccessFlagsProtReadWrite
+                 : cudaMemAccessFlagsProtNone;
+    return cudaSuccess;
+}
+
+/* Kernel node attributes (access policy windows, priorities, …) are accepted and read back
+ * as defaults: they change nothing in the functional model. */
+EXPORT cudaError_t cudaGraphKernelNodeGetAttribute(cudaGraphNode_t hNode, cudaKernelNodeAttrID attr,
+                                                   cudaKernelNodeAttrValue *value_out)
+{
+    (void)attr;
+    if (!NODE_OF(hNode, NK_KERNEL) || !value_out)
+        return ret(cudaErrorInvalidValue);
+    memset(value_out, 0, sizeof *value_out);
+    return cudaSuccess;
+}
+
+EXPORT cudaError_t cudaGraphKernelNodeSetAttribute(cudaGraphNode_t hNode, cudaKernelNodeAttrID attr,
+                                                   const cudaKernelNodeAttrValue *value)
+{
+    (void)attr;
+    return NODE_OF(hNode, NK_KERNEL) && value ? cudaSuccess : ret(cudaErrorInvalidValue);
+}
+
+EXPORT cudaError_t cudaGraphKernelNodeCopyAttributes(cudaGraphNode_t hDst, cudaGraphNode_t hSrc)
+{
+    return NODE_OF(hDst, NK_KERNEL) && NODE_OF(hSrc, NK_KERNEL) ? cudaSuccess
+                                                                : ret(cudaErrorInvalidValue);
+}
+
+static cudaError_t event_node(cudaGraphNode_t node, enum node_kind k, cudaEvent_t *get,
+                              cudaEvent_t set)
+{
+    if (!NODE_OF(node, k) || (get == NULL && (!set || !hs_has(&G.events, set))))
+        return ret(get ? cudaErrorInvalidValue : cudaErrorInvalidResourceHandle);
+    if (get)
+        *get = node->event;
+    else
+        node->event = set;
+    return cudaSuccess;
+}
+
+EXPORT cudaError_t cudaGraphEventRecordNodeGetEvent(cudaGraphNode_t node, cudaEvent_t *event_out)
+{
+    return event_out ? event_node(node, NK_EVENT_RECORD, event_out, NULL)
+                     : ret(cudaErrorInvalidValue);
+}
+
+EXPORT cudaError_t cudaGraphEventRecordNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event)
+{
+    return event_node(node, NK_EVENT_RECORD, NULL, event);
+}
+
+EXPORT cudaError_t cudaGraphEventWaitNodeGetEvent(cudaGraphNode_t node, cudaEvent_t *event_out)
+{
+    return event_out ? event_node(node, NK_WAIT_EVENT, event_out, NULL)
+                     : ret(cudaErrorInvalidValue);
+}
+
+EXPORT cudaError_t cudaGraphEventWaitNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event)
+{
+    return event_node(node, NK_WAIT_EVENT, NULL, event);
+}
+
+/* Symbol copies as graph nodes: the symbol's device address is resolved now. */
+static cudaError_t symbol_node(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                               const cudaGraphNode_t *deps, size_t ndeps, bool to, void *host,
+                               const void *symbol, size_t count, size_t offset,
+                               enum cudaMemcpyKind kind)
+{
+    uint64_t a, sz;
+    cudaError_t e = symbol_lookup(symbol, &a, &sz);
+    if (e)
+        return ret(e);
+    if (offset > sz || count > sz - offset)
+        return ret(cudaErrorInvalidValue);
+    void *dev = (void *)(uintptr_t)(a + offset);
+    return to ? cudaGraphAddMemcpyNode1D(pGraphNode, graph, deps, ndeps, dev, host, count, kind)
+              : cudaGraphAddMemcpyNode1D(pGraphNode, graph, deps, ndeps, host, dev, count, kind);
+}
+
+EXPORT cudaError_t cudaGraphAddMemcpyNodeToSymbol(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                                  const cudaGraphNode_t *pDependencies,
+                                                  size_t numDependencies, const void *symbol,
+                                                  const void *src, size_t count, size_t offset,
+                                                  enum cudaMemcpyKind kind)
+{
+    return symbol_node(pGraphNode, graph, pDependencies, numDependencies, true, (void *)src, symbol,
+                       count, offset, kind);
+}
+
+EXPORT cudaError_t cudaGraphAddMemcpyNodeFromSymbol(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                                    const cudaGraphNode_t *pDependencies,
+                                                    size_t numDependencies, void *dst,
+                                                    const void *symbol, size_t count, size_t offset,
+                                                    enum cudaMemcpyKind kind)
+{
+    return symbol_node(pGraphNode, graph, pDependencies, numDependencies, false, dst, symbol, count,
+                       offset, kind);
+}
+
+/* =========================================== families the emulator does not provide yet */
+
+/* CUDA arrays, mipmapped arrays, texture/surface object queries, IPC, external memory and
+ * semaphores, the library API, user objects, batched copies, pool export/import, cluster
+ * occupancy, versioned driver entry points, memory-range queries and graph dot output: each
+ * prints one line naming the function and returns cudaErrorNotSupported, so a program that
+ * calls one gets an error instead of a symbol lookup failure. */
+static cudaError_t unsupported(const char *fn)
+{
+    not_supported(fn);
+    return ret(cudaErrorNotSupported);
+}
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+EXPORT cudaError_t cudaArrayGetInfo(struct cudaChannelFormatDesc *desc, struct cudaExtent *extent,
+                                    unsigned int *flags, cudaArray_t array)
+{
+    return unsupported("cudaArrayGetInfo");
+}
+
+EXPORT cudaError_t cudaArrayGetPlane(cudaArray_t *pPlaneArray, cudaArray_t hArray,
+                                     unsigned int planeIdx)
+{
+    return unsupported("cudaArrayGetPlane");
+}
+
+EXPORT cudaError_t cudaArrayGetMemoryRequirements(
+    struct cudaArrayMemoryRequirements *memoryRequirements, cudaArray_t array, int device)
+{
+    return unsupported("cudaArrayGetMemoryRequirements");
+}
+
+EXPORT cudaError_t cudaArrayGetSparseProperties(struct cudaArraySparseProperties *sparseProperties,
+                                                cudaArray_t array)
+{
+    return unsupported("cudaArrayGetSparseProperties");
+}
+
+EXPORT cudaError_t cudaGetChannelDesc(struct cudaChannelFormatDesc *desc, cudaArray_const_t array)
+{
+    return unsupported("cudaGetChannelDesc");
+}
+
+EXPORT cudaError_t cudaMallocMipmappedArray(cudaMipmappedArray_t *mipmappedArray,
+                                            const struct cudaChannelFormatDesc *desc,
+                                            struct cudaExtent extent, unsigned int numLevels,
+                                            unsigned int flags)
+{
+    return unsupported("cudaMallocMipmappedArray");
+}
+
+EXPORT cudaError_t cudaFreeMipmappedArray(cudaMipmappedArray_t mipmappedArray)
+{
+    return unsupported("cudaFreeMipmappedArray");
+}
+
+EXPORT cudaError_t cudaGetMipmappedArrayLevel(cudaArray_t *levelArray,
+                                              cudaMipmappedArray_const_t mipmappedArray,
+                                              unsigned int level)
+{
+    return unsupported("cudaGetMipmappedArrayLevel");
+}
+
+EXPORT cudaError_t cudaMipmappedArrayGetMemoryRequirements(
+    struct cudaArrayMemoryRequirements *memoryRequirements, cudaMipmappedArray_t mipmap, int device)
+{
+    return unsupported("cudaMipmappedArrayGetMemoryRequirements");
+}
+
+EXPORT cudaError_t cudaMipmappedArrayGetSparseProperties(
+    struct cudaArraySparseProperties *sparseProperties, cudaMipmappedArray_t mipmap)
+{
+    return unsupported("cudaMipmappedArrayGetSparseProperties");
+}
+
+EXPORT cudaError_t cudaMemcpy2DArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst,
+                                            cudaArray_const_t src, size_t wOffsetSrc,
+                                            size_t hOffsetSrc, size_t width, size_t height,
+                                            enum cudaMemcpyKind kind)
+{
+    return unsupported("cudaMemcpy2DArrayToArray");
+}
+
+EXPORT cudaError_t cudaMemcpy2DFromArray(void *dst, size_t dpitch, cudaArray_const_t src,
+                                         size_t wOffset, size_t hOffset, size_t width,
+                                         size_t height, enum cudaMemcpyKind kind)
+{
+    return unsupported("cudaMemcpy2DFromArray");
+}
+
+EXPORT cudaError_t cudaMemcpy2DFromArrayAsync(void *dst, size_t dpitch, cudaArray_const_t src,
+                                              size_t wOffset, size_t hOffset, size_t width,
+                                              size_t height, enum cudaMemcpyKind kind,
+                                              cudaStream_t stream)
+{
+    return unsupported("cudaMemcpy2DFromArrayAsync");
+}
+
+EXPORT cudaError_t cudaMemcpy2DToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset,
+                                            const void *src, size_t spitch, size_t width,
+                                            size_t height, enum cudaMemcpyKind kind,
+                                            cudaStream_t stream)
+{
+    return unsupported("cudaMemcpy2DToArrayAsync");
+}
+
+EXPORT cudaError_t cudaMemcpyArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst,
+                                          cudaArray_const_t src, size_t wOffsetSrc,
+                                          size_t hOffsetSrc, size_t count, enum cudaMemcpyKind kind)
+{
+    return unsupported("cudaMemcpyArrayToArray");
+}
+
+EXPORT cudaError_t cudaMemcpyFromArray(void *dst, cudaArray_const_t src, size_t wOffset,
+                                       size_t hOffset, size_t count, enum cudaMemcpyKind kind)
+{
+    return unsupported("cudaMemcpyFromArray");
+}
+
+EXPORT cudaError_t cudaMemcpyFromArrayAsync(void *dst, cudaArray_const_t src, size_t wOffset,
+                                            size_t hOffset, size_t count, enum cudaMemcpyKind kind,
+                                            cudaStream_t stream)
+{
+    return unsupported("cudaMemcpyFromArrayAsync");
+}
+
+EXPORT cudaError_t cudaMemcpyToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset,
+                                          const void *src, size_t count, enum cudaMemcpyKind kind,
+                                          cudaStream_t stream)
+{
+    return unsupported("cudaMemcpyToArrayAsync");
+}
+
+EXPORT cudaError_t cudaGetTextureObjectResourceDesc(struct cudaResourceDesc *pResDesc,
+                                                    cudaTextureObject_t texObject)
+{
+    return unsupported("cudaGetTextureObjectResourceDesc");
+}
+
+EXPORT cudaError_t cudaGetTextureObjectTextureDesc(struct cudaTextureDesc *pTexDesc,
+                                                   cudaTextureObject_t texObject)
+{
+    return unsupported("cudaGetTextureObjectTextureDesc");
+}
+
+EXPORT cudaError_t cudaGetTextureObjectResourceViewDesc(struct cudaResourceViewDesc *pResViewDesc,
+                                                        cudaTextureObject_t texObject)
+{
+    return unsupported("cudaGetTextureObjectResourceViewDesc");
+}
+
+EXPORT cudaError_t cudaGetSurfaceObjectResourceDesc(struct cudaResourceDesc *pResDesc,
+                                                    cudaSurfaceObject_t surfObject)
+{
+    return unsupported("cudaGetSurfaceObjectResourceDesc");
+}
+
+EXPORT cudaError_t cudaIpcGetMemHandle(cudaIpcMemHandle_t *handle, void *devPtr)
+{
+    return unsupported("cudaIpcGetMemHandle");
+}
+
+EXPORT cudaError_t cudaIpcOpenMemHandle(void **devPtr, cudaIpcMemHandle_t handle,
+                                        unsigned int flags)
+{
+    return unsupported("cudaIpcOpenMemHandle");
+}
+
+EXPORT cudaError_t cudaIpcCloseMemHandle(void *devPtr)
+{
+    return unsupported("cudaIpcCloseMemHandle");
+}
+
+EXPORT cudaError_t cudaIpcGetEventHandle(cudaIpcEventHandle_t *handle, cudaEvent_t event)
+{
+    return unsupported("cudaIpcGetEventHandle");
+}
+
+EXPORT cudaError_t cudaIpcOpenEventHandle(cudaEvent_t *event, cudaIpcEventHandle_t handle)
+{
+    return unsupported("cudaIpcOpenEventHandle");
+}
+
+EXPORT cudaError_t cudaImportExternalMemory(
+    cudaExternalMemory_t *extMem_out, const struct cudaExternalMemoryHandleDesc *memHandleDesc)
+{
+    return unsupported("cudaImportExternalMemory");
+}
+
+EXPORT cudaError_t
+cudaExternalMemoryGetMappedBuffer(void **devPtr, cudaExternalMemory_t extMem,
+                                  const struct cudaExternalMemoryBufferDesc *bufferDesc)
+{
+    return unsupported("cudaExternalMemoryGetMappedBuffer");
+}
+
+EXPORT cudaError_t cudaExternalMemoryGetMappedMipmappedArray(
+    cudaMipmappedArray_t *mipmap, cudaExternalMemory_t extMem,
+    const struct cudaExternalMemoryMipmappedArrayDesc *mipmapDesc)
+{
+    return unsupported("cudaExternalMemoryGetMappedMipmappedArray");
+}
+
+EXPORT cudaError_t cudaDestroyExternalMemory(cudaExternalMemory_t extMem)
+{
+    return unsupported("cudaDestroyExternalMemory");
+}
+
+EXPORT cudaError_t
+cudaImportExternalSemaphore(cudaExternalSemaphore_t *extSem_out,
+                            const struct cudaExternalSemaphoreHandleDesc *semHandleDesc)
+{
+    return unsupported("cudaImportExternalSemaphore");
+}
+
+EXPORT cudaError_t
+cudaSignalExternalSemaphoresAsync(const cudaExternalSemaphore_t *extSemArray,
+                                  const struct cudaExternalSemaphoreSignalParams *paramsArray,
+                                  unsigned int numExtSems, cudaStream_t stream)
+{
+    return unsupported("cudaSignalExternalSemaphoresAsync");
+}
+
+EXPORT cudaError_t
+cudaWaitExternalSemaphoresAsync(const cudaExternalSemaphore_t *extSemArray,
+                                const struct cudaExternalSemaphoreWaitParams *paramsArray,
+                                unsigned int numExtSems, cudaStream_t stream)
+{
+    return unsupported("cudaWaitExternalSemaphoresAsync");
+}
+
+EXPORT cudaError_t cudaDestroyExternalSemaphore(cudaExternalSemaphore_t extSem)
+{
+    return unsupported("cudaDestroyExternalSemaphore");
+}
+
+EXPORT cudaError_t cudaLibraryLoadData(cudaLibrary_t *library, const void *code,
+                                       enum cudaJitOption *jitOptions, void **jitOptionsValues,
+                                       unsigned int numJitOptions,
+                                       enum cudaLibraryOption *libraryOptions,
+                                       void **libraryOptionValues, unsigned int numLibraryOptions)
+{
+    return unsupported("cudaLibraryLoadData");
+}
+
+EXPORT cudaError_t cudaLibraryLoadFromFile(cudaLibrary_t *library, const char *fileName,
+                                           enum cudaJitOption *jitOptions, void **jitOptionsValues,
+                                           unsigned int numJitOptions,
+                                           enum cudaLibraryOption *libraryOptions,
+                                           void **libraryOptionValues,
+                                           unsigned int numLibraryOptions)
+{
+    return unsupported("cudaLibraryLoadFromFile");
+}
+
+EXPORT cudaError_t cudaLibraryUnload(cudaLibrary_t library)
+{
+    return unsupported("cudaLibraryUnload");
+}
+
+EXPORT cudaError_t cudaLibraryGetKernel(cudaKernel_t *pKernel, cudaLibrary_t library,
+                                        const char *name)
+{
+    return unsupported("cudaLibraryGetKernel");
+}
+
+EXPORT cudaError_t cudaLibraryGetGlobal(void **dptr, size_t *bytes, cudaLibrary_t library,
+                                        const char *name)
+{
+    return unsupported("cudaLibraryGetGlobal");
+}
+
+EXPORT cudaError_t cudaLibraryGetManaged(void **dptr, size_t *bytes, cudaLibrary_t library,
+                                         const char *name)
+{
+    return unsupported("cudaLibraryGetManaged");
+}
+
+EXPORT cudaError_t cudaLibraryGetUnifiedFunction(void **fptr, cudaLibrary_t library,
+                                                 const char *symbol)
+{
+    return unsupported("cudaLibraryGetUnifiedFunction");
+}
+
+EXPORT cudaError_t cudaLibraryGetKernelCount(unsigned int *count, cudaLibrary_t lib)
+{
+    return unsupported("cudaLibraryGetKernelCount");
+}
+
+EXPORT cudaError_t cudaLibraryEnumerateKernels(cudaKernel_t *kernels, unsigned int numKernels,
+                                               cudaLibrary_t lib)
+{
+    return unsupported("cudaLibraryEnumerateKernels");
+}
+
+EXPORT cudaError_t cudaUserObjectCreate(cudaUserObject_t *object_out, void *ptr,
+                                        cudaHostFn_t destroy, unsigned int initialRefcount,
+                                        unsigned int flags)
+{
+    return unsupported("cudaUserObjectCreate");
+}
+
+EXPORT cudaError_t cudaUserObjectRetain(cudaUserObject_t object, unsigned int count)
+{
+    return unsupported("cudaUserObjectRetain");
+}
+
+EXPORT cudaError_t cudaUserObjectRelease(cudaUserObject_t object, unsigned int count)
+{
+    return unsupported("cudaUserObjectRelease");
+}
+
+EXPORT cudaError_t cudaGraphRetainUserObject(cudaGraph_t graph, cudaUserObject_t object,
+                                             unsigned int count, unsigned int flags)
+{
+    return unsupported("cudaGraphRetainUserObject");
+}
+
+EXPORT cudaError_t cudaGraphReleaseUserObject(cudaGraph_t graph, cudaUserObject_t object,
+                                              unsigned int count)
+{
+    return unsupported("cudaGraphReleaseUserObject");
+}
+
+EXPORT cudaError_t cudaMemcpyBatchAsync(void *const *dsts, const void *const *srcs,
+                                        const size_t *sizes, size_t count,
+                                        struct cudaMemcpyAttributes *attrs, size_t *attrsIdxs,
+                                        size_t numAttrs, cudaStream_t stream)
+{
+    return unsupported("cudaMemcpyBatchAsync");
+}
+
+EXPORT cudaError_t cudaMemcpy3DBatchAsync(size_t numOps, struct cudaMemcpy3DBatchOp *opList,
+                                          unsigned long long flags, cudaStream_t stream)
+{
+    return unsupported("cudaMemcpy3DBatchAsync");
+}
+
+EXPORT cudaError_t cudaMemPoolExportToShareableHandle(void *shareableHandle, cudaMemPool_t memPool,
+                                                      enum cudaMemAllocationHandleType handleType,
+                                                      unsigned int flags)
+{
+    return unsupported("cudaMemPoolExportToShareableHandle");
+}
+
+EXPORT cudaError_t cudaMemPoolImportFromShareableHandle(cudaMemPool_t *memPool,
+                                                        void *shareableHandle,
+                                                        enum cudaMemAllocationHandleType handleType,
+                                                        unsigned int flags)
+{
+    return unsupported("cudaMemPoolImportFromShareableHandle");
+}
+
+EXPORT cudaError_t cudaMemPoolExportPointer(struct cudaMemPoolPtrExportData *exportData, void *ptr)
+{
+    return unsupported("cudaMemPoolExportPointer");
+}
+
+EXPORT cudaError_t cudaMemPoolImportPointer(void **ptr, cudaMemPool_t memPool,
+                                            struct cudaMemPoolPtrExportData *exportData)
+{
+    return unsupported("cudaMemPoolImportPointer");
+}
+
+EXPORT cudaError_t cudaOccupancyMaxActiveClusters(int *numClusters, const void *func,
+                                                  const cudaLaunchConfig_t *launchConfig)
+{
+    return unsupported("cudaOccupancyMaxActiveClusters");
+}
+
+EXPORT cudaError_t cudaOccupancyMaxPotentialClusterSize(int *clusterSize, const void *func,
+                                                        const cudaLaunchConfig_t *launchConfig)
+{
+    return unsupported("cudaOccupancyMaxPotentialClusterSize");
+}
+
+EXPORT cudaError_t cudaGetDriverEntryPointByVersion(
+    const char *symbol, void **funcPtr, unsigned int cudaVersion, unsigned long long flags,
+    enum cudaDriverEntryPointQueryResult *driverStatus)
+{
+    return unsupported("cudaGetDriverEntryPointByVersion");
+}
+
+EXPORT cudaError_t cudaMemRangeGetAttribute(void *data, size_t dataSize,
+                                            enum cudaMemRangeAttribute attribute,
+                                            const void *devPtr, size_t count)
+{
+    return unsupported("cudaMemRangeGetAttribute");
+}
+
+EXPORT cudaError_t cudaMemRangeGetAttributes(void **data, size_t *dataSizes,
+                                             enum cudaMemRangeAttribute *attributes,
+                                             size_t numAttributes, const void *devPtr, size_t count)
+{
+    return unsupported("cudaMemRangeGetAttributes");
+}
+
+EXPORT cudaError_t cudaGraphDebugDotPrint(cudaGraph_t graph, const char *path, unsigned int flags)
+{
+    return unsupported("cudaGraphDebugDotPrint");
+}
+
+#pragma GCC diagnostic pop
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations" /* aliases of deprecated calls */
+ALIAS(cudaStreamGetDevice_ptsz, cudaStreamGetDevice)
+ALIAS(cudaStreamCopyAttributes_ptsz, cudaStreamCopyAttributes)
+ALIAS(cudaMemcpy3DPeer_ptds, cudaMemcpy3DPeer)
+ALIAS(cudaMemcpy3DPeerAsync_ptsz, cudaMemcpy3DPeerAsync)
+ALIAS(cudaGetDriverEntryPoint_ptsz, cudaGetDriverEntryPoint)
+ALIAS(cudaGetDriverEntryPointByVersion_ptsz, cudaGetDriverEntryPointByVersion)
+ALIAS(cudaMemcpy2DArrayToArray_ptds, cudaMemcpy2DArrayToArray)
+ALIAS(cudaMemcpy2DFromArray_ptds, cudaMemcpy2DFromArray)
+ALIAS(cudaMemcpy2DFromArrayAsync_ptsz, cudaMemcpy2DFromArrayAsync)
+ALIAS(cudaMemcpy2DToArray_ptds, cudaMemcpy2DToArray)
+ALIAS(cudaMemcpy2DToArrayAsync_ptsz, cudaMemcpy2DToArrayAsync)
+ALIAS(cudaMemcpyArrayToArray_ptds, cudaMemcpyArrayToArray)
+ALIAS(cudaMemcpyFromArray_ptds, cudaMemcpyFromArray)
+ALIAS(cudaMemcpyFromArrayAsync_ptsz, cudaMemcpyFromArrayAsync)
+ALIAS(cudaMemcpyToArray_ptds, cudaMemcpyToArray)
+ALIAS(cudaMemcpyToArrayAsync_ptsz, cudaMemcpyToArrayAsync)
+ALIAS(cudaSignalExternalSemaphoresAsync_ptsz, cudaSignalExternalSemaphoresAsync)
+ALIAS(cudaWaitExternalSemaphoresAsync_ptsz, cudaWaitExternalSemaphoresAsync)
+ALIAS(cudaMemcpyBatchAsync_ptsz, cudaMemcpyBatchAsync)
+ALIAS(cudaMemcpy3DBatchAsync_ptsz, cudaMemcpy3DBatchAsync)
+#pragma GCC diagnostic pop

@@ -135,6 +135,106 @@ if (!-x $ptxemu) {
     ok_($st == 1 && $err =~ /no-such-program-xyz: no such executable/, 'run: missing program');
 }
 
+# ------------------------------------- cudaDeviceProp layout, every cudaDeviceAttr (gcc)
+# A C program compiled against CUDA 13's headers (no nvcc needed) and linked with our
+# library: the header's offsets are CUDA 13's; cudaGetDeviceProperties writes exactly 1,008
+# bytes with the emulated H100's values at CUDA 13's byte offsets; every cudaDevAttr
+# enumerator of driver_types.h succeeds and agrees with the properties.
+{
+    my $inc = $ENV{CUDA_INCLUDE} // '/usr/local/cuda/include';
+    my $cc = $ENV{CC} // 'gcc';
+    if (!-f "$inc/driver_types.h" || system("$cc --version >/dev/null 2>&1") != 0) {
+        skip_(3, "no C compiler or CUDA headers at $inc");
+    } else {
+        open(my $dt, '<', "$inc/driver_types.h") or die;
+        my (%attr, $in_enum);
+        while (<$dt>) {
+            $in_enum = 1 if /^\s*enum\s+__device_builtin__\s+cudaDeviceAttr\b/;
+            next unless $in_enum;
+            $attr{$1} = $2 if /^\s*(cudaDevAttr\w+)\s*=\s*(\d+)/;
+            last if /^\s*};/;
+        }
+        close $dt;
+        my @names = sort { $attr{$a} <=> $attr{$b} || $a cmp $b } keys %attr;
+        my $list = join('', map { "    {\"$_\", $_},\n" } @names);
+        my $src = <<"C";
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <cuda_runtime_api.h>
+static const struct { const char *name; enum cudaDeviceAttr a; } attrs[] = {
+$list};
+#define OFF(f) printf("offset %s %zu\\n", #f, offsetof(struct cudaDeviceProp, f))
+static int i32(const unsigned char *b, size_t o) { int v; memcpy(&v, b + o, 4); return v; }
+static size_t u64(const unsigned char *b, size_t o) { size_t v; memcpy(&v, b + o, 8); return v; }
+int main(void)
+{
+    printf("sizeof %zu\\n", sizeof(struct cudaDeviceProp));
+    OFF(uuid); OFF(totalGlobalMem); OFF(sharedMemPerBlock); OFF(warpSize); OFF(maxThreadsDim);
+    OFF(major); OFF(multiProcessorCount); OFF(l2CacheSize); OFF(maxThreadsPerMultiProcessor);
+    OFF(sharedMemPerBlockOptin); OFF(maxBlocksPerMultiProcessor); OFF(clusterLaunch);
+    OFF(reserved);
+    unsigned char buf[1100];
+    memset(buf, 0xa5, sizeof buf);
+    if (cudaGetDeviceProperties((struct cudaDeviceProp *)buf, 0) != cudaSuccess) return 1;
+    size_t tail = 0;
+    for (size_t i = 1008; i < sizeof buf; i++) tail += buf[i] != 0xa5;
+    printf("bytes written past 1008: %zu\\n", tail);
+    printf("name %s\\n", (const char *)buf);
+    printf("cc %d.%d sms %d warp %d threads/block %d threads/sm %d blocks/sm %d\\n",
+           i32(buf, 360), i32(buf, 364), i32(buf, 384), i32(buf, 308), i32(buf, 320),
+           i32(buf, 604), i32(buf, 688));
+    printf("shared/block %zu optin %zu shared/sm %zu regs/sm %d l2 %d gmem %zu\\n",
+           u64(buf, 296), u64(buf, 672), u64(buf, 624), i32(buf, 632), i32(buf, 596),
+           u64(buf, 288));
+    const struct cudaDeviceProp *p = (const struct cudaDeviceProp *)buf;
+    int bad = 0, v;
+    for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; i++) {
+        cudaError_t e = cudaDeviceGetAttribute(&v, attrs[i].a, 0);
+        if (e != cudaSuccess) { printf("attribute %s: %s\\n", attrs[i].name, cudaGetErrorName(e)); bad++; }
+    }
+    printf("attributes %zu, failing %d\\n", sizeof attrs / sizeof attrs[0], bad);
+#define SAME(a, f) do { cudaDeviceGetAttribute(&v, a, 0); if (v != (int)p->f) printf("%s %d != %s %d\\n", #a, v, #f, (int)p->f); } while (0)
+    SAME(cudaDevAttrMultiProcessorCount, multiProcessorCount);
+    SAME(cudaDevAttrMaxSharedMemoryPerBlockOptin, sharedMemPerBlockOptin);
+    SAME(cudaDevAttrWarpSize, warpSize);
+    SAME(cudaDevAttrComputeCapabilityMajor, major);
+    SAME(cudaDevAttrMaxThreadsPerMultiProcessor, maxThreadsPerMultiProcessor);
+    SAME(cudaDevAttrL2CacheSize, l2CacheSize);
+    SAME(cudaDevAttrMaxBlocksPerMultiprocessor, maxBlocksPerMultiProcessor);
+    SAME(cudaDevAttrMaxGridDimY, maxGridSize[1]);
+    printf("bad attribute: %s\\n", cudaGetErrorName(cudaDeviceGetAttribute(&v, (enum cudaDeviceAttr)100000, 0)));
+    printf("bad device: %s\\n", cudaGetErrorName(cudaDeviceGetAttribute(&v, cudaDevAttrWarpSize, 1)));
+    printf("null value: %s\\n", cudaGetErrorName(cudaDeviceGetAttribute(NULL, cudaDevAttrWarpSize, 0)));
+    return 0;
+}
+C
+        open(my $fh, '>', "$tmp/props.c") or die;
+        print $fh $src;
+        close $fh;
+        my $libabs = $lib =~ m{^/} ? $lib : getcwd() . "/$lib";
+        my ($st, $out, $err) = run({}, $cc, '-std=c11', '-I', $inc, '-o', "$tmp/props", "$tmp/props.c",
+            "$libabs/libcudart.so.13");
+        ($st, $out, $err) = run({ LD_LIBRARY_PATH => $libabs }, "$tmp/props") if $st == 0;
+        my $offsets = join('', map { "offset $_\n" } 'uuid 256', 'totalGlobalMem 288',
+            'sharedMemPerBlock 296', 'warpSize 308', 'maxThreadsDim 324', 'major 360',
+            'multiProcessorCount 384', 'l2CacheSize 596', 'maxThreadsPerMultiProcessor 604',
+            'sharedMemPerBlockOptin 672', 'maxBlocksPerMultiProcessor 688', 'clusterLaunch 748',
+            'reserved 784');
+        ok_($st == 0 && $out =~ /\Asizeof 1008\n\Q$offsets\E/,
+            'cudaDeviceProp: CUDA 13 header layout (1,008 bytes, field offsets)', "status $st", $out, $err);
+        ok_($st == 0 && $out =~ /^bytes written past 1008: 0\n/m
+            && $out =~ /^cc 9\.0 sms 132 warp 32 threads\/block 1024 threads\/sm 2048 blocks\/sm 32$/m
+            && $out =~ /^shared\/block 49152 optin 232448 shared\/sm 233472 regs\/sm 65536 l2 52428800 gmem 85899345920$/m,
+            'cudaGetDeviceProperties: H100 values at CUDA 13 byte offsets, nothing past 1,008 bytes',
+            $out, $err);
+        my $nattr = scalar @names;
+        ok_($st == 0 && $nattr > 100 && $out =~ /^attributes $nattr, failing 0\nbad attribute: cudaErrorInvalidValue\nbad device: cudaErrorInvalidDevice\nnull value: cudaErrorInvalidValue\n\z/m,
+            "cudaDeviceGetAttribute: all $nattr cudaDevAttr values succeed and agree with the properties",
+            $out, $err);
+    }
+}
+
 # ------------------------------------------------------------- nvcc programs
 my $nvcc = $ENV{NVCC};
 if (!$nvcc) {
@@ -142,7 +242,7 @@ if (!$nvcc) {
         if (-x "$d/nvcc") { $nvcc = "$d/nvcc"; last }
     }
 }
-my $nvcc_tests = 9;
+my $nvcc_tests = 11;
 if (!$nvcc) {
     skip_($nvcc_tests, 'nvcc not found');
     print "1..$n\n";
@@ -205,6 +305,18 @@ my @c80 = ('-gencode', 'arch=compute_80,code=compute_80');
     ($st, $out, $err) = $e ? (-1, '', $e) : run({ %env, PTXEMU_DEVICE => 't4' }, $exe);
     ok_(scalar($err =~ /PTX targets compute_80, newer than the emulated device \(sm_75\)/),
         'device older than the PTX: explained', $err);
+
+    # nvcc --default-stream per-thread: the program calls the _ptsz/_ptds entry points
+    $exe = "$fx/events_ptsz";
+    $e = nvcc_build($exe, ['fixtures/cuda/rt_events.cu'], '--default-stream', 'per-thread',
+        '-cudart', 'shared', @c80);
+    my $imports = $e ? '' : `nm -D --undefined-only $exe 2>/dev/null`;
+    ok_(!$e && $imports =~ /\b__cudaLaunchKernel_ptsz\b/ && $imports =~ /\bcudaMemcpyAsync_ptsz\b/
+        && $imports =~ /\bcudaStreamSynchronize_ptsz\b/,
+        '--default-stream per-thread build imports the _ptsz entry points', $e, $imports);
+    ($st, $out, $err) = $e ? (-1, '', $e) : run(\%env, $exe);
+    ok_($st == 0 && $out =~ /^PASS$/m, 'per-thread default stream program (_ptsz/_ptds): PASS',
+        "status $st", $out, $err);
 }
 
 print "1..$n\n";
