@@ -22,6 +22,12 @@ chdir(dirname(__FILE__) . '/..') or die "chdir: $!";
 my $build  = $ENV{PTXEMU_BUILD} // 'build';
 my $ptxemu = "$build/ptxemu";
 my $lib    = "$build/lib";
+# Programs that load an ASan-built libcudart.so.13 need the sanitizer runtime first.
+my %asan;
+if ($build =~ /asan/) {
+    chomp(my $so = `gcc -print-file-name=libasan.so`);
+    $asan{LD_PRELOAD} = $so if $so =~ m{/};
+}
 my $tmp    = tempdir(CLEANUP => 1);
 my $n      = 0;
 
@@ -128,10 +134,10 @@ if (!-x $ptxemu) {
 
 # ----------------------------------------------------------------- ptxemu run
 {
-    my ($st, $out, $err) = run({}, $ptxemu, 'run', '--', '/bin/true');
+    my ($st, $out, $err) = run({%asan}, $ptxemu, 'run', '--', '/bin/true');
     ok_($st == 1 && $err =~ /does not load libcudart\.so\.13: it was linked with the static CUDA runtime .*rebuild it with `nvcc -cudart shared`/,
         'run: program without libcudart.so.13 refused', "status $st", $err);
-    ($st, $out, $err) = run({}, $ptxemu, 'run', '--', 'no-such-program-xyz');
+    ($st, $out, $err) = run({%asan}, $ptxemu, 'run', '--', 'no-such-program-xyz');
     ok_($st == 1 && $err =~ /no-such-program-xyz: no such executable/, 'run: missing program');
 }
 
@@ -215,7 +221,7 @@ C
         my $libabs = $lib =~ m{^/} ? $lib : getcwd() . "/$lib";
         my ($st, $out, $err) = run({}, $cc, '-std=c11', '-I', $inc, '-o', "$tmp/props", "$tmp/props.c",
             "$libabs/libcudart.so.13");
-        ($st, $out, $err) = run({ LD_LIBRARY_PATH => $libabs }, "$tmp/props") if $st == 0;
+        ($st, $out, $err) = run({ %asan, LD_LIBRARY_PATH => $libabs }, "$tmp/props") if $st == 0;
         my $offsets = join('', map { "offset $_\n" } 'uuid 256', 'totalGlobalMem 288',
             'sharedMemPerBlock 296', 'warpSize 308', 'maxThreadsDim 324', 'major 360',
             'multiProcessorCount 384', 'l2CacheSize 596', 'maxThreadsPerMultiProcessor 604',
@@ -261,7 +267,7 @@ sub nvcc_build {
     return $st ? "nvcc failed: $err" : '';
 }
 
-my %env = (LD_LIBRARY_PATH => $lib);
+my %env = (%asan, LD_LIBRARY_PATH => $lib);
 my @c80 = ('-gencode', 'arch=compute_80,code=compute_80');
 {
     my $exe = "$fx/rdc";
@@ -286,7 +292,7 @@ my @c80 = ('-gencode', 'arch=compute_80,code=compute_80');
 
     $exe = "$fx/vecadd_static";
     $e = nvcc_build($exe, ['fixtures/cuda/vecadd.cu'], @c80);
-    ($st, $out, $err) = $e ? (-1, '', $e) : run({}, $ptxemu, 'run', '--', $exe);
+    ($st, $out, $err) = $e ? (-1, '', $e) : run({%asan}, $ptxemu, 'run', '--', $exe);
     ok_($st == 1 && $err =~ /linked with the static CUDA runtime.*nvcc -cudart shared/,
         'statically linked binary: rebuild message', "status $st", $err);
 
@@ -297,7 +303,7 @@ my @c80 = ('-gencode', 'arch=compute_80,code=compute_80');
         && $err =~ /register function _Z6vecaddPKfS0_Pfi stub 0x/,
         'PTXEMU_DEBUG_REG=1 shows the fat binary and the kernel', $err);
 
-    ($st, $out, $err) = $e ? (-1, '', $e) : run({}, $ptxemu, 'run', '--stats', '--threads', '1', '--', $exe);
+    ($st, $out, $err) = $e ? (-1, '', $e) : run({%asan}, $ptxemu, 'run', '--stats', '--threads', '1', '--', $exe);
     ok_($st == 0 && $out =~ /^PASS$/m, 'ptxemu run: PASS', "status $st", $out, $err);
     ok_(scalar($err =~ /^kernel _Z6vecaddPKfS0_Pfi grid \(\d+,1,1\) block \(\d+,1,1\): \d+ warp instructions, \d+ thread instructions, [0-9.]+ s$/m),
         'ptxemu run --stats: per-kernel line', $err);
