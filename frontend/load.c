@@ -4,16 +4,93 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <xxhash.h>
 
 #include "frontend/build.h"
 #include "frontend/frontend.h"
 #include "frontend/passes.h"
 
+/* ======================================================================== phase clock */
+
+struct fe_clock {
+    struct fe_phase_times *t;
+    struct timespec w, c;
+};
+
+static double fe_ts_diff(const struct timespec *a, const struct timespec *b)
+{
+    return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) * 1e-9;
+}
+
+static void fe_clock_start(struct fe_clock *k)
+{
+    if (!k->t)
+        return;
+    clock_gettime(CLOCK_MONOTONIC, &k->w);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &k->c);
+}
+
+static void fe_clock_stop(struct fe_clock *k, enum fe_phase ph)
+{
+    if (!k->t)
+        return;
+    struct timespec w, c;
+    clock_gettime(CLOCK_MONOTONIC, &w);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c);
+    k->t->wall[ph] += fe_ts_diff(&k->w, &w);
+    k->t->cpu[ph] += fe_ts_diff(&k->c, &c);
+}
+
+/* ============================================================================= loading */
+
+static int fe_load_impl(const char *text, size_t len, const char *filename,
+                        const struct fe_opts *opts, struct ir_module **out,
+                        struct fe_phase_times *times);
+
 /* Parse, build, predecode and analyse a module (see frontend.h). */
 int fe_load(const char *text, size_t len, const char *filename, const struct fe_opts *opts,
             struct ir_module **out)
 {
+    return fe_load_impl(text, len, filename, opts, out, NULL);
+}
+
+/* fe_load measuring each phase (passes.h). */
+int fe_load_timed(const char *text, size_t len, const char *filename,
+                  const struct fe_opts *opts, struct ir_module **out, struct fe_phase_times *t)
+{
+    if (t)
+        memset(t, 0, sizeof *t);
+    return fe_load_impl(text, len, filename, opts, out, t);
+}
+
+/* Lexer alone over a NUL-terminated copy of text (passes.h). */
+uint64_t fe_lex_only(const char *text, size_t len)
+{
+    char *copy = malloc(len + 1);
+    if (!copy)
+        return 0;
+    if (len)
+        memcpy(copy, text, len);
+    copy[len] = 0;
+    struct diag d;
+    diag_init(&d, NULL, "<lex>", copy, len, 1);
+    struct ptx_lexer lx;
+    struct ptx_tok tok;
+    uint64_t n = 0;
+    ptx_lex_init(&lx, copy, len, &d);
+    while (ptx_lex(&lx, &tok) != 0)
+        n++;
+    diag_finish(&d);
+    free(copy);
+    return n;
+}
+
+static int fe_load_impl(const char *text, size_t len, const char *filename,
+                        const struct fe_opts *opts, struct ir_module **out,
+                        struct fe_phase_times *times)
+{
+    struct fe_clock clk = {times, {0, 0}, {0, 0}};
     struct fe_opts def = {0};
     if (!opts)
         opts = &def;
@@ -34,7 +111,9 @@ int fe_load(const char *text, size_t len, const char *filename, const struct fe_
         memcpy(copy, text, len);
     copy[len] = 0;
     int nerr = 0;
+    fe_clock_start(&clk);
     struct ir_module *m = ptx_build(copy, len, fname, &d, &nerr);
+    fe_clock_stop(&clk, FE_PH_BUILD);
     if (!m) {
         free(copy);
         free(fname);
@@ -46,11 +125,15 @@ int fe_load(const char *text, size_t len, const char *filename, const struct fe_
     m->filename = fname;
     m->hash = XXH3_64bits(copy, len);
     if (d.nerrors == 0 && !opts->no_cfg) {
+        fe_clock_start(&clk);
         int r = ir_predecode(m, d.out);
+        fe_clock_stop(&clk, FE_PH_PREDECODE);
         if (r < 0)
             d.nerrors += -r;
         if (d.nerrors == 0) {
+            fe_clock_start(&clk);
             r = cfg_build_module(m, d.out);
+            fe_clock_stop(&clk, FE_PH_CFG);
             if (r < 0)
                 d.nerrors += -r;
         }
@@ -59,7 +142,9 @@ int fe_load(const char *text, size_t len, const char *filename, const struct fe_
         verify = true;
 #endif
         if (d.nerrors == 0 && verify) {
+            fe_clock_start(&clk);
             r = ir_verify(m, d.out);
+            fe_clock_stop(&clk, FE_PH_VERIFY);
             if (r < 0)
                 d.nerrors += -r;
         }

@@ -36,16 +36,28 @@
  *   top-level operands.
  *
  * Timing facts per instruction: unit (U_ALU refined: integer/bit/pred types -> U_INT;
- * f16/bf16/f32/tf32 -> U_SP; any f64 type -> U_DP), width (bytes per element of ld/ldu/st/
- * atom/red/prefetch), iflags (ops.def | IF_UNIFORM for .uni | IF_EXIT for ret in an .entry),
- * target (bra, PTXPlus breakaddr and callp: label PC; call: callee index, IR_NOPC for indirect
- * calls; brx.idx: IR_NOPC, its targets are the table).
+ * f16/bf16/f32/tf32 -> U_SP; any f64 type -> U_DP; U_SFU with an f64 type -> U_DP), lat (enum
+ * ir_lat: ADD/MAX/MUL/MAD/DIV per opcode for INT/SP/DP, SHFL for warp collectives, SFU,
+ * TENSOR; LAT_DEFAULT for memory, barrier and control), width (bytes per element of ld/ldu/st/
+ * atom/red/prefetch; vec is the element count), iflags (ops.def | IF_UNIFORM for .uni |
+ * IF_EXIT for ret in an .entry), target (bra, PTXPlus breakaddr and callp: label PC; call:
+ * callee index, IR_NOPC for indirect calls; brx.idx: IR_NOPC, its targets are the table).
+ *
+ * Register lists (ir_func.regrefs, ir_insn.regs, read with ir_insn_regs): per instruction the
+ * declared registers it writes (operands flagged OPF_DST, operand 0 of opcodes whose format
+ * says 'x'/'w' there but which write it: cvta, vote, mma, ldmatrix, …; the return list of
+ * call), then those it reads (sources, address bases, list elements, wgmma's accumulator, the
+ * guard). Duplicates within one instruction are dropped; constant and special-register slots
+ * never appear. Lists above PD_RR_HANDOVER bytes are their own allocation (regrefs_own).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "frontend/cfg.h"
 #include "frontend/passes.h"
+
+/* Register reference lists bigger than this get their own allocation (see pd_function). */
+#define PD_RR_HANDOVER (1u << 20)
 
 /* ========================================================================= tables */
 
@@ -124,6 +136,12 @@ struct pd_ctx {
     FILE *diag;
     int nerr;
     int op_breakaddr, op_break, op_callp, op_retp; /* PTXPlus opcodes, -1 if not in ops.def */
+    /* register reference lists under construction, reused from function to function */
+    struct ir_regref *rr;
+    uint32_t nrr, caprr;
+    /* the constant-slot hash table, reused from function to function (pd_func.tab) */
+    void *tab;
+    uint32_t tabcap;
 };
 
 static int pd_find_op(const char *mn)
@@ -279,8 +297,9 @@ struct pd_key {
 };
 
 struct pd_func {
-    struct pd_key *tab;
-    uint32_t mask;
+    struct pd_key *tab; /* open addressing, at most half full; storage owned by pd_ctx */
+    uint32_t mask, used;
+    struct pd_ctx *ctx;
     uint32_t added[RF__COUNT];
     /* growing lists of new slots */
     uint64_t *vals[RF__COUNT];
@@ -314,11 +333,54 @@ static int pd_grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
     return 0;
 }
 
+/* Use the context's table with room for cap entries (a power of two), cleared. */
+static int pd_tab_reset(struct pd_func *p, uint32_t cap)
+{
+    struct pd_ctx *c = p->ctx;
+    if (cap > c->tabcap) {
+        free(c->tab);
+        c->tab = malloc((size_t)cap * sizeof(struct pd_key));
+        c->tabcap = c->tab ? cap : 0;
+        if (!c->tab)
+            return -1;
+    }
+    p->tab = c->tab;
+    memset(p->tab, 0, (size_t)cap * sizeof *p->tab);
+    p->mask = cap - 1;
+    p->used = 0;
+    return 0;
+}
+
+/* Double the table when it is half full (rehashing every key). */
+static int pd_tab_grow(struct pd_func *p)
+{
+    uint32_t cap = (p->mask + 1) * 2;
+    struct pd_key *old = p->tab, *nt = calloc(cap, sizeof *nt);
+    if (!nt)
+        return -1;
+    for (uint32_t k = 0; k <= p->mask; k++) {
+        if (!old[k].tag)
+            continue;
+        uint32_t i = (uint32_t)pd_hash(old[k].tag, old[k].rf, old[k].a, old[k].b) & (cap - 1);
+        while (nt[i].tag)
+            i = (i + 1) & (cap - 1);
+        nt[i] = old[k];
+    }
+    free(p->ctx->tab);
+    p->ctx->tab = nt;
+    p->ctx->tabcap = cap;
+    p->tab = nt;
+    p->mask = cap - 1;
+    return 0;
+}
+
 /* Find or add the slot for a key; val is the initial constant image. Returns the slot or
  * IR_NOSLOT on allocation failure. */
 static uint32_t pd_slot(struct pd_func *p, const struct ir_func *f, uint8_t tag, uint8_t rf,
                         uint64_t a, int64_t b, uint64_t val, uint8_t space)
 {
+    if (2 * (p->used + 1) > p->mask + 1 && pd_tab_grow(p) < 0)
+        return IR_NOSLOT;
     uint32_t i = (uint32_t)pd_hash(tag, rf, a, b) & p->mask;
     while (p->tab[i].tag) {
         const struct pd_key *k = &p->tab[i];
@@ -351,6 +413,7 @@ static uint32_t pd_slot(struct pd_func *p, const struct ir_func *f, uint8_t tag,
         r->space = space;
         r->is_func = tag == KEY_FUNC;
     }
+    p->used++;
     p->tab[i].tag = tag;
     p->tab[i].rf = rf;
     p->tab[i].a = a;
@@ -427,6 +490,8 @@ static int pd_opnd(struct pd_ctx *c, struct pd_func *p, struct ir_func *f,
 
 /* ============================================================== timing facts, checks */
 
+static unsigned pd_lat(unsigned op, unsigned unit);
+
 static void pd_facts(struct pd_ctx *c, struct ir_func *f, struct ir_insn *in)
 {
     struct ir_module *m = c->m;
@@ -444,6 +509,8 @@ static void pd_facts(struct pd_ctx *c, struct ir_func *f, struct ir_insn *in)
         else
             unit = U_INT;
     }
+    else if (unit == U_SFU && (t0 == T_F64 || t1 == T_F64))
+        unit = U_DP; /* rcp/sqrt/rsqrt .f64 run on the double-precision unit */
     in->unit = (uint8_t)unit;
     unsigned fl = pd_opflags[in->op];
     /* PTXPlus control flow, whatever its ops.def row says */
@@ -458,6 +525,7 @@ static void pd_facts(struct pd_ctx *c, struct ir_func *f, struct ir_insn *in)
     if (in->op == OP_RET && f->is_entry)
         fl |= IF_EXIT;
     in->iflags = (uint16_t)fl;
+    in->lat = (uint16_t)pd_lat(in->op, unit);
     in->width = 0;
     if (in->op == OP_LD || in->op == OP_LDU || in->op == OP_ST || in->op == OP_ATOM ||
         in->op == OP_RED || in->op == OP_PREFETCH || in->op == OP_PREFETCHU ||
@@ -503,9 +571,144 @@ static void pd_facts(struct pd_ctx *c, struct ir_func *f, struct ir_insn *in)
     }
 }
 
+/* Latency class (enum ir_lat) of an instruction of the given (refined) unit. */
+static unsigned pd_lat(unsigned op, unsigned unit)
+{
+    switch (op) {
+    case OP_MIN: case OP_MAX:
+        return LAT_MAX;
+    case OP_MUL: case OP_MUL24:
+        return LAT_MUL;
+    case OP_MAD: case OP_MADC: case OP_MAD24: case OP_FMA: case OP_SAD: case OP_DP4A:
+    case OP_DP2A:
+        return LAT_MAD;
+    case OP_DIV: case OP_REM:
+        return LAT_DIV;
+    case OP_SHFL: case OP_VOTE: case OP_MATCH: case OP_REDUX: case OP_ACTIVEMASK:
+        return LAT_SHFL;
+    case OP_RCP: case OP_SQRT: case OP_RSQRT: case OP_SIN: case OP_COS: case OP_LG2:
+    case OP_EX2: case OP_TANH:
+        return LAT_SFU;
+    case OP_MMA: case OP_MMA_SP: case OP_MMA_SP_ORDERED: case OP_WMMA_MMA:
+    case OP_WGMMA_MMA_ASYNC: case OP_WGMMA_MMA_ASYNC_SP: case OP_TCGEN05_MMA:
+    case OP_TCGEN05_MMA_SP: case OP_TCGEN05_MMA_WS: case OP_TCGEN05_MMA_WS_SP:
+        return LAT_TENSOR;
+    default:
+        break;
+    }
+    if (unit == U_INT || unit == U_SP || unit == U_DP)
+        return LAT_ADD;
+    if (unit == U_SFU)
+        return LAT_SFU;
+    if (unit == U_TENSOR)
+        return LAT_TENSOR;
+    return LAT_DEFAULT;
+}
+
+/* Opcodes whose operand 0 is written although its format character ('x', 'w') does not say
+ * so (the builder flags OPF_DST only for d/D/h/U/p positions). */
+static bool pd_x0_writes(unsigned op)
+{
+    switch (op) {
+    case OP_CVTA: case OP_CREATEPOLICY: case OP_ALLOCA: case OP_STACKSAVE: case OP_VOTE:
+    case OP_ELECT: case OP_MBARRIER_ARRIVE: case OP_MBARRIER_ARRIVE_DROP:
+    case OP_CLUSTERLAUNCHCONTROL_QUERY_CANCEL: case OP_WMMA_LOAD: case OP_WMMA_MMA:
+    case OP_MMA: case OP_MMA_SP: case OP_MMA_SP_ORDERED: case OP_LDMATRIX:
+    case OP_WGMMA_MMA_ASYNC: case OP_WGMMA_MMA_ASYNC_SP: case OP_TCGEN05_LD:
+    case OP_TCGEN05_LD_RED:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* Append one register reference (deduplicated within the instruction from index from). */
+static int pd_rr_add(struct pd_ctx *c, uint32_t from, uint8_t rf, uint32_t slot, unsigned n,
+                     bool dst)
+{
+    if (n == 0)
+        n = 1;
+    if (n > 255)
+        n = 255;
+    for (uint32_t i = from; i < c->nrr; i++)
+        if (c->rr[i].slot == slot && c->rr[i].rf == rf && c->rr[i].n == n &&
+            c->rr[i].dst == dst)
+            return 0;
+    if (pd_grow((void **)&c->rr, &c->caprr, c->nrr + 1, sizeof *c->rr))
+        return -1;
+    c->rr[c->nrr++] = (struct ir_regref){slot, rf, (uint8_t)n, dst ? 1 : 0, 0};
+    return 0;
+}
+
+/* The registers of one operand (list elements included), as destinations (want_dst) or as
+ * sources. A register operand is a destination when flagged OPF_DST or when is_dst says so
+ * (operand 0 of pd_x0_writes opcodes, the return list of call); address bases are sources. */
+static int pd_rr_opnd(struct pd_ctx *c, const struct ir_func *f, const struct ir_opnd *o,
+                      uint32_t from, bool want_dst, bool is_dst, int depth)
+{
+    switch (o->kind) {
+    case OPK_REG: {
+        bool d = is_dst || (o->flags & OPF_DST);
+        if (d != want_dst || o->rf >= RF__COUNT || o->slot >= f->ndeclared[o->rf])
+            return 0;
+        unsigned n = (o->n ? o->n : 1) * (o->type == T_B128 ? 2u : 1u);
+        return pd_rr_add(c, from, o->rf, o->slot, n, d);
+    }
+    case OPK_ADDR:
+    case OPK_PP_MEM:
+        if (want_dst || o->slot == IR_NOSLOT || o->rf >= RF__COUNT ||
+            o->slot >= f->ndeclared[o->rf])
+            return 0;
+        return pd_rr_add(c, from, o->rf, o->slot, 1, false);
+    case OPK_VEC:
+    case OPK_PARAMS:
+        if (depth || (uint64_t)o->first + o->n > f->nopnds)
+            return 0;
+        for (unsigned j = 0; j < o->n; j++)
+            if (pd_rr_opnd(c, f, &f->opnds[o->first + j], from, want_dst,
+                           is_dst || (o->flags & OPF_DST), 1))
+                return -1;
+        return 0;
+    default:
+        return 0;
+    }
+}
+
+/* ir_insn.regs and the register references of one instruction: destinations, then sources,
+ * then the guard predicate. */
+static int pd_regrefs(struct pd_ctx *c, const struct ir_func *f, struct ir_insn *in)
+{
+    uint32_t from = c->nrr;
+    in->regs = from;
+    if ((uint64_t)in->opnd + in->nopnd > f->nopnds)
+        return 0;
+    bool x0 = pd_x0_writes(in->op);
+    for (int pass = 0; pass < 2; pass++) {
+        bool want_dst = pass == 0;
+        bool before_func = true; /* call: the list before the callee is the return list */
+        for (unsigned i = 0; i < in->nopnd; i++) {
+            const struct ir_opnd *o = &f->opnds[in->opnd + i];
+            /* operand 0 of x0 opcodes is written; wgmma accumulates into it, so in the
+               source pass it is read too */
+            bool is_dst = i == 0 && x0 &&
+                          !(!want_dst && (in->op == OP_WGMMA_MMA_ASYNC ||
+                                          in->op == OP_WGMMA_MMA_ASYNC_SP));
+            if (in->op == OP_CALL) {
+                if (o->kind == OPK_FUNC || o->kind == OPK_REG)
+                    before_func = false; /* direct or indirect (register) callee */
+                is_dst = o->kind == OPK_PARAMS && before_func;
+            }
+            if (pd_rr_opnd(c, f, o, from, want_dst, is_dst, 0))
+                return -1;
+        }
+    }
+    if (in->guard != IR_NOGUARD && in->guard < f->ndeclared[RF_PRED])
+        return pd_rr_add(c, from, RF_PRED, in->guard, 1, false);
+    return 0;
+}
+
 static void pd_func_free_tmp(struct pd_func *p)
 {
-    free(p->tab);
     for (unsigned rf = 0; rf < RF__COUNT; rf++)
         free(p->vals[rf]);
     free(p->sregs);
@@ -526,6 +729,11 @@ static void pd_reset_func(struct ir_func *f)
     f->nsreg_slots = 0;
     f->addr_slots = NULL;
     f->naddr_slots = 0;
+    if (f->regrefs_own)
+        free(f->regrefs);
+    f->regrefs_own = 0;
+    f->regrefs = NULL;
+    f->nregrefs = 0;
 }
 
 static int pd_function(struct pd_ctx *c, struct ir_func *f)
@@ -538,18 +746,20 @@ static int pd_function(struct pd_ctx *c, struct ir_func *f)
 
     struct pd_func p;
     memset(&p, 0, sizeof p);
-    uint32_t cap = 16;
-    while (cap < 2 * (uint64_t)f->nopnds + 2)
+    p.ctx = c;
+    /* distinct constants are far fewer than operands: start small, grow when half full */
+    uint32_t cap = 64;
+    while (cap < f->ninsns / 2 && cap < (1u << 20))
         cap *= 2;
-    p.tab = calloc(cap, sizeof *p.tab);
-    if (!p.tab)
+    if (pd_tab_reset(&p, cap) < 0)
         return -1;
-    p.mask = cap - 1;
 
     int rc = 0;
+    c->nrr = 0;
     for (uint32_t pc = 0; pc < f->ninsns && rc == 0; pc++) {
         struct ir_insn *in = &f->insns[pc];
         pd_facts(c, f, in);
+        rc = pd_regrefs(c, f, in);
         if ((uint64_t)in->opnd + in->nopnd > f->nopnds) {
             PERR(c, in->line, in->col, "operands out of range");
             continue;
@@ -577,7 +787,11 @@ static int pd_function(struct pd_ctx *c, struct ir_func *f)
     size_t nvals = 0;
     for (unsigned rf = 0; rf < RF__COUNT; rf++)
         nvals += p.added[rf];
+    /* register references: a big list is handed over (shrunk in place) rather than copied
+       into fresh memory; a small one is copied into pd_mem and the scratch reused */
+    bool own_rr = (size_t)c->nrr * sizeof(struct ir_regref) > PD_RR_HANDOVER;
     size_t bytes = nvals * sizeof(uint64_t) + p.naddrs * sizeof(struct ir_addr_slot) +
+                   (own_rr ? 0 : (size_t)c->nrr * sizeof(struct ir_regref)) +
                    p.nsregs * sizeof(struct ir_sreg_slot) + 8;
     char *mem = malloc(bytes);
     if (!mem) {
@@ -597,6 +811,19 @@ static int pd_function(struct pd_ctx *c, struct ir_func *f)
         memcpy(q, p.addrs, p.naddrs * sizeof *p.addrs);
     f->naddr_slots = p.naddrs;
     q += p.naddrs * sizeof(struct ir_addr_slot);
+    if (own_rr) {
+        struct ir_regref *rr = realloc(c->rr, (size_t)c->nrr * sizeof *rr);
+        f->regrefs = rr ? rr : c->rr;
+        f->regrefs_own = 1;
+        c->rr = NULL;
+        c->caprr = 0;
+    } else {
+        f->regrefs = (struct ir_regref *)q;
+        if (c->nrr)
+            memcpy(q, c->rr, (size_t)c->nrr * sizeof *c->rr);
+        q += (size_t)c->nrr * sizeof(struct ir_regref);
+    }
+    f->nregrefs = c->nrr;
     f->sreg_slots = (struct ir_sreg_slot *)q;
     if (p.nsregs)
         memcpy(q, p.sregs, p.nsregs * sizeof *p.sregs);
@@ -610,7 +837,7 @@ static int pd_function(struct pd_ctx *c, struct ir_func *f)
 int ir_predecode(struct ir_module *m, FILE *diag)
 {
     struct pd_ctx c = {m, diag, 0, pd_find_op("breakaddr"), pd_find_op("break"),
-                       pd_find_op("callp"), pd_find_op("retp")};
+                       pd_find_op("callp"), pd_find_op("retp"), NULL, 0, 0, NULL, 0};
     if (pd_layout(&c) < 0)
         return c.nerr ? -c.nerr : -1;
     for (uint32_t i = 0; i < m->nfuncs; i++) {
@@ -624,6 +851,8 @@ int ir_predecode(struct ir_module *m, FILE *diag)
             c.nerr++;
         }
     }
+    free(c.rr);
+    free(c.tab);
     return -c.nerr;
 }
 

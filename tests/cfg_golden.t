@@ -25,8 +25,16 @@ for my $f (@files) {
     (my $base = $f) =~ s/\.ptx\z//;
     push @cases, [ $f, [], "$base.golden" ];
     push @cases, [ $f, ['--dot'], "$base.dot.golden" ] if -e "$base.dot.golden";
+    # NAME.KERNEL.kernel.golden: `ptxemu cfg FILE --kernel KERNEL` (one function only)
+    for my $g (sort glob("$base.*.kernel.golden")) {
+        my ($k) = $g =~ /\Q$base\E\.(.+)\.kernel\.golden\z/ or next;
+        push @cases, [ $f, ['--kernel', $k], $g ];
+    }
 }
-print '1..', scalar(@cases), "\n";
+# --kernel naming no function: usage error (exit status 2) and this exact message.
+my @bad_kernel = ('fixtures/ptx/cfg/recursion.ptx', 'nosuch',
+                  "ptxemu: fixtures/ptx/cfg/recursion.ptx: no function named nosuch\n");
+print '1..', scalar(@cases) + 1, "\n";
 
 sub slurp {
     my ($p) = @_;
@@ -73,5 +81,17 @@ for my $c (@cases) {
         next if $a eq $b;
         print "# first difference at line ", $i + 1, ":\n#      got: $a\n# expected: $b\n";
         last;
+    }
+}
+
+$n++;
+{
+    my ($file, $k, $want) = @bad_kernel;
+    my $out = `$bin cfg $file --kernel $k 2>&1`;
+    my $rc  = $? >> 8;
+    if ($rc == 2 && $out eq $want) {
+        print "ok $n - cfg $file --kernel $k: no such function\n";
+    } else {
+        print "not ok $n - cfg $file --kernel $k: no such function\n# exit $rc, output: $out";
     }
 }

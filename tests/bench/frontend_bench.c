@@ -3,13 +3,16 @@
  *
  *   frontend_bench [-n RUNS] FILE.ptx...
  *
- * For each file (read into memory once) it runs, RUNS times each (default 3; the median is
- * reported):
- *   - fe_load with no_cfg = true: lex + parse + build, as MB/s of PTX text and instructions/s;
- *   - the full fe_load (+ layout/predecode + CFG/post-dominators);
- * and reports the instruction count, the heap bytes a loaded module holds (glibc mallinfo2:
- * bytes in use after the load minus before, with the module alive), per instruction, with and
- * without the module's own copy of the source text, and the growth of the peak RSS.
+ * For each file (read into memory once) it runs, RUNS times (default 3; medians reported):
+ *   - the lexer alone (fe_lex_only), to split lexing from parsing + building;
+ *   - the full fe_load through fe_load_timed (passes.h), which times each phase: lex + parse +
+ *     build, layout/predecode, CFG/dominators/post-dominators, and, in one extra run with
+ *     opts.verify, the verifier;
+ * wall-clock and thread CPU time per phase (CPU time is steadier on a shared machine), and the
+ * memory a loaded module holds: heap bytes (glibc mallinfo2, with the module alive) per
+ * instruction, with and without the module's copy of the source, and a breakdown computed from
+ * the IR itself (instructions, operands, modifiers, tables/labels/register declarations,
+ * predecode constants and register reference lists, CFGs), plus the peak RSS growth.
  * A measurement, never a test: it asserts nothing about time. Exit status 1 when a file does
  * not load. Run with `ninja bench-frontend` (see build.ninja) or by hand.
  */
@@ -21,7 +24,9 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "frontend/cfg.h"
 #include "frontend/frontend.h"
+#include "frontend/passes.h"
 
 #define BENCH_MAX_RUNS 99
 
@@ -88,31 +93,58 @@ static uint64_t bench_count_insns(const struct ir_module *m)
     return n;
 }
 
-struct bench_result {
-    double t_parse;       /* median seconds, no_cfg */
-    double t_full;        /* median seconds, full fe_load */
-    uint64_t insns;
-    uint32_t funcs;
-    size_t heap_parse;    /* heap bytes held by a no_cfg module */
-    size_t heap_full;     /* heap bytes held by a full module */
-    size_t text_copy;     /* of which the module's copy of the source */
+/* Bytes of the IR by part, summed over the functions of a module. */
+struct bench_mem {
+    size_t insns, opnds, mods, misc, predecode, regrefs, cfg;
+    uint64_t nopnds, nregrefs;
 };
 
-/* One timed load; returns the seconds, or a negative value when the load failed. On success
- * *held is the heap growth with the module alive and *mp the module (caller frees). */
-static double bench_load_once(const char *text, size_t len, const char *name, bool no_cfg,
-                              size_t *held, struct ir_module **mp)
+static void bench_ir_bytes(const struct ir_module *m, struct bench_mem *b)
 {
-    struct fe_opts opts = { .diag = stderr, .no_cfg = no_cfg };
+    memset(b, 0, sizeof *b);
+    for (uint32_t i = 0; i < m->nfuncs; i++) {
+        const struct ir_func *f = &m->funcs[i];
+        b->insns += (size_t)f->ninsns * sizeof(struct ir_insn);
+        b->opnds += (size_t)f->nopnds * sizeof(struct ir_opnd);
+        b->nopnds += f->nopnds;
+        b->mods += (size_t)f->nmods * sizeof(uint16_t);
+        b->misc += (size_t)f->ntables * sizeof(uint32_t) +
+                   (size_t)f->nlabels * sizeof(struct ir_label) +
+                   (size_t)f->nregdecls * sizeof(struct ir_regdecl);
+        for (unsigned rf = 0; rf < RF__COUNT; rf++)
+            b->predecode += (size_t)(f->nslots[rf] - f->ndeclared[rf]) * sizeof(uint64_t);
+        b->predecode += (size_t)f->naddr_slots * sizeof(struct ir_addr_slot) +
+                        (size_t)f->nsreg_slots * sizeof(struct ir_sreg_slot);
+        b->regrefs += (size_t)f->nregrefs * sizeof(struct ir_regref);
+        b->nregrefs += f->nregrefs;
+        if (f->cfg)
+            b->cfg += f->cfg->bytes;
+    }
+}
+
+struct bench_result {
+    double t_lex, wall[FE_PH__COUNT], cpu[FE_PH__COUNT]; /* medians, seconds */
+    double t_total_wall, t_total_cpu;                     /* medians of the sums (no verify) */
+    uint64_t insns, tokens;
+    uint32_t funcs, blocks, edges;
+    size_t heap_full;     /* heap bytes held by a full module */
+    size_t text_copy;     /* of which the module's copy of the source */
+    struct bench_mem mem;
+};
+
+/* One timed load; returns 0, or -1 when the load failed. *held is the heap growth with the
+ * module alive and *mp the module (caller frees). */
+static int bench_load_once(const char *text, size_t len, const char *name, bool verify,
+                           struct fe_phase_times *t, size_t *held, struct ir_module **mp)
+{
+    struct fe_opts opts = {.diag = stderr, .verify = verify};
     size_t before = bench_heap_bytes();
-    double t0 = bench_now();
-    int rc = fe_load(text, len, name, &opts, mp);
-    double t = bench_now() - t0;
+    int rc = fe_load_timed(text, len, name, &opts, mp, t);
     if (rc != 0 || !*mp)
         return -1;
     size_t after = bench_heap_bytes();
     *held = after > before ? after - before : 0;
-    return t;
+    return 0;
 }
 
 static int bench_file(const char *path, int runs, struct bench_result *r)
@@ -121,35 +153,62 @@ static int bench_file(const char *path, int runs, struct bench_result *r)
     char *text = bench_read(path, &len);
     if (!text)
         return -1;
-    double tp[BENCH_MAX_RUNS], tf[BENCH_MAX_RUNS];
+    double tl[BENCH_MAX_RUNS], tw[FE_PH__COUNT][BENCH_MAX_RUNS], tc[FE_PH__COUNT][BENCH_MAX_RUNS];
+    double sw[BENCH_MAX_RUNS], sc[BENCH_MAX_RUNS];
     int err = -1;
     memset(r, 0, sizeof *r);
     for (int i = 0; i < runs; i++) {
-        for (int full = 0; full < 2; full++) {
-            struct ir_module *m = NULL;
-            size_t held = 0;
-            double t = bench_load_once(text, len, path, !full, &held, &m);
-            if (t < 0) {
-                fprintf(stderr, "frontend_bench: %s does not load (%s)\n", path,
-                        full ? "full" : "no_cfg");
-                goto out;
-            }
-            (full ? tf : tp)[i] = t;
-            if (i == 0) {
-                if (full) {
-                    r->heap_full = held;
-                    r->insns = bench_count_insns(m);
-                    r->funcs = m->nfuncs;
-                    r->text_copy = m->text ? m->text_len + 1 : 0;
-                } else {
-                    r->heap_parse = held;
-                }
-            }
-            ir_module_free(m);
+        double t0 = bench_now();
+        r->tokens = fe_lex_only(text, len);
+        tl[i] = bench_now() - t0;
+        /* run `runs` is the extra verify run, timed for the verifier only */
+        struct ir_module *m = NULL;
+        struct fe_phase_times t;
+        size_t held = 0;
+        if (bench_load_once(text, len, path, false, &t, &held, &m) != 0) {
+            fprintf(stderr, "frontend_bench: %s does not load\n", path);
+            goto out;
         }
+        sw[i] = sc[i] = 0;
+        for (int p = 0; p < FE_PH__COUNT; p++) {
+            tw[p][i] = t.wall[p];
+            tc[p][i] = t.cpu[p];
+            sw[i] += t.wall[p];
+            sc[i] += t.cpu[p];
+        }
+        if (i == 0) {
+            r->heap_full = held;
+            r->insns = bench_count_insns(m);
+            r->funcs = m->nfuncs;
+            r->text_copy = m->text ? m->text_len + 1 : 0;
+            bench_ir_bytes(m, &r->mem);
+            for (uint32_t k = 0; k < m->nfuncs; k++)
+                if (m->funcs[k].cfg) {
+                    r->blocks += m->funcs[k].cfg->nblocks;
+                    r->edges += m->funcs[k].cfg->nedges;
+                }
+        }
+        ir_module_free(m);
     }
-    r->t_parse = bench_median(tp, runs);
-    r->t_full = bench_median(tf, runs);
+    for (int p = 0; p < FE_PH__COUNT; p++) {
+        r->wall[p] = bench_median(tw[p], runs);
+        r->cpu[p] = bench_median(tc[p], runs);
+    }
+    r->t_total_wall = bench_median(sw, runs);
+    r->t_total_cpu = bench_median(sc, runs);
+    r->t_lex = bench_median(tl, runs);
+    {
+        struct ir_module *m = NULL;
+        struct fe_phase_times t;
+        size_t held = 0;
+        if (bench_load_once(text, len, path, true, &t, &held, &m) != 0) {
+            fprintf(stderr, "frontend_bench: %s does not verify\n", path);
+            goto out;
+        }
+        r->wall[FE_PH_VERIFY] = t.wall[FE_PH_VERIFY];
+        r->cpu[FE_PH_VERIFY] = t.cpu[FE_PH_VERIFY];
+        ir_module_free(m);
+    }
     err = 0;
 out:
     free(text);
@@ -179,19 +238,32 @@ int main(int argc, char **argv)
         }
         long rss1 = bench_maxrss_kb();
         double mb = (double)bytes / 1e6, n = (double)(r.insns ? r.insns : 1);
-        printf("%s: %.2f MB, %llu instructions, %u functions, median of %d runs\n", path, mb,
-               (unsigned long long)r.insns, r.funcs, runs);
-        printf("  parse+build (no_cfg): %8.3f s  %7.1f MB/s  %6.2f M insns/s\n", r.t_parse,
-               mb / r.t_parse, n / r.t_parse / 1e6);
-        printf("  full fe_load:         %8.3f s  %7.1f MB/s  %6.2f M insns/s  (predecode+CFG "
-               "%.3f s)\n",
-               r.t_full, mb / r.t_full, n / r.t_full / 1e6, r.t_full - r.t_parse);
+        printf("%s: %.2f MB, %llu instructions, %llu tokens, %u functions, %u blocks, %u edges,"
+               " median of %d runs\n",
+               path, mb, (unsigned long long)r.insns, (unsigned long long)r.tokens, r.funcs,
+               r.blocks, r.edges, runs);
+        static const char *const names[FE_PH__COUNT] = {
+            "lex+parse+build", "layout+predecode", "CFG+dom+postdom", "verify (extra)"};
+        printf("  %-22s %9s %9s %10s\n", "phase", "wall s", "cpu s", "ns/insn");
+        printf("  %-22s %9.3f %9s %10.1f   (%.1f MB/s; lexer alone, not in the total)\n",
+               "lex only", r.t_lex, "", r.t_lex / n * 1e9, mb / r.t_lex);
+        for (int p = 0; p < FE_PH__COUNT; p++)
+            printf("  %-22s %9.3f %9.3f %10.1f\n", names[p], r.wall[p], r.cpu[p],
+                   r.cpu[p] / n * 1e9);
+        printf("  %-22s %9.3f %9.3f %10.1f   (%.2f M insns/s wall)\n", "total fe_load",
+               r.t_total_wall, r.t_total_cpu, r.t_total_cpu / n * 1e9, n / r.t_total_wall / 1e6);
         double heap = (double)r.heap_full, copy = (double)r.text_copy;
-        printf("  module heap (full):   %8.1f MB  %6.1f B/insn  (%.1f B/insn without the "
+        printf("  module heap:          %8.1f MB  %6.1f B/insn  (%.1f B/insn without the "
                "%.1f MB source copy)\n",
                heap / 1e6, heap / n, (heap - copy) / n, copy / 1e6);
-        printf("  module heap (no_cfg): %8.1f MB  %6.1f B/insn\n", r.heap_parse / 1e6,
-               r.heap_parse / n);
+        const struct bench_mem *b = &r.mem;
+        printf("  IR by part, B/insn:   insns %.1f (%zu B each), operands %.1f (%.2f/insn x %zu B),"
+               " modifiers %.1f, tables/labels/regdecls %.1f,\n"
+               "                        predecode constants %.1f, register refs %.1f "
+               "(%.2f/insn x %zu B), CFG %.1f\n",
+               b->insns / n, sizeof(struct ir_insn), b->opnds / n, (double)b->nopnds / n,
+               sizeof(struct ir_opnd), b->mods / n, b->misc / n, b->predecode / n,
+               b->regrefs / n, (double)b->nregrefs / n, sizeof(struct ir_regref), b->cfg / n);
         printf("  peak RSS growth:      %8.1f MB\n", (rss1 - rss0) / 1e3);
         fflush(stdout);
     }

@@ -46,7 +46,7 @@ for my $file (@files) {
     die "$file: header differs from $files[0]\n" if $h ne $header;
 
     # Split into body text and `.extern .func` declarations (kept once, never renamed).
-    my ($body, $ninsn, $depth) = ('', 0, 0);
+    my ($body, $ninsn, $depth, $cont) = ('', 0, 0, 0);
     for (my $i = 0; $i < @lines; $i++) {
         my $l = $lines[$i];
         next if $l =~ /^\s*\.(version|target|address_size)\b/;
@@ -69,9 +69,16 @@ for my $file (@files) {
         $depth += () = $l =~ /\{/g;
         $depth -= () = $l =~ /\}/g;
         # An instruction starts a line inside a body: optional guard, then a lower-case
-        # mnemonic (directives start with '.', labels end with ':').
-        $ninsn++ if $depth > 0 && $l =~ /^\s*(?:\@!?%\w+\s+)?[a-z][\w.:]*(?:\s|;)/
-            && $l !~ /^\s*$ident\s*:/;
+        # mnemonic (directives start with '.', labels end with ':'), unless the line continues
+        # a statement of the lines before (nvcc splits `call` over several lines).
+        (my $code = $l) =~ s{//.*}{};
+        if (!$cont && $depth > 0 && $l =~ /^\s*(?:\@!?%\w+\s+)?[a-z][\w.:]*(?:\s|;)/
+            && $l !~ /^\s*$ident\s*:/) {
+            $ninsn++;
+            $cont = $code !~ /;/;
+        } elsif ($cont) {
+            $cont = $code !~ /;/;
+        }
         $body .= $l;
     }
 
