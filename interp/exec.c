@@ -22,6 +22,14 @@
 #include "interp/internal.h"
 #include "interp/ops/helpers.h"
 
+/* x86-64 with GCC or Clang: a second fast loop compiled for x86-64-v3 (see below). */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) &&                        \
+    !defined(PTXEMU_NO_ISA_VARIANTS)
+#define EXEC_HAVE_V3 1
+#else
+#define EXEC_HAVE_V3 0
+#endif
+
 /* ------------------------------------------------------------------ dispatch macros */
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(PTXEMU_VM_SWITCH)
 #define VM_COMPUTED_GOTO 1
@@ -182,13 +190,32 @@ static void trace_mem(const struct warp *w, unsigned l, uint64_t addr, unsigned 
             wr ? "st" : "ld", addr, width, v);
 }
 
-/* The loop, instantiated twice. */
+/* The loop, instantiated two or three times: the portable fast loop, the fast loop for
+ * x86-64-v3 hosts (AVX2 + FMA: the lane loops vectorize 8 wide and fma.rn.f32 is the host's
+ * fused multiply-add, bit-identical to the portable correctly rounded fpu_fmaf_rn), and the
+ * traced loop. EXEC_ATTR is the function attribute of an instantiation, EXEC_HWFMA says that
+ * the host fma instruction may be used. */
 #define EXEC_PASS 1
 #define EXEC_TRACE 0
+#define EXEC_HWFMA 0
+#define EXEC_ATTR
 #define EXEC_FN exec_loop_fast
 #include "interp/exec.c"
-#undef EXEC_TRACE
 #undef EXEC_FN
+#undef EXEC_ATTR
+#undef EXEC_HWFMA
+#if EXEC_HAVE_V3
+#define EXEC_HWFMA 1
+#define EXEC_ATTR __attribute__((target("avx2,fma,bmi,bmi2,popcnt")))
+#define EXEC_FN exec_loop_fast_v3
+#include "interp/exec.c"
+#undef EXEC_FN
+#undef EXEC_ATTR
+#undef EXEC_HWFMA
+#endif
+#undef EXEC_TRACE
+#define EXEC_HWFMA 0
+#define EXEC_ATTR
 #undef TRACE_MEM_ACCESS
 #define TRACE_MEM_ACCESS(l, addr, width, wr, valp)                                             \
     do {                                                                                       \
@@ -200,6 +227,28 @@ static void trace_mem(const struct warp *w, unsigned l, uint64_t addr, unsigned 
 #include "interp/exec.c"
 #undef EXEC_TRACE
 #undef EXEC_FN
+#undef EXEC_ATTR
+#undef EXEC_HWFMA
+
+/*
+ * The fast-loop variant for this host, chosen once per launch (grid.c stores it in
+ * launch_state.exec_isa): EXEC_ISA_V3 when the CPU has AVX2 and FMA, else EXEC_ISA_PORTABLE.
+ * PTXEMU_EXEC_PORTABLE=1 in the environment forces the portable loop (tests run both).
+ */
+unsigned exec_select_isa(void)
+{
+#if EXEC_HAVE_V3
+    const char *e = getenv("PTXEMU_EXEC_PORTABLE");
+    if (e && *e && strcmp(e, "0") != 0)
+        return EXEC_ISA_PORTABLE;
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+        __builtin_cpu_supports("bmi") && __builtin_cpu_supports("bmi2") &&
+        __builtin_cpu_supports("popcnt"))
+        return EXEC_ISA_V3;
+#endif
+    return EXEC_ISA_PORTABLE;
+}
 
 /*
  * Run warp w until it parks at a barrier, finishes, faults, or has run about one quantum of
@@ -207,6 +256,10 @@ static void trace_mem(const struct warp *w, unsigned l, uint64_t addr, unsigned 
  */
 enum warp_state exec_warp(struct warp *w)
 {
+#if EXEC_HAVE_V3
+    if (w->cta->L->exec_isa == EXEC_ISA_V3)
+        return exec_loop_fast_v3(w);
+#endif
     return exec_loop_fast(w);
 }
 
@@ -218,7 +271,7 @@ enum warp_state exec_warp_trace(struct warp *w)
 
 #else /* EXEC_PASS: the loop body */
 
-static enum warp_state EXEC_FN(struct warp *w)
+static EXEC_ATTR enum warp_state EXEC_FN(struct warp *w)
 {
 #if VM_COMPUTED_GOTO
     static const void *const vm_labels[HND__COUNT] = {

@@ -103,6 +103,7 @@ int grid_run(struct launch_state *L, struct interp_stats *st)
     if (T == 0)
         T = 1;
     L->nworkers = T;
+    L->exec_isa = exec_select_isa();
     struct worker *wk = calloc(T, sizeof *wk);
     if (!wk)
         return -1;

@@ -257,6 +257,8 @@ struct launch_state {
     uint64_t grid_ws;           /* cooperative launches: zeroed grid-sync workspace in device
                                    memory, handed to the kernel in %envreg1 (high 32 bits) and
                                    %envreg2 (low 32 bits) as the CUDA driver does; 0 otherwise */
+    unsigned exec_isa;          /* fast-loop variant for this host (EXEC_ISA_*, exec.c), chosen
+                                   once per launch by grid_run */
 };
 
 /* ====================================================================== entry points */
@@ -314,6 +316,9 @@ void cta_barrier(struct warp *w, uint32_t M, uint32_t arrive, unsigned id, unsig
 /* exec.c: run warp w for about one quantum. Returns the warp state. */
 enum warp_state exec_warp(struct warp *w);
 enum warp_state exec_warp_trace(struct warp *w);
+/* exec.c: the fast-loop variant this host can run (PTXEMU_EXEC_PORTABLE=1 forces portable). */
+enum { EXEC_ISA_PORTABLE = 0, EXEC_ISA_V3 = 1 };
+unsigned exec_select_isa(void);
 
 /* device.c: fault recording (first fault wins) */
 void interp_fault(struct warp *w, uint32_t pc, unsigned lane, enum trap_kind kind,

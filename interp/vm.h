@@ -63,6 +63,9 @@ union r64 {
 #define NOPND(n) (in->nopnd == (n))
 #define ORF(i, rf) (O[i].rf == RF_##rf)
 #define OKIND(i, k) (O[i].kind == OPK_##k)
+/* operand i is a vector {…} of n elements that are all registers of file X (selection only:
+ * reads the function's operand list f->opnds) */
+#define VECREGS(i, n, X) vm_vec_regs(f->opnds, &O[i], (n), RF_##X)
 /* integer type of the given bit width (b/u/s) */
 #define T0INT(bits) (vm_type_is_int(in->type[0]) && ir_type_size(in->type[0]) * 8 == (bits))
 #define T0SIGNED (vm_type_is_signed(in->type[0]))
@@ -74,6 +77,19 @@ static inline int vm_type_is_int(unsigned t)
 static inline int vm_type_is_signed(unsigned t)
 {
     return t >= T_S8 && t <= T_S64;
+}
+/* Is o a vector operand of n register elements of file rf (elements at all[o->first …])? */
+static inline int vm_vec_regs(const struct ir_opnd *all, const struct ir_opnd *o, unsigned n,
+                              unsigned rf)
+{
+    if (o->kind != OPK_VEC || o->n != n)
+        return 0;
+    for (unsigned k = 0; k < n; k++) {
+        const struct ir_opnd *e = &all[o->first + k];
+        if (e->kind != OPK_REG || e->rf != rf || e->slot == IR_NOSLOT)
+            return 0;
+    }
+    return 1;
 }
 
 /* ------------------------------------------------------------------------ operand access */

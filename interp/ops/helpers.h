@@ -61,6 +61,94 @@ static inline uint64_t vm_addr(const struct warp *w, const struct ir_opnd *a, un
     return b + a->imm.u;
 }
 
+/* Always inlined, also into the exec loop's x86-64-v3 instantiation (interp/exec.c), so these
+ * lane loops are compiled for the caller's target and vectorize there. */
+#if defined(__GNUC__) || defined(__clang__)
+#define VM_INLINE static inline __attribute__((always_inline))
+#else
+#define VM_INLINE static inline
+#endif
+
+/*
+ * Addresses of memory operand a in all 32 lanes (lanes outside the active mask are computed
+ * from stale registers and never used): one branch per instruction instead of per lane, and
+ * the lane loop vectorizes. Same values as vm_addr.
+ */
+VM_INLINE void vm_addrs(const struct warp *w, const struct ir_opnd *a, uint64_t ad[32])
+{
+    const uint64_t imm = a->imm.u;
+    if (a->slot != IR_NOSLOT) {
+        if (a->rf == RF_B64) {
+            const union r64 *r = w->r64[a->slot];
+            for (unsigned l = 0; l < 32; l++)
+                ad[l] = r[l].u + imm;
+        } else if (a->rf == RF_B32) {
+            const union r32 *r = w->r32[a->slot];
+            for (unsigned l = 0; l < 32; l++)
+                ad[l] = r[l].u + imm;
+        } else {
+            const union r16 *r = w->r16[a->slot];
+            for (unsigned l = 0; l < 32; l++)
+                ad[l] = r[l].u + imm;
+        }
+    } else {
+        const uint64_t b = (a->pad_ == XS_LOCAL && a->sym != IR_NOSYM) ? w->sp : 0;
+        for (unsigned l = 0; l < 32; l++)
+            ad[l] = b + imm;
+    }
+}
+
+/* Largest offset ad[l] - base and OR of the addresses over the lanes M (bounds and alignment
+ * of a warp's accesses in two reductions; the full-mask loop vectorizes). */
+VM_INLINE void vm_lanes_span(const uint64_t ad[32], uint32_t M, uint64_t base, uint64_t *maxoff,
+                             uint64_t *orr)
+{
+    uint64_t mx = 0, o = 0;
+    if (M == 0xffffffffu) {
+        for (unsigned l = 0; l < 32; l++) {
+            const uint64_t d = ad[l] - base;
+            mx = d > mx ? d : mx;
+            o |= ad[l];
+        }
+    } else {
+        for (unsigned l = 0; l < 32; l++) {
+            if (M >> l & 1) {
+                const uint64_t d = ad[l] - base;
+                mx = d > mx ? d : mx;
+                o |= ad[l];
+            }
+        }
+    }
+    *maxoff = mx;
+    *orr = o;
+}
+
+/* Do the accesses of `width` (a power of two) bytes at ad[l], lanes M, all lie in [0, size)
+ * and are aligned? The fast path of shared-memory handlers; a lane that fails takes the
+ * handler's per-lane path, which reports the fault exactly as before. */
+VM_INLINE bool vm_lanes_in(const uint64_t ad[32], uint32_t M, uint64_t size, unsigned width)
+{
+    if (size < width)
+        return false;
+    uint64_t mx, o;
+    vm_lanes_span(ad, M, 0, &mx, &o);
+    return mx <= size - width && (o & (width - 1)) == 0;
+}
+
+/* Are the accesses at ad[l], lanes M, all inside the warp's cached global allocation (w->mc),
+ * aligned, and (wr) writable? The coalesced fast path of global loads and stores. */
+VM_INLINE bool vm_lanes_cached(const struct warp *w, const uint64_t ad[32], uint32_t M,
+                               unsigned width, bool wr)
+{
+    if (wr && (w->mc.flags & MEM_F_CONST))
+        return false;
+    if (w->mc.span < width)
+        return false;
+    uint64_t mx, o;
+    vm_lanes_span(ad, M, w->mc.lo, &mx, &o);
+    return mx <= w->mc.span - width && (o & (width - 1)) == 0;
+}
+
 /* Sign/zero extension of an n-byte value v per type t. */
 static inline uint64_t vm_extend(uint64_t v, unsigned n, unsigned t)
 {

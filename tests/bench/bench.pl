@@ -1,14 +1,19 @@
 #!/usr/bin/perl
-# tests/bench/bench.pl — run the benchmark suite (issue 7) and report ratios.
+# tests/bench/bench.pl — run the benchmark suite (issue 7), check every kernel's results against
+# its native C twin, and report ratios.
 #
-# For each kernel in bench.list: `ptxemu exec --stats` five times with --threads 1 and five times
-# with --threads 2 (medians), and the native C twin (tests/bench/native.c, median of 5).
+# For each kernel in bench.list: `ptxemu exec --stats` N times (default 5) with --threads 1 and
+# N times with --threads 2 (medians), and the native C twin (tests/bench/native.c, median of 5).
+# The first emulated run of each thread count dumps the kernel's output buffers (--dump) and
+# they are compared with the native twin's (bench.list says which buffers, exact or within a
+# tolerance); a mismatch is reported in the table and JSON and makes the script exit 1.
 # Prints a table and writes JSON (default build/bench.json; --json PATH). Wall time is the
 # kernel's time as reported by --stats (parse/load excluded). Never asserts on time.
 #   usage: bench.pl [--build DIR] [--json PATH] [--runs N] [NAME...]
 use strict;
 use warnings;
 use File::Basename qw(dirname);
+use File::Temp qw(tempdir);
 use Getopt::Long;
 use POSIX qw(floor);
 
@@ -19,14 +24,24 @@ my $runs = 5;
 GetOptions('build=s' => \$build, 'json=s' => \$json, 'runs=i' => \$runs) or die "usage\n";
 $json //= "$build/bench.json";
 my %only = map { $_ => 1 } @ARGV;
+my $tmp = tempdir('ptxemu-bench-XXXXXX', TMPDIR => 1, CLEANUP => 1);
 
 sub median { my @s = sort { $a <=> $b } @_; return $s[floor($#s / 2)]; }
 
+# check spec "0:f32,1:f32:1e-4" -> ([param, type, tol], ...)
+sub parse_check {
+    my ($spec) = @_;
+    return map { my ($p, $t, $tol) = split /:/; die "bad check '$_'\n" unless defined $t
+        && $t =~ /^(f32|u32)$/; [$p, $t, $tol // 0] } split /,/, $spec;
+}
+
 sub emulate {
-    my ($name, $args, $threads) = @_;
+    my ($name, $args, $threads, $checks) = @_;
     my (@t, $warp, $thread);
-    for (1 .. $runs) {
-        my $out = `$build/ptxemu exec $dir/kernels_sm80.ptx --kernel $name $args --stats --threads $threads 2>&1 >/dev/null`;
+    for my $r (1 .. $runs) {
+        my $dump = $r == 1 ? join(' ', map { "--dump $_->[0]=$tmp/$name.$threads.$_->[0]" } @$checks)
+                           : '';
+        my $out = `$build/ptxemu exec $dir/kernels_sm80.ptx --kernel $name $args $dump --stats --threads $threads 2>&1 >/dev/null`;
         die "bench $name: ptxemu exec failed:\n$out" if $?;
         $out =~ /: (\d+) warp instructions, (\d+) thread instructions, ([0-9.e+-]+) s/
             or die "bench $name: no --stats line in:\n$out";
@@ -36,40 +51,98 @@ sub emulate {
     return ($warp, $thread, median(@t));
 }
 
+sub slurp {
+    my ($path) = @_;
+    open my $f, '<:raw', $path or die "$path: $!\n";
+    local $/;
+    my $d = <$f>;
+    return $d;
+}
+
+# Compare the emulator's dump with the native one: '' when they agree, else a description.
+sub compare {
+    my ($name, $threads, $c) = @_;
+    my ($p, $type, $tol) = @$c;
+    my $e = slurp("$tmp/$name.$threads.$p");
+    my $n = slurp("$tmp/$name.native.$p");
+    return "param $p: size " . length($e) . " vs native " . length($n) if length($e) != length($n);
+    return '' if $e eq $n;
+    my $fmt = $type eq 'f32' ? 'f<*' : 'V*';
+    my @e = unpack $fmt, $e;
+    my @n = unpack $fmt, $n;
+    my ($bad, $first) = (0, undef);
+    for my $i (0 .. $#n) {
+        my ($x, $y) = ($e[$i], $n[$i]);
+        next if $x == $y;
+        if ($type eq 'f32') {
+            next if $x != $x && $y != $y;    # both NaN
+            next if $tol > 0 && abs($x - $y) <= $tol * (abs($y) + 1);
+        }
+        $bad++;
+        $first //= "[$i] emulated $x, native $y";
+    }
+    return '' unless $bad;
+    return "param $p ($threads thread" . ($threads > 1 ? 's' : '') . "): $bad of " . scalar(@n)
+        . " elements differ, first $first";
+}
+
+sub ctas_of {
+    my ($args) = @_;
+    my ($g) = $args =~ /--grid\s+(\S+)/;
+    my $n = 1;
+    $n *= $_ for split /,/, $g // '1';
+    return $n;
+}
+
 my @rows;
+my $failed = 0;
 open my $fh, '<', "$dir/bench.list" or die "bench.list: $!";
 while (<$fh>) {
     next if /^\s*(#|$)/;
-    my ($name, $class, $args) = /^(\S+)\s+(\S+)\s+(.*)$/ or next;
+    my ($name, $class, $check, $args) = /^(\S+)\s+(\S+)\s+(\S+)\s+(.*)$/ or next;
     next if %only && !$only{$name};
-    my ($w, $t, $t1) = emulate($name, $args, 1);
-    my (undef, undef, $t2) = emulate($name, $args, 2);
-    my $native = `$build/bench/native $name`;
+    my @checks = parse_check($check);
+    my ($w, $t, $t1) = emulate($name, $args, 1, \@checks);
+    my (undef, undef, $t2) = emulate($name, $args, 2, \@checks);
+    my $native = `$build/bench/native $name $tmp/$name.native`;
     die "native $name failed\n" if $?;
     chomp $native;
-    push @rows, { name => $name, class => $class, warp_insns => $w + 0, thread_insns => $t + 0,
-                  seconds_1t => $t1 + 0, seconds_2t => $t2 + 0, native_seconds => $native + 0,
-                  mtips_1t => $t / $t1 / 1e6, slowdown_vs_native => $t1 / $native,
-                  speedup_2t => $t1 / $t2 };
+    my @errs = grep { $_ ne '' } map { my $c = $_; map { compare($name, $_, $c) } (1, 2) } @checks;
+    if (@errs) {
+        $failed++;
+        print STDERR "bench $name: results differ from the native twin: $_\n" for @errs;
+    }
+    push @rows, { name => $name, class => $class, ctas => ctas_of($args), warp_insns => $w + 0,
+                  thread_insns => $t + 0, seconds_1t => $t1 + 0, seconds_2t => $t2 + 0,
+                  native_seconds => $native + 0, mtips_1t => $t / $t1 / 1e6,
+                  mtips_2t => $t / $t2 / 1e6, slowdown_vs_native => $t1 / $native,
+                  speedup_2t => $t1 / $t2, check => @errs ? 'FAIL' : 'ok' };
 }
 
 my $cpu = 'unknown';
 if (open my $ci, '<', '/proc/cpuinfo') { while (<$ci>) { if (/^model name\s*:\s*(.*)$/) { $cpu = $1; last } } }
 printf "CPU: %s\n", $cpu;
-printf "%-13s %-4s %14s %14s %9s %9s %10s %9s %8s\n", 'kernel', 'cls', 'warp insns', 'thread insns',
-    't(1T) s', 't(2T) s', 'M thr-i/s', 'x native', '2T gain';
+printf "%-13s %-4s %6s %12s %13s %9s %9s %10s %9s %8s %5s\n", 'kernel', 'cls', 'CTAs', 'warp insns',
+    'thread insns', 't(1T) s', 't(2T) s', 'M thr-i/s', 'x native', '2T gain', 'check';
 my $geo = 0;
 for my $r (@rows) {
-    printf "%-13s %-4s %14d %14d %9.4f %9.4f %10.1f %9.1f %8.2f\n", @$r{qw(name class warp_insns
-        thread_insns seconds_1t seconds_2t mtips_1t slowdown_vs_native speedup_2t)};
+    printf "%-13s %-4s %6d %12d %13d %9.4f %9.4f %10.1f %9.1f %8.2f %5s\n", @$r{qw(name class ctas
+        warp_insns thread_insns seconds_1t seconds_2t mtips_1t slowdown_vs_native speedup_2t
+        check)};
     $geo += log($r->{slowdown_vs_native});
 }
 printf "geomean slowdown vs native C: %.1fx\n", exp($geo / @rows) if @rows;
 
 open my $jo, '>', $json or die "$json: $!";
-print $jo "{\n  \"cpu\": \"$cpu\",\n  \"runs\": $runs,\n  \"kernels\": [\n";
+print $jo "{\n  \"cpu\": \"$cpu\",\n  \"runs\": $runs,\n";
+printf $jo "  \"geomean_slowdown_vs_native\": %.3f,\n", @rows ? exp($geo / @rows) : 0;
+print $jo "  \"kernels\": [\n";
 print $jo join(",\n", map { my $r = $_; '    {' . join(', ', map {
     my $v = $r->{$_}; "\"$_\": " . ($v =~ /^[0-9.e+-]+$/ ? $v : "\"$v\"") } sort keys %$r) . '}' } @rows);
 print $jo "\n  ]\n}\n";
 close $jo;
 print "wrote $json\n";
+if ($failed) {
+    print STDERR "bench: $failed kernel(s) disagree with their native twins\n";
+    exit 1;
+}

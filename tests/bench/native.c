@@ -1,8 +1,23 @@
 /*
  * tests/bench/native.c — single-threaded native C twins of the benchmark kernels in
- * kernels.cu, so the emulator's speed can be reported as a slowdown ratio against the
- * same computation compiled for the host. Usage: native NAME → prints the median wall time of
- * 5 runs in seconds. Sizes match bench.list.
+ * kernels.cu, so the emulator's speed can be reported as a slowdown ratio against the same
+ * computation compiled for the host, and its results checked against an independent
+ * implementation.
+ *
+ *   native NAME            print the median wall time of 5 runs in seconds
+ *   native NAME PREFIX     the same, and write each output buffer of the last run to
+ *                          PREFIX.I (raw bytes; I = the kernel parameter index)
+ *
+ * Inputs are exactly the buffers `ptxemu exec` builds from the --arg specs of bench.list
+ * (buf:iota.f32=N, buf:iota.s32=N, buf:rand=SIZE,SEED with the CLI's splitmix64, buf:zero),
+ * and sizes match bench.list, so bench.pl compares the dumps byte for byte (integer kernels
+ * and the float kernels whose operation order and fused multiply-adds are mirrored from the
+ * PTX) or within a tolerance (kernels using the PTX approximate special functions).
+ * Buffers are prepared and output buffers reset before each timed run (untimed), as the
+ * emulator's are before the kernel starts.
+ *
+ * Kernels that use fmaf are compiled twice (target_clones): with the host FMA instruction
+ * where the CPU has one, else the C library's fmaf; both give the same bits.
  */
 #include <math.h>
 #include <stdint.h>
@@ -11,54 +26,105 @@
 #include <string.h>
 #include <time.h>
 
-/* Inputs are generated before timing starts: rnd_floats()/rnd_u32s() hand out buffers
- * prepared by prep() (phase 0) and reused in the timed run (phase 1). */
-struct bench_ctx {
-    uint64_t rng;
-    int phase;
-    void *bufs[8];
-    int nbufs, next;
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define FMA_CLONES __attribute__((target_clones("fma", "default")))
+#else
+#define FMA_CLONES
+#endif
+
+/* ------------------------------------------------------------------ buffers */
+
+enum { MAXBUF = 8 };
+
+struct io {
+    void *p[MAXBUF];       /* by kernel parameter index (NULL for scalars) */
+    size_t bytes[MAXBUF];
+    void *init[MAXBUF];    /* initial contents of an in-place buffer (restored per run) */
+    int out[MAXBUF];       /* written by the kernel: dumped */
 };
 
-static struct bench_ctx ctx = {1, 0, {0}, 0, 0};
-
-static void *input(size_t bytes, int is_float)
+/* splitmix64 (Steele, Lea, Flood 2014), as runtime/cli.c's buf:rand. */
+static uint64_t splitmix64(uint64_t *state)
 {
-    if (ctx.phase == 1)
-        return ctx.bufs[ctx.next++];
-    uint32_t *p = malloc(bytes);
-    for (size_t i = 0; i < bytes / 4; i++) {
-        uint64_t z = (ctx.rng += 0x9e3779b97f4a7c15ull);
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-        uint32_t r = (uint32_t)((z ^ (z >> 31)) >> 32);
-        if (is_float) {
-            float f = (float)(r >> 8) / 16777216.0f;
-            memcpy(&p[i], &f, 4);
-        } else {
-            p[i] = r;
-        }
+    uint64_t z = (*state += UINT64_C(0x9E3779B97F4A7C15));
+    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+    return z ^ (z >> 31);
+}
+
+static void *xalloc(size_t bytes)
+{
+    void *p = calloc(bytes ? bytes : 1, 1);
+    if (!p) {
+        fprintf(stderr, "native: out of memory\n");
+        exit(1);
     }
-    ctx.bufs[ctx.nbufs++] = p;
     return p;
 }
 
-static float *rnd_floats(size_t n)
+/* buf:zero=BYTES as parameter i, an output */
+static void *b_zero(struct io *io, int i, size_t bytes)
 {
-    return input(n * sizeof(float), 1);
+    io->p[i] = xalloc(bytes);
+    io->bytes[i] = bytes;
+    io->out[i] = 1;
+    return io->p[i];
 }
 
-static uint32_t *rnd_u32s(size_t n)
+/* buf:iota.f32=N */
+static float *b_iota_f32(struct io *io, int i, size_t n)
 {
-    return input(n * sizeof(uint32_t), 0);
+    float *p = xalloc(n * sizeof *p);
+    for (size_t k = 0; k < n; k++)
+        p[k] = (float)k;
+    io->p[i] = p;
+    io->bytes[i] = n * sizeof *p;
+    return p;
+}
+
+/* buf:iota.s32=N */
+static int32_t *b_iota_s32(struct io *io, int i, size_t n)
+{
+    int32_t *p = xalloc(n * sizeof *p);
+    for (size_t k = 0; k < n; k++)
+        p[k] = (int32_t)k;
+    io->p[i] = p;
+    io->bytes[i] = n * sizeof *p;
+    return p;
+}
+
+/* buf:rand=BYTES,SEED; inplace: the kernel also writes it (restored before each run) */
+static void *b_rand(struct io *io, int i, size_t bytes, uint64_t seed, int inplace)
+{
+    uint8_t *p = xalloc(bytes);
+    uint64_t st = seed;
+    for (size_t k = 0; k < bytes; k += 8) {
+        uint64_t r = splitmix64(&st);
+        memcpy(p + k, &r, bytes - k < 8 ? bytes - k : 8);
+    }
+    io->p[i] = p;
+    io->bytes[i] = bytes;
+    if (inplace) {
+        io->init[i] = xalloc(bytes);
+        memcpy(io->init[i], p, bytes);
+        io->out[i] = 1;
+    }
+    return p;
 }
 
 static volatile float sink;
 
-static void b_fma_loop(void)
+/* ------------------------------------------------------------------ kernels */
+
+/* fma_loop: --grid 1024 --block 256, out = buf:zero, iters = 64 */
+static void p_fma_loop(struct io *io)
 {
-    int n = 1024 * 256, iters = 64;
-    float *out = malloc(n * sizeof *out);
+    b_zero(io, 0, 1048576);
+}
+FMA_CLONES static void r_fma_loop(struct io *io)
+{
+    float *out = io->p[0];
+    const int n = 1024 * 256, iters = 64;
     for (int i = 0; i < n; i++) {
         float x = (float)i * 1e-6f, a = 0.999f, b = 0.001f, y = 1.0f;
         for (int k = 0; k < iters; k++) {
@@ -67,77 +133,140 @@ static void b_fma_loop(void)
         }
         out[i] = x + y;
     }
-    sink = out[n / 2];
-    free(out);
 }
 
-static void b_sgemm(void)
+/* sgemm: A, B iota (256 x 256), C zero; acc = fma(A, B, acc) in k order (as the PTX) */
+static void p_sgemm(struct io *io)
 {
-    int n = 256;
-    float *A = rnd_floats(n * n), *B = rnd_floats(n * n), *C = calloc(n * n, sizeof *C);
+    b_iota_f32(io, 0, 65536);
+    b_iota_f32(io, 1, 65536);
+    b_zero(io, 2, 262144);
+}
+FMA_CLONES static void r_sgemm(struct io *io)
+{
+    const float *A = io->p[0], *B = io->p[1];
+    float *C = io->p[2];
+    const int n = 256;
     for (int i = 0; i < n; i++)
         for (int j = 0; j < n; j++) {
             float acc = 0;
             for (int k = 0; k < n; k++)
-                acc += A[i * n + k] * B[k * n + j];
+                acc = fmaf(A[i * n + k], B[k * n + j], acc);
             C[i * n + j] = acc;
         }
-    sink = C[7];
-    free(C);
 }
 
-static void b_triad(void)
+/* triad: a = fma(c, s, b) */
+static void p_triad(struct io *io)
 {
-    int n = 1 << 22;
-    float *a = malloc(n * sizeof *a), *b = rnd_floats(n), *c = rnd_floats(n);
+    b_zero(io, 0, 16777216);
+    b_iota_f32(io, 1, 4194304);
+    b_iota_f32(io, 2, 4194304);
+}
+FMA_CLONES static void r_triad(struct io *io)
+{
+    float *a = io->p[0];
+    const float *b = io->p[1], *c = io->p[2];
+    const int n = 1 << 22;
     for (int i = 0; i < n; i++)
-        a[i] = b[i] + 3.0f * c[i];
-    sink = a[5];
-    free(a);
+        a[i] = fmaf(c[i], 3.0f, b[i]);
 }
 
-static void b_transpose(void)
+/* transpose: out = in^T, 2048 x 2048, in 32 x 32 tiles */
+static void p_transpose(struct io *io)
 {
-    int n = 2048;
-    float *in = rnd_floats((size_t)n * n), *out = malloc((size_t)n * n * sizeof *out);
+    b_zero(io, 0, 16777216);
+    b_iota_f32(io, 1, 4194304);
+}
+static void r_transpose(struct io *io)
+{
+    float *out = io->p[0];
+    const float *in = io->p[1];
+    const int n = 2048;
     for (int by = 0; by < n; by += 32)
         for (int bx = 0; bx < n; bx += 32)
             for (int y = by; y < by + 32; y++)
                 for (int x = bx; x < bx + 32; x++)
                     out[(size_t)x * n + y] = in[(size_t)y * n + x];
-    sink = out[9];
-    free(out);
 }
 
-static void b_reduce(void)
+/* One warp's shfl.down tree (offsets 16..1, clamp 31): lane 0's sum in the kernel's order. */
+static float warp_tree(float v[32])
 {
-    int n = 1 << 22;
-    float *in = rnd_floats(n), s = 0;
-    for (int i = 0; i < n; i++)
-        s += in[i];
-    sink = s;
-}
-
-static void b_scan(void)
-{
-    int blocks = 256, bs = 1024;
-    int *in = (int *)rnd_u32s(blocks * bs), *out = malloc(blocks * bs * sizeof *out);
-    for (int b = 0; b < blocks; b++) {
-        int acc = 0;
-        for (int t = 0; t < bs; t++)
-            out[b * bs + t] = acc += in[b * bs + t] & 0xff;
+    for (int o = 16; o > 0; o >>= 1) {
+        float nv[32];
+        for (int l = 0; l < 32; l++)
+            nv[l] = v[l] + (l + o < 32 ? v[l + o] : v[l]);
+        memcpy(v, nv, sizeof nv);
     }
-    sink = (float)out[77];
-    free(out);
+    return v[0];
 }
 
-static void b_histogram(void)
+/* reduce: 256 blocks of 256 threads; per-thread strided sums, warp trees, block tree */
+static void p_reduce(struct io *io)
 {
-    int n = 1 << 22;
-    uint32_t *in = rnd_u32s(n), bins[256] = {0};
+    b_iota_f32(io, 0, 4194304);
+    b_zero(io, 1, 1024);
+}
+static void r_reduce(struct io *io)
+{
+    const float *in = io->p[0];
+    float *out = io->p[1];
+    const int n = 1 << 22, blocks = 256, bs = 256, stride = blocks * bs;
+    for (int b = 0; b < blocks; b++) {
+        float sums[32] = {0};
+        for (int wp = 0; wp < bs / 32; wp++) {
+            float v[32];
+            for (int l = 0; l < 32; l++) {
+                float s = 0;
+                for (int i = b * bs + wp * 32 + l; i < n; i += stride)
+                    s += in[i];
+                v[l] = s;
+            }
+            sums[wp] = warp_tree(v);
+        }
+        out[b] = warp_tree(sums);
+    }
+}
+
+/* scan: inclusive prefix sum of each 1024-element block (int, wrapping), by the kernel's
+ * algorithm (Hillis-Steele, log2(1024) double-buffered steps), so the work is the same; a
+ * sequential scan gives the same result with a tenth of the additions. */
+static void p_scan(struct io *io)
+{
+    b_iota_s32(io, 0, 262144);
+    b_zero(io, 1, 1048576);
+}
+static void r_scan(struct io *io)
+{
+    const uint32_t *in = io->p[0];
+    uint32_t *out = io->p[1];
+    static uint32_t buf[2][1024];
+    for (int b = 0; b < 256; b++) {
+        int p = 0;
+        memcpy(buf[0], in + b * 1024, sizeof buf[0]);
+        for (int o = 1; o < 1024; o <<= 1) {
+            for (int t = 0; t < 1024; t++)
+                buf[p ^ 1][t] = buf[p][t] + (t >= o ? buf[p][t - o] : 0);
+            p ^= 1;
+        }
+        memcpy(out + b * 1024, buf[p], sizeof buf[p]);
+    }
+}
+
+/* histogram: 256 bins of the low byte */
+static void p_histogram(struct io *io)
+{
+    b_rand(io, 0, 16777216, 7, 0);
+    b_zero(io, 1, 1024);
+}
+static void r_histogram(struct io *io)
+{
+    const uint32_t *in = io->p[0];
+    uint32_t *bins = io->p[1];
+    const int n = 1 << 22;
     for (int i = 0; i < n; i++)
         bins[in[i] & 255]++;
-    sink = (float)bins[3];
 }
 
 static float cnd(float d)
@@ -150,11 +279,20 @@ static float cnd(float d)
     return d > 0 ? 1.0f - c : c;
 }
 
-static void b_blackscholes(void)
+/* blackscholes: call, put from price, strike, years (iota); libm expf/logf (tolerance) */
+static void p_blackscholes(struct io *io)
 {
-    int n = 1 << 19;
-    float *price = rnd_floats(n), *strike = rnd_floats(n), *years = rnd_floats(n);
-    float *call = malloc(n * sizeof *call), *put = malloc(n * sizeof *put);
+    b_zero(io, 0, 2097152);
+    b_zero(io, 1, 2097152);
+    b_iota_f32(io, 2, 524288);
+    b_iota_f32(io, 3, 524288);
+    b_iota_f32(io, 4, 524288);
+}
+static void r_blackscholes(struct io *io)
+{
+    float *call = io->p[0], *put = io->p[1];
+    const float *price = io->p[2], *strike = io->p[3], *years = io->p[4];
+    const int n = 1 << 19;
     const float R = 0.02f, V = 0.30f;
     for (int i = 0; i < n; i++) {
         float S = price[i] * 30.0f + 5.0f, X = strike[i] * 99.0f + 1.0f,
@@ -166,14 +304,19 @@ static void b_blackscholes(void)
         call[i] = S * cnd(d1) - X * expRT * cnd(d2);
         put[i] = X * expRT * (1.0f - cnd(d2)) - S * (1.0f - cnd(d1));
     }
-    sink = call[3] + put[3];
-    free(call), free(put);
 }
 
-static void b_nbody(void)
+/* nbody: 2048 bodies (float4, iota), all-pairs; 1/sqrtf for rsqrt.approx (tolerance) */
+static void p_nbody(struct io *io)
 {
-    int n = 2048;
-    float *pos = rnd_floats(4 * n), *acc = malloc(4 * n * sizeof *acc);
+    b_iota_f32(io, 0, 8192);
+    b_zero(io, 1, 32768);
+}
+static void r_nbody(struct io *io)
+{
+    const float *pos = io->p[0];
+    float *acc = io->p[1];
+    const int n = 2048;
     for (int i = 0; i < n; i++) {
         float ax = 0, ay = 0, az = 0;
         for (int j = 0; j < n; j++) {
@@ -186,36 +329,44 @@ static void b_nbody(void)
         }
         acc[4 * i] = ax, acc[4 * i + 1] = ay, acc[4 * i + 2] = az, acc[4 * i + 3] = 0;
     }
-    sink = acc[5];
-    free(acc);
 }
 
-static void b_mandelbrot(void)
+/* mandelbrot: 512 x 512, 256 iterations; the PTX's operation order (one fma) */
+static void p_mandelbrot(struct io *io)
 {
-    int w = 512, h = 512, maxit = 256;
-    uint32_t *out = malloc(w * h * sizeof *out);
+    b_zero(io, 0, 1048576);
+}
+FMA_CLONES static void r_mandelbrot(struct io *io)
+{
+    uint32_t *out = io->p[0];
+    const int w = 512, h = 512, maxit = 256;
     for (int y = 0; y < h; y++)
         for (int x = 0; x < w; x++) {
-            float cr = -2.0f + 3.0f * x / w, ci = -1.5f + 3.0f * y / h, zr = 0, zi = 0;
+            float cr = 3.0f * (float)x / (float)w + -2.0f;
+            float ci = 3.0f * (float)y / (float)h + -1.5f;
+            float zr = 0, zi = 0, zr2 = 0, zi2 = 0;
             int it = 0;
-            while (it < maxit && zr * zr + zi * zi < 4.0f) {
-                float t = zr * zr - zi * zi + cr;
-                zi = 2.0f * zr * zi + ci;
+            do {
+                float t = cr + (zr2 - zi2);
+                zi = fmaf(zr + zr, zi, ci);
                 zr = t;
                 it++;
-            }
-            out[y * w + x] = it;
+                zr2 = zr * zr;
+                zi2 = zi * zi;
+            } while (it < maxit && zr2 + zi2 < 4.0f);
+            out[y * w + x] = (uint32_t)it;
         }
-    sink = (float)out[1000];
-    free(out);
 }
 
-static void b_bitonic(void)
+/* bitonic: 64 independent in-place sorts of 1024 keys (rand) */
+static void p_bitonic(struct io *io)
 {
-    int blocks = 64;
-    uint32_t *d = malloc(blocks * 1024 * sizeof *d), *src = rnd_u32s(blocks * 1024);
-    memcpy(d, src, blocks * 1024 * sizeof *d);
-    for (int b = 0; b < blocks; b++) {
+    b_rand(io, 0, 262144, 3, 1);
+}
+static void r_bitonic(struct io *io)
+{
+    uint32_t *d = io->p[0];
+    for (int b = 0; b < 64; b++) {
         uint32_t *s = d + b * 1024;
         for (unsigned k = 2; k <= 1024; k <<= 1)
             for (unsigned j = k >> 1; j > 0; j >>= 1)
@@ -231,19 +382,27 @@ static void b_bitonic(void)
                     }
                 }
     }
-    sink = (float)d[17];
-    free(d);
 }
 
 static const struct {
     const char *name;
-    void (*fn)(void);
+    void (*prep)(struct io *);
+    void (*run)(struct io *);
 } benches[] = {
-    {"fma_loop", b_fma_loop}, {"sgemm", b_sgemm}, {"triad", b_triad},
-    {"transpose", b_transpose}, {"reduce", b_reduce}, {"scan", b_scan},
-    {"histogram", b_histogram}, {"blackscholes", b_blackscholes}, {"nbody", b_nbody},
-    {"mandelbrot", b_mandelbrot}, {"bitonic", b_bitonic},
+    {"fma_loop", p_fma_loop, r_fma_loop},
+    {"sgemm", p_sgemm, r_sgemm},
+    {"triad", p_triad, r_triad},
+    {"transpose", p_transpose, r_transpose},
+    {"reduce", p_reduce, r_reduce},
+    {"scan", p_scan, r_scan},
+    {"histogram", p_histogram, r_histogram},
+    {"blackscholes", p_blackscholes, r_blackscholes},
+    {"nbody", p_nbody, r_nbody},
+    {"mandelbrot", p_mandelbrot, r_mandelbrot},
+    {"bitonic", p_bitonic, r_bitonic},
 };
+
+/* ------------------------------------------------------------------ driver */
 
 static double now(void)
 {
@@ -258,29 +417,68 @@ static int cmp_d(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Outputs start as the emulator's do: zero, or the initial contents of in-place buffers. */
+static void reset(struct io *io)
+{
+    for (int i = 0; i < MAXBUF; i++) {
+        if (!io->out[i])
+            continue;
+        if (io->init[i])
+            memcpy(io->p[i], io->init[i], io->bytes[i]);
+        else
+            memset(io->p[i], 0, io->bytes[i]);
+    }
+}
+
+static int dump(const struct io *io, const char *prefix)
+{
+    for (int i = 0; i < MAXBUF; i++) {
+        if (!io->out[i])
+            continue;
+        char path[4096];
+        snprintf(path, sizeof path, "%s.%d", prefix, i);
+        FILE *f = fopen(path, "wb");
+        if (!f || fwrite(io->p[i], 1, io->bytes[i], f) != io->bytes[i] || fclose(f) != 0) {
+            fprintf(stderr, "native: cannot write %s\n", path);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: native NAME\n");
+    if (argc != 2 && argc != 3) {
+        fprintf(stderr, "usage: native NAME [OUTPREFIX]\n");
         return 2;
     }
     for (size_t i = 0; i < sizeof benches / sizeof benches[0]; i++) {
         if (strcmp(argv[1], benches[i].name) != 0)
             continue;
+        struct io io;
+        memset(&io, 0, sizeof io);
+        benches[i].prep(&io);
         double t[5];
-        benches[i].fn(); /* phase 0: generate inputs (untimed) */
-        ctx.phase = 1;
         for (int r = 0; r < 5; r++) {
-            ctx.next = 0;
+            reset(&io);
             double t0 = now();
-            benches[i].fn();
+            benches[i].run(&io);
             t[r] = now() - t0;
         }
+        for (int b = 0; b < MAXBUF; b++)
+            if (io.out[b] && io.bytes[b] >= 4) {
+                float f;
+                memcpy(&f, io.p[b], 4);
+                sink = f;
+            }
         qsort(t, 5, sizeof t[0], cmp_d);
         printf("%.6f\n", t[2]);
-        for (int b = 0; b < ctx.nbufs; b++)
-            free(ctx.bufs[b]);
-        return 0;
+        int rc = argc == 3 ? dump(&io, argv[2]) : 0;
+        for (int b = 0; b < MAXBUF; b++) {
+            free(io.p[b]);
+            free(io.init[b]);
+        }
+        return rc ? 1 : 0;
     }
     fprintf(stderr, "native: unknown benchmark '%s'\n", argv[1]);
     return 2;
