@@ -134,7 +134,7 @@ struct ptx_builder {
 
     /* declaration state */
     struct {
-        uint8_t linkage, space, type, vec, ptr, managed, has_space, has_type;
+        uint8_t linkage, space, type, vec, ptr, managed, has_space, has_type, ptr_space;
         uint32_t align;
         uint32_t off;
     } spec;
@@ -147,7 +147,11 @@ struct ptx_builder {
         uint8_t *img;
         uint32_t nimg, capimg;
         uint32_t reloc0;
+        uint32_t *tex;    /* texture initializer (field, value) pairs */
+        uint32_t ntex, captex;
     } decl;
+    int has_unified;         /* .attribute(.unified(a, b)) of the function header */
+    uint64_t unified[2];
 
     /* function state */
     int32_t cur;             /* function index being built, -1 at module scope */
@@ -176,6 +180,8 @@ struct ptx_builder {
         uint32_t nslots[RF__COUNT];
         struct fixup *fix;
         uint32_t nfix, capfix;
+        struct ir_table_name *tabn;
+        uint32_t ntabn, captabn;
     } fb;
     struct binding *binds;
     uint32_t nbinds, capbinds;
@@ -191,8 +197,13 @@ struct ptx_builder {
     struct ir_insn insn;
     struct ptx_tok insn_tok;
     uint32_t guard;
-    uint8_t guard_neg;
+    uint8_t guard_neg, guard_cc;
     int has_guard;
+    int ccd_cand;            /* operand 0 is a predicate where a value is due: a PTXPlus
+                                flag destination `$p|$r` if a '|' follows, else an error */
+    uint32_t ccd_off, ccd_len;
+    int has_ccd;             /* ccd holds the PTXPlus flag destination (appended at the end) */
+    struct ir_opnd ccd;
     struct ir_opnd ops_top[64];
     uint32_t ops_off[64];
     uint32_t ntop;
@@ -543,22 +554,48 @@ static int type_is_float(unsigned t)
            t == T_F64 || t == T_TF32 || t == T_F32X2;
 }
 
-static uint16_t f32_to_f16(float f)
+/* Bits of double v rounded (to nearest, ties to even) to a binary format with ebits exponent
+ * and mbits mantissa bits: subnormals, overflow to infinity, NaN kept quiet. Integer code
+ * only (no _Float16, which not every compiler has), and a single rounding from the double. */
+static uint32_t f64_to_small(double v, unsigned ebits, unsigned mbits)
 {
-    _Float16 h = (_Float16)f;
-    uint16_t u;
-    memcpy(&u, &h, 2);
-    return u;
-}
-
-static uint16_t f32_to_bf16(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    if ((u & 0x7fffffff) > 0x7f800000)
-        return (uint16_t)(u >> 16 | 0x40);
-    u += 0x7fff + ((u >> 16) & 1);
-    return (uint16_t)(u >> 16);
+    uint64_t u;
+    memcpy(&u, &v, 8);
+    uint32_t sign = (uint32_t)(u >> 63) << (ebits + mbits);
+    int e = (int)(u >> 52 & 0x7ff);
+    uint64_t man = u & ((UINT64_C(1) << 52) - 1);
+    uint32_t emax = (1u << ebits) - 1;
+    if (e == 0x7ff) /* inf / NaN */
+        return sign | emax << mbits | (man ? 1u << (mbits - 1) | (uint32_t)(man >> (52 - mbits)) : 0);
+    if (e == 0 && man == 0)
+        return sign;
+    int bias = (1 << (ebits - 1)) - 1;
+    int ne = e - 1023 + bias; /* biased exponent in the small format */
+    uint64_t sig = man | (e ? UINT64_C(1) << 52 : 0); /* 53-bit significand, value sig * 2^(e-1075) */
+    if (e == 0)
+        ne = 1 - 1023 + bias; /* double subnormal: far below any small format's range */
+    unsigned shift = 52 - mbits; /* bits dropped for a normal result */
+    if (ne <= 0) {               /* subnormal result: drop 1 - ne more bits */
+        unsigned extra = (unsigned)(1 - ne);
+        shift = extra > 63 ? 63 : shift + extra;
+        if (shift > 63)
+            shift = 63; /* everything is dropped: rounds to zero (sig < 2^53) */
+        ne = 0;
+    }
+    uint64_t q = sig >> shift;
+    uint64_t rem = sig & ((UINT64_C(1) << shift) - 1);
+    uint64_t half = UINT64_C(1) << (shift - 1);
+    if (rem > half || (rem == half && (q & 1)))
+        q++;
+    /* q holds the implicit bit for normals; carry into the exponent is handled by addition */
+    uint64_t bits;
+    if (ne == 0)
+        bits = q; /* subnormal (may round up into the smallest normal: the encoding is right) */
+    else
+        bits = ((uint64_t)(unsigned)ne << mbits) + (q - (UINT64_C(1) << mbits));
+    if (bits >= (uint64_t)emax << mbits)
+        bits = (uint64_t)emax << mbits; /* overflow: infinity */
+    return sign | (uint32_t)bits;
 }
 
 /* Bits of literal n as a value of type t; -1 (reported) when the literal does not fit the
@@ -588,9 +625,9 @@ static int num_convert(struct ptx_builder *b, const struct num *n, unsigned t, u
             memcpy(&u, &f, 4);
             *out = n->is_float == 1 ? (n->u & 0xffffffffu) : u;
         } else if (t == T_F16) {
-            *out = f32_to_f16((float)v);
+            *out = f64_to_small(v, 5, 10);
         } else {
-            *out = f32_to_bf16((float)v);
+            *out = f64_to_small(v, 8, 7);
         }
         return 0;
     }
@@ -843,6 +880,12 @@ void b_alias(struct ptx_builder *b, struct ptx_tok a, struct ptx_tok c)
         b_err(b, c.off, "undefined function '%.*s'", (int)c.len, tok_s(b, c));
         return;
     }
+    if (b->ents[ea].gfunc < 0) {
+        b_err(b, a.off, "undefined function '%.*s'", (int)a.len, tok_s(b, a));
+        return;
+    }
+    if (b->ents[ea].gfunc != b->ents[ec].gfunc)
+        b->funcs[b->ents[ea].gfunc].alias_of = (uint32_t)b->ents[ec].gfunc + 1;
     b->ents[ea].gfunc = b->ents[ec].gfunc;
 }
 
@@ -861,8 +904,6 @@ void b_spec(struct ptx_builder *b, enum b_spec kind, struct ptx_tok t)
                           : s[0] == 'w' ? LNK_WEAK : LNK_COMMON;
         break;
     case BS_SPACE: {
-        if (b->spec.ptr)
-            break; /* .ptr .global: the pointed-to space */
         unsigned sp = SP_NONE;
         if (n == 3 && memcmp(s, "reg", 3) == 0)
             sp = SP_REG;
@@ -873,6 +914,12 @@ void b_spec(struct ptx_builder *b, enum b_spec kind, struct ptx_tok t)
         else {
             int md = smap_get(&b->mods, s, n);
             sp = md > 0 ? (unsigned)ir_mod_value((enum ir_mod)md) : SP_NONE;
+        }
+        if (b->spec.ptr) { /* .ptr .global: the pointed-to space */
+            if (sp != SP_GLOBAL && sp != SP_SHARED && sp != SP_CONST && sp != SP_LOCAL)
+                b_err(b, t.off, "'.ptr' must be followed by .global, .shared, .const or .local");
+            b->spec.ptr_space = (uint8_t)sp;
+            break;
         }
         b->spec.space = (uint8_t)sp;
         b->spec.has_space = 1;
@@ -933,6 +980,7 @@ void b_decl_name(struct ptx_builder *b, struct ptx_tok name)
     b->decl.depth = 0;
     b->decl.pos = 0;
     b->decl.nimg = 0;
+    b->decl.ntex = 0;
     b->decl.reloc0 = b->nrelocs;
 }
 
@@ -1035,9 +1083,74 @@ void b_init_num(struct ptx_builder *b, struct ptx_tok t, int neg)
         memcpy(p, &v, ir_type_size(b->spec.type)); /* little-endian host */
 }
 
+static void init_sym(struct ptx_builder *b, struct ptx_tok fn, struct ptx_tok sym, int has_fn,
+                     struct ptx_tok add, int addsign, unsigned mask_byte);
+
 /* A symbol initializer element: sym, sym+N, generic(sym), generic(sym)+N. */
 void b_init_sym(struct ptx_builder *b, struct ptx_tok fn, struct ptx_tok sym, int has_fn,
                 struct ptx_tok add, int addsign)
+{
+    init_sym(b, fn, sym, has_fn, add, addsign, 0);
+}
+
+/* A byte of an address: MASK(sym…) with MASK = 0xFF << 8k stores byte k of the address (the
+ * PTX mask(…) initializer form, ir_reloc.mask_byte = k + 1). */
+void b_init_mask(struct ptx_builder *b, struct ptx_tok mask, struct ptx_tok fn,
+                 struct ptx_tok sym, int has_fn, struct ptx_tok add, int addsign)
+{
+    uint64_t v = 0;
+    b->decl.has_init = 1;
+    unsigned k = 0;
+    if (ptx_parse_int(tok_s(b, mask), mask.len, &v) < 0)
+        k = 8;
+    while (k < 8 && v != (UINT64_C(0xff) << (8 * k)))
+        k++;
+    if (k == 8) {
+        b_err(b, mask.off, "invalid mask '%.*s' (expected 0xFF shifted by a whole byte)",
+              (int)mask.len, tok_s(b, mask));
+        return;
+    }
+    init_sym(b, fn, sym, has_fn, add, addsign, k + 1);
+}
+
+/* One member of a .texref / .samplerref / .surfref initializer: KEY = keyword or integer. */
+void b_init_field(struct ptx_builder *b, struct ptx_tok key, struct ptx_tok val, int is_int)
+{
+    b->decl.has_init = 1;
+    unsigned t = b->spec.type;
+    if (t != T_TEXREF && t != T_SAMPLERREF && t != T_SURFREF) {
+        b_err(b, key.off, "member initializers are only allowed for .texref, .samplerref and "
+                          ".surfref variables");
+        return;
+    }
+    int f = ir_texfield_lookup(tok_s(b, key), key.len);
+    if (f < 0) {
+        b_err(b, key.off, "unknown texture member '%.*s'", (int)key.len, tok_s(b, key));
+        return;
+    }
+    int kw = f == TXF_ADDR_MODE_0 || f == TXF_ADDR_MODE_1 || f == TXF_ADDR_MODE_2 ||
+             f == TXF_FILTER_MODE;
+    uint64_t v = 0;
+    if (kw) {
+        int x = is_int ? -1 : ir_texval_lookup(tok_s(b, val), val.len);
+        int ok = x >= 0 && (f == TXF_FILTER_MODE ? x >= TXV_NEAREST : x < TXV_NEAREST);
+        if (!ok) {
+            b_err(b, val.off, "invalid value '%.*s' for '%s'", (int)val.len, tok_s(b, val),
+                  ir_texfield_name((enum ir_texfield)f));
+            return;
+        }
+        v = (uint64_t)x;
+    } else if (!is_int || ptx_parse_int(tok_s(b, val), val.len, &v) < 0 || v > UINT32_MAX) {
+        b_err(b, val.off, "invalid value '%.*s' for '%s'", (int)val.len, tok_s(b, val),
+              ir_texfield_name((enum ir_texfield)f));
+        return;
+    }
+    VEC_PUSH(b, b->decl.tex, b->decl.ntex, b->decl.captex, (uint32_t)f);
+    VEC_PUSH(b, b->decl.tex, b->decl.ntex, b->decl.captex, (uint32_t)v);
+}
+
+static void init_sym(struct ptx_builder *b, struct ptx_tok fn, struct ptx_tok sym, int has_fn,
+                     struct ptx_tok add, int addsign, unsigned mask_byte)
 {
     b->decl.has_init = 1;
     int generic = 0;
@@ -1059,7 +1172,7 @@ void b_init_sym(struct ptx_builder *b, struct ptx_tok fn, struct ptx_tok sym, in
         addend = (int64_t)(addsign < 0 ? 0 - v : v);
     }
     unsigned es = ir_type_size(b->spec.type);
-    if (es != 4 && es != 8) {
+    if (mask_byte ? (es != 1 && es != 2 && es != 4 && es != 8) : (es != 4 && es != 8)) {
         b_err(b, sym.off, "address initializer needs a 32- or 64-bit element type");
         return;
     }
@@ -1069,7 +1182,7 @@ void b_init_sym(struct ptx_builder *b, struct ptx_tok fn, struct ptx_tok sym, in
     int32_t e = ent_get(b, tok_s(b, sym), sym.len);
     if (e < 0)
         return;
-    struct ir_reloc r = {at, addend, 0, (uint8_t)es, (uint8_t)generic, 0, 0};
+    struct ir_reloc r = {at, addend, 0, (uint8_t)es, (uint8_t)generic, 0, (uint8_t)mask_byte};
     uint32_t k = b->nrelocs;
     VEC_PUSH(b, b->relocs, b->nrelocs, b->caprelocs, r);
     if (b->nrelocs != k + 1)
@@ -1094,8 +1207,10 @@ static struct ir_sym sym_from_spec(struct ptx_builder *b, struct ptx_tok name)
     }
     if (b->spec.managed)
         s.flags |= VF_MANAGED;
-    if (b->spec.ptr)
+    if (b->spec.ptr) {
         s.flags |= VF_PARAM_PTR;
+        s.ptr_space = b->spec.ptr_space;
+    }
     s.func = b->cur;
     s.ndims = b->decl.ndims;
     uint64_t size = elem_size(b);
@@ -1156,6 +1271,16 @@ void b_decl_finish(struct ptx_builder *b)
             VEC_PUSH(b, b->data, b->ndata, b->capdata, b->decl.img[i]);
         s.reloc = b->decl.reloc0;
         s.nreloc = b->nrelocs - b->decl.reloc0;
+        if (b->decl.ntex) {
+            while (b->ndata % 4)
+                VEC_PUSH(b, b->data, b->ndata, b->capdata, 0);
+            s.tex_init = b->ndata;
+            s.ntex_init = b->decl.ntex / 2;
+            for (uint32_t i = 0; i < b->decl.ntex; i++)
+                for (unsigned k = 0; k < 4; k++)
+                    VEC_PUSH(b, b->data, b->ndata, b->capdata,
+                             (uint8_t)(b->decl.tex[i] >> (8 * k)));
+        }
     }
     if (s.space == SP_SHARED && s.linkage == LNK_EXTERN && s.ndims && s.dims[0] == 0)
         s.flags |= VF_DYNAMIC;
@@ -1204,7 +1329,7 @@ void b_decl_end(struct ptx_builder *b)
 static void fb_reset(struct ptx_builder *b)
 {
     b->fb.ninsns = b->fb.nopnds = b->fb.nmods = b->fb.ntables = 0;
-    b->fb.nlabels = b->fb.nlabel_ents = b->fb.nregs = b->fb.nfix = 0;
+    b->fb.nlabels = b->fb.nlabel_ents = b->fb.nregs = b->fb.nfix = b->fb.ntabn = 0;
     memset(b->fb.nslots, 0, sizeof b->fb.nslots);
 }
 
@@ -1222,10 +1347,27 @@ void b_func_head(struct ptx_builder *b, struct ptx_tok kw, int is_entry)
     b->npend_ret = 0;
     b->cur = -1;
     b->in_body = 0;
+    b->has_unified = 0;
     /* the function is created at its name; keep the header in funcs[nfuncs] scratch */
     if (b->nfuncs == b->capfuncs && b_grow(b, (void **)&b->funcs, &b->capfuncs, sizeof f) < 0)
         return;
     b->funcs[b->nfuncs] = f;
+}
+
+/* .attribute(.unified(uid0, uid1)) after .func: the function's unified identity. */
+void b_func_unified(struct ptx_builder *b, struct ptx_tok attr, struct ptx_tok x,
+                    struct ptx_tok y)
+{
+    if (!(attr.len == 8 && memcmp(tok_s(b, attr), ".unified", 8) == 0)) {
+        b_err(b, attr.off, "unknown function attribute '%.*s'", (int)attr.len, tok_s(b, attr));
+        return;
+    }
+    if (ptx_parse_int(tok_s(b, x), x.len, &b->unified[0]) < 0 ||
+        ptx_parse_int(tok_s(b, y), y.len, &b->unified[1]) < 0) {
+        b_err(b, x.off, "invalid .unified identifier");
+        return;
+    }
+    b->has_unified = 1;
 }
 
 /* ')' of the return parameter list: what was collected so far are return parameters. */
@@ -1309,6 +1451,11 @@ void b_func_name(struct ptx_builder *b, struct ptx_tok name)
         b->ents[e].gfunc = b->cur;
     }
     struct ir_func *cf = &b->funcs[b->cur];
+    if (b->has_unified) {
+        cf->has_unified = 1;
+        cf->unified[0] = b->unified[0];
+        cf->unified[1] = b->unified[1];
+    }
     pend_flush(b, 0, b->npend_ret, &cf->ret, &cf->nret, 1);
     b->npend = 0;
     b->npend_ret = 0;
@@ -1337,9 +1484,12 @@ void b_perf(struct ptx_builder *b, struct ptx_tok t)
 #define IS(w) (n == sizeof(w) - 1 && memcmp(s, w, n) == 0)
     b->perf_kind = IS("maxntid") ? 1 : IS("reqntid") ? 2 : IS("minnctapersm") ? 3
                    : IS("maxnreg") ? 4 : IS("maxclusterrank") ? 5
-                   : IS("reqnctapercluster") ? 6 : 0;
+                   : IS("reqnctapercluster") ? 6 : IS("abi_preserve") ? 7
+                   : IS("abi_preserve_control") ? 8 : IS("local_maxnreg") ? 9 : 0;
     if (IS("noreturn"))
         f->noreturn = 1;
+    if (IS("blocksareclusters"))
+        f->blocksareclusters = 1;
     if (IS("explicitcluster"))
         f->explicitcluster = 1;
 #undef IS
@@ -1365,6 +1515,9 @@ void b_perf_int(struct ptx_builder *b, struct ptx_tok t)
     case 4: dst = i < 1 ? &f->maxnreg : NULL; break;
     case 5: dst = i < 1 ? &f->maxclusterrank : NULL; break;
     case 6: dst = i < 3 ? &f->reqnctapercluster[i] : NULL; break;
+    case 7: dst = i < 1 ? &f->abi_preserve : NULL; break;
+    case 8: dst = i < 1 ? &f->abi_preserve_control : NULL; break;
+    case 9: dst = i < 1 ? &f->local_maxnreg : NULL; break;
     default: break;
     }
     if (dst)
@@ -1426,18 +1579,6 @@ void b_func_decl_end(struct ptx_builder *b)
         (dst) = p_;                                                                           \
     } while (0)
 
-/* Hand a growable array to the module arena without copying (the builder starts a new one). */
-#define ADOPT_VEC(dst, arr, cap)                                                              \
-    do {                                                                                      \
-        (dst) = (arr);                                                                        \
-        if ((arr) && ir_arena_adopt(b->m->arena, (arr)) < 0) {                                \
-            b->oom = 1;                                                                       \
-            (dst) = NULL;                                                                     \
-        }                                                                                     \
-        (arr) = NULL;                                                                         \
-        (cap) = 0;                                                                            \
-    } while (0)
-
 /* '}' of a function body: resolve labels, move the arrays into the module arena. */
 void b_func_end(struct ptx_builder *b, struct ptx_tok t)
 {
@@ -1467,11 +1608,12 @@ void b_func_end(struct ptx_builder *b, struct ptx_tok t)
         b->ents[b->fb.label_ents[i]].label = -1;
     binds_pop_to(b, 0);
     struct ir_func *f = &b->funcs[b->cur];
-    ADOPT_VEC(f->insns, b->fb.insns, b->fb.capinsns);
+    /* copied into the arena: the builder keeps its grown arrays for the next function */
+    ADOPT(f->insns, b->fb.insns, b->fb.ninsns);
     f->ninsns = b->fb.ninsns;
-    ADOPT_VEC(f->opnds, b->fb.opnds, b->fb.capopnds);
+    ADOPT(f->opnds, b->fb.opnds, b->fb.nopnds);
     f->nopnds = b->fb.nopnds;
-    ADOPT_VEC(f->mods, b->fb.mods, b->fb.capmods);
+    ADOPT(f->mods, b->fb.mods, b->fb.nmods);
     f->nmods = b->fb.nmods;
     ADOPT(f->tables, b->fb.tables, b->fb.ntables);
     f->ntables = b->fb.ntables;
@@ -1479,6 +1621,8 @@ void b_func_end(struct ptx_builder *b, struct ptx_tok t)
     f->nlabels = b->fb.nlabels;
     ADOPT(f->regdecls, b->fb.regs, b->fb.nregs);
     f->nregdecls = b->fb.nregs;
+    ADOPT(f->table_names, b->fb.tabn, b->fb.ntabn);
+    f->ntable_names = b->fb.ntabn;
     for (int r = 0; r < RF__COUNT; r++)
         f->nslots[r] = f->ndeclared[r] = b->fb.nslots[r];
     b->cur = -1;
@@ -1578,6 +1722,9 @@ void b_table_end(struct ptx_builder *b)
         return;
     }
     bind_push(b, b->table_ent, BK_TABLE, b->table_cur << 8 | b->table_n, 0);
+    struct ir_table_name tn = {b->ents[b->table_ent].id, b->table_cur, b->table_n,
+                               (uint8_t)b->table_call, {0, 0, 0}};
+    VEC_PUSH(b, b->fb.tabn, b->fb.ntabn, b->fb.captabn, tn);
 }
 
 /* NAME: .callprototype …; — kept as a VF_CALLPROTOTYPE variable whose init is the string id
@@ -1607,7 +1754,25 @@ void b_proto(struct ptx_builder *b, struct ptx_tok name, struct ptx_tok kw, stru
 
 /* ======================================================================= instructions */
 
-/* @p / @!p guard of the next instruction. */
+/* Position of the last '.' of an identifier token (a register suffix: `$p0.ne`, `%r1.b0`,
+ * `$r0.lo`, `%v.x`), or 0 when there is none. */
+static uint32_t id_dot(const char *s, uint32_t n)
+{
+    for (uint32_t i = n; i-- > 1;)
+        if (s[i] == '.')
+            return i;
+    return 0;
+}
+
+/* Resolve the register of an identifier with a suffix: base name before the last '.'. */
+static int reg_resolve_base(struct ptx_builder *b, const char *s, uint32_t dot,
+                            const struct ir_regdecl **rd, uint32_t *slot)
+{
+    int32_t e = ent_find(b, s, dot, b_hash(s, dot));
+    return reg_resolve(b, s, dot, e, rd, slot);
+}
+
+/* @p / @!p guard of the next instruction (PTXPlus: @$p0.ne tests a condition code). */
 void b_guard(struct ptx_builder *b, struct ptx_tok t, int neg)
 {
     const char *s = tok_s(b, t);
@@ -1617,7 +1782,22 @@ void b_guard(struct ptx_builder *b, struct ptx_tok t, int neg)
     b->has_guard = 1;
     b->guard = IR_NOGUARD;
     b->guard_neg = (uint8_t)neg;
+    b->guard_cc = 0;
+    uint32_t dot = id_dot(s, t.len);
     if (reg_resolve(b, s, t.len, e, &rd, &slot) < 0) {
+        if (dot && reg_resolve_base(b, s, dot, &rd, &slot) == 0 && rd->rf == RF_PRED) {
+            enum ir_cc cc = ir_cc_lookup(s + dot + 1, t.len - dot - 1);
+            if (cc == CC_NONE) {
+                b_err(b, t.off + dot, "unknown condition-code test '%.*s'",
+                      (int)(t.len - dot), s + dot);
+                b->guard = IR_NOGUARD - 1;
+                return;
+            }
+            b->guard_cc = (uint8_t)cc;
+            b->m->dialect = DIALECT_PTXPLUS;
+            b->guard = slot;
+            return;
+        }
         b_err(b, t.off, "undefined predicate '%.*s'", (int)t.len, s);
         b->guard = IR_NOGUARD - 1;
         return;
@@ -1779,9 +1959,12 @@ void b_insn_begin(struct ptx_builder *b, struct ptx_tok t)
     b->nelems = 0;
     in->guard = b->has_guard ? b->guard : IR_NOGUARD;
     in->guard_neg = b->has_guard ? b->guard_neg : 0;
+    in->guard_cc = b->has_guard ? b->guard_cc : 0;
     if (in->guard == IR_NOGUARD - 1)
         b->insn_bad = 1;
     b->has_guard = 0;
+    b->ccd_cand = 0;
+    b->has_ccd = 0;
     b->guard = IR_NOGUARD;
     in->vec = 1;
     in->target = IR_NOPC;
@@ -1816,6 +1999,8 @@ void b_insn_begin(struct ptx_builder *b, struct ptx_tok t)
         in->mode = MODE_UNI;
     in->unit = (uint8_t)ir_op_unit((enum ir_op)in->op);
     in->iflags = (uint16_t)ir_op_flags((enum ir_op)in->op);
+    if (in->iflags & IF_PTXPLUS)
+        b->m->dialect = DIALECT_PTXPLUS;
     if (in->fl & IR_FL(FL_UNI))
         in->iflags |= IF_UNIFORM;
 }
@@ -1931,13 +2116,39 @@ static struct ir_opnd opnd_new(unsigned kind)
 
 /* The format character and type for the operand being read now (list elements use the
  * list's own position). */
+static void ccd_reject(struct ptx_builder *b);
+
+/* Type of the next coordinate of an OPK_TEX operand being read. */
+static unsigned tex_coord_type(const struct ptx_builder *b)
+{
+    const struct ir_insn *in = &b->insn;
+    if (in->op != OP_TEX && in->op != OP_TLD4)
+        return T_S32; /* surfaces (.b32 coordinates), tensor maps (.s32) */
+    const struct ir_opnd *l = &b->ops_top[b->list_top];
+    uint32_t idx = b->nelems - l->first - (uint32_t)l->imm.u;
+    if (idx == 0)
+        for (unsigned i = 0; i < in->nmod; i++) {
+            uint16_t md = b->fb.mods[in->mod + i];
+            if (md == MOD_GEOM_A1D || md == MOD_GEOM_A2D || md == MOD_GEOM_ACUBE ||
+                md == MOD_GEOM_A2DMS)
+                return T_U32; /* the array index */
+        }
+    return in->type[1] ? in->type[1] : T_S32;
+}
+
 static char cur_fmt(struct ptx_builder *b, unsigned *type)
 {
     uint32_t pos;
     char c;
+    if (b->ccd_cand)
+        ccd_reject(b);
     if (b->in_list) {
         c = b->ops_top[b->list_top].pad_;
         pos = b->ops_top[b->list_top].cc;
+        if (b->ops_top[b->list_top].kind == OPK_TEX) {
+            *type = tex_coord_type(b);
+            return c;
+        }
     } else {
         c = top_fmt(b, &pos);
     }
@@ -1948,6 +2159,85 @@ static char cur_fmt(struct ptx_builder *b, unsigned *type)
 static int label_ok(char c, unsigned op)
 {
     return c == 'l' || c == 'x' || c == '*' || op == OP_CALL || op == OP_CALLP;
+}
+
+/* Report a predicate operand 0 that was not followed by '|' (not a flag destination). */
+static void ccd_reject(struct ptx_builder *b)
+{
+    b->ccd_cand = 0;
+    if (b->insn_bad || b->ntop == 0)
+        return;
+    unsigned type = pos_type(b, b->fmt[b->insn.op].pos[0].c, 0);
+    b_err(b, b->ccd_off, "predicate '%.*s' used where a .%s value is expected",
+          (int)b->ccd_len, b->text + b->ccd_off, ir_type_name((enum ir_type)type));
+    b->insn_bad = 1;
+}
+
+/* Vector component letter index (x y z w / r g b a), or -1. */
+static int vec_comp(char c)
+{
+    switch (c) {
+    case 'x': case 'r': return 0;
+    case 'y': case 'g': return 1;
+    case 'z': case 'b': return 2;
+    case 'w': case 'a': return 3;
+    default: return -1;
+    }
+}
+
+/* Video selector suffix ("b0", "h1", "h10", "b3210") encoded as IR_SEL_*, or 0. */
+static uint64_t sel_parse(const char *s, size_t n)
+{
+    if (n < 2 || n > 5 || (s[0] != 'b' && s[0] != 'h'))
+        return 0;
+    char max = s[0] == 'b' ? '7' : '3';
+    uint64_t u = IR_SEL_MAKE(s[0], n - 1);
+    for (size_t i = 1; i < n; i++) {
+        if (s[i] < '0' || s[i] > max)
+            return 0;
+        u |= (uint64_t)(s[i] - '0') << (16 + 3 * (i - 1));
+    }
+    return u;
+}
+
+/* A register operand with a suffix after its name (rd/slot: the base register): a vector
+ * component, a video selector, a PTXPlus half (.lo/.hi) or condition-code test. Fills o;
+ * -1 (reported) when the suffix does not apply. */
+static int reg_suffix(struct ptx_builder *b, struct ptx_tok t, uint32_t dot,
+                      const struct ir_regdecl *rd, uint32_t slot, struct ir_opnd *o)
+{
+    const char *s = tok_s(b, t) + dot + 1;
+    uint32_t n = t.len - dot - 1;
+    o->rf = rd->rf;
+    o->slot = slot;
+    o->n = (uint8_t)rd->vec;
+    if (rd->rf == RF_PRED) {
+        enum ir_cc cc = ir_cc_lookup(s, n);
+        if (cc != CC_NONE) {
+            o->cc = (uint8_t)cc;
+            b->m->dialect = DIALECT_PTXPLUS;
+            return 0;
+        }
+    } else if (rd->vec > 1 && n == 1 && vec_comp(s[0]) >= 0) {
+        unsigned k = (unsigned)vec_comp(s[0]);
+        if (k >= rd->vec) {
+            b_err(b, t.off + dot, "vector '%.*s' has no component '.%c'", (int)dot,
+                  tok_s(b, t), s[0]);
+            return -1;
+        }
+        o->slot = slot + k * slots_of_type(rd->type);
+        o->n = 1;
+        return 0;
+    } else if (rd->vec <= 1 && n == 2 && (memcmp(s, "lo", 2) == 0 || memcmp(s, "hi", 2) == 0)) {
+        o->flags |= s[0] == 'l' ? OPF_LO : OPF_HI;
+        b->m->dialect = DIALECT_PTXPLUS;
+        return 0;
+    } else if (rd->vec <= 1 && (o->imm.u = sel_parse(s, n)) != 0) {
+        return 0;
+    }
+    b_err(b, t.off + dot, "unknown register suffix '.%.*s' on '%.*s'", (int)n, s, (int)dot,
+          tok_s(b, t));
+    return -1;
 }
 
 /* An identifier operand: register, special register, variable, function or label. */
@@ -1975,10 +2265,23 @@ void b_o_id(struct ptx_builder *b, struct ptx_tok t, int flags)
         push_opnd(b, o, t.off);
         return;
     }
-    if (reg_resolve(b, s, t.len, e, &rd, &slot) == 0) {
-        o.rf = rd->rf;
-        o.slot = slot;
-        o.n = (uint8_t)rd->vec; /* elements; a .b128 element spans two B64 slots */
+    int found = reg_resolve(b, s, t.len, e, &rd, &slot) == 0;
+    if (!found && !(e >= 0 && b->ents[e].sreg)) {
+        uint32_t dot = id_dot(s, t.len);
+        if (dot && reg_resolve_base(b, s, dot, &rd, &slot) == 0) {
+            if (reg_suffix(b, t, dot, rd, slot, &o) < 0) {
+                b->insn_bad = 1;
+                return;
+            }
+            found = 2;
+        }
+    }
+    if (found) {
+        if (found == 1) {
+            o.rf = rd->rf;
+            o.slot = slot;
+            o.n = (uint8_t)rd->vec; /* elements; a .b128 element spans two B64 slots */
+        }
         if (c == 'p' || c == 'q') {
             if (rd->rf != RF_PRED) {
                 b_err(b, t.off, "operand '%.*s' of '%s' must be a predicate", (int)t.len, s,
@@ -1986,9 +2289,16 @@ void b_o_id(struct ptx_builder *b, struct ptx_tok t, int flags)
                 b->insn_bad = 1;
             }
         } else if (strchr("daDAhsuUw", c) && type && type != T_PRED && rd->rf == RF_PRED) {
-            b_err(b, t.off, "predicate '%.*s' used where a .%s value is expected", (int)t.len,
-                  s, ir_type_name((enum ir_type)type));
-            b->insn_bad = 1;
+            if (!b->in_list && b->ntop == 0 && b->pos == 0 && !b->has_ccd) {
+                /* maybe a PTXPlus flag destination `$p|$r`: decided by what follows */
+                b->ccd_cand = 1;
+                b->ccd_off = t.off;
+                b->ccd_len = t.len;
+            } else {
+                b_err(b, t.off, "predicate '%.*s' used where a .%s value is expected",
+                      (int)t.len, s, ir_type_name((enum ir_type)type));
+                b->insn_bad = 1;
+            }
         } else if (strchr("daDAhsuUw", c) && type == T_PRED && rd->rf != RF_PRED) {
             b_err(b, t.off, "operand '%.*s' of '%s' must be a predicate", (int)t.len, s,
                   ir_op_name((enum ir_op)b->insn.op));
@@ -2157,6 +2467,18 @@ void b_o_pipe(struct ptx_builder *b)
     if (!b->in_insn || b->insn_bad || b->in_list)
         return;
     const struct fmtinfo *fi = &b->fmt[b->insn.op];
+    if (b->ccd_cand && b->ntop == 1) {
+        /* PTXPlus `$p|$r`: the predicate receives the flags; the value operand follows */
+        b->ccd_cand = 0;
+        b->ccd = b->ops_top[0];
+        b->ccd.flags |= OPF_DST | OPF_CCDST;
+        b->ccd.type = T_PRED;
+        b->has_ccd = 1;
+        b->ntop = 0;
+        b->pos = 0;
+        b->m->dialect = DIALECT_PTXPLUS;
+        return;
+    }
     if (b->pos >= fi->n || !fi->pos[b->pos].pipe2) {
         b_err(b, b->insn_tok.off, "'%s' has no second destination ('|')",
               ir_op_name((enum ir_op)b->insn.op));
@@ -2297,8 +2619,161 @@ void b_a_end(struct ptx_builder *b)
         b->insn_bad = 1;
         return;
     }
+    if (b->addr.flags & OPF_POSTINC) {
+        b_err(b, b->addr_off, "'+=' addressing is PTXPlus only (g[…], s[…], l[…])");
+        b->insn_bad = 1;
+        return;
+    }
     b->addr.type = (uint8_t)type;
     push_opnd(b, b->addr, b->addr_off);
+}
+
+/* +=N of a PTXPlus address ($ofs post-increment). */
+void b_a_postinc(struct ptx_builder *b, struct ptx_tok t)
+{
+    if (!b->in_insn || b->insn_bad)
+        return;
+    b_a_off(b, t, 0);
+    b->addr.flags |= OPF_POSTINC;
+}
+
+/* ']' of a PTXPlus memory operand SPACE[…]: g (global), s (shared), l (local) or ce#c#
+ * (a constant bank: the variable of that name). Valid at any operand position. */
+void b_pp_end(struct ptx_builder *b, struct ptx_tok sp)
+{
+    if (!b->in_insn)
+        return;
+    b->in_addr = 0;
+    unsigned type;
+    char c = cur_fmt(b, &type);
+    if (b->insn_bad)
+        return;
+    const char *s = tok_s(b, sp);
+    struct ir_opnd a = b->addr;
+    a.kind = OPK_PP_MEM;
+    if (sp.len == 1 && (s[0] == 'g' || s[0] == 's' || s[0] == 'l')) {
+        a.type = (uint8_t)type;
+        a.first = s[0] == 'g' ? SP_GLOBAL : s[0] == 's' ? SP_SHARED : SP_LOCAL;
+    } else {
+        uint32_t i = 0;
+        int ok = sp.len > 3 && s[0] == 'c' && s[1] == 'e';
+        for (i = 2; ok && i < sp.len && s[i] >= '0' && s[i] <= '9'; i++)
+            ;
+        ok = ok && i > 2 && i + 1 < sp.len && s[i] == 'c';
+        for (i++; ok && i < sp.len; i++)
+            ok = s[i] >= '0' && s[i] <= '9';
+        if (!ok) {
+            b_err(b, sp.off, "unknown PTXPlus memory space '%.*s[' (expected g[, s[, l[ or "
+                             "ce#c#[)", (int)sp.len, s);
+            b->insn_bad = 1;
+            return;
+        }
+        int32_t e = ent_find(b, s, sp.len, b_hash(s, sp.len));
+        if (e < 0 || b->ents[e].gsym < 0) {
+            b_err(b, sp.off, "undefined constant bank '%.*s'", (int)sp.len, s);
+            b->insn_bad = 1;
+            return;
+        }
+        if (a.sym != IR_NOSYM) {
+            b_err(b, b->addr_off, "a constant bank operand cannot add a variable");
+            b->insn_bad = 1;
+            return;
+        }
+        a.sym = (uint32_t)b->ents[e].gsym;
+        a.first = SP_CONST;
+        a.type = (uint8_t)type;
+    }
+    if (pos_is_dst(c) && !b->in_list)
+        a.flags |= OPF_DST;
+    b->m->dialect = DIALECT_PTXPLUS;
+    push_opnd(b, a, sp.off);
+}
+
+/* A handle of a texture / surface / tensor-map operand ([tex, …], [tex, sampler, …]): the
+ * first one opens the OPK_TEX operand, whose element list the coordinates continue. */
+void b_t_handle(struct ptx_builder *b, struct ptx_tok t)
+{
+    if (!b->in_insn || b->insn_bad)
+        return;
+    if (!b->in_list) {
+        unsigned type;
+        uint32_t pos = b->pos;
+        char c = cur_fmt(b, &type);
+        pos = b->pos;
+        if (b->insn_bad)
+            return;
+        if (c != 'm' && c != 'x' && c != '*') {
+            b_err(b, b->addr_off, "unexpected texture/tensor operand for '%s'",
+                  ir_op_name((enum ir_op)b->insn.op));
+            b->insn_bad = 1;
+            return;
+        }
+        struct ir_opnd o = opnd_new(OPK_TEX);
+        o.type = (uint8_t)type;
+        o.pad_ = (uint8_t)c; /* format char and position while reading (reset at the end) */
+        o.cc = (uint8_t)pos;
+        o.first = b->nelems;
+        b->list_top = b->ntop;
+        push_opnd(b, o, b->addr_off);
+        if (b->ntop != b->list_top + 1)
+            return;
+        b->in_list = 1;
+    }
+    struct ir_opnd *l = &b->ops_top[b->list_top];
+    if (l->imm.u >= 2) {
+        b_err(b, t.off, "too many handles in a texture operand (texture, sampler, {coordinates})");
+        b->insn_bad = 1;
+        return;
+    }
+    const char *s = tok_s(b, t);
+    int32_t e = ent_find(b, s, t.len, b_hash(s, t.len));
+    const struct ir_regdecl *rd;
+    uint32_t slot;
+    struct ir_opnd h = opnd_new(OPK_REG);
+    if (reg_resolve(b, s, t.len, e, &rd, &slot) == 0) {
+        if (rd->rf == RF_PRED) {
+            b_err(b, t.off, "predicate '%.*s' used as a texture handle", (int)t.len, s);
+            b->insn_bad = 1;
+            return;
+        }
+        h.rf = rd->rf;
+        h.slot = slot;
+        h.n = 1;
+        h.type = rd->type;
+    } else if (e >= 0 && ((b->ents[e].bind >= 0 && b->binds[b->ents[e].bind].kind == BK_SYM) ||
+                          (b->ents[e].bind < 0 && b->ents[e].gsym >= 0))) {
+        h.kind = OPK_SYM;
+        h.sym = b->ents[e].bind >= 0 ? b->binds[b->ents[e].bind].idx : (uint32_t)b->ents[e].gsym;
+        h.type = b->m->address_size == 32 ? T_U32 : T_U64;
+        h.rf = (uint8_t)rf_of_type(h.type);
+    } else {
+        b_err(b, t.off, "undefined identifier '%.*s'", (int)t.len, s);
+        b->insn_bad = 1;
+        return;
+    }
+    VEC_PUSH(b, b->elems, b->nelems, b->capelems, h);
+    l->imm.u++;
+}
+
+/* ']' of a texture / surface / tensor-map operand. */
+void b_t_end(struct ptx_builder *b)
+{
+    if (!b->in_insn)
+        return;
+    b->in_addr = 0;
+    if (!b->in_list)
+        return;
+    b->in_list = 0;
+    struct ir_opnd *o = &b->ops_top[b->list_top];
+    uint32_t n = b->nelems - o->first;
+    if (n > 255) {
+        b_err(b, b->ops_off[b->list_top], "too many coordinates");
+        b->insn_bad = 1;
+        return;
+    }
+    o->n = (uint8_t)n;
+    o->pad_ = 0;
+    o->cc = 0;
 }
 
 /* ';' of an instruction: check the operand count, append to the function. */
@@ -2306,6 +2781,8 @@ void b_insn_end(struct ptx_builder *b, struct ptx_tok semi)
 {
     if (!b->in_insn)
         return;
+    if (b->ccd_cand)
+        ccd_reject(b);
     b->in_insn = 0;
     if (b->insn_bad)
         return;
@@ -2333,13 +2810,16 @@ void b_insn_end(struct ptx_builder *b, struct ptx_tok semi)
         b_err(b, b->ops_off[0], "'bra' needs a label");
         return;
     }
+    if (b->has_ccd && b->ntop < 64)
+        b->ops_top[b->ntop++] = b->ccd; /* the flag destination goes last */
+    given = b->ntop;
     in->nopnd = (uint8_t)given;
     in->opnd = b->fb.nopnds;
     uint32_t ebase = b->fb.nopnds + given;
     uint32_t insn_idx = b->fb.ninsns;
     for (uint32_t i = 0; i < given; i++) {
         struct ir_opnd o = b->ops_top[i];
-        if (o.kind == OPK_VEC || o.kind == OPK_PARAMS)
+        if (o.kind == OPK_VEC || o.kind == OPK_PARAMS || o.kind == OPK_TEX)
             o.first += ebase;
         if (o.kind == OPK_LABEL) {
             struct fixup fx = {b->fb.nopnds, insn_idx, o.first, b->ops_off[i], 0};
@@ -2406,6 +2886,8 @@ static void b_free(struct ptx_builder *b)
     free(b->sections);
     free(b->mregs);
     free(b->decl.img);
+    free(b->decl.tex);
+    free(b->fb.tabn);
     free(b->pend);
     free(b->fb.insns);
     free(b->fb.opnds);

@@ -85,6 +85,12 @@ void b_init_num(struct ptx_builder *b, struct ptx_tok t, int neg);
 void b_init_sym(struct ptx_builder *b, struct ptx_tok fn, struct ptx_tok sym, int has_fn,
                 struct ptx_tok add, int addsign);
 
+void b_init_mask(struct ptx_builder *b, struct ptx_tok mask, struct ptx_tok fn,
+                 struct ptx_tok sym, int has_fn, struct ptx_tok add, int addsign);
+void b_init_field(struct ptx_builder *b, struct ptx_tok key, struct ptx_tok val, int is_int);
+void b_func_unified(struct ptx_builder *b, struct ptx_tok attr, struct ptx_tok x,
+                    struct ptx_tok y);
+
 void b_func_head(struct ptx_builder *b, struct ptx_tok kw, int is_entry);
 void b_params_ret(struct ptx_builder *b);
 void b_func_name(struct ptx_builder *b, struct ptx_tok name);
@@ -117,5 +123,9 @@ void b_a_begin(struct ptx_builder *b, struct ptx_tok t);
 void b_a_base(struct ptx_builder *b, struct ptx_tok t, int is_num);
 void b_a_off(struct ptx_builder *b, struct ptx_tok t, int neg);
 void b_a_end(struct ptx_builder *b);
+void b_a_postinc(struct ptx_builder *b, struct ptx_tok t);
+void b_t_handle(struct ptx_builder *b, struct ptx_tok t);
+void b_t_end(struct ptx_builder *b);
+void b_pp_end(struct ptx_builder *b, struct ptx_tok space);
 
 #endif

@@ -293,6 +293,65 @@ int ir_sreg_lookup(const char *s, size_t len)
     return -1;
 }
 
+/* ==================================================== PTXPlus tests, texture initializers */
+
+static const char *const ir_cc_names[CC__COUNT] = {
+    "", "fl", "lt", "eq", "le", "gt", "ne", "ge", "num", "nan", "ltu", "equ", "leu",
+    "gtu", "neu", "geu", "tr", "of", "cf", "ab", "sf", "nsf", "ble", "ncf", "nof",
+};
+static const char *const ir_texfield_names[TXF__COUNT] = {
+    "addr_mode_0", "addr_mode_1", "addr_mode_2", "filter_mode", "force_unnormalized_coords",
+    "normalized_coords", "width", "height", "depth", "channel_data_type", "channel_order",
+};
+static const char *const ir_texval_names[TXV__COUNT] = {
+    "wrap", "mirror", "clamp_ogl", "clamp_to_edge", "clamp_to_border", "nearest", "linear",
+};
+
+/* Name of a PTXPlus condition-code test ("ne"), "" for CC_NONE or out of range. */
+const char *ir_cc_name(enum ir_cc cc)
+{
+    return (unsigned)cc < CC__COUNT ? ir_cc_names[cc] : "";
+}
+
+/* PTXPlus condition-code test by name (without the dot), CC_NONE when unknown. */
+enum ir_cc ir_cc_lookup(const char *s, size_t len)
+{
+    for (int i = 1; i < CC__COUNT; i++)
+        if (ir_eq(ir_cc_names[i], s, len))
+            return (enum ir_cc)i;
+    return CC_NONE;
+}
+
+/* Name of a texture initializer member ("addr_mode_0"), "" when out of range. */
+const char *ir_texfield_name(enum ir_texfield f)
+{
+    return (unsigned)f < TXF__COUNT ? ir_texfield_names[f] : "";
+}
+
+/* Name of a texture initializer keyword value ("clamp_to_edge"), "" when out of range. */
+const char *ir_texval_name(enum ir_texval v)
+{
+    return (unsigned)v < TXV__COUNT ? ir_texval_names[v] : "";
+}
+
+/* Texture initializer member by name, or -1. */
+int ir_texfield_lookup(const char *s, size_t len)
+{
+    for (int i = 0; i < TXF__COUNT; i++)
+        if (ir_eq(ir_texfield_names[i], s, len))
+            return i;
+    return -1;
+}
+
+/* Texture initializer keyword value by name, or -1. */
+int ir_texval_lookup(const char *s, size_t len)
+{
+    for (int i = 0; i < TXV__COUNT; i++)
+        if (ir_eq(ir_texval_names[i], s, len))
+            return i;
+    return -1;
+}
+
 /* ============================================================================ modules */
 
 /* Free a module and everything it owns (pass results included). */

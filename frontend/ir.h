@@ -151,7 +151,15 @@ enum ir_opnd_kind {
     OPK_TABLE,   /* brx.idx target list: first = index in ir_func.tables, n = count */
     OPK_FUNC,    /* call target or function address: imm = function index */
     OPK_PARAMS,  /* (a, b, c) argument or return list of call: first/n as OPK_VEC */
-    OPK_PP_MEM,  /* PTXPlus g[…] / s[…] / ce#c#[…]: as OPK_ADDR, space says which */
+    OPK_PP_MEM,  /* PTXPlus g[…] / s[…] / l[…] / ce#c#[…]: as OPK_ADDR, and `first` holds
+                    the space (enum ir_space: SP_GLOBAL, SP_SHARED, SP_LOCAL, or SP_CONST with
+                    sym = the ce#c# bank variable); allowed at any operand position (OPF_DST
+                    when written), OPF_POSTINC for the `[$ofs+=N]` form */
+    OPK_TEX,     /* texture / surface / tensor-map coordinate address [h, {c…}] or
+                    [tex, sampler, {c…}]: n elements from first in ir_func.opnds (as OPK_VEC);
+                    the first imm.u (1 or 2) are the handles (OPK_SYM of a .texref /
+                    .samplerref / .surfref / .param variable, or OPK_REG holding a handle or
+                    tensor-map address), the rest the coordinates (OPK_REG / OPK_IMM) */
 };
 
 /* Operand flags. */
@@ -162,6 +170,28 @@ enum {
     OPF_HI = 1 << 3,    /* PTXPlus .hi half */
     OPF_ABS = 1 << 4,   /* PTXPlus |x| */
     OPF_CONST = 1 << 5, /* slot is a constant slot (immediate, symbol address) */
+    OPF_CCDST = 1 << 6, /* PTXPlus flag-setting destination `$p|$r`: this predicate register
+                           receives the condition flags of the result; such an operand is
+                           always the instruction's last (after the format's operands) */
+    OPF_POSTINC = 1 << 7, /* PTXPlus `g[$ofs+=N]`: the base register is incremented by N */
+};
+
+/* Video-instruction operand selectors (`%r1.b0`, `%r2.h1`, `%r1.h10`, `%r1.b3210`, dmask
+ * `%r5.b20`): an OPK_REG operand with imm.u != 0 carries one, encoded as the letter ('b' or
+ * 'h') in bits 0-7, the digit count (1-4) in bits 8-15, digit i in bits 16+3i..18+3i. A vector
+ * component `%v.y` is instead an OPK_REG of that element's slot with n = 1. */
+#define IR_SEL_MAKE(letter, ndigits) ((uint64_t)(letter) | (uint64_t)(ndigits) << 8)
+#define IR_SEL_LETTER(u) ((char)((u) & 0xff))
+#define IR_SEL_NDIGITS(u) ((unsigned)((u) >> 8 & 0xff))
+#define IR_SEL_DIGIT(u, i) ((unsigned)((u) >> (16 + 3 * (i)) & 7))
+
+/* PTXPlus 4-bit condition-code tests (`@$p0.ne`, ir_insn.guard_cc, ir_opnd.cc): the decuda /
+ * GPGPU-Sim names. */
+enum ir_cc {
+    CC_NONE = 0,
+    CC_FL, CC_LT, CC_EQ, CC_LE, CC_GT, CC_NE, CC_GE, CC_NUM, CC_NAN, CC_LTU, CC_EQU, CC_LEU,
+    CC_GTU, CC_NEU, CC_GEU, CC_TR, CC_OF, CC_CF, CC_AB, CC_SF, CC_NSF, CC_BLE, CC_NCF, CC_NOF,
+    CC__COUNT
 };
 
 #define IR_NOSLOT UINT32_MAX
@@ -263,6 +293,39 @@ struct ir_insn {
     uint32_t col;     /* PTX source column (1-based) of the mnemonic */
     uint32_t loc_file;/* .loc file index (ir_module.files), 0 = none */
     uint32_t loc_line;/* .loc line, 0 = none */
+    uint32_t regs;    /* predecode: first ir_regref of this instruction in ir_func.regrefs
+                         (its registers end where the next instruction's begin; see
+                         ir_insn_regs) */
+};
+
+/* Latency / initiation class of an instruction (ir_insn.lat, predecode.c). Together with the
+ * unit class it indexes the timing model's latency tables, the way gpgpusim.config's
+ * -ptx_opcode_latency_{int,fp,dp} "ADD,MAX,MUL,MAD,DIV[,SHFL]" lists, -ptx_opcode_latency_sfu
+ * and -ptx_opcode_latency_tesnor do. LAT_DEFAULT: the unit's own pipeline decides (memory,
+ * barriers, control flow). */
+enum ir_lat {
+    LAT_DEFAULT = 0,
+    LAT_ADD,    /* add/sub/logic/shift/compare/select/move/convert/bit ops */
+    LAT_MAX,    /* min/max */
+    LAT_MUL,    /* mul, mul24 */
+    LAT_MAD,    /* mad, fma, mad24, sad, dp4a/dp2a */
+    LAT_DIV,    /* div, rem */
+    LAT_SHFL,   /* shfl, vote, match, redux, activemask (warp-collective) */
+    LAT_SFU,    /* rcp, sqrt, rsqrt, sin, cos, lg2, ex2, tanh */
+    LAT_TENSOR, /* mma, wmma.mma, wgmma, tcgen05.mma */
+    LAT__COUNT
+};
+
+/* A register an instruction reads or writes (predecode.c): the timing model's scoreboard
+ * and the checkers use these lists instead of walking operands. Only declared registers
+ * appear (never constant or special-register slots). Per instruction the destinations come
+ * first, then the sources (address bases, call arguments, the guard predicate). */
+struct ir_regref {
+    uint32_t slot;    /* first slot */
+    uint8_t rf;       /* enum ir_rf */
+    uint8_t n;        /* consecutive slots (vector registers, .b128 pairs) */
+    uint8_t dst;      /* 1: written, 0: read */
+    uint8_t pad_;
 };
 
 /* ============================================================================= variables */
@@ -310,6 +373,36 @@ struct ir_sym {
     uint32_t reloc;   /* first ir_reloc in ir_module.relocs */
     uint32_t nreloc;
     uint32_t line;
+    uint32_t tex_init;  /* .texref / .samplerref / .surfref initializer ({ filter_mode = linear,
+                           … }): byte offset in ir_module.data of ntex_init uint32_t pairs
+                           (enum ir_texfield, value); value is an enum ir_texval for
+                           addr_mode_* and filter_mode, the integer otherwise */
+    uint32_t ntex_init;
+    uint8_t ptr_space;  /* `.param .u64 .ptr .global .align 16 p`: the pointee's state space
+                           (enum ir_space; SP_NONE: generic / not given) with VF_PARAM_PTR */
+};
+
+/* Members of texture / sampler / surface initializers (ir_sym.tex_init). */
+enum ir_texfield {
+    TXF_ADDR_MODE_0, TXF_ADDR_MODE_1, TXF_ADDR_MODE_2, TXF_FILTER_MODE,
+    TXF_FORCE_UNNORMALIZED_COORDS, TXF_NORMALIZED_COORDS, TXF_WIDTH, TXF_HEIGHT, TXF_DEPTH,
+    TXF_CHANNEL_DATA_TYPE, TXF_CHANNEL_ORDER,
+    TXF__COUNT
+};
+enum ir_texval {
+    TXV_WRAP, TXV_MIRROR, TXV_CLAMP_OGL, TXV_CLAMP_TO_EDGE, TXV_CLAMP_TO_BORDER,
+    TXV_NEAREST, TXV_LINEAR,
+    TXV__COUNT
+};
+
+/* A named label list (`NAME: .branchtargets L1, L2;` / `.calltargets f, g;`) of a function:
+ * entries [first, first + n) of ir_func.tables. */
+struct ir_table_name {
+    uint32_t name;    /* string id */
+    uint32_t first;
+    uint32_t n;
+    uint8_t is_call;  /* .calltargets: the entries are function indices */
+    uint8_t pad_[3];
 };
 
 /* ============================================================================= functions */
@@ -402,6 +495,22 @@ struct ir_func {
     uint32_t naddr_slots;
     void *pd_mem;         /* predecode.c's allocation behind const_vals, sreg_slots and
                              addr_slots (freed by ir_passes_free) */
+    struct ir_regref *regrefs; /* registers read/written, per instruction (ir_insn.regs);
+                                  part of pd_mem, or its own allocation when regrefs_own
+                                  (either way freed by ir_passes_free) */
+    uint32_t nregrefs;
+
+    /* directives added for ISA 9.0 coverage */
+    uint32_t abi_preserve, abi_preserve_control; /* .abi_preserve N, .abi_preserve_control N */
+    uint32_t local_maxnreg;                      /* .local_maxnreg N */
+    uint8_t blocksareclusters;                   /* .blocksareclusters */
+    uint8_t has_unified;                         /* .attribute(.unified(uid0, uid1)) */
+    uint64_t unified[2];
+    struct ir_table_name *table_names;           /* label lists declared in the body */
+    uint32_t ntable_names;
+    uint32_t alias_of;    /* `.alias THIS, F;`: index of F + 1 (references to this function
+                             by name were already resolved to F), 0 = not an alias */
+    uint8_t regrefs_own;  /* predecode.c: regrefs is a separate allocation (big functions) */
 };
 
 /* ================================================================================ module */
@@ -459,6 +568,17 @@ static inline const struct ir_opnd *ir_opnd(const struct ir_func *f, const struc
     return &f->opnds[in->opnd + i];
 }
 
+/* Registers instruction in (of function f, after predecode) reads or writes: *n entries from
+ * the returned pointer, destinations first (ir_regref.dst). */
+static inline const struct ir_regref *ir_insn_regs(const struct ir_func *f,
+                                                   const struct ir_insn *in, uint32_t *n)
+{
+    size_t pc = (size_t)(in - f->insns);
+    uint32_t end = pc + 1 < f->ninsns ? f->insns[pc + 1].regs : f->nregrefs;
+    *n = f->regrefs && end > in->regs ? end - in->regs : 0;
+    return f->regrefs ? f->regrefs + in->regs : NULL;
+}
+
 /* Mnemonic of an opcode ("add"); defined in ir.c from ops.def. */
 const char *ir_op_name(enum ir_op op);
 /* Operand format string of an opcode (ops.def column 3). */
@@ -476,6 +596,15 @@ int ir_mod_lookup(const char *s, size_t len);
 /* Special register name ("%tid.x") and lookup. */
 const char *ir_sreg_name(enum ir_sreg s);
 int ir_sreg_lookup(const char *s, size_t len);
+/* PTXPlus condition-code test name ("ne", "cf") and lookup (CC_NONE when unknown). */
+const char *ir_cc_name(enum ir_cc cc);
+enum ir_cc ir_cc_lookup(const char *s, size_t len);
+/* Texture initializer member / value names ("addr_mode_0", "clamp_to_edge") and lookups
+ * (-1 when unknown). */
+const char *ir_texfield_name(enum ir_texfield f);
+const char *ir_texval_name(enum ir_texval v);
+int ir_texfield_lookup(const char *s, size_t len);
+int ir_texval_lookup(const char *s, size_t len);
 
 /* Free a module and everything it owns. */
 void ir_module_free(struct ir_module *m);

@@ -99,6 +99,43 @@ static void print_reg(FILE *o, const struct ir_module *m, const struct ir_func *
     fprintf(o, "<slot %u:%" PRIu32 ">", rf, slot);
 }
 
+/* A register operand: its name plus the suffix the operand carries (vector component, video
+ * selector, PTXPlus .lo/.hi half or condition-code test). */
+static void print_reg_opnd(FILE *o, const struct ir_module *m, const struct ir_func *f,
+                           const struct ir_opnd *op)
+{
+    const struct ir_regdecl *vd = NULL;
+    for (uint32_t i = 0; i < f->nregdecls; i++) {
+        const struct ir_regdecl *r = &f->regdecls[i];
+        uint32_t per = (r->type == T_B128 ? 2 : 1) * (r->vec ? r->vec : 1);
+        if (r->rf == op->rf && r->vec > 1 && op->slot >= r->slot &&
+            op->slot < r->slot + (r->count ? r->count : 1) * per) {
+            vd = r;
+            break;
+        }
+    }
+    if (vd && op->n == 1) { /* one component of a vector register */
+        uint32_t es = vd->type == T_B128 ? 2 : 1;
+        uint32_t per = es * vd->vec;
+        uint32_t base = op->slot - (op->slot - vd->slot) % per;
+        print_reg(o, m, f, op->rf, base);
+        fprintf(o, ".%c", "xyzw"[((op->slot - base) / es) & 3]);
+        return;
+    }
+    print_reg(o, m, f, op->rf, op->slot);
+    if (op->rf != RF_PRED && op->imm.u) {
+        fprintf(o, ".%c", IR_SEL_LETTER(op->imm.u));
+        for (unsigned i = 0; i < IR_SEL_NDIGITS(op->imm.u) && i < 4; i++)
+            fputc('0' + (int)IR_SEL_DIGIT(op->imm.u, i), o);
+    }
+    if (op->flags & OPF_LO)
+        fputs(".lo", o);
+    if (op->flags & OPF_HI)
+        fputs(".hi", o);
+    if (op->cc)
+        fprintf(o, ".%s", ir_cc_name((enum ir_cc)op->cc));
+}
+
 static const char *label_at(const struct ir_module *m, const struct ir_func *f, uint64_t pc)
 {
     for (uint32_t i = 0; i < f->nlabels; i++)
@@ -114,12 +151,36 @@ static int type_signed(unsigned t)
     return t == T_S8 || t == T_S16 || t == T_S32 || t == T_S64;
 }
 
+/* f32 bits of the half-precision value h (exact: every f16 is an f32). */
+static uint32_t f16_to_f32_bits(uint32_t h)
+{
+    uint32_t s = (h & 0x8000u) << 16, m = h & 0x3ffu;
+    int e = (int)(h >> 10 & 0x1f);
+    if (e == 0x1f)
+        return s | 0x7f800000u | m << 13;
+    if (e == 0) {
+        if (!m)
+            return s;
+        e = 1;
+        while (!(m & 0x400u)) {
+            m <<= 1;
+            e--;
+        }
+        m &= 0x3ffu;
+    }
+    return s | (uint32_t)(e + 112) << 23 | m << 13;
+}
+
 static void print_imm(FILE *o, const struct ir_opnd *op)
 {
     unsigned t = op->type;
     uint64_t u = op->imm.u;
     if (t == T_F32 || t == T_TF32)
         fprintf(o, "0f%08" PRIX32, (uint32_t)u);
+    else if (t == T_F16) /* as the f32 of the same value: re-parses to the same bits */
+        fprintf(o, "0f%08" PRIX32, f16_to_f32_bits((uint32_t)u & 0xffffu));
+    else if (t == T_BF16)
+        fprintf(o, "0f%08" PRIX32, ((uint32_t)u & 0xffffu) << 16);
     else if (t == T_F64)
         fprintf(o, "0d%016" PRIX64, u);
     else if (t == T_F16 || t == T_BF16 || t == T_F16X2 || t == T_BF16X2)
@@ -146,7 +207,7 @@ static void print_opnd(FILE *o, const struct ir_module *m, const struct ir_func 
     case OPK_REG:
         if (op->flags & OPF_NEG)
             fputc(op->rf == RF_PRED ? '!' : '-', o);
-        print_reg(o, m, f, op->rf, op->slot);
+        print_reg_opnd(o, m, f, op);
         break;
     case OPK_IMM:
         print_imm(o, op);
@@ -159,8 +220,35 @@ static void print_opnd(FILE *o, const struct ir_module *m, const struct ir_func 
         if (op->imm.i)
             fprintf(o, "%+" PRId64, op->imm.i);
         break;
-    case OPK_ADDR:
     case OPK_PP_MEM:
+        if (op->first == SP_CONST && op->sym < m->nsyms)
+            fputs(ir_str(m, m->syms[op->sym].name), o);
+        else
+            fputc(op->first == SP_SHARED ? 's' : op->first == SP_LOCAL ? 'l' : 'g', o);
+        fputc('[', o);
+        if (op->slot != IR_NOSLOT)
+            print_reg(o, m, f, op->rf, op->slot);
+        if (op->flags & OPF_POSTINC)
+            fprintf(o, "+=0x%" PRIx64, op->imm.u);
+        else if (op->slot == IR_NOSLOT)
+            fprintf(o, "0x%" PRIx64, op->imm.u);
+        else if (op->imm.i)
+            fprintf(o, "%s0x%" PRIx64, op->imm.i < 0 ? "-" : "+",
+                    op->imm.i < 0 ? 0 - op->imm.u : op->imm.u);
+        fputc(']', o);
+        break;
+    case OPK_TEX:
+        fputc('[', o);
+        for (unsigned i = 0; i < op->n && op->first + i < f->nopnds; i++) {
+            if (i)
+                fputs(", ", o);
+            if (i == op->imm.u)
+                fputc('{', o);
+            print_opnd(o, m, f, &f->opnds[op->first + i], 0);
+        }
+        fputs("}]", o);
+        break;
+    case OPK_ADDR:
         if (in_params && op->sym != IR_NOSYM) {
             print_sym_name(o, m, op->sym);
             break;
@@ -197,9 +285,17 @@ static void print_opnd(FILE *o, const struct ir_module *m, const struct ir_func 
             fprintf(o, "$L__pc%" PRIu64, op->imm.u);
         break;
     }
-    case OPK_TABLE:
-        fprintf(o, "$T__%" PRIu32, op->first);
+    case OPK_TABLE: {
+        const char *nm = NULL;
+        for (uint32_t i = 0; i < f->ntable_names && !nm; i++)
+            if (f->table_names[i].first == op->first && f->table_names[i].n == op->n)
+                nm = ir_str(m, f->table_names[i].name);
+        if (nm)
+            fputs(nm, o);
+        else
+            fprintf(o, "$T__%" PRIu32, op->first);
         break;
+    }
     case OPK_FUNC:
         if (op->imm.u < m->nfuncs)
             fputs(ir_str(m, m->funcs[op->imm.u].name), o);
@@ -216,6 +312,8 @@ void ir_print_insn(FILE *o, const struct ir_module *m, const struct ir_func *f,
     if (in->guard != IR_NOGUARD) {
         fputs(in->guard_neg ? "@!" : "@", o);
         print_reg(o, m, f, RF_PRED, in->guard);
+        if (in->guard_cc)
+            fprintf(o, ".%s", ir_cc_name((enum ir_cc)in->guard_cc));
         fputc(' ', o);
     }
     fputs(ir_op_name((enum ir_op)in->op), o);
@@ -235,11 +333,22 @@ void ir_print_insn(FILE *o, const struct ir_module *m, const struct ir_func *f,
         pipe2[np++] = 0;
     }
     int first = 1;
-    for (unsigned i = 0; i < in->nopnd && in->opnd + i < f->nopnds; i++) {
+    unsigned nop = in->nopnd;
+    if (nop && in->opnd + nop <= f->nopnds && (f->opnds[in->opnd + nop - 1].flags & OPF_CCDST)) {
+        /* PTXPlus flag destination: written first, `$p|d` */
+        nop--;
+        fputc(' ', o);
+        print_opnd(o, m, f, &f->opnds[in->opnd + nop], 0);
+        fputc('|', o);
+        first = 2;
+    }
+    for (unsigned i = 0; i < nop && in->opnd + i < f->nopnds; i++) {
         const struct ir_opnd *op = &f->opnds[in->opnd + i];
         if (op->kind == OPK_NONE)
             continue;
-        if (i < 64 && pipe2[i] && !first)
+        if (first == 2)
+            ;
+        else if (i < 64 && pipe2[i] && !first)
             fputc('|', o);
         else
             fputs(first ? " " : ", ", o);
@@ -259,12 +368,16 @@ static void print_elem(FILE *o, const struct ir_module *m, const struct ir_sym *
             continue;
         const char *nm = rl->is_func ? (rl->sym < m->nfuncs ? ir_str(m, m->funcs[rl->sym].name) : "?")
                                      : (rl->sym < m->nsyms ? ir_str(m, m->syms[rl->sym].name) : "?");
+        if (rl->mask_byte)
+            fprintf(o, "0x%" PRIX64 "(", (uint64_t)0xff << (8 * ((rl->mask_byte - 1) & 7)));
         if (rl->generic)
             fprintf(o, "generic(%s)", nm);
         else
             fputs(nm, o);
         if (rl->addend)
             fprintf(o, "%+" PRId64, rl->addend);
+        if (rl->mask_byte)
+            fputc(')', o);
         return;
     }
     unsigned es = ir_type_size((enum ir_type)s->type);
@@ -298,19 +411,51 @@ static void print_var(FILE *o, const struct ir_module *m, uint32_t si, const cha
         else
             fputs("[]", o);
     }
-    if (s->ninit) {
+    if (s->ntex_init) {
+        fputs(" = { ", o);
+        for (uint32_t i = 0; i < s->ntex_init; i++) {
+            uint32_t kv[2] = {0, 0};
+            if (s->tex_init + 8 * (i + 1) <= m->ndata)
+                memcpy(kv, m->data + s->tex_init + 8 * i, 8);
+            fprintf(o, "%s%s = ", i ? ", " : "", ir_texfield_name((enum ir_texfield)kv[0]));
+            if (kv[0] <= TXF_FILTER_MODE)
+                fputs(ir_texval_name((enum ir_texval)kv[1]), o);
+            else
+                fprintf(o, "%" PRIu32, kv[1]);
+        }
+        fputs(" }", o);
+    } else if (s->ninit) {
         unsigned es = ir_type_size((enum ir_type)s->type);
         uint64_t n = es ? (s->ninit + es - 1) / es : 0;
         fputs(" = ", o);
-        int brace = s->ndims || s->vec > 1;
-        if (brace)
+        /* nested braces per array dimension (a vector is the innermost one) */
+        uint64_t sub[6];
+        unsigned nd = 0;
+        for (unsigned d = 0; d < s->ndims && d < 4; d++)
+            nd++;
+        if (s->vec > 1)
+            nd++;
+        sub[nd] = 1;
+        for (unsigned k = nd; k-- > 0;) {
+            uint64_t dim = k == s->ndims ? s->vec : s->dims[k];
+            sub[k] = sub[k + 1] * (dim ? dim : 1);
+        }
+        for (unsigned k = 0; k < nd; k++)
             fputc('{', o);
         for (uint64_t i = 0; i < n; i++) {
-            if (i)
+            if (i) {
+                unsigned c = 0;
+                for (unsigned k = 1; k < nd; k++)
+                    c += sub[k] && i % sub[k] == 0;
+                for (unsigned k = 0; k < c; k++)
+                    fputc('}', o);
                 fputs(", ", o);
+                for (unsigned k = 0; k < c; k++)
+                    fputc('{', o);
+            }
             print_elem(o, m, s, i * es);
         }
-        if (brace)
+        for (unsigned k = 0; k < nd; k++)
             fputc('}', o);
     }
     fputs(";\n", o);
@@ -322,9 +467,10 @@ static void print_params(FILE *o, const struct ir_module *m, uint32_t first, uin
         const struct ir_sym *s = &m->syms[first + i];
         fprintf(o, "%s\n\t.param ", i ? "," : "");
         if (s->flags & VF_PARAM_PTR) {
-            /* .ptr without its (optional) state space: the pointee space is not kept */
-            fprintf(o, ".%s .ptr .align %" PRIu32 " %s", ir_type_name((enum ir_type)s->type),
-                    s->align, ir_str(m, s->name));
+            fprintf(o, ".%s .ptr ", ir_type_name((enum ir_type)s->type));
+            if (s->ptr_space && s->ptr_space < SP__COUNT)
+                fprintf(o, ".%s ", pr_space[s->ptr_space]);
+            fprintf(o, ".align %" PRIu32 " %s", s->align, ir_str(m, s->name));
             continue;
         }
         if (s->align)
@@ -346,6 +492,9 @@ static void print_func_head(FILE *o, const struct ir_module *m, const struct ir_
         lk = LNK_NONE == 0 ? LNK_VISIBLE : lk;
     fputs(pr_link[lk < 5 ? lk : 0], o);
     fputs(f->is_entry ? ".entry " : ".func ", o);
+    if (f->has_unified)
+        fprintf(o, ".attribute(.unified(0x%" PRIx64 ", 0x%" PRIx64 ")) ", f->unified[0],
+                f->unified[1]);
     if (f->nret) {
         fputc('(', o);
         print_params(o, m, f->ret, f->nret);
@@ -374,6 +523,14 @@ static void print_func_head(FILE *o, const struct ir_module *m, const struct ir_
                 f->reqnctapercluster[2] ? f->reqnctapercluster[2] : 1);
     if (f->explicitcluster)
         fputs(".explicitcluster\n", o);
+    if (f->blocksareclusters)
+        fputs(".blocksareclusters\n", o);
+    if (f->abi_preserve)
+        fprintf(o, ".abi_preserve %u\n", f->abi_preserve);
+    if (f->abi_preserve_control)
+        fprintf(o, ".abi_preserve_control %u\n", f->abi_preserve_control);
+    if (f->local_maxnreg)
+        fprintf(o, ".local_maxnreg %u\n", f->local_maxnreg);
 }
 
 static void print_body(FILE *o, const struct ir_module *m, uint32_t fi)
@@ -407,23 +564,18 @@ static void print_body(FILE *o, const struct ir_module *m, uint32_t fi)
         }
         print_var(o, m, si, "\t");
     }
-    /* label lists used by brx.idx */
-    for (uint32_t pc = 0; pc < f->ninsns; pc++) {
-        const struct ir_insn *in = &f->insns[pc];
-        for (unsigned i = 0; i < in->nopnd; i++) {
-            const struct ir_opnd *op = &f->opnds[in->opnd + i];
-            if (op->kind != OPK_TABLE)
-                continue;
-            int call = in->op == OP_CALL; /* .calltargets: function indices */
-            fprintf(o, "\t$T__%" PRIu32 ": .%s ", op->first, call ? "calltargets" : "branchtargets");
-            for (unsigned k = 0; k < op->n && op->first + k < f->ntables; k++) {
-                uint32_t x = f->tables[op->first + k];
-                const char *l = call ? (x < m->nfuncs ? ir_str(m, m->funcs[x].name) : NULL)
-                                     : label_at(m, f, x);
-                fprintf(o, "%s%s", k ? ", " : "", l ? l : "?");
-            }
-            fputs(";\n", o);
+    /* label lists (.branchtargets for brx.idx, .calltargets for indirect calls) */
+    for (uint32_t ti = 0; ti < f->ntable_names; ti++) {
+        const struct ir_table_name *tn = &f->table_names[ti];
+        fprintf(o, "\t%s: .%s ", ir_str(m, tn->name),
+                tn->is_call ? "calltargets" : "branchtargets");
+        for (unsigned k = 0; k < tn->n && tn->first + k < f->ntables; k++) {
+            uint32_t x = f->tables[tn->first + k];
+            const char *l = tn->is_call ? (x < m->nfuncs ? ir_str(m, m->funcs[x].name) : NULL)
+                                        : label_at(m, f, x);
+            fprintf(o, "%s%s", k ? ", " : "", l ? l : "?");
         }
+        fputs(";\n", o);
     }
     uint32_t li = 0, lf = 0, ll = 0;
     for (uint32_t pc = 0; pc <= f->ninsns; pc++) {
@@ -515,6 +667,10 @@ void ir_print_module(FILE *o, const struct ir_module *m)
         }
     }
     free(it);
+    for (uint32_t i = 0; i < m->nfuncs; i++)
+        if (m->funcs[i].alias_of && m->funcs[i].alias_of <= m->nfuncs)
+            fprintf(o, "\n.alias %s, %s;\n", ir_str(m, m->funcs[i].name),
+                    ir_str(m, m->funcs[m->funcs[i].alias_of - 1].name));
     for (uint32_t i = 0; i < m->nsections; i++)
         fprintf(o, "\n\t%s\n", ir_str(m, m->sections[i]));
 }

@@ -113,7 +113,7 @@ loop:
                                { code = TK_TYPE; goto out; }
         ".maxntid" | ".reqntid" | ".minnctapersm" | ".maxnctapersm" | ".maxnreg"
             | ".maxclusterrank" | ".reqnctapercluster" | ".explicitcluster" | ".noreturn"
-            | ".blocksareclusters"
+            | ".blocksareclusters" | ".abi_preserve" | ".abi_preserve_control" | ".local_maxnreg"
                                { code = TK_PERF; goto out; }
         ".section"             {
             lx->cur = (const char *)YYCURSOR;
@@ -130,7 +130,7 @@ loop:
 
         "_"                    { code = TK_SINK; goto out; }
         [a-zA-Z_] fs* ("." modpart)+ { code = TK_DOTTED; goto out; }
-        "%" fs+ ("." [a-z]+)?  { code = TK_ID; goto out; }
+        "%" fs+ ("." [a-z0-9]+)? { code = TK_ID; goto out; }
         "$" fs+ ("." [a-z0-9]+)? { code = TK_ID; goto out; }
         ident                  { code = TK_ID; goto out; }
 

@@ -86,9 +86,21 @@ ival ::= ID(S) PLUS INT(A).                 { b_init_sym(B, S, S, 0, A, 1); }
 ival ::= ID(S) MINUS INT(A).                { b_init_sym(B, S, S, 0, A, -1); }
 ival ::= ID(F) LPAREN ID(S) RPAREN.         { b_init_sym(B, F, S, 1, S, 0); }
 ival ::= ID(F) LPAREN ID(S) RPAREN PLUS INT(A). { b_init_sym(B, F, S, 1, A, 1); }
+/* mask(…) byte extraction: 0xFF00(sym), 0xFF(sym+N), 0xFF(generic(sym)), 0xFF(generic(sym)+N) */
+ival ::= INT(M) LPAREN ID(S) RPAREN.        { b_init_mask(B, M, S, S, 0, S, 0); }
+ival ::= INT(M) LPAREN ID(S) PLUS INT(A) RPAREN. { b_init_mask(B, M, S, S, 0, A, 1); }
+ival ::= INT(M) LPAREN ID(F) LPAREN ID(S) RPAREN RPAREN. { b_init_mask(B, M, F, S, 1, S, 0); }
+ival ::= INT(M) LPAREN ID(F) LPAREN ID(S) RPAREN PLUS INT(A) RPAREN.
+                                            { b_init_mask(B, M, F, S, 1, A, 1); }
+/* .texref / .samplerref / .surfref members: { addr_mode_0 = clamp_to_edge, width = 64 } */
+ival ::= ID(K) EQ ID(V).                    { b_init_field(B, K, V, 0); }
+ival ::= ID(K) EQ INT(V).                   { b_init_field(B, K, V, 1); }
 
 /* --------------------------------------------------------------------------- functions */
-fhead ::= fkw fret fname fparams perfs.
+fhead ::= fkw fattrs fret fname fparams perfs.
+fattrs ::= .
+fattrs ::= fattrs ATTRIBUTE LPAREN DOTNAME(A) LPAREN INT(X) COMMA INT(Y) RPAREN RPAREN.
+                                            { b_func_unified(B, A, X, Y); }
 fkw ::= ENTRY(T).                           { b_func_head(B, T, 1); }
 fkw ::= FUNC(T).                            { b_func_head(B, T, 0); }
 fret ::= .
@@ -172,6 +184,12 @@ opnd ::= pbeg RPAREN.                       { b_o_list_end(B); }
 opnd ::= pbeg velems RPAREN.                { b_o_list_end(B); }
 pbeg ::= LPAREN(T).                         { b_o_list_begin(B, T, OPK_PARAMS); }
 opnd ::= abeg abase aoff RBRACKET.          { b_a_end(B); }
+/* texture / surface / tensor-map coordinates: [tex, {c}], [tex, sampler, {c}], [tmap, {c}] */
+opnd ::= abeg thandles COMMA LBRACE velems RBRACE RBRACKET. { b_t_end(B); }
+thandles ::= ID(T).                         { b_t_handle(B, T); }
+thandles ::= thandles COMMA ID(T).          { b_t_handle(B, T); }
+/* PTXPlus memory operands g[…], s[…], l[…], ce#c#[…] (any operand position) */
+opnd ::= ID(S) abeg abase aoff RBRACKET.    { b_pp_end(B, S); }
 abeg ::= LBRACKET(T).                       { b_a_begin(B, T); }
 abase ::= ID(T).                            { b_a_base(B, T, 0); }
 abase ::= INT(T).                           { b_a_base(B, T, 1); }
@@ -179,3 +197,4 @@ aoff ::= .
 aoff ::= PLUS INT(T).                       { b_a_off(B, T, 0); }
 aoff ::= PLUS MINUS INT(T).                 { b_a_off(B, T, 1); }
 aoff ::= MINUS INT(T).                      { b_a_off(B, T, 1); }
+aoff ::= PLUS EQ INT(T).                    { b_a_postinc(B, T); }

@@ -39,7 +39,10 @@ for my $f (@files) {
     if ($ptxas) {
         my ($arch, $num) = $p1 =~ /^\.target\s+(sm_(\d+)\w*)/m;
         if (!$arch || $num < 75) { print "ok $n - $f # ptxas cannot assemble this .target\n"; next; }
-        my $out = `$ptxas -arch=$arch '$tmp/p1.ptx' -o '$tmp/p1.cubin' 2>&1`;
+        # separate-compilation modules (.extern symbols, .unified functions) assemble as
+        # relocatable objects only
+        my $c = $p1 =~ /^\s*\.extern\b|\.attribute\(\.unified/m ? '-c ' : '';
+        my $out = `$ptxas $c-arch=$arch '$tmp/p1.ptx' -o '$tmp/p1.cubin' 2>&1`;
         if ($? != 0) { $out =~ s/^/# /mg; print "not ok $n - $f: ptxas rejects the print\n$out"; next; }
     }
     print "ok $n - $f" . ($ptxas ? "" : " (no ptxas)") . "\n";

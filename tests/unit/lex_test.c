@@ -41,6 +41,7 @@ static const char *kind_name(int k)
     case TK_RBRACE: return "}";
     case TK_PIPE: return "|";
     case TK_COLON: return ":";
+    case TK_EQ: return "=";
     default: return "?";
     }
 }
@@ -90,6 +91,16 @@ int main(void)
            "SPACE:.reg VEC:.v4 TYPE:.b32 ID:%r <:< INT:10 >:> ;:; DOT:mov.u32 ID:%r1 ,:, "
            "ID:%tid.x ;:;",
            "register range and special register");
+    is_str(lex_all("vadd4 %r5.b20, %r1.b3210, %r2.h1, %v.x, $r0.lo, $p0.ne", NULL),
+           "ID:vadd4 ID:%r5.b20 ,:, ID:%r1.b3210 ,:, ID:%r2.h1 ,:, ID:%v.x ,:, "
+           "ID:$r0.lo ,:, ID:$p0.ne",
+           "register suffixes are part of the name");
+    is_str(lex_all(".abi_preserve 8 .abi_preserve_control 2 .local_maxnreg 32", NULL),
+           "PERF:.abi_preserve INT:8 PERF:.abi_preserve_control INT:2 PERF:.local_maxnreg INT:32",
+           "ISA 9.0 function directives");
+    is_str(lex_all("g[$ofs1+=0x4] ce1c0[0x10]", NULL),
+           "ID:g [:[ ID:$ofs1 +:+ =:= INT:0x4 ]:] ID:ce1c0 [:[ INT:0x10 ]:]",
+           "PTXPlus memory operands");
     is_str(lex_all("a /* x\n y */ b // c\n d", &line), "ID:a ID:b ID:d", "comments skipped");
     is_int(line, 3, "lines counted through comments");
     is_str(lex_all(".section .debug_info { .b8 1\n .b32 .debug_abbrev\n } x", &line),

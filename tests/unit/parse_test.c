@@ -15,6 +15,7 @@ static char errbuf[8192];
 
 static struct ir_module *load(const char *src, int *rc)
 {
+    errbuf[0] = 0;
     FILE *ef = fmemopen(errbuf, sizeof errbuf, "w");
     struct fe_opts o = {0};
     o.diag = ef;
@@ -50,6 +51,311 @@ static const char *k1 = HDR
     "\tcall.uni (rv), f, (p0);\n\t}\n"                           /* 10 */
     "\tbra $L_loop;\n"                                           /* 11 */
     "$L_end:\n\tret;\n}\n";                                      /* 12 */
+
+
+/* Print m to a string (caller frees). */
+static char *print_str(const struct ir_module *m)
+{
+    char *p = NULL;
+    size_t n = 0;
+    FILE *o = open_memstream(&p, &n);
+    ir_print_module(o, m);
+    fclose(o);
+    return p;
+}
+
+/* Print instruction pc of function fi to a string (caller frees). */
+static char *insn_str(const struct ir_module *m, int fi, uint32_t pc)
+{
+    char *p = NULL;
+    size_t n = 0;
+    FILE *o = open_memstream(&p, &n);
+    ir_print_insn(o, m, &m->funcs[fi], &m->funcs[fi].insns[pc]);
+    fclose(o);
+    return p;
+}
+
+/* The printed module re-parses and prints identically (the body after the header comment). */
+static void roundtrip(const struct ir_module *m, const char *what)
+{
+    int rc;
+    char *p1 = print_str(m);
+    struct ir_module *m2 = load(p1, &rc);
+    ok(rc == 0 && m2, "%s: printed module re-parses", what);
+    if (rc)
+        diag("%s\n%s", errbuf, p1);
+    if (m2) {
+        char *p2 = print_str(m2);
+        is_str(p2, p1, "%s: second print identical", what);
+        free(p2);
+        ir_module_free(m2);
+    }
+    free(p1);
+}
+
+/* ISA 9.0 operand and directive forms: texture / tensor-map coordinates, samplers, mask()
+ * initializers, video selectors, vector components, function attributes, label lists. */
+static const char *k2 = HDR
+    ".global .texref t;\n"
+    ".global .samplerref smp = { addr_mode_0 = clamp_to_edge, filter_mode = linear, "
+    "force_unnormalized_coords = 1 };\n"
+    ".global .surfref sf;\n"
+    ".global .align 4 .u32 g;\n"
+    ".global .align 1 .u8 gm[4] = {0xFF(g), 0xFF00(g), 0xFF0000(generic(g)+4), 0xFF000000(g+8)};\n"
+    ".global .align 4 .b32 arr2[2][2] = {{1, 2}, {3}};\n"
+    ".visible .func .attribute(.unified(0x1234, 0xABCD)) fu()\n{\n\tret;\n}\n"
+    ".func fp(.param .b32 a)\n.abi_preserve 8\n.abi_preserve_control 2\n{\n\tret;\n}\n"
+    ".entry k(.param .u64 .ptr .global .align 16 k_p)\n.local_maxnreg 32\n{\n"
+    "\t.reg .pred %p<2>;\n\t.reg .b32 %r<8>;\n\t.reg .f32 %f<8>;\n\t.reg .b64 %rd<4>;\n"
+    "\t.reg .v4 .f32 %v;\n\t.reg .f16 %h<6>;\n"
+    "\ttex.2d.v4.f32.f32 {%f0, %f1, %f2, %f3}, [t, {%f4, %f5}];\n"          /* 0 */
+    "\ttex.a1d.v4.f32.f32 {%f0, %f1, %f2, %f3}, [t, smp, {%r1, %f4}];\n"    /* 1 */
+    "\tcp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes "
+    "[%r1], [%rd2, {%r3, %r4}], [%r2];\n"                                    /* 2 */
+    "\tsust.b.1d.b32.trap [sf, {%r1}], {%r2};\n"                             /* 3 */
+    "\tvadd.s32.u32.s32.sat %r5, %r1.b0, %r2.h1;\n"                          /* 4 */
+    "\tvadd4.s32.s32.s32.sat %r5.b20, %r1.b3210, %r2.b7654, %r3;\n"          /* 5 */
+    "\tmov.f32 %f6, %v.z;\n"                                                  /* 6 */
+    "\tmov.f16 %h1, 0f3FC00000;\n"                                            /* 7 */
+    "\tmov.f16 %h2, 0f3F801000;\n"                                            /* 8: 1+2^-8 */
+    "\tmov.f16 %h3, 0f33800000;\n"                                            /* 9: 2^-24 */
+    "\tmov.f16 %h4, 0f477FF000;\n"                                            /* 10: 65520 */
+    "\tmov.f16 %h5, 0f3F803000;\n"                                            /* 11: tie, odd */
+    "\tand.b32 %r6, %r1, 1;\n"                                                /* 12 */
+    "\tkt: .branchtargets La, Lb;\n"
+    "\tbrx.idx %r6, kt;\n"                                                    /* 13 */
+    "La:\n\tadd.s32 %r7, %r7, 1;\n"                                          /* 14 */
+    "Lb:\n\tret;\n}\n";
+
+/* PTXPlus (GPGPU-Sim): memory operands as ALU operands, halves, flag destinations,
+ * condition-code guards, $ofs post-increment. */
+static const char *k3 = ".version 1.4\n.target sm_10, map_f64_to_f32\n"
+    ".const .align 4 .b8 ce1c0[16];\n"
+    ".entry pp(.param .u32 pp_a)\n{\n"
+    "\t.reg .u32 $r<8>;\n\t.reg .pred $p<2>;\n\t.reg .u32 $o127;\n\t.reg .u32 $ofs<2>;\n"
+    "l0: add.u32 $r1, s[0x0010], $r2;\n"                                     /* 0 */
+    "l1: mul24.lo.u32 $r0, $r0.lo, $r1.hi;\n"                                /* 1 */
+    "l2: add.u32 $p0|$r3, $r1, ce1c0[0x0004];\n"                             /* 2 */
+    "l3: set.le.s32.s32 $p1|$o127, g[$r0+0x8], $r0;\n"                       /* 3 */
+    "l4: @$p1.ne bra l0;\n"                                                  /* 4 */
+    "l5: mov.u32 $r7, l[$ofs1+=0x4];\n"                                      /* 5 */
+    "l6: mov.u32 g[$r0], $r7;\n"                                             /* 6 */
+    "l7: exit;\n}\n";
+
+static void test_isa90(void)
+{
+    int rc;
+    struct ir_module *m = load(k2, &rc);
+    is_int(rc, 0, "ISA 9.0 forms load");
+    is_str(errbuf, "", "ISA 9.0 forms: no diagnostics");
+    if (!m)
+        return;
+    int ti = ir_sym_lookup(m, "t"), si = ir_sym_lookup(m, "smp"), fi = ir_sym_lookup(m, "sf");
+    int ki = ir_func_lookup(m, "k");
+    const struct ir_func *f = &m->funcs[ki];
+
+    /* texture operand: [t, {%f4, %f5}] */
+    const struct ir_insn *in = &f->insns[0];
+    const struct ir_opnd *a = ir_opnd(f, in, 2);
+    is_int(a->kind, OPK_TEX, "tex coordinate operand kind");
+    is_int(a->n, 3, "handle + two coordinates");
+    is_int(a->imm.u, 1, "one handle");
+    is_int(f->opnds[a->first].kind, OPK_SYM, "texture handle is the .texref variable");
+    is_int(f->opnds[a->first].sym, ti, "texture handle symbol");
+    is_int(f->opnds[a->first + 1].slot, 12, "first coordinate %%f4 (after %%r<8>)");
+    is_int(f->opnds[a->first + 2].type, T_F32, "coordinate type from the instruction");
+    /* [t, smp, {%r1, %f4}] */
+    a = ir_opnd(f, &f->insns[1], 2);
+    is_int(a->imm.u, 2, "texture and sampler handles");
+    is_int(f->opnds[a->first + 1].sym, si, "sampler handle symbol");
+    is_int(f->opnds[a->first + 2].type, T_U32, "a1d array index is .u32");
+    is_int(f->opnds[a->first + 3].type, T_F32, "a1d coordinate is .f32");
+    /* tensor map in a register */
+    a = ir_opnd(f, &f->insns[2], 1);
+    is_int(a->kind, OPK_TEX, "tensor coordinate operand");
+    is_int(f->opnds[a->first].kind, OPK_REG, "tensor map address register");
+    is_int(f->opnds[a->first].rf, RF_B64, "tensor map register file");
+    is_int(f->opnds[a->first].slot, 2, "%%rd2");
+    is_int(a->n, 3, "tensor map + 2 coordinates");
+    is_int(f->opnds[a->first + 2].slot, 4, "coordinate %%r4");
+    a = ir_opnd(f, &f->insns[3], 0);
+    is_int(f->opnds[a->first].sym, fi, "surface handle symbol");
+    is_int(ir_opnd(f, &f->insns[3], 1)->kind, OPK_VEC, "sust value vector");
+
+    /* video selectors */
+    in = &f->insns[4];
+    a = ir_opnd(f, in, 1);
+    is_int(a->kind, OPK_REG, "selected register");
+    is_int(a->slot, 1, "selector keeps the register");
+    is_int(IR_SEL_LETTER(a->imm.u), 'b', "byte selector letter");
+    is_int(IR_SEL_NDIGITS(a->imm.u), 1, "byte selector digits");
+    is_int(IR_SEL_DIGIT(a->imm.u, 0), 0, ".b0");
+    is_int(IR_SEL_LETTER(ir_opnd(f, in, 2)->imm.u), 'h', "half selector");
+    is_int(IR_SEL_DIGIT(ir_opnd(f, in, 2)->imm.u, 0), 1, ".h1");
+    in = &f->insns[5];
+    is_uint(ir_opnd(f, in, 1)->imm.u, IR_SEL_MAKE('b', 4) | 3u << 16 | 2u << 19 | 1u << 22,
+            ".b3210 encoding");
+    ok(ir_opnd(f, in, 0)->flags & OPF_DST, "destination with a mask selector");
+    is_int(IR_SEL_NDIGITS(ir_opnd(f, in, 0)->imm.u), 2, ".b20 mask");
+    char *p = insn_str(m, ki, 5);
+    is_str(p, "vadd4.s32.s32.s32.sat %r5.b20, %r1.b3210, %r2.b7654, %r3;", "selectors print");
+    free(p);
+    /* vector component: %v is 4 slots after %f<8> */
+    a = ir_opnd(f, &f->insns[6], 1);
+    is_int(a->slot, 8 + 8 + 2, "%%v.z slot");
+    is_int(a->n, 1, "one component");
+    p = insn_str(m, ki, 6);
+    is_str(p, "mov.f32 %f6, %v.z;", "component prints");
+    free(p);
+    /* f16 immediates rounded with integer code */
+    is_uint(ir_opnd(f, &f->insns[7], 1)->imm.u, 0x3E00, "1.5 as f16");
+    is_uint(ir_opnd(f, &f->insns[8], 1)->imm.u, 0x3C00, "1+2^-8 rounds down (f16)");
+    is_uint(ir_opnd(f, &f->insns[9], 1)->imm.u, 0x0001, "2^-24: smallest f16 subnormal");
+    is_uint(ir_opnd(f, &f->insns[10], 1)->imm.u, 0x7C00, "65520 rounds to f16 infinity");
+    is_uint(ir_opnd(f, &f->insns[11], 1)->imm.u, 0x3C02, "tie rounds to even (f16)");
+    /* label list keeps its name */
+    in = &f->insns[13];
+    is_int(ir_opnd(f, in, 1)->kind, OPK_TABLE, "brx.idx table");
+    is_int(f->ntable_names, 1, "one named label list");
+    p = insn_str(m, ki, 13);
+    is_str(p, "brx.idx %r6, kt;", "brx.idx prints the list name");
+    free(p);
+    is_int(f->local_maxnreg, 32, ".local_maxnreg");
+    const struct ir_sym *kp = &m->syms[f->param];
+    ok((kp->flags & VF_PARAM_PTR) && kp->ptr_space == SP_GLOBAL && kp->align == 16,
+       ".param .ptr .global .align 16");
+    const struct ir_func *fu = &m->funcs[ir_func_lookup(m, "fu")];
+    ok(fu->has_unified && fu->unified[0] == 0x1234 && fu->unified[1] == 0xABCD,
+       ".attribute(.unified(...))");
+    const struct ir_func *fp = &m->funcs[ir_func_lookup(m, "fp")];
+    ok(fp->abi_preserve == 8 && fp->abi_preserve_control == 2, ".abi_preserve(_control)");
+
+    /* sampler initializer: (field, value) pairs */
+    const struct ir_sym *s = &m->syms[si];
+    is_int(s->ntex_init, 3, "three sampler members");
+    uint32_t kv[6] = {0};
+    if (s->ntex_init == 3)
+        memcpy(kv, m->data + s->tex_init, sizeof kv);
+    ok(kv[0] == TXF_ADDR_MODE_0 && kv[1] == TXV_CLAMP_TO_EDGE && kv[2] == TXF_FILTER_MODE &&
+           kv[3] == TXV_LINEAR && kv[4] == TXF_FORCE_UNNORMALIZED_COORDS && kv[5] == 1,
+       "sampler members decoded");
+    /* mask() initializers */
+    s = &m->syms[ir_sym_lookup(m, "gm")];
+    is_int(s->nreloc, 4, "four byte relocations");
+    if (s->nreloc == 4) {
+        const struct ir_reloc *r = &m->relocs[s->reloc];
+        ok(r[0].mask_byte == 1 && r[0].size == 1 && r[0].at == 0, "0xFF(g): byte 0");
+        ok(r[1].mask_byte == 2 && r[1].at == 1, "0xFF00(g): byte 1");
+        ok(r[2].mask_byte == 3 && r[2].generic && r[2].addend == 4, "0xFF0000(generic(g)+4)");
+        ok(r[3].mask_byte == 4 && !r[3].generic && r[3].addend == 8, "0xFF000000(g+8)");
+    }
+    s = &m->syms[ir_sym_lookup(m, "arr2")];
+    ok(s->ninit == 12 && m->data[s->init + 8] == 3, "nested initializer padded per row");
+    p = print_str(m);
+    ok(strstr(p, ".samplerref smp = { addr_mode_0 = clamp_to_edge, filter_mode = linear, "
+                 "force_unnormalized_coords = 1 };") != NULL, "sampler initializer prints");
+    ok(strstr(p, "gm[4] = {0xFF(g), 0xFF00(g), 0xFF0000(generic(g)+4), 0xFF000000(g+8)};") !=
+           NULL, "mask initializers print");
+    ok(strstr(p, "arr2[2][2] = {{1, 2}, {3}};") != NULL, "nested braces print");
+    ok(strstr(p, "\tkt: .branchtargets La, Lb;\n") != NULL, "label list prints by name");
+    ok(strstr(p, ".func .attribute(.unified(0x1234, 0xabcd)) fu()") != NULL, "unified prints");
+    ok(strstr(p, ".param .u64 .ptr .global .align 16 k_p") != NULL, ".ptr space prints");
+    ok(strstr(p, "tex.a1d.v4.f32.f32 {%f0, %f1, %f2, %f3}, [t, smp, {%r1, %f4}];") != NULL,
+       "texture operand prints");
+    free(p);
+    is_int(m->dialect, DIALECT_PTX, "PTX dialect");
+    roundtrip(m, "ISA 9.0 forms");
+    ir_module_free(m);
+
+    /* errors of the new forms */
+    m = load(HDR ".global .u32 x = { filter_mode = linear };\n"
+                 ".global .samplerref y = { filter_mode = wrap };\n"
+                 ".global .u8 z[1] = {0xF0(x)};\n", &rc);
+    ok(m == NULL, "bad initializers rejected");
+    is_str(errbuf,
+           "t.ptx:4:20: error: member initializers are only allowed for .texref, .samplerref "
+           "and .surfref variables\n.global .u32 x = { filter_mode = linear };\n"
+           "                   ^\n"
+           "t.ptx:5:41: error: invalid value 'wrap' for 'filter_mode'\n"
+           ".global .samplerref y = { filter_mode = wrap };\n"
+           "                                        ^\n"
+           "t.ptx:6:21: error: invalid mask '0xF0' (expected 0xFF shifted by a whole byte)\n"
+           ".global .u8 z[1] = {0xF0(x)};\n                    ^\n"
+           "3 errors generated.\n",
+           "initializer diagnostics");
+    m = load(HDR ".entry e()\n{\n\t.reg .b32 %r<3>;\n\t.reg .v2 .b32 %v;\n"
+                 "\tvadd.s32.s32.s32 %r1, %r2.b9, %r2;\n\tmov.b32 %r1, %v.z;\n}\n", &rc);
+    ok(m == NULL, "bad suffixes rejected");
+    is_str(errbuf,
+           "t.ptx:8:27: error: unknown register suffix '.b9' on '%r2'\n"
+           "\tvadd.s32.s32.s32 %r1, %r2.b9, %r2;\n\t                         ^\n"
+           "t.ptx:9:17: error: vector '%v' has no component '.z'\n"
+           "\tmov.b32 %r1, %v.z;\n\t               ^\n"
+           "2 errors generated.\n",
+           "suffix diagnostics");
+}
+
+static void test_ptxplus(void)
+{
+    int rc;
+    struct ir_module *m = load(k3, &rc);
+    is_int(rc, 0, "PTXPlus loads");
+    is_str(errbuf, "", "PTXPlus: no diagnostics");
+    if (!m)
+        return;
+    is_int(m->dialect, DIALECT_PTXPLUS, "dialect recorded");
+    const struct ir_func *f = &m->funcs[0];
+    const struct ir_insn *in = &f->insns[0];
+    const struct ir_opnd *a = ir_opnd(f, in, 1);
+    is_int(a->kind, OPK_PP_MEM, "s[...] as an add source");
+    is_int(a->first, SP_SHARED, "shared space");
+    is_int(a->slot, IR_NOSLOT, "absolute address");
+    is_int(a->imm.u, 16, "address 0x10");
+    in = &f->insns[1];
+    ok(ir_opnd(f, in, 1)->flags & OPF_LO, "$r0.lo");
+    ok(ir_opnd(f, in, 2)->flags & OPF_HI, "$r1.hi");
+    is_int(ir_opnd(f, in, 2)->slot, 1, "half keeps the register");
+    in = &f->insns[2];
+    is_int(in->nopnd, 4, "flag destination appended");
+    a = ir_opnd(f, in, 3);
+    ok(a->kind == OPK_REG && a->rf == RF_PRED && a->slot == 0 &&
+           (a->flags & (OPF_CCDST | OPF_DST)) == (OPF_CCDST | OPF_DST),
+       "$p0 receives the flags");
+    is_int(ir_opnd(f, in, 0)->slot, 3, "value destination stays operand 0");
+    a = ir_opnd(f, in, 2);
+    ok(a->kind == OPK_PP_MEM && a->first == SP_CONST && a->sym == (uint32_t)ir_sym_lookup(m, "ce1c0") &&
+           a->imm.u == 4, "ce1c0[0x4] constant bank operand");
+    in = &f->insns[3];
+    a = ir_opnd(f, in, 1);
+    ok(a->kind == OPK_PP_MEM && a->first == SP_GLOBAL && a->slot == 0 && a->imm.u == 8,
+       "g[$r0+0x8]");
+    is_int(f->insns[4].guard_cc, CC_NE, "@$p1.ne condition test");
+    is_int(f->insns[4].guard, 1, "guard register");
+    a = ir_opnd(f, &f->insns[5], 1);
+    ok(a->first == SP_LOCAL && (a->flags & OPF_POSTINC) && a->imm.u == 4, "l[$ofs1+=0x4]");
+    ok(ir_opnd(f, &f->insns[6], 0)->flags & OPF_DST, "g[...] destination");
+    char *p = insn_str(m, 0, 2);
+    is_str(p, "add.u32 $p0|$r3, $r1, ce1c0[0x4];", "flag destination prints first");
+    free(p);
+    p = insn_str(m, 0, 4);
+    is_str(p, "@$p1.ne bra l0;", "condition test prints");
+    free(p);
+    p = insn_str(m, 0, 1);
+    is_str(p, "mul24.lo.u32 $r0, $r0.lo, $r1.hi;", "halves print");
+    free(p);
+    roundtrip(m, "PTXPlus");
+    ir_module_free(m);
+    m = load(HDR ".entry e()\n{\n\t.reg .b32 %r<3>;\n\t.reg .pred %p;\n"
+                 "\tadd.u32 %p, %r1, 1;\n\tmov.u32 %r1, q[0x10];\n}\n", &rc);
+    ok(m == NULL, "bad PTXPlus forms rejected");
+    is_str(errbuf,
+           "t.ptx:8:10: error: predicate '%p' used where a .u32 value is expected\n"
+           "\tadd.u32 %p, %r1, 1;\n\t        ^\n"
+           "t.ptx:9:15: error: unknown PTXPlus memory space 'q[' (expected g[, s[, l[ or ce#c#[)\n"
+           "\tmov.u32 %r1, q[0x10];\n\t             ^\n"
+           "2 errors generated.\n",
+           "PTXPlus diagnostics");
+}
 
 int main(void)
 {
@@ -233,5 +539,7 @@ int main(void)
         free(t);
     }
     is_int(bad, 0, "truncated inputs: module only on success");
+    test_isa90();
+    test_ptxplus();
     return done_testing();
 }
