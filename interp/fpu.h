@@ -554,7 +554,8 @@ static inline uint64_t alu_bfi(uint64_t a, uint64_t b, uint32_t c, uint32_t d, u
 /*
  * Integer division and remainder with the values NVIDIA's division sequences produce where C
  * has undefined behaviour: x / 0 = all ones (0xffffffff / 0xffffffffffffffff, i.e. -1 for
- * signed types), x % 0 = x, INT_MIN / -1 = INT_MIN, INT_MIN % -1 = 0.
+ * signed types), x % 0 = all ones as well (the remainder sequences force it), INT_MIN / -1 =
+ * INT_MIN, INT_MIN % -1 = 0.
  */
 static inline uint32_t alu_divu32(uint32_t a, uint32_t b)
 {
@@ -562,7 +563,7 @@ static inline uint32_t alu_divu32(uint32_t a, uint32_t b)
 }
 static inline uint32_t alu_remu32(uint32_t a, uint32_t b)
 {
-    return b ? a % b : a;
+    return b ? a % b : 0xffffffffu;
 }
 static inline int32_t alu_divs32(int32_t a, int32_t b)
 {
@@ -575,7 +576,7 @@ static inline int32_t alu_divs32(int32_t a, int32_t b)
 static inline int32_t alu_rems32(int32_t a, int32_t b)
 {
     if (b == 0)
-        return a;
+        return -1;
     if (b == -1)
         return 0;
     return a % b;
@@ -586,7 +587,7 @@ static inline uint64_t alu_divu64(uint64_t a, uint64_t b)
 }
 static inline uint64_t alu_remu64(uint64_t a, uint64_t b)
 {
-    return b ? a % b : a;
+    return b ? a % b : ~UINT64_C(0);
 }
 static inline int64_t alu_divs64(int64_t a, int64_t b)
 {
@@ -599,7 +600,7 @@ static inline int64_t alu_divs64(int64_t a, int64_t b)
 static inline int64_t alu_rems64(int64_t a, int64_t b)
 {
     if (b == 0)
-        return a;
+        return -1;
     if (b == -1)
         return 0;
     return a % b;
@@ -610,7 +611,7 @@ static inline uint16_t alu_divu16(uint16_t a, uint16_t b)
 }
 static inline uint16_t alu_remu16(uint16_t a, uint16_t b)
 {
-    return b ? (uint16_t)(a % b) : a;
+    return b ? (uint16_t)(a % b) : 0xffffu;
 }
 static inline int16_t alu_divs16(int16_t a, int16_t b)
 {
@@ -618,7 +619,7 @@ static inline int16_t alu_divs16(int16_t a, int16_t b)
 }
 static inline int16_t alu_rems16(int16_t a, int16_t b)
 {
-    return b ? (int16_t)(a % b) : a;
+    return b ? (int16_t)(a % b) : (int16_t)-1;
 }
 
 /* Saturating signed 32-bit add/sub. */

@@ -345,7 +345,8 @@ static void test_int(void)
            alu_bfi(0, 0xffffffffu, 28, 8, 32) == 0x0fffffffu &&
            alu_bfi(1, 5, 40, 1, 32) == 5 && alu_bfi(1, 5, 3, 0, 32) == 5,
        "bfi: insert, clipping at the msb, pos >= width, len 0");
-    ok(alu_divu32(7, 0) == 0xffffffffu && alu_remu32(7, 0) == 7 && alu_divs32(INT32_MIN, -1) == INT32_MIN &&
+    ok(alu_divu32(7, 0) == 0xffffffffu && alu_remu32(7, 0) == 0xffffffffu && alu_rems32(-7, 0) == -1 &&
+           alu_remu64(7, 0) == UINT64_MAX && alu_rems16(5, 0) == -1 && alu_divs32(INT32_MIN, -1) == INT32_MIN &&
            alu_rems32(INT32_MIN, -1) == 0 && alu_divs32(-7, 0) == -1 && alu_divs32(-7, 2) == -3 &&
            alu_rems32(-7, 2) == -1 && alu_divs64(INT64_MIN, -1) == INT64_MIN &&
            alu_divu64(1, 0) == UINT64_MAX && alu_rems64(INT64_MIN, -1) == 0 &&
