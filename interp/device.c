@@ -113,6 +113,21 @@ static void load_error(FILE *diag, const struct ir_module *m, const struct ir_fu
     fputc('\n', diag);
 }
 
+/* Does the instruction use a PTXPlus-only form the engine does not execute yet (condition-code
+ * guards and tests, flag-setting destinations, register halves, |x|, g[]/s[]/ce#c#[] operands,
+ * post-increment)? Such instructions are reported at load instead of running as plain PTX. */
+static bool ptxplus_form(const struct ir_insn *in, const struct ir_opnd *O)
+{
+    if (in->guard_cc)
+        return true;
+    for (unsigned i = 0; i < in->nopnd; i++) {
+        if (O[i].kind == OPK_PP_MEM || O[i].cc ||
+            (O[i].flags & (OPF_LO | OPF_HI | OPF_ABS | OPF_CCDST | OPF_POSTINC)))
+            return true;
+    }
+    return false;
+}
+
 /* Offset of each function's non-kernel .param symbols in that function's per-lane frame. */
 static void layout_params(struct prog_module *pm)
 {
@@ -455,11 +470,13 @@ static int build_xfunc(struct interp_program *p, unsigned mi, uint32_t fi, FILE 
     /* handlers */
     for (uint32_t pc = 0; pc < f->ninsns; pc++) {
         struct ir_insn *in = &x->insns[pc];
-        unsigned h = interp_select(m, f, in, &x->opnds[in->opnd]);
+        const bool pp = ptxplus_form(in, &x->opnds[in->opnd]);
+        unsigned h = pp ? HND_NONE : interp_select(m, f, in, &x->opnds[in->opnd]);
         in->handler = (uint16_t)h;
         ((struct ir_insn *)&f->insns[pc])->handler = (uint16_t)h;
         if (h == HND_NONE) {
-            load_error(diag, m, f, &f->insns[pc], "unsupported");
+            load_error(diag, m, f, &f->insns[pc],
+                       pp ? "unsupported (PTXPlus form not executed yet)" : "unsupported");
             errors++;
         }
     }
