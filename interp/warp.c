@@ -134,6 +134,20 @@ static uint64_t sreg_value(const struct warp *w, unsigned s, unsigned l)
     }
 }
 
+/* Does special register s differ between the lanes of a warp? (The others are filled by one
+ * broadcast per warp.) */
+static bool sreg_per_lane(unsigned s)
+{
+    switch (s) {
+    case SR_TID_X: case SR_TID_Y: case SR_TID_Z: case SR_LANEID:
+    case SR_LANEMASK_EQ: case SR_LANEMASK_LE: case SR_LANEMASK_LT: case SR_LANEMASK_GE:
+    case SR_LANEMASK_GT:
+        return true;
+    default:
+        return false;
+    }
+}
+
 /* Fill the special-register slots and frame-dependent constants of the current frame. */
 static void frame_fill(struct warp *w)
 {
@@ -141,8 +155,21 @@ static void frame_fill(struct warp *w)
     const struct ir_func *f = fn->f;
     for (uint32_t i = 0; i < f->nsreg_slots; i++) {
         const struct ir_sreg_slot *s = &f->sreg_slots[i];
-        for (unsigned l = 0; l < 32; l++)
-            frame_set(w, s->rf, s->slot, l, sreg_value(w, s->sreg, l));
+        if (!sreg_per_lane(s->sreg)) {
+            frame_set_all(w, s->rf, s->slot, sreg_value(w, s->sreg, 0));
+        } else if (s->sreg == SR_TID_X && s->rf == RF_B32) {
+            /* tid.x = (warp * 32 + lane) % ntid.x, stepped without a division per lane */
+            const uint32_t bx = w->cta->L->l->block[0];
+            uint32_t t = (w->id * 32) % bx;
+            union r32 *d = w->r32[s->slot];
+            for (unsigned l = 0; l < 32; l++) {
+                d[l].u = t;
+                t = t + 1 == bx ? 0 : t + 1;
+            }
+        } else {
+            for (unsigned l = 0; l < 32; l++)
+                frame_set(w, s->rf, s->slot, l, sreg_value(w, s->sreg, l));
+        }
     }
     for (uint32_t i = 0; i < fn->npatch; i++) {
         const struct slot_patch *p = &fn->patch[i];
