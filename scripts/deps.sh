@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # scripts/deps.sh - make sure the build and test tools are installed.
 #
-# Checks for re2c, lemon, ninja, prove, the xxhash and zstd headers and a C
-# compiler.  Missing ones are installed with apt-get when running as root
+# Checks for re2c, lemon, ninja, prove, the xxhash and zstd headers, a C compiler
+# and clang with its libFuzzer runtime.  Missing ones are installed with apt-get when running as root
 # (Debian 12); otherwise the apt-get line is printed and the script fails.
 # CUDA (nvcc) is optional: without it the tests that compile CUDA skip.
 set -euo pipefail
 
-pkgs=(re2c lemon libxxhash-dev libzstd-dev ninja-build perl gcc)
+pkgs=(re2c lemon libxxhash-dev libzstd-dev ninja-build perl gcc clang-14 libclang-rt-14-dev)
 
 missing() {
     local m=()
@@ -19,6 +19,10 @@ missing() {
     command -v gcc >/dev/null 2>&1 || m+=(gcc)
     [ -f /usr/include/xxhash.h ] || m+=(xxhash.h)
     [ -f /usr/include/zstd.h ] || m+=(zstd.h)
+    # clang's libFuzzer runtime, for the bounded fuzzing run of the test suite (scripts/fuzz.sh)
+    command -v clang >/dev/null 2>&1 || m+=(clang)
+    compgen -G '/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a' >/dev/null ||
+        m+=(libclang-rt-dev)
     echo "${m[@]+"${m[@]}"}"
 }
 

@@ -8,6 +8,7 @@
 # $PTXEMU_BUILD/tests/unit/*_test; `prove --exec ''` runs each file directly.
 # tests/fixtures_uptodate.t does not depend on the build (it only runs nvcc),
 # so it runs in the first pass only.  Exits non-zero if anything fails.
+# Then fuzzes the front end for $FUZZ_SECONDS (default 60) seconds (scripts/fuzz.sh).
 # Needs no terminal and no stdin.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,4 +33,11 @@ for b in build build-asan; do
         status=1
     fi
 done
+
+# The front end's libFuzzer harness for a bounded time (issue 3): a crash fails the suite.
+echo
+echo "=== fuzzing the front end for ${FUZZ_SECONDS:-60} s"
+if ! FUZZ_SECONDS=${FUZZ_SECONDS:-60} ./scripts/fuzz.sh </dev/null; then
+    status=1
+fi
 exit $status
