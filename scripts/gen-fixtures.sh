@@ -87,7 +87,7 @@ exec 9>"$gen.lock"
 flock 9
 rm -rf "$gen/fixtures"
 mkdir -p "$gen/fixtures/cuda"
-cp fixtures/cuda/*.cu "$gen/fixtures/cuda/"
+cp fixtures/cuda/*.cu fixtures/cuda/*.h "$gen/fixtures/cuda/"
 
 for v in $variants; do
     for n in "${names[@]}"; do
