@@ -2517,23 +2517,31 @@ void b_o_list_begin(struct ptx_builder *b, struct ptx_tok t, int kind)
         b->in_list = 1;
 }
 
+/* Close the open element list of the current operand (vector, call list, texture
+ * coordinates): its element count, or NULL after the diagnostic `too_many`. */
+static struct ir_opnd *list_close(struct ptx_builder *b, const char *too_many)
+{
+    b->in_list = 0;
+    struct ir_opnd *o = &b->ops_top[b->list_top];
+    uint32_t n = b->nelems - o->first;
+    if (n > 255) {
+        b_err(b, b->ops_off[b->list_top], "%s", too_many);
+        b->insn_bad = 1;
+        return NULL;
+    }
+    o->n = (uint8_t)n;
+    o->pad_ = 0;
+    o->cc = 0;
+    return o;
+}
+
 /* '}' or ')' of a list operand. */
 void b_o_list_end(struct ptx_builder *b)
 {
     if (!b->in_insn || !b->in_list)
         return;
-    b->in_list = 0;
-    struct ir_opnd *o = &b->ops_top[b->list_top];
-    uint32_t n = b->nelems - o->first;
-    if (n > 255) {
-        b_err(b, b->ops_off[b->list_top], "too many list elements");
-        b->insn_bad = 1;
-        return;
-    }
-    o->n = (uint8_t)n;
-    o->pad_ = 0;
-    o->cc = 0;
-    if (o->flags & OPF_DST)
+    struct ir_opnd *o = list_close(b, "too many list elements");
+    if (o && (o->flags & OPF_DST))
         for (uint32_t i = o->first; i < b->nelems; i++)
             if (b->elems[i].kind == OPK_REG)
                 b->elems[i].flags |= OPF_DST;
@@ -2761,19 +2769,8 @@ void b_t_end(struct ptx_builder *b)
     if (!b->in_insn)
         return;
     b->in_addr = 0;
-    if (!b->in_list)
-        return;
-    b->in_list = 0;
-    struct ir_opnd *o = &b->ops_top[b->list_top];
-    uint32_t n = b->nelems - o->first;
-    if (n > 255) {
-        b_err(b, b->ops_off[b->list_top], "too many coordinates");
-        b->insn_bad = 1;
-        return;
-    }
-    o->n = (uint8_t)n;
-    o->pad_ = 0;
-    o->cc = 0;
+    if (b->in_list)
+        list_close(b, "too many coordinates");
 }
 
 /* ';' of an instruction: check the operand count, append to the function. */
