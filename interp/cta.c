@@ -7,6 +7,10 @@
  * without a count the barrier needs every live (not exited) thread of the CTA, so threads that
  * exited early do not hold it up. bar.arrive counts without waiting; bar.red also reduces a
  * predicate (popc / and / or) whose result every participating thread receives.
+ *
+ * barrier.cluster is split phase: arrive counts the thread without waiting, wait parks until
+ * every live thread of the cluster (one CTA here) arrived in the phase the waiter arrived in.
+ * A thread that waits without having arrived, or arrives twice in one phase, is a fault.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -89,6 +93,66 @@ void cta_barrier(struct warp *w, uint32_t M, uint32_t arrive, unsigned id, unsig
     try_release(c, id);
 }
 
+/* ------------------------------------------------------------------ barrier.cluster */
+
+/* Complete the cluster barrier's phase if every live thread arrived: waiting warps resume, and
+ * every arrival of the phase counts as completed (a later wait by those lanes goes through). */
+static bool cluster_try_release(struct cta *c)
+{
+    if (c->clu_count == 0 || c->clu_count < c->live_threads)
+        return false;
+    for (uint32_t i = 0; i < c->nwarps; i++) {
+        struct warp *w = &c->warps[i];
+        w->clu_cur = 0;
+        if (w->state == WS_PARKED && w->bar_id == CTA_BAR_CLUSTER) {
+            w->state = WS_RUN;
+            w->clu_arr &= ~w->bar_mask;
+        }
+    }
+    c->clu_count = 0;
+    c->clu_phase++;
+    c->bar_pending &= ~(1u << CTA_BAR_CLUSTER);
+    return true;
+}
+
+/* barrier.cluster.arrive (see internal.h). */
+int cta_cluster_arrive(struct warp *w, uint32_t A)
+{
+    struct cta *c = w->cta;
+    if (A & w->clu_cur)
+        return -1;
+    w->clu_cur |= A;
+    w->clu_arr |= A;
+    c->clu_count += (uint32_t)__builtin_popcount(A);
+    c->bar_pending |= 1u << CTA_BAR_CLUSTER;
+    cluster_try_release(c);
+    return 0;
+}
+
+/* barrier.cluster.wait (see internal.h). */
+int cta_cluster_wait(struct warp *w, uint32_t M)
+{
+    if (M & ~w->clu_arr)
+        return -1;
+    if (!(M & w->clu_cur)) {
+        w->clu_arr &= ~M;
+        return 0;
+    }
+    w->state = WS_PARKED;
+    w->bar_id = CTA_BAR_CLUSTER;
+    w->bar_red = 0;
+    w->bar_mask = M;
+    return 1;
+}
+
+/* Lanes of w exited (see internal.h); the phase may now be complete (release_pending). */
+void cta_lanes_exited(struct warp *w, uint32_t lanes)
+{
+    w->cta->clu_count -= (uint32_t)__builtin_popcount(lanes & w->clu_cur);
+    w->clu_cur &= ~lanes;
+    w->clu_arr &= ~lanes;
+}
+
 /* Try every pending barrier (after threads exited). True if one was released. */
 static bool release_pending(struct cta *c)
 {
@@ -96,6 +160,8 @@ static bool release_pending(struct cta *c)
     for (unsigned id = 0; id < 16; id++)
         if (c->bar_pending >> id & 1)
             any |= try_release(c, id);
+    if (c->bar_pending >> CTA_BAR_CLUSTER & 1)
+        any |= cluster_try_release(c);
     return any;
 }
 
@@ -150,13 +216,20 @@ static void report_deadlock(struct cta *c)
         struct warp *w = &c->warps[i];
         if (w->state != WS_PARKED)
             continue;
-        const struct barrier *b = &c->bars[w->bar_id];
         char msg[256];
-        uint32_t need = b->expected ? b->expected : c->live_threads;
-        snprintf(msg, sizeof msg,
-                 "barrier %u can never complete: %u of %u threads arrived, every other live "
-                 "warp is waiting or has exited",
-                 w->bar_id, b->arrived, need);
+        if (w->bar_id == CTA_BAR_CLUSTER) {
+            snprintf(msg, sizeof msg,
+                     "barrier.cluster can never complete: %u of %u threads arrived, every "
+                     "other live warp is waiting or has exited",
+                     c->clu_count, c->live_threads);
+        } else {
+            const struct barrier *b = &c->bars[w->bar_id];
+            uint32_t need = b->expected ? b->expected : c->live_threads;
+            snprintf(msg, sizeof msg,
+                     "barrier %u can never complete: %u of %u threads arrived, every other "
+                     "live warp is waiting or has exited",
+                     w->bar_id, b->arrived, need);
+        }
         uint32_t pc = w->stk[w->depth - 1].pc;
         interp_fault(w, pc ? pc - 1 : 0, (unsigned)__builtin_ctz(w->bar_mask ? w->bar_mask : 1),
                      TRAP_DEADLOCK, 0, 0, 0, false, msg);
@@ -188,6 +261,8 @@ int cta_begin(struct cta *c, struct launch_state *L, uint64_t linear)
     c->local_mem = c->local_buf;
     memset(c->bars, 0, sizeof c->bars);
     c->bar_pending = 0;
+    c->clu_count = 0;
+    c->clu_phase = 0;
     c->clock0 = 0;
     for (uint32_t i = 0; i < c->nwarps; i++) {
         uint32_t first = i * 32, n = L->nthreads - first;

@@ -102,6 +102,8 @@ struct interp_program {
     unsigned nallocs;
 };
 
+#define INTERP_ATOM_LOCKS 64 /* power of two */
+
 struct interp_dev {
     struct interp_config cfg;
     struct mem *mem;
@@ -113,6 +115,9 @@ struct interp_dev {
     pthread_mutex_t heap_lock;
     uint64_t *deferred;
     size_t ndeferred, deferred_cap;
+    /* spin locks (0 free, 1 held; zero-filled by calloc) serialising 16-byte atomics
+     * (atom.cas/exch.b128) across host threads, picked by address (interp/ops/helpers.h) */
+    uint32_t atom_lock[INTERP_ATOM_LOCKS];
 };
 
 /* ====================================================================== warps */
@@ -180,6 +185,9 @@ struct warp {
 
     uint8_t *local;             /* lane l's local area: local + l * local_stride */
     uint64_t ninsn, nthread;    /* statistics */
+    /* barrier.cluster (split phase, cta.c): lanes that arrived and have not waited yet, and
+     * the subset whose arrival is in the cluster barrier's current (incomplete) phase */
+    uint32_t clu_arr, clu_cur;
 };
 
 /* ====================================================================== CTAs */
@@ -215,7 +223,15 @@ struct cta {
     size_t shared_cap;
     uint8_t *local_buf;
     size_t local_cap;
+    /* barrier.cluster: threads of the current phase that arrived (only live threads: an
+     * arrived thread that exits is taken out again), completed phases */
+    uint32_t clu_count;
+    uint32_t clu_phase;
 };
+
+/* The cluster barrier's slot in warp.bar_id and cta.bar_pending (after the 16 named ones).
+ * Clusters are single-CTA: barrier.cluster waits for every live thread of the CTA. */
+enum { CTA_BAR_CLUSTER = 16 };
 
 /* A host thread running CTAs: up to `nres` resident CTAs interleaved round by round (more
  * than one for cooperative launches, so CTAs spinning on each other make progress). */
@@ -312,6 +328,16 @@ void cta_free(struct cta *c);
  * barrier completes or it only arrives. */
 void cta_barrier(struct warp *w, uint32_t M, uint32_t arrive, unsigned id, unsigned count, int red, uint32_t predv,
                  const struct ir_opnd *dst);
+
+/* barrier.cluster.arrive by lanes A (they do not wait). 0, or -1 when a lane of A already
+ * arrived in the barrier's current phase (each thread arrives once per phase). */
+int cta_cluster_arrive(struct warp *w, uint32_t A);
+/* barrier.cluster.wait by lanes M: 0 when their phase is complete (they go on), 1 when the warp
+ * parked (WS_PARKED) until it completes, -1 when a lane of M waits without having arrived. */
+int cta_cluster_wait(struct warp *w, uint32_t M);
+/* warp.c calls this when lanes exit: an arrival of theirs in the current phase no longer
+ * counts (the barrier waits for non-exited threads only). */
+void cta_lanes_exited(struct warp *w, uint32_t lanes);
 
 /* exec.c: run warp w for about one quantum. Returns the warp state. */
 enum warp_state exec_warp(struct warp *w);

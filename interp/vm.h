@@ -92,6 +92,34 @@ static inline int vm_vec_regs(const struct ir_opnd *all, const struct ir_opnd *o
     return 1;
 }
 
+/* Is atom/red .mode.type one the engine implements (interp/ops/helpers.h vm_atom_elem)?
+ * Selection only: a form it does not implement is "unsupported" at load, never a silent no-op
+ * at run time. 16-bit: cas/exch.b16, add/min/max .f16/.bf16; 32-bit: every integer operation,
+ * f32 add/min/max/exch/cas, add/min/max .f16x2/.bf16x2; 64-bit: every integer operation, f64
+ * add/min/max/exch/cas. (.b128 cas/exch have their own handler.) */
+static inline int vm_atom_form_ok(unsigned mode, unsigned t)
+{
+    const unsigned n = ir_type_size((enum ir_type)t);
+    const int half = t == T_F16 || t == T_BF16 || t == T_F16X2 || t == T_BF16X2;
+    const int flt = t == T_F32 || t == T_F64;
+    const int minmax = mode == MODE_MIN || mode == MODE_MAX;
+    if (half)
+        return (n == 2 || n == 4) && (mode == MODE_ADD || minmax);
+    if (n == 2)
+        return vm_type_is_int(t) && (mode == MODE_CAS || mode == MODE_EXCH);
+    if (n != 4 && n != 8)
+        return 0;
+    if (flt)
+        return mode == MODE_ADD || minmax || mode == MODE_CAS || mode == MODE_EXCH;
+    if (!vm_type_is_int(t))
+        return 0;
+    switch (mode) {
+    case MODE_ADD: case MODE_AND: case MODE_OR: case MODE_XOR: case MODE_EXCH: case MODE_CAS:
+    case MODE_MIN: case MODE_MAX: case MODE_INC: case MODE_DEC: return 1;
+    default: return 0;
+    }
+}
+
 /* ------------------------------------------------------------------------ operand access */
 #define V16(i) (w->r16[O[i].slot])  /* union r16 [32] */
 #define V32(i) (w->r32[O[i].slot])  /* union r32 [32] */

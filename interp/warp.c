@@ -188,6 +188,7 @@ int warp_init(struct warp *w, struct cta *c, uint32_t id, struct xfunc *kf, uint
     w->id = id;
     w->valid = valid;
     w->exited = 0;
+    w->clu_arr = w->clu_cur = 0;
     w->state = WS_RUN;
     w->mc.lo = 0;
     w->mc.span = 0;
@@ -381,6 +382,7 @@ void warp_exit(struct warp *w, uint32_t lanes)
     uint32_t fresh = lanes & ~w->exited;
     w->exited |= lanes;
     w->cta->live_threads -= (uint32_t)__builtin_popcount(fresh);
+    cta_lanes_exited(w, fresh);
     for (uint32_t i = 0; i < w->depth; i++)
         w->stk[i].mask &= ~lanes;
     settle(w);

@@ -6,6 +6,7 @@
 #ifndef PTXEMU_OPS_HELPERS_H
 #define PTXEMU_OPS_HELPERS_H
 
+#include <sched.h>
 #include <string.h>
 
 #include "interp/internal.h"
@@ -262,143 +263,125 @@ static inline struct ir_opnd vm_elem(const struct xfunc *fn, const struct ir_opn
     return e;
 }
 
-/* Atomic read-modify-write of n bytes at p: returns the old value. */
-static inline uint64_t vm_atomic(uint8_t *p, unsigned n, unsigned mode, unsigned type, uint64_t b,
-                                 uint64_t c)
+/*
+ * Atomic read-modify-write of n (4 or 8) bytes at p with an integer or f32/f64 operation:
+ * *old = the previous value; 0, or -1 for a mode/type vm_atom_form_ok rejects (selection
+ * never lets one through; the caller reports it rather than doing nothing). Every form is a
+ * host atomic (fetch-op or compare-and-swap loop), so it is atomic against CTAs on other host
+ * threads. f32/f64 min/max follow the ALU's min/max (a NaN operand is ignored, -0 < +0).
+ */
+static inline int vm_atomic(uint8_t *p, unsigned n, unsigned mode, unsigned type, uint64_t b,
+                            uint64_t c, uint64_t *oldp)
 {
+    const bool sg = vm_type_is_signed(type);
     if (n == 4) {
         uint32_t *q = (uint32_t *)p, old, nv, bb = (uint32_t)b;
         switch (mode) {
         case MODE_ADD:
-            if (type == T_F32) {
-                old = __atomic_load_n(q, __ATOMIC_RELAXED);
-                do {
-                    float f, g;
-                    memcpy(&f, &old, 4);
-                    memcpy(&g, &bb, 4);
-                    f += g;
-                    memcpy(&nv, &f, 4);
-                } while (!__atomic_compare_exchange_n(q, &old, nv, true, __ATOMIC_SEQ_CST,
-                                                      __ATOMIC_RELAXED));
-                return old;
+            if (type != T_F32) {
+                *oldp = __atomic_fetch_add(q, bb, __ATOMIC_SEQ_CST);
+                return 0;
             }
-            return __atomic_fetch_add(q, bb, __ATOMIC_SEQ_CST);
-        case MODE_AND: return __atomic_fetch_and(q, bb, __ATOMIC_SEQ_CST);
-        case MODE_OR: return __atomic_fetch_or(q, bb, __ATOMIC_SEQ_CST);
-        case MODE_XOR: return __atomic_fetch_xor(q, bb, __ATOMIC_SEQ_CST);
-        case MODE_EXCH: return __atomic_exchange_n(q, bb, __ATOMIC_SEQ_CST);
+            break;
+        case MODE_AND: *oldp = __atomic_fetch_and(q, bb, __ATOMIC_SEQ_CST); return 0;
+        case MODE_OR: *oldp = __atomic_fetch_or(q, bb, __ATOMIC_SEQ_CST); return 0;
+        case MODE_XOR: *oldp = __atomic_fetch_xor(q, bb, __ATOMIC_SEQ_CST); return 0;
+        case MODE_EXCH: *oldp = __atomic_exchange_n(q, bb, __ATOMIC_SEQ_CST); return 0;
         case MODE_CAS:
             old = bb;
             __atomic_compare_exchange_n(q, &old, (uint32_t)c, false, __ATOMIC_SEQ_CST,
                                         __ATOMIC_SEQ_CST);
-            return old;
-        default: break;
+            *oldp = old;
+            return 0;
+        case MODE_MIN: case MODE_MAX: case MODE_INC: case MODE_DEC: break;
+        default: return -1;
         }
         old = __atomic_load_n(q, __ATOMIC_RELAXED);
         do {
             switch (mode) {
-            case MODE_MIN:
-                if (type == T_F32) {
-                    float f, g;
-                    memcpy(&f, &old, 4);
-                    memcpy(&g, &bb, 4);
-                    nv = (g < f || f != f) ? bb : old;
-                } else if (vm_type_is_signed(type))
-                    nv = (int32_t)bb < (int32_t)old ? bb : old;
-                else
-                    nv = bb < old ? bb : old;
+            case MODE_ADD: /* f32 */
+                nv = fpu_f2u(fpu_u2f(old) + fpu_u2f(bb));
                 break;
+            case MODE_MIN:
             case MODE_MAX:
-                if (type == T_F32) {
-                    float f, g;
-                    memcpy(&f, &old, 4);
-                    memcpy(&g, &bb, 4);
-                    nv = (g > f || f != f) ? bb : old;
-                } else if (vm_type_is_signed(type))
-                    nv = (int32_t)bb > (int32_t)old ? bb : old;
+                if (type == T_F32)
+                    nv = fpu_f2u(fpu_fminmax32(fpu_u2f(old), fpu_u2f(bb), mode == MODE_MAX, 0, 0));
+                else if (sg)
+                    nv = ((int32_t)bb < (int32_t)old) == (mode == MODE_MIN) ? bb : old;
                 else
-                    nv = bb > old ? bb : old;
+                    nv = (bb < old) == (mode == MODE_MIN) ? bb : old;
+                if (type != T_F32 && bb == old)
+                    nv = old;
                 break;
             case MODE_INC: nv = old >= bb ? 0 : old + 1; break;
-            case MODE_DEC: nv = (old == 0 || old > bb) ? bb : old - 1; break;
-            case MODE_ADD: /* f16x2 / bf16x2 handled by the caller */
-            default: nv = old; break;
+            default: nv = (old == 0 || old > bb) ? bb : old - 1; break; /* MODE_DEC */
             }
         } while (!__atomic_compare_exchange_n(q, &old, nv, true, __ATOMIC_SEQ_CST,
                                               __ATOMIC_RELAXED));
-        return old;
+        *oldp = old;
+        return 0;
     }
     if (n == 8) {
         uint64_t *q = (uint64_t *)p, old, nv;
         switch (mode) {
         case MODE_ADD:
-            if (type == T_F64) {
-                old = __atomic_load_n(q, __ATOMIC_RELAXED);
-                do {
-                    double f, g;
-                    memcpy(&f, &old, 8);
-                    memcpy(&g, &b, 8);
-                    f += g;
-                    memcpy(&nv, &f, 8);
-                } while (!__atomic_compare_exchange_n(q, &old, nv, true, __ATOMIC_SEQ_CST,
-                                                      __ATOMIC_RELAXED));
-                return old;
+            if (type != T_F64) {
+                *oldp = __atomic_fetch_add(q, b, __ATOMIC_SEQ_CST);
+                return 0;
             }
-            return __atomic_fetch_add(q, b, __ATOMIC_SEQ_CST);
-        case MODE_AND: return __atomic_fetch_and(q, b, __ATOMIC_SEQ_CST);
-        case MODE_OR: return __atomic_fetch_or(q, b, __ATOMIC_SEQ_CST);
-        case MODE_XOR: return __atomic_fetch_xor(q, b, __ATOMIC_SEQ_CST);
-        case MODE_EXCH: return __atomic_exchange_n(q, b, __ATOMIC_SEQ_CST);
+            break;
+        case MODE_AND: *oldp = __atomic_fetch_and(q, b, __ATOMIC_SEQ_CST); return 0;
+        case MODE_OR: *oldp = __atomic_fetch_or(q, b, __ATOMIC_SEQ_CST); return 0;
+        case MODE_XOR: *oldp = __atomic_fetch_xor(q, b, __ATOMIC_SEQ_CST); return 0;
+        case MODE_EXCH: *oldp = __atomic_exchange_n(q, b, __ATOMIC_SEQ_CST); return 0;
         case MODE_CAS:
             old = b;
             __atomic_compare_exchange_n(q, &old, c, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
-            return old;
-        default: break;
+            *oldp = old;
+            return 0;
+        case MODE_MIN: case MODE_MAX: case MODE_INC: case MODE_DEC: break;
+        default: return -1;
         }
         old = __atomic_load_n(q, __ATOMIC_RELAXED);
         do {
             switch (mode) {
+            case MODE_ADD: /* f64 */
+                nv = fpu_d2u(fpu_u2d(old) + fpu_u2d(b));
+                break;
             case MODE_MIN:
-                if (type == T_F64) {
-                    double f, g;
-                    memcpy(&f, &old, 8);
-                    memcpy(&g, &b, 8);
-                    nv = (g < f || f != f) ? b : old;
-                } else if (vm_type_is_signed(type))
-                    nv = (int64_t)b < (int64_t)old ? b : old;
-                else
-                    nv = b < old ? b : old;
-                break;
             case MODE_MAX:
-                if (type == T_F64) {
-                    double f, g;
-                    memcpy(&f, &old, 8);
-                    memcpy(&g, &b, 8);
-                    nv = (g > f || f != f) ? b : old;
-                } else if (vm_type_is_signed(type))
-                    nv = (int64_t)b > (int64_t)old ? b : old;
+                if (type == T_F64)
+                    nv = fpu_d2u(fpu_fminmax64(fpu_u2d(old), fpu_u2d(b), mode == MODE_MAX));
+                else if (sg)
+                    nv = ((int64_t)b < (int64_t)old) == (mode == MODE_MIN) ? b : old;
                 else
-                    nv = b > old ? b : old;
+                    nv = (b < old) == (mode == MODE_MIN) ? b : old;
+                if (type != T_F64 && b == old)
+                    nv = old;
                 break;
-            default: nv = old; break;
+            case MODE_INC: nv = old >= b ? 0 : old + 1; break;
+            default: nv = (old == 0 || old > b) ? b : old - 1; break; /* MODE_DEC */
             }
         } while (!__atomic_compare_exchange_n(q, &old, nv, true, __ATOMIC_SEQ_CST,
                                               __ATOMIC_RELAXED));
-        return old;
+        *oldp = old;
+        return 0;
     }
     if (n == 2) {
-        uint16_t *q = (uint16_t *)p, old = __atomic_load_n(q, __ATOMIC_RELAXED);
+        uint16_t *q = (uint16_t *)p, old;
         if (mode == MODE_CAS) {
             old = (uint16_t)b;
             __atomic_compare_exchange_n(q, &old, (uint16_t)c, false, __ATOMIC_SEQ_CST,
                                         __ATOMIC_SEQ_CST);
-            return old;
+            *oldp = old;
+            return 0;
         }
-        if (mode == MODE_EXCH)
-            return __atomic_exchange_n(q, (uint16_t)b, __ATOMIC_SEQ_CST);
-        return old;
+        if (mode == MODE_EXCH) {
+            *oldp = __atomic_exchange_n(q, (uint16_t)b, __ATOMIC_SEQ_CST);
+            return 0;
+        }
     }
-    return 0;
+    return -1;
 }
 
 /* Half-precision helpers for atom.add.f16/bf16(x2): exact float round trips. */
@@ -491,6 +474,84 @@ static inline uint64_t vm_atomic_half_add(uint8_t *p, unsigned n, bool bf, uint6
         }
         nv = (uint32_t)lo | (uint32_t)hi << 16;
     } while (!__atomic_compare_exchange_n(q, &old, nv, true, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
+    return old;
+}
+
+/*
+ * One atomic element of n bytes at p (type t, mode md, operands b, c): *old = the previous
+ * value; 0, or -1 for a form vm_atom_form_ok rejects. Beyond vm_atomic: f16/bf16(x2) add
+ * (vm_atomic_half_add), f16/bf16(x2) min/max (CAS loop with the ALU's min/max: a NaN operand
+ * is ignored, -0 < +0), and f32 add with subnormal inputs and results flushed to
+ * sign-preserving zero, as PTX defines atom/red.add.f32. All are host atomics.
+ */
+static inline int vm_atom_elem(uint8_t *p, unsigned t, unsigned n, unsigned md, uint64_t b,
+                               uint64_t c, uint64_t *old)
+{
+    const bool half = t == T_F16 || t == T_F16X2 || t == T_BF16 || t == T_BF16X2;
+    const bool bf = t == T_BF16 || t == T_BF16X2;
+    if (half && md == MODE_ADD) {
+        *old = vm_atomic_half_add(p, n, bf, b);
+        return 0;
+    }
+    if (half && (md == MODE_MIN || md == MODE_MAX) && n == 2) {
+        uint16_t *q = (uint16_t *)p, o = __atomic_load_n(q, __ATOMIC_RELAXED), v;
+        do {
+            v = fpu_hminmax(o, (uint16_t)b, bf, md == MODE_MAX, 0, 0, 0, 0);
+        } while (!__atomic_compare_exchange_n(q, &o, v, true, __ATOMIC_SEQ_CST,
+                                              __ATOMIC_RELAXED));
+        *old = o;
+        return 0;
+    }
+    if (half && (md == MODE_MIN || md == MODE_MAX) && n == 4) {
+        uint32_t *q = (uint32_t *)p, o = __atomic_load_n(q, __ATOMIC_RELAXED), v;
+        do {
+            v = fpu_hminmax2(o, (uint32_t)b, bf, md == MODE_MAX, 0, 0, 0, 0);
+        } while (!__atomic_compare_exchange_n(q, &o, v, true, __ATOMIC_SEQ_CST,
+                                              __ATOMIC_RELAXED));
+        *old = o;
+        return 0;
+    }
+    if (half && n == 4)
+        return -1; /* no bitwise / exchange forms on packed halves */
+    if (md == MODE_ADD && t == T_F32) {
+        uint32_t *q = (uint32_t *)p, o = __atomic_load_n(q, __ATOMIC_RELAXED), v;
+        do {
+            v = fpu_f2u(fpu_ftz32(fpu_ftz32(fpu_u2f(o)) + fpu_ftz32(fpu_u2f((uint32_t)b))));
+        } while (!__atomic_compare_exchange_n(q, &o, v, true, __ATOMIC_SEQ_CST,
+                                              __ATOMIC_RELAXED));
+        *old = o;
+        return 0;
+    }
+    return vm_atomic(p, n, md, t, b, c, old);
+}
+
+/* The device's spin lock for the 16 bytes at p (atom.cas/exch.b128). */
+static inline uint32_t *vm_lock128(struct interp_dev *d, const void *p)
+{
+    uintptr_t a = (uintptr_t)p >> 4;
+    return &d->atom_lock[(a ^ a >> 6 ^ a >> 12) & (INTERP_ATOM_LOCKS - 1)];
+}
+
+/*
+ * atom.cas.b128 (cas: replace *p by c if it equals b) / atom.exch.b128 (replace by b) on the
+ * 16 bytes at p, returning the old value: under the address's spin lock from the device's
+ * stripe table, so it is atomic against every other 16-byte atomic on any host thread (the
+ * x86-64 baseline has no 16-byte compare-and-swap without libatomic).
+ */
+static inline unsigned __int128 vm_atomic128(struct interp_dev *d, uint8_t *p, bool cas,
+                                             unsigned __int128 b, unsigned __int128 c)
+{
+    uint32_t *lk = vm_lock128(d, p);
+    while (__atomic_exchange_n(lk, 1u, __ATOMIC_ACQUIRE))
+        while (__atomic_load_n(lk, __ATOMIC_RELAXED))
+            sched_yield();
+    unsigned __int128 old;
+    memcpy(&old, p, 16);
+    if (!cas)
+        memcpy(p, &b, 16);
+    else if (old == b)
+        memcpy(p, &c, 16);
+    __atomic_store_n(lk, 0u, __ATOMIC_RELEASE);
     return old;
 }
 

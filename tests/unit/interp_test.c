@@ -1,7 +1,8 @@
 /*
  * tests/unit/interp_test.c — the interpreter core on hand-built IR (no parser involved):
- * SIMT divergence and reconvergence, barriers and deadlock, calls with .param passing under
- * divergence, warp votes, the fault kinds and their reports, parallel CTAs with atomics.
+ * SIMT divergence and reconvergence, barriers (also barrier.cluster) and deadlock, calls
+ * with .param passing under divergence, warp votes, the fault kinds and their reports,
+ * parallel CTAs with atomics, atom forms rejected at load.
  *
  * Kernels use only move / memory / control / warp instructions (shfl.up's validity predicate
  * makes a lane-dependent predicate without the ALU families); results are accumulated with
@@ -308,6 +309,64 @@ static struct tb *k_barrier(bool half)
     return t;
 }
 
+/* barrier.cluster split phase. Every thread: atom.shared.add [cnt], 1; barrier.cluster.arrive;
+ * atom.shared.add [cnt2], 1 (work between arrive and wait); barrier.cluster.wait;
+ * ld.shared r2, [cnt]; red.add [out], r2. `mode` 1: warps other than 0 wait at bar.sync 1
+ * instead of arriving (a deadlock); 2: lanes >= 16 wait without having arrived (a fault). */
+static struct tb *k_cluster(int mode)
+{
+    struct tb *t = tb_new();
+    uint32_t ps;
+    tb_func(t, 0, "cluster", true, 0, 4, 2, 2);
+    uint32_t sh = t->m.nsyms++;
+    t->syms[sh] = (struct ir_sym){.name = tb_str(t, "cnt"), .space = SP_SHARED, .type = T_U32,
+                                  .vec = 1, .align = 4, .size = 8, .offset = 0, .func = -1};
+    t->m.shared_size = 8;
+    prologue(t, &ps);
+    tb_ins(t, OP_ATOM, (struct iopt){.t0 = T_U32, .space = SP_SHARED, .mode = MODE_ADD}, 3,
+           D(RF_B32, 3), A(RF_B32, IR_NOSLOT, sh, 0), I(t, RF_B32, 1));
+    if (mode == 1) {
+        uint32_t pc = tb_ins(t, OP_SETP, (struct iopt){.t0 = T_U32}, 4, D(RF_PRED, 1),
+                             (struct ir_opnd){.kind = OPK_NONE, .slot = IR_NOSLOT,
+                                              .sym = IR_NOSYM},
+                             S(t, SR_TID_X), I(t, RF_B32, 32));
+        t->fn[t->cur].insns[pc].cmp = CMP_LT;
+        tb_ins(t, OP_BAR, (struct iopt){.mode = MODE_SYNC, .guard = 2, .neg = true}, 1,
+               I(t, RF_B32, 1));
+        tb_ins(t, OP_BARRIER_CLUSTER, (struct iopt){.mode = MODE_ARRIVE, .guard = 2}, 0);
+    } else if (mode == 2) {
+        /* %p0 (lane >= 16, from the prologue) skips the arrive */
+        tb_ins(t, OP_BARRIER_CLUSTER, (struct iopt){.mode = MODE_ARRIVE, .guard = 1, .neg = true},
+               0);
+    } else {
+        tb_ins(t, OP_BARRIER_CLUSTER, (struct iopt){.mode = MODE_ARRIVE}, 0);
+    }
+    tb_ins(t, OP_ATOM, (struct iopt){.t0 = T_U32, .space = SP_SHARED, .mode = MODE_ADD}, 3,
+           D(RF_B32, 3), A(RF_B32, IR_NOSLOT, sh, 4), I(t, RF_B32, 1));
+    tb_ins(t, OP_BARRIER_CLUSTER, (struct iopt){.mod1 = MOD_WAIT}, 0);
+    tb_ins(t, OP_LD, (struct iopt){.t0 = T_U32, .space = SP_SHARED}, 2, D(RF_B32, 2),
+           A(RF_B32, IR_NOSLOT, sh, 0));
+    tb_ins(t, OP_RED, (struct iopt){.t0 = T_U32, .space = SP_GLOBAL, .mode = MODE_ADD}, 2,
+           A(RF_B64, 0, IR_NOSYM, 0), R(RF_B32, 2));
+    tb_ins(t, OP_EXIT, (struct iopt){0}, 0);
+    return t;
+}
+
+/* One atom.global.MODE.T [out], 1 (64-bit or 16-bit operands by the type's size): a form the
+ * engine does not implement must be rejected when the program loads. */
+static struct tb *k_atom_form(unsigned mode, unsigned type)
+{
+    struct tb *t = tb_new();
+    uint32_t ps;
+    tb_func(t, 0, "atomform", true, 2, 4, 2, 2);
+    prologue(t, &ps);
+    const unsigned rf = ir_type_size((enum ir_type)type) == 2 ? RF_B16 : RF_B32;
+    tb_ins(t, OP_ATOM, (struct iopt){.t0 = type, .space = SP_GLOBAL, .mode = mode}, 3,
+           D(rf, 1), A(RF_B64, 0, IR_NOSYM, 0), I(t, rf, 1));
+    tb_ins(t, OP_EXIT, (struct iopt){0}, 0);
+    return t;
+}
+
 /* func id(a) -> a; kernel: param0 = 7; @p call (ret), id, (param0); red.add [out+4], ret;
  * plus a second, unguarded call with 5: red.add [out], ret. */
 static struct tb *k_call(void)
@@ -480,6 +539,52 @@ int main(void)
            "waiting or has exited",
            "half barrier: message");
     is_int(interp_trap_cuda_error(r.trap.kind), 702, "deadlock -> cudaErrorLaunchTimeout");
+    free(t);
+
+    t = k_cluster(0);
+    run(t, 1, 96, 1, &r);
+    is_int(r.rc, 0, "cluster barrier: completes");
+    is_uint(r.out[0], 96 * 96, "cluster barrier: every thread sees all 96 increments after wait");
+    run(t, 32, 80, 2, &r);
+    is_uint(r.out[0], 32 * 80 * 80, "cluster barrier: 32 CTAs of 80 (partial warp) on 2 threads");
+    free(t);
+
+    t = k_cluster(1);
+    run(t, 1, 64, 1, &r);
+    is_int(r.rc, 1, "cluster barrier vs bar.sync: traps");
+    is_int(r.trap.kind, TRAP_DEADLOCK, "cluster barrier vs bar.sync: deadlock");
+    is_str(r.trap.msg,
+           "barrier.cluster can never complete: 32 of 64 threads arrived, every other live "
+           "warp is waiting or has exited",
+           "cluster barrier deadlock: message");
+    free(t);
+
+    t = k_cluster(2);
+    run(t, 1, 32, 1, &r);
+    is_int(r.rc, 1, "cluster wait without arrive: traps");
+    is_int(r.trap.kind, TRAP_ILLEGAL, "cluster wait without arrive: illegal instruction");
+    is_uint(r.trap.tid[0], 16, "cluster wait without arrive: first lane that did not arrive");
+    free(t);
+
+    /* atom.add.u16 / atom.or.b16 / atom.and.f16x2 are no PTX forms (ptxas rejects them) and
+     * used to be silent no-ops; atom.cas.b16 and atom.add.u32 load (and run). The rejected
+     * loads print "unsupported: ..." on stderr. */
+    t = k_atom_form(MODE_ADD, T_U16);
+    run(t, 1, 32, 1, &r);
+    is_int(r.rc, -101, "atom.add.u16: rejected at load");
+    free(t);
+    t = k_atom_form(MODE_OR, T_B16);
+    run(t, 1, 32, 1, &r);
+    is_int(r.rc, -101, "atom.or.b16: rejected at load");
+    free(t);
+    t = k_atom_form(MODE_AND, T_F16X2);
+    run(t, 1, 32, 1, &r);
+    is_int(r.rc, -101, "atom.and.f16x2: rejected at load");
+    free(t);
+    t = k_atom_form(MODE_ADD, T_U32);
+    run(t, 1, 32, 1, &r);
+    is_int(r.rc, 0, "atom.add.u32: loads and runs");
+    is_uint(r.out[0], 32, "atom.add.u32: 32 increments");
     free(t);
 
     t = k_call();
