@@ -74,6 +74,13 @@ struct decoded {   /* a decoded mnemonic token (cached by its spelling) */
     int16_t op;
     uint16_t nmods;
     uint32_t mods;  /* index into b->dmods */
+    /* minimum PTX ISA version and target of this spelling (isa_req.def), computed at its
+       first use (req_done); *_rule / *_mod name the cause for the note (rule 0: the opcode
+       itself, mod 0: no modifier) */
+    uint8_t req_done, arch_rule;
+    uint16_t ver_req, sm_req, arch_sm;
+    uint8_t ver_rule, sm_rule;
+    uint16_t ver_mod, sm_mod, arch_mod;
 };
 
 struct fmtpos {
@@ -217,7 +224,49 @@ struct ptx_builder {
     struct ir_opnd addr;
     uint32_t addr_off;
     int insn_bad;
+
+    /* ISA version / target notes (isa_req.def) */
+    uint16_t isa_ver;        /* module .version as major << 8 | minor; UINT16_MAX: absent */
+    uint16_t isa_sm;         /* module .target sm_NN; UINT16_MAX: absent */
+    uint8_t isa_arch;        /* the sm_ target has an `a` / `f` suffix (or there is none) */
+    char isa_target[16];     /* the sm_ token as written */
+    uint32_t isa_nnotes, isa_suppressed;
+    uint8_t *isa_seen;       /* 3 bits per (rule, opcode): note given for version/target/arch */
 };
+
+/* ===================================================== ISA version / target notes */
+
+/* A minimum PTX ISA version (major << 8 | minor) and target (sm_NN, arch 'a': needs an
+ * architecture-specific or family target) — one per opcode and one per rule (isa_req.def). */
+struct isa_req {
+    uint16_t ver;
+    uint16_t sm;
+    uint8_t arch;
+};
+
+static const struct isa_req isa_op_req[OP__COUNT] = {
+#define REQ(id, maj, min, sm, arch) [OP_##id] = {(maj) << 8 | (min), sm, arch},
+#include "frontend/isa_req.def"
+#undef REQ
+};
+
+enum isa_rule {
+    ISR_OPCODE = 0, /* the opcode's own row */
+#define RULE(id, maj, min, sm, arch) ISR_##id,
+#include "frontend/isa_req.def"
+#undef RULE
+    ISR__COUNT
+};
+
+static const struct isa_req isa_rule_req[ISR__COUNT] = {
+#define RULE(id, maj, min, sm, arch) [ISR_##id] = {(maj) << 8 | (min), sm, arch},
+#include "frontend/isa_req.def"
+#undef RULE
+};
+
+#define ISA_NOTE_CAP 20 /* notes per module; the rest are counted in one summary note */
+#define TB(t) (UINT64_C(1) << (t))
+_Static_assert(T__COUNT <= 64, "type sets are 64-bit masks");
 
 static int b_grow(struct ptx_builder *b, void **arr, uint32_t *cap, size_t esz)
 {
@@ -787,6 +836,7 @@ void b_version(struct ptx_builder *b, struct ptx_tok t)
     }
     b->m->version_major = (uint8_t)maj;
     b->m->version_minor = (uint8_t)min;
+    b->isa_ver = (uint16_t)(maj << 8 | min);
 }
 
 /* One item of .target (sm_XX[a|f], texmode_*, debug, map_f64_to_f32). */
@@ -805,6 +855,9 @@ void b_target(struct ptx_builder *b, struct ptx_tok t)
         for (uint32_t i = 3; i < t.len && s[i] >= '0' && s[i] <= '9'; i++)
             v = v * 10 + (unsigned)(s[i] - '0');
         m->target_sm = v;
+        b->isa_sm = (uint16_t)(v < UINT16_MAX ? v : UINT16_MAX - 1);
+        b->isa_arch = s[t.len - 1] == 'a' || s[t.len - 1] == 'f';
+        snprintf(b->isa_target, sizeof b->isa_target, "%.*s", (int)t.len, s);
     } else if (t.len == 5 && memcmp(s, "debug", 5) == 0) {
         m->target_debug = true;
     } else if (t.len == 19 && memcmp(s, "texmode_independent", 19) == 0) {
@@ -826,6 +879,7 @@ void b_address_size(struct ptx_builder *b, struct ptx_tok t)
         return;
     }
     b->m->address_size = (uint8_t)v;
+    b->m->address_size_declared = true;
 }
 
 /* .file N "name" */
@@ -1472,6 +1526,9 @@ static void params_done(struct ptx_builder *b)
 }
 
 /* A performance directive keyword (.maxntid, .reqntid, .noreturn, …). */
+static void isa_feature(struct ptx_builder *b, unsigned rule, const char *what, int len,
+                        uint32_t off);
+
 void b_perf(struct ptx_builder *b, struct ptx_tok t)
 {
     params_done(b);
@@ -1488,10 +1545,16 @@ void b_perf(struct ptx_builder *b, struct ptx_tok t)
                    : IS("abi_preserve_control") ? 8 : IS("local_maxnreg") ? 9 : 0;
     if (IS("noreturn"))
         f->noreturn = 1;
-    if (IS("blocksareclusters"))
+    if (IS("blocksareclusters")) {
         f->blocksareclusters = 1;
+        isa_feature(b, ISR_DIR_BLOCKSARECLUSTERS, s - 1, (int)t.len, t.off);
+    }
     if (IS("explicitcluster"))
         f->explicitcluster = 1;
+    if (IS("explicitcluster") || b->perf_kind == 5 || b->perf_kind == 6)
+        isa_feature(b, ISR_DIR_CLUSTER, s - 1, (int)t.len, t.off);
+    if (b->perf_kind == 7 || b->perf_kind == 8)
+        isa_feature(b, ISR_DIR_ABI_PRESERVE, s - 1, (int)t.len, t.off);
 #undef IS
 }
 
@@ -1887,6 +1950,427 @@ static void apply_mod(struct ptx_builder *b, struct ir_insn *in, int md, uint32_
     }
 }
 
+/* ISA notes (continued): rules and reports */
+
+/* Raise dc's requirements to those of rule (ISR_OPCODE: the opcode row); mod is the modifier
+ * that triggered the rule (0: the opcode itself), named in the note. */
+static void isa_need(struct decoded *dc, unsigned rule, unsigned mod)
+{
+    const struct isa_req *r = rule ? &isa_rule_req[rule] : &isa_op_req[dc->op];
+    if (r->ver > dc->ver_req) {
+        dc->ver_req = r->ver;
+        dc->ver_rule = (uint8_t)rule;
+        dc->ver_mod = (uint16_t)mod;
+    }
+    if (r->sm > dc->sm_req) {
+        dc->sm_req = r->sm;
+        dc->sm_rule = (uint8_t)rule;
+        dc->sm_mod = (uint16_t)mod;
+    }
+    if (r->arch && r->sm > dc->arch_sm) {
+        dc->arch_sm = r->sm;
+        dc->arch_rule = (uint8_t)rule;
+        dc->arch_mod = (uint16_t)mod;
+    }
+}
+
+/* Minimum version / target of an opcode (build.h). */
+void ptx_isa_op_req(unsigned op, unsigned *ver, unsigned *sm, int *arch)
+{
+    const struct isa_req *r = op < OP__COUNT ? &isa_op_req[op] : &isa_rule_req[0];
+    *ver = r->ver;
+    *sm = r->sm;
+    *arch = r->arch;
+}
+
+/* The first modifier of mods[0, n) that is one of the types in set (0 if none). */
+static unsigned isa_type_mod(const uint16_t *mods, unsigned n, uint64_t set)
+{
+    for (unsigned i = 0; i < n; i++)
+        if (ir_mod_kind((enum ir_mod)mods[i]) == MK_TYPE &&
+            (set & TB(ir_mod_value((enum ir_mod)mods[i]))))
+            return mods[i];
+    return 0;
+}
+
+/* The first modifier of mods[0, n) of the given kind (0 if none). */
+static unsigned isa_kind_mod(const uint16_t *mods, unsigned n, enum ir_mod_kind k)
+{
+    for (unsigned i = 0; i < n; i++)
+        if (ir_mod_kind((enum ir_mod)mods[i]) == k)
+            return mods[i];
+    return 0;
+}
+
+/* Compute the version / target requirements of a decoded mnemonic from its opcode row and
+ * the rules its modifiers and types match (in: the instruction with the modifiers applied;
+ * map_f64: the module's .target has map_f64_to_f32, so .f64 needs no sm_13). Runs once per
+ * distinct mnemonic spelling. */
+static void isa_rules(struct decoded *dc, const struct ir_insn *in, const uint16_t *mods,
+                      unsigned n, int map_f64)
+{
+    const uint64_t f16s = TB(T_F16) | TB(T_F16X2), bf16s = TB(T_BF16) | TB(T_BF16X2);
+    const uint64_t fp8 = TB(T_E4M3) | TB(T_E5M2) | TB(T_E4M3X2) | TB(T_E5M2X2) |
+                         TB(T_E4M3X4) | TB(T_E5M2X4);
+    const uint64_t fp64 = TB(T_E2M1) | TB(T_E2M3) | TB(T_E3M2) | TB(T_UE8M0) | TB(T_UE4M3) |
+                          TB(T_E2M3X2) | TB(T_E3M2X2) | TB(T_E2M1X2) | TB(T_UE8M0X2) |
+                          TB(T_E2M3X4) | TB(T_E3M2X4) | TB(T_E2M1X4);
+    const uint64_t w64 = TB(T_B64) | TB(T_U64) | TB(T_S64);
+    const uint64_t f64 = map_f64 ? 0 : TB(T_F64);
+    uint64_t tys = 0;
+    for (unsigned i = 0; i < n; i++)
+        if (ir_mod_kind((enum ir_mod)mods[i]) == MK_TYPE)
+            tys |= TB(ir_mod_value((enum ir_mod)mods[i]));
+#define NEED_T(rule, set)                                                                     \
+    do {                                                                                      \
+        if (tys & (set))                                                                      \
+            isa_need(dc, ISR_##rule, isa_type_mod(mods, n, set));                             \
+    } while (0)
+#define NEED_M(rule, md)                                                                      \
+    do {                                                                                      \
+        for (unsigned i_ = 0; i_ < n; i_++)                                                   \
+            if (mods[i_] == (md)) {                                                           \
+                isa_need(dc, ISR_##rule, md);                                                 \
+                break;                                                                        \
+            }                                                                                 \
+    } while (0)
+    isa_need(dc, ISR_OPCODE, 0);
+    switch (in->op) {
+    case OP_ADD: case OP_SUB: case OP_MUL: case OP_SETP: case OP_SET:
+        if (in->op == OP_SET && !(TB(in->type[0]) & (f16s | bf16s)))
+            NEED_T(SET_F16, f16s);
+        if (in->type[0] == T_F32 && (tys & (f16s | bf16s)))
+            isa_need(dc, ISR_MIXED_F32, isa_type_mod(mods, n, f16s | bf16s));
+        NEED_T(F16_ARITH, f16s);
+        NEED_T(BF16_ARITH, bf16s);
+        NEED_T(F32X2, TB(T_F32X2));
+        NEED_T(F64, f64);
+        break;
+    case OP_FMA:
+        NEED_T(F16_ARITH, f16s);
+        NEED_T(BF16_FMA, bf16s);
+        NEED_T(F32X2, TB(T_F32X2));
+        NEED_T(F32_IEEE, TB(T_F32));
+        if (in->type[0] == T_F32 && (tys & (f16s | bf16s)))
+            isa_need(dc, ISR_MIXED_F32, isa_type_mod(mods, n, f16s | bf16s));
+        NEED_M(FMA_RELU, MOD_RELU);
+        NEED_M(FMA_OOB, MOD_OOB);
+        break;
+    case OP_MAD:
+        if (in->rnd)
+            NEED_T(F32_IEEE, TB(T_F32));
+        NEED_T(F64, f64);
+        break;
+    case OP_NEG: case OP_ABS:
+        NEED_T(F16_NEGABS, f16s);
+        if (in->op == OP_ABS)
+            NEED_T(F16_ABS, f16s);
+        NEED_T(BF16_FMA, bf16s);
+        NEED_T(F64, f64);
+        break;
+    case OP_MIN: case OP_MAX:
+        NEED_T(HALF_MINMAX, f16s | bf16s);
+        NEED_T(INT_MINMAX_X2, TB(T_U16X2) | TB(T_S16X2));
+        if ((in->fl & IR_FL(FL_RELU)) && !(tys & (f16s | bf16s | TB(T_F32) | TB(T_F64))))
+            isa_need(dc, ISR_INT_MINMAX_X2, MOD_RELU);
+        NEED_M(MINMAX_NAN, MOD_NAN_FLAG);
+        NEED_M(MINMAX_XORSIGN, MOD_XORSIGN);
+        NEED_T(F64, f64);
+        break;
+    case OP_EX2: case OP_TANH:
+        NEED_T(F16_SFU, f16s);
+        NEED_T(BF16_SFU, bf16s);
+        break;
+    case OP_DIV: case OP_RCP: case OP_SQRT:
+        if (in->rnd && (tys & TB(T_F32)))
+            isa_need(dc, ISR_F32_IEEE, isa_kind_mod(mods, n, MK_RND));
+        NEED_T(F64, f64);
+        break;
+    case OP_MOV:
+        NEED_T(B128_LDST, TB(T_B128));
+        break;
+    case OP_LD: case OP_ST: case OP_LDU:
+        NEED_T(B128_LDST, TB(T_B128));
+        if (in->vec * ir_type_size((enum ir_type)in->type[0]) == 32)
+            isa_need(dc, ISR_LDST_256, in->vec == 8 ? MOD_V8 : MOD_V4);
+        NEED_M(LD_NC, MOD_NC);
+        if (in->sem == SEM_WEAK || (in->sem >= SEM_RELAXED && in->sem <= SEM_ACQ_REL))
+            isa_need(dc, ISR_MEM_SEM, isa_kind_mod(mods, n, MK_SEM));
+        break;
+    case OP_ATOM: case OP_RED:
+        NEED_T(B128_ATOM, TB(T_B128));
+        if (in->vec > 1)
+            isa_need(dc, ISR_ATOM_VEC, in->vec == 2 ? MOD_V2 : in->vec == 4 ? MOD_V4 : MOD_V8);
+        if (in->mode == MODE_ADD) {
+            NEED_T(ATOM_F64, TB(T_F64));
+            NEED_T(ATOM_F16, TB(T_F16));
+            NEED_T(ATOM_F16X2, TB(T_F16X2));
+            NEED_T(ATOM_BF16, bf16s);
+            NEED_T(ATOM_F32, TB(T_F32));
+        }
+        NEED_T(ATOM_SM12, w64);
+        if (in->mode >= MODE_MIN && in->mode <= MODE_MAX && (tys & w64))
+            isa_need(dc, ISR_ATOM64_MINMAX, isa_type_mod(mods, n, w64));
+        if (in->mode >= MODE_AND && in->mode <= MODE_XOR && (tys & w64))
+            isa_need(dc, ISR_ATOM64_MINMAX, isa_type_mod(mods, n, w64));
+        if (in->mode == MODE_CAS)
+            NEED_T(ATOM_CAS16, TB(T_B16));
+        NEED_M(ATOM_SM12, MOD_SHARED);
+        if (in->scope == SCOPE_CTA || in->scope == SCOPE_GPU || in->scope == SCOPE_SYS)
+            isa_need(dc, ISR_ATOM_SCOPE, isa_kind_mod(mods, n, MK_SCOPE));
+        if (in->sem >= SEM_RELAXED && in->sem <= SEM_ACQ_REL)
+            isa_need(dc, ISR_MEM_SEM, isa_kind_mod(mods, n, MK_SEM));
+        break;
+    case OP_VOTE: case OP_SHFL:
+        NEED_M(WARP_SYNC, MOD_SYNC);
+        break;
+    case OP_CVT:
+        NEED_T(FP8, fp8);
+        NEED_T(FP6_FP4, fp64);
+        NEED_T(CVT_SM80, TB(T_TF32) | bf16s);
+        NEED_M(CVT_SM80, MOD_RELU);
+        if (in->type[0] == T_F16X2 && in->type[1] == T_F32)
+            isa_need(dc, ISR_CVT_SM80, MOD_F16X2);
+        NEED_T(F64, f64);
+        if (in->rnd == RND_RS)
+            isa_need(dc, ISR_CVT_RS, MOD_RS);
+        if (in->type[0] == T_TF32 && in->rnd == RND_RN)
+            isa_need(dc, ISR_CVT_TF32_RN, MOD_RN);
+        if (in->type[0] == T_TF32 && (in->fl & IR_FL(FL_SATFINITE)) && in->rnd != RND_RNA)
+            isa_need(dc, ISR_CVT_TF32_SATFINITE, MOD_SATFINITE);
+        break;
+    case OP_CVT_PACK:
+        NEED_T(CVT_PACK_SUB, TB(T_U4) | TB(T_S4));
+        break;
+    case OP_CVTA: case OP_ISSPACEP:
+        NEED_M(CVTA_PARAM, MOD_PARAM);
+        break;
+    case OP_LOP3:
+        if (in->bop)
+            isa_need(dc, ISR_LOP3_BOOL,
+                     in->bop == BOP_AND ? MOD_AND : in->bop == BOP_OR ? MOD_OR : MOD_XOR);
+        break;
+    case OP_MBARRIER_ARRIVE: case OP_MBARRIER_ARRIVE_DROP: case OP_MBARRIER_TEST_WAIT:
+        NEED_M(MBAR_EXPECT_TX, MOD_EXPECT_TX);
+        if (in->sem == SEM_RELEASE || in->sem == SEM_ACQUIRE || in->sem == SEM_RELAXED)
+            isa_need(dc, ISR_MBAR_SEM, isa_kind_mod(mods, n, MK_SEM));
+        break;
+    case OP_BARRIER_CLUSTER:
+        if (in->sem == SEM_RELEASE || in->sem == SEM_ACQUIRE || in->sem == SEM_RELAXED)
+            isa_need(dc, ISR_BARRIER_CLUSTER_SEM, isa_kind_mod(mods, n, MK_SEM));
+        break;
+    case OP_BARRIER:
+        NEED_M(BAR_CTA, MOD_CTA);
+        break;
+    case OP_ST_ASYNC: case OP_RED_ASYNC:
+        NEED_M(ASYNC_GLOBAL, MOD_GLOBAL);
+        break;
+    case OP_REDUX:
+        NEED_T(REDUX_F32, TB(T_F32));
+        break;
+    case OP_TEX:
+        NEED_M(TEX_SM30, MOD_GEOM_2DMS);
+        NEED_M(TEX_SM30, MOD_GEOM_A2DMS);
+        NEED_T(F16_ARITH, f16s);
+        break;
+    case OP_TLD4:
+        NEED_M(TEX_SM30, MOD_GEOM_A2D);
+        NEED_M(TEX_SM30, MOD_GEOM_CUBE);
+        NEED_M(TEX_SM30, MOD_GEOM_ACUBE);
+        break;
+    case OP_TXQ:
+        NEED_M(TEX_SM30, MOD_LEVEL);
+        NEED_M(TEX_SM30, MOD_NUM_SAMPLES);
+        break;
+    case OP_BAR:
+        NEED_M(BAR_CTA, MOD_CTA);
+        NEED_M(BAR_ARRIVE_RED, MOD_ARRIVE);
+        NEED_M(BAR_ARRIVE_RED, MOD_RED);
+        break;
+    case OP_MEMBAR:
+        NEED_M(MEMBAR_SYS, MOD_SYS);
+        NEED_M(MEMBAR_PROXY, MOD_PROXY);
+        break;
+    case OP_FENCE:
+        NEED_M(FENCE_PROXY, MOD_PROXY);
+        NEED_M(PROXY_ASYNC, MOD_ASYNC);
+        NEED_M(PROXY_TENSORMAP, MOD_TENSORMAP_GENERIC);
+        NEED_M(PROXY_TENSORMAP, MOD_ASYNC_GENERIC);
+        NEED_M(FENCE_MBARRIER_INIT, MOD_MBARRIER_INIT);
+        NEED_M(SYNC_RESTRICT, MOD_SYNC_RESTRICT_SHARED_CTA);
+        NEED_M(SYNC_RESTRICT, MOD_SYNC_RESTRICT_SHARED_CLUSTER);
+        break;
+    case OP_PREFETCH:
+        NEED_M(PREFETCH_EVICT, MOD_L2_EVICT_LAST);
+        NEED_M(PREFETCH_EVICT, MOD_L2_EVICT_NORMAL);
+        NEED_M(PREFETCH_TENSORMAP, MOD_TENSORMAP);
+        break;
+    case OP_LDMATRIX: case OP_STMATRIX:
+        NEED_M(LDMATRIX_SM100, MOD_M16N16);
+        NEED_M(LDMATRIX_SM100, MOD_M8N16);
+        if (in->op == OP_STMATRIX)
+            NEED_M(LDMATRIX_SM100, MOD_M16N8);
+        NEED_T(LDMATRIX_SM100, TB(T_B8));
+        break;
+    case OP_MMA: case OP_MMA_SP: case OP_MMA_SP_ORDERED:
+        NEED_M(MMA_SM75, MOD_M16N8K8);
+        NEED_M(MMA_SM75, MOD_M8N8K16);
+        NEED_M(MMA_SM75, MOD_M8N8K32);
+        NEED_M(MMA_SM75, MOD_M8N8K128);
+        NEED_M(MMA_SM80, MOD_M16N8K4);
+        NEED_M(MMA_SM80, MOD_M16N8K16);
+        NEED_M(MMA_SM80, MOD_M16N8K32);
+        NEED_M(MMA_SM80, MOD_M16N8K64);
+        NEED_M(MMA_SM80, MOD_M16N8K128);
+        NEED_M(MMA_SM80, MOD_M16N8K256);
+        NEED_T(MMA_SM80, TB(T_F64) | TB(T_BF16) | TB(T_TF32));
+        if (tys & TB(T_F64)) {
+            NEED_M(MMA_F64_SM90, MOD_M16N8K4);
+            NEED_M(MMA_F64_SM90, MOD_M16N8K8);
+            NEED_M(MMA_F64_SM90, MOD_M16N8K16);
+        }
+        NEED_T(MMA_FP8, fp8);
+        NEED_T(FP6_FP4, fp64);
+        for (unsigned i = 0; i < n; i++)
+            if ((mods[i] >= MOD_KIND_F16 && mods[i] <= MOD_KIND_MXF4NVF4) ||
+                mods[i] == MOD_BLOCK_SCALE) {
+                isa_need(dc, ISR_MMA_KIND, mods[i]);
+                break;
+            }
+        break;
+    case OP_WMMA_LOAD: case OP_WMMA_STORE: case OP_WMMA_MMA:
+        NEED_T(WMMA_SM80, TB(T_F64) | TB(T_BF16) | TB(T_TF32));
+        NEED_T(WMMA_INT, TB(T_S8) | TB(T_U8) | TB(T_S32));
+        NEED_T(WMMA_SUBBYTE, TB(T_S4) | TB(T_U4) | TB(T_B1));
+        NEED_M(WMMA_SUBBYTE, MOD_M8N8K32);
+        NEED_M(WMMA_SUBBYTE, MOD_M8N8K128);
+        break;
+    default:
+        break;
+    }
+    /* modifiers that need a newer ISA on any opcode */
+    NEED_M(CLUSTER, MOD_SHARED_CLUSTER);
+    NEED_M(CLUSTER, MOD_CLUSTER);
+    NEED_M(CLUSTER, MOD_MULTICAST_CLUSTER);
+    NEED_M(CLUSTER, MOD_MULTICAST_CLUSTER_ALL);
+    NEED_M(L2_CACHE_HINT, MOD_L2_CACHE_HINT);
+    NEED_M(CP_MASK, MOD_CP_MASK);
+    if (in->op != OP_CP_ASYNC) /* ptxas 13 takes cp.async.shared::cta from PTX 7.0 */
+        NEED_M(SHARED_CTA, MOD_SHARED_CTA);
+    NEED_M(MMIO, MOD_MMIO);
+    NEED_M(L2_PREFETCH, MOD_L2_64B);
+    NEED_M(L2_PREFETCH, MOD_L2_128B);
+    NEED_M(L2_256B, MOD_L2_256B);
+    for (unsigned i = 0; i < n; i++)
+        if ((mods[i] >= MOD_L1_EVICT_NORMAL && mods[i] <= MOD_L2_EVICT_LAST)) {
+            isa_need(dc, ISR_EVICT, mods[i]);
+            break;
+        }
+#undef NEED_T
+#undef NEED_M
+    dc->req_done = 1;
+}
+
+/* Has the note of (rule, opcode, reason 0 version / 1 target / 2 arch) been given? Marks it. */
+static int isa_seen(struct ptx_builder *b, unsigned rule, unsigned op, unsigned reason)
+{
+#ifdef PTXEMU_ISA_NOTE_ALL /* validation builds (fixtures/ptx/isa/README.md): every note */
+    (void)b, (void)rule, (void)op, (void)reason;
+    return 0;
+#endif
+    if (!b->isa_seen) {
+        b->isa_seen = calloc((size_t)ISR__COUNT * (OP__COUNT + 1), 1);
+        if (!b->isa_seen)
+            return 1; /* no memory for the bookkeeping: no notes (never an error) */
+    }
+    uint8_t *p = &b->isa_seen[(size_t)rule * (OP__COUNT + 1) + op];
+    if (*p & (1u << reason))
+        return 1;
+    *p |= (uint8_t)(1u << reason);
+    return 0;
+}
+
+static void isa_report(struct ptx_builder *b, uint32_t off, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void isa_report(struct ptx_builder *b, uint32_t off, const char *fmt, ...)
+{
+#ifndef PTXEMU_ISA_NOTE_ALL
+    if (b->isa_nnotes >= ISA_NOTE_CAP) {
+        b->isa_suppressed++;
+        return;
+    }
+#endif
+    b->isa_nnotes++;
+    va_list ap;
+    va_start(ap, fmt);
+    diag_vreport(b->d, DIAG_REMARK, off, fmt, ap);
+    va_end(ap);
+}
+
+/* An instruction whose version / target requirement (dc) exceeds the module's: note it once
+ * per (opcode, cause, reason). off: the mnemonic. */
+static void isa_note(struct ptx_builder *b, const struct decoded *dc, uint32_t off)
+{
+    const char *nm = ir_op_name((enum ir_op)dc->op);
+    if (dc->ver_req > b->isa_ver && !isa_seen(b, dc->ver_rule, (unsigned)dc->op, 0))
+        isa_report(b, off, "'%s'%s%s requires PTX ISA .version %u.%u or later (module declares "
+                   ".version %u.%u)", nm, dc->ver_mod ? " with ." : "",
+                   dc->ver_mod ? ir_mod_name((enum ir_mod)dc->ver_mod) : "",
+                   dc->ver_req >> 8, dc->ver_req & 0xff, b->isa_ver >> 8, b->isa_ver & 0xff);
+    if (dc->sm_req > b->isa_sm && !isa_seen(b, dc->sm_rule, (unsigned)dc->op, 1)) {
+        int arch = dc->arch_sm && dc->arch_sm == dc->sm_req;
+        isa_report(b, off, "'%s'%s%s requires .target sm_%u%s (module declares .target %s)",
+                   nm, dc->sm_mod ? " with ." : "",
+                   dc->sm_mod ? ir_mod_name((enum ir_mod)dc->sm_mod) : "", dc->sm_req,
+                   arch ? "a" : " or higher", b->isa_target);
+    } else if (dc->arch_sm && !b->isa_arch && dc->arch_sm <= b->isa_sm &&
+               !isa_seen(b, dc->arch_rule, (unsigned)dc->op, 2)) {
+        isa_report(b, off, "'%s'%s%s requires an architecture-specific .target such as sm_%ua "
+                   "(module declares .target %s)", nm, dc->arch_mod ? " with ." : "",
+                   dc->arch_mod ? ir_mod_name((enum ir_mod)dc->arch_mod) : "", dc->arch_sm,
+                   b->isa_target);
+    }
+}
+
+/* A feature other than an instruction's mnemonic (a special register, a function directive,
+ * an operand count: what[0, len) names it) that needs rule's version / target: note it once
+ * per rule per module when the module declares less. */
+static void isa_feature(struct ptx_builder *b, unsigned rule, const char *what, int len,
+                        uint32_t off)
+{
+    const struct isa_req *r = &isa_rule_req[rule];
+    if (b->m->dialect != DIALECT_PTX)
+        return;
+    if (r->ver > b->isa_ver && !isa_seen(b, rule, OP__COUNT, 0))
+        isa_report(b, off, "'%.*s' requires PTX ISA .version %u.%u or later (module declares "
+                   ".version %u.%u)", len, what, r->ver >> 8, r->ver & 0xff, b->isa_ver >> 8,
+                   b->isa_ver & 0xff);
+    if (r->sm > b->isa_sm && !isa_seen(b, rule, OP__COUNT, 1))
+        isa_report(b, off, "'%.*s' requires .target sm_%u or higher (module declares .target "
+                   "%s)", len, what, r->sm, b->isa_target);
+}
+
+/* The rule a special register needs beyond PTX 1.0 / sm_10 (0: none). */
+static unsigned isa_sreg_rule(unsigned sr)
+{
+    if (sr >= SR_CLUSTERID_X && sr <= SR_IS_EXPLICIT_CLUSTER)
+        return ISR_SREG_CLUSTER;
+    if ((sr >= SR_LANEMASK_EQ && sr <= SR_LANEMASK_GT) || sr == SR_CLOCK64 ||
+        sr == SR_NWARPID || sr == SR_NSMID || (sr >= SR_ENVREG0 && sr < SR_ENVREG0 + 32))
+        return ISR_SREG_SM20;
+    if (sr >= SR_GLOBALTIMER && sr <= SR_GLOBALTIMER_HI)
+        return ISR_SREG_GLOBALTIMER;
+    if (sr == SR_DYNAMIC_SMEM_SIZE || sr == SR_TOTAL_SMEM_SIZE)
+        return ISR_SREG_SMEM;
+    if (sr == SR_AGGR_SMEM_SIZE)
+        return ISR_SREG_AGGR_SMEM;
+    if (sr >= SR_RESERVED_SMEM_OFFSET_BEGIN && sr <= SR_RESERVED_SMEM_OFFSET_1)
+        return ISR_SREG_RESERVED_SMEM;
+    if (sr == SR_CURRENT_GRAPH_EXEC)
+        return ISR_SREG_GRAPH;
+    return 0;
+}
+
 /* Decode a mnemonic token (cached by spelling). Returns the cache index or -1 (reported). */
 static int32_t decode_mnem(struct ptx_builder *b, struct ptx_tok t)
 {
@@ -1922,7 +2406,7 @@ static int32_t decode_mnem(struct ptx_builder *b, struct ptx_tok t)
         b_err(b, t.off, "unknown instruction '%.*s'", (int)lens[0], s);
         return -1;
     }
-    struct decoded dc = {(int16_t)op, 0, b->ndmods};
+    struct decoded dc = {.op = (int16_t)op, .nmods = 0, .mods = b->ndmods};
     for (uint32_t k = used; k < np; k++) {
         int md = lens[k] ? smap_get(&b->mods, s + starts[k], lens[k]) : -1;
         if (md <= 0) {
@@ -1986,7 +2470,7 @@ void b_insn_begin(struct ptx_builder *b, struct ptx_tok t)
         b->insn_bad = 1;
         return;
     }
-    const struct decoded *dc = &b->dec[k];
+    struct decoded *dc = &b->dec[k];
     in->op = (uint16_t)dc->op;
     in->mod = b->fb.nmods;
     in->nmod = (uint8_t)(dc->nmods > 255 ? 255 : dc->nmods);
@@ -1997,6 +2481,11 @@ void b_insn_begin(struct ptx_builder *b, struct ptx_tok t)
     }
     if (in->op == OP_VOTE && (in->fl & IR_FL(FL_UNI)))
         in->mode = MODE_UNI;
+    if (!dc->req_done)
+        isa_rules(dc, in, b->dmods + dc->mods, dc->nmods, b->m->map_f64_to_f32);
+    if ((dc->ver_req > b->isa_ver || dc->sm_req > b->isa_sm ||
+         (dc->arch_sm && !b->isa_arch)) && b->m->dialect == DIALECT_PTX)
+        isa_note(b, dc, t.off);
     in->unit = (uint8_t)ir_op_unit((enum ir_op)in->op);
     in->iflags = (uint16_t)ir_op_flags((enum ir_op)in->op);
     if (in->iflags & IF_PTXPLUS)
@@ -2245,6 +2734,8 @@ void b_o_id(struct ptx_builder *b, struct ptx_tok t, int flags)
 {
     if (!b->in_insn)
         return;
+    if (flags & OPF_ABS)
+        b->m->dialect = DIALECT_PTXPLUS; /* |x|: a PTXPlus-only operand form */
     unsigned type;
     char c = cur_fmt(b, &type);
     if (b->insn_bad)
@@ -2318,6 +2809,9 @@ void b_o_id(struct ptx_builder *b, struct ptx_tok t, int flags)
             type = b->ents[e].sreg == SR_CLOCK64 ? T_U64 : T_U32;
         o.type = (uint8_t)type;
         o.rf = (uint8_t)rf_of_type(type);
+        unsigned rule = isa_sreg_rule(o.sreg);
+        if (rule)
+            isa_feature(b, rule, s, (int)t.len, t.off);
         push_opnd(b, o, t.off);
         return;
     }
@@ -2697,6 +3191,19 @@ void b_pp_end(struct ptx_builder *b, struct ptx_tok sp)
     push_opnd(b, a, sp.off);
 }
 
+/* PTXPlus operand modifiers on the operand just read: OPF_NEG (-g[…]) and OPF_ABS (|x|);
+ * both make the module PTXPlus. */
+void b_o_flag(struct ptx_builder *b, int flags)
+{
+    if (!b->in_insn || b->insn_bad)
+        return;
+    struct ir_opnd *o = b->in_list ? (b->nelems ? &b->elems[b->nelems - 1] : NULL)
+                                   : (b->ntop && b->ntop <= 64 ? &b->ops_top[b->ntop - 1] : NULL);
+    if (o)
+        o->flags |= (uint8_t)flags;
+    b->m->dialect = DIALECT_PTXPLUS;
+}
+
 /* A handle of a texture / surface / tensor-map operand ([tex, …], [tex, sampler, …]): the
  * first one opens the OPK_TEX operand, whose element list the coordinates continue. */
 void b_t_handle(struct ptx_builder *b, struct ptx_tok t)
@@ -2803,6 +3310,9 @@ void b_insn_end(struct ptx_builder *b, struct ptx_tok semi)
               "too many operands for '%s' (expected at most %u)", nm, fi->n);
         return;
     }
+    if ((in->op == OP_MIN || in->op == OP_MAX) && b->ntop == 4)
+        isa_feature(b, ISR_MINMAX3, in->op == OP_MIN ? "min with three sources"
+                    : "max with three sources", 22, b->insn_tok.off);
     if (in->op == OP_BRA && (b->ntop < 1 || b->ops_top[0].kind != OPK_LABEL)) {
         b_err(b, b->ops_off[0], "'bra' needs a label");
         return;
@@ -2896,6 +3406,7 @@ static void b_free(struct ptx_builder *b)
     free(b->fb.fix);
     free(b->binds);
     free(b->elems);
+    free(b->isa_seen);
 }
 
 /* Lex, parse and build text into a new module (see build.h). */
@@ -2911,11 +3422,14 @@ struct ir_module *ptx_build(const char *text, size_t len, const char *filename,
     m->arena = ir_arena_new();
     if (!m->arena)
         goto oom;
-    m->address_size = 64;
+    m->address_size = 32; /* no .address_size directive: 32-bit addresses (the ISA default) */
     b->m = m;
     b->d = d;
     b->text = text;
     b->len = len;
+    b->isa_ver = UINT16_MAX;
+    b->isa_sm = UINT16_MAX;
+    b->isa_arch = 1;
     if (b_setup(b) < 0)
         goto oom;
     parser = ptx_parseAlloc(malloc);
@@ -2936,6 +3450,10 @@ struct ir_module *ptx_build(const char *text, size_t len, const char *filename,
     b_finish_module(b);
     if (b->oom)
         goto oom;
+    if (b->isa_suppressed)
+        diag_report(d, DIAG_REMARK, SIZE_MAX,
+                    "%u more instructions need a newer .version or .target (notes not shown)",
+                    b->isa_suppressed);
     ptx_parseFree(parser, free);
     b_free(b);
     free(b);

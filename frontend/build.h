@@ -57,6 +57,12 @@ void ptx_parse(void *p, int major, struct ptx_tok minor, struct ptx_builder *b);
 struct ir_module *ptx_build(const char *text, size_t len, const char *filename,
                             struct diag *d, int *nerr);
 
+/* The minimum PTX ISA version (major << 8 | minor), target (sm_NN) and architecture-specific
+ * flag ('a' or 0) of an opcode (isa_req.def); all 0 for opcodes without a row (PTXPlus-only).
+ * For tests and tools: the builder notes instructions newer than the module's .version and
+ * .target itself. */
+void ptx_isa_op_req(unsigned op, unsigned *ver, unsigned *sm, int *arch);
+
 /* Decode an integer literal token (all PTX forms, U suffix). Returns 0 or -1 on overflow/bad. */
 int ptx_parse_int(const char *s, size_t len, uint64_t *out);
 
@@ -127,5 +133,6 @@ void b_a_postinc(struct ptx_builder *b, struct ptx_tok t);
 void b_t_handle(struct ptx_builder *b, struct ptx_tok t);
 void b_t_end(struct ptx_builder *b);
 void b_pp_end(struct ptx_builder *b, struct ptx_tok space);
+void b_o_flag(struct ptx_builder *b, int flags);
 
 #endif

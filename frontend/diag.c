@@ -33,7 +33,7 @@ void diag_linecol(const char *text, size_t len, size_t off, uint32_t *line, uint
     *col = (uint32_t)(off - start + 1);
 }
 
-static const char *const diag_names[] = {"error", "warning", "note"};
+static const char *const diag_names[] = {"error", "warning", "note", "note"};
 
 /* Report one message with its source line and caret. */
 void diag_vreport(struct diag *d, enum diag_level lvl, size_t off, const char *fmt, va_list ap)
@@ -46,7 +46,7 @@ void diag_vreport(struct diag *d, enum diag_level lvl, size_t off, const char *f
     } else if (lvl == DIAG_NOTE) {
         if (!d->last_shown)
             return;
-    } else {
+    } else if (lvl == DIAG_WARNING) {
         d->nwarnings++;
     }
     if (off == SIZE_MAX || !d->text) {

@@ -17,7 +17,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-enum diag_level { DIAG_ERROR, DIAG_WARNING, DIAG_NOTE };
+/* DIAG_NOTE follows an error (shown only when that error was); DIAG_REMARK is a stand-alone
+ * note (also printed as `note:`, always shown, never counted as an error). */
+enum diag_level { DIAG_ERROR, DIAG_WARNING, DIAG_NOTE, DIAG_REMARK };
 
 struct diag {
     FILE *out;            /* where messages go */

@@ -527,7 +527,8 @@ struct ir_module {
 
     uint8_t dialect;      /* enum ir_dialect */
     uint8_t version_major, version_minor;
-    uint8_t address_size; /* 32 or 64 */
+    uint8_t address_size; /* 32 or 64 (.address_size; 32 when the directive is absent, as the
+                             ISA says: see address_size_declared) */
     uint32_t target_sm;   /* 75 for sm_75 … 120; 0 if absent */
     char target[64];      /* the whole .target line after the keyword, as written */
     bool target_debug, texmode_independent, map_f64_to_f32;
@@ -553,6 +554,8 @@ struct ir_module {
     uint32_t nsections;
 
     struct ir_arena *arena;
+    bool address_size_declared; /* the module has an .address_size directive (printed back
+                                   only then; old PTX without one is 32-bit) */
 };
 
 /* String for string id (never NULL). */

@@ -32,8 +32,9 @@
  *   - OPK_SREG: one per-warp slot per distinct (sreg, rf), listed in sreg_slots; const_vals
  *     holds 0 there (the interpreter fills it when a warp starts);
  *   nslots[rf] = ndeclared[rf] + slots added; const_vals[rf][i] is slot ndeclared[rf] + i.
- *   OPK_ADDR keeps its base register slot; OPK_VEC / OPK_PARAMS elements are handled like
- *   top-level operands.
+ *   OPK_ADDR keeps its base register slot; OPK_VEC / OPK_PARAMS / OPK_TEX elements are
+ *   handled like top-level operands (a texture operand's symbol handles and immediate
+ *   coordinates get constant slots; its registers are always sources in the regrefs).
  *
  * Timing facts per instruction: unit (U_ALU refined: integer/bit/pred types -> U_INT;
  * f16/bf16/f32/tf32 -> U_SP; any f64 type -> U_DP; U_SFU with an f64 type -> U_DP), lat (enum
@@ -662,11 +663,12 @@ static int pd_rr_opnd(struct pd_ctx *c, const struct ir_func *f, const struct ir
         return pd_rr_add(c, from, o->rf, o->slot, 1, false);
     case OPK_VEC:
     case OPK_PARAMS:
+    case OPK_TEX: /* handles and coordinates: always read */
         if (depth || (uint64_t)o->first + o->n > f->nopnds)
             return 0;
         for (unsigned j = 0; j < o->n; j++)
             if (pd_rr_opnd(c, f, &f->opnds[o->first + j], from, want_dst,
-                           is_dst || (o->flags & OPF_DST), 1))
+                           o->kind != OPK_TEX && (is_dst || (o->flags & OPF_DST)), 1))
                 return -1;
         return 0;
     default:
@@ -766,7 +768,7 @@ static int pd_function(struct pd_ctx *c, struct ir_func *f)
         }
         for (unsigned i = 0; i < in->nopnd && rc == 0; i++) {
             struct ir_opnd *o = &f->opnds[in->opnd + i];
-            if (o->kind == OPK_VEC || o->kind == OPK_PARAMS) {
+            if (o->kind == OPK_VEC || o->kind == OPK_PARAMS || o->kind == OPK_TEX) {
                 if ((uint64_t)o->first + o->n > f->nopnds) {
                     PERR(c, in->line, in->col, "operand list out of range");
                     continue;

@@ -207,7 +207,11 @@ static void print_opnd(FILE *o, const struct ir_module *m, const struct ir_func 
     case OPK_REG:
         if (op->flags & OPF_NEG)
             fputc(op->rf == RF_PRED ? '!' : '-', o);
+        if (op->flags & OPF_ABS)
+            fputc('|', o);
         print_reg_opnd(o, m, f, op);
+        if (op->flags & OPF_ABS)
+            fputc('|', o);
         break;
     case OPK_IMM:
         print_imm(o, op);
@@ -221,6 +225,10 @@ static void print_opnd(FILE *o, const struct ir_module *m, const struct ir_func 
             fprintf(o, "%+" PRId64, op->imm.i);
         break;
     case OPK_PP_MEM:
+        if (op->flags & OPF_NEG)
+            fputc('-', o);
+        if (op->flags & OPF_ABS)
+            fputc('|', o);
         if (op->first == SP_CONST && op->sym < m->nsyms)
             fputs(ir_str(m, m->syms[op->sym].name), o);
         else
@@ -236,6 +244,8 @@ static void print_opnd(FILE *o, const struct ir_module *m, const struct ir_func 
             fprintf(o, "%s0x%" PRIx64, op->imm.i < 0 ? "-" : "+",
                     op->imm.i < 0 ? 0 - op->imm.u : op->imm.u);
         fputc(']', o);
+        if (op->flags & OPF_ABS)
+            fputc('|', o);
         break;
     case OPK_TEX:
         fputc('[', o);
@@ -621,7 +631,10 @@ void ir_print_module(FILE *o, const struct ir_module *m)
         fprintf(o, ".version %u.%u\n", m->version_major, m->version_minor);
     if (m->target[0])
         fprintf(o, ".target %s\n", m->target);
-    fprintf(o, ".address_size %u\n", m->address_size ? m->address_size : 64);
+    /* as declared; an absent directive means 32-bit, so a 64-bit module built without one
+       (by hand) still prints it */
+    if (m->address_size_declared || m->address_size != 32)
+        fprintf(o, ".address_size %u\n", m->address_size ? m->address_size : 64);
     for (uint32_t i = 1; i < m->nfiles; i++)
         if (m->files[i])
             fprintf(o, ".file %" PRIu32 " \"%s\"\n", i, ir_str(m, m->files[i]));

@@ -190,6 +190,14 @@ thandles ::= ID(T).                         { b_t_handle(B, T); }
 thandles ::= thandles COMMA ID(T).          { b_t_handle(B, T); }
 /* PTXPlus memory operands g[…], s[…], l[…], ce#c#[…] (any operand position) */
 opnd ::= ID(S) abeg abase aoff RBRACKET.    { b_pp_end(B, S); }
+/* PTXPlus operand modifiers: negated memory operand -g[…] (GPGPU-Sim's `MINUS
+   memory_operand`), absolute value |$r| / |g[…]| and its negation -|…| (SASS |R| operands) */
+opnd ::= MINUS ID(S) abeg abase aoff RBRACKET. { b_pp_end(B, S); b_o_flag(B, OPF_NEG); }
+opnd ::= PIPE ID(T) PIPE.                   { b_o_id(B, T, OPF_ABS); }
+opnd ::= MINUS PIPE ID(T) PIPE.             { b_o_id(B, T, OPF_ABS | OPF_NEG); }
+opnd ::= PIPE ID(S) abeg abase aoff RBRACKET PIPE. { b_pp_end(B, S); b_o_flag(B, OPF_ABS); }
+opnd ::= MINUS PIPE ID(S) abeg abase aoff RBRACKET PIPE.
+                                            { b_pp_end(B, S); b_o_flag(B, OPF_ABS | OPF_NEG); }
 abeg ::= LBRACKET(T).                       { b_a_begin(B, T); }
 abase ::= ID(T).                            { b_a_base(B, T, 0); }
 abase ::= INT(T).                           { b_a_base(B, T, 1); }

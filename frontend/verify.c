@@ -70,6 +70,10 @@ static void verify_opnd(struct vctx *v, const struct ir_insn *in, const struct i
         break;
     case OPK_ADDR:
     case OPK_PP_MEM:
+        if (o->kind == OPK_PP_MEM && o->first != SP_GLOBAL && o->first != SP_SHARED &&
+            o->first != SP_LOCAL && o->first != SP_CONST)
+            VERR(v, in, "operand %u: PTXPlus memory operand space %u is not g/s/l/ce", idx,
+                 o->first);
         if (o->slot != IR_NOSLOT &&
             (o->rf >= RF__COUNT || o->slot >= f->nslots[o->rf]))
             VERR(v, in, "operand %u: address base slot %u (file %u) out of range", idx, o->slot,
@@ -80,6 +84,10 @@ static void verify_opnd(struct vctx *v, const struct ir_insn *in, const struct i
         break;
     case OPK_VEC:
     case OPK_PARAMS:
+    case OPK_TEX:
+        if (o->kind == OPK_TEX && (o->imm.u < 1 || o->imm.u > 2 || o->imm.u > o->n))
+            VERR(v, in, "operand %u: texture operand with %llu handles of %u elements", idx,
+                 (unsigned long long)o->imm.u, o->n);
         if ((uint64_t)o->first + o->n > f->nopnds) {
             VERR(v, in, "operand %u: element list [%u, +%u) outside the operand array", idx,
                  o->first, o->n);

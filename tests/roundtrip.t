@@ -1,7 +1,8 @@
 #!/usr/bin/env perl
 # tests/roundtrip.t - printer round trip over every nvcc-generated and hand-written PTX
 # fixture that loads: `ptxemu print FILE` (P1), `ptxemu print P1` (P2) must equal P1 (after
-# the comment header naming the file), and P1 must assemble with `ptxas -arch=<its .target>`
+# the comment header naming the file), P1 keeps the source's .address_size line (none when the
+# source has none), and P1 must assemble with `ptxas -arch=<its .target>`
 # (skipped when ptxas is not installed). Files that `ptxemu check` rejects are skipped here
 # (fixtures.t owns their expectations).
 use strict;
@@ -34,6 +35,16 @@ for my $f (@files) {
     my $p2 = `$bin print '$tmp/p1.ptx' 2>&1`;
     if ($? != 0 || strip($p1) ne strip($p2)) {
         print "not ok $n - $f: second print differs\n";
+        next;
+    }
+    # .address_size is printed back exactly as declared, and not at all when absent
+    open(my $sf, '<', $f) or die "$f: $!";
+    my ($src_as) = join('', <$sf>) =~ /^\s*\.address_size\s+(\d+)/m;
+    close $sf;
+    my ($p1_as) = $p1 =~ /^\.address_size\s+(\d+)/m;
+    if (($src_as // 'absent') ne ($p1_as // 'absent')) {
+        print "not ok $n - $f: .address_size " . ($src_as // 'absent') . " printed as "
+            . ($p1_as // 'absent') . "\n";
         next;
     }
     if ($ptxas) {

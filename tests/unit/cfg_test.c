@@ -1405,6 +1405,84 @@ static void test_verify_rejects(void)
     ir_module_free(m);
 }
 
+/* Texture operands through predecode and the verifier: a symbol handle and an immediate
+ * coordinate get constant slots, coordinate registers are sources in the regrefs, and the
+ * verifier checks the handle count; a PTXPlus g[...] operand's space is checked too. */
+static const char tex_ptx[] =
+    ".version 9.0\n.target sm_90\n.address_size 64\n"
+    ".global .texref t;\n"
+    ".visible .entry k(.param .u64 p)\n{\n"
+    "\t.reg .f32 %f<6>;\n\t.reg .b32 %r<3>;\n"
+    "\ttex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [t, {0f3F000000, %f5}];\n"
+    "\ttex.1d.v4.s32.s32 {%r1, %r2, %r1, %r2}, [t, {7}];\n"
+    "\tret;\n}\n";
+
+static void test_tex_operands(void)
+{
+    struct ir_module *m = NULL;
+    struct fe_opts opts = {.diag = stderr, .verify = true};
+    if (!is_int(fe_load(tex_ptx, sizeof tex_ptx - 1, "tex.ptx", &opts, &m), 0,
+                "tex: loads and verifies"))
+        return;
+    struct ir_func *f = &m->funcs[0];
+    /* operands: d, the (absent) |p of the d|p item, then the texture operand */
+    const struct ir_opnd *a = ir_opnd(f, &f->insns[0], 2);
+    is_int(a->kind, OPK_TEX, "tex: operand 2 is a texture operand");
+    is_int(a->n, 3, "tex: handle + two coordinates");
+    const struct ir_opnd *h = &f->opnds[a->first];
+    const struct ir_opnd *c0 = &f->opnds[a->first + 1];
+    ok(h->kind == OPK_SYM && (h->flags & OPF_CONST) && h->slot >= f->ndeclared[h->rf] &&
+           h->slot < f->nslots[h->rf],
+       "tex: the handle symbol has a constant slot");
+    ok(c0->kind == OPK_IMM && (c0->flags & OPF_CONST) && c0->rf == RF_B32 &&
+           c0->slot >= f->ndeclared[RF_B32] && c0->slot < f->nslots[RF_B32],
+       "tex: the immediate coordinate has a constant slot");
+    if (c0->rf == RF_B32 && c0->slot >= f->ndeclared[RF_B32] && c0->slot < f->nslots[RF_B32])
+        is_uint(f->const_vals[RF_B32][c0->slot - f->ndeclared[RF_B32]], 0x3F000000u,
+                "tex: its value is 0.5f");
+    const struct ir_opnd *c1 = &f->opnds[ir_opnd(f, &f->insns[1], 2)->first + 1];
+    ok(c1->kind == OPK_IMM && (c1->flags & OPF_CONST) && c1->slot >= f->ndeclared[c1->rf],
+       "tex.1d: the immediate coordinate 7 has a constant slot");
+    ok(f->naddr_slots >= 1 && f->addr_slots[0].sym == (uint32_t)ir_sym_lookup(m, "t"),
+       "tex: the handle's address slot names t");
+    char *s = dump_facts(m, f);
+    /* %f<6> -> r0..r5, %r<3> -> r6..r8: destinations first; the coordinate %f5 is read */
+    is_str(s,
+           "0 tex MEM/- w4x4 sp0 load L9 D[r1 r2 r3 r4] S[r5]\n"
+           "1 tex MEM/- w4x4 sp0 load L10 D[r7 r8] S[]\n"
+           "2 ret CTRL/- w0x1 sp0 exit ret term L11 D[] S[]\n",
+           "tex: register references");
+    free(s);
+    /* the verifier: a texture operand with 3 handles, a PTXPlus operand in .param space */
+    struct ir_opnd *ta = &f->opnds[f->insns[0].opnd + 2];
+    ta->imm.u = 3;
+    int rc;
+    s = verify_msgs(m, &rc);
+    is_str(s, "tex.ptx:9:2: error: operand 2: texture operand with 3 handles of 3 elements\n",
+           "verifier: bad texture handle count");
+    free(s);
+    ta->imm.u = 1;
+    ir_module_free(m);
+
+    static const char pp_ptx[] = ".version 1.4\n.target sm_10\n"
+                                 ".entry e()\n{\n\t.reg .u32 $r<3>;\n"
+                                 "\tmov.u32 $r1, g[$r2];\n\tret;\n}\n";
+    m = NULL;
+    if (!is_int(fe_load(pp_ptx, sizeof pp_ptx - 1, "pp.ptx", &opts, &m), 0,
+                "ptxplus g[]: loads and verifies"))
+        return;
+    f = &m->funcs[0];
+    struct ir_opnd *g = &f->opnds[f->insns[0].opnd + 1];
+    is_int(g->kind, OPK_PP_MEM, "ptxplus: g[...] is a PTXPlus memory operand");
+    is_uint(g->first, SP_GLOBAL, "ptxplus: in .global");
+    g->first = SP_PARAM;
+    s = verify_msgs(m, &rc);
+    is_str(s, "pp.ptx:6:2: error: operand 1: PTXPlus memory operand space 6 is not g/s/l/ce\n",
+           "verifier: PTXPlus operand space checked");
+    free(s);
+    ir_module_free(m);
+}
+
 /* ======================================================= every fixture through the verifier */
 
 #ifndef CFG_TEST_STANDALONE
@@ -1511,6 +1589,7 @@ int main(void)
     test_facts();
     test_cache();
     test_verify_rejects();
+    test_tex_operands();
     test_fixtures();
 #endif
     return done_testing();

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "frontend/build.h"
 #include "frontend/frontend.h"
 #include "tests/tap.h"
 
@@ -95,7 +96,7 @@ static void roundtrip(const struct ir_module *m, const char *what)
 
 /* ISA 9.0 operand and directive forms: texture / tensor-map coordinates, samplers, mask()
  * initializers, video selectors, vector components, function attributes, label lists. */
-static const char *k2 = HDR
+static const char *k2 = ".version 9.0\n.target sm_90\n.address_size 64\n"
     ".global .texref t;\n"
     ".global .samplerref smp = { addr_mode_0 = clamp_to_edge, filter_mode = linear, "
     "force_unnormalized_coords = 1 };\n"
@@ -293,6 +294,239 @@ static void test_isa90(void)
            "\tmov.b32 %r1, %v.z;\n\t               ^\n"
            "2 errors generated.\n",
            "suffix diagnostics");
+}
+
+/* Count occurrences of needle in hay. */
+static int count_str(const char *hay, const char *needle)
+{
+    int n = 0;
+    for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+        n++;
+    return n;
+}
+
+/* Read a whole file (caller frees), NULL if it cannot be read. */
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *o = open_memstream(&buf, &n);
+    int c;
+    while ((c = fgetc(f)) != EOF)
+        fputc(c, o);
+    fclose(f);
+    fclose(o);
+    return buf;
+}
+
+/* Notes for instructions newer than the module's .version / .target (isa_req.def). */
+static void test_isa_notes(void)
+{
+    int rc;
+    struct ir_module *m;
+    /* every PTX opcode has a version and target row; PTXPlus-only opcodes have none */
+    int missing = 0, extra = 0;
+    for (unsigned op = 0; op < OP__COUNT; op++) {
+        unsigned ver, sm;
+        int arch;
+        ptx_isa_op_req(op, &ver, &sm, &arch);
+        int pp = (ir_op_flags((enum ir_op)op) & IF_PTXPLUS) != 0;
+        if (!pp && (ver < 0x100 || sm < 10)) {
+            diag("no isa_req.def row for '%s'", ir_op_name((enum ir_op)op));
+            missing++;
+        }
+        if (pp && (ver || sm))
+            extra++;
+    }
+    is_int(missing, 0, "isa_req.def: every PTX opcode has a row");
+    is_int(extra, 0, "isa_req.def: no row for PTXPlus-only opcodes");
+    unsigned ver, sm;
+    int arch;
+    ptx_isa_op_req(OP_WGMMA_MMA_ASYNC, &ver, &sm, &arch);
+    ok(ver == 0x800 && sm == 90 && arch == 'a', "wgmma.mma_async: PTX 8.0, sm_90a");
+    ptx_isa_op_req(OP_REDUX, &ver, &sm, &arch);
+    ok(ver == 0x700 && sm == 80 && arch == 0, "redux: PTX 7.0, sm_80");
+
+    /* one note per (instruction, reason); notes are not errors */
+    m = load(".version 6.0\n.target sm_50\n.address_size 64\n"
+             ".entry e()\n{\n\t.reg .b16 %h<4>;\n\t.reg .b32 %r<4>;\n"
+             "\tadd.f16 %h1, %h2, %h3;\n"
+             "\tredux.sync.add.u32 %r1, %r2, -1;\n"
+             "\tredux.sync.min.u32 %r1, %r2, -1;\n"
+             "\tmov.u32 %r3, %cluster_ctarank;\n"
+             "\tadd.s32 %r1, %r1, 1;\n\tret;\n}\n", &rc);
+    ok(m != NULL && rc == 0, "notes: the module loads");
+    is_str(errbuf,
+           "t.ptx:8:2: note: 'add' with .f16 requires .target sm_53 or higher (module declares "
+           ".target sm_50)\n\tadd.f16 %h1, %h2, %h3;\n\t^\n"
+           "t.ptx:9:2: note: 'redux' requires PTX ISA .version 7.0 or later (module declares "
+           ".version 6.0)\n\tredux.sync.add.u32 %r1, %r2, -1;\n\t^\n"
+           "t.ptx:9:2: note: 'redux' requires .target sm_80 or higher (module declares .target "
+           "sm_50)\n\tredux.sync.add.u32 %r1, %r2, -1;\n\t^\n"
+           "t.ptx:11:15: note: '%cluster_ctarank' requires PTX ISA .version 7.8 or later "
+           "(module declares .version 6.0)\n\tmov.u32 %r3, %cluster_ctarank;\n\t             ^\n"
+           "t.ptx:11:15: note: '%cluster_ctarank' requires .target sm_90 or higher (module "
+           "declares .target sm_50)\n\tmov.u32 %r3, %cluster_ctarank;\n\t             ^\n",
+           "notes: exact text, the second redux is not repeated");
+    ir_module_free(m);
+
+    /* the same instructions with a new enough .version / .target: nothing */
+    m = load(".version 8.0\n.target sm_90\n.address_size 64\n"
+             ".entry e()\n{\n\t.reg .b16 %h<4>;\n\t.reg .b32 %r<4>;\n"
+             "\tadd.f16 %h1, %h2, %h3;\n\tredux.sync.add.u32 %r1, %r2, -1;\n"
+             "\tmov.u32 %r3, %cluster_ctarank;\n\tret;\n}\n", &rc);
+    ok(m != NULL && rc == 0, "new enough: loads");
+    is_str(errbuf, "", "new enough: no notes");
+    ir_module_free(m);
+
+    /* architecture-specific: the fixture's text exactly; sm_90a / sm_100f satisfy them */
+    char *src = slurp("fixtures/ptx/diag/isa_arch_note.ptx");
+    ok(src != NULL, "read fixtures/ptx/diag/isa_arch_note.ptx");
+    if (src) {
+        m = load(src, &rc);
+        ok(m != NULL && rc == 0, "arch notes: the module loads");
+        is_str(errbuf,
+               "t.ptx:32:2: note: 'wgmma.fence' requires an architecture-specific .target such "
+               "as sm_90a (module declares .target sm_90)\n\twgmma.fence.sync.aligned;\n\t^\n"
+               "t.ptx:33:2: note: 'tcgen05.fence::before_thread_sync' requires PTX ISA .version "
+               "8.6 or later (module declares .version 8.0)\n"
+               "\ttcgen05.fence::before_thread_sync;\n\t^\n"
+               "t.ptx:33:2: note: 'tcgen05.fence::before_thread_sync' requires .target sm_100a "
+               "(module declares .target sm_90)\n\ttcgen05.fence::before_thread_sync;\n\t^\n",
+               "arch notes: exact text");
+        ir_module_free(m);
+        free(src);
+    }
+    m = load(".version 8.6\n.target sm_90a\n.address_size 64\n"
+             ".entry e()\n{\n\twgmma.fence.sync.aligned;\n\tret;\n}\n", &rc);
+    is_str(errbuf, "", "sm_90a: wgmma without a note");
+    ir_module_free(m);
+    m = load(".version 8.8\n.target sm_100f\n.address_size 64\n"
+             ".entry e()\n{\n\ttcgen05.fence::before_thread_sync;\n\tret;\n}\n", &rc);
+    is_str(errbuf, "", "sm_100f: tcgen05 without a note");
+    ir_module_free(m);
+
+    /* modifier and type rules: .b128, ::cluster, .L2::cache_hint, .sync, f16 atom */
+    m = load(".version 7.0\n.target sm_60\n.address_size 64\n"
+             ".entry e()\n{\n\t.reg .b32 %r<4>;\n\t.reg .b64 %rd<4>;\n"
+             "\tatom.global.add.noftz.f16x2 %r1, [%rd1], %r2;\n"
+             "\tld.global.L2::cache_hint.u32 %r1, [%rd1], %rd2;\n"
+             "\tfence.acq_rel.cluster;\n\tret;\n}\n", &rc);
+    ok(m != NULL && rc == 0, "rules: loads");
+    is_int(count_str(errbuf, ": note: "), 4, "rules: four notes (fence: .cluster's only)");
+    ok(strstr(errbuf, "t.ptx:9:2: note: 'ld' with .L2::cache_hint requires PTX ISA .version "
+                      "7.4 or later (module declares .version 7.0)\n") != NULL,
+       "rules: .L2::cache_hint version");
+    ok(strstr(errbuf, "t.ptx:9:2: note: 'ld' with .L2::cache_hint requires .target sm_80 or "
+                      "higher (module declares .target sm_60)\n") != NULL,
+       "rules: .L2::cache_hint target");
+    ok(strstr(errbuf, "t.ptx:10:2: note: 'fence' with .cluster requires .target sm_90 or "
+                      "higher (module declares .target sm_60)\n") != NULL,
+       "rules: .cluster scope target");
+    ok(strstr(errbuf, "'atom' with .f16x2") == NULL, "rules: atom f16x2 is fine on sm_60");
+    ir_module_free(m);
+
+    /* map_f64_to_f32: .f64 on sm_10 is fine; no .version / .target: no notes */
+    m = load(".version 1.4\n.target sm_10, map_f64_to_f32\n"
+             ".entry e()\n{\n\t.reg .f64 %fd<3>;\n\tadd.f64 %fd1, %fd1, %fd2;\n\tret;\n}\n",
+             &rc);
+    is_str(errbuf, "", "map_f64_to_f32: no .f64 note");
+    ir_module_free(m);
+    m = load(".entry e()\n{\n\t.reg .b32 %r<3>;\n\tredux.sync.add.u32 %r1, %r2, -1;\n"
+             "\tret;\n}\n", &rc);
+    is_str(errbuf, "", "no .version / .target: no notes");
+    ir_module_free(m);
+
+    /* a flood is capped: 20 notes, then one summary */
+    char big[4096];
+    int len = snprintf(big, sizeof big, ".version 1.4\n.target sm_10\n.entry e()\n{\n"
+                       "\t.reg .b32 %%r<4>;\n\t.reg .b64 %%rd<4>;\n\t.reg .pred %%p<2>;\n");
+    static const char *const newer[] = {
+        "popc.b32 %r1, %r2;", "clz.b32 %r1, %r2;", "brev.b32 %r1, %r2;",
+        "bfe.u32 %r1, %r2, 1, 2;", "bfi.b32 %r1, %r2, %r3, 1, 2;", "prmt.b32 %r1, %r2, %r3, 0;",
+        "bfind.u32 %r1, %r2;", "testp.finite.f32 %p1, %r2;", "lop3.b32 %r1, %r2, %r3, %r1, 1;",
+        "shf.l.wrap.b32 %r1, %r2, %r3, 1;", "dp4a.u32.u32 %r1, %r2, %r3, %r1;",
+        "activemask.b32 %r1;", "nanosleep.u32 10;", "redux.sync.add.u32 %r1, %r2, -1;",
+        "match.any.sync.b32 %r1, %r2, -1;", "fns.b32 %r1, %r2, %r3, 1;",
+    };
+    for (size_t i = 0; i < sizeof newer / sizeof *newer; i++)
+        len += snprintf(big + len, sizeof big - (size_t)len, "\t%s\n", newer[i]);
+    snprintf(big + len, sizeof big - (size_t)len, "\tret;\n}\n");
+    m = load(big, &rc);
+    ok(m != NULL && rc == 0, "cap: loads");
+    is_int(count_str(errbuf, "(module declares"), 20, "cap: 20 notes");
+    ok(strstr(errbuf, "t.ptx: note: 12 more instructions need a newer .version or .target "
+                      "(notes not shown)\n") != NULL,
+       "cap: the summary counts the rest");
+    ir_module_free(m);
+}
+
+/* .address_size: kept as declared, 32 when absent (the ISA default), printed back exactly. */
+static void test_address_size(void)
+{
+    int rc;
+    struct ir_module *m = load(".version 2.3\n.target sm_20\n.address_size 32\n"
+                               ".entry e(.param .u32 p)\n{\n\t.reg .u32 %r<2>;\n"
+                               "\tld.param.u32 %r1, [p];\n\tret;\n}\n", &rc);
+    ok(m && m->address_size == 32 && m->address_size_declared, ".address_size 32 declared");
+    char *p = m ? print_str(m) : NULL;
+    ok(p && strstr(p, ".target sm_20\n.address_size 32\n") != NULL, "printed back as 32");
+    free(p);
+    ir_module_free(m);
+    m = load(".version 1.4\n.target sm_10\n.entry e()\n{\n\tret;\n}\n", &rc);
+    ok(m && m->address_size == 32 && !m->address_size_declared, "absent: 32-bit, undeclared");
+    p = m ? print_str(m) : NULL;
+    ok(p && strstr(p, ".address_size") == NULL, "absent: not printed");
+    if (m)
+        roundtrip(m, "absent .address_size");
+    free(p);
+    ir_module_free(m);
+    m = load(HDR ".entry e()\n{\n\tret;\n}\n", &rc);
+    ok(m && m->address_size == 64 && m->address_size_declared, ".address_size 64 declared");
+    ir_module_free(m);
+}
+
+/* PTXPlus |x|, -|x| and -g[...] operands: OPF_ABS / OPF_NEG, PTXPlus dialect, printed back. */
+static void test_ptxplus_abs(void)
+{
+    int rc;
+    struct ir_module *m = load(".version 1.4\n.target sm_10\n.entry e()\n{\n"
+                               "\t.reg .u32 $r<4>;\n"
+                               "\tadd.f32 $r1, |$r2|, -|g[$r3+0x4]|;\n"
+                               "\tmul.f32 $r1, -|$r2|, -s[0x14];\n\tret;\n}\n", &rc);
+    ok(m && rc == 0, "abs: loads");
+    if (!m)
+        return;
+    is_str(errbuf, "", "abs: no diagnostics");
+    is_int(m->dialect, DIALECT_PTXPLUS, "abs: the module is PTXPlus");
+    const struct ir_func *f = &m->funcs[0];
+    const struct ir_opnd *a1 = ir_opnd(f, &f->insns[0], 1), *a2 = ir_opnd(f, &f->insns[0], 2);
+    const struct ir_opnd *b1 = ir_opnd(f, &f->insns[1], 1), *b2 = ir_opnd(f, &f->insns[1], 2);
+    ok(a1->kind == OPK_REG && (a1->flags & (OPF_ABS | OPF_NEG)) == OPF_ABS, "abs: |$r2|");
+    ok(a2->kind == OPK_PP_MEM && a2->first == SP_GLOBAL && a2->imm.i == 4 &&
+           (a2->flags & (OPF_ABS | OPF_NEG)) == (OPF_ABS | OPF_NEG),
+       "abs: -|g[$r3+0x4]|");
+    ok(b1->kind == OPK_REG && (b1->flags & (OPF_ABS | OPF_NEG)) == (OPF_ABS | OPF_NEG),
+       "abs: -|$r2|");
+    ok(b2->kind == OPK_PP_MEM && b2->first == SP_SHARED && b2->slot == IR_NOSLOT &&
+           (b2->flags & (OPF_ABS | OPF_NEG)) == OPF_NEG,
+       "abs: -s[0x14]");
+    char *p1 = insn_str(m, 0, 0), *p2 = insn_str(m, 0, 1);
+    is_str(p1, "add.f32 $r1, |$r2|, -|g[$r3+0x4]|;", "abs: printed");
+    is_str(p2, "mul.f32 $r1, -|$r2|, -s[0x14];", "neg: printed");
+    free(p1);
+    free(p2);
+    roundtrip(m, "abs/neg operands");
+    ir_module_free(m);
+    /* a stray bar is still a syntax error */
+    m = load(".version 1.4\n.target sm_10\n.entry e()\n{\n\t.reg .u32 $r<4>;\n"
+             "\tadd.f32 $r1, |$r2, $r3;\n\tret;\n}\n", &rc);
+    ok(m == NULL && strstr(errbuf, "t.ptx:6:19: error: syntax error at ','") != NULL,
+       "abs: unclosed bar rejected");
+    ir_module_free(m);
 }
 
 static void test_ptxplus(void)
@@ -541,5 +775,8 @@ int main(void)
     is_int(bad, 0, "truncated inputs: module only on success");
     test_isa90();
     test_ptxplus();
+    test_isa_notes();
+    test_address_size();
+    test_ptxplus_abs();
     return done_testing();
 }
