@@ -591,6 +591,21 @@ int interp_program_load(struct interp_dev *d, const struct ir_module *const *mod
         pm->dyn_off = align_up32((uint32_t)st, 16);
         layout_params(pm);
     }
+    /* 32-bit addressing (.address_size 32, or plain PTX without the directive, which the ISA
+     * defines as 32-bit): device memory lives at 64-bit host addresses, so such a module would
+     * truncate every pointer. Refused at load with one clear line instead of faulting later. */
+    for (unsigned mi = 0; mi < n; mi++) {
+        const struct ir_module *m = mods[mi];
+        if (m->address_size != 32 || m->dialect != DIALECT_PTX)
+            continue;
+        if (diag)
+            fprintf(diag, "%s: error: unsupported: 32-bit addressing (%s); ptxemu executes "
+                          "64-bit PTX (.address_size 64)\n",
+                    m->filename ? m->filename : "<ptx>",
+                    m->address_size_declared ? ".address_size 32"
+                                             : "no .address_size directive: 32-bit by default");
+        errors++;
+    }
     errors += place_variables(p, diag);
     for (unsigned mi = 0; mi < n; mi++)
         for (uint32_t fi = 0; fi < mods[mi]->nfuncs; fi++)
