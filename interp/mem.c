@@ -980,6 +980,14 @@ void mem_destroy(struct mem *m)
     if (!m)
         return;
     mem_reclaim(m);
+    /* the table first: its slots may point at the nodes' interior records, freed below */
+    struct mem_table *t = atomic_load_explicit(&m->tab, memory_order_relaxed);
+    for (uint64_t i = 0; i <= t->mask; i++) {
+        const struct page_rec *r = atomic_load_explicit(&t->slot[i], memory_order_relaxed);
+        if (r && r != &mem_tomb && !r->interior)
+            free((void *)(uintptr_t)r);
+    }
+    free(t);
     struct mem_node *n = m->head;
     while (n) {
         struct mem_node *next = n->next;
@@ -988,13 +996,6 @@ void mem_destroy(struct mem *m)
         free(n);
         n = next;
     }
-    struct mem_table *t = atomic_load_explicit(&m->tab, memory_order_relaxed);
-    for (uint64_t i = 0; i <= t->mask; i++) {
-        const struct page_rec *r = atomic_load_explicit(&t->slot[i], memory_order_relaxed);
-        if (r && r != &mem_tomb && !r->interior)
-            free((void *)(uintptr_t)r);
-    }
-    free(t);
     free(m->retired);
     pthread_mutex_destroy(&m->lock);
     free(m);
