@@ -76,6 +76,24 @@ static inline float fpu_canon32(float f)
 {
     return f != f ? fpu_u2f(FPU_NAN32) : f;
 }
+/* f64 NaN result of an operation on a, b, c (pass 0.0 for missing operands): the first NaN
+ * operand in a, b, c order, quieted, sign and payload kept; when no operand is NaN (an invalid
+ * operation) the default NaN 0xfff8000000000000 (CUDART_NAN). r is returned when it is not NaN.
+ * The host's choice between two NaN operands depends on operand order, which the vectorizer
+ * may swap for commutative operations, so it is fixed here. */
+static inline double fpu_nan64(double r, double a, double b, double c)
+{
+    if (r == r)
+        return r;
+    const uint64_t q = UINT64_C(0x0008000000000000);
+    if (a != a)
+        return fpu_u2d(fpu_d2u(a) | q);
+    if (b != b)
+        return fpu_u2d(fpu_d2u(b) | q);
+    if (c != c)
+        return fpu_u2d(fpu_d2u(c) | q);
+    return fpu_u2d(UINT64_C(0xfff8000000000000));
+}
 /* .sat: clamp to [0.0, 1.0], NaN -> +0.0 */
 static inline float fpu_sat32(float f)
 {
@@ -259,6 +277,32 @@ static inline double fpu_zero_sum(double a, double b, enum fpu_mode m)
     return m == FPU_RM ? -0.0 : 0.0;
 }
 
+/*
+ * s + err rounded to f32 in mode m, where err is an exact error term whose sign only is given
+ * (esign) and |err| < ulp(s) / 2 in double; s finite and non-zero. The same result as
+ * fpu_from_double(s, esign, FPU_F32, m, 0), computed with the host's round-to-nearest
+ * conversion and one comparison: for a directed mode the answer is that neighbour of s or the
+ * next float toward the rounding direction (an f32 ulp is far coarser than err). Overflow
+ * gives infinity or the largest finite value as IEEE directs.
+ */
+static inline float fpu_dir32(double s, int esign, enum fpu_mode m)
+{
+    if (m != FPU_RZ && m != FPU_RM && m != FPU_RP)
+        return fpu_u2f((uint32_t)fpu_from_double(s, esign, FPU_F32, m, 0));
+    float f = (float)s;
+    const double fd = f;
+    const bool down = m == FPU_RM || (m == FPU_RZ && s > 0);
+    uint32_t u = fpu_f2u(f);
+    if (down) {
+        if (fd > s || (fd == s && esign < 0)) /* next float toward -inf */
+            u = f == 0 ? 0x80000001u : (u >> 31) ? u + 1 : u - 1;
+    } else {
+        if (fd < s || (fd == s && esign > 0)) /* next float toward +inf */
+            u = f == 0 ? 0x00000001u : (u >> 31) ? u - 1 : u + 1;
+    }
+    return fpu_u2f(u);
+}
+
 /* a + b on f32 values, rounded in mode m (exact; no host FP environment change). */
 static inline float fpu_add_f32(float a, float b, enum fpu_mode m)
 {
@@ -268,7 +312,7 @@ static inline float fpu_add_f32(float a, float b, enum fpu_mode m)
     double bb = s - x, e = (x - (s - bb)) + (y - bb); /* TwoSum */
     if (s == 0 && e == 0)
         return (float)fpu_zero_sum(x, y, m);
-    return fpu_u2f((uint32_t)fpu_from_double(s, fpu_sgn(e), FPU_F32, m, 0));
+    return fpu_dir32(s, fpu_sgn(e), m);
 }
 
 /* a * b on f32 values in mode m: the double product is exact. */
@@ -279,7 +323,7 @@ static inline float fpu_mul_f32(float a, float b, enum fpu_mode m)
         return fpu_u2f(FPU_NAN32);
     if (p == 0 || isinf(p))
         return (float)p;
-    return fpu_u2f((uint32_t)fpu_from_double(p, 0, FPU_F32, m, 0));
+    return fpu_dir32(p, 0, m);
 }
 
 /* a * b + c on f32 values in mode m, one rounding. */
@@ -291,7 +335,31 @@ static inline float fpu_fma_f32(float a, float b, float c, enum fpu_mode m)
     double bb = s - p, e = (p - (s - bb)) + (z - bb);
     if (s == 0 && e == 0)
         return (float)fpu_zero_sum(p, z, m);
-    return fpu_u2f((uint32_t)fpu_from_double(s, fpu_sgn(e), FPU_F32, m, 0));
+    return fpu_dir32(s, fpu_sgn(e), m);
+}
+
+/*
+ * fma.{rz,rm,rp}.f32 without branches, so the lane loop vectorizes: the same result as
+ * fpu_fma_f32(a, b, c, m) for those modes, except that a NaN result is any NaN (the caller
+ * canonicalizes). The double product is exact, TwoSum gives the sum's exact error e, and
+ * fpu_dir32's single step (done with selects) rounds s + e; an infinite or NaN s passes through
+ * (e is then NaN, so no step); an exact zero sum is -0 under .rm unless both addends are +0.
+ */
+static inline float fpu_fma_dir32(float a, float b, float c, enum fpu_mode m)
+{
+    const double p = (double)a * (double)b, z = c, s = p + z;
+    const double bb = s - p, e = (p - (s - bb)) + (z - bb);
+    const float f = (float)s;
+    const double fd = f;
+    const uint32_t u = fpu_f2u(f), neg = u >> 31;
+    const bool down = m == FPU_RM || (m == FPU_RZ && s > 0);
+    const bool step = down ? (fd > s || (fd == s && e < 0)) : (fd < s || (fd == s && e > 0));
+    const uint32_t dn = f == 0 ? 0x80000001u : neg ? u + 1 : u - 1;
+    const uint32_t up = f == 0 ? 0x00000001u : neg ? u - 1 : u + 1;
+    uint32_t r = step ? (down ? dn : up) : u;
+    if (m == FPU_RM)
+        r = s == 0 ? ((int64_t)(fpu_d2u(p) | fpu_d2u(z)) < 0 ? 0x80000000u : 0u) : r; /* signbit() blocks vectorization */
+    return fpu_u2f(r);
 }
 
 /* a / b on f32 values in mode m (IEEE division, .rn/.rz/.rm/.rp). */
@@ -303,7 +371,7 @@ static inline float fpu_div_f32(float a, float b, enum fpu_mode m)
     if (q == 0 || isinf(q))
         return (float)q;
     double r = fma(-q, y, x); /* exact residual x - q*y */
-    return fpu_u2f((uint32_t)fpu_from_double(q, fpu_sgn(r) * (y > 0 ? 1 : -1), FPU_F32, m, 0));
+    return fpu_dir32(q, fpu_sgn(r) * (y > 0 ? 1 : -1), m);
 }
 
 /* sqrt(a) on an f32 value in mode m. */
@@ -315,7 +383,76 @@ static inline float fpu_sqrt_f32(float a, enum fpu_mode m)
     if (s == 0 || isinf(s))
         return (float)s;
     double r = fma(-s, s, x);
-    return fpu_u2f((uint32_t)fpu_from_double(s, fpu_sgn(r), FPU_F32, m, 0));
+    return fpu_dir32(s, fpu_sgn(r), m);
+}
+
+/* ================================================== ex2 / lg2 approximations (SFU) */
+
+/*
+ * 2^x for the ex2.approx family, in double precision with no libm call and no branch, so lane
+ * loops vectorize: x = n + f with n = rint(x), |f| <= 1/2, 2^f by its Taylor series to degree
+ * 13 (truncation < 2^-57), times 2^n built in the exponent field. Relative error below 2^-50;
+ * results of f32/f16/bf16 callers are then rounded once. Beyond [-1000, 1000] the result is
+ * 0 or infinity (as for every format narrower than double); NaN propagates.
+ * Integer conversions use the 1.5 * 2^52 bias trick (round to nearest in the default mode).
+ */
+static inline double fpu_ex2(double x)
+{
+    const double xc = x != x ? 0.0 : x < -1000.0 ? -1000.0 : x > 1000.0 ? 1000.0 : x;
+    const double nb = xc + 0x1.8p52, n = nb - 0x1.8p52, f = xc - n;
+    double p = 1.3691488853904124e-12; /* (ln 2)^k / k!, k = 13 down to 0 */
+    p = p * f + 2.5678435993488196e-11;
+    p = p * f + 4.44553827187081e-10;
+    p = p * f + 7.054911620801121e-09;
+    p = p * f + 1.0178086009239696e-07;
+    p = p * f + 1.3215486790144305e-06;
+    p = p * f + 1.5252733804059838e-05;
+    p = p * f + 0.00015403530393381606;
+    p = p * f + 0.0013333558146428441;
+    p = p * f + 0.009618129107628477;
+    p = p * f + 0.055504108664821576;
+    p = p * f + 0.2402265069591007;
+    p = p * f + 0.6931471805599453;
+    p = p * f + 1.0;
+    /* the low bits of nb hold n (two's complement): 2^n has exponent field n + 1023 */
+    const uint64_t ni = fpu_d2u(nb) - UINT64_C(0x4338000000000000);
+    const double r = p * fpu_u2d((ni + 1023) << 52);
+    return x != x ? x : x > 1000.0 ? INFINITY : x < -1000.0 ? 0.0 : r;
+}
+
+/*
+ * log2(x) for the lg2.approx family, in double precision without libm: x = 2^e * m with m in
+ * [sqrt(1/2), sqrt(2)), ln m = 2 atanh(s), s = (m - 1) / (m + 1), |s| < 0.172, by its series to
+ * s^23 (truncation < 2^-60 relative). Relative error below 2^-50 (absolute near x = 1);
+ * log2(0) = -inf, log2(x < 0) = NaN, log2(inf) = inf, NaN propagates. Subnormal doubles are
+ * scaled up first, so every f32 input is exact.
+ */
+static inline double fpu_lg2(double x)
+{
+    const bool sub = x > 0 && x < 0x1p-1000;
+    const double xs = sub ? x * 0x1p200 : x;
+    const uint64_t u = fpu_d2u(xs);
+    uint64_t mu = (u & UINT64_C(0x000fffffffffffff)) | UINT64_C(0x3ff0000000000000);
+    const bool hi = mu > UINT64_C(0x3ff6a09e667f3bcd); /* m > sqrt(2) */
+    mu -= hi ? UINT64_C(0x0010000000000000) : 0;      /* m / 2 */
+    /* exponent field as a double (exact), then unbias */
+    const double ef = fpu_u2d(UINT64_C(0x4330000000000000) | (u >> 52 & 0x7ff)) - 0x1p52;
+    const double e = ef - 1023.0 + (hi ? 1.0 : 0.0) - (sub ? 200.0 : 0.0);
+    const double m = fpu_u2d(mu), t = (m - 1.0) / (m + 1.0), t2 = t * t;
+    double q = 2.0 / 23; /* 2 / (2k + 1), k = 11 down to 0 */
+    q = q * t2 + 2.0 / 21;
+    q = q * t2 + 2.0 / 19;
+    q = q * t2 + 2.0 / 17;
+    q = q * t2 + 2.0 / 15;
+    q = q * t2 + 2.0 / 13;
+    q = q * t2 + 2.0 / 11;
+    q = q * t2 + 2.0 / 9;
+    q = q * t2 + 2.0 / 7;
+    q = q * t2 + 2.0 / 5;
+    q = q * t2 + 2.0 / 3;
+    q = q * t2 + 2.0;
+    const double r = e + q * t * 1.4426950408889634; /* 1 / ln 2 */
+    return x != x ? x : x < 0 ? NAN : x == 0 ? -INFINITY : isinf(x) ? x : r;
 }
 
 /* Host rounding mode for a PTX mode, set once around a handler's lane loop (f64 only). */

@@ -691,6 +691,38 @@ static int mem_publish(struct mem *m, struct mem_node *node, bool full_check)
 
 /* ================================================================ public writer API */
 
+#define MEM_HUGE (UINT64_C(2) << 20) /* x86-64 / arm64 transparent huge page size */
+
+/* mmap len (a multiple of MEM_PAGE) zero-filled bytes for a large block; NULL on failure.
+ * Blocks of 2 MiB and more are placed on a 2 MiB boundary and marked MADV_HUGEPAGE, so a
+ * kernel's first touch of a fresh cudaMalloc costs one fault per 2 MiB instead of one per
+ * 4 KiB (page faults serialize host threads on the address-space lock and dominated
+ * memory-bound kernels); still lazily backed, as MAP_NORESERVE keeps huge mallocs cheap. */
+static void *map_block(uint64_t len)
+{
+    int prot = PROT_READ | PROT_WRITE, fl = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;
+    if (len < MEM_HUGE) {
+        void *p = mmap(NULL, len, prot, fl, -1, 0);
+        return p == MAP_FAILED ? NULL : p;
+    }
+    uint64_t span = len + MEM_HUGE;
+    if (span < len)
+        return NULL;
+    char *raw = mmap(NULL, span, prot, fl, -1, 0);
+    if (raw == MAP_FAILED)
+        return NULL;
+    uintptr_t start = ((uintptr_t)raw + MEM_HUGE - 1) & ~(uintptr_t)(MEM_HUGE - 1);
+    if (start > (uintptr_t)raw)
+        munmap(raw, start - (uintptr_t)raw);
+    uintptr_t end = start + len, raw_end = (uintptr_t)raw + span;
+    if (raw_end > end)
+        munmap((void *)end, raw_end - end);
+#ifdef MADV_HUGEPAGE
+    (void)madvise((void *)start, len, MADV_HUGEPAGE); /* advisory: failure only costs speed */
+#endif
+    return (void *)start;
+}
+
 /* Allocate a zero-filled block aligned to >= 256 and publish it; small blocks come from
  * aligned_alloc, large ones from mmap (MAP_NORESERVE, so huge cudaMallocs behave like the
  * GPU's lazily backed memory). */
@@ -703,9 +735,8 @@ int mem_alloc(struct mem *m, uint64_t size, uint32_t flags, uint64_t *addr)
         return -ENOMEM;
     if (size >= MEM_MMAP_MIN) {
         uint64_t len = (size + MEM_PAGE - 1) & ~(MEM_PAGE - 1);
-        void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
-                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-        if (p == MAP_FAILED) {
+        void *p = map_block(len);
+        if (!p) {
             free(node);
             return -ENOMEM;
         }
@@ -949,6 +980,14 @@ void mem_destroy(struct mem *m)
     if (!m)
         return;
     mem_reclaim(m);
+    /* the table first: its slots may point at the nodes' interior records, freed below */
+    struct mem_table *t = atomic_load_explicit(&m->tab, memory_order_relaxed);
+    for (uint64_t i = 0; i <= t->mask; i++) {
+        const struct page_rec *r = atomic_load_explicit(&t->slot[i], memory_order_relaxed);
+        if (r && r != &mem_tomb && !r->interior)
+            free((void *)(uintptr_t)r);
+    }
+    free(t);
     struct mem_node *n = m->head;
     while (n) {
         struct mem_node *next = n->next;
@@ -957,13 +996,6 @@ void mem_destroy(struct mem *m)
         free(n);
         n = next;
     }
-    struct mem_table *t = atomic_load_explicit(&m->tab, memory_order_relaxed);
-    for (uint64_t i = 0; i <= t->mask; i++) {
-        const struct page_rec *r = atomic_load_explicit(&t->slot[i], memory_order_relaxed);
-        if (r && r != &mem_tomb && !r->interior)
-            free((void *)(uintptr_t)r);
-    }
-    free(t);
     free(m->retired);
     pthread_mutex_destroy(&m->lock);
     free(m);

@@ -136,6 +136,24 @@ VM_INLINE bool vm_lanes_in(const uint64_t ad[32], uint32_t M, uint64_t size, uns
     return mx <= size - width && (o & (width - 1)) == 0;
 }
 
+/* Do all 32 lanes' accesses of `width` (a power of two) bytes at r[l] + imm lie in [0, size)
+ * and are they aligned? The full-warp fast path of shared-memory handlers whose address is a
+ * 32-bit register: the check runs on 32-bit lanes (8 per AVX2 vector) and, by bounding every
+ * r[l] by size - width - imm, also rules out a 32-bit wrap of r[l] + imm. */
+VM_INLINE bool vm_s32_in(const union r32 *r, uint64_t imm, uint32_t size, unsigned width)
+{
+    if (size < width || imm > (uint64_t)(size - width))
+        return false;
+    const uint32_t lim = size - width - (uint32_t)imm;
+    uint32_t mx = 0, o = 0;
+    for (unsigned l = 0; l < 32; l++) {
+        const uint32_t v = r[l].u;
+        mx = v > mx ? v : mx;
+        o |= v;
+    }
+    return mx <= lim && ((o | (uint32_t)imm) & (width - 1)) == 0;
+}
+
 /* Are the accesses at ad[l], lanes M, all inside the warp's cached global allocation (w->mc),
  * aligned, and (wr) writable? The coalesced fast path of global loads and stores. */
 VM_INLINE bool vm_lanes_cached(const struct warp *w, const uint64_t ad[32], uint32_t M,

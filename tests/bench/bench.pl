@@ -119,6 +119,30 @@ while (<$fh>) {
                   speedup_2t => $t1 / $t2, check => @errs ? 'FAIL' : 'ok' };
 }
 
+# The host's own 1 -> 2 core ceiling: the native blackscholes twin (compute-bound, one thread)
+# alone, then two copies at once. Two vCPUs that are hyperthreads of one core, or a busy
+# machine, show up here as a ceiling well below 2, which bounds every "2T gain" above.
+sub native_time {
+    my ($name) = @_;
+    my $t = `$build/bench/native $name`;
+    die "native $name failed\n" if $?;
+    chomp $t;
+    return $t;
+}
+my $solo = median(map { native_time('blackscholes') } 1 .. 3);
+my @pair;
+for (1 .. 3) {
+    my @pids;
+    for my $k (0, 1) {
+        my $pid = open(my $p, '-|') // die "fork: $!\n";
+        if (!$pid) { exec "$build/bench/native", 'blackscholes' or die "exec: $!\n"; }
+        push @pids, $p;
+    }
+    my @t = map { my $p = $_; my $v = <$p>; close $p; chomp $v; $v } @pids;
+    push @pair, ($t[0] > $t[1] ? $t[0] : $t[1]);
+}
+my $ceiling = 2 * $solo / median(@pair);
+
 my $cpu = 'unknown';
 if (open my $ci, '<', '/proc/cpuinfo') { while (<$ci>) { if (/^model name\s*:\s*(.*)$/) { $cpu = $1; last } } }
 printf "CPU: %s\n", $cpu;
@@ -132,10 +156,12 @@ for my $r (@rows) {
     $geo += log($r->{slowdown_vs_native});
 }
 printf "geomean slowdown vs native C: %.1fx\n", exp($geo / @rows) if @rows;
+printf "host 1->2 core ceiling (two native blackscholes at once vs one): %.2fx\n", $ceiling;
 
 open my $jo, '>', $json or die "$json: $!";
 print $jo "{\n  \"cpu\": \"$cpu\",\n  \"runs\": $runs,\n";
 printf $jo "  \"geomean_slowdown_vs_native\": %.3f,\n", @rows ? exp($geo / @rows) : 0;
+printf $jo "  \"host_2core_ceiling\": %.3f,\n", $ceiling;
 print $jo "  \"kernels\": [\n";
 print $jo join(",\n", map { my $r = $_; '    {' . join(', ', map {
     my $v = $r->{$_}; "\"$_\": " . ($v =~ /^[0-9.e+-]+$/ ? $v : "\"$v\"") } sort keys %$r) . '}' } @rows);
