@@ -2482,7 +2482,8 @@ void b_insn_begin(struct ptx_builder *b, struct ptx_tok t)
     if (in->op == OP_VOTE && (in->fl & IR_FL(FL_UNI)))
         in->mode = MODE_UNI;
     if (!dc->req_done)
-        isa_rules(dc, in, b->dmods + dc->mods, dc->nmods, b->m->map_f64_to_f32);
+        isa_rules(dc, in, b->dmods ? b->dmods + dc->mods : NULL, dc->nmods,
+                  b->m->map_f64_to_f32); /* no modifier seen yet: dmods is NULL */
     if ((dc->ver_req > b->isa_ver || dc->sm_req > b->isa_sm ||
          (dc->arch_sm && !b->isa_arch)) && b->m->dialect == DIALECT_PTX)
         isa_note(b, dc, t.off);
