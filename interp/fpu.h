@@ -289,18 +289,16 @@ static inline float fpu_dir32(double s, int esign, enum fpu_mode m)
 {
     if (m != FPU_RZ && m != FPU_RM && m != FPU_RP)
         return fpu_u2f((uint32_t)fpu_from_double(s, esign, FPU_F32, m, 0));
-    float f = (float)s;
+    /* selects only (no branches), so callers' lane loops vectorize; a NaN, infinite or zero s
+     * (with esign 0) takes no step and passes through */
+    const float f = (float)s;
     const double fd = f;
+    const uint32_t u = fpu_f2u(f), neg = u >> 31;
     const bool down = m == FPU_RM || (m == FPU_RZ && s > 0);
-    uint32_t u = fpu_f2u(f);
-    if (down) {
-        if (fd > s || (fd == s && esign < 0)) /* next float toward -inf */
-            u = f == 0 ? 0x80000001u : (u >> 31) ? u + 1 : u - 1;
-    } else {
-        if (fd < s || (fd == s && esign > 0)) /* next float toward +inf */
-            u = f == 0 ? 0x00000001u : (u >> 31) ? u - 1 : u + 1;
-    }
-    return fpu_u2f(u);
+    const bool step = down ? (fd > s || (fd == s && esign < 0)) : (fd < s || (fd == s && esign > 0));
+    const uint32_t dn = f == 0 ? 0x80000001u : neg ? u + 1 : u - 1; /* next float toward -inf */
+    const uint32_t up = f == 0 ? 0x00000001u : neg ? u - 1 : u + 1; /* next float toward +inf */
+    return fpu_u2f(step ? (down ? dn : up) : u);
 }
 
 /* a + b on f32 values, rounded in mode m (exact; no host FP environment change). */
@@ -349,17 +347,11 @@ static inline float fpu_fma_dir32(float a, float b, float c, enum fpu_mode m)
 {
     const double p = (double)a * (double)b, z = c, s = p + z;
     const double bb = s - p, e = (p - (s - bb)) + (z - bb);
-    const float f = (float)s;
-    const double fd = f;
-    const uint32_t u = fpu_f2u(f), neg = u >> 31;
-    const bool down = m == FPU_RM || (m == FPU_RZ && s > 0);
-    const bool step = down ? (fd > s || (fd == s && e < 0)) : (fd < s || (fd == s && e > 0));
-    const uint32_t dn = f == 0 ? 0x80000001u : neg ? u + 1 : u - 1;
-    const uint32_t up = f == 0 ? 0x00000001u : neg ? u - 1 : u + 1;
-    uint32_t r = step ? (down ? dn : up) : u;
-    if (m == FPU_RM)
-        r = s == 0 ? ((int64_t)(fpu_d2u(p) | fpu_d2u(z)) < 0 ? 0x80000000u : 0u) : r; /* signbit() blocks vectorization */
-    return fpu_u2f(r);
+    const float r = fpu_dir32(s, (e > 0) - (e < 0), m); /* a NaN e (infinite s) is sign 0 */
+    if (m != FPU_RM)
+        return r;
+    /* signbit() blocks vectorization: test the sign bits as integers */
+    return s == 0 ? fpu_u2f((int64_t)(fpu_d2u(p) | fpu_d2u(z)) < 0 ? 0x80000000u : 0u) : r;
 }
 
 /* a / b on f32 values in mode m (IEEE division, .rn/.rz/.rm/.rp). */

@@ -94,6 +94,15 @@ sub ctas_of {
     return $n;
 }
 
+# The native twin's median time (tests/bench/native.c); with $prefix it also dumps its outputs.
+sub native_time {
+    my ($name, $prefix) = @_;
+    my $t = `$build/bench/native $name @{[$prefix // '']}`;
+    die "native $name failed\n" if $?;
+    chomp $t;
+    return $t;
+}
+
 my @rows;
 my $failed = 0;
 open my $fh, '<', "$dir/bench.list" or die "bench.list: $!";
@@ -104,9 +113,7 @@ while (<$fh>) {
     my @checks = parse_check($check);
     my ($w, $t, $t1) = emulate($name, $args, 1, \@checks);
     my (undef, undef, $t2) = emulate($name, $args, 2, \@checks);
-    my $native = `$build/bench/native $name $tmp/$name.native`;
-    die "native $name failed\n" if $?;
-    chomp $native;
+    my $native = native_time($name, "$tmp/$name.native");
     my @errs = grep { $_ ne '' } map { my $c = $_; map { compare($name, $_, $c) } (1, 2) } @checks;
     if (@errs) {
         $failed++;
@@ -122,13 +129,6 @@ while (<$fh>) {
 # The host's own 1 -> 2 core ceiling: the native blackscholes twin (compute-bound, one thread)
 # alone, then two copies at once. Two vCPUs that are hyperthreads of one core, or a busy
 # machine, show up here as a ceiling well below 2, which bounds every "2T gain" above.
-sub native_time {
-    my ($name) = @_;
-    my $t = `$build/bench/native $name`;
-    die "native $name failed\n" if $?;
-    chomp $t;
-    return $t;
-}
 my $solo = median(map { native_time('blackscholes') } 1 .. 3);
 my @pair;
 for (1 .. 3) {
