@@ -79,8 +79,11 @@ struct decoded {   /* a decoded mnemonic token (cached by its spelling) */
        itself, mod 0: no modifier) */
     uint8_t req_done, arch_rule;
     uint16_t ver_req, sm_req, arch_sm;
-    uint8_t ver_rule, sm_rule;
+    uint8_t ver_rule, sm_rule, af_rule;
     uint16_t ver_mod, sm_mod, arch_mod;
+    /* the a/f targets that have every feature of the spelling (ISA_AF_FREE: no restriction);
+       af_rule / af_mod: the rule that narrowed it last */
+    uint16_t af_mask, af_mod;
 };
 
 struct fmtpos {
@@ -216,6 +219,7 @@ struct ptx_builder {
     uint32_t ntop;
     uint32_t pos;            /* format position of the next top-level operand */
     int pipe_pending;
+    int pipe_seen;           /* the instruction has a `d|p` destination (ISA notes) */
     int in_list;             /* OPK_VEC / OPK_PARAMS being read */
     uint32_t list_top;       /* its index in ops_top */
     struct ir_opnd *elems;
@@ -228,7 +232,8 @@ struct ptx_builder {
     /* ISA version / target notes (isa_req.def) */
     uint16_t isa_ver;        /* module .version as major << 8 | minor; UINT16_MAX: absent */
     uint16_t isa_sm;         /* module .target sm_NN; UINT16_MAX: absent */
-    uint8_t isa_arch;        /* the sm_ target has an `a` / `f` suffix (or there is none) */
+    uint16_t isa_af;         /* the target's ISA_SM* bit (ISA_AF_OTHER: an unknown a/f
+                                target), 0: a plain sm_NN, ISA_AF_ANY: no sm_ target */
     char isa_target[16];     /* the sm_ token as written */
     uint32_t isa_nnotes, isa_suppressed;
     uint8_t *isa_seen;       /* 3 bits per (rule, opcode): note given for version/target/arch */
@@ -241,7 +246,7 @@ struct ptx_builder {
 struct isa_req {
     uint16_t ver;
     uint16_t sm;
-    uint8_t arch;
+    uint16_t arch; /* 0 or ISA_SM* bits (build.h) */
 };
 
 static const struct isa_req isa_op_req[OP__COUNT] = {
@@ -257,6 +262,7 @@ enum isa_rule {
 #undef RULE
     ISR__COUNT
 };
+_Static_assert(ISR__COUNT <= 256, "rule ids are kept in 8 bits");
 
 static const struct isa_req isa_rule_req[ISR__COUNT] = {
 #define RULE(id, maj, min, sm, arch) [ISR_##id] = {(maj) << 8 | (min), sm, arch},
@@ -264,6 +270,31 @@ static const struct isa_req isa_rule_req[ISR__COUNT] = {
 #undef RULE
 };
 
+/* The a/f targets of the ISA_SM* bits, in bit order (the names in "not supported" notes). */
+static const struct {
+    uint16_t sm;
+    char suffix;
+} isa_af_targets[] = {{90, 'a'},  {100, 'a'}, {100, 'f'}, {103, 'a'}, {103, 'f'}, {110, 'a'},
+                      {110, 'f'}, {120, 'a'}, {120, 'f'}, {121, 'a'}, {121, 'f'}};
+_Static_assert(sizeof isa_af_targets / sizeof *isa_af_targets + 1 == 12 &&
+                   ISA_AF_OTHER == 1 << 11,
+               "one isa_af_targets row per ISA_SM* bit");
+
+/* The ISA_SM* bit of target sm_<sm><suffix> (suffix 'a' or 'f'); ISA_AF_OTHER if unknown. */
+static unsigned isa_af_bit(unsigned sm, char suffix)
+{
+    for (unsigned i = 0; i < sizeof isa_af_targets / sizeof *isa_af_targets; i++)
+        if (isa_af_targets[i].sm == sm && isa_af_targets[i].suffix == suffix)
+            return 1u << i;
+    return ISA_AF_OTHER;
+}
+
+static void isa_feature(struct ptx_builder *b, unsigned rule, const char *what, int len,
+                        uint32_t off);
+#define ISA_FEATURE(b, rule, lit, off) isa_feature(b, rule, lit, (int)sizeof(lit) - 1, off)
+
+#define ISA_AF_FREE 0xffffu /* decoded.af_mask: no a/f restriction (ISA_AF_ANY is one) */
+_Static_assert(ISA_AF_ANY < ISA_AF_FREE, "ISA_AF_FREE is not a set of targets");
 #define ISA_NOTE_CAP 20 /* notes per module; the rest are counted in one summary note */
 #define TB(t) (UINT64_C(1) << (t))
 _Static_assert(T__COUNT <= 64, "type sets are 64-bit masks");
@@ -856,10 +887,12 @@ void b_target(struct ptx_builder *b, struct ptx_tok t)
             v = v * 10 + (unsigned)(s[i] - '0');
         m->target_sm = v;
         b->isa_sm = (uint16_t)(v < UINT16_MAX ? v : UINT16_MAX - 1);
-        b->isa_arch = s[t.len - 1] == 'a' || s[t.len - 1] == 'f';
+        char suf = s[t.len - 1];
+        b->isa_af = (uint16_t)(suf == 'a' || suf == 'f' ? isa_af_bit(v, suf) : 0);
         snprintf(b->isa_target, sizeof b->isa_target, "%.*s", (int)t.len, s);
     } else if (t.len == 5 && memcmp(s, "debug", 5) == 0) {
         m->target_debug = true;
+        ISA_FEATURE(b, ISR_DIR_TARGET_DEBUG, ".target debug", t.off);
     } else if (t.len == 19 && memcmp(s, "texmode_independent", 19) == 0) {
         m->texmode_independent = true;
     } else if (t.len == 14 && memcmp(s, "map_f64_to_f32", 14) == 0) {
@@ -871,7 +904,7 @@ void b_target(struct ptx_builder *b, struct ptx_tok t)
 }
 
 /* .address_size 32|64 */
-void b_address_size(struct ptx_builder *b, struct ptx_tok t)
+void b_address_size(struct ptx_builder *b, struct ptx_tok kw, struct ptx_tok t)
 {
     uint64_t v = 0;
     if (ptx_parse_int(tok_s(b, t), t.len, &v) < 0 || (v != 32 && v != 64)) {
@@ -880,6 +913,7 @@ void b_address_size(struct ptx_builder *b, struct ptx_tok t)
     }
     b->m->address_size = (uint8_t)v;
     b->m->address_size_declared = true;
+    ISA_FEATURE(b, ISR_DIR_ADDRESS_SIZE, ".address_size", kw.off);
 }
 
 /* .file N "name" */
@@ -917,16 +951,28 @@ void b_section(struct ptx_builder *b, struct ptx_tok t)
     VEC_PUSH(b, b->sections, b->nsections, b->capsections, id);
 }
 
-/* .pragma "…": accepted; "nounroll" and friends are hints only. */
+/* .pragma "…": accepted; "nounroll" and friends are hints only ("used_bytes_mask" needs
+ * PTX 8.3: noted). */
 void b_pragma(struct ptx_builder *b, struct ptx_tok t)
 {
-    (void)b;
-    (void)t;
+    static const char ubm[] = "\"used_bytes_mask";
+    static const char spill[] = "\"enable_smem_spilling";
+    if (t.len >= sizeof ubm - 1 && memcmp(tok_s(b, t), ubm, sizeof ubm - 1) == 0)
+        ISA_FEATURE(b, ISR_DIR_USED_BYTES_MASK, ".pragma \"used_bytes_mask\"", t.off);
+    if (t.len >= sizeof spill - 1 && memcmp(tok_s(b, t), spill, sizeof spill - 1) == 0)
+        ISA_FEATURE(b, ISR_DIR_SMEM_SPILLING, ".pragma \"enable_smem_spilling\"", t.off);
+}
+
+/* The .pragma keyword (its version note). */
+void b_pragma_kw(struct ptx_builder *b, struct ptx_tok kw)
+{
+    ISA_FEATURE(b, ISR_DIR_PRAGMA, ".pragma", kw.off);
 }
 
 /* .alias a, b: a names the same function as b. */
-void b_alias(struct ptx_builder *b, struct ptx_tok a, struct ptx_tok c)
+void b_alias(struct ptx_builder *b, struct ptx_tok kw, struct ptx_tok a, struct ptx_tok c)
 {
+    ISA_FEATURE(b, ISR_DIR_ALIAS, ".alias", kw.off);
     int32_t ec = ent_get(b, tok_s(b, c), c.len), ea = ent_get(b, tok_s(b, a), a.len);
     if (ec < 0 || ea < 0)
         return;
@@ -956,6 +1002,10 @@ void b_spec(struct ptx_builder *b, enum b_spec kind, struct ptx_tok t)
     case BS_LINK:
         b->spec.linkage = s[0] == 'v' ? LNK_VISIBLE : s[0] == 'e' ? LNK_EXTERN
                           : s[0] == 'w' ? LNK_WEAK : LNK_COMMON;
+        if (b->spec.linkage == LNK_WEAK)
+            ISA_FEATURE(b, ISR_DIR_WEAK, ".weak", t.off);
+        if (b->spec.linkage == LNK_COMMON)
+            ISA_FEATURE(b, ISR_DIR_COMMON, ".common", t.off);
         break;
     case BS_SPACE: {
         unsigned sp = SP_NONE;
@@ -987,6 +1037,8 @@ void b_spec(struct ptx_builder *b, enum b_spec kind, struct ptx_tok t)
         if (md > 0 && ir_mod_kind((enum ir_mod)md) == MK_TYPE) {
             b->spec.type = (uint8_t)ir_mod_value((enum ir_mod)md);
             b->spec.has_type = 1;
+            if (b->spec.type == T_B128)
+                ISA_FEATURE(b, ISR_DIR_B128, ".b128", t.off);
         } else {
             b_err(b, t.off, "unknown type '%.*s'", (int)t.len, tok_s(b, t));
         }
@@ -998,8 +1050,10 @@ void b_spec(struct ptx_builder *b, enum b_spec kind, struct ptx_tok t)
     case BS_ALIGN:
         break;
     case BS_ATTR:
-        if (n == 7 && memcmp(s, "managed", 7) == 0)
+        if (n == 7 && memcmp(s, "managed", 7) == 0) {
             b->spec.managed = 1;
+            ISA_FEATURE(b, ISR_DIR_MANAGED, ".attribute(.managed)", t.off);
+        }
         break;
     case BS_DOTNAME: {
         int md = smap_get(&b->mods, s, n);
@@ -1155,6 +1209,7 @@ void b_init_mask(struct ptx_builder *b, struct ptx_tok mask, struct ptx_tok fn,
     uint64_t v = 0;
     b->decl.has_init = 1;
     unsigned k = 0;
+    ISA_FEATURE(b, ISR_DIR_INIT_MASK, "mask operator in an initializer", mask.off);
     if (ptx_parse_int(tok_s(b, mask), mask.len, &v) < 0)
         k = 8;
     while (k < 8 && v != (UINT64_C(0xff) << (8 * k)))
@@ -1416,6 +1471,7 @@ void b_func_unified(struct ptx_builder *b, struct ptx_tok attr, struct ptx_tok x
         b_err(b, attr.off, "unknown function attribute '%.*s'", (int)attr.len, tok_s(b, attr));
         return;
     }
+    ISA_FEATURE(b, ISR_DIR_UNIFIED, ".attribute(.unified)", attr.off);
     if (ptx_parse_int(tok_s(b, x), x.len, &b->unified[0]) < 0 ||
         ptx_parse_int(tok_s(b, y), y.len, &b->unified[1]) < 0) {
         b_err(b, x.off, "invalid .unified identifier");
@@ -1526,9 +1582,6 @@ static void params_done(struct ptx_builder *b)
 }
 
 /* A performance directive keyword (.maxntid, .reqntid, .noreturn, …). */
-static void isa_feature(struct ptx_builder *b, unsigned rule, const char *what, int len,
-                        uint32_t off);
-
 void b_perf(struct ptx_builder *b, struct ptx_tok t)
 {
     params_done(b);
@@ -1543,8 +1596,14 @@ void b_perf(struct ptx_builder *b, struct ptx_tok t)
                    : IS("maxnreg") ? 4 : IS("maxclusterrank") ? 5
                    : IS("reqnctapercluster") ? 6 : IS("abi_preserve") ? 7
                    : IS("abi_preserve_control") ? 8 : IS("local_maxnreg") ? 9 : 0;
-    if (IS("noreturn"))
+    if (IS("noreturn")) {
         f->noreturn = 1;
+        isa_feature(b, ISR_DIR_NORETURN, s - 1, (int)t.len, t.off);
+    }
+    if (b->perf_kind == 3)
+        isa_feature(b, ISR_DIR_MINNCTAPERSM, s - 1, (int)t.len, t.off);
+    if (b->perf_kind == 9)
+        isa_feature(b, ISR_DIR_LOCAL_MAXNREG, s - 1, (int)t.len, t.off);
     if (IS("blocksareclusters")) {
         f->blocksareclusters = 1;
         isa_feature(b, ISR_DIR_BLOCKSARECLUSTERS, s - 1, (int)t.len, t.off);
@@ -1737,8 +1796,10 @@ void b_label(struct ptx_builder *b, struct ptx_tok t)
 
 /* NAME: .branchtargets (labels for brx.idx) / .calltargets (functions for an indirect call:
  * the table holds function indices). */
-void b_table_begin(struct ptx_builder *b, struct ptx_tok name, int is_call)
+void b_table_begin(struct ptx_builder *b, struct ptx_tok name, struct ptx_tok kw, int is_call)
 {
+    isa_feature(b, is_call ? ISR_DIR_CALLTARGETS : ISR_DIR_BRANCHTARGETS, tok_s(b, kw),
+                (int)kw.len, kw.off);
     b->table_call = is_call;
     b->table_cur = b->fb.ntables;
     b->table_n = 0;
@@ -1794,6 +1855,7 @@ void b_table_end(struct ptx_builder *b)
  * of the declaration text (from .callprototype to before ';'). */
 void b_proto(struct ptx_builder *b, struct ptx_tok name, struct ptx_tok kw, struct ptx_tok semi)
 {
+    ISA_FEATURE(b, ISR_DIR_CALLPROTOTYPE, ".callprototype", kw.off);
     struct ir_sym s;
     memset(&s, 0, sizeof s);
     int32_t e = ent_get(b, tok_s(b, name), name.len);
@@ -1972,6 +2034,11 @@ static void isa_need(struct decoded *dc, unsigned rule, unsigned mod)
         dc->arch_rule = (uint8_t)rule;
         dc->arch_mod = (uint16_t)mod;
     }
+    if (r->arch && (dc->af_mask & r->arch) != dc->af_mask) {
+        dc->af_mask &= r->arch;
+        dc->af_rule = (uint8_t)rule;
+        dc->af_mod = (uint16_t)mod;
+    }
 }
 
 /* Minimum version / target of an opcode (build.h). */
@@ -2034,6 +2101,7 @@ static void isa_rules(struct decoded *dc, const struct ir_insn *in, const uint16
                 break;                                                                        \
             }                                                                                 \
     } while (0)
+    dc->af_mask = ISA_AF_FREE;
     isa_need(dc, ISR_OPCODE, 0);
     switch (in->op) {
     case OP_ADD: case OP_SUB: case OP_MUL: case OP_SETP: case OP_SET:
@@ -2238,6 +2306,31 @@ static void isa_rules(struct decoded *dc, const struct ir_insn *in, const uint16
                 break;
             }
         break;
+    case OP_TCGEN05_MMA: case OP_TCGEN05_MMA_SP: case OP_TCGEN05_MMA_WS:
+    case OP_TCGEN05_MMA_WS_SP:
+        NEED_M(TCGEN05_KIND_I8, MOD_KIND_I8);
+        NEED_M(TCGEN05_SCALE_VEC, MOD_SCALE_VEC_1X);
+        NEED_M(TCGEN05_SCALE_VEC, MOD_SCALE_VEC_2X);
+        NEED_M(TCGEN05_SCALE_VEC, MOD_SCALE_VEC_4X);
+        break;
+    case OP_CP_ASYNC_BULK_TENSOR: case OP_CP_ASYNC_BULK_PREFETCH_TENSOR:
+        NEED_M(BULK_TENSOR_SM100, MOD_CTA_GROUP_1);
+        NEED_M(BULK_TENSOR_SM100, MOD_CTA_GROUP_2);
+        NEED_M(BULK_TENSOR_SM100, MOD_IM2COL_W);
+        NEED_M(BULK_TENSOR_SM100, MOD_IM2COL_W_128);
+        NEED_M(BULK_TENSOR_SM100, MOD_TILE_SCATTER4);
+        NEED_M(BULK_GATHER4, MOD_TILE_GATHER4);
+        break;
+    case OP_TENSORMAP_REPLACE:
+        NEED_M(TENSORMAP_SWIZZLE_ATOM, MOD_SWIZZLE_ATOMICITY);
+        break;
+    case OP_CLUSTERLAUNCHCONTROL_TRY_CANCEL:
+        NEED_M(CLC_MULTICAST_ALL, MOD_MULTICAST_CLUSTER_ALL);
+        break;
+    case OP_MULTIMEM_LD_REDUCE: case OP_MULTIMEM_ST: case OP_MULTIMEM_RED:
+        NEED_T(MULTIMEM_FP8, TB(T_E4M3X4) | TB(T_E5M2X4));
+        NEED_M(MULTIMEM_FP8, MOD_ACC_F16);
+        break;
     case OP_WMMA_LOAD: case OP_WMMA_STORE: case OP_WMMA_MMA:
         NEED_T(WMMA_SM80, TB(T_F64) | TB(T_BF16) | TB(T_TF32));
         NEED_T(WMMA_INT, TB(T_S8) | TB(T_U8) | TB(T_S32));
@@ -2323,11 +2416,36 @@ static void isa_note(struct ptx_builder *b, const struct decoded *dc, uint32_t o
                    nm, dc->sm_mod ? " with ." : "",
                    dc->sm_mod ? ir_mod_name((enum ir_mod)dc->sm_mod) : "", dc->sm_req,
                    arch ? "a" : " or higher", b->isa_target);
-    } else if (dc->arch_sm && !b->isa_arch && dc->arch_sm <= b->isa_sm &&
+    } else if (dc->af_mask != ISA_AF_FREE && dc->sm_req <= b->isa_sm &&
+               !(dc->af_mask & (b->isa_af ? b->isa_af : isa_af_bit(b->isa_sm, 'a')))) {
+        /* a later family (or another branch) without the feature */
+        if (isa_seen(b, dc->af_rule, (unsigned)dc->op, 3))
+            return;
+        char req[128];
+        size_t n = 0;
+        unsigned left = dc->af_mask;
+        req[0] = 0;
+        for (unsigned i = 0; left && n < sizeof req; i++) {
+            if (!(left & (1u << i)))
+                continue;
+            left &= ~(1u << i);
+            if (i >= sizeof isa_af_targets / sizeof *isa_af_targets) {
+                n += (size_t)snprintf(req + n, sizeof req - n, "%sa later a/f target",
+                                      n ? " or " : "");
+                break;
+            }
+            n += (size_t)snprintf(req + n, sizeof req - n, "%ssm_%u%c",
+                                  !n ? "" : left ? ", " : " or ", isa_af_targets[i].sm,
+                                  isa_af_targets[i].suffix);
+        }
+        isa_report(b, off, "'%s'%s%s is not supported on .target %s (requires %s)", nm,
+                   dc->af_mod ? " with ." : "",
+                   dc->af_mod ? ir_mod_name((enum ir_mod)dc->af_mod) : "", b->isa_target, req);
+    } else if (dc->af_mask != ISA_AF_FREE && !b->isa_af && dc->sm_req <= b->isa_sm &&
                !isa_seen(b, dc->arch_rule, (unsigned)dc->op, 2)) {
         isa_report(b, off, "'%s'%s%s requires an architecture-specific .target such as sm_%ua "
                    "(module declares .target %s)", nm, dc->arch_mod ? " with ." : "",
-                   dc->arch_mod ? ir_mod_name((enum ir_mod)dc->arch_mod) : "", dc->arch_sm,
+                   dc->arch_mod ? ir_mod_name((enum ir_mod)dc->arch_mod) : "", b->isa_sm,
                    b->isa_target);
     }
 }
@@ -2438,6 +2556,7 @@ void b_insn_begin(struct ptx_builder *b, struct ptx_tok t)
     b->ntop = 0;
     b->pos = 0;
     b->pipe_pending = 0;
+    b->pipe_seen = 0;
     b->in_list = 0;
     b->in_addr = 0;
     b->nelems = 0;
@@ -2485,7 +2604,8 @@ void b_insn_begin(struct ptx_builder *b, struct ptx_tok t)
         isa_rules(dc, in, b->dmods ? b->dmods + dc->mods : NULL, dc->nmods,
                   b->m->map_f64_to_f32); /* no modifier seen yet: dmods is NULL */
     if ((dc->ver_req > b->isa_ver || dc->sm_req > b->isa_sm ||
-         (dc->arch_sm && !b->isa_arch)) && b->m->dialect == DIALECT_PTX)
+         (dc->af_mask != ISA_AF_FREE && !(dc->af_mask & b->isa_af))) &&
+        b->m->dialect == DIALECT_PTX)
         isa_note(b, dc, t.off);
     in->unit = (uint8_t)ir_op_unit((enum ir_op)in->op);
     in->iflags = (uint16_t)ir_op_flags((enum ir_op)in->op);
@@ -2981,6 +3101,7 @@ void b_o_pipe(struct ptx_builder *b)
         return;
     }
     b->pipe_pending = 1;
+    b->pipe_seen = 1;
 }
 
 /* '{' or '(' of a vector / parameter list operand. */
@@ -3281,6 +3402,42 @@ void b_t_end(struct ptx_builder *b)
         list_close(b, "too many coordinates");
 }
 
+/* Rules that depend on the operands rather than the mnemonic (isa_req.def, "operand forms"):
+ * noted once per rule per module, at the mnemonic. */
+static void isa_operand_rules(struct ptx_builder *b, const struct ir_insn *in)
+{
+    uint32_t off = b->insn_tok.off;
+    const char *w;
+    int nc = 0;
+    switch (in->op) {
+    case OP_TEX: case OP_TLD4:
+        w = in->op == OP_TEX ? "tex with a d|p destination" : "tld4 with a d|p destination";
+        if (b->pipe_seen)
+            isa_feature(b, ISR_TEX_PRED, w, (int)strlen(w), off);
+        break;
+    case OP_MBARRIER_ARRIVE: case OP_MBARRIER_ARRIVE_DROP:
+        for (unsigned i = 0; i < in->nmod; i++)
+            if (b->fb.mods[in->mod + i] == MOD_NOCOMPLETE ||
+                b->fb.mods[in->mod + i] == MOD_EXPECT_TX)
+                nc = 1;
+        w = in->op == OP_MBARRIER_ARRIVE ? "mbarrier.arrive with a count operand"
+                                         : "mbarrier.arrive_drop with a count operand";
+        if (b->ntop >= 3 && !nc)
+            isa_feature(b, ISR_MBAR_COUNT, w, (int)strlen(w), off);
+        w = in->op == OP_MBARRIER_ARRIVE ? "mbarrier.arrive with a '_' destination"
+                                         : "mbarrier.arrive_drop with a '_' destination";
+        if (b->ntop >= 1 && b->ops_top[0].kind == OPK_SINK)
+            isa_feature(b, ISR_MBAR_SINK, w, (int)strlen(w), off);
+        break;
+    case OP_CALL:
+        if (in->target == IR_NOPC)
+            ISA_FEATURE(b, ISR_CALL_INDIRECT, "call through a register", off);
+        break;
+    default:
+        break;
+    }
+}
+
 /* ';' of an instruction: check the operand count, append to the function. */
 void b_insn_end(struct ptx_builder *b, struct ptx_tok semi)
 {
@@ -3314,6 +3471,8 @@ void b_insn_end(struct ptx_builder *b, struct ptx_tok semi)
     if ((in->op == OP_MIN || in->op == OP_MAX) && b->ntop == 4)
         isa_feature(b, ISR_MINMAX3, in->op == OP_MIN ? "min with three sources"
                     : "max with three sources", 22, b->insn_tok.off);
+    if (b->m->dialect == DIALECT_PTX)
+        isa_operand_rules(b, in);
     if (in->op == OP_BRA && (b->ntop < 1 || b->ops_top[0].kind != OPK_LABEL)) {
         b_err(b, b->ops_off[0], "'bra' needs a label");
         return;
@@ -3430,7 +3589,7 @@ struct ir_module *ptx_build(const char *text, size_t len, const char *filename,
     b->len = len;
     b->isa_ver = UINT16_MAX;
     b->isa_sm = UINT16_MAX;
-    b->isa_arch = 1;
+    b->isa_af = ISA_AF_ANY;
     if (b_setup(b) < 0)
         goto oom;
     parser = ptx_parseAlloc(malloc);

@@ -57,10 +57,34 @@ void ptx_parse(void *p, int major, struct ptx_tok minor, struct ptx_builder *b);
 struct ir_module *ptx_build(const char *text, size_t len, const char *filename,
                             struct diag *d, int *nerr);
 
+/* Architecture-specific (`a`) and family (`f`) targets that ptxas 13 knows, as bits of the
+ * arch column of isa_req.def: a row with a non-zero arch exists only on the targets in its
+ * set (wgmma: sm_90a only; tcgen05: the sm_100 and sm_110 families). ISA_AF_OTHER stands for
+ * an a/f target not listed here (a later one); ISA_AF_ANY: every a/f target (needs one, any). */
+enum {
+    ISA_SM90A = 1 << 0,
+    ISA_SM100A = 1 << 1,
+    ISA_SM100F = 1 << 2,
+    ISA_SM103A = 1 << 3,
+    ISA_SM103F = 1 << 4,
+    ISA_SM110A = 1 << 5,
+    ISA_SM110F = 1 << 6,
+    ISA_SM120A = 1 << 7,
+    ISA_SM120F = 1 << 8,
+    ISA_SM121A = 1 << 9,
+    ISA_SM121F = 1 << 10,
+    ISA_AF_OTHER = 1 << 11,
+    ISA_AF_ANY = (1 << 12) - 1,
+    /* families (sm_100f runs on sm_100 and sm_103; sm_120f on sm_120 and sm_121) */
+    ISA_FAM_SM100 = ISA_SM100A | ISA_SM100F | ISA_SM103A | ISA_SM103F,
+    ISA_FAM_SM110 = ISA_SM110A | ISA_SM110F,
+    ISA_FAM_SM120 = ISA_SM120A | ISA_SM120F | ISA_SM121A | ISA_SM121F,
+};
+
 /* The minimum PTX ISA version (major << 8 | minor), target (sm_NN) and architecture-specific
- * flag ('a' or 0) of an opcode (isa_req.def); all 0 for opcodes without a row (PTXPlus-only).
- * For tests and tools: the builder notes instructions newer than the module's .version and
- * .target itself. */
+ * target set (0, or the ISA_SM* bits of the targets that have it) of an opcode (isa_req.def);
+ * all 0 for opcodes without a row (PTXPlus-only). For tests and tools: the builder notes
+ * instructions newer than the module's .version and .target itself. */
 void ptx_isa_op_req(unsigned op, unsigned *ver, unsigned *sm, int *arch);
 
 /* Decode an integer literal token (all PTX forms, U suffix). Returns 0 or -1 on overflow/bad. */
@@ -71,12 +95,13 @@ enum b_spec { BS_LINK, BS_SPACE, BS_ALIGN, BS_VEC, BS_TYPE, BS_PTR, BS_ATTR, BS_
 void b_syntax_error(struct ptx_builder *b, int major, struct ptx_tok t);
 void b_version(struct ptx_builder *b, struct ptx_tok t);
 void b_target(struct ptx_builder *b, struct ptx_tok t);
-void b_address_size(struct ptx_builder *b, struct ptx_tok t);
+void b_address_size(struct ptx_builder *b, struct ptx_tok kw, struct ptx_tok t);
 void b_file(struct ptx_builder *b, struct ptx_tok idx, struct ptx_tok name);
 void b_loc(struct ptx_builder *b, struct ptx_tok file, struct ptx_tok line);
 void b_section(struct ptx_builder *b, struct ptx_tok t);
 void b_pragma(struct ptx_builder *b, struct ptx_tok t);
-void b_alias(struct ptx_builder *b, struct ptx_tok a, struct ptx_tok c);
+void b_pragma_kw(struct ptx_builder *b, struct ptx_tok kw);
+void b_alias(struct ptx_builder *b, struct ptx_tok kw, struct ptx_tok a, struct ptx_tok c);
 
 void b_spec(struct ptx_builder *b, enum b_spec kind, struct ptx_tok t);
 void b_spec_align(struct ptx_builder *b, struct ptx_tok n);
@@ -110,7 +135,7 @@ void b_scope_begin(struct ptx_builder *b, struct ptx_tok t);
 void b_scope_end(struct ptx_builder *b);
 
 void b_label(struct ptx_builder *b, struct ptx_tok t);
-void b_table_begin(struct ptx_builder *b, struct ptx_tok name, int is_call);
+void b_table_begin(struct ptx_builder *b, struct ptx_tok name, struct ptx_tok kw, int is_call);
 void b_table_entry(struct ptx_builder *b, struct ptx_tok t);
 void b_table_end(struct ptx_builder *b);
 void b_proto(struct ptx_builder *b, struct ptx_tok name, struct ptx_tok kw, struct ptx_tok semi);

@@ -9,6 +9,13 @@
 #   //@ expect-error L:C: MESSAGE   `ptxemu check FILE` exits non-zero and its
 #                                   stderr contains "FILE:L:C: error: MESSAGE"
 #                                   (several lines: all must appear)
+#   //@ expect-note L:C: MESSAGE    `ptxemu check FILE` (exit status not
+#                                   checked: notes never change it) has
+#                                   "FILE:L:C: note: MESSAGE" on stderr
+#                                   (several lines: all must appear)
+#   //@ expect-no-note              `ptxemu check FILE` prints no "note:"
+#                                   line at all (guards against false
+#                                   .version / .target notes)
 #   //@ exec ARGS...                run `ptxemu exec FILE ARGS...` (shell-like
 #                                   quoting); the expectations below refer to
 #                                   the most recent exec (several execs allowed)
@@ -19,6 +26,11 @@
 #   //@ timeout SECONDS             per command (default 60)
 #   //@ todo REASON                 a failure is reported as TODO (tolerated)
 #   //@ skip REASON                 do not run
+#
+# One more TAP line checks the nvcc-generated fixtures/ptx/sm_*/*.ptx, which
+# cannot carry directives (tests/fixtures_uptodate.t compares them with nvcc's
+# output): `ptxemu check` must print no note for any of them, as if each had
+# `//@ expect-no-note` (nvcc writes PTX that ptxas accepts for its .target).
 #
 # FILE is the path relative to the repository root (the cwd of the commands).
 # The binary is $PTXEMU_BUILD/ptxemu (PTXEMU_BUILD defaults to "build").
@@ -58,6 +70,19 @@ for my $file (@files) {
             push @steps, ($err = { kind => 'errors', want => [] }) unless $err;
             push @{ $err->{want} }, $arg;
             $cur = undef;
+        } elsif ($dir eq 'expect-note' || $dir eq 'expect-no-note') {
+            my $nt = (grep { $_->{kind} eq 'notes' } @steps)[0];
+            push @steps, ($nt = { kind => 'notes', want => [], none => 0 }) unless $nt;
+            if ($dir eq 'expect-note') {
+                push @{ $nt->{want} }, $arg;
+            } else {
+                $nt->{none} = 1;
+            }
+            if ($nt->{none} && @{ $nt->{want} }) {
+                $bad = "$file:$lineno: //\@ expect-no-note together with //\@ expect-note";
+                last;
+            }
+            $cur = undef;
         } elsif ($dir eq 'exec') {
             $cur = { kind => 'exec', args => [shellwords($arg)], stdout => undef,
                      stderr => [], exit => 0, line => $lineno };
@@ -93,6 +118,12 @@ for my $file (@files) {
     push @cases, { file => $file, steps => \@steps, todo => $todo, skip => $skip,
                    timeout => $timeout // 60, bad => $bad };
 }
+
+# The nvcc-generated fixtures: one case, no note in any of them.
+my @nvcc = grep { m{^fixtures/ptx/sm_[^/]+/[^/]+\.ptx\z} } @files;
+push @cases, { file => 'fixtures/ptx/sm_*/*.ptx (nvcc output, ' . scalar(@nvcc) . ' files)',
+               steps => [{ kind => 'nvcc-no-note', files => \@nvcc }], timeout => 60 }
+    if @nvcc;
 
 # Runs argv with a timeout; returns (status, stdout, stderr, timed_out).
 sub run_cmd {
@@ -162,6 +193,30 @@ for my $c (@cases) {
                     push @why, "# ptxemu check $name: " . ($to ? "timed out" : "exit $code")
                         . ", expected 0\n", diag_text('stderr', $err);
                 }
+            } elsif ($s->{kind} eq 'nvcc-no-note') {
+                for my $f (@{ $s->{files} }) {
+                    my ($code, $out, $err, $to) = run_cmd($c->{timeout}, $bin, 'check', $f);
+                    my @n = grep { /: note: / } split /\n/, $err;
+                    push @why, "# ptxemu check $f: " . ($to ? "timed out" : "exit $code") . "\n"
+                        if $to || $code != 0;
+                    push @why, map { "#   $_\n" } @n[0 .. ($#n < 2 ? $#n : 2)] if @n;
+                }
+            } elsif ($s->{kind} eq 'notes') {
+                my ($code, $out, $err, $to) = run_cmd($c->{timeout}, $bin, 'check', $name);
+                my @w;
+                push @w, "# ptxemu check $name: timed out\n" if $to;
+                for my $want (@{ $s->{want} }) {
+                    my ($loc, $msg) = $want =~ /^(\d+:\d+):\s*(.*)$/
+                        or do { push @w, "# bad expect-note '$want' (want L:C: message)\n"; next };
+                    my $line = "$name:$loc: note: $msg";
+                    push @w, "# stderr lacks: $line\n" if index($err, $line) < 0;
+                }
+                if ($s->{none}) {
+                    my @n = grep { /: note: / } split /\n/, $err;
+                    push @w, "# expected no note, got " . scalar(@n) . ":\n",
+                        map { "#   $_\n" } @n[0 .. ($#n < 4 ? $#n : 4)] if @n;
+                }
+                push @why, @w, (@w ? diag_text('stderr', $err) : ());
             } elsif ($s->{kind} eq 'errors') {
                 my ($code, $out, $err, $to) = run_cmd($c->{timeout}, $bin, 'check', $name);
                 if ($to || $code == 0) {

@@ -346,7 +346,12 @@ static void test_isa_notes(void)
     unsigned ver, sm;
     int arch;
     ptx_isa_op_req(OP_WGMMA_MMA_ASYNC, &ver, &sm, &arch);
-    ok(ver == 0x800 && sm == 90 && arch == 'a', "wgmma.mma_async: PTX 8.0, sm_90a");
+    ok(ver == 0x800 && sm == 90 && arch == ISA_SM90A, "wgmma.mma_async: PTX 8.0, sm_90a only");
+    ptx_isa_op_req(OP_TCGEN05_ALLOC, &ver, &sm, &arch);
+    ok(ver == 0x806 && sm == 100 && arch == (ISA_FAM_SM100 | ISA_FAM_SM110),
+       "tcgen05.alloc: PTX 8.6, the sm_100 and sm_110 families");
+    ptx_isa_op_req(OP_SETMAXNREG, &ver, &sm, &arch);
+    ok(ver == 0x800 && sm == 90 && arch == ISA_AF_ANY, "setmaxnreg: PTX 8.0, any a/f target");
     ptx_isa_op_req(OP_REDUX, &ver, &sm, &arch);
     ok(ver == 0x700 && sm == 80 && arch == 0, "redux: PTX 7.0, sm_80");
 
@@ -389,12 +394,12 @@ static void test_isa_notes(void)
         m = load(src, &rc);
         ok(m != NULL && rc == 0, "arch notes: the module loads");
         is_str(errbuf,
-               "t.ptx:32:2: note: 'wgmma.fence' requires an architecture-specific .target such "
+               "t.ptx:29:2: note: 'wgmma.fence' requires an architecture-specific .target such "
                "as sm_90a (module declares .target sm_90)\n\twgmma.fence.sync.aligned;\n\t^\n"
-               "t.ptx:33:2: note: 'tcgen05.fence::before_thread_sync' requires PTX ISA .version "
+               "t.ptx:30:2: note: 'tcgen05.fence::before_thread_sync' requires PTX ISA .version "
                "8.6 or later (module declares .version 8.0)\n"
                "\ttcgen05.fence::before_thread_sync;\n\t^\n"
-               "t.ptx:33:2: note: 'tcgen05.fence::before_thread_sync' requires .target sm_100a "
+               "t.ptx:30:2: note: 'tcgen05.fence::before_thread_sync' requires .target sm_100a "
                "(module declares .target sm_90)\n\ttcgen05.fence::before_thread_sync;\n\t^\n",
                "arch notes: exact text");
         ir_module_free(m);
@@ -461,6 +466,154 @@ static void test_isa_notes(void)
     ok(strstr(errbuf, "t.ptx: note: 12 more instructions need a newer .version or .target "
                       "(notes not shown)\n") != NULL,
        "cap: the summary counts the rest");
+    ir_module_free(m);
+}
+
+/* Architecture-specific and family instructions on other targets (isa_req.def arch sets). */
+static void test_isa_family_notes(void)
+{
+    int rc;
+    struct ir_module *m;
+    /* a later family's `a` target: "not supported", with the targets that have it */
+    m = load(".version 9.0\n.target sm_100a\n.address_size 64\n"
+             ".entry e()\n{\n\twgmma.fence.sync.aligned;\n\twgmma.fence.sync.aligned;\n"
+             "\tret;\n}\n", &rc);
+    ok(m != NULL && rc == 0, "family: a note is not an error");
+    is_str(errbuf,
+           "t.ptx:6:2: note: 'wgmma.fence' is not supported on .target sm_100a (requires "
+           "sm_90a)\n\twgmma.fence.sync.aligned;\n\t^\n",
+           "family: wgmma on sm_100a, once");
+    ir_module_free(m);
+    m = load(".version 9.0\n.target sm_120f\n.address_size 64\n"
+             ".entry e()\n{\n\t.reg .b32 %r<2>;\n\ttcgen05.alloc.cta_group::1.sync.aligned."
+             "shared::cta.b32 [%r1], 32;\n\tret;\n}\n", &rc);
+    is_str(errbuf,
+           "t.ptx:7:2: note: 'tcgen05.alloc' is not supported on .target sm_120f (requires "
+           "sm_100a, sm_100f, sm_103a, sm_103f, sm_110a or sm_110f)\n"
+           "\ttcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r1], 32;\n\t^\n",
+           "family: tcgen05 on sm_120f lists its targets");
+    ir_module_free(m);
+    /* the rule that narrows the set is named: .kind::i8 is sm_100a / sm_110a only */
+    m = load(".version 9.0\n.target sm_103a\n.address_size 64\n"
+             ".entry e()\n{\n\t.reg .b32 %r<4>;\n\t.reg .b64 %rd<3>;\n\t.reg .pred %p<2>;\n"
+             "\ttcgen05.mma.cta_group::1.kind::i8 [%r1], [%r1], %rd1, %r2, %p1;\n"
+             "\ttcgen05.mma.cta_group::1.kind::f16 [%r1], %rd2, %rd1, %r2, %p1;\n"
+             "\tret;\n}\n", &rc);
+    is_str(errbuf,
+           "t.ptx:9:2: note: 'tcgen05.mma' with .kind::i8 is not supported on .target sm_103a "
+           "(requires sm_100a or sm_110a)\n"
+           "\ttcgen05.mma.cta_group::1.kind::i8 [%r1], [%r1], %rd1, %r2, %p1;\n\t^\n",
+           "family: tcgen05.mma .kind::i8 on sm_103a; .kind::f16 is fine");
+    ir_module_free(m);
+    /* targets inside the sets: no note (sm_110a tcgen05, sm_103f tcgen05.ld.red, sm_121f
+       mma .kind, sm_100f redux.f32, sm_120a setmaxnreg) */
+    static const char *const fine[] = {
+        ".target sm_110a\n.address_size 64\n.entry e()\n{\n\ttcgen05.fence::after_thread_sync;"
+        "\n\tret;\n}\n",
+        ".target sm_103f\n.address_size 64\n.entry e()\n{\n\t.reg .b32 %r<6>;\n"
+        "\ttcgen05.ld.red.sync.aligned.32x32b.x2.max.abs.f32 {%r1, %r2}, %r3, [%r4];\n"
+        "\tret;\n}\n",
+        ".target sm_100f\n.address_size 64\n.entry e()\n{\n\t.reg .f32 %f<3>;\n"
+        "\tredux.sync.max.f32 %f1, %f2, -1;\n\tret;\n}\n",
+        ".target sm_120a\n.address_size 64\n.entry e()\n{\n"
+        "\tsetmaxnreg.inc.sync.aligned.u32 232;\n\tret;\n}\n",
+        ".target sm_100\n.address_size 64\n.entry e()\n{\n\t.reg .b64 %rd<3>;\n"
+        "\tadd.f32x2 %rd1, %rd2, %rd2;\n\tret;\n}\n",
+    };
+    for (size_t i = 0; i < sizeof fine / sizeof *fine; i++) {
+        char src[512];
+        snprintf(src, sizeof src, ".version 9.0\n%s", fine[i]);
+        m = load(src, &rc);
+        ok(m != NULL && rc == 0 && errbuf[0] == 0, "family: no note for case %zu", i);
+        if (errbuf[0])
+            diag("%s", errbuf);
+        ir_module_free(m);
+    }
+    /* a plain target: `a` needed (setmaxnreg), or not available at all (wgmma on sm_100) */
+    m = load(".version 9.0\n.target sm_100\n.address_size 64\n"
+             ".entry e()\n{\n\tsetmaxnreg.inc.sync.aligned.u32 232;\n"
+             "\twgmma.fence.sync.aligned;\n\tret;\n}\n", &rc);
+    is_str(errbuf,
+           "t.ptx:6:2: note: 'setmaxnreg' requires an architecture-specific .target such as "
+           "sm_100a (module declares .target sm_100)\n\tsetmaxnreg.inc.sync.aligned.u32 232;\n"
+           "\t^\n"
+           "t.ptx:7:2: note: 'wgmma.fence' is not supported on .target sm_100 (requires sm_90a)"
+           "\n\twgmma.fence.sync.aligned;\n\t^\n",
+           "family: plain sm_100");
+    ir_module_free(m);
+}
+
+/* Directive and operand-form notes (isa_req.def DIR_* and operand rules). */
+static void test_isa_directive_notes(void)
+{
+    int rc;
+    struct ir_module *m;
+    m = load(".version 6.0\n.target sm_20\n.address_size 64\n"
+             ".weak .global .align 4 .u32 wk;\n"
+             ".visible .func f() .noreturn\n{\n\ttrap;\n}\n"
+             ".visible .func g() .noreturn;\n.alias g, f;\n"
+             ".entry e(.param .u32 p)\n{\n\t.reg .b128 %q<2>;\n\t.reg .b32 %r<2>;\n"
+             "\tld.param.u32 %r1, [p];\nt: .branchtargets L0;\n\tbrx.idx %r1, t;\nL0:\n"
+             "\tret;\n}\n", &rc);
+    ok(m != NULL && rc == 0, "directives: notes are not errors");
+    static const char *const want[] = {
+        "t.ptx:5:20: note: '.noreturn' requires PTX ISA .version 6.4 or later (module declares "
+        ".version 6.0)\n",
+        "t.ptx:5:20: note: '.noreturn' requires .target sm_30 or higher (module declares "
+        ".target sm_20)\n",
+        "t.ptx:10:1: note: '.alias' requires PTX ISA .version 6.3 or later (module declares "
+        ".version 6.0)\n",
+        "t.ptx:13:7: note: '.b128' requires .target sm_70 or higher (module declares .target "
+        "sm_20)\n",
+        "t.ptx:16:4: note: '.branchtargets' requires .target sm_30 or higher (module declares "
+        ".target sm_20)\n",
+    };
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+        ok(strstr(errbuf, want[i]) != NULL, "directives: %.*s", 40, want[i]);
+    is_int(count_str(errbuf, "'.noreturn'"), 2, "directives: the second .noreturn: no note");
+    ok(strstr(errbuf, "'.weak'") == NULL, "directives: .weak is fine in PTX 6.0");
+    ir_module_free(m);
+
+    /* versions below 2.x: .address_size, .pragma, .calltargets, indirect call, .weak */
+    m = load(".version 2.0\n.target sm_20\n.address_size 64\n.pragma \"nounroll\";\n"
+             ".weak .global .u32 wk;\n.func f()\n{\n\tret;\n}\n"
+             ".entry e(.param .u64 p)\n{\n\t.reg .b64 %rd<2>;\n\tld.param.u64 %rd1, [p];\n"
+             "c: .calltargets f;\n\tcall %rd1, c;\n\tret;\n}\n", &rc);
+    ok(m != NULL && rc == 0, "old version: loads");
+    static const char *const want2[] = {
+        "t.ptx:3:1: note: '.address_size' requires PTX ISA .version 2.3 or later",
+        "t.ptx:5:1: note: '.weak' requires PTX ISA .version 3.1 or later",
+        "t.ptx:14:4: note: '.calltargets' requires PTX ISA .version 2.1 or later",
+        "t.ptx:15:2: note: 'call through a register' requires PTX ISA .version 2.1 or later",
+    };
+    for (size_t i = 0; i < sizeof want2 / sizeof *want2; i++)
+        ok(strstr(errbuf, want2[i]) != NULL, "old version: %s", want2[i] + 12);
+    ok(strstr(errbuf, "'.pragma'") == NULL, "old version: .pragma is PTX 2.0");
+    ir_module_free(m);
+
+    /* operand forms: mbarrier.arrive count (not with .noComplete), tex d|p */
+    m = load(".version 8.0\n.target sm_80\n.address_size 64\n.shared .b64 bar;\n"
+             ".entry e()\n{\n\t.reg .b64 %rd<2>;\n"
+             "\tmbarrier.arrive.noComplete.shared.b64 %rd1, [bar], 2;\n"
+             "\tmbarrier.arrive.shared.b64 %rd1, [bar];\n"
+             "\tmbarrier.arrive.shared.b64 %rd1, [bar], 2;\n\tret;\n}\n", &rc);
+    is_str(errbuf,
+           "t.ptx:10:2: note: 'mbarrier.arrive with a count operand' requires .target sm_90 or "
+           "higher (module declares .target sm_80)\n"
+           "\tmbarrier.arrive.shared.b64 %rd1, [bar], 2;\n\t^\n",
+           "operands: mbarrier.arrive count needs sm_90 unless .noComplete");
+    ir_module_free(m);
+    m = load(".version 7.0\n.target sm_50\n.address_size 64\n.global .texref tx;\n"
+             ".entry e()\n{\n\t.reg .f32 %f<8>;\n\t.reg .pred %p<2>;\n"
+             "\ttex.1d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [tx, {%f5}];\n"
+             "\ttex.1d.v4.f32.f32 {%f1, %f2, %f3, %f4}|%p1, [tx, {%f5}];\n\tret;\n}\n", &rc);
+    ok(m != NULL && rc == 0, "operands: tex d|p loads");
+    ok(strstr(errbuf, "t.ptx:10:2: note: 'tex with a d|p destination' requires PTX ISA .version "
+                      "7.1 or later (module declares .version 7.0)\n") != NULL &&
+           strstr(errbuf, "t.ptx:10:2: note: 'tex with a d|p destination' requires .target "
+                          "sm_60 or higher (module declares .target sm_50)\n") != NULL &&
+           count_str(errbuf, ": note: ") == 2,
+       "operands: tex d|p, and only that line");
     ir_module_free(m);
 }
 
@@ -776,6 +929,8 @@ int main(void)
     test_isa90();
     test_ptxplus();
     test_isa_notes();
+    test_isa_family_notes();
+    test_isa_directive_notes();
     test_address_size();
     test_ptxplus_abs();
     return done_testing();
