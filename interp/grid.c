@@ -10,11 +10,14 @@
  *
  * The host threads are a pool made with the device (grid_pool_create): creating a thread costs
  * milliseconds on some hosts, as long as a whole small kernel, and a launch only wakes the
- * pool. Each pool thread keeps its CTA slots (warps, register arenas, shared and local
+ * pool (the launching thread sleeps meanwhile; one-thread launches run on it). Pool threads are
+ * pinned one per CPU and keep their CTA slots (warps, register arenas, shared and local
  * buffers) from launch to launch. A launch that finds the pool in use (kernels of two
  * streams at once) starts threads of its own, as every launch did before the pool.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -117,12 +120,11 @@ static void slots_free(struct cta *res, unsigned n)
 
 /* ------------------------------------------------------------------ the device's pool */
 
-/* One pool thread (pool index i >= 1; worker 0 is the launching thread) and its CTA slots. */
+/* One pool thread (worker index = pool index) and its CTA slots. */
 struct pool_thread {
     struct grid_pool *p;
     unsigned index;
     pthread_t thread;
-    bool started;
     struct cta *res; /* kept across launches */
     unsigned nres;
 };
@@ -134,11 +136,12 @@ struct grid_pool {
     pthread_cond_t done;   /* running reached 0 */
     uint64_t gen;          /* launch generation */
     struct worker *wk;     /* this launch's workers (index = pool index) */
-    unsigned active;       /* workers of this launch, the launching thread included */
+    unsigned active;       /* workers of this launch */
     unsigned running;      /* pool threads still working on generation gen */
     bool shutdown;
-    unsigned n;            /* pool threads (workers 1..n) */
-    struct pool_thread *th; /* [n + 1]; th[0]: the launching thread's slots */
+    unsigned n;            /* pool threads */
+    struct pool_thread *th; /* [n] */
+    struct pool_thread own; /* CTA slots of one-thread launches, run by the launching thread */
 };
 
 static void *pool_main(void *arg)
@@ -166,10 +169,29 @@ static void *pool_main(void *arg)
     return NULL;
 }
 
+/* Pin pool thread i to the i-th CPU this process may run on, when there are at least n such
+ * CPUs: threads that wake together then never queue on one CPU waiting for the scheduler to
+ * spread them (on a 2-vCPU VM that wait was milliseconds, a third of a small kernel). */
+static void pool_pin(struct grid_pool *p)
+{
+    cpu_set_t all;
+    if (sched_getaffinity(0, sizeof all, &all) != 0 || (unsigned)CPU_COUNT(&all) < p->n)
+        return;
+    unsigned k = 0;
+    for (int c = 0; c < CPU_SETSIZE && k < p->n; c++) {
+        if (!CPU_ISSET(c, &all))
+            continue;
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(c, &one);
+        (void)pthread_setaffinity_np(p->th[k++].thread, sizeof one, &one); /* advisory */
+    }
+}
+
 /*
- * Create d's pool: threads - 1 host threads (threads = the configured count, or every core),
- * sleeping until a launch. Fewer threads when the host refuses some (launches then use what
- * started). 0, or -ENOMEM.
+ * Create d's pool: with two or more threads (the configured count, or every core) that many
+ * host threads, pinned one per CPU, sleeping until a launch; with one, none (launches run on
+ * the launching thread). Fewer threads when the host refuses some. 0, or -ENOMEM.
  */
 int grid_pool_create(struct interp_dev *d)
 {
@@ -186,14 +208,14 @@ int grid_pool_create(struct interp_dev *d)
     pthread_mutex_init(&p->lock, NULL);
     pthread_cond_init(&p->go, NULL);
     pthread_cond_init(&p->done, NULL);
-    for (unsigned i = 1; i < T; i++) {
+    for (unsigned i = 0; T > 1 && i < T; i++) {
         p->th[i].p = p;
         p->th[i].index = i;
         if (pthread_create(&p->th[i].thread, NULL, pool_main, &p->th[i]) != 0)
             break;
-        p->th[i].started = true;
-        p->n = i;
+        p->n = i + 1;
     }
+    pool_pin(p);
     d->pool = p;
     return 0;
 }
@@ -207,10 +229,11 @@ void grid_pool_destroy(struct grid_pool *p)
     p->shutdown = true;
     pthread_cond_broadcast(&p->go);
     pthread_mutex_unlock(&p->lock);
-    for (unsigned i = 1; i <= p->n; i++)
+    for (unsigned i = 0; i < p->n; i++) {
         pthread_join(p->th[i].thread, NULL);
-    for (unsigned i = 0; i <= p->n; i++)
         slots_free(p->th[i].res, p->th[i].nres);
+    }
+    slots_free(p->own.res, p->own.nres);
     pthread_cond_destroy(&p->go);
     pthread_cond_destroy(&p->done);
     pthread_mutex_destroy(&p->lock);
@@ -250,8 +273,8 @@ int grid_run(struct launch_state *L, struct interp_stats *st)
     if (T == 0)
         T = 1;
     const bool pooled = p && pthread_mutex_trylock(&p->use) == 0;
-    if (pooled && T > p->n + 1)
-        T = p->n + 1; /* the host refused some pool threads */
+    if (pooled && T > p->n)
+        T = p->n ? p->n : 1; /* the host refused some pool threads, or there are none */
     L->nworkers = T;
     L->exec_isa = exec_select_isa();
     /* resident CTAs per worker: all of a cooperative grid must be co-resident */
@@ -267,7 +290,7 @@ int grid_run(struct launch_state *L, struct interp_stats *st)
         wk[ready].L = L;
         wk[ready].index = ready;
         wk[ready].nres = R;
-        if (pooled ? slots_take(&p->th[ready], &wk[ready], R) != 0
+        if (pooled ? slots_take(T > 1 ? &p->th[ready] : &p->own, &wk[ready], R) != 0
                    : !(wk[ready].res = calloc(R, sizeof *wk[ready].res)))
             break;
     }
@@ -281,17 +304,16 @@ int grid_run(struct launch_state *L, struct interp_stats *st)
     }
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    if (pooled) {
+    if (pooled && T == 1) {
+        worker_main(&wk[0]);
+    } else if (pooled) {
+        /* every worker on a pool thread (pinned); the launching thread sleeps */
         pthread_mutex_lock(&p->lock);
         p->wk = wk;
         p->active = T;
-        p->running = T - 1;
+        p->running = T;
         p->gen++;
-        if (T > 1)
-            pthread_cond_broadcast(&p->go);
-        pthread_mutex_unlock(&p->lock);
-        worker_main(&wk[0]);
-        pthread_mutex_lock(&p->lock);
+        pthread_cond_broadcast(&p->go);
         while (p->running)
             pthread_cond_wait(&p->done, &p->lock);
         pthread_mutex_unlock(&p->lock);

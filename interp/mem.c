@@ -693,6 +693,7 @@ static int mem_publish(struct mem *m, struct mem_node *node, bool full_check)
 
 /* ================================================================ public writer API */
 
+#define MEM_POPULATE_MAX (UINT64_C(256) << 20) /* largest block backed up front */
 #define MEM_HUGE (UINT64_C(2) << 20) /* x86-64 / arm64 transparent huge page size */
 
 /* mmap len (a multiple of MEM_PAGE) zero-filled bytes for a large block; NULL on failure.
@@ -726,9 +727,9 @@ static void *map_block(uint64_t len)
 }
 
 /* Allocate a zero-filled block aligned to >= 256 and publish it; small blocks come from
- * aligned_alloc, large ones from mmap (MAP_NORESERVE), backed up front while the device's
- * memory is under a quarter of host RAM and lazily beyond (so huge test allocations do not
- * commit host memory). */
+ * aligned_alloc, large ones from mmap (MAP_NORESERVE), backed up front when at most 256 MiB
+ * and the device's memory is under a quarter of host RAM, lazily otherwise (so huge test
+ * allocations do not commit host memory). */
 int mem_alloc(struct mem *m, uint64_t size, uint32_t flags, uint64_t *addr)
 {
     if (size > MEM_MAX_SIZE)
@@ -743,13 +744,16 @@ int mem_alloc(struct mem *m, uint64_t size, uint32_t flags, uint64_t *addr)
             free(node);
             return -ENOMEM;
         }
-        /* A GPU's cudaMalloc is backed when it returns. Do the same while the device's
-         * memory stays within a quarter of host RAM, so first-touch page faults (which
-         * serialize the host threads on the address-space lock) are not paid inside a
-         * kernel; beyond that, blocks stay lazily backed (huge test allocations). */
+        /* A GPU's cudaMalloc is backed when it returns. Do the same for blocks of up to
+         * MEM_POPULATE_MAX while the device's memory stays within a quarter of host RAM, so
+         * first-touch page faults (which serialize the host threads on the address-space
+         * lock) are not paid inside a kernel; bigger blocks stay lazily backed (backing
+         * costs about 2 ms per MiB on a VM's fresh memory, wasted on huge test
+         * allocations that are never touched). */
 #ifdef MADV_POPULATE_WRITE
-        if (atomic_load_explicit(&m->used_bytes, memory_order_relaxed) + len <=
-            m->populate_budget)
+        if (len <= MEM_POPULATE_MAX &&
+            atomic_load_explicit(&m->used_bytes, memory_order_relaxed) + len <=
+                m->populate_budget)
             (void)madvise(p, len, MADV_POPULATE_WRITE); /* advisory: failure costs speed */
 #endif
         node->host = p;
