@@ -48,7 +48,10 @@ int interp_dev_create(const struct interp_config *cfg, struct interp_dev **out)
     d->ncpu = interp_ncpu();
     pthread_mutex_init(&d->heap_lock, NULL);
     int r = mem_create(&d->mem);
+    if (r >= 0 && (r = grid_pool_create(d)) < 0)
+        mem_destroy(d->mem);
     if (r < 0) {
+        pthread_mutex_destroy(&d->heap_lock);
         free(d);
         return r;
     }
@@ -61,6 +64,7 @@ void interp_dev_destroy(struct interp_dev *d)
 {
     if (!d)
         return;
+    grid_pool_destroy(d->pool);
     mem_destroy(d->mem);
     pthread_mutex_destroy(&d->heap_lock);
     free(d->deferred);

@@ -7,7 +7,17 @@
  * Device memory is shared: atomics are host atomics, so CTAs on different host threads see
  * each other's writes as a GPU's CTAs do. The first fault stops every worker after its
  * current quantum.
+ *
+ * The host threads are a pool made with the device (grid_pool_create): creating a thread costs
+ * milliseconds on some hosts, as long as a whole small kernel, and a launch only wakes the
+ * pool (the launching thread sleeps meanwhile; one-thread launches run on it). Pool threads are
+ * pinned one per CPU and keep their CTA slots (warps, register arenas, shared and local
+ * buffers) from launch to launch. A launch that finds the pool in use (kernels of two
+ * streams at once) starts threads of its own, as every launch did before the pool.
  */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -35,9 +45,27 @@ static uint64_t next_cta(struct worker *wk)
     return i < L->nctas ? i : UINT64_MAX;
 }
 
+static double thread_cpu(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static void run_ctas(struct worker *wk);
+
+/* A worker: run CTAs until none is left or the launch stops; its CPU time into wk->cpu. */
 static void *worker_main(void *arg)
 {
     struct worker *wk = arg;
+    double c0 = thread_cpu();
+    run_ctas(wk);
+    wk->cpu = thread_cpu() - c0;
+    return NULL;
+}
+
+static void run_ctas(struct worker *wk)
+{
     struct launch_state *L = wk->L;
     bool busy[64] = {false};
     unsigned nbusy = 0;
@@ -46,7 +74,7 @@ static void *worker_main(void *arg)
     for (;;) {
         while (more && nbusy < wk->nres) {
             if (atomic_load_explicit(&L->stop, memory_order_relaxed))
-                return NULL;
+                return;
             uint64_t i = next_cta(wk);
             if (i == UINT64_MAX) {
                 more = false;
@@ -58,13 +86,13 @@ static void *worker_main(void *arg)
             if (cta_begin(&wk->res[s], L, i) != 0) {
                 wk->failed = true;
                 atomic_store(&L->stop, 1);
-                return NULL;
+                return;
             }
             busy[s] = true;
             nbusy++;
         }
         if (nbusy == 0)
-            return NULL;
+            return;
         for (unsigned s = 0; s < wk->nres; s++) {
             if (!busy[s])
                 continue;
@@ -73,7 +101,7 @@ static void *worker_main(void *arg)
                 continue;
             if (r == CTA_STOP) {
                 atomic_store(&L->stop, 1);
-                return NULL;
+                return;
             }
             busy[s] = false;
             nbusy--;
@@ -82,19 +110,161 @@ static void *worker_main(void *arg)
     }
 }
 
-static void worker_free(struct worker *wk)
+/* Free a worker's CTA slots. */
+static void slots_free(struct cta *res, unsigned n)
 {
-    for (unsigned i = 0; i < wk->nres; i++)
-        cta_free(&wk->res[i]);
-    free(wk->res);
+    for (unsigned i = 0; i < n; i++)
+        cta_free(&res[i]);
+    free(res);
+}
+
+/* ------------------------------------------------------------------ the device's pool */
+
+/* One pool thread (worker index = pool index) and its CTA slots. */
+struct pool_thread {
+    struct grid_pool *p;
+    unsigned index;
+    pthread_t thread;
+    struct cta *res; /* kept across launches */
+    unsigned nres;
+};
+
+struct grid_pool {
+    pthread_mutex_t use;   /* held by the launch using the pool */
+    pthread_mutex_t lock;  /* the fields below */
+    pthread_cond_t go;     /* a launch (gen changed) or shutdown */
+    pthread_cond_t done;   /* running reached 0 */
+    uint64_t gen;          /* launch generation */
+    struct worker *wk;     /* this launch's workers (index = pool index) */
+    unsigned active;       /* workers of this launch */
+    unsigned running;      /* pool threads still working on generation gen */
+    bool shutdown;
+    unsigned n;            /* pool threads */
+    struct pool_thread *th; /* [n] */
+    struct pool_thread own; /* CTA slots of one-thread launches, run by the launching thread */
+};
+
+static void *pool_main(void *arg)
+{
+    struct pool_thread *t = arg;
+    struct grid_pool *p = t->p;
+    uint64_t seen = 0;
+    pthread_mutex_lock(&p->lock);
+    for (;;) {
+        while (!p->shutdown && p->gen == seen)
+            pthread_cond_wait(&p->go, &p->lock);
+        if (p->shutdown)
+            break;
+        seen = p->gen;
+        if (t->index >= p->active)
+            continue;
+        struct worker *wk = &p->wk[t->index];
+        pthread_mutex_unlock(&p->lock);
+        worker_main(wk);
+        pthread_mutex_lock(&p->lock);
+        if (--p->running == 0)
+            pthread_cond_signal(&p->done);
+    }
+    pthread_mutex_unlock(&p->lock);
+    return NULL;
+}
+
+/* Pin pool thread i to the i-th CPU this process may run on, when there are at least n such
+ * CPUs: threads that wake together then never queue on one CPU waiting for the scheduler to
+ * spread them (on a 2-vCPU VM that wait was milliseconds, a third of a small kernel). */
+static void pool_pin(struct grid_pool *p)
+{
+    cpu_set_t all;
+    if (sched_getaffinity(0, sizeof all, &all) != 0 || (unsigned)CPU_COUNT(&all) < p->n)
+        return;
+    unsigned k = 0;
+    for (int c = 0; c < CPU_SETSIZE && k < p->n; c++) {
+        if (!CPU_ISSET(c, &all))
+            continue;
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(c, &one);
+        (void)pthread_setaffinity_np(p->th[k++].thread, sizeof one, &one); /* advisory */
+    }
 }
 
 /*
- * Run every CTA of launch L on min(threads, CTAs) host threads; statistics into st.
- * Returns 0, or -ENOMEM when a worker could not get memory.
+ * Create d's pool: with two or more threads (the configured count, or every core) that many
+ * host threads, pinned one per CPU, sleeping until a launch; with one, none (launches run on
+ * the launching thread). Fewer threads when the host refuses some. 0, or -ENOMEM.
+ */
+int grid_pool_create(struct interp_dev *d)
+{
+    unsigned T = d->cfg.threads ? d->cfg.threads : d->ncpu;
+    struct grid_pool *p = calloc(1, sizeof *p);
+    if (!p)
+        return -ENOMEM;
+    p->th = calloc(T, sizeof *p->th);
+    if (!p->th) {
+        free(p);
+        return -ENOMEM;
+    }
+    pthread_mutex_init(&p->use, NULL);
+    pthread_mutex_init(&p->lock, NULL);
+    pthread_cond_init(&p->go, NULL);
+    pthread_cond_init(&p->done, NULL);
+    for (unsigned i = 0; T > 1 && i < T; i++) {
+        p->th[i].p = p;
+        p->th[i].index = i;
+        if (pthread_create(&p->th[i].thread, NULL, pool_main, &p->th[i]) != 0)
+            break;
+        p->n = i + 1;
+    }
+    pool_pin(p);
+    d->pool = p;
+    return 0;
+}
+
+/* Stop and join d's pool threads; free their CTA slots. */
+void grid_pool_destroy(struct grid_pool *p)
+{
+    if (!p)
+        return;
+    pthread_mutex_lock(&p->lock);
+    p->shutdown = true;
+    pthread_cond_broadcast(&p->go);
+    pthread_mutex_unlock(&p->lock);
+    for (unsigned i = 0; i < p->n; i++) {
+        pthread_join(p->th[i].thread, NULL);
+        slots_free(p->th[i].res, p->th[i].nres);
+    }
+    slots_free(p->own.res, p->own.nres);
+    pthread_cond_destroy(&p->go);
+    pthread_cond_destroy(&p->done);
+    pthread_mutex_destroy(&p->lock);
+    pthread_mutex_destroy(&p->use);
+    free(p->th);
+    free(p);
+}
+
+/* Give worker wk n CTA slots, reusing (and growing) t's. 0 or -1. */
+static int slots_take(struct pool_thread *t, struct worker *wk, unsigned n)
+{
+    if (t->nres < n) {
+        struct cta *r = realloc(t->res, n * sizeof *r);
+        if (!r)
+            return -1;
+        memset(r + t->nres, 0, (n - t->nres) * sizeof *r);
+        t->res = r;
+        t->nres = n;
+    }
+    wk->res = t->res;
+    return 0;
+}
+
+/*
+ * Run every CTA of launch L on min(threads, CTAs) host threads (the device's pool, or new
+ * threads when another launch holds the pool); statistics into st. Returns 0, or -1 when a
+ * worker could not get memory.
  */
 int grid_run(struct launch_state *L, struct interp_stats *st)
 {
+    struct grid_pool *p = L->dev->pool;
     unsigned T = L->cfg->threads ? L->cfg->threads : interp_ncpu();
     if (L->trace)
         T = 1; /* one ordered trace */
@@ -102,11 +272,11 @@ int grid_run(struct launch_state *L, struct interp_stats *st)
         T = (unsigned)L->nctas;
     if (T == 0)
         T = 1;
+    const bool pooled = p && pthread_mutex_trylock(&p->use) == 0;
+    if (pooled && T > p->n)
+        T = p->n ? p->n : 1; /* the host refused some pool threads, or there are none */
     L->nworkers = T;
     L->exec_isa = exec_select_isa();
-    struct worker *wk = calloc(T, sizeof *wk);
-    if (!wk)
-        return -1;
     /* resident CTAs per worker: all of a cooperative grid must be co-resident */
     unsigned R = 1;
     if (L->l->cooperative)
@@ -114,43 +284,75 @@ int grid_run(struct launch_state *L, struct interp_stats *st)
     if (R > 64)
         R = 64;
     L->resident = R;
-    for (unsigned i = 0; i < T; i++) {
-        wk[i].L = L;
-        wk[i].index = i;
-        wk[i].nres = R;
-        wk[i].res = calloc(R, sizeof *wk[i].res);
-        if (!wk[i].res) {
-            for (unsigned j = 0; j < i; j++)
-                free(wk[j].res);
-            free(wk);
-            return -1;
-        }
+    struct worker *wk = calloc(T, sizeof *wk);
+    unsigned ready = 0;
+    for (; wk && ready < T; ready++) {
+        wk[ready].L = L;
+        wk[ready].index = ready;
+        wk[ready].nres = R;
+        if (pooled ? slots_take(T > 1 ? &p->th[ready] : &p->own, &wk[ready], R) != 0
+                   : !(wk[ready].res = calloc(R, sizeof *wk[ready].res)))
+            break;
+    }
+    if (ready < T) {
+        for (unsigned j = 0; !pooled && j < ready; j++)
+            free(wk[j].res);
+        free(wk);
+        if (pooled)
+            pthread_mutex_unlock(&p->use);
+        return -1;
     }
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    unsigned started = 1;
-    for (unsigned i = 1; i < T; i++) {
-        if (pthread_create(&wk[i].thread, NULL, worker_main, &wk[i]) != 0)
-            break;
-        started++;
+    if (pooled && T == 1) {
+        worker_main(&wk[0]);
+    } else if (pooled) {
+        /* every worker on a pool thread (pinned); the launching thread sleeps */
+        pthread_mutex_lock(&p->lock);
+        p->wk = wk;
+        p->active = T;
+        p->running = T;
+        p->gen++;
+        pthread_cond_broadcast(&p->go);
+        while (p->running)
+            pthread_cond_wait(&p->done, &p->lock);
+        pthread_mutex_unlock(&p->lock);
+    } else {
+        unsigned started = 1;
+        for (unsigned i = 1; i < T; i++) {
+            if (pthread_create(&wk[i].thread, NULL, worker_main, &wk[i]) != 0)
+                break;
+            started++;
+        }
+        worker_main(&wk[0]);
+        for (unsigned i = 1; i < started; i++)
+            pthread_join(wk[i].thread, NULL);
+        for (unsigned i = started; i < T; i++)
+            worker_main(&wk[i]); /* deterministic assignment of threads that failed to start */
     }
-    worker_main(&wk[0]);
-    for (unsigned i = 1; i < started; i++)
-        pthread_join(wk[i].thread, NULL);
-    for (unsigned i = started; i < T; i++)
-        worker_main(&wk[i]); /* deterministic assignment of threads that failed to start */
     clock_gettime(CLOCK_MONOTONIC, &t1);
     int rc = 0;
+    if (st) {
+        st->host_threads = T;
+        st->ctas_min = UINT64_MAX;
+    }
     for (unsigned i = 0; i < T; i++) {
         if (st) {
             st->warp_insns += wk[i].ninsn;
             st->thread_insns += wk[i].nthread;
             st->ctas += wk[i].nctas;
+            st->cpu_seconds += wk[i].cpu;
+            st->cpu_max = wk[i].cpu > st->cpu_max ? wk[i].cpu : st->cpu_max;
+            st->ctas_min = wk[i].nctas < st->ctas_min ? wk[i].nctas : st->ctas_min;
+            st->ctas_max = wk[i].nctas > st->ctas_max ? wk[i].nctas : st->ctas_max;
         }
         if (wk[i].failed)
             rc = -1;
-        worker_free(&wk[i]);
+        if (!pooled)
+            slots_free(wk[i].res, R);
     }
+    if (pooled)
+        pthread_mutex_unlock(&p->use);
     if (st)
         st->seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
     free(wk);

@@ -118,6 +118,7 @@ struct interp_dev {
     /* spin locks (0 free, 1 held; zero-filled by calloc) serialising 16-byte atomics
      * (atom.cas/exch.b128) across host threads, picked by address (interp/ops/helpers.h) */
     uint32_t atom_lock[INTERP_ATOM_LOCKS];
+    struct grid_pool *pool;        /* host threads running CTAs (grid.c); NULL: none */
 };
 
 /* ====================================================================== warps */
@@ -242,6 +243,7 @@ struct worker {
     unsigned nres;
     uint64_t next_det;          /* deterministic mode: next CTA of this worker */
     uint64_t ninsn, nthread, nctas;
+    double cpu;                 /* thread CPU seconds spent in this launch */
     bool failed;                /* allocation failure */
     pthread_t thread;
 };
@@ -355,7 +357,10 @@ uint64_t interp_malloc(struct interp_dev *d, uint64_t size);
 int interp_free(struct interp_dev *d, uint64_t addr);
 
 /* grid.c */
+struct grid_pool;
 int grid_run(struct launch_state *L, struct interp_stats *st);
+int grid_pool_create(struct interp_dev *d);
+void grid_pool_destroy(struct grid_pool *p);
 
 /* Host CPU count. */
 unsigned interp_ncpu(void);

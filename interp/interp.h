@@ -86,7 +86,8 @@ struct interp_dev;
 struct interp_program;
 struct interp_kernel;
 
-/* Create / destroy a device. */
+/* Create / destroy a device: its memory store and its pool of host threads for CTAs
+ * (cfg->threads - 1 of them, or one per extra core; they sleep between launches). */
 int interp_dev_create(const struct interp_config *cfg, struct interp_dev **out);
 void interp_dev_destroy(struct interp_dev *d);
 /* The device's memory (for cudaMalloc, cudaMemcpy, exec arguments). */
@@ -137,7 +138,12 @@ struct interp_stats {
     uint64_t warp_insns;
     uint64_t thread_insns;
     uint64_t ctas;
-    double seconds;
+    double seconds;          /* wall time of the grid */
+    /* load balance over host threads: how many ran CTAs, their summed and largest CPU time
+     * (thread CPU clock), the fewest and most CTAs one of them ran */
+    unsigned host_threads;
+    double cpu_seconds, cpu_max;
+    uint64_t ctas_min, ctas_max;
 };
 
 /* Run a kernel to completion. Returns 0 when it completed, 1 when it trapped (*trap filled,

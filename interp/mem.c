@@ -38,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
@@ -120,6 +121,7 @@ struct mem {
     size_t nretired, capretired;
     uint32_t next_id;
     _Atomic uint64_t used_bytes;
+    uint64_t populate_budget; /* back large blocks up front while used_bytes stays below */
 };
 
 static inline uint64_t mem_page_hash(uint64_t page)
@@ -691,13 +693,14 @@ static int mem_publish(struct mem *m, struct mem_node *node, bool full_check)
 
 /* ================================================================ public writer API */
 
+#define MEM_POPULATE_MAX (UINT64_C(256) << 20) /* largest block backed up front */
 #define MEM_HUGE (UINT64_C(2) << 20) /* x86-64 / arm64 transparent huge page size */
 
 /* mmap len (a multiple of MEM_PAGE) zero-filled bytes for a large block; NULL on failure.
  * Blocks of 2 MiB and more are placed on a 2 MiB boundary and marked MADV_HUGEPAGE, so a
  * kernel's first touch of a fresh cudaMalloc costs one fault per 2 MiB instead of one per
  * 4 KiB (page faults serialize host threads on the address-space lock and dominated
- * memory-bound kernels); still lazily backed, as MAP_NORESERVE keeps huge mallocs cheap. */
+ * memory-bound kernels); MAP_NORESERVE: mem_alloc decides whether to back it up front. */
 static void *map_block(uint64_t len)
 {
     int prot = PROT_READ | PROT_WRITE, fl = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;
@@ -724,8 +727,9 @@ static void *map_block(uint64_t len)
 }
 
 /* Allocate a zero-filled block aligned to >= 256 and publish it; small blocks come from
- * aligned_alloc, large ones from mmap (MAP_NORESERVE, so huge cudaMallocs behave like the
- * GPU's lazily backed memory). */
+ * aligned_alloc, large ones from mmap (MAP_NORESERVE), backed up front when at most 256 MiB
+ * and the device's memory is under a quarter of host RAM, lazily otherwise (so huge test
+ * allocations do not commit host memory). */
 int mem_alloc(struct mem *m, uint64_t size, uint32_t flags, uint64_t *addr)
 {
     if (size > MEM_MAX_SIZE)
@@ -740,6 +744,18 @@ int mem_alloc(struct mem *m, uint64_t size, uint32_t flags, uint64_t *addr)
             free(node);
             return -ENOMEM;
         }
+        /* A GPU's cudaMalloc is backed when it returns. Do the same for blocks of up to
+         * MEM_POPULATE_MAX while the device's memory stays within a quarter of host RAM, so
+         * first-touch page faults (which serialize the host threads on the address-space
+         * lock) are not paid inside a kernel; bigger blocks stay lazily backed (backing
+         * costs about 2 ms per MiB on a VM's fresh memory, wasted on huge test
+         * allocations that are never touched). */
+#ifdef MADV_POPULATE_WRITE
+        if (len <= MEM_POPULATE_MAX &&
+            atomic_load_explicit(&m->used_bytes, memory_order_relaxed) + len <=
+                m->populate_budget)
+            (void)madvise(p, len, MADV_POPULATE_WRITE); /* advisory: failure costs speed */
+#endif
         node->host = p;
         node->maplen = len;
     } else {
@@ -959,6 +975,8 @@ int mem_create(struct mem **out)
     }
     atomic_init(&m->tab, t);
     atomic_init(&m->used_bytes, 0);
+    long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+    m->populate_budget = pages > 0 && psz > 0 ? (uint64_t)pages * (uint64_t)psz / 4 : 0;
     *out = m;
     return 0;
 }

@@ -234,7 +234,8 @@ void rt_printf_flush(struct rt_ctx *c, bool blocking);
 /* Lay out a parameter block from per-parameter argument pointers (CUDA's void **args). */
 int rt_build_params(const struct interp_kernel_info *ki, void **args, uint8_t *block);
 
-/* Print the --stats line of a launch. */
+/* Print the --stats lines of a launch: counts and wall time, then the host threads' load
+ * balance (CPU time summed and of the busiest thread, CTAs per thread). */
 void rt_print_stats(FILE *out, const char *name, const uint32_t grid[3], const uint32_t block[3],
                     const struct interp_stats *st);
 

@@ -9,6 +9,7 @@
  * red.global so each test checks one exact number computed by hand.
  */
 #include <ctype.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -504,6 +505,80 @@ static struct tb *k_icall(void)
     return t;
 }
 
+/* One device's pool of host threads used by several launches (grid.c): launches in sequence
+ * reuse the pool threads and their CTA slots, a trapping launch leaves the pool usable, and
+ * launches from two host threads at once (one takes the pool, the other starts threads of
+ * its own) both complete. */
+struct pool_run {
+    struct interp_dev *d;
+    const struct interp_kernel *k;
+    uint64_t out;
+    int rc[3];
+    struct interp_stats st[3];
+};
+
+static void *pool_launcher(void *arg)
+{
+    struct pool_run *pr = arg;
+    for (unsigned i = 0; i < 3; i++) {
+        struct interp_launch l = {.kernel = pr->k, .grid = {100, 1, 1}, .block = {96, 1, 1},
+                                  .params = &pr->out};
+        struct trap trap;
+        pr->rc[i] = interp_launch(pr->d, &l, &pr->st[i], &trap);
+    }
+    return NULL;
+}
+
+static void pool_tests(struct tb *good, struct tb *bad)
+{
+    struct interp_config cfg = {.sm = 80, .nsm = 4, .threads = 2, .trace_thread = -1};
+    struct interp_dev *d = NULL;
+    struct interp_program *pg = NULL, *pb = NULL;
+    const struct ir_module *mg[1] = {&good->m}, *mb[1] = {&bad->m};
+    if (interp_dev_create(&cfg, &d) != 0 || interp_program_load(d, mg, 1, stderr, &pg) != 0 ||
+        interp_program_load(d, mb, 1, stderr, &pb) != 0) {
+        ok(false, "pool: device and programs");
+        return;
+    }
+    struct pool_run a = {.d = d}, b = {.d = d};
+    a.k = b.k = interp_program_kernel(pg, ir_str(&good->m, good->fn[0].name));
+    const struct interp_kernel *kb = interp_program_kernel(pb, ir_str(&bad->m, bad->fn[0].name));
+    mem_alloc(interp_dev_mem(d), 16, MEM_F_DEVICE, &a.out);
+    b.out = a.out;
+    const uint32_t per = 100 * 3 * (16 * 111 + 16 * 222);
+    uint32_t v = 0;
+    pool_launcher(&a);
+    mem_read(interp_dev_mem(d), &v, a.out, 4);
+    is_uint(v, 3 * per, "pool: three launches in sequence");
+    bool two = true;
+    for (unsigned i = 0; i < 3; i++)
+        two &= a.rc[i] == 0 && a.st[i].host_threads == 2 && a.st[i].ctas == 100 &&
+               a.st[i].ctas_min + a.st[i].ctas_max <= 100 && a.st[i].ctas_max >= 50 &&
+               a.st[i].cpu_max > 0 && a.st[i].cpu_seconds >= a.st[i].cpu_max;
+    ok(two, "pool: each launch ran on 2 host threads, 100 CTAs, CPU time measured");
+    struct interp_launch lb = {.kernel = kb, .grid = {64, 1, 1}, .block = {32, 1, 1},
+                               .params = &a.out};
+    struct trap trap;
+    is_int(interp_launch(d, &lb, NULL, &trap), 1, "pool: a trapping launch");
+    pool_launcher(&a);
+    mem_read(interp_dev_mem(d), &v, a.out, 4);
+    is_uint(v, 6 * per, "pool: usable after the trap");
+    pthread_t th;
+    bool started = pthread_create(&th, NULL, pool_launcher, &b) == 0;
+    pool_launcher(&a);
+    if (started)
+        pthread_join(th, NULL);
+    mem_read(interp_dev_mem(d), &v, a.out, 4);
+    bool all = started;
+    for (unsigned i = 0; i < 3; i++)
+        all &= a.rc[i] == 0 && b.rc[i] == 0 && a.st[i].ctas == 100 && b.st[i].ctas == 100;
+    ok(all && v == 12 * per, "pool: launches from two host threads at once (%u, want %u)", v,
+       12 * per);
+    interp_program_unload(pb);
+    interp_program_unload(pg);
+    interp_dev_destroy(d);
+}
+
 int main(void)
 {
     struct run r;
@@ -520,6 +595,9 @@ int main(void)
     run(t, 5, 40, 1, &r);
     is_uint(r.out[0], 5 * (16 * 111 + 16 * 222 + 8 * 111),
             "diverge: partial last warp (40 threads)");
+    struct tb *bad = k_fault(4096);
+    pool_tests(t, bad);
+    free(bad);
     free(t);
 
     t = k_barrier(false);

@@ -7,8 +7,10 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "interp/mem.h"
 #include "tests/tap.h"
@@ -197,6 +199,23 @@ static void test_large(struct mem *m)
        "nearest: 4 MiB past the end is not it");
     is_int(mem_free(m, a), 0, "free large");
     ok(mem_find(m, a + sz / 2, 1) == NULL, "interior pages gone");
+}
+
+/* A large device allocation is backed when mem_alloc returns (as a GPU's cudaMalloc is), so
+ * kernels do not take first-touch page faults: mincore reports every page resident. */
+static void test_backed(struct mem *m)
+{
+    uint64_t a = 0, sz = UINT64_C(4) << 20;
+    is_int(mem_alloc(m, sz, MEM_F_DEVICE, &a), 0, "4 MiB device allocation");
+    long ps = sysconf(_SC_PAGESIZE);
+    size_t np = (size_t)(sz / (uint64_t)ps), resident = 0;
+    unsigned char *v = calloc(np, 1);
+    if (v && mincore((void *)(uintptr_t)a, sz, v) == 0)
+        for (size_t i = 0; i < np; i++)
+            resident += v[i] & 1;
+    is_uint(resident, np, "4 MiB device allocation: every page resident before first use");
+    free(v);
+    mem_free(m, a);
 }
 
 /* Allocations spanning whole 2 MiB superpages: their interior is keyed by superpage. */
@@ -484,6 +503,7 @@ int main(void)
     test_many(m);
     test_large(m);
     test_superpages(m);
+    test_backed(m);
     test_rw(m);
     test_windows(m);
     test_register(m);
