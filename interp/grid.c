@@ -284,7 +284,9 @@ int grid_run(struct launch_state *L, struct interp_stats *st)
     if (R > 64)
         R = 64;
     L->resident = R;
-    struct worker *wk = calloc(T, sizeof *wk);
+    struct worker *wk = aligned_alloc(_Alignof(struct worker), T * sizeof *wk);
+    if (wk)
+        memset(wk, 0, T * sizeof *wk);
     unsigned ready = 0;
     for (; wk && ready < T; ready++) {
         wk[ready].L = L;

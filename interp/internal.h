@@ -237,7 +237,8 @@ enum { CTA_BAR_CLUSTER = 16 };
 /* A host thread running CTAs: up to `nres` resident CTAs interleaved round by round (more
  * than one for cooperative launches, so CTAs spinning on each other make progress). */
 struct worker {
-    struct launch_state *L;
+    _Alignas(64) struct launch_state *L; /* one cache line per worker at least: its counters
+                                            are written per CTA */
     unsigned index;
     struct cta *res;            /* resident CTA slots */
     unsigned nres;
@@ -263,8 +264,10 @@ struct launch_state {
     uint64_t quantum;           /* warp instructions per scheduling quantum */
     unsigned nworkers;
     unsigned resident;          /* CTAs interleaved per worker */
-    _Atomic uint64_t next_cta;  /* CTA queue */
-    _Atomic int stop;           /* set on the first fault */
+    /* written by every host thread once per CTA: a cache line of its own, so taking a CTA
+     * does not evict the read-mostly fields above from the other threads' caches */
+    _Alignas(64) _Atomic uint64_t next_cta;  /* CTA queue */
+    _Alignas(64) _Atomic int stop;           /* set on the first fault */
     _Atomic uint64_t budget_used;
     pthread_mutex_t trap_lock;
     bool trapped;
