@@ -69,6 +69,8 @@ static const char usage_text[] =
     "                      f64 as %.17g, f16 converted to f32 as %.5g; COUNT defaults to the\n"
     "                      whole buffer\n"
     "  --dump INDEX=PATH   after the kernel, write buffer argument INDEX's raw bytes to PATH\n"
+    "  --repeat N          launch the kernel N times on the same buffers (warm launches;\n"
+    "                      --stats reports each; --print/--dump show the buffers after the last)\n"
     "  --stats             print 'kernel NAME grid (x,y,z) block (x,y,z): W warp instructions,\n"
     "                      T thread instructions, S s' and 'kernel NAME: host threads N, CPU\n"
     "                      S s (busiest S s), CTAs per thread MIN-MAX' to stderr\n"
@@ -673,7 +675,7 @@ static int cmd_exec(int argc, char **argv)
 {
     const char *file = NULL, *kname = NULL;
     uint32_t grid[3] = {0, 0, 0}, block[3] = {0, 0, 0};
-    uint64_t shared = 0;
+    uint64_t shared = 0, repeat = 1;
     struct run_opts o = {.trace_thread = -1};
     int rc = 1;
     struct exec_arg *args = calloc((size_t)argc + 1, sizeof *args);
@@ -722,6 +724,12 @@ static int cmd_exec(int argc, char **argv)
         } else if (!strcmp(a, "--shared") && val) {
             if (parse_u64(argv[++i], &shared) < 0 || shared > UINT32_MAX) {
                 rc = usage_error("--shared: bad byte count '%s'", argv[i]);
+                goto out;
+            }
+        } else if (!strcmp(a, "--repeat") && val) {
+            if (parse_u64(argv[++i], &repeat) < 0 || repeat == 0 || repeat > 1000000) {
+                rc = usage_error("--repeat: expected a launch count from 1 to 1000000, not '%s'",
+                                 argv[i]);
                 goto out;
             }
         } else if (!strcmp(a, "--arg") && val) {
@@ -871,19 +879,23 @@ static int cmd_exec(int argc, char **argv)
     struct interp_stats st = {0};
     struct trap trap;
     memset(&trap, 0, sizeof trap);
-    fflush(stdout);
-    int lr = interp_launch(dev, &l, &st, &trap);
-    fflush(stdout);
-    if (lr < 0) {
-        fprintf(stderr, "ptxemu: invalid launch of %s: %s\n", kname,
-                trap.msg[0] ? trap.msg : "rejected by the device");
-        goto out;
-    }
-    if (o.stats)
-        rt_print_stats(stderr, kname, grid, block, &st);
-    if (lr == 1) {
-        interp_trap_report(stderr, &trap);
-        goto out;
+    /* --repeat: the same launch again on the same buffers (warm host threads and CTA slots,
+     * as a GPU benchmark's timed launches after a warm-up); --stats reports each launch */
+    for (uint64_t r = 0; r < repeat; r++) {
+        fflush(stdout);
+        int lr = interp_launch(dev, &l, &st, &trap);
+        fflush(stdout);
+        if (lr < 0) {
+            fprintf(stderr, "ptxemu: invalid launch of %s: %s\n", kname,
+                    trap.msg[0] ? trap.msg : "rejected by the device");
+            goto out;
+        }
+        if (o.stats)
+            rt_print_stats(stderr, kname, grid, block, &st);
+        if (lr == 1) {
+            interp_trap_report(stderr, &trap);
+            goto out;
+        }
     }
     for (unsigned i = 0; i < nprints; i++) {
         struct exec_arg *a = &args[prints[i].index];

@@ -126,6 +126,19 @@ if (!-x $ptxemu) {
     ok_($st2 == 0 && $out2 eq $out
         && $err2 =~ /^kernel _Z6vecaddPKfS0_Pfi: host threads 2, CPU [0-9.]+ s \(busiest [0-9.]+ s\), CTAs per thread 1-2$/m,
         'exec --threads 2 --deterministic: two host threads, CTAs 1-2 per thread', "status $st2", $err2);
+    # --repeat: three launches on the same buffers, a --stats pair per launch, same result
+    my ($st3, $out3, $err3) = run({}, $ptxemu, 'exec', $v, '--kernel', '_Z6vecaddPKfS0_Pfi',
+        '--grid', '3', '--block', '4', '--arg', 'buf:f32=1,2,3,4,5,6,7,8,0.5',
+        '--arg', 'buf:iota.f32=9', '--arg', 'buf:zero=36', '--arg', 's32:9',
+        '--print', '2:f32', '--stats', '--repeat', '3', '--threads', '2');
+    my @launches = $err3 =~ /^kernel _Z6vecaddPKfS0_Pfi grid \(3,1,1\) block \(4,1,1\): (\d+) warp instructions/mg;
+    my @balance = $err3 =~ /^kernel _Z6vecaddPKfS0_Pfi: host threads 2, /mg;
+    ok_($st3 == 0 && $out3 eq $out && @launches == 3 && @balance == 3
+        && $launches[0] == $launches[2],
+        'exec --repeat 3: three launches, each with its --stats lines, same output', "status $st3", $err3);
+    ($st3, $out3, $err3) = run({}, $ptxemu, 'exec', $v, '--grid', '1', '--block', '1', '--repeat', '0');
+    ok_($st3 == 2 && $err3 =~ /--repeat: expected a launch count from 1 to 1000000, not '0'/,
+        'exec --repeat 0: usage error', "status $st3", $err3);
     my $bytes = '';
     if (open(my $fh, '<:raw', "$tmp/c.bin")) { local $/; $bytes = <$fh> }
     ok_(length($bytes) == 36 && $bytes eq pack('f<*', 1, 3, 5, 7, 9, 11, 13, 15, 8.5),

@@ -4,7 +4,8 @@
 #
 # For each kernel in bench.list: `ptxemu exec --stats` N times (default 5) with --threads 1 and
 # N times with --threads 2 (medians), N times two --threads 1 runs at once (the host's co-run
-# ceiling for that kernel), and the native C twin (tests/bench/native.c, median of 5).
+# ceiling for that kernel), N times `--repeat 3` at each thread count (warm launches), and the
+# native C twin (tests/bench/native.c, median of 5).
 # The first emulated run of each thread count dumps the kernel's output buffers (--dump) and
 # they are compared with the native twin's (bench.list says which buffers, exact or within a
 # tolerance); a mismatch is reported in the table and JSON and makes the script exit 1.
@@ -74,6 +75,21 @@ sub corun_ceiling {
     return 2 * $t1 / median(@pair);
 }
 
+# Warm launches: `--repeat 3` N times; the median time of launches 2 and 3 (host threads
+# awake, CTA slots allocated by the first), as GPU benchmarks time launches after a warm-up.
+sub emulate_warm {
+    my ($name, $args, $threads) = @_;
+    my @t;
+    for (1 .. $runs) {
+        my $out = `$build/ptxemu exec $dir/kernels_sm80.ptx --kernel $name $args --repeat 3 --stats --threads $threads 2>&1 >/dev/null`;
+        die "bench $name: ptxemu exec --repeat failed:\n$out" if $?;
+        my @s = $out =~ /thread instructions, ([0-9.e+-]+) s/g;
+        die "bench $name: want 3 --stats lines in:\n$out" unless @s == 3;
+        push @t, @s[1, 2];
+    }
+    return median(@t);
+}
+
 sub slurp {
     my ($path) = @_;
     open my $f, '<:raw', $path or die "$path: $!\n";
@@ -137,6 +153,7 @@ while (<$fh>) {
     my ($w, $t, $t1) = emulate($name, $args, 1, \@checks);
     my (undef, undef, $t2) = emulate($name, $args, 2, \@checks);
     my $corun = corun_ceiling($name, $args, $t1);
+    my ($w1, $w2) = map { emulate_warm($name, $args, $_) } 1, 2;
     my $native = native_time($name, "$tmp/$name.native");
     my @errs = grep { $_ ne '' } map { my $c = $_; map { compare($name, $_, $c) } (1, 2) } @checks;
     if (@errs) {
@@ -148,6 +165,8 @@ while (<$fh>) {
                   native_seconds => $native + 0, mtips_1t => $t / $t1 / 1e6,
                   mtips_2t => $t / $t2 / 1e6, slowdown_vs_native => $t1 / $native,
                   speedup_2t => $t1 / $t2, corun_ceiling => $corun,
+                  warm_seconds_1t => $w1 + 0, warm_seconds_2t => $w2 + 0,
+                  warm_speedup_2t => $w1 / $w2,
                   check => @errs ? 'FAIL' : 'ok' };
 }
 
@@ -171,17 +190,19 @@ my $ceiling = 2 * $solo / median(@pair);
 my $cpu = 'unknown';
 if (open my $ci, '<', '/proc/cpuinfo') { while (<$ci>) { if (/^model name\s*:\s*(.*)$/) { $cpu = $1; last } } }
 printf "CPU: %s\n", $cpu;
-printf "%-13s %-4s %6s %12s %13s %9s %9s %10s %9s %8s %8s %5s\n", 'kernel', 'cls', 'CTAs', 'warp insns',
-    'thread insns', 't(1T) s', 't(2T) s', 'M thr-i/s', 'x native', '2T gain', 'co-run', 'check';
+printf "%-13s %-4s %6s %12s %13s %9s %9s %10s %9s %8s %8s %8s %5s\n", 'kernel', 'cls', 'CTAs',
+    'warp insns', 'thread insns', 't(1T) s', 't(2T) s', 'M thr-i/s', 'x native', '2T gain', 'warm',
+    'co-run', 'check';
 my $geo = 0;
 for my $r (@rows) {
-    printf "%-13s %-4s %6d %12d %13d %9.4f %9.4f %10.1f %9.1f %8.2f %8.2f %5s\n", @$r{qw(name class
-        ctas warp_insns thread_insns seconds_1t seconds_2t mtips_1t slowdown_vs_native speedup_2t
-        corun_ceiling check)};
+    printf "%-13s %-4s %6d %12d %13d %9.4f %9.4f %10.1f %9.1f %8.2f %8.2f %8.2f %5s\n", @$r{qw(name
+        class ctas warp_insns thread_insns seconds_1t seconds_2t mtips_1t slowdown_vs_native
+        speedup_2t warm_speedup_2t corun_ceiling check)};
     $geo += log($r->{slowdown_vs_native});
 }
 printf "geomean slowdown vs native C: %.1fx\n", exp($geo / @rows) if @rows;
 printf "host 1->2 core ceiling (two native blackscholes at once vs one): %.2fx\n", $ceiling;
+print "warm: 1->2 thread gain of launches 2 and 3 of --repeat 3 (awake threads, allocated CTA slots)\n";
 print "co-run: the same kernel's 1->2 ceiling on this host (two --threads 1 runs at once vs one)\n";
 
 open my $jo, '>', $json or die "$json: $!";
