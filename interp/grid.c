@@ -11,9 +11,10 @@
  * The host threads are a pool made with the device (grid_pool_create): creating a thread costs
  * milliseconds on some hosts, as long as a whole small kernel, and a launch only wakes the
  * pool (the launching thread sleeps meanwhile; one-thread launches run on it). Pool threads are
- * pinned one per CPU and keep their CTA slots (warps, register arenas, shared and local
- * buffers) from launch to launch. A launch that finds the pool in use (kernels of two
- * streams at once) starts threads of its own, as every launch did before the pool.
+ * pinned one per CPU when there are as many as CPUs, and keep their CTA slots (warps,
+ * register arenas, shared and local buffers) from launch to launch. A launch that finds the
+ * pool in use (launches from two host threads at once) starts threads of its own, as every
+ * launch did before the pool.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -169,13 +170,15 @@ static void *pool_main(void *arg)
     return NULL;
 }
 
-/* Pin pool thread i to the i-th CPU this process may run on, when there are at least n such
- * CPUs: threads that wake together then never queue on one CPU waiting for the scheduler to
- * spread them (on a 2-vCPU VM that wait was milliseconds, a third of a small kernel). */
+/* When the pool has one thread per CPU this process may run on, pin thread i to the i-th of
+ * them: threads that wake together then never queue on one CPU waiting for the scheduler to
+ * spread them (on a 2-vCPU VM that wait was milliseconds, a third of a small kernel). A pool
+ * smaller than the CPU set stays unpinned, so processes with few threads each (--threads N,
+ * several emulator processes on one big host) do not all land on the same first CPUs. */
 static void pool_pin(struct grid_pool *p)
 {
     cpu_set_t all;
-    if (sched_getaffinity(0, sizeof all, &all) != 0 || (unsigned)CPU_COUNT(&all) < p->n)
+    if (sched_getaffinity(0, sizeof all, &all) != 0 || (unsigned)CPU_COUNT(&all) != p->n)
         return;
     unsigned k = 0;
     for (int c = 0; c < CPU_SETSIZE && k < p->n; c++) {
@@ -190,8 +193,9 @@ static void pool_pin(struct grid_pool *p)
 
 /*
  * Create d's pool: with two or more threads (the configured count, or every core) that many
- * host threads, pinned one per CPU, sleeping until a launch; with one, none (launches run on
- * the launching thread). Fewer threads when the host refuses some. 0, or -ENOMEM.
+ * host threads, sleeping until a launch (pinned one per CPU when they cover the CPU set);
+ * with one, none (launches run on the launching thread). Fewer threads when the host refuses
+ * some. 0, or -ENOMEM.
  */
 int grid_pool_create(struct interp_dev *d)
 {
@@ -309,7 +313,7 @@ int grid_run(struct launch_state *L, struct interp_stats *st)
     if (pooled && T == 1) {
         worker_main(&wk[0]);
     } else if (pooled) {
-        /* every worker on a pool thread (pinned); the launching thread sleeps */
+        /* every worker on a pool thread; the launching thread sleeps */
         pthread_mutex_lock(&p->lock);
         p->wk = wk;
         p->active = T;
