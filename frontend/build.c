@@ -15,6 +15,7 @@
  *     VF_CALLPROTOTYPE variable (its declaration text is string id ir_sym.init);
  *   - bar/barrier .red: mode = MODE_RED, bop = AND/OR, BOP_NONE meaning .popc.
  */
+#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -929,6 +930,13 @@ void b_file(struct ptx_builder *b, struct ptx_tok idx, struct ptx_tok name)
     if (b->oom)
         return;
     b->files[v] = str_id(b, tok_s(b, name) + 1, name.len - 2);
+    /* `, timestamp, size` after the name (the grammar's fextra; the source is NUL-terminated) */
+    for (const char *p = tok_s(b, name) + name.len; *p && *p != '\n' && *p != '/'; p++)
+        if (*p == ',') {
+            ISA_FEATURE(b, ISR_DIR_FILE_TIMESTAMP, ".file timestamp and size",
+                        (uint32_t)(p - tok_s(b, name)) + name.off);
+            break;
+        }
 }
 
 /* .loc FILE LINE COL: later instructions carry FILE:LINE. */
@@ -942,13 +950,55 @@ void b_loc(struct ptx_builder *b, struct ptx_tok file, struct ptx_tok line)
     }
     b->loc_file = (uint32_t)f;
     b->loc_line = (uint32_t)l;
+    /* `, inlined_at F L C` later on the line (the grammar's locx) */
+    static const char ia[] = "inlined_at";
+    for (const char *p = tok_s(b, line) + line.len; *p && *p != '\n' && *p != '/'; p++)
+        if (*p == 'i' && strncmp(p, ia, sizeof ia - 1) == 0) {
+            ISA_FEATURE(b, ISR_DIR_LOC_INLINED_AT, ".loc inlined_at",
+                        (uint32_t)(p - tok_s(b, line)) + line.off);
+            break;
+        }
 }
 
-/* .section .debug_* { … }: kept verbatim (ir_module.sections) for printing. */
+/* .section .debug_* { … }: kept verbatim (ir_module.sections) for printing. Label definitions
+ * (PTX 7.0) and label+immediate expressions (PTX 3.2) in the block are noted at their line. */
 void b_section(struct ptx_builder *b, struct ptx_tok t)
 {
     uint32_t id = str_id(b, tok_s(b, t), t.len);
     VEC_PUSH(b, b->sections, b->nsections, b->capsections, id);
+    const char *s = tok_s(b, t), *e = s + t.len, *p = memchr(s, '{', t.len);
+    if (!p || b->isa_ver >= (7u << 8))
+        return;
+    while (p && p < e) {
+        const char *l = p + 1, *q;
+        p = memchr(l, '\n', (size_t)(e - l));
+        const char *le = p ? p : e;
+        while (l < le && (*l == ' ' || *l == '\t'))
+            l++;
+        q = l;
+        if (q < le && *q == '.') /* .b8 / .b16 / .b32 / .b64 item */
+            while (q < le && *q != ' ' && *q != '\t')
+                q++;
+        if (q == l) { /* NAME: */
+            while (q < le && (isalnum((unsigned char)*q) || *q == '_' || *q == '$' || *q == '.'))
+                q++;
+            if (q > l && q < le && *q == ':')
+                ISA_FEATURE(b, ISR_DIR_SECTION_LABEL, "label in a .section",
+                            (uint32_t)(l - s) + t.off);
+            continue;
+        }
+        while (q < le && (*q == ' ' || *q == '\t'))
+            q++;
+        const char *v = q;
+        if (q < le && (isalpha((unsigned char)*q) || *q == '_' || *q == '$' || *q == '.'))
+            while (q < le && (isalnum((unsigned char)*q) || *q == '_' || *q == '$' || *q == '.'))
+                q++;
+        while (q < le && (*q == ' ' || *q == '\t'))
+            q++;
+        if (q > v && q < le && (*q == '+' || *q == '-'))
+            ISA_FEATURE(b, ISR_DIR_SECTION_LABEL_EXPR, "label + immediate in a .section",
+                        (uint32_t)(v - s) + t.off);
+    }
 }
 
 /* .pragma "…": accepted; "nounroll" and friends are hints only ("used_bytes_mask" needs
@@ -1046,6 +1096,7 @@ void b_spec(struct ptx_builder *b, enum b_spec kind, struct ptx_tok t)
     }
     case BS_PTR:
         b->spec.ptr = 1;
+        ISA_FEATURE(b, ISR_DIR_PTR, ".ptr", t.off);
         break;
     case BS_ALIGN:
         break;
@@ -1237,6 +1288,8 @@ void b_init_field(struct ptx_builder *b, struct ptx_tok key, struct ptx_tok val,
         b_err(b, key.off, "unknown texture member '%.*s'", (int)key.len, tok_s(b, key));
         return;
     }
+    if (f == TXF_FORCE_UNNORMALIZED_COORDS)
+        ISA_FEATURE(b, ISR_TXQ_UNNORM, "force_unnormalized_coords", key.off);
     int kw = f == TXF_ADDR_MODE_0 || f == TXF_ADDR_MODE_1 || f == TXF_ADDR_MODE_2 ||
              f == TXF_FILTER_MODE;
     uint64_t v = 0;
@@ -1263,6 +1316,9 @@ static void init_sym(struct ptx_builder *b, struct ptx_tok fn, struct ptx_tok sy
 {
     b->decl.has_init = 1;
     int generic = 0;
+    ISA_FEATURE(b, ISR_DIR_INIT_ADDR, "address in an initializer", sym.off);
+    if (has_fn)
+        ISA_FEATURE(b, ISR_DIR_INIT_GENERIC, "generic() in an initializer", fn.off);
     if (has_fn) {
         if (fn.len == 7 && memcmp(tok_s(b, fn), "generic", 7) == 0)
             generic = 1;
@@ -1600,6 +1656,8 @@ void b_perf(struct ptx_builder *b, struct ptx_tok t)
         f->noreturn = 1;
         isa_feature(b, ISR_DIR_NORETURN, s - 1, (int)t.len, t.off);
     }
+    if (b->perf_kind == 2)
+        isa_feature(b, ISR_DIR_REQNTID, s - 1, (int)t.len, t.off);
     if (b->perf_kind == 3)
         isa_feature(b, ISR_DIR_MINNCTAPERSM, s - 1, (int)t.len, t.off);
     if (b->perf_kind == 9)
@@ -2125,6 +2183,7 @@ static void isa_rules(struct decoded *dc, const struct ir_insn *in, const uint16
         NEED_M(FMA_OOB, MOD_OOB);
         break;
     case OP_MAD:
+        NEED_M(MAD_CC, MOD_CC);
         if (in->rnd)
             NEED_T(F32_IEEE, TB(T_F32));
         NEED_T(F64, f64);
@@ -2152,7 +2211,16 @@ static void isa_rules(struct decoded *dc, const struct ir_insn *in, const uint16
     case OP_DIV: case OP_RCP: case OP_SQRT:
         if (in->rnd && (tys & TB(T_F32)))
             isa_need(dc, ISR_F32_IEEE, isa_kind_mod(mods, n, MK_RND));
+        if (in->op == OP_RCP && !in->rnd && (tys & TB(T_F64)))
+            isa_need(dc, ISR_RCP_APPROX_F64, MOD_APPROX);
         NEED_T(F64, f64);
+        break;
+    case OP_RSQRT:
+        if ((tys & TB(T_F64)) && (in->fl & IR_FL(FL_FTZ)))
+            isa_need(dc, ISR_RSQRT_FTZ_F64, MOD_FTZ);
+        break;
+    case OP_PMEVENT:
+        NEED_M(PMEVENT_MASK, MOD_MASK);
         break;
     case OP_MOV:
         NEED_T(B128_LDST, TB(T_B128));
@@ -2206,12 +2274,15 @@ static void isa_rules(struct decoded *dc, const struct ir_insn *in, const uint16
             isa_need(dc, ISR_CVT_TF32_RN, MOD_RN);
         if (in->type[0] == T_TF32 && (in->fl & IR_FL(FL_SATFINITE)) && in->rnd != RND_RNA)
             isa_need(dc, ISR_CVT_TF32_SATFINITE, MOD_SATFINITE);
+        if (in->type[0] == T_F32 && in->type[1] == T_BF16)
+            isa_need(dc, ISR_CVT_F32_BF16, isa_type_mod(mods, n, TB(T_BF16)));
         break;
     case OP_CVT_PACK:
         NEED_T(CVT_PACK_SUB, TB(T_U4) | TB(T_S4));
         break;
     case OP_CVTA: case OP_ISSPACEP:
         NEED_M(CVTA_PARAM, MOD_PARAM);
+        NEED_M(CVTA_CONST, MOD_CONST);
         break;
     case OP_LOP3:
         if (in->bop)
@@ -2219,9 +2290,12 @@ static void isa_rules(struct decoded *dc, const struct ir_insn *in, const uint16
                      in->bop == BOP_AND ? MOD_AND : in->bop == BOP_OR ? MOD_OR : MOD_XOR);
         break;
     case OP_MBARRIER_ARRIVE: case OP_MBARRIER_ARRIVE_DROP: case OP_MBARRIER_TEST_WAIT:
+    case OP_MBARRIER_TRY_WAIT:
         NEED_M(MBAR_EXPECT_TX, MOD_EXPECT_TX);
         if (in->sem == SEM_RELEASE || in->sem == SEM_ACQUIRE || in->sem == SEM_RELAXED)
             isa_need(dc, ISR_MBAR_SEM, isa_kind_mod(mods, n, MK_SEM));
+        if (in->sem == SEM_RELAXED)
+            isa_need(dc, ISR_MBAR_RELAXED, isa_kind_mod(mods, n, MK_SEM));
         break;
     case OP_BARRIER_CLUSTER:
         if (in->sem == SEM_RELEASE || in->sem == SEM_ACQUIRE || in->sem == SEM_RELAXED)
@@ -2240,15 +2314,43 @@ static void isa_rules(struct decoded *dc, const struct ir_insn *in, const uint16
         NEED_M(TEX_SM30, MOD_GEOM_2DMS);
         NEED_M(TEX_SM30, MOD_GEOM_A2DMS);
         NEED_T(F16_ARITH, f16s);
+        NEED_M(TEX_LEVEL_GRAD, MOD_LEVEL);
+        NEED_M(TEX_LEVEL_GRAD, MOD_GRAD);
+        NEED_M(TEX_LEVEL_GRAD, MOD_BASE);
+        NEED_M(TEX_ARRAY, MOD_GEOM_A1D);
+        NEED_M(TEX_ARRAY, MOD_GEOM_A2D);
+        NEED_M(TEX_CUBE_SURF_3D, MOD_GEOM_CUBE);
+        NEED_M(TEX_CUBE_SURF_3D, MOD_GEOM_ACUBE);
         break;
     case OP_TLD4:
         NEED_M(TEX_SM30, MOD_GEOM_A2D);
         NEED_M(TEX_SM30, MOD_GEOM_CUBE);
         NEED_M(TEX_SM30, MOD_GEOM_ACUBE);
+        NEED_M(TLD4_TXQ_LEVEL, MOD_GEOM_A2D);
+        NEED_M(TLD4_TXQ_LEVEL, MOD_GEOM_CUBE);
+        NEED_M(TLD4_TXQ_LEVEL, MOD_GEOM_ACUBE);
         break;
-    case OP_TXQ:
+    case OP_TXQ: case OP_SUQ:
         NEED_M(TEX_SM30, MOD_LEVEL);
         NEED_M(TEX_SM30, MOD_NUM_SAMPLES);
+        NEED_M(TLD4_TXQ_LEVEL, MOD_LEVEL);
+        NEED_M(TXQ_CHANNEL, MOD_CHANNEL_DATA_TYPE);
+        NEED_M(TXQ_CHANNEL, MOD_CHANNEL_ORDER);
+        NEED_M(TXQ_UNNORM, MOD_FORCE_UNNORMALIZED_COORDS);
+        NEED_M(TXQ_ARRAY_MIPMAP, MOD_ARRAY_SIZE);
+        NEED_M(TXQ_ARRAY_MIPMAP, MOD_NUM_MIPMAP_LEVELS);
+        NEED_M(TXQ_ARRAY_MIPMAP, MOD_NUM_SAMPLES);
+        NEED_M(SUQ_MEMORY_LAYOUT, MOD_MEMORY_LAYOUT);
+        break;
+    case OP_SULD: case OP_SUST: case OP_SURED:
+        NEED_M(TEX_ARRAY, MOD_GEOM_A1D);
+        NEED_M(TEX_ARRAY, MOD_GEOM_A2D);
+        NEED_M(TEX_CUBE_SURF_3D, MOD_GEOM_A1D);
+        NEED_M(TEX_CUBE_SURF_3D, MOD_GEOM_A2D);
+        NEED_M(TEX_CUBE_SURF_3D, MOD_DIM3D);
+        if (in->op == OP_SURED && (in->mode == MODE_MIN || in->mode == MODE_MAX) &&
+            (tys & w64))
+            isa_need(dc, ISR_SURED_B64_MINMAX, isa_type_mod(mods, n, w64));
         break;
     case OP_BAR:
         NEED_M(BAR_CTA, MOD_CTA);
@@ -2298,6 +2400,12 @@ static void isa_rules(struct decoded *dc, const struct ir_insn *in, const uint16
             NEED_M(MMA_F64_SM90, MOD_M16N8K16);
         }
         NEED_T(MMA_FP8, fp8);
+        if (tys & fp8) {
+            NEED_M(MMA_FP8_SM120, MOD_M16N8K16);
+            if (in->type[0] == T_F16)
+                isa_need(dc, ISR_MMA_FP8_SM120, isa_type_mod(mods, n, TB(T_F16)));
+        }
+        NEED_M(MMA_AND, MOD_AND);
         NEED_T(FP6_FP4, fp64);
         for (unsigned i = 0; i < n; i++)
             if ((mods[i] >= MOD_KIND_F16 && mods[i] <= MOD_KIND_MXF4NVF4) ||
@@ -2312,6 +2420,20 @@ static void isa_rules(struct decoded *dc, const struct ir_insn *in, const uint16
         NEED_M(TCGEN05_SCALE_VEC, MOD_SCALE_VEC_1X);
         NEED_M(TCGEN05_SCALE_VEC, MOD_SCALE_VEC_2X);
         NEED_M(TCGEN05_SCALE_VEC, MOD_SCALE_VEC_4X);
+        NEED_M(TCGEN05_BLOCK_N, MOD_BLOCK16);
+        NEED_M(TCGEN05_BLOCK_N, MOD_BLOCK32);
+        NEED_M(TCGEN05_MXF4NVF4, MOD_KIND_MXF4NVF4);
+        NEED_M(TCGEN05_MXF4NVF4, MOD_SCALE_VEC_4X);
+        break;
+    case OP_WGMMA_MMA_ASYNC: case OP_WGMMA_MMA_ASYNC_SP:
+        if (in->op == OP_WGMMA_MMA_ASYNC_SP)
+            isa_need(dc, ISR_WGMMA_SP, 0);
+        if ((tys & TB(T_S8)) && (tys & TB(T_U8)))
+            isa_need(dc, ISR_WGMMA_MIXED_INT, isa_type_mod(mods, n, TB(T_S8) | TB(T_U8)));
+        break;
+    case OP_CP_ASYNC_BULK: /* .dst.src: .shared::cta as the first state space */
+        if (isa_kind_mod(mods, n, MK_SPACE) == MOD_SHARED_CTA)
+            isa_need(dc, ISR_BULK_SHARED_CTA, MOD_SHARED_CTA);
         break;
     case OP_CP_ASYNC_BULK_TENSOR: case OP_CP_ASYNC_BULK_PREFETCH_TENSOR:
         NEED_M(BULK_TENSOR_SM100, MOD_CTA_GROUP_1);
@@ -2330,6 +2452,7 @@ static void isa_rules(struct decoded *dc, const struct ir_insn *in, const uint16
     case OP_MULTIMEM_LD_REDUCE: case OP_MULTIMEM_ST: case OP_MULTIMEM_RED:
         NEED_T(MULTIMEM_FP8, TB(T_E4M3X4) | TB(T_E5M2X4));
         NEED_M(MULTIMEM_FP8, MOD_ACC_F16);
+        NEED_M(MULTIMEM_ACC_F32, MOD_ACC_F32);
         break;
     case OP_WMMA_LOAD: case OP_WMMA_STORE: case OP_WMMA_MMA:
         NEED_T(WMMA_SM80, TB(T_F64) | TB(T_BF16) | TB(T_TF32));
@@ -2337,6 +2460,7 @@ static void isa_rules(struct decoded *dc, const struct ir_insn *in, const uint16
         NEED_T(WMMA_SUBBYTE, TB(T_S4) | TB(T_U4) | TB(T_B1));
         NEED_M(WMMA_SUBBYTE, MOD_M8N8K32);
         NEED_M(WMMA_SUBBYTE, MOD_M8N8K128);
+        NEED_M(WMMA_ALIGNED, MOD_ALIGNED);
         break;
     default:
         break;
@@ -2351,6 +2475,8 @@ static void isa_rules(struct decoded *dc, const struct ir_insn *in, const uint16
     if (in->op != OP_CP_ASYNC) /* ptxas 13 takes cp.async.shared::cta from PTX 7.0 */
         NEED_M(SHARED_CTA, MOD_SHARED_CTA);
     NEED_M(MMIO, MOD_MMIO);
+    NEED_M(PARAM_SUBSPACE, MOD_PARAM_FUNC);
+    NEED_M(PARAM_SUBSPACE, MOD_PARAM_ENTRY);
     NEED_M(L2_PREFETCH, MOD_L2_64B);
     NEED_M(L2_PREFETCH, MOD_L2_128B);
     NEED_M(L2_256B, MOD_L2_256B);
@@ -2400,6 +2526,26 @@ static void isa_report(struct ptx_builder *b, uint32_t off, const char *fmt, ...
     va_end(ap);
 }
 
+/* Write the targets of the ISA_SM* set mask into req[0, cap) as "sm_100a, sm_100f or sm_110a"
+ * (ISA_AF_OTHER: "a later a/f target"). */
+static void isa_af_list(unsigned mask, char *req, size_t cap)
+{
+    size_t n = 0;
+    unsigned left = mask;
+    req[0] = 0;
+    for (unsigned i = 0; left && n < cap; i++) {
+        if (!(left & (1u << i)))
+            continue;
+        left &= ~(1u << i);
+        if (i >= sizeof isa_af_targets / sizeof *isa_af_targets) {
+            n += (size_t)snprintf(req + n, cap - n, "%sa later a/f target", n ? " or " : "");
+            break;
+        }
+        n += (size_t)snprintf(req + n, cap - n, "%ssm_%u%c", !n ? "" : left ? ", " : " or ",
+                              isa_af_targets[i].sm, isa_af_targets[i].suffix);
+    }
+}
+
 /* An instruction whose version / target requirement (dc) exceeds the module's: note it once
  * per (opcode, cause, reason). off: the mnemonic. */
 static void isa_note(struct ptx_builder *b, const struct decoded *dc, uint32_t off)
@@ -2422,22 +2568,7 @@ static void isa_note(struct ptx_builder *b, const struct decoded *dc, uint32_t o
         if (isa_seen(b, dc->af_rule, (unsigned)dc->op, 3))
             return;
         char req[128];
-        size_t n = 0;
-        unsigned left = dc->af_mask;
-        req[0] = 0;
-        for (unsigned i = 0; left && n < sizeof req; i++) {
-            if (!(left & (1u << i)))
-                continue;
-            left &= ~(1u << i);
-            if (i >= sizeof isa_af_targets / sizeof *isa_af_targets) {
-                n += (size_t)snprintf(req + n, sizeof req - n, "%sa later a/f target",
-                                      n ? " or " : "");
-                break;
-            }
-            n += (size_t)snprintf(req + n, sizeof req - n, "%ssm_%u%c",
-                                  !n ? "" : left ? ", " : " or ", isa_af_targets[i].sm,
-                                  isa_af_targets[i].suffix);
-        }
+        isa_af_list(dc->af_mask, req, sizeof req);
         isa_report(b, off, "'%s'%s%s is not supported on .target %s (requires %s)", nm,
                    dc->af_mod ? " with ." : "",
                    dc->af_mod ? ir_mod_name((enum ir_mod)dc->af_mod) : "", b->isa_target, req);
@@ -2463,9 +2594,17 @@ static void isa_feature(struct ptx_builder *b, unsigned rule, const char *what, 
         isa_report(b, off, "'%.*s' requires PTX ISA .version %u.%u or later (module declares "
                    ".version %u.%u)", len, what, r->ver >> 8, r->ver & 0xff, b->isa_ver >> 8,
                    b->isa_ver & 0xff);
-    if (r->sm > b->isa_sm && !isa_seen(b, rule, OP__COUNT, 1))
+    if (r->sm > b->isa_sm && !isa_seen(b, rule, OP__COUNT, 1)) {
         isa_report(b, off, "'%.*s' requires .target sm_%u or higher (module declares .target "
                    "%s)", len, what, r->sm, b->isa_target);
+    } else if (r->arch && b->isa_af && b->isa_af != ISA_AF_ANY && !(r->arch & b->isa_af) &&
+               !isa_seen(b, rule, OP__COUNT, 3)) {
+        /* an a/f target outside the rule's set (a plain target: the mnemonic's own note) */
+        char req[128];
+        isa_af_list(r->arch, req, sizeof req);
+        isa_report(b, off, "'%.*s' is not supported on .target %s (requires %s)", len, what,
+                   b->isa_target, req);
+    }
 }
 
 /* The rule a special register needs beyond PTX 1.0 / sm_10 (0: none). */
@@ -3410,11 +3549,30 @@ static void isa_operand_rules(struct ptx_builder *b, const struct ir_insn *in)
     const char *w;
     int nc = 0;
     switch (in->op) {
-    case OP_TEX: case OP_TLD4:
+    case OP_TEX: case OP_TLD4: {
         w = in->op == OP_TEX ? "tex with a d|p destination" : "tld4 with a d|p destination";
         if (b->pipe_seen)
             isa_feature(b, ISR_TEX_PRED, w, (int)strlen(w), off);
+        /* [h, {c}] then (tex) the lod / dPdx, dPdy, then {offset} and depth-compare */
+        int ind = 0, grad = 0, vecs = 0, seen = 0;
+        for (unsigned i = 0; i < in->nmod; i++)
+            grad |= b->fb.mods[in->mod + i] == MOD_GRAD;
+        for (uint32_t i = 0; i < b->ntop && i < 64; i++) {
+            const struct ir_opnd *o = &b->ops_top[i];
+            if (o->kind == OPK_TEX) {
+                seen = 1;
+                ind |= o->n && o->first < b->nelems && b->elems[o->first].kind == OPK_REG;
+            } else if (seen && o->kind == OPK_VEC) {
+                vecs++;
+            }
+        }
+        w = "indirect texture access";
+        if (ind)
+            isa_feature(b, ISR_TEX_INDIRECT, w, (int)strlen(w), off);
+        if (in->op == OP_TEX && vecs > (grad ? 2 : 0))
+            ISA_FEATURE(b, ISR_TEX_OFFSET, "tex with an offset operand", off);
         break;
+    }
     case OP_MBARRIER_ARRIVE: case OP_MBARRIER_ARRIVE_DROP:
         for (unsigned i = 0; i < in->nmod; i++)
             if (b->fb.mods[in->mod + i] == MOD_NOCOMPLETE ||
@@ -3429,9 +3587,35 @@ static void isa_operand_rules(struct ptx_builder *b, const struct ir_insn *in)
         if (b->ntop >= 1 && b->ops_top[0].kind == OPK_SINK)
             isa_feature(b, ISR_MBAR_SINK, w, (int)strlen(w), off);
         break;
+    case OP_MOV: case OP_CVTA:
+        for (uint32_t i = 1; i < b->ntop && i < 64; i++)
+            if (b->ops_top[i].kind == OPK_FUNC)
+                ISA_FEATURE(b, ISR_DIR_INIT_ADDR, "function address", off);
+        break;
     case OP_CALL:
         if (in->target == IR_NOPC)
             ISA_FEATURE(b, ISR_CALL_INDIRECT, "call through a register", off);
+        break;
+    case OP_TXQ: case OP_SUQ: case OP_SULD: case OP_SUST: case OP_SURED: {
+        int ind = 0;
+        for (uint32_t i = 0; i < b->ntop && i < 64; i++) {
+            const struct ir_opnd *o = &b->ops_top[i];
+            if (o->kind == OPK_TEX && o->n && o->first < b->nelems &&
+                b->elems[o->first].kind == OPK_REG)
+                ind = 1;
+            if (o->kind == OPK_ADDR && o->sym == IR_NOSYM && o->slot != IR_NOSLOT)
+                ind = 1;
+        }
+        w = in->op == OP_TXQ ? "indirect texture access" : "indirect surface access";
+        if (ind)
+            isa_feature(b, ISR_TEX_INDIRECT, w, (int)strlen(w), off);
+        break;
+    }
+    case OP_TCGEN05_MMA: case OP_TCGEN05_MMA_SP:
+        /* [d], a, b, idesc, {lanes,} enable-input-d, scale-input-d: an immediate last */
+        if (b->ntop >= 6 && b->ntop <= 64 && b->ops_top[b->ntop - 1].kind == OPK_IMM)
+            ISA_FEATURE(b, ISR_TCGEN05_SCALE_D_IMM, "tcgen05.mma with an immediate scale-input-d",
+                        off);
         break;
     default:
         break;

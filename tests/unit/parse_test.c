@@ -544,6 +544,98 @@ static void test_isa_family_notes(void)
 }
 
 /* Directive and operand-form notes (isa_req.def DIR_* and operand rules). */
+/* Version / target notes of the forms added with ptxas 13's remaining minima (isa_req.def):
+ * mad.cc, ::entry / ::func, .relaxed mbarrier, wmma .aligned, texture forms, .section
+ * labels, and an operand form with a target set (tcgen05.mma immediate scale-input-d). */
+static void test_isa_form_notes(void)
+{
+    int rc;
+    struct ir_module *m;
+    m = load(".version 2.3\n.target sm_20\n.address_size 64\n.entry e()\n{\n"
+             "\t.reg .b32 %r<4>;\n\tmad.lo.cc.u32 %r1, %r2, %r3, %r1;\n"
+             "\tmad.lo.u32 %r1, %r2, %r3, %r1;\n\tret;\n}\n", &rc);
+    ok(m != NULL && rc == 0, "forms: notes are not errors");
+    is_str(errbuf,
+           "t.ptx:7:2: note: 'mad' with .cc requires PTX ISA .version 3.0 or later (module "
+           "declares .version 2.3)\n\tmad.lo.cc.u32 %r1, %r2, %r3, %r1;\n\t^\n",
+           "forms: mad.cc needs PTX 3.0, plain mad does not");
+    ir_module_free(m);
+    m = load(".version 8.0\n.target sm_80\n.address_size 64\n.shared .b64 bar;\n"
+             ".entry e(.param .u32 p)\n{\n\t.reg .b32 %r<4>;\n\t.reg .b64 %rd<2>;\n"
+             "\tld.param::entry.u32 %r1, [p];\n"
+             "\tmbarrier.arrive.relaxed.cta.shared::cta.b64 %rd1, [bar];\n"
+             "\tmbarrier.arrive.release.cta.shared::cta.b64 %rd1, [bar];\n\tret;\n}\n", &rc);
+    static const char *const want[] = {
+        "t.ptx:9:2: note: 'ld' with .param::entry requires PTX ISA .version 8.3 or later",
+        "t.ptx:10:2: note: 'mbarrier.arrive' with .relaxed requires PTX ISA .version 8.6 or "
+        "later",
+        "t.ptx:10:2: note: 'mbarrier.arrive' with .relaxed requires .target sm_90 or higher",
+    };
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+        ok(strstr(errbuf, want[i]) != NULL, "forms: %s", want[i] + 17);
+    is_int(count_str(errbuf, "note:"), 3, "forms: .release mbarrier is fine in PTX 8.0");
+    ir_module_free(m);
+    m = load(".version 6.0\n.target sm_70\n.address_size 64\n.entry e(.param .u64 p)\n{\n"
+             "\t.reg .b32 %r<9>;\n\t.reg .b64 %rd<2>;\n\tld.param.u64 %rd1, [p];\n"
+             "\twmma.load.a.sync.row.m16n16k16.global.f16 {%r1, %r2, %r3, %r4, %r5, %r6, %r7, "
+             "%r8}, [%rd1];\n"
+             "\twmma.load.a.sync.aligned.row.m16n16k16.global.f16 {%r1, %r2, %r3, %r4, %r5, "
+             "%r6, %r7, %r8}, [%rd1];\n\tret;\n}\n", &rc);
+    ok(strstr(errbuf, "t.ptx:10:2: note: 'wmma.load' with .aligned requires PTX ISA .version "
+                      "6.3 or later") != NULL && count_str(errbuf, "note:") == 1,
+       "forms: wmma .aligned needs PTX 6.3, without it no note");
+    ir_module_free(m);
+    /* texture forms: register handle, offset operand, 64-bit sured.b .max */
+    m = load(".version 3.0\n.target sm_30\n.address_size 64\n.global .texref tx;\n"
+             ".global .surfref sf;\n.entry e(.param .u64 p)\n{\n\t.reg .b32 %r<4>;\n"
+             "\t.reg .f32 %f<8>;\n\t.reg .b64 %rd<4>;\n\tld.param.u64 %rd1, [p];\n"
+             "\ttex.2d.v4.f32.f32 {%f4, %f5, %f6, %f7}, [%rd1, {%f1, %f2}];\n"
+             "\ttex.2d.v4.f32.f32 {%f4, %f5, %f6, %f7}, [tx, {%f1, %f2}], {%r1, %r1};\n"
+             "\ttex.grad.2d.v4.f32.f32 {%f4, %f5, %f6, %f7}, [tx, {%f1, %f2}], {%f1, %f2}, "
+             "{%f1, %f2};\n"
+             "\tsured.b.max.2d.u64.zero [sf, {%r1, %r1}], %rd2;\n\tret;\n}\n", &rc);
+    static const char *const want2[] = {
+        "t.ptx:12:2: note: 'indirect texture access' requires PTX ISA .version 3.1 or later",
+        "t.ptx:13:2: note: 'tex with an offset operand' requires PTX ISA .version 4.3 or later",
+        "t.ptx:14:2: note: 'tex' with .grad requires PTX ISA .version 3.1 or later",
+        "t.ptx:15:2: note: 'sured' with .u64 requires .target sm_50 or higher",
+    };
+    for (size_t i = 0; i < sizeof want2 / sizeof *want2; i++)
+        ok(strstr(errbuf, want2[i]) != NULL, "forms: %s", want2[i] + 17);
+    is_int(count_str(errbuf, "offset operand"), 1, "forms: tex.grad's gradients are no offset");
+    ir_module_free(m);
+    /* .section: one note per rule for labels and label + immediate expressions */
+    m = load(".version 6.5\n.target sm_75, debug\n.address_size 64\n.entry e()\n{\n\tret;\n}\n"
+             ".section .debug_str\n{\nLs0:\n.b8 0\n}\n"
+             ".section .debug_info\n{\n.b32 .debug_abbrev+4\n.b32 .debug_abbrev+8\n.b32 12\n}\n",
+             &rc);
+    ok(m != NULL && rc == 0, "section: loads");
+    ok(strstr(errbuf, "t.ptx:10:1: note: 'label in a .section' requires PTX ISA .version 7.0 "
+                      "or later") != NULL, "section: a label needs PTX 7.0");
+    is_int(count_str(errbuf, "note:"), 1, "section: label + imm is fine in PTX 6.5");
+    ir_module_free(m);
+    /* an operand rule with a target set */
+    static const char tc[] =
+        ".entry e()\n{\n\t.reg .b32 %r<4>;\n\t.reg .b64 %rd<3>;\n\t.reg .pred %p<2>;\n"
+        "\ttcgen05.mma.cta_group::1.kind::f16 [%r1], %rd2, %rd1, %r2, %p1, 0;\n"
+        "\ttcgen05.mma.cta_group::1.kind::f16 [%r1], %rd2, %rd1, %r2, %p1, 1;\n"
+        "\ttcgen05.mma.cta_group::1.kind::f16 [%r1], %rd2, %rd1, %r2, %p1;\n\tret;\n}\n";
+    char src[1024];
+    snprintf(src, sizeof src, ".version 9.0\n.target sm_110a\n.address_size 64\n%s", tc);
+    m = load(src, &rc);
+    ok(m != NULL && rc == 0, "operand set: a note is not an error");
+    is_str(errbuf,
+           "t.ptx:9:2: note: 'tcgen05.mma with an immediate scale-input-d' is not supported on "
+           ".target sm_110a (requires sm_100a, sm_100f, sm_103a or sm_103f)\n"
+           "\ttcgen05.mma.cta_group::1.kind::f16 [%r1], %rd2, %rd1, %r2, %p1, 0;\n\t^\n",
+           "operand set: immediate scale-input-d on sm_110a, once");
+    ir_module_free(m);
+    snprintf(src, sizeof src, ".version 9.0\n.target sm_103f\n.address_size 64\n%s", tc);
+    m = load(src, &rc);
+    is_str(errbuf, "", "operand set: sm_103f has it");
+    ir_module_free(m);
+}
+
 static void test_isa_directive_notes(void)
 {
     int rc;
@@ -931,6 +1023,7 @@ int main(void)
     test_isa_notes();
     test_isa_family_notes();
     test_isa_directive_notes();
+    test_isa_form_notes();
     test_address_size();
     test_ptxplus_abs();
     return done_testing();
