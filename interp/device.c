@@ -1036,6 +1036,7 @@ int interp_free(struct interp_dev *d, uint64_t addr)
 /* Release the frees deferred during a launch. */
 static void heap_release(struct interp_dev *d)
 {
+    pthread_mutex_lock(&d->heap_lock); /* kernels of other streams may be running */
     for (size_t i = 0; i < d->ndeferred; i++) {
         const struct mem_alloc *a = mem_find(d->mem, d->deferred[i], 0);
         uint64_t size = a ? a->size : 0;
@@ -1043,6 +1044,7 @@ static void heap_release(struct interp_dev *d)
             atomic_fetch_sub(&d->heap_used, size);
     }
     d->ndeferred = 0;
+    pthread_mutex_unlock(&d->heap_lock);
 }
 
 /* ====================================================================== launch */

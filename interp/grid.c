@@ -12,12 +12,14 @@
  * milliseconds on some hosts, as long as a whole small kernel, and a launch only wakes the
  * pool (the launching thread sleeps meanwhile; one-thread launches run on it). Pool threads are
  * pinned one per CPU when there are as many as CPUs, and keep their CTA slots (warps,
- * register arenas, shared and local buffers) from launch to launch. A launch that finds the
- * pool in use (launches from two host threads at once) starts threads of its own, as every
- * launch did before the pool.
+ * register arenas, shared and local buffers) from launch to launch. Launches that run at the
+ * same time (kernels of independent streams, or launches from several host threads) each take
+ * a pool of their own: the device keeps a chain of pools, adding one when every pool is busy
+ * (at most GRID_MAX_POOLS; past that a launch starts threads of its own for its duration).
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,7 +145,16 @@ struct grid_pool {
     unsigned n;            /* pool threads */
     struct pool_thread *th; /* [n] */
     struct pool_thread own; /* CTA slots of one-thread launches, run by the launching thread */
+    struct grid_pool *_Atomic next; /* the next pool of the device's chain */
+    /* the first pool of a chain only: */
+    pthread_mutex_t grow;  /* adding a pool */
+    unsigned count;        /* pools in the chain */
+    unsigned want;         /* threads per pool */
 };
+
+/* Most pools a device keeps: launches running at the same time beyond this many start threads
+ * of their own. */
+#define GRID_MAX_POOLS 8
 
 static void *pool_main(void *arg)
 {
@@ -191,27 +202,25 @@ static void pool_pin(struct grid_pool *p)
     }
 }
 
-/*
- * Create d's pool: with two or more threads (the configured count, or every core) that many
- * host threads, sleeping until a launch (pinned one per CPU when they cover the CPU set);
- * with one, none (launches run on the launching thread). Fewer threads when the host refuses
- * some. 0, or -ENOMEM.
- */
-int grid_pool_create(struct interp_dev *d)
+/* A pool of T host threads (none when T is 1), pinned when pin and they cover the CPU set;
+ * fewer threads when the host refuses some. NULL when out of memory. */
+static struct grid_pool *pool_new(unsigned T, bool pin)
 {
-    unsigned T = d->cfg.threads ? d->cfg.threads : d->ncpu;
     struct grid_pool *p = calloc(1, sizeof *p);
     if (!p)
-        return -ENOMEM;
+        return NULL;
     p->th = calloc(T, sizeof *p->th);
     if (!p->th) {
         free(p);
-        return -ENOMEM;
+        return NULL;
     }
     pthread_mutex_init(&p->use, NULL);
     pthread_mutex_init(&p->lock, NULL);
+    pthread_mutex_init(&p->grow, NULL);
     pthread_cond_init(&p->go, NULL);
     pthread_cond_init(&p->done, NULL);
+    p->count = 1;
+    p->want = T;
     for (unsigned i = 0; T > 1 && i < T; i++) {
         p->th[i].p = p;
         p->th[i].index = i;
@@ -219,16 +228,14 @@ int grid_pool_create(struct interp_dev *d)
             break;
         p->n = i + 1;
     }
-    pool_pin(p);
-    d->pool = p;
-    return 0;
+    if (pin)
+        pool_pin(p);
+    return p;
 }
 
-/* Stop and join d's pool threads; free their CTA slots. */
-void grid_pool_destroy(struct grid_pool *p)
+/* Stop and join one pool's threads; free it and its CTA slots. */
+static void pool_free(struct grid_pool *p)
 {
-    if (!p)
-        return;
     pthread_mutex_lock(&p->lock);
     p->shutdown = true;
     pthread_cond_broadcast(&p->go);
@@ -241,9 +248,58 @@ void grid_pool_destroy(struct grid_pool *p)
     pthread_cond_destroy(&p->go);
     pthread_cond_destroy(&p->done);
     pthread_mutex_destroy(&p->lock);
+    pthread_mutex_destroy(&p->grow);
     pthread_mutex_destroy(&p->use);
     free(p->th);
     free(p);
+}
+
+/*
+ * Create d's first pool: with two or more threads (the configured count, or every core) that
+ * many host threads, sleeping until a launch (pinned one per CPU when they cover the CPU set);
+ * with one, none (launches run on the launching thread). 0, or -ENOMEM.
+ */
+int grid_pool_create(struct interp_dev *d)
+{
+    struct grid_pool *p = pool_new(d->cfg.threads ? d->cfg.threads : d->ncpu, true);
+    if (!p)
+        return -ENOMEM;
+    d->pool = p;
+    return 0;
+}
+
+/* Stop and join the threads of d's pools; free their CTA slots. */
+void grid_pool_destroy(struct grid_pool *p)
+{
+    while (p) {
+        struct grid_pool *next = atomic_load(&p->next);
+        pool_free(p);
+        p = next;
+    }
+}
+
+/* A pool for one launch, its `use` lock held: the first free pool of the chain that starts at
+ * first, or a new one (unpinned: it shares the CPUs with the busy ones) appended to it. NULL
+ * when there is no chain, or every pool is busy and no more may be added. */
+static struct grid_pool *pool_acquire(struct grid_pool *first)
+{
+    for (struct grid_pool *p = first; p; p = atomic_load(&p->next))
+        if (pthread_mutex_trylock(&p->use) == 0)
+            return p;
+    if (!first)
+        return NULL;
+    struct grid_pool *np = NULL;
+    pthread_mutex_lock(&first->grow);
+    if (first->count < GRID_MAX_POOLS && (np = pool_new(first->want, false))) {
+        pthread_mutex_lock(&np->use);
+        struct grid_pool *last = first;
+        while (atomic_load(&last->next))
+            last = atomic_load(&last->next);
+        atomic_store(&last->next, np);
+        first->count++;
+    }
+    pthread_mutex_unlock(&first->grow);
+    return np;
 }
 
 /* Give worker wk n CTA slots, reusing (and growing) t's. 0 or -1. */
@@ -262,13 +318,13 @@ static int slots_take(struct pool_thread *t, struct worker *wk, unsigned n)
 }
 
 /*
- * Run every CTA of launch L on min(threads, CTAs) host threads (the device's pool, or new
- * threads when another launch holds the pool); statistics into st. Returns 0, or -1 when a
+ * Run every CTA of launch L on min(threads, CTAs) host threads (a free pool of the device's,
+ * or new threads when all GRID_MAX_POOLS are busy); statistics into st. Returns 0, or -1 when a
  * worker could not get memory.
  */
 int grid_run(struct launch_state *L, struct interp_stats *st)
 {
-    struct grid_pool *p = L->dev->pool;
+    struct grid_pool *p = NULL;
     unsigned T = L->cfg->threads ? L->cfg->threads : interp_ncpu();
     if (L->trace)
         T = 1; /* one ordered trace */
@@ -276,7 +332,8 @@ int grid_run(struct launch_state *L, struct interp_stats *st)
         T = (unsigned)L->nctas;
     if (T == 0)
         T = 1;
-    const bool pooled = p && pthread_mutex_trylock(&p->use) == 0;
+    p = pool_acquire(L->dev->pool);
+    const bool pooled = p != NULL;
     if (pooled && T > p->n)
         T = p->n ? p->n : 1; /* the host refused some pool threads, or there are none */
     L->nworkers = T;

@@ -558,6 +558,7 @@ long dev_printf_buf_flush(struct dev_printf_buf *b, FILE *f, bool ordered)
     }
     if (ordered)
         qsort(recs, k, sizeof *recs, pf_rec_cmp);
+    flockfile(f); /* one launch's output stays together when kernels run concurrently */
     for (uint64_t i = 0; i < k; i++) {
         const char *text = (const char *)(recs[i] + 1);
         if (fwrite(text, 1, recs[i]->len, f) != recs[i]->len) {
@@ -568,6 +569,7 @@ long dev_printf_buf_flush(struct dev_printf_buf *b, FILE *f, bool ordered)
     }
     if (rc == 0 && fflush(f) != 0)
         rc = -EIO;
+    funlockfile(f);
 out:
     free(recs);
     pf_reset(b);

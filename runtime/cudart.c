@@ -877,6 +877,20 @@ static void node_op(struct rt_ctx *c, void *arg)
     node_free(nd);
 }
 
+/* Where the next operation of stream s goes in the device work queue: after the stream's
+ * previous operation, with the legacy default stream's barriers for its kind (rt.h). The
+ * per-thread default stream is ordered as the legacy one. */
+static struct rt_order order_of(cudaStream_t s)
+{
+    struct CUstream_st *so = stream_obj(s);
+    struct rt_order o = {RT_ORDER_LEGACY, {0, 0}};
+    if (so) {
+        o.kind = (so->flags & cudaStreamNonBlocking) ? RT_ORDER_NONBLOCKING : RT_ORDER_BLOCKING;
+        o.after[0] = so->last_seq;
+    }
+    return o;
+}
+
 static void note_seq(cudaStream_t s, uint64_t seq)
 {
     struct CUstream_st *so = stream_obj(s);
@@ -907,7 +921,8 @@ static cudaError_t submit(cudaStream_t s, struct CUgraphNode_st *nd)
         nl_add(&so->cdeps, nd);
         return cudaSuccess;
     }
-    note_seq(s, rt_submit(ctx(), node_op, nd));
+    struct rt_order o = order_of(s);
+    note_seq(s, rt_submit(ctx(), &o, node_op, nd));
     return cudaSuccess;
 }
 
@@ -1001,7 +1016,8 @@ static cudaError_t launch_common(struct rt_func *f, dim3 g, dim3 b, void **args,
     if (e)
         return ret((cudaError_t)e);
     rt_printf_flush(c, false); /* a launch is a printf flush point */
-    note_seq(stream, rt_submit(c, kernel_op, k));
+    struct rt_order o = order_of(stream);
+    note_seq(stream, rt_submit(c, &o, kernel_op, k));
     return cudaSuccess;
 }
 
@@ -2964,15 +2980,23 @@ EXPORT cudaError_t cudaStreamGetId(cudaStream_t hStream, unsigned long long *str
     return cudaSuccess;
 }
 
+/* The operation cudaStreamWaitEvent queues: nothing to do, its dependencies are the point. */
+static void wait_op(struct rt_ctx *c, void *arg)
+{
+    (void)c;
+    (void)arg;
+}
+
 /* Is stream o still capturing into graph g (the capture an event was recorded in)? */
 static bool capture_live(struct CUstream_st *o, struct CUgraph_st *g)
 {
     return o && g && hs_has(&G.streams, o) && o->capture == g && o->capture_origin == o;
 }
 
-/* Work runs in submission order, so waiting needs no action — except in stream capture: an
- * event recorded in a capturing stream makes the waiting stream depend on the recorded
- * nodes, and a stream that is not capturing joins the capture (fork/join capture). */
+/* The stream's later work follows the event's last record: an empty operation in the stream
+ * that depends on both. In stream capture, an event recorded in a capturing stream makes the
+ * waiting stream depend on the recorded nodes, and a stream that is not capturing joins the
+ * capture (fork/join capture). */
 EXPORT cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags)
 {
     if (!stream_ok(stream) || !event || !hs_has(&G.events, event))
@@ -3000,6 +3024,11 @@ EXPORT cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, u
     }
     if (so && so->capture && event->cap_graph == NULL && event->seq == 0)
         return cudaSuccess; /* never recorded: no dependency */
+    if (event->seq && !(so && so->capture)) {
+        struct rt_order o = order_of(stream);
+        o.after[1] = event->seq;
+        note_seq(stream, rt_submit(ctx(), &o, wait_op, NULL));
+    }
     return ret(sticky());
 }
 
@@ -3035,7 +3064,8 @@ EXPORT cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback
     op->fn = callback;
     op->stream = stream;
     op->user = userData;
-    note_seq(stream, rt_submit(ctx(), callback_run, op));
+    struct rt_order o = order_of(stream);
+    note_seq(stream, rt_submit(ctx(), &o, callback_run, op));
     return cudaSuccess;
 }
 
@@ -3287,7 +3317,8 @@ EXPORT cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stre
     nd->event = event;
     event->cap_graph = NULL;
     event->cap_origin = NULL;
-    event->seq = rt_submit(ctx(), node_op, nd);
+    struct rt_order o = order_of(stream);
+    event->seq = rt_submit(ctx(), &o, node_op, nd);
     note_seq(stream, event->seq);
     return cudaSuccess;
 }

@@ -284,7 +284,6 @@ void rt_ctx_init(struct rt_ctx *c)
 {
     memset(c, 0, sizeof *c);
     pthread_mutex_init(&c->lock, NULL);
-    pthread_mutex_init(&c->launch_lock, NULL);
     rt_device_default(&c->dev);
     char err[256];
     const char *v = getenv("PTXEMU_DEVICE");
@@ -310,6 +309,8 @@ void rt_ctx_init(struct rt_ctx *c)
     c->stats = env_flag("PTXEMU_STATS");
     c->debug_reg = env_flag("PTXEMU_DEBUG_REG");
     c->sync = env_flag("PTXEMU_SYNC");
+    /* kernels of independent streams run concurrently, except when the order must repeat */
+    c->q.max_workers = (c->icfg.deterministic || c->icfg.trace) ? 1 : 16;
     pthread_mutex_init(&c->q.mu, NULL);
     pthread_cond_init(&c->q.work, NULL);
     pthread_cond_init(&c->q.done, NULL);

@@ -92,29 +92,54 @@ struct rt_registry {
     unsigned nvars, capvars;
 };
 
-/* The device work queue (stream.c): one worker thread runs every stream's operations in
- * global submission order — a valid order for CUDA's stream semantics (in-order streams, the
- * legacy default stream's barriers, event waits all point backwards in submission order) —
- * while the host thread continues, as with a GPU. */
+/* The device work queue (stream.c). Every operation carries CUDA's ordering constraints as
+ * explicit dependencies: the previous operation of its stream, an awaited event's record, and
+ * the legacy default stream's implicit barriers (a legacy-stream operation waits for all
+ * earlier work of blocking streams; a blocking stream's operation waits for the last
+ * legacy-stream operation). Worker threads run any operation whose dependencies are done, so
+ * kernels of independent streams run concurrently while the host thread continues, as on a
+ * GPU. Workers start on demand (one for purely sequential programs), at most one with
+ * --deterministic or tracing. */
+enum rt_order_kind {
+    RT_ORDER_LEGACY,      /* the legacy default stream (and the per-thread default stream) */
+    RT_ORDER_BLOCKING,    /* a stream created without cudaStreamNonBlocking */
+    RT_ORDER_NONBLOCKING, /* cudaStreamNonBlocking: no implicit barrier with stream 0 */
+    RT_ORDER_ALL,         /* after every earlier operation of every stream */
+};
+
+/* Where an operation goes: its stream kind and up to two earlier operations (sequence
+ * numbers, 0 = none) it must follow. */
+struct rt_order {
+    enum rt_order_kind kind;
+    uint64_t after[2];
+};
+
 struct rt_op {
     struct rt_op *next;
     uint64_t seq;
     void (*fn)(struct rt_ctx *c, void *arg);
     void *arg;
+    enum rt_order_kind kind;
+    bool started, done;
+    uint64_t after[3];        /* dependencies by sequence number (0 = none) */
+    struct rt_op *after_op[3];/* ... and the operations, valid while not retired */
 };
 
 struct rt_queue {
     pthread_mutex_t mu;
     pthread_cond_t work, done;
-    struct rt_op *head, *tail;
-    uint64_t submitted, completed;
-    pthread_t thread;
-    bool started;
+    struct rt_op *head, *tail;   /* operations not yet retired, in submission order */
+    uint64_t submitted;          /* sequence number of the last operation */
+    uint64_t retired;            /* every operation up to this one is done */
+    uint64_t last_legacy;        /* last operation of the legacy default stream */
+    unsigned workers, idle;      /* worker threads started, and waiting for work */
+    unsigned max_workers;        /* 1 when deterministic or tracing */
+    unsigned peak_running;       /* most operations ever running at once (tests, stats) */
+    unsigned running;
 };
 
 struct rt_ctx {
     pthread_mutex_t lock;       /* registry, lazy loading, device creation */
-    pthread_mutex_t launch_lock;/* one kernel at a time on the device */
     struct rt_device dev;
     struct interp_config icfg;
     struct interp_dev *idev;    /* created at first use */
@@ -219,9 +244,11 @@ void rt_launch_exec(struct rt_ctx *c, struct rt_kernel_op *k);
 /* Prepare and run now (graph nodes, which already run on the worker). */
 int rt_launch(struct rt_ctx *c, const struct rt_launch_req *r);
 
-/* Queue fn(c, arg) behind all earlier work; returns its sequence number (work runs inline
- * when c->sync or the queue cannot be used). */
-uint64_t rt_submit(struct rt_ctx *c, void (*fn)(struct rt_ctx *c, void *arg), void *arg);
+/* Queue fn(c, arg) to run once the work o names is done (o NULL: after everything submitted
+ * so far); returns its sequence number. Work runs inline, after all earlier work, when
+ * c->sync or no worker thread can be started. */
+uint64_t rt_submit(struct rt_ctx *c, const struct rt_order *o,
+                   void (*fn)(struct rt_ctx *c, void *arg), void *arg);
 /* Wait until the work with sequence number seq (0: everything submitted so far) is done. */
 void rt_wait(struct rt_ctx *c, uint64_t seq);
 /* Has the work with sequence number seq completed? */

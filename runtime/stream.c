@@ -3,11 +3,12 @@
  * parameter block, statistics, fault handling), the device work queue, and device printf
  * flushing.
  *
- * Work queue: one worker thread runs all operations in global submission order. Since every
- * CUDA ordering constraint (in-order streams, the legacy default stream's implicit barriers,
- * cudaStreamWaitEvent) points from a later submission to an earlier one, a single FIFO honours
- * all of them, and the host thread overlaps with device work as on a GPU. PTXEMU_SYNC=1 runs
- * work on the calling thread instead.
+ * Work queue: operations carry their CUDA ordering constraints as dependencies (rt.h: the
+ * stream's previous operation, awaited events, the legacy default stream's barriers); worker
+ * threads run whatever is ready, oldest first, so independent streams' kernels run
+ * concurrently and the host thread overlaps with device work as on a GPU. A worker starts
+ * only when work is ready and every started worker is busy, so a program using one stream
+ * has one worker. PTXEMU_SYNC=1 runs work on the calling thread instead.
  *
  * Device printf: the interpreter writes a kernel's output into a memory stream; it reaches
  * stdout at CUDA's flush points (next launch, synchronization, blocking copy, module unload),
@@ -122,9 +123,7 @@ void rt_launch_exec(struct rt_ctx *c, struct rt_kernel_op *k)
     pthread_mutex_unlock(&c->lock);
     if (prior) /* a faulted context runs nothing more */
         goto out;
-    pthread_mutex_lock(&c->launch_lock);
     int lr = interp_launch(c->idev, &k->l, &st, &trap);
-    pthread_mutex_unlock(&c->launch_lock);
     if (lr < 0) {
         fprintf(stderr, "ptxemu: launch of %s failed: %s\n", k->func->name,
                 trap.msg[0] ? trap.msg : "rejected by the device");
@@ -163,67 +162,161 @@ int rt_launch(struct rt_ctx *c, const struct rt_launch_req *r)
 
 /* ============================================================================ the queue */
 
+/* Is the operation with sequence number seq (op: its record while not retired) done?
+ * Caller holds q->mu. */
+static bool q_seq_done(const struct rt_queue *q, uint64_t seq, const struct rt_op *op)
+{
+    return seq <= q->retired || (op && op->done);
+}
+
+/* Can op start now? Caller holds q->mu. */
+static bool q_ready(const struct rt_queue *q, const struct rt_op *op)
+{
+    for (int i = 0; i < 3; i++)
+        if (op->after[i] && !q_seq_done(q, op->after[i], op->after_op[i]))
+            return false;
+    if (op->kind == RT_ORDER_LEGACY || op->kind == RT_ORDER_ALL) {
+        /* a barrier: every earlier operation it synchronizes with is done */
+        for (const struct rt_op *e = q->head; e && e != op; e = e->next)
+            if (!e->done && (op->kind == RT_ORDER_ALL || e->kind != RT_ORDER_NONBLOCKING))
+                return false;
+    }
+    return true;
+}
+
+/* The oldest operation that can start, or NULL; *more tells whether another one could start
+ * as well. Caller holds q->mu. */
+static struct rt_op *q_pick(const struct rt_queue *q, bool *more)
+{
+    struct rt_op *first = NULL;
+    *more = false;
+    for (struct rt_op *op = q->head; op; op = op->next) {
+        if (op->started || !q_ready(q, op))
+            continue;
+        if (first) {
+            *more = true;
+            break;
+        }
+        first = op;
+    }
+    return first;
+}
+
+/* The record of operation seq, NULL once retired. Caller holds q->mu. */
+static struct rt_op *q_find(const struct rt_queue *q, uint64_t seq)
+{
+    if (seq <= q->retired)
+        return NULL;
+    for (struct rt_op *op = q->head; op; op = op->next)
+        if (op->seq == seq)
+            return op;
+    return NULL;
+}
+
+static void *worker_main(void *arg);
+
+/* Start one more worker when work is waiting and no started worker is free. Caller holds
+ * q->mu. */
+static void q_grow(struct rt_ctx *c)
+{
+    struct rt_queue *q = &c->q;
+    if (q->idle || q->workers >= q->max_workers)
+        return;
+    pthread_attr_t at;
+    pthread_attr_init(&at);
+    pthread_attr_setstacksize(&at, 8u << 20); /* host callbacks run user code */
+    pthread_t t;
+    if (pthread_create(&t, &at, worker_main, c) == 0) {
+        pthread_detach(t);
+        q->workers++;
+        q->idle++; /* counted as idle until it takes its first operation */
+    }
+    pthread_attr_destroy(&at);
+}
+
 static void *worker_main(void *arg)
 {
     struct rt_ctx *c = arg;
     struct rt_queue *q = &c->q;
     pthread_mutex_lock(&q->mu);
     for (;;) {
-        while (!q->head)
+        bool more;
+        struct rt_op *op = q_pick(q, &more);
+        if (!op) {
             pthread_cond_wait(&q->work, &q->mu);
-        struct rt_op *op = q->head;
-        q->head = op->next;
-        if (!q->head)
-            q->tail = NULL;
+            continue;
+        }
+        op->started = true;
+        q->idle--;
+        if (++q->running > q->peak_running)
+            q->peak_running = q->running;
+        if (more) /* other ready work: an idle worker takes it, or a new one starts */
+            q_grow(c), pthread_cond_signal(&q->work);
         pthread_mutex_unlock(&q->mu);
         op->fn(c, op->arg);
         pthread_mutex_lock(&q->mu);
-        q->completed = op->seq;
-        free(op);
+        q->running--;
+        q->idle++;
+        op->done = true;
+        while (q->head && q->head->done) {
+            struct rt_op *h = q->head;
+            q->retired = h->seq;
+            q->head = h->next;
+            if (!q->head)
+                q->tail = NULL;
+            free(h);
+        }
         pthread_cond_broadcast(&q->done);
+        pthread_cond_broadcast(&q->work); /* work that waited on op may be ready now */
     }
     return NULL;
 }
 
-/* Queue work behind everything submitted before (see rt.h). */
-uint64_t rt_submit(struct rt_ctx *c, void (*fn)(struct rt_ctx *c, void *arg), void *arg)
+/* Queue work after what o names (see rt.h). */
+uint64_t rt_submit(struct rt_ctx *c, const struct rt_order *o,
+                   void (*fn)(struct rt_ctx *c, void *arg), void *arg)
 {
     struct rt_queue *q = &c->q;
-    struct rt_op *op = c->sync ? NULL : malloc(sizeof *op);
+    struct rt_op *op = c->sync ? NULL : calloc(1, sizeof *op);
     pthread_mutex_lock(&q->mu);
-    if (op && !q->started) {
-        pthread_attr_t at;
-        pthread_attr_init(&at);
-        pthread_attr_setstacksize(&at, 8u << 20);
-        if (pthread_create(&q->thread, &at, worker_main, c) == 0) {
-            pthread_detach(q->thread);
-            q->started = true;
-        }
-        pthread_attr_destroy(&at);
-    }
-    if (!op || !q->started) {
-        /* inline: wait for earlier work, then run here */
+    if (op && !q->workers)
+        q_grow(c);
+    if (!op || !q->workers) {
+        /* inline: wait for all earlier work, then run here */
         uint64_t seq = ++q->submitted;
-        while (q->completed < seq - 1)
+        while (q->retired < seq - 1)
             pthread_cond_wait(&q->done, &q->mu);
         pthread_mutex_unlock(&q->mu);
         free(op);
         fn(c, arg);
         pthread_mutex_lock(&q->mu);
-        q->completed = seq;
+        q->retired = seq;
         pthread_cond_broadcast(&q->done);
         pthread_mutex_unlock(&q->mu);
         return seq;
     }
-    op->next = NULL;
     op->fn = fn;
     op->arg = arg;
     op->seq = ++q->submitted;
+    op->kind = o ? o->kind : RT_ORDER_ALL;
+    for (int i = 0; i < 2; i++)
+        if (o && o->after[i] && o->after[i] < op->seq) {
+            op->after[i] = o->after[i];
+            op->after_op[i] = q_find(q, o->after[i]);
+        }
+    if (op->kind == RT_ORDER_BLOCKING && q->last_legacy) {
+        op->after[2] = q->last_legacy;
+        op->after_op[2] = q_find(q, q->last_legacy);
+    }
+    if (op->kind == RT_ORDER_LEGACY || op->kind == RT_ORDER_ALL)
+        q->last_legacy = op->seq; /* later blocking-stream work follows it */
     if (q->tail)
         q->tail->next = op;
     else
         q->head = op;
     q->tail = op;
+    if (q_ready(q, op))
+        q_grow(c);
     pthread_cond_signal(&q->work);
     uint64_t seq = op->seq;
     pthread_mutex_unlock(&q->mu);
@@ -235,10 +328,19 @@ void rt_wait(struct rt_ctx *c, uint64_t seq)
 {
     struct rt_queue *q = &c->q;
     pthread_mutex_lock(&q->mu);
-    if (!seq)
+    bool all = !seq; /* everything: the retired prefix must reach it */
+    if (all)
         seq = q->submitted;
-    while (q->completed < seq)
+    while (seq > q->retired) {
+        if (all) {
+            pthread_cond_wait(&q->done, &q->mu);
+            continue;
+        }
+        const struct rt_op *op = q_find(q, seq);
+        if (op && op->done)
+            break;
         pthread_cond_wait(&q->done, &q->mu);
+    }
     pthread_mutex_unlock(&q->mu);
 }
 
@@ -247,20 +349,21 @@ bool rt_done(struct rt_ctx *c, uint64_t seq)
 {
     struct rt_queue *q = &c->q;
     pthread_mutex_lock(&q->mu);
-    bool r = q->completed >= seq;
+    const struct rt_op *op = q_find(q, seq);
+    bool r = seq <= q->retired || (op && op->done);
     pthread_mutex_unlock(&q->mu);
     return r;
 }
 
-/* Move pending device printf output to stdout (blocking: wait for a running kernel). */
+/* Move pending device printf output to stdout. Kernels append a launch's output at its end
+ * under the stream's lock, so taking that lock gives whole launches; the flag is kept for
+ * callers that must not wait (none has to: the lock is held only while output is copied). */
 void rt_printf_flush(struct rt_ctx *c, bool blocking)
 {
+    (void)blocking;
     if (!c->printf_mem)
         return;
-    if (blocking)
-        pthread_mutex_lock(&c->launch_lock);
-    else if (pthread_mutex_trylock(&c->launch_lock) != 0)
-        return; /* a kernel is running: its output comes at the next flush point */
+    flockfile(c->printf_mem);
     if (fflush(c->printf_mem) == 0 && c->printf_len) {
         fflush(stdout);
         fwrite(c->printf_buf, 1, c->printf_len, stdout);
@@ -268,5 +371,5 @@ void rt_printf_flush(struct rt_ctx *c, bool blocking)
         rewind(c->printf_mem);
         fflush(c->printf_mem); /* the length is the position after a flush */
     }
-    pthread_mutex_unlock(&c->launch_lock);
+    funlockfile(c->printf_mem);
 }
