@@ -2923,6 +2923,13 @@ EXPORT cudaError_t cudaStreamDestroy(cudaStream_t stream)
     return cudaSuccess;
 }
 
+/* The operation cudaStreamWaitEvent queues: nothing to do, its dependencies are the point. */
+static void wait_op(struct rt_ctx *c, void *arg)
+{
+    (void)c;
+    (void)arg;
+}
+
 EXPORT cudaError_t cudaStreamSynchronize(cudaStream_t stream)
 {
     if (!stream_ok(stream))
@@ -2930,7 +2937,17 @@ EXPORT cudaError_t cudaStreamSynchronize(cudaStream_t stream)
     struct CUstream_st *so = stream_obj(stream);
     if (so && so->capture)
         return ret(cudaErrorStreamCaptureUnsupported);
-    sync_point(so ? so->last_seq : 0);
+    uint64_t seq = so ? so->last_seq : 0;
+    if (!so) {
+        /* the legacy stream: an empty operation there follows exactly what it synchronizes
+         * with (its own work and blocking streams'), not non-blocking streams */
+        struct rt_order o = order_of(stream);
+        seq = rt_submit(ctx(), &o, wait_op, NULL);
+    }
+    if (seq)
+        sync_point(seq);
+    else
+        rt_printf_flush(ctx(), true);
     return ret(take_async_error());
 }
 
@@ -2978,13 +2995,6 @@ EXPORT cudaError_t cudaStreamGetId(cudaStream_t hStream, unsigned long long *str
     struct CUstream_st *so = stream_obj(hStream);
     *streamId = so ? so->id : (hStream == cudaStreamPerThread ? 2 : 1);
     return cudaSuccess;
-}
-
-/* The operation cudaStreamWaitEvent queues: nothing to do, its dependencies are the point. */
-static void wait_op(struct rt_ctx *c, void *arg)
-{
-    (void)c;
-    (void)arg;
 }
 
 /* Is stream o still capturing into graph g (the capture an event was recorded in)? */
