@@ -2957,11 +2957,8 @@ EXPORT cudaError_t cudaStreamQuery(cudaStream_t stream)
         return ret(cudaErrorInvalidResourceHandle);
     CHECK_STICKY();
     struct CUstream_st *so = stream_obj(stream);
-    struct rt_ctx *c = ctx();
-    pthread_mutex_lock(&c->q.mu);
-    uint64_t last = so ? so->last_seq : c->q.submitted;
-    pthread_mutex_unlock(&c->q.mu);
-    return rt_done(c, last) ? cudaSuccess : cudaErrorNotReady;
+    bool done = so ? rt_done(ctx(), so->last_seq) : rt_legacy_idle(ctx());
+    return done ? cudaSuccess : cudaErrorNotReady;
 }
 
 EXPORT cudaError_t cudaStreamGetFlags(cudaStream_t hStream, unsigned int *flags)

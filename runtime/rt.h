@@ -253,6 +253,9 @@ uint64_t rt_submit(struct rt_ctx *c, const struct rt_order *o,
 void rt_wait(struct rt_ctx *c, uint64_t seq);
 /* Has the work with sequence number seq completed? */
 bool rt_done(struct rt_ctx *c, uint64_t seq);
+/* Is all work the legacy default stream synchronizes with (its own and blocking streams')
+ * done? cudaStreamQuery of stream 0. */
+bool rt_legacy_idle(struct rt_ctx *c);
 /* Write pending device printf output to stdout (called at CUDA's flush points: kernel
  * launch, synchronization, blocking copies, module unload). Not blocking: skip when a kernel
  * is running. */

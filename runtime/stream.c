@@ -355,6 +355,18 @@ bool rt_done(struct rt_ctx *c, uint64_t seq)
     return r;
 }
 
+/* Is every operation of the legacy and blocking streams done? */
+bool rt_legacy_idle(struct rt_ctx *c)
+{
+    struct rt_queue *q = &c->q;
+    bool idle = true;
+    pthread_mutex_lock(&q->mu);
+    for (const struct rt_op *op = q->head; op && idle; op = op->next)
+        idle = op->done || op->kind == RT_ORDER_NONBLOCKING;
+    pthread_mutex_unlock(&q->mu);
+    return idle;
+}
+
 /* Move pending device printf output to stdout. Kernels append a launch's output at its end
  * under the stream's lock, so taking that lock gives whole launches; the flag is kept for
  * callers that must not wait (none has to: the lock is held only while output is copied). */
