@@ -883,7 +883,7 @@ static void node_op(struct rt_ctx *c, void *arg)
 static struct rt_order order_of(cudaStream_t s)
 {
     struct CUstream_st *so = stream_obj(s);
-    struct rt_order o = {RT_ORDER_LEGACY, {0, 0}};
+    struct rt_order o = {so, RT_ORDER_LEGACY, {0, 0}};
     if (so) {
         o.kind = (so->flags & cudaStreamNonBlocking) ? RT_ORDER_NONBLOCKING : RT_ORDER_BLOCKING;
         o.after[0] = so->last_seq;

@@ -107,35 +107,55 @@ enum rt_order_kind {
     RT_ORDER_ALL,         /* after every earlier operation of every stream */
 };
 
-/* Where an operation goes: its stream kind and up to two earlier operations (sequence
- * numbers, 0 = none) it must follow. */
+/* Where an operation goes: its stream (any key; NULL for the legacy and per-thread default
+ * streams), the stream's kind, and up to two earlier operations (sequence numbers, 0 = none)
+ * it must follow besides the stream's own previous one. */
 struct rt_order {
+    const void *stream;
     enum rt_order_kind kind;
     uint64_t after[2];
 };
 
+/* A dependency: an earlier operation, by sequence number and record (the record is valid
+ * while the operation is not retired). */
+struct rt_dep {
+    uint64_t seq;
+    struct rt_op *op;
+};
+
 struct rt_op {
-    struct rt_op *next;
+    struct rt_op *next;       /* submission order (the queue's list) */
+    struct rt_op *snext;      /* the stream's operations not yet started */
     uint64_t seq;
     void (*fn)(struct rt_ctx *c, void *arg);
     void *arg;
     enum rt_order_kind kind;
     bool started, done;
-    uint64_t after[3];        /* dependencies by sequence number (0 = none) */
-    struct rt_op *after_op[3];/* ... and the operations, valid while not retired */
+    unsigned ndeps;
+    struct rt_dep *deps;      /* dep_inline, or allocated when there are more */
+    struct rt_dep dep_inline[4];
+};
+
+/* One stream's place in the queue: its operations not yet started (in order: only the first
+ * can be ready) and its last operation (what the stream's next one, and barriers, follow). */
+struct rt_sq {
+    const void *key;
+    enum rt_order_kind kind;
+    struct rt_op *head, *tail;
+    struct rt_dep last;
 };
 
 struct rt_queue {
     pthread_mutex_t mu;
     pthread_cond_t work, done;
     struct rt_op *head, *tail;   /* operations not yet retired, in submission order */
+    struct rt_sq *sq;            /* streams with operations not yet retired */
+    unsigned nsq, capsq;
     uint64_t submitted;          /* sequence number of the last operation */
     uint64_t retired;            /* every operation up to this one is done */
-    uint64_t last_legacy;        /* last operation of the legacy default stream */
     unsigned workers, idle;      /* worker threads started, and waiting for work */
     unsigned max_workers;        /* 1 when deterministic or tracing */
-    unsigned peak_running;       /* most operations ever running at once (tests, stats) */
-    unsigned running;
+    unsigned running;            /* operations running now */
 };
 
 struct rt_ctx {

@@ -162,44 +162,46 @@ int rt_launch(struct rt_ctx *c, const struct rt_launch_req *r)
 
 /* ============================================================================ the queue */
 
-/* Is the operation with sequence number seq (op: its record while not retired) done?
- * Caller holds q->mu. */
-static bool q_seq_done(const struct rt_queue *q, uint64_t seq, const struct rt_op *op)
+/* Is dependency d done? Caller holds q->mu. */
+static bool q_dep_done(const struct rt_queue *q, const struct rt_dep *d)
 {
-    return seq <= q->retired || (op && op->done);
+    return d->seq <= q->retired || (d->op && d->op->done);
 }
 
 /* Can op start now? Caller holds q->mu. */
 static bool q_ready(const struct rt_queue *q, const struct rt_op *op)
 {
-    for (int i = 0; i < 3; i++)
-        if (op->after[i] && !q_seq_done(q, op->after[i], op->after_op[i]))
+    for (unsigned i = 0; i < op->ndeps; i++)
+        if (!q_dep_done(q, &op->deps[i]))
             return false;
-    if (op->kind == RT_ORDER_LEGACY || op->kind == RT_ORDER_ALL) {
-        /* a barrier: every earlier operation it synchronizes with is done */
-        for (const struct rt_op *e = q->head; e && e != op; e = e->next)
-            if (!e->done && (op->kind == RT_ORDER_ALL || e->kind != RT_ORDER_NONBLOCKING))
-                return false;
-    }
     return true;
 }
 
-/* The oldest operation that can start, or NULL; *more tells whether another one could start
- * as well. Caller holds q->mu. */
-static struct rt_op *q_pick(const struct rt_queue *q, bool *more)
+/* The oldest operation that can start, taken off its stream's list of unstarted work, or
+ * NULL; *more tells whether another one could start as well. Only a stream's first unstarted
+ * operation can be ready (each follows its predecessor), so this looks at one per stream.
+ * Caller holds q->mu. */
+static struct rt_op *q_pick(struct rt_queue *q, bool *more)
 {
-    struct rt_op *first = NULL;
+    int best = -1;
     *more = false;
-    for (struct rt_op *op = q->head; op; op = op->next) {
-        if (op->started || !q_ready(q, op))
+    for (unsigned i = 0; i < q->nsq; i++) {
+        struct rt_op *op = q->sq[i].head;
+        if (!op || !q_ready(q, op))
             continue;
-        if (first) {
+        if (best >= 0)
             *more = true;
-            break;
-        }
-        first = op;
+        if (best < 0 || op->seq < q->sq[best].head->seq)
+            best = (int)i;
     }
-    return first;
+    if (best < 0)
+        return NULL;
+    struct rt_sq *e = &q->sq[best];
+    struct rt_op *op = e->head;
+    e->head = op->snext;
+    if (!e->head)
+        e->tail = NULL;
+    return op;
 }
 
 /* The record of operation seq, NULL once retired. Caller holds q->mu. */
@@ -207,10 +209,74 @@ static struct rt_op *q_find(const struct rt_queue *q, uint64_t seq)
 {
     if (seq <= q->retired)
         return NULL;
+    for (unsigned i = 0; i < q->nsq; i++)
+        if (q->sq[i].last.seq == seq)
+            return q->sq[i].last.op;
     for (struct rt_op *op = q->head; op; op = op->next)
         if (op->seq == seq)
             return op;
     return NULL;
+}
+
+/* The entry of stream key, made when missing (after dropping entries whose work is all
+ * retired); NULL when out of memory. Caller holds q->mu. */
+static struct rt_sq *q_stream(struct rt_queue *q, const void *key)
+{
+    for (unsigned i = 0; i < q->nsq; i++)
+        if (q->sq[i].key == key)
+            return &q->sq[i];
+    for (unsigned i = 0; i < q->nsq;)
+        if (!q->sq[i].head && q->sq[i].last.seq <= q->retired)
+            q->sq[i] = q->sq[--q->nsq];
+        else
+            i++;
+    if (q->nsq == q->capsq) {
+        unsigned cap = q->capsq ? 2 * q->capsq : 8;
+        struct rt_sq *n = realloc(q->sq, cap * sizeof *n);
+        if (!n)
+            return NULL;
+        q->sq = n;
+        q->capsq = cap;
+    }
+    struct rt_sq *e = &q->sq[q->nsq++];
+    memset(e, 0, sizeof *e);
+    e->key = key;
+    return e;
+}
+
+/* Add dependency seq to op (ignoring done and repeated ones). 0, or -1 when out of memory.
+ * Caller holds q->mu. */
+static int q_dep_add(struct rt_queue *q, struct rt_op *op, uint64_t seq, struct rt_op *rec)
+{
+    if (!seq || seq <= q->retired)
+        return 0;
+    for (unsigned i = 0; i < op->ndeps; i++)
+        if (op->deps[i].seq == seq)
+            return 0;
+    if (!rec)
+        rec = q_find(q, seq);
+    if (rec && rec->done)
+        return 0;
+    unsigned cap = op->deps == op->dep_inline ? 4 : op->ndeps;
+    if (op->ndeps == cap) {
+        size_t ncap = 2 * (size_t)cap;
+        struct rt_dep *n = malloc(ncap * sizeof *n);
+        if (!n)
+            return -1;
+        memcpy(n, op->deps, op->ndeps * sizeof *n);
+        if (op->deps != op->dep_inline)
+            free(op->deps);
+        op->deps = n;
+    }
+    op->deps[op->ndeps++] = (struct rt_dep){seq, rec};
+    return 0;
+}
+
+static void op_free(struct rt_op *op)
+{
+    if (op->deps != op->dep_inline)
+        free(op->deps);
+    free(op);
 }
 
 static void *worker_main(void *arg);
@@ -248,10 +314,11 @@ static void *worker_main(void *arg)
         }
         op->started = true;
         q->idle--;
-        if (++q->running > q->peak_running)
-            q->peak_running = q->running;
-        if (more) /* other ready work: an idle worker takes it, or a new one starts */
-            q_grow(c), pthread_cond_signal(&q->work);
+        q->running++;
+        if (more) { /* other ready work: an idle worker takes it, or a new one starts */
+            q_grow(c);
+            pthread_cond_signal(&q->work);
+        }
         pthread_mutex_unlock(&q->mu);
         op->fn(c, op->arg);
         pthread_mutex_lock(&q->mu);
@@ -264,12 +331,29 @@ static void *worker_main(void *arg)
             q->head = h->next;
             if (!q->head)
                 q->tail = NULL;
-            free(h);
+            op_free(h);
         }
         pthread_cond_broadcast(&q->done);
         pthread_cond_broadcast(&q->work); /* work that waited on op may be ready now */
     }
     return NULL;
+}
+
+/* Run fn inline after all earlier work (PTXEMU_SYNC, or no worker). Caller holds q->mu;
+ * released and retaken. */
+static uint64_t q_inline(struct rt_ctx *c, void (*fn)(struct rt_ctx *c, void *arg), void *arg)
+{
+    struct rt_queue *q = &c->q;
+    uint64_t seq = ++q->submitted;
+    while (q->retired < seq - 1)
+        pthread_cond_wait(&q->done, &q->mu);
+    pthread_mutex_unlock(&q->mu);
+    fn(c, arg);
+    pthread_mutex_lock(&q->mu);
+    if (q->retired < seq)
+        q->retired = seq;
+    pthread_cond_broadcast(&q->done);
+    return seq;
 }
 
 /* Queue work after what o names (see rt.h). */
@@ -281,35 +365,47 @@ uint64_t rt_submit(struct rt_ctx *c, const struct rt_order *o,
     pthread_mutex_lock(&q->mu);
     if (op && !q->workers)
         q_grow(c);
-    if (!op || !q->workers) {
-        /* inline: wait for all earlier work, then run here */
-        uint64_t seq = ++q->submitted;
-        while (q->retired < seq - 1)
-            pthread_cond_wait(&q->done, &q->mu);
-        pthread_mutex_unlock(&q->mu);
+    const enum rt_order_kind kind = o ? o->kind : RT_ORDER_ALL;
+    struct rt_sq *e = op && q->workers ? q_stream(q, o ? o->stream : NULL) : NULL;
+    if (!e) {
         free(op);
-        fn(c, arg);
-        pthread_mutex_lock(&q->mu);
-        q->retired = seq;
-        pthread_cond_broadcast(&q->done);
+        uint64_t seq = q_inline(c, fn, arg);
         pthread_mutex_unlock(&q->mu);
         return seq;
     }
     op->fn = fn;
     op->arg = arg;
     op->seq = ++q->submitted;
-    op->kind = o ? o->kind : RT_ORDER_ALL;
-    for (int i = 0; i < 2; i++)
-        if (o && o->after[i] && o->after[i] < op->seq) {
-            op->after[i] = o->after[i];
-            op->after_op[i] = q_find(q, o->after[i]);
-        }
-    if (op->kind == RT_ORDER_BLOCKING && q->last_legacy) {
-        op->after[2] = q->last_legacy;
-        op->after_op[2] = q_find(q, q->last_legacy);
+    op->kind = kind;
+    op->deps = op->dep_inline;
+    /* the stream's previous operation, the caller's extra ones, and the legacy barriers */
+    int err = q_dep_add(q, op, e->last.seq, e->last.op);
+    for (int i = 0; o && i < 2; i++)
+        if (o->after[i] < op->seq)
+            err |= q_dep_add(q, op, o->after[i], NULL);
+    for (unsigned i = 0; i < q->nsq; i++) {
+        const struct rt_sq *x = &q->sq[i];
+        bool follow = kind == RT_ORDER_ALL ||
+                      (kind == RT_ORDER_LEGACY && x->kind != RT_ORDER_NONBLOCKING) ||
+                      (kind == RT_ORDER_BLOCKING &&
+                       (x->kind == RT_ORDER_LEGACY || x->kind == RT_ORDER_ALL));
+        if (follow && x != e)
+            err |= q_dep_add(q, op, x->last.seq, x->last.op);
     }
-    if (op->kind == RT_ORDER_LEGACY || op->kind == RT_ORDER_ALL)
-        q->last_legacy = op->seq; /* later blocking-stream work follows it */
+    if (err) { /* out of memory for the dependency list: run it in order, here */
+        q->submitted--;
+        op_free(op);
+        uint64_t seq = q_inline(c, fn, arg);
+        pthread_mutex_unlock(&q->mu);
+        return seq;
+    }
+    e->kind = kind;
+    e->last = (struct rt_dep){op->seq, op};
+    if (e->tail)
+        e->tail->snext = op;
+    else
+        e->head = op;
+    e->tail = op;
     if (q->tail)
         q->tail->next = op;
     else
@@ -328,18 +424,14 @@ void rt_wait(struct rt_ctx *c, uint64_t seq)
 {
     struct rt_queue *q = &c->q;
     pthread_mutex_lock(&q->mu);
-    bool all = !seq; /* everything: the retired prefix must reach it */
-    if (all)
+    if (!seq) { /* everything: the retired prefix must reach it */
         seq = q->submitted;
-    while (seq > q->retired) {
-        if (all) {
+        while (q->retired < seq)
             pthread_cond_wait(&q->done, &q->mu);
-            continue;
-        }
-        const struct rt_op *op = q_find(q, seq);
-        if (op && op->done)
-            break;
-        pthread_cond_wait(&q->done, &q->mu);
+    } else {
+        struct rt_dep d = {seq, q_find(q, seq)};
+        while (!q_dep_done(q, &d))
+            pthread_cond_wait(&q->done, &q->mu);
     }
     pthread_mutex_unlock(&q->mu);
 }
@@ -349,8 +441,8 @@ bool rt_done(struct rt_ctx *c, uint64_t seq)
 {
     struct rt_queue *q = &c->q;
     pthread_mutex_lock(&q->mu);
-    const struct rt_op *op = q_find(q, seq);
-    bool r = seq <= q->retired || (op && op->done);
+    struct rt_dep d = {seq, q_find(q, seq)};
+    bool r = q_dep_done(q, &d);
     pthread_mutex_unlock(&q->mu);
     return r;
 }
@@ -361,8 +453,8 @@ bool rt_legacy_idle(struct rt_ctx *c)
     struct rt_queue *q = &c->q;
     bool idle = true;
     pthread_mutex_lock(&q->mu);
-    for (const struct rt_op *op = q->head; op && idle; op = op->next)
-        idle = op->done || op->kind == RT_ORDER_NONBLOCKING;
+    for (unsigned i = 0; i < q->nsq && idle; i++)
+        idle = q->sq[i].kind == RT_ORDER_NONBLOCKING || q_dep_done(q, &q->sq[i].last);
     pthread_mutex_unlock(&q->mu);
     return idle;
 }
