@@ -325,7 +325,7 @@ static int slots_take(struct pool_thread *t, struct worker *wk, unsigned n)
 int grid_run(struct launch_state *L, struct interp_stats *st)
 {
     struct grid_pool *p = NULL;
-    unsigned T = L->cfg->threads ? L->cfg->threads : interp_ncpu();
+    unsigned T = L->cfg->threads ? L->cfg->threads : L->dev->ncpu; /* counted once per device */
     if (L->trace)
         T = 1; /* one ordered trace */
     if (T > L->nctas)
