@@ -111,13 +111,18 @@ static struct cudart_ctx {
     struct CUmemPoolHandle_st pool;
     cudaMemPool_t cur_pool;   /* cudaDeviceSetMemPool; NULL: the default pool */
     unsigned long long next_stream_id, next_capture_id;
+    pthread_key_t ptds_key;   /* frees a thread's per-thread default stream when it exits */
+    bool ptds_key_ok;
 } G = {.hlock = PTHREAD_MUTEX_INITIALIZER, .next_stream_id = 16, .next_capture_id = 1,
        .pool = {.reuse = {1, 1, 1}}};
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 
+static void ptds_free(void *p);
+
 static void ctx_init_once(void)
 {
     rt_ctx_init(&G.rt);
+    G.ptds_key_ok = pthread_key_create(&G.ptds_key, ptds_free) == 0;
 }
 
 static struct rt_ctx *ctx(void)
@@ -541,9 +546,51 @@ static bool stream_ok(cudaStream_t s)
     return s == NULL || s == cudaStreamLegacy || s == cudaStreamPerThread || hs_has(&G.streams, s);
 }
 
+/* The calling thread's per-thread default stream (cudaStreamPerThread; stream 0 in programs
+ * built with --default-stream per-thread): a blocking stream of its own, made on first use and
+ * freed when the thread exits, so host threads' default-stream work runs concurrently as on a
+ * GPU. NULL when it cannot be made: the legacy stream's (stronger) ordering applies. */
+static _Thread_local struct CUstream_st *tls_ptds;
+
+static void ptds_free(void *p)
+{
+    struct CUstream_st *s = p;
+    if (s == tls_ptds)
+        tls_ptds = NULL;
+    free(s->cdeps.v);
+    free(s);
+}
+
+static struct CUstream_st *ptds(void)
+{
+    if (tls_ptds)
+        return tls_ptds;
+    ctx();
+    struct CUstream_st *s = G.ptds_key_ok ? calloc(1, sizeof *s) : NULL;
+    if (!s)
+        return NULL;
+    if (pthread_setspecific(G.ptds_key, s) != 0) {
+        free(s);
+        return NULL;
+    }
+    s->magic = STREAM_MAGIC;
+    s->id = 2; /* what cudaStreamGetId reports for the per-thread stream */
+    return tls_ptds = s;
+}
+
+/* The stream object of handle s: NULL for the legacy stream (0, cudaStreamLegacy). */
 static struct CUstream_st *stream_obj(cudaStream_t s)
 {
-    return (s == NULL || s == cudaStreamLegacy || s == cudaStreamPerThread) ? NULL : s;
+    if (s == cudaStreamPerThread)
+        return ptds();
+    return (s == NULL || s == cudaStreamLegacy) ? NULL : s;
+}
+
+/* Stream 0 of an entry point of a --default-stream per-thread program (the _ptsz functions)
+ * is the calling thread's per-thread stream. */
+static cudaStream_t ptsz(cudaStream_t s)
+{
+    return s ? s : cudaStreamPerThread;
 }
 
 /* ============================================================================ graphs (data) */
@@ -1032,7 +1079,7 @@ EXPORT cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, dim3 bl
 EXPORT cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim,
                                            void **args, size_t sharedMem, cudaStream_t stream)
 {
-    return __cudaLaunchKernel(kernel, gridDim, blockDim, args, sharedMem, stream);
+    return __cudaLaunchKernel(kernel, gridDim, blockDim, args, sharedMem, ptsz(stream));
 }
 
 /* cudaLaunchKernel: func is a host stub (or a kernel handle). */
@@ -4219,50 +4266,239 @@ EXPORT cudaError_t cudaGetDriverEntryPoint(const char *symbol, void **funcPtr,
 #define ALIAS(name, target) \
     EXPORT __typeof__(target) name __attribute__((alias(#target)));
 
-ALIAS(cudaLaunchKernel_ptsz, cudaLaunchKernel)
-ALIAS(cudaLaunchCooperativeKernel_ptsz, cudaLaunchCooperativeKernel)
-ALIAS(cudaLaunchKernelExC_ptsz, cudaLaunchKernelExC)
-ALIAS(cudaLaunchHostFunc_ptsz, cudaLaunchHostFunc)
+/* cudaLaunchKernel, where stream 0 is the calling thread's per-thread stream. */
+EXPORT cudaError_t cudaLaunchKernel_ptsz(const void *func, dim3 gridDim, dim3 blockDim,
+                                         void **args, size_t sharedMem, cudaStream_t stream)
+{
+    return cudaLaunchKernel(func, gridDim, blockDim, args, sharedMem, ptsz(stream));
+}
+/* cudaLaunchCooperativeKernel, where stream 0 is the calling thread's per-thread stream. */
+EXPORT cudaError_t cudaLaunchCooperativeKernel_ptsz(const void *func, dim3 gridDim, dim3 blockDim,
+                                                    void **args, size_t sharedMem,
+                                                    cudaStream_t stream)
+{
+    return cudaLaunchCooperativeKernel(func, gridDim, blockDim, args, sharedMem, ptsz(stream));
+}
+/* cudaLaunchKernelExC, where stream 0 in the configuration is the per-thread stream. */
+EXPORT cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t *config, const void *func,
+                                            void **args)
+{
+    if (!config)
+        return cudaLaunchKernelExC(config, func, args);
+    cudaLaunchConfig_t c = *config;
+    c.stream = ptsz(c.stream);
+    return cudaLaunchKernelExC(&c, func, args);
+}
+/* cudaLaunchHostFunc, where stream 0 is the calling thread's per-thread stream. */
+EXPORT cudaError_t cudaLaunchHostFunc_ptsz(cudaStream_t stream, cudaHostFn_t fn, void *userData)
+{
+    return cudaLaunchHostFunc(ptsz(stream), fn, userData);
+}
 ALIAS(cudaMemcpy_ptds, cudaMemcpy)
-ALIAS(cudaMemcpyAsync_ptsz, cudaMemcpyAsync)
+/* cudaMemcpyAsync, where stream 0 is the calling thread's per-thread stream. */
+EXPORT cudaError_t cudaMemcpyAsync_ptsz(void *dst, const void *src, size_t count,
+                                        enum cudaMemcpyKind kind, cudaStream_t stream)
+{
+    return cudaMemcpyAsync(dst, src, count, kind, ptsz(stream));
+}
 ALIAS(cudaMemcpy2D_ptds, cudaMemcpy2D)
-ALIAS(cudaMemcpy2DAsync_ptsz, cudaMemcpy2DAsync)
+/* cudaMemcpy2DAsync, where stream 0 is the calling thread's per-thread stream. */
+EXPORT cudaError_t cudaMemcpy2DAsync_ptsz(void *dst, size_t dpitch, const void *src, size_t spitch,
+                                          size_t width, size_t height, enum cudaMemcpyKind kind,
+                                          cudaStream_t stream)
+{
+    return cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, kind, ptsz(stream));
+}
 ALIAS(cudaMemcpy3D_ptds, cudaMemcpy3D)
-ALIAS(cudaMemcpy3DAsync_ptsz, cudaMemcpy3DAsync)
+/* cudaMemcpy3DAsync, where stream 0 is the calling thread's per-thread stream. */
+EXPORT cudaError_t cudaMemcpy3DAsync_ptsz(const struct cudaMemcpy3DParms *p, cudaStream_t stream)
+{
+    return cudaMemcpy3DAsync(p, ptsz(stream));
+}
 ALIAS(cudaMemcpyToSymbol_ptds, cudaMemcpyToSymbol)
 ALIAS(cudaMemcpyFromSymbol_ptds, cudaMemcpyFromSymbol)
-ALIAS(cudaMemcpyToSymbolAsync_ptsz, cudaMemcpyToSymbolAsync)
-ALIAS(cudaMemcpyFromSymbolAsync_ptsz, cudaMemcpyFromSymbolAsync)
+/* cudaMemcpyToSymbolAsync, where stream 0 is the calling thread's per-thread stream. */
+EXPORT cudaError_t cudaMemcpyToSymbolAsync_ptsz(const void *symbol, const void *src, size_t count,
+                                                size_t offset, enum cudaMemcpyKind kind,
+                                                cudaStream_t stream)
+{
+    return cudaMemcpyToSymbolAsync(symbol, src, count, offset, kind, ptsz(stream));
+}
+/* cudaMemcpyFromSymbolAsync, where stream 0 is the calling thread's per-thread stream. */
+EXPORT cudaError_t cudaMemcpyFromSymbolAsync_ptsz(void *dst, const void *symbol, size_t count,
+                                                  size_t offset, enum cudaMemcpyKind kind,
+                                                  cudaStream_t stream)
+{
+    return cudaMemcpyFromSymbolAsync(dst, symbol, count, offset, kind, ptsz(stream));
+}
 ALIAS(cudaMemset_ptds, cudaMemset)
-ALIAS(cudaMemsetAsync_ptsz, cudaMemsetAsync)
+/* cudaMemsetAsync, where stream 0 is the calling thread's per-thread stream. */
+EXPORT cudaError_t cudaMemsetAsync_ptsz(void *devPtr, int value, size_t count, cudaStream_t stream)
+{
+    return cudaMemsetAsync(devPtr, value, count, ptsz(stream));
+}
 ALIAS(cudaMemset2D_ptds, cudaMemset2D)
-ALIAS(cudaMemset2DAsync_ptsz, cudaMemset2DAsync)
+/* cudaMemset2DAsync, where stream 0 is the calling thread's per-thread stream. */
+EXPORT cudaError_t cudaMemset2DAsync_ptsz(void *devPtr, size_t pitch, int value, size_t width,
+                                          size_t height, cudaStream_t stream)
+{
+    return cudaMemset2DAsync(devPtr, pitch, value, width, height, ptsz(stream));
+}
 ALIAS(cudaMemset3D_ptds, cudaMemset3D)
-ALIAS(cudaMemset3DAsync_ptsz, cudaMemset3DAsync)
-ALIAS(cudaMallocAsync_ptsz, cudaMallocAsync)
-ALIAS(cudaFreeAsync_ptsz, cudaFreeAsync)
-ALIAS(cudaMallocFromPoolAsync_ptsz, cudaMallocFromPoolAsync)
-ALIAS(cudaMemPrefetchAsync_ptsz, cudaMemPrefetchAsync)
-ALIAS(cudaStreamAddCallback_ptsz, cudaStreamAddCallback)
-ALIAS(cudaStreamAttachMemAsync_ptsz, cudaStreamAttachMemAsync)
-ALIAS(cudaStreamBeginCapture_ptsz, cudaStreamBeginCapture)
-ALIAS(cudaStreamBeginCaptureToGraph_ptsz, cudaStreamBeginCaptureToGraph)
-ALIAS(cudaStreamEndCapture_ptsz, cudaStreamEndCapture)
-ALIAS(cudaStreamGetCaptureInfo_ptsz, cudaStreamGetCaptureInfo)
-ALIAS(cudaStreamIsCapturing_ptsz, cudaStreamIsCapturing)
-ALIAS(cudaStreamUpdateCaptureDependencies_ptsz, cudaStreamUpdateCaptureDependencies)
-ALIAS(cudaStreamGetFlags_ptsz, cudaStreamGetFlags)
-ALIAS(cudaStreamGetPriority_ptsz, cudaStreamGetPriority)
-ALIAS(cudaStreamGetId_ptsz, cudaStreamGetId)
-ALIAS(cudaStreamQuery_ptsz, cudaStreamQuery)
-ALIAS(cudaStreamSynchronize_ptsz, cudaStreamSynchronize)
-ALIAS(cudaStreamWaitEvent_ptsz, cudaStreamWaitEvent)
-ALIAS(cudaStreamSetAttribute_ptsz, cudaStreamSetAttribute)
-ALIAS(cudaStreamGetAttribute_ptsz, cudaStreamGetAttribute)
-ALIAS(cudaEventRecord_ptsz, cudaEventRecord)
-ALIAS(cudaEventRecordWithFlags_ptsz, cudaEventRecordWithFlags)
-ALIAS(cudaGraphLaunch_ptsz, cudaGraphLaunch)
-ALIAS(cudaGraphUpload_ptsz, cudaGraphUpload)
+/* cudaMemset3DAsync, where stream 0 is the calling thread's per-thread stream. */
+EXPORT cudaError_t cudaMemset3DAsync_ptsz(struct cudaPitchedPtr p, int value, struct cudaExtent e,
+                                          cudaStream_t stream)
+{
+    return cudaMemset3DAsync(p, value, e, ptsz(stream));
+}
+/* cudaMallocAsync, where stream 0 is the calling thread's per-thread stream. */
+EXPORT cudaError_t cudaMallocAsync_ptsz(void **devPtr, size_t size, cudaStream_t hStream)
+{
+    return cudaMallocAsync(devPtr, size, ptsz(hStream));
+}
+/* cudaFreeAsync, where stream 0 is the calling thread's per-thread stream. */
+EXPORT cudaError_t cudaFreeAsync_ptsz(void *devPtr, cudaStream_t hStream)
+{
+    return cudaFreeAsync(devPtr, ptsz(hStream));
+}
+/* cudaMallocFromPoolAsync, where stream 0 is the calling thread's per-thread stream. */
+EXPORT cudaError_t cudaMallocFromPoolAsync_ptsz(void **ptr, size_t size, cudaMemPool_t memPool,
+                                                cudaStream_t stream)
+{
+    return cudaMallocFromPoolAsync(ptr, size, memPool, ptsz(stream));
+}
+/* cudaMemPrefetchAsync, where stream 0 is the calling thread's per-thread stream. */
+EXPORT cudaError_t cudaMemPrefetchAsync_ptsz(const void *devPtr, size_t count,
+                                             struct cudaMemLocation location, unsigned int flags,
+                                             cudaStream_t stream)
+{
+    return cudaMemPrefetchAsync(devPtr, count, location, flags, ptsz(stream));
+}
+/* cudaStreamAddCallback, where stream 0 is the calling thread's per-thread stream. */
+EXPORT cudaError_t cudaStreamAddCallback_ptsz(cudaStream_t stream, cudaStreamCallback_t callback,
+                                              void *userData, unsigned int flags)
+{
+    return cudaStreamAddCallback(ptsz(stream), callback, userData, flags);
+}
+/* cudaStreamAttachMemAsync, where stream 0 is the calling thread's per-thread stream. */
+EXPORT cudaError_t cudaStreamAttachMemAsync_ptsz(cudaStream_t stream, void *devPtr, size_t length,
+                                                 unsigned int flags)
+{
+    return cudaStreamAttachMemAsync(ptsz(stream), devPtr, length, flags);
+}
+/* cudaStreamBeginCapture, where stream 0 is the calling thread's per-thread stream. */
+EXPORT cudaError_t cudaStreamBeginCapture_ptsz(cudaStream_t stream,
+                                               enum cudaStreamCaptureMode mode)
+{
+    return cudaStreamBeginCapture(ptsz(stream), mode);
+}
+/* cudaStreamBeginCaptureToGraph, where stream 0 is the calling thread's per-thread stream. */
+EXPORT cudaError_t cudaStreamBeginCaptureToGraph_ptsz(cudaStream_t stream, cudaGraph_t graph,
+                                                      const cudaGraphNode_t *dependencies,
+                                                      const cudaGraphEdgeData *dependencyData,
+                                                      size_t numDependencies,
+                                                      enum cudaStreamCaptureMode mode)
+{
+    return cudaStreamBeginCaptureToGraph(ptsz(stream), graph, dependencies, dependencyData,
+                                         numDependencies, mode);
+}
+/* cudaStreamEndCapture, where stream 0 is the calling thread's per-thread stream. */
+EXPORT cudaError_t cudaStreamEndCapture_ptsz(cudaStream_t stream, cudaGraph_t *pGraph)
+{
+    return cudaStreamEndCapture(ptsz(stream), pGraph);
+}
+/* cudaStreamGetCaptureInfo, where stream 0 is the calling thread's per-thread stream. */
+EXPORT cudaError_t cudaStreamGetCaptureInfo_ptsz(cudaStream_t stream,
+                                                 enum cudaStreamCaptureStatus *captureStatus_out,
+                                                 unsigned long long *id_out,
+                                                 cudaGraph_t *graph_out,
+                                                 const cudaGraphNode_t **dependencies_out,
+                                                 const cudaGraphEdgeData **edgeData_out,
+                                                 size_t *numDependencies_out)
+{
+    return cudaStreamGetCaptureInfo(ptsz(stream), captureStatus_out, id_out, graph_out,
+                                    dependencies_out, edgeData_out, numDependencies_out);
+}
+/* cudaStreamIsCapturing, where stream 0 is the calling thread's per-thread stream. */
+EXPORT cudaError_t cudaStreamIsCapturing_ptsz(cudaStream_t stream,
+                                              enum cudaStreamCaptureStatus *pCaptureStatus)
+{
+    return cudaStreamIsCapturing(ptsz(stream), pCaptureStatus);
+}
+/* cudaStreamUpdateCaptureDependencies, where stream 0 is the calling thread's per-thread stream. */
+EXPORT cudaError_t cudaStreamUpdateCaptureDependencies_ptsz(cudaStream_t stream,
+                                                            cudaGraphNode_t *dependencies,
+                                                            const cudaGraphEdgeData *dependencyData,
+                                                            size_t numDependencies,
+                                                            unsigned int flags)
+{
+    return cudaStreamUpdateCaptureDependencies(ptsz(stream), dependencies, dependencyData,
+                                               numDependencies, flags);
+}
+/* cudaStreamGetFlags, where stream 0 is the calling thread's per-thread stream. */
+EXPORT cudaError_t cudaStreamGetFlags_ptsz(cudaStream_t hStream, unsigned int *flags)
+{
+    return cudaStreamGetFlags(ptsz(hStream), flags);
+}
+/* cudaStreamGetPriority, where stream 0 is the calling thread's per-thread stream. */
+EXPORT cudaError_t cudaStreamGetPriority_ptsz(cudaStream_t hStream, int *priority)
+{
+    return cudaStreamGetPriority(ptsz(hStream), priority);
+}
+/* cudaStreamGetId, where stream 0 is the calling thread's per-thread stream. */
+EXPORT cudaError_t cudaStreamGetId_ptsz(cudaStream_t hStream, unsigned long long *streamId)
+{
+    return cudaStreamGetId(ptsz(hStream), streamId);
+}
+/* cudaStreamQuery, where stream 0 is the calling thread's per-thread stream. */
+EXPORT cudaError_t cudaStreamQuery_ptsz(cudaStream_t stream)
+{
+    return cudaStreamQuery(ptsz(stream));
+}
+/* cudaStreamSynchronize, where stream 0 is the calling thread's per-thread stream. */
+EXPORT cudaError_t cudaStreamSynchronize_ptsz(cudaStream_t stream)
+{
+    return cudaStreamSynchronize(ptsz(stream));
+}
+/* cudaStreamWaitEvent, where stream 0 is the calling thread's per-thread stream. */
+EXPORT cudaError_t cudaStreamWaitEvent_ptsz(cudaStream_t stream, cudaEvent_t event,
+                                            unsigned int flags)
+{
+    return cudaStreamWaitEvent(ptsz(stream), event, flags);
+}
+/* cudaStreamSetAttribute, where stream 0 is the calling thread's per-thread stream. */
+EXPORT cudaError_t cudaStreamSetAttribute_ptsz(cudaStream_t hStream, cudaStreamAttrID attr,
+                                               const cudaStreamAttrValue *value)
+{
+    return cudaStreamSetAttribute(ptsz(hStream), attr, value);
+}
+/* cudaStreamGetAttribute, where stream 0 is the calling thread's per-thread stream. */
+EXPORT cudaError_t cudaStreamGetAttribute_ptsz(cudaStream_t hStream, cudaStreamAttrID attr,
+                                               cudaStreamAttrValue *value_out)
+{
+    return cudaStreamGetAttribute(ptsz(hStream), attr, value_out);
+}
+/* cudaEventRecord, where stream 0 is the calling thread's per-thread stream. */
+EXPORT cudaError_t cudaEventRecord_ptsz(cudaEvent_t event, cudaStream_t stream)
+{
+    return cudaEventRecord(event, ptsz(stream));
+}
+/* cudaEventRecordWithFlags, where stream 0 is the calling thread's per-thread stream. */
+EXPORT cudaError_t cudaEventRecordWithFlags_ptsz(cudaEvent_t event, cudaStream_t stream,
+                                                 unsigned int flags)
+{
+    return cudaEventRecordWithFlags(event, ptsz(stream), flags);
+}
+/* cudaGraphLaunch, where stream 0 is the calling thread's per-thread stream. */
+EXPORT cudaError_t cudaGraphLaunch_ptsz(cudaGraphExec_t graphExec, cudaStream_t stream)
+{
+    return cudaGraphLaunch(graphExec, ptsz(stream));
+}
+/* cudaGraphUpload, where stream 0 is the calling thread's per-thread stream. */
+EXPORT cudaError_t cudaGraphUpload_ptsz(cudaGraphExec_t graphExec, cudaStream_t stream)
+{
+    return cudaGraphUpload(graphExec, ptsz(stream));
+}
 ALIAS(cudaGraphInstantiateWithParams_ptsz, cudaGraphInstantiateWithParams)
 
 /* ========================================================= more graph node parameters */
@@ -5003,24 +5239,93 @@ EXPORT cudaError_t cudaGraphDebugDotPrint(cudaGraph_t graph, const char *path, u
 
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations" /* aliases of deprecated calls */
-ALIAS(cudaStreamGetDevice_ptsz, cudaStreamGetDevice)
-ALIAS(cudaStreamCopyAttributes_ptsz, cudaStreamCopyAttributes)
+/* cudaStreamGetDevice, where stream 0 is the calling thread's per-thread stream. */
+EXPORT cudaError_t cudaStreamGetDevice_ptsz(cudaStream_t hStream, int *device)
+{
+    return cudaStreamGetDevice(ptsz(hStream), device);
+}
+/* cudaStreamCopyAttributes, where stream 0 is the calling thread's per-thread stream. */
+EXPORT cudaError_t cudaStreamCopyAttributes_ptsz(cudaStream_t dst, cudaStream_t src)
+{
+    return cudaStreamCopyAttributes(ptsz(dst), ptsz(src));
+}
 ALIAS(cudaMemcpy3DPeer_ptds, cudaMemcpy3DPeer)
-ALIAS(cudaMemcpy3DPeerAsync_ptsz, cudaMemcpy3DPeerAsync)
+/* cudaMemcpy3DPeerAsync, where stream 0 is the calling thread's per-thread stream. */
+EXPORT cudaError_t cudaMemcpy3DPeerAsync_ptsz(const struct cudaMemcpy3DPeerParms *p,
+                                              cudaStream_t stream)
+{
+    return cudaMemcpy3DPeerAsync(p, ptsz(stream));
+}
 ALIAS(cudaGetDriverEntryPoint_ptsz, cudaGetDriverEntryPoint)
 ALIAS(cudaGetDriverEntryPointByVersion_ptsz, cudaGetDriverEntryPointByVersion)
 ALIAS(cudaMemcpy2DArrayToArray_ptds, cudaMemcpy2DArrayToArray)
 ALIAS(cudaMemcpy2DFromArray_ptds, cudaMemcpy2DFromArray)
-ALIAS(cudaMemcpy2DFromArrayAsync_ptsz, cudaMemcpy2DFromArrayAsync)
+/* cudaMemcpy2DFromArrayAsync, where stream 0 is the calling thread's per-thread stream. */
+EXPORT cudaError_t cudaMemcpy2DFromArrayAsync_ptsz(void *dst, size_t dpitch, cudaArray_const_t src,
+                                                   size_t wOffset, size_t hOffset, size_t width,
+                                                   size_t height, enum cudaMemcpyKind kind,
+                                                   cudaStream_t stream)
+{
+    return cudaMemcpy2DFromArrayAsync(dst, dpitch, src, wOffset, hOffset, width, height, kind,
+                                      ptsz(stream));
+}
 ALIAS(cudaMemcpy2DToArray_ptds, cudaMemcpy2DToArray)
-ALIAS(cudaMemcpy2DToArrayAsync_ptsz, cudaMemcpy2DToArrayAsync)
+/* cudaMemcpy2DToArrayAsync, where stream 0 is the calling thread's per-thread stream. */
+EXPORT cudaError_t cudaMemcpy2DToArrayAsync_ptsz(cudaArray_t dst, size_t wOffset, size_t hOffset,
+                                                 const void *src, size_t spitch, size_t width,
+                                                 size_t height, enum cudaMemcpyKind kind,
+                                                 cudaStream_t stream)
+{
+    return cudaMemcpy2DToArrayAsync(dst, wOffset, hOffset, src, spitch, width, height, kind,
+                                    ptsz(stream));
+}
 ALIAS(cudaMemcpyArrayToArray_ptds, cudaMemcpyArrayToArray)
 ALIAS(cudaMemcpyFromArray_ptds, cudaMemcpyFromArray)
-ALIAS(cudaMemcpyFromArrayAsync_ptsz, cudaMemcpyFromArrayAsync)
+/* cudaMemcpyFromArrayAsync, where stream 0 is the calling thread's per-thread stream. */
+EXPORT cudaError_t cudaMemcpyFromArrayAsync_ptsz(void *dst, cudaArray_const_t src, size_t wOffset,
+                                                 size_t hOffset, size_t count,
+                                                 enum cudaMemcpyKind kind, cudaStream_t stream)
+{
+    return cudaMemcpyFromArrayAsync(dst, src, wOffset, hOffset, count, kind, ptsz(stream));
+}
 ALIAS(cudaMemcpyToArray_ptds, cudaMemcpyToArray)
-ALIAS(cudaMemcpyToArrayAsync_ptsz, cudaMemcpyToArrayAsync)
-ALIAS(cudaSignalExternalSemaphoresAsync_ptsz, cudaSignalExternalSemaphoresAsync)
-ALIAS(cudaWaitExternalSemaphoresAsync_ptsz, cudaWaitExternalSemaphoresAsync)
-ALIAS(cudaMemcpyBatchAsync_ptsz, cudaMemcpyBatchAsync)
-ALIAS(cudaMemcpy3DBatchAsync_ptsz, cudaMemcpy3DBatchAsync)
+/* cudaMemcpyToArrayAsync, where stream 0 is the calling thread's per-thread stream. */
+EXPORT cudaError_t cudaMemcpyToArrayAsync_ptsz(cudaArray_t dst, size_t wOffset, size_t hOffset,
+                                               const void *src, size_t count,
+                                               enum cudaMemcpyKind kind, cudaStream_t stream)
+{
+    return cudaMemcpyToArrayAsync(dst, wOffset, hOffset, src, count, kind, ptsz(stream));
+}
+/* cudaSignalExternalSemaphoresAsync, where stream 0 is the calling thread's per-thread stream. */
+EXPORT cudaError_t cudaSignalExternalSemaphoresAsync_ptsz(
+                                                          const cudaExternalSemaphore_t *extSemArray,
+                                                          const struct cudaExternalSemaphoreSignalParams *paramsArray,
+                                                          unsigned int numExtSems,
+                                                          cudaStream_t stream)
+{
+    return cudaSignalExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, ptsz(stream));
+}
+/* cudaWaitExternalSemaphoresAsync, where stream 0 is the calling thread's per-thread stream. */
+EXPORT cudaError_t cudaWaitExternalSemaphoresAsync_ptsz(const cudaExternalSemaphore_t *extSemArray,
+                                                        const struct cudaExternalSemaphoreWaitParams *paramsArray,
+                                                        unsigned int numExtSems,
+                                                        cudaStream_t stream)
+{
+    return cudaWaitExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, ptsz(stream));
+}
+/* cudaMemcpyBatchAsync, where stream 0 is the calling thread's per-thread stream. */
+EXPORT cudaError_t cudaMemcpyBatchAsync_ptsz(void *const *dsts, const void *const *srcs,
+                                             const size_t *sizes, size_t count,
+                                             struct cudaMemcpyAttributes *attrs, size_t *attrsIdxs,
+                                             size_t numAttrs, cudaStream_t stream)
+{
+    return cudaMemcpyBatchAsync(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs,
+                                ptsz(stream));
+}
+/* cudaMemcpy3DBatchAsync, where stream 0 is the calling thread's per-thread stream. */
+EXPORT cudaError_t cudaMemcpy3DBatchAsync_ptsz(size_t numOps, struct cudaMemcpy3DBatchOp *opList,
+                                               unsigned long long flags, cudaStream_t stream)
+{
+    return cudaMemcpy3DBatchAsync(numOps, opList, flags, ptsz(stream));
+}
 #pragma GCC diagnostic pop

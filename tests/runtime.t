@@ -271,7 +271,7 @@ if (!$nvcc) {
         if (-x "$d/nvcc") { $nvcc = "$d/nvcc"; last }
     }
 }
-my $nvcc_tests = 11;
+my $nvcc_tests = 13;
 if (!$nvcc) {
     skip_($nvcc_tests, 'nvcc not found');
     print "1..$n\n";
@@ -345,6 +345,19 @@ my @c80 = ('-gencode', 'arch=compute_80,code=compute_80');
         '--default-stream per-thread build imports the _ptsz entry points', $e, $imports);
     ($st, $out, $err) = $e ? (-1, '', $e) : run(\%env, $exe);
     ok_($st == 0 && $out =~ /^PASS$/m, 'per-thread default stream program (_ptsz/_ptds): PASS',
+        "status $st", $out, $err);
+
+    # the same build mode with two host threads: stream 0 is each thread's own stream, so their
+    # kernels run concurrently (rt_ptds handshakes between them)
+    $exe = "$fx/ptds_ptsz";
+    $e = nvcc_build($exe, ['fixtures/cuda/rt_ptds.cu'], '--default-stream', 'per-thread',
+        '-cudart', 'shared', @c80);
+    $imports = $e ? '' : `nm -D --undefined-only $exe 2>/dev/null`;
+    ok_(!$e && $imports =~ /\b__cudaLaunchKernel_ptsz\b/ && $imports =~ /\bcudaStreamQuery_ptsz\b/,
+        'rt_ptds per-thread build imports the _ptsz entry points', $e, $imports);
+    ($st, $out, $err) = $e ? (-1, '', $e) : run(\%env, $exe);
+    ok_($st == 0 && $out =~ /^PASS$/m,
+        'per-thread default streams of two host threads run concurrently (stream 0, _ptsz): PASS',
         "status $st", $out, $err);
 }
 
