@@ -243,6 +243,7 @@ struct worker {
     struct cta *res;            /* resident CTA slots */
     unsigned nres;
     uint64_t next_det;          /* deterministic mode: next CTA of this worker */
+    uint64_t chunk_next, chunk_end; /* CTAs taken and not started yet: [chunk_next, chunk_end) */
     uint64_t ninsn, nthread, nctas;
     double cpu;                 /* thread CPU seconds spent in this launch */
     bool failed;                /* allocation failure */
