@@ -61,6 +61,8 @@ static uint64_t next_cta(struct worker *wk)
             return UINT64_MAX;
         uint64_t c = (L->nctas - n) / (4u * L->nworkers);
         c = c < 1 ? 1 : c > GRID_CHUNK_MAX ? GRID_CHUNK_MAX : c;
+        if (L->resident > 1)
+            c = 1; /* co-resident grids (cooperative): a taken CTA must become resident now */
         if (atomic_compare_exchange_weak_explicit(&L->next_cta, &n, n + c, memory_order_relaxed,
                                                   memory_order_relaxed)) {
             wk->chunk_next = n + 1;

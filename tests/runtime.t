@@ -9,8 +9,10 @@
 #   - CUDA builds that need special nvcc flags: -rdc (fixtures/cuda/rt_rdc/),
 #     --compress-mode=speed (LZ4 PTX), SASS-only (the -gencode message),
 #     -cudart static, and registration as PTXEMU_DEBUG_REG=1 prints it.
+#   - scheduling: cooperative grids larger than the host threads (3 and 5 threads),
+#     per-thread default streams of two host threads.
 # Executables go to $PTXEMU_BUILD/fixtures/rt/ (default build/).  nvcc parts skip
-# without nvcc.
+# without nvcc.  PTXEMU_TIMEOUT (seconds, default 300) bounds each program.
 use strict;
 use warnings;
 use File::Basename qw(dirname);
@@ -55,6 +57,7 @@ sub run {
         open(STDIN, '<', '/dev/null');
         open(STDOUT, '>', $of) or die;
         open(STDERR, '>', $ef) or die;
+        alarm($ENV{PTXEMU_TIMEOUT} // 300); # survives exec: a hung program ends with SIGALRM
         exec(@argv) or POSIX::_exit(127);
     }
     waitpid($pid, 0);
@@ -271,7 +274,7 @@ if (!$nvcc) {
         if (-x "$d/nvcc") { $nvcc = "$d/nvcc"; last }
     }
 }
-my $nvcc_tests = 13;
+my $nvcc_tests = 14;
 if (!$nvcc) {
     skip_($nvcc_tests, 'nvcc not found');
     print "1..$n\n";
@@ -345,6 +348,18 @@ my @c80 = ('-gencode', 'arch=compute_80,code=compute_80');
         '--default-stream per-thread build imports the _ptsz entry points', $e, $imports);
     ($st, $out, $err) = $e ? (-1, '', $e) : run(\%env, $exe);
     ok_($st == 0 && $out =~ /^PASS$/m, 'per-thread default stream program (_ptsz/_ptds): PASS',
+        "status $st", $out, $err);
+
+    # a cooperative grid larger than the host threads: each thread holds many resident CTAs,
+    # all of which must run before any passes grid.sync() (3 and 5 threads: uneven shares)
+    $exe = "$fx/coop";
+    $e = nvcc_build($exe, ['fixtures/cuda/rt_coop.cu'], '-cudart', 'shared', @c80);
+    my $coop_ok = !$e;
+    for my $t (3, 5) {
+        ($st, $out, $err) = $e ? (-1, '', $e) : run({ %env, PTXEMU_THREADS => $t }, $exe);
+        $coop_ok &&= $st == 0 && $out =~ /^PASS$/m;
+    }
+    ok_($coop_ok, 'cooperative grids of 8 and 96 CTAs on 3 and 5 host threads: PASS',
         "status $st", $out, $err);
 
     # the same build mode with two host threads: stream 0 is each thread's own stream, so their
