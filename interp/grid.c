@@ -2,7 +2,8 @@
  * interp/grid.c — the CTAs of a launch over a pool of host threads.
  *
  * Workers take runs of consecutive CTAs from a shared atomic counter (guided self-scheduling:
- * a share of what is left, at most GRID_CHUNK_MAX, one at a time near the end), or, when the
+ * a share of what is left, at most GRID_CHUNK_MAX, one at a time near the end; one at a time
+ * for cooperative grids, whose taken CTAs must all be resident), or, when the
  * configuration asks for `deterministic`, worker i runs CTAs i, i + T, i + 2T, … (a fixed
  * assignment; with the printf FIFO flushed in (CTA, warp, order) order the output repeats).
  * Device memory is shared: atomics are host atomics, so CTAs on different host threads see
@@ -50,6 +51,9 @@ static uint64_t next_cta(struct worker *wk)
     }
     if (wk->chunk_next < wk->chunk_end)
         return wk->chunk_next++;
+    /* A CTA that spins until a later CTA of the same run starts waits for its own worker: a
+     * wait CUDA gives no forward-progress guarantee for either (CTAs waiting on earlier ones,
+     * as in chained scans, always progress). */
     /* guided self-scheduling: a run of consecutive CTAs per grab, a share of what is left
      * (at most GRID_CHUNK_MAX, down to one near the end for balance), so each host thread
      * streams through contiguous memory instead of every other CTA's (interleaved CTAs cost
