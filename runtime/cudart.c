@@ -2063,8 +2063,10 @@ static bool pageable(const void *p)
     return !m || !dev_range(m, p, 1);
 }
 
-/* A copy on a stream: captured into its graph, queued, or (blocking, or with pageable host
- * memory) done now after all earlier work. */
+/* A copy on a stream: captured into its graph or queued behind the stream's earlier work.
+ * A blocking copy, or one with pageable host memory, then waits for its own completion (and
+ * is a printf flush point): like the GPU's, it waits only for what its stream is ordered
+ * after, so a non-blocking stream's kernel keeps running across a cudaMemcpy. */
 static cudaError_t copy_submit_desc(const struct copy_desc *cd, cudaStream_t stream, bool blocking)
 {
     CHECK_STICKY();
@@ -2080,16 +2082,18 @@ static cudaError_t copy_submit_desc(const struct copy_desc *cd, cudaStream_t str
         return ret(e);
     if (!capturing && (!cd->width || !cd->height || !cd->depth))
         return cudaSuccess;
-    if (!capturing && (blocking || pageable(cd->dst) || pageable(cd->src))) {
-        sync_point(0);
-        CHECK_STICKY();
-        copy_desc_do(cd);
-        return cudaSuccess;
-    }
     struct CUgraphNode_st *nd = node_new(NK_MEMCPY);
     if (!nd)
         return ret(cudaErrorMemoryAllocation);
     nd->cp = *cd;
+    if (!capturing && (blocking || pageable(cd->dst) || pageable(cd->src))) {
+        struct rt_order o = order_of(stream);
+        uint64_t seq = rt_submit(ctx(), &o, node_op, nd);
+        note_seq(stream, seq);
+        sync_point(seq);
+        CHECK_STICKY(); /* a faulted context skipped the copy */
+        return cudaSuccess;
+    }
     return ret(submit(stream, nd));
 }
 
