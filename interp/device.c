@@ -47,11 +47,13 @@ int interp_dev_create(const struct interp_config *cfg, struct interp_dev **out)
     d->heap_size = d->cfg.heap_size ? d->cfg.heap_size : (UINT64_C(8) << 20);
     d->ncpu = interp_ncpu();
     pthread_mutex_init(&d->heap_lock, NULL);
+    pthread_mutex_init(&d->pf_lock, NULL);
     int r = mem_create(&d->mem);
     if (r >= 0 && (r = grid_pool_create(d)) < 0)
         mem_destroy(d->mem);
     if (r < 0) {
         pthread_mutex_destroy(&d->heap_lock);
+        pthread_mutex_destroy(&d->pf_lock);
         free(d);
         return r;
     }
@@ -67,6 +69,9 @@ void interp_dev_destroy(struct interp_dev *d)
     grid_pool_destroy(d->pool);
     mem_destroy(d->mem);
     pthread_mutex_destroy(&d->heap_lock);
+    for (unsigned i = 0; i < d->npf_spare; i++)
+        dev_printf_buf_destroy(d->pf_spare[i]);
+    pthread_mutex_destroy(&d->pf_lock);
     free(d->deferred);
     free(d);
 }
@@ -1049,6 +1054,27 @@ static void heap_release(struct interp_dev *d)
 
 /* ====================================================================== launch */
 
+/* A printf buffer for a launch: a kept one (empty: flushing empties it), else a new one. */
+static int pf_take(struct interp_dev *d, struct dev_printf_buf **out)
+{
+    pthread_mutex_lock(&d->pf_lock);
+    *out = d->npf_spare ? d->pf_spare[--d->npf_spare] : NULL;
+    pthread_mutex_unlock(&d->pf_lock);
+    return *out ? 0 : dev_printf_buf_create(d->cfg.printf_fifo, out);
+}
+
+/* Return a flushed printf buffer for later launches (freed when enough are kept). */
+static void pf_give(struct interp_dev *d, struct dev_printf_buf *b)
+{
+    pthread_mutex_lock(&d->pf_lock);
+    if (d->npf_spare < DEV_PF_SPARES) {
+        d->pf_spare[d->npf_spare++] = b;
+        b = NULL;
+    }
+    pthread_mutex_unlock(&d->pf_lock);
+    dev_printf_buf_destroy(b);
+}
+
 /* Run a kernel to completion (see interp.h). */
 int interp_launch(struct interp_dev *d, const struct interp_launch *l, struct interp_stats *st,
                   struct trap *trap)
@@ -1119,7 +1145,7 @@ int interp_launch(struct interp_dev *d, const struct interp_launch *l, struct in
     L.trace = d->cfg.trace != 0;
     L.trace_out = d->cfg.trace_out ? d->cfg.trace_out : stderr;
     pthread_mutex_init(&L.trap_lock, NULL);
-    int rc = dev_printf_buf_create(d->cfg.printf_fifo, &L.pf);
+    int rc = pf_take(d, &L.pf);
     if (rc < 0) {
         free(L.params);
         return rc;
@@ -1127,7 +1153,7 @@ int interp_launch(struct interp_dev *d, const struct interp_launch *l, struct in
     if (l->cooperative) {
         /* grid.sync() of cooperative groups counts arrivals in this workspace */
         if (mem_alloc(d->mem, 64, 0, &L.grid_ws) < 0 || mem_set(d->mem, L.grid_ws, 0, 64) < 0) {
-            dev_printf_buf_destroy(L.pf);
+            pf_give(d, L.pf);
             pthread_mutex_destroy(&L.trap_lock);
             free(L.params);
             snprintf(trap->msg, sizeof trap->msg, "out of device memory");
@@ -1139,7 +1165,7 @@ int interp_launch(struct interp_dev *d, const struct interp_launch *l, struct in
         mem_free(d->mem, L.grid_ws);
     dev_printf_buf_flush(L.pf, d->cfg.printf_out ? d->cfg.printf_out : stdout,
                          d->cfg.deterministic);
-    dev_printf_buf_destroy(L.pf);
+    pf_give(d, L.pf);
     heap_release(d);
     pthread_mutex_destroy(&L.trap_lock);
     free(L.params);

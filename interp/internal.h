@@ -104,6 +104,8 @@ struct interp_program {
 
 #define INTERP_ATOM_LOCKS 64 /* power of two */
 
+#define DEV_PF_SPARES 8 /* printf buffers kept: one per launch that can run at once */
+
 struct interp_dev {
     struct interp_config cfg;
     struct mem *mem;
@@ -119,6 +121,11 @@ struct interp_dev {
      * (atom.cas/exch.b128) across host threads, picked by address (interp/ops/helpers.h) */
     uint32_t atom_lock[INTERP_ATOM_LOCKS];
     struct grid_pool *pool;        /* host threads running CTAs (grid.c); NULL: none */
+    /* printf buffers of finished launches, kept for the next ones (a buffer is 1 MiB by
+     * default: allocating and freeing one per launch cost more than a small launch) */
+    pthread_mutex_t pf_lock;
+    struct dev_printf_buf *pf_spare[DEV_PF_SPARES];
+    unsigned npf_spare;
 };
 
 /* ====================================================================== warps */
@@ -245,7 +252,8 @@ struct worker {
     uint64_t next_det;          /* deterministic mode: next CTA of this worker */
     uint64_t chunk_next, chunk_end; /* CTAs taken and not started yet: [chunk_next, chunk_end) */
     uint64_t ninsn, nthread, nctas;
-    double cpu;                 /* thread CPU seconds spent in this launch */
+    double cpu;                 /* thread CPU seconds spent in this launch (when timed) */
+    bool timed;                 /* measure cpu (statistics were asked for) */
     bool failed;                /* allocation failure */
     pthread_t thread;
 };

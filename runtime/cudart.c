@@ -152,11 +152,7 @@ static cudaError_t ret(cudaError_t e)
 
 static cudaError_t sticky(void)
 {
-    struct rt_ctx *c = ctx();
-    pthread_mutex_lock(&c->lock);
-    int s = c->sticky;
-    pthread_mutex_unlock(&c->lock);
-    return (cudaError_t)s;
+    return (cudaError_t)atomic_load_explicit(&ctx()->sticky, memory_order_acquire);
 }
 
 #define CHECK_STICKY()                                                                        \

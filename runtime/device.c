@@ -313,7 +313,6 @@ void rt_ctx_init(struct rt_ctx *c)
     c->q.max_workers = (c->icfg.deterministic || c->icfg.trace) ? 1 : 16;
     pthread_mutex_init(&c->q.mu, NULL);
     pthread_cond_init(&c->q.work, NULL);
-    pthread_cond_init(&c->q.done, NULL);
     /* device printf output waits here for CUDA's flush points (stream.c) */
     c->printf_mem = open_memstream(&c->printf_buf, &c->printf_len);
     c->icfg.printf_out = c->printf_mem ? c->printf_mem : stdout;

@@ -234,6 +234,8 @@ static int load_container(struct rt_ctx *c, const void *container, bool optional
 int rt_fatbin_load(struct rt_ctx *c, struct rt_fatbin *fb)
 {
     int err = RT_OK;
+    if (atomic_load_explicit(&fb->state, memory_order_acquire) > 0)
+        return RT_OK; /* loaded: every launch asks, without taking the lock */
     pthread_mutex_lock(&c->lock);
     if (fb->state > 0)
         goto out;

@@ -9,6 +9,7 @@
 #define PTXEMU_RT_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -145,9 +146,17 @@ struct rt_sq {
     struct rt_dep last;
 };
 
+/* A thread waiting for a dependency to be done (rt_wait, inline work), woken by name. */
+struct rt_waiter {
+    struct rt_dep d;             /* op NULL: wait for the retired prefix to reach d.seq */
+    pthread_cond_t cv;
+    struct rt_waiter *next;
+};
+
 struct rt_queue {
     pthread_mutex_t mu;
-    pthread_cond_t work, done;
+    pthread_cond_t work;         /* idle workers wait here */
+    struct rt_waiter *waiters;   /* threads waiting for work to finish */
     struct rt_op *head, *tail;   /* operations not yet retired, in submission order */
     struct rt_sq *sq;            /* streams with operations not yet retired */
     unsigned nsq, capsq;
@@ -167,7 +176,8 @@ struct rt_ctx {
     struct rt_registry reg;
     bool stats;                 /* PTXEMU_STATS */
     bool debug_reg;             /* PTXEMU_DEBUG_REG */
-    int sticky;                 /* sticky error (a kernel fault), 0 = none */
+    _Atomic int sticky;         /* sticky error (a kernel fault), 0 = none; written under
+                                   lock, read without it on every API call */
     int async_err;              /* non-sticky error of an asynchronous operation, 0 = none */
     bool sync;                  /* PTXEMU_SYNC: run device work on the calling thread */
     struct rt_queue q;
@@ -193,7 +203,8 @@ int rt_parse_trace(const char *s);
 struct rt_fatbin {
     void *handle_slot;          /* the program's void** handle points here */
     const struct fatbin_wrapper *wrapper;
-    int state;                  /* 0 not loaded, 1 loaded, -1 load failed */
+    _Atomic int state;          /* 0 not loaded, 1 loaded, -1 load failed; written under the
+                                   context lock (1 last: a reader seeing it needs no lock) */
     int load_err;               /* RT_ERR_* when state < 0 */
     struct interp_program *prog;
     const struct ir_module **mods;

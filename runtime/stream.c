@@ -123,7 +123,8 @@ void rt_launch_exec(struct rt_ctx *c, struct rt_kernel_op *k)
     pthread_mutex_unlock(&c->lock);
     if (prior) /* a faulted context runs nothing more */
         goto out;
-    int lr = interp_launch(c->idev, &k->l, &st, &trap);
+    /* statistics only when printed: they cost two CPU-clock system calls per host thread */
+    int lr = interp_launch(c->idev, &k->l, c->stats ? &st : NULL, &trap);
     if (lr < 0) {
         fprintf(stderr, "ptxemu: launch of %s failed: %s\n", k->func->name,
                 trap.msg[0] ? trap.msg : "rejected by the device");
@@ -166,6 +167,33 @@ int rt_launch(struct rt_ctx *c, const struct rt_launch_req *r)
 static bool q_dep_done(const struct rt_queue *q, const struct rt_dep *d)
 {
     return d->seq <= q->retired || (d->op && d->op->done);
+}
+
+/* Wait until d is done, woken only when it is (not at every completion: a host thread
+ * waiting in cudaMemcpy behind 100,000 queued launches sleeps through all of them). Caller
+ * holds q->mu; released while sleeping. */
+static void q_wait_dep(struct rt_queue *q, struct rt_dep d)
+{
+    if (q_dep_done(q, &d))
+        return;
+    struct rt_waiter w = {.d = d, .next = q->waiters};
+    pthread_cond_init(&w.cv, NULL);
+    q->waiters = &w;
+    while (!q_dep_done(q, &w.d))
+        pthread_cond_wait(&w.cv, &q->mu);
+    struct rt_waiter **pp = &q->waiters;
+    while (*pp != &w)
+        pp = &(*pp)->next;
+    *pp = w.next;
+    pthread_cond_destroy(&w.cv);
+}
+
+/* Wake the waiters whose dependency is done now. Caller holds q->mu. */
+static void q_notify(struct rt_queue *q)
+{
+    for (struct rt_waiter *w = q->waiters; w; w = w->next)
+        if (q_dep_done(q, &w->d))
+            pthread_cond_signal(&w->cv);
 }
 
 /* Can op start now? Caller holds q->mu. */
@@ -333,8 +361,9 @@ static void *worker_main(void *arg)
                 q->tail = NULL;
             op_free(h);
         }
-        pthread_cond_broadcast(&q->done);
-        pthread_cond_broadcast(&q->work); /* work that waited on op may be ready now */
+        /* work that waited on op is picked by this worker's next q_pick, which wakes another
+         * idle worker when more than one operation is ready */
+        q_notify(q);
     }
     return NULL;
 }
@@ -345,14 +374,13 @@ static uint64_t q_inline(struct rt_ctx *c, void (*fn)(struct rt_ctx *c, void *ar
 {
     struct rt_queue *q = &c->q;
     uint64_t seq = ++q->submitted;
-    while (q->retired < seq - 1)
-        pthread_cond_wait(&q->done, &q->mu);
+    q_wait_dep(q, (struct rt_dep){seq - 1, NULL});
     pthread_mutex_unlock(&q->mu);
     fn(c, arg);
     pthread_mutex_lock(&q->mu);
     if (q->retired < seq)
         q->retired = seq;
-    pthread_cond_broadcast(&q->done);
+    q_notify(q);
     return seq;
 }
 
@@ -424,15 +452,10 @@ void rt_wait(struct rt_ctx *c, uint64_t seq)
 {
     struct rt_queue *q = &c->q;
     pthread_mutex_lock(&q->mu);
-    if (!seq) { /* everything: the retired prefix must reach it */
-        seq = q->submitted;
-        while (q->retired < seq)
-            pthread_cond_wait(&q->done, &q->mu);
-    } else {
-        struct rt_dep d = {seq, q_find(q, seq)};
-        while (!q_dep_done(q, &d))
-            pthread_cond_wait(&q->done, &q->mu);
-    }
+    if (!seq) /* everything: the retired prefix must reach it */
+        q_wait_dep(q, (struct rt_dep){q->submitted, NULL});
+    else
+        q_wait_dep(q, (struct rt_dep){seq, q_find(q, seq)});
     pthread_mutex_unlock(&q->mu);
 }
 
