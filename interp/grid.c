@@ -76,6 +76,13 @@ static uint64_t next_cta(struct worker *wk)
     }
 }
 
+static double mono_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
 static double thread_cpu(void)
 {
     struct timespec t;
@@ -94,9 +101,11 @@ static void *worker_main(void *arg)
         run_ctas(wk);
         return NULL;
     }
+    wk->t_start = mono_now();
     double c0 = thread_cpu();
     run_ctas(wk);
     wk->cpu = thread_cpu() - c0;
+    wk->t_end = mono_now();
     return NULL;
 }
 
@@ -430,9 +439,12 @@ int grid_run(struct launch_state *L, struct interp_stats *st)
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
     int rc = 0;
+    double s_lo = 0, s_hi = 0, e_lo = 0, e_hi = 0;
     if (st) {
         st->host_threads = T;
         st->ctas_min = UINT64_MAX;
+        s_lo = s_hi = wk[0].t_start;
+        e_lo = e_hi = wk[0].t_end;
     }
     for (unsigned i = 0; i < T; i++) {
         if (st) {
@@ -443,6 +455,10 @@ int grid_run(struct launch_state *L, struct interp_stats *st)
             st->cpu_max = wk[i].cpu > st->cpu_max ? wk[i].cpu : st->cpu_max;
             st->ctas_min = wk[i].nctas < st->ctas_min ? wk[i].nctas : st->ctas_min;
             st->ctas_max = wk[i].nctas > st->ctas_max ? wk[i].nctas : st->ctas_max;
+            s_lo = wk[i].t_start < s_lo ? wk[i].t_start : s_lo;
+            s_hi = wk[i].t_start > s_hi ? wk[i].t_start : s_hi;
+            e_lo = wk[i].t_end < e_lo ? wk[i].t_end : e_lo;
+            e_hi = wk[i].t_end > e_hi ? wk[i].t_end : e_hi;
         }
         if (wk[i].failed)
             rc = -1;
@@ -451,8 +467,11 @@ int grid_run(struct launch_state *L, struct interp_stats *st)
     }
     if (pooled)
         pthread_mutex_unlock(&p->use);
-    if (st)
+    if (st) {
         st->seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+        st->start_skew = s_hi - s_lo;
+        st->end_skew = e_hi - e_lo;
+    }
     free(wk);
     return rc;
 }

@@ -253,6 +253,7 @@ struct worker {
     uint64_t chunk_next, chunk_end; /* CTAs taken and not started yet: [chunk_next, chunk_end) */
     uint64_t ninsn, nthread, nctas;
     double cpu;                 /* thread CPU seconds spent in this launch (when timed) */
+    double t_start, t_end;      /* monotonic seconds this worker started and finished (when timed) */
     bool timed;                 /* measure cpu (statistics were asked for) */
     bool failed;                /* allocation failure */
     pthread_t thread;

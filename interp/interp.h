@@ -144,6 +144,9 @@ struct interp_stats {
     unsigned host_threads;
     double cpu_seconds, cpu_max;
     uint64_t ctas_min, ctas_max;
+    /* how far apart the host threads started and finished (wall seconds, largest minus
+     * smallest): start-up latency and load imbalance, as opposed to per-CTA cost */
+    double start_skew, end_skew;
 };
 
 /* Run a kernel to completion. Returns 0 when it completed, 1 when it trapped (*trap filled,

@@ -45,9 +45,11 @@ void rt_print_stats(FILE *out, const char *name, const uint32_t grid[3], const u
             name, grid[0], grid[1], grid[2], block[0], block[1], block[2],
             (unsigned long long)st->warp_insns, (unsigned long long)st->thread_insns, st->seconds);
     fprintf(out,
-            "kernel %s: host threads %u, CPU %.6f s (busiest %.6f s), CTAs per thread %llu-%llu\n",
+            "kernel %s: host threads %u, CPU %.6f s (busiest %.6f s), CTAs per thread %llu-%llu, "
+            "started within %.6f s, finished within %.6f s\n",
             name, st->host_threads, st->cpu_seconds, st->cpu_max,
-            (unsigned long long)st->ctas_min, (unsigned long long)st->ctas_max);
+            (unsigned long long)st->ctas_min, (unsigned long long)st->ctas_max, st->start_skew,
+            st->end_skew);
 }
 
 /* Validate a launch and copy its parameters (see rt.h). */

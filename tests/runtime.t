@@ -119,7 +119,7 @@ if (!-x $ptxemu) {
         'exec vecadd: --print 2:f32 gives a+b one per line', "status $st", $out, $err);
     ok_(scalar($err =~ /^kernel _Z6vecaddPKfS0_Pfi grid \(3,1,1\) block \(4,1,1\): (\d+) warp instructions, (\d+) thread instructions, [0-9.]+ s$/m)
         && $1 > 0 && $2 >= $1, 'exec --stats line', $err);
-    ok_(scalar($err =~ /^kernel _Z6vecaddPKfS0_Pfi: host threads (\d+), CPU [0-9.]+ s \(busiest [0-9.]+ s\), CTAs per thread (\d+)-(\d+)$/m)
+    ok_(scalar($err =~ /^kernel _Z6vecaddPKfS0_Pfi: host threads (\d+), CPU [0-9.]+ s \(busiest [0-9.]+ s\), CTAs per thread (\d+)-(\d+), started within [0-9.]+ s, finished within [0-9.]+ s$/m)
         && $1 >= 1 && $1 <= 3 && $2 <= $3 && $3 <= 3 && $3 * $1 >= 3, 'exec --stats load-balance line', $err);
     # deterministic assignment over two host threads: thread 0 runs CTAs 0 and 2, thread 1 CTA 1
     my ($st2, $out2, $err2) = run({}, $ptxemu, 'exec', $v, '--kernel', '_Z6vecaddPKfS0_Pfi',
@@ -127,7 +127,7 @@ if (!-x $ptxemu) {
         '--arg', 'buf:iota.f32=9', '--arg', 'buf:zero=36', '--arg', 's32:9',
         '--print', '2:f32', '--stats', '--threads', '2', '--deterministic');
     ok_($st2 == 0 && $out2 eq $out
-        && $err2 =~ /^kernel _Z6vecaddPKfS0_Pfi: host threads 2, CPU [0-9.]+ s \(busiest [0-9.]+ s\), CTAs per thread 1-2$/m,
+        && $err2 =~ /^kernel _Z6vecaddPKfS0_Pfi: host threads 2, CPU [0-9.]+ s \(busiest [0-9.]+ s\), CTAs per thread 1-2, started within [0-9.]+ s, finished within [0-9.]+ s$/m,
         'exec --threads 2 --deterministic: two host threads, CTAs 1-2 per thread', "status $st2", $err2);
     # --repeat: three launches on the same buffers, a --stats pair per launch, same result
     my ($st3, $out3, $err3) = run({}, $ptxemu, 'exec', $v, '--kernel', '_Z6vecaddPKfS0_Pfi',

@@ -3,8 +3,9 @@
 # its native C twin, and report ratios.
 #
 # For each kernel in bench.list: `ptxemu exec --stats` N times (default 5) with --threads 1 and
-# N times with --threads 2 (medians), N times two --threads 1 runs at once (the host's co-run
-# ceiling for that kernel), N times `--repeat 3` at each thread count (warm launches), and the
+# N times with --threads 2, alternating (medians; the 1 -> 2 gain is the median of each
+# consecutive pair's ratio), N times two --threads 1 runs at once (the host's co-run ceiling for
+# that kernel), N times `--repeat 3` at each thread count, alternating (warm launches), and the
 # native C twin (tests/bench/native.c, median of 5).
 # The first emulated run of each thread count dumps the kernel's output buffers (--dump) and
 # they are compared with the native twin's (bench.list says which buffers, exact or within a
@@ -37,20 +38,40 @@ sub parse_check {
         && $t =~ /^(f32|u32)$/; [$p, $t, $tol // 0] } split /,/, $spec;
 }
 
-sub emulate {
-    my ($name, $args, $threads, $checks) = @_;
-    my (@t, $warp, $thread);
+# One `ptxemu exec --stats` run: (warp insns, thread insns, [kernel seconds...]).
+sub exec_once {
+    my ($name, $args, $threads, $extra) = @_;
+    my $out = `$build/ptxemu exec $dir/kernels_sm80.ptx --kernel $name $args $extra --stats --threads $threads 2>&1 >/dev/null`;
+    die "bench $name: ptxemu exec failed:\n$out" if $?;
+    $out =~ /: (\d+) warp instructions, (\d+) thread instructions, / or die "bench $name: no --stats line in:\n$out";
+    my ($w, $t) = ($1, $2);
+    return ($w, $t, [$out =~ /thread instructions, ([0-9.e+-]+) s/g]);
+}
+
+# N runs at 1 and at 2 threads, alternating (1, 2, 1, 2, ...) so that the host's slow phases
+# (a vCPU lent to another guest for a second or two) fall on both thread counts alike; the
+# 1 -> 2 gain is the median of each pair's own ratio. With $repeat, each run launches the kernel
+# 3 times and the launches after the first count (warm). Returns (warp insns, thread insns,
+# median 1T s, median 2T s, median pair gain).
+sub emulate_pairs {
+    my ($name, $args, $checks, $warm) = @_;
+    my (%t, @gain, $warp, $thread);
     for my $r (1 .. $runs) {
-        my $dump = $r == 1 ? join(' ', map { "--dump $_->[0]=$tmp/$name.$threads.$_->[0]" } @$checks)
-                           : '';
-        my $out = `$build/ptxemu exec $dir/kernels_sm80.ptx --kernel $name $args $dump --stats --threads $threads 2>&1 >/dev/null`;
-        die "bench $name: ptxemu exec failed:\n$out" if $?;
-        $out =~ /: (\d+) warp instructions, (\d+) thread instructions, ([0-9.e+-]+) s/
-            or die "bench $name: no --stats line in:\n$out";
-        ($warp, $thread) = ($1, $2);
-        push @t, $3;
+        my %pair;
+        for my $threads (1, 2) {
+            my $extra = $warm ? '--repeat 3'
+                : $r == 1 ? join(' ', map { "--dump $_->[0]=$tmp/$name.$threads.$_->[0]" } @$checks)
+                : '';
+            my ($w, $t, $s) = exec_once($name, $args, $threads, $extra);
+            die "bench $name: want 3 --stats lines\n" if $warm && @$s != 3;
+            ($warp, $thread) = ($w, $t);
+            my @k = $warm ? @$s[1, 2] : ($s->[0]);
+            push @{$t{$threads}}, @k;
+            $pair{$threads} = median(@k);
+        }
+        push @gain, $pair{1} / $pair{2};
     }
-    return ($warp, $thread, median(@t));
+    return ($warp, $thread, median(@{$t{1}}), median(@{$t{2}}), median(@gain));
 }
 
 # The 1 -> 2 core ceiling for this kernel on this host: two `--threads 1` runs at once (two
@@ -73,21 +94,6 @@ sub corun_ceiling {
         push @pair, $t[0] > $t[1] ? $t[0] : $t[1];
     }
     return 2 * $t1 / median(@pair);
-}
-
-# Warm launches: `--repeat 3` N times; the median time of launches 2 and 3 (host threads
-# awake, CTA slots allocated by the first), as GPU benchmarks time launches after a warm-up.
-sub emulate_warm {
-    my ($name, $args, $threads) = @_;
-    my @t;
-    for (1 .. $runs) {
-        my $out = `$build/ptxemu exec $dir/kernels_sm80.ptx --kernel $name $args --repeat 3 --stats --threads $threads 2>&1 >/dev/null`;
-        die "bench $name: ptxemu exec --repeat failed:\n$out" if $?;
-        my @s = $out =~ /thread instructions, ([0-9.e+-]+) s/g;
-        die "bench $name: want 3 --stats lines in:\n$out" unless @s == 3;
-        push @t, @s[1, 2];
-    }
-    return median(@t);
 }
 
 sub slurp {
@@ -150,10 +156,9 @@ while (<$fh>) {
     my ($name, $class, $check, $args) = /^(\S+)\s+(\S+)\s+(\S+)\s+(.*)$/ or next;
     next if %only && !$only{$name};
     my @checks = parse_check($check);
-    my ($w, $t, $t1) = emulate($name, $args, 1, \@checks);
-    my (undef, undef, $t2) = emulate($name, $args, 2, \@checks);
+    my ($w, $t, $t1, $t2, $gain) = emulate_pairs($name, $args, \@checks, 0);
     my $corun = corun_ceiling($name, $args, $t1);
-    my ($w1, $w2) = map { emulate_warm($name, $args, $_) } 1, 2;
+    my (undef, undef, $w1, $w2, $wgain) = emulate_pairs($name, $args, \@checks, 1);
     my $native = native_time($name, "$tmp/$name.native");
     my @errs = grep { $_ ne '' } map { my $c = $_; map { compare($name, $_, $c) } (1, 2) } @checks;
     if (@errs) {
@@ -164,9 +169,9 @@ while (<$fh>) {
                   thread_insns => $t + 0, seconds_1t => $t1 + 0, seconds_2t => $t2 + 0,
                   native_seconds => $native + 0, mtips_1t => $t / $t1 / 1e6,
                   mtips_2t => $t / $t2 / 1e6, slowdown_vs_native => $t1 / $native,
-                  speedup_2t => $t1 / $t2, corun_ceiling => $corun,
+                  speedup_2t => $gain, corun_ceiling => $corun,
                   warm_seconds_1t => $w1 + 0, warm_seconds_2t => $w2 + 0,
-                  warm_speedup_2t => $w1 / $w2,
+                  warm_speedup_2t => $wgain,
                   check => @errs ? 'FAIL' : 'ok' };
 }
 
