@@ -143,8 +143,15 @@ static void run_ctas(struct worker *wk)
             if (!busy[s])
                 continue;
             int r = cta_round(&wk->res[s], &wk->ninsn, &wk->nthread);
-            if (r == CTA_RUNNING)
+            if (r == CTA_RUNNING) {
+                if (wk->res[s].spin) {
+                    /* maybe waiting for a CTA of another host thread: if that thread waits for
+                     * a core, give it this one now, not at the end of our time slice */
+                    wk->res[s].spin = false;
+                    sched_yield();
+                }
                 continue;
+            }
             if (r == CTA_STOP) {
                 atomic_store(&L->stop, 1);
                 return;

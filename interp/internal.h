@@ -235,6 +235,9 @@ struct cta {
      * arrived thread that exits is taken out again), completed phases */
     uint32_t clu_count;
     uint32_t clu_phase;
+    /* set by loads and atomics of spin-waits on other CTAs (ld.volatile, atom.cas, nanosleep
+     * …) during a scheduling round; the worker then yields its host thread (grid.c) */
+    bool spin;
 };
 
 /* The cluster barrier's slot in warp.bar_id and cta.bar_pending (after the 16 named ones).

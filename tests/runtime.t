@@ -362,6 +362,19 @@ my @c80 = ('-gencode', 'arch=compute_80,code=compute_80');
     ok_($coop_ok, 'cooperative grids of 8 and 96 CTAs on 3 and 5 host threads: PASS',
         "status $st", $out, $err);
 
+    # CTAs that wait on each other through global memory (last-block reduction, a chained scan
+    # spinning on volatile flags) on more host threads than cores: a spinning CTA's thread
+    # yields, so the CTA it waits for gets a core (the time is a benchmark: README of tests/bench)
+    $exe = "$fx/fence";
+    $e = nvcc_build($exe, ['fixtures/cuda/rt_fence.cu'], '-Ifixtures/cuda', '-cudart', 'shared', @c80);
+    my $fence_ok = !$e;
+    for my $t (1, 3, 5) {
+        ($st, $out, $err) = $e ? (-1, '', $e) : run({ %env, PTXEMU_THREADS => $t }, $exe);
+        $fence_ok &&= $st == 0 && $out =~ /^PASS$/m;
+    }
+    ok_($fence_ok, 'CTAs spinning on other CTAs\' flags on 1, 3 and 5 host threads: PASS',
+        "status $st", $out, $err);
+
     # the same build mode with two host threads: stream 0 is each thread's own stream, so their
     # kernels run concurrently (rt_ptds handshakes between them)
     $exe = "$fx/ptds_ptsz";
