@@ -496,6 +496,36 @@ static inline uint64_t vm_atomic_half_add(uint8_t *p, unsigned n, bool bf, uint6
 }
 
 /*
+ * Loads and stores another host thread may race with (ld/st .volatile, .relaxed/.acquire/
+ * .release wider than the CTA, .mmio): one host atomic access of n = 1, 2, 4 or 8 bytes at p
+ * (aligned: vm_xlate checked it), acquire or release ordered where PTX asks for it, relaxed
+ * otherwise. Plain memcpy would be a data race with the other CTA's atomic or store, and on a
+ * weakly ordered host an acquire load would not order the loads after it.
+ */
+static inline uint64_t vm_load_sync(const uint8_t *p, unsigned n, bool acquire)
+{
+    const int mo = acquire ? __ATOMIC_ACQUIRE : __ATOMIC_RELAXED;
+    switch (n) {
+    case 1: return __atomic_load_n(p, mo);
+    case 2: return __atomic_load_n((const uint16_t *)(const void *)p, mo);
+    case 4: return __atomic_load_n((const uint32_t *)(const void *)p, mo);
+    default: return __atomic_load_n((const uint64_t *)(const void *)p, mo);
+    }
+}
+
+/* The store half of vm_load_sync: x's low n bytes to p, released where PTX asks for it. */
+static inline void vm_store_sync(uint8_t *p, unsigned n, uint64_t x, bool release)
+{
+    const int mo = release ? __ATOMIC_RELEASE : __ATOMIC_RELAXED;
+    switch (n) {
+    case 1: __atomic_store_n(p, (uint8_t)x, mo); break;
+    case 2: __atomic_store_n((uint16_t *)(void *)p, (uint16_t)x, mo); break;
+    case 4: __atomic_store_n((uint32_t *)(void *)p, (uint32_t)x, mo); break;
+    default: __atomic_store_n((uint64_t *)(void *)p, x, mo); break;
+    }
+}
+
+/*
  * One atomic element of n bytes at p (type t, mode md, operands b, c): *old = the previous
  * value; 0, or -1 for a form vm_atom_form_ok rejects. Beyond vm_atomic: f16/bf16(x2) add
  * (vm_atomic_half_add), f16/bf16(x2) min/max (CAS loop with the ALU's min/max: a NaN operand
