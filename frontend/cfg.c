@@ -791,6 +791,119 @@ bool cfg_postdominates(const struct cfg *c, uint32_t a, uint32_t b)
     return false;
 }
 
+/* ==================================================== registers read before they are written */
+
+/* Bit i of a bitmap. */
+static inline bool cfg_bit(const uint64_t *b, uint32_t i)
+{
+    return (b[i >> 6] >> (i & 63)) & 1;
+}
+
+/* The declared registers an instruction defines for every lane that runs it: its destinations
+ * when it is unguarded (a guarded write leaves the register as it was in lanes whose guard is
+ * false). */
+static void cfg_defs(const struct ir_func *f, uint32_t pc, const uint32_t *base, uint64_t *set)
+{
+    if (f->insns[pc].guard != IR_NOGUARD)
+        return;
+    uint32_t n;
+    const struct ir_regref *r = ir_insn_regs(f, &f->insns[pc], &n);
+    for (uint32_t i = 0; i < n && r[i].dst; i++)
+        for (uint32_t k = 0; k < r[i].n && r[i].slot + k < f->ndeclared[r[i].rf]; k++) {
+            uint32_t b = base[r[i].rf] + r[i].slot + k;
+            set[b >> 6] |= UINT64_C(1) << (b & 63);
+        }
+}
+
+/* IN of block b: nothing at the entry, else what every reachable predecessor's OUT has. */
+static void cfg_block_in(const struct cfg *c, uint32_t b, const uint64_t *outs, size_t words,
+                         uint64_t *in)
+{
+    memset(in, b == 0 ? 0 : 0xff, words * sizeof *in);
+    if (b == 0)
+        return;
+    const struct cfg_block *bl = &c->blocks[b];
+    for (uint32_t p = 0; p < bl->npred; p++) {
+        uint32_t q = c->pred[bl->pred + p];
+        if (q >= c->nblocks || c->blocks[q].rpo == CFG_NONE)
+            continue;
+        for (size_t w = 0; w < words; w++)
+            in[w] &= outs[(size_t)q * words + w];
+    }
+}
+
+int cfg_undef_regs(const struct ir_func *f, const struct cfg *c, uint64_t *const out[RF__COUNT])
+{
+    uint32_t base[RF__COUNT], nbits = 0;
+    for (unsigned rf = 0; rf < RF__COUNT; rf++) {
+        base[rf] = nbits;
+        nbits += f->ndeclared[rf];
+        if (out[rf])
+            memset(out[rf], 0, ((f->ndeclared[rf] + 63) / 64) * sizeof(uint64_t));
+    }
+    const size_t words = (nbits + 63) / 64 ? (nbits + 63) / 64 : 1;
+    uint64_t *mem = NULL;
+    uint32_t *order = NULL;
+    if (!c || !f->regrefs || (uint64_t)words * (c->nblocks + 1) > CFG_UNDEF_MAX_WORDS)
+        goto all;
+    mem = malloc((size_t)(c->nblocks + 1) * words * sizeof *mem);
+    order = malloc((size_t)(c->nblocks + 1) * sizeof *order);
+    if (!mem || !order)
+        goto all;
+    /* blocks in reverse postorder; OUT sets start at "everything defined" (the top of the
+     * must-analysis lattice), the entry's IN is empty */
+    uint32_t nord = 0;
+    for (uint32_t b = 0; b < c->nblocks; b++)
+        if (c->blocks[b].rpo != CFG_NONE && c->blocks[b].rpo < c->nblocks) {
+            order[c->blocks[b].rpo] = b;
+            nord++;
+        }
+    uint64_t *cur = mem + (size_t)c->nblocks * words;
+    memset(mem, 0xff, (size_t)c->nblocks * words * sizeof *mem);
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (uint32_t i = 0; i < nord; i++) {
+            const struct cfg_block *bl = &c->blocks[order[i]];
+            cfg_block_in(c, order[i], mem, words, cur);
+            for (uint32_t pc = bl->first; pc <= bl->last; pc++)
+                cfg_defs(f, pc, base, cur);
+            uint64_t *o = mem + (size_t)order[i] * words;
+            if (memcmp(o, cur, words * sizeof *cur)) {
+                memcpy(o, cur, words * sizeof *cur);
+                changed = true;
+            }
+        }
+    }
+    /* a read of a register not defined on every path to it: mark the register */
+    for (uint32_t i = 0; i < nord; i++) {
+        const struct cfg_block *bl = &c->blocks[order[i]];
+        cfg_block_in(c, order[i], mem, words, cur);
+        for (uint32_t pc = bl->first; pc <= bl->last; pc++) {
+            uint32_t n;
+            const struct ir_regref *r = ir_insn_regs(f, &f->insns[pc], &n);
+            for (uint32_t j = 0; j < n; j++) {
+                if (r[j].dst || r[j].rf >= RF__COUNT || !out[r[j].rf])
+                    continue;
+                for (uint32_t k = 0; k < r[j].n && r[j].slot + k < f->ndeclared[r[j].rf]; k++)
+                    if (!cfg_bit(cur, base[r[j].rf] + r[j].slot + k))
+                        out[r[j].rf][(r[j].slot + k) >> 6] |= UINT64_C(1) << ((r[j].slot + k) & 63);
+            }
+            cfg_defs(f, pc, base, cur);
+        }
+    }
+    free(mem);
+    free(order);
+    return 0;
+all:
+    free(mem);
+    free(order);
+    for (unsigned rf = 0; rf < RF__COUNT; rf++)
+        if (out[rf])
+            for (uint32_t s = 0; s < f->ndeclared[rf]; s++)
+                out[rf][s >> 6] |= UINT64_C(1) << (s & 63);
+    return -1;
+}
+
 /* ============================================================================== printing */
 
 static const char *const cfg_edge_names[] = {"fallthrough", "taken", "jump", "table",

@@ -89,6 +89,23 @@ bool cfg_dominates(const struct cfg *c, uint32_t a, uint32_t b);
 /* Does block a (or the virtual exit) post-dominate block b (reflexive)? Walks the ipdom chain. */
 bool cfg_postdominates(const struct cfg *c, uint32_t a, uint32_t b);
 
+/* The most bitmap words cfg_undef_regs keeps (blocks x declared registers / 64): 8 M words,
+ * 64 MiB, past which it gives up and marks every register. */
+#define CFG_UNDEF_MAX_WORDS (UINT64_C(8) << 20)
+
+/*
+ * Which declared registers of f a thread may read before it writes them, on some path from the
+ * entry: a forward must-analysis over c (a register is defined after an unguarded write on
+ * every path to a point; guarded writes define nothing, since lanes whose guard is false keep
+ * the old value). out[rf] (NULL to skip a register file) receives a bitmap of ndeclared[rf]
+ * bits, rounded up to 64-bit words. Why: the interpreter starts a warp by zeroing only these
+ * registers instead of its whole frame (registers start as 0 in ptxemu, repeatably), and an
+ * initcheck-style report can name them. Needs the predecoded register lists (ir_insn_regs).
+ * Returns 0, or -1 when it could not run (no CFG or register lists, more state than
+ * CFG_UNDEF_MAX_WORDS, out of memory): then every declared register is marked.
+ */
+int cfg_undef_regs(const struct ir_func *f, const struct cfg *c, uint64_t *const out[RF__COUNT]);
+
 /* Print the CFG of f (built by cfg_build_module) for people: per block its PC range, source
  * lines, successors, predecessors, idom and ipdom, and each branch with its reconvergence PC.
  * With dot, a Graphviz digraph instead: record nodes (PC range and first instruction), branch

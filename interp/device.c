@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "frontend/cfg.h"
 #include "frontend/frontend.h"
 #include "interp/internal.h"
 #include "interp/ops/helpers.h"
@@ -327,6 +328,47 @@ static void fix_mode(const struct ir_func *f, struct ir_insn *in)
     }
 }
 
+/*
+ * The byte ranges of x's frame that warp_init clears when x's template is already in place (the
+ * previous CTA's warp ran the same kernel, so the constant slots still hold their values): the
+ * declared registers a thread may read before writing them (cfg_undef_regs), which must read as
+ * 0 as they did in a fresh frame; everything else is written before it is read. Adjacent ranges
+ * are merged. 0, or -1 out of memory.
+ */
+static int build_zero_spans(struct xfunc *x, const struct ir_func *f)
+{
+    uint64_t *bits[RF__COUNT] = {0};
+    int rc = -1;
+    for (unsigned rf = 0; rf < RF__COUNT; rf++)
+        if (!(bits[rf] = calloc((f->ndeclared[rf] + 63) / 64 + 1, sizeof(uint64_t))))
+            goto out;
+    cfg_undef_regs(f, f->cfg, bits);
+    const uint32_t off[RF__COUNT] = {[RF_PRED] = x->offpred, [RF_B16] = x->off16,
+                                     [RF_B32] = x->off32, [RF_B64] = 0};
+    const uint32_t width[RF__COUNT] = {[RF_PRED] = 4, [RF_B16] = 64, [RF_B32] = 128,
+                                       [RF_B64] = 256};
+    for (unsigned rf = 0; rf < RF__COUNT; rf++)
+        for (uint32_t s = 0; s < f->ndeclared[rf]; s++) {
+            if (!((bits[rf][s >> 6] >> (s & 63)) & 1))
+                continue;
+            uint32_t o = off[rf] + s * width[rf];
+            if (x->nzero && x->zero[x->nzero - 1].off + x->zero[x->nzero - 1].len == o) {
+                x->zero[x->nzero - 1].len += width[rf];
+                continue;
+            }
+            struct frame_span *z = realloc(x->zero, (x->nzero + 1) * sizeof *z);
+            if (!z)
+                goto out;
+            x->zero = z;
+            x->zero[x->nzero++] = (struct frame_span){o, width[rf]};
+        }
+    rc = 0;
+out:
+    for (unsigned rf = 0; rf < RF__COUNT; rf++)
+        free(bits[rf]);
+    return rc;
+}
+
 /* Build the execution image of function fi of module mi. Returns the number of errors. */
 static int build_xfunc(struct interp_program *p, unsigned mi, uint32_t fi, FILE *diag)
 {
@@ -355,8 +397,9 @@ static int build_xfunc(struct interp_program *p, unsigned mi, uint32_t fi, FILE 
     x->insns = calloc((size_t)f->ninsns + 1, sizeof *x->insns);
     x->opnds = calloc((size_t)f->nopnds + 1, sizeof *x->opnds);
     x->patch = calloc((size_t)f->nopnds + 1, sizeof *x->patch);
-    if (!x->tmpl || !x->insns || !x->opnds || !x->patch)
+    if (!x->tmpl || !x->insns || !x->opnds || !x->patch || build_zero_spans(x, f) != 0)
         return 1;
+    x->serial = atomic_fetch_add(&p->dev->xf_serial, 1) + 1;
     memcpy(x->insns, f->insns, f->ninsns * sizeof *x->insns);
     if (f->nopnds)
         memcpy(x->opnds, f->opnds, f->nopnds * sizeof *x->opnds);
@@ -710,6 +753,7 @@ void interp_program_unload(struct interp_program *p)
                 free(pm->xf[fi].insns);
                 free(pm->xf[fi].opnds);
                 free(pm->xf[fi].tmpl);
+                free(pm->xf[fi].zero);
                 free(pm->xf[fi].patch);
             }
         free(pm->xf);

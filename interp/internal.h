@@ -55,6 +55,11 @@ enum { PATCH_LOCAL = 1 };
 /* The execution image of one function: a copy of the instructions and operands with handlers
  * chosen, guards rewritten (no guard -> the always-true predicate slot) and memory operands'
  * symbol offsets resolved; a register-frame template with the constants broadcast. */
+/* A byte range of a register frame. */
+struct frame_span {
+    uint32_t off, len;
+};
+
 struct xfunc {
     const struct ir_module *m;
     const struct ir_func *f;
@@ -67,6 +72,9 @@ struct xfunc {
     uint32_t off32, off16, offpred; /* byte offsets inside the frame */
     uint32_t frame_bytes;           /* register frame size (multiple of 64) */
     uint8_t *tmpl;                  /* frame_bytes: zeros + broadcast constants */
+    uint64_t serial;                /* device-unique id of this image (warp.tmpl_serial) */
+    struct frame_span *zero;        /* what warp_init clears when tmpl is already in place: */
+    uint32_t nzero;                 /* the registers read before written (cfg_undef_regs) */
     struct slot_patch *patch;
     uint32_t npatch;
     uint32_t local_size;            /* .local bytes of one activation */
@@ -126,6 +134,7 @@ struct interp_dev {
     pthread_mutex_t pf_lock;
     struct dev_printf_buf *pf_spare[DEV_PF_SPARES];
     unsigned npf_spare;
+    _Atomic uint64_t xf_serial;    /* last xfunc.serial handed out */
 };
 
 /* ====================================================================== warps */
@@ -188,6 +197,8 @@ struct warp {
     /* frame arena: register frames + per-lane param frames, addressed by offset */
     uint8_t *arena;
     uint32_t arena_used, arena_cap;
+    uint64_t tmpl_serial;       /* xfunc.serial of the kernel frame at arena offset 0 whose
+                                   constant slots are intact (0: none) */
     uint32_t frame_off;         /* current frame */
     uint64_t nprintf;           /* printf records issued (ordering) */
 

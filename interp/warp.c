@@ -205,7 +205,13 @@ int warp_init(struct warp *w, struct cta *c, uint32_t id, struct xfunc *kf, uint
     w->fn = kf;
     w->frame_off = off;
     warp_bind(w);
-    memcpy(w->arena + off, kf->tmpl, kf->frame_bytes);
+    if (off == 0 && w->tmpl_serial == kf->serial) {
+        for (uint32_t i = 0; i < kf->nzero; i++)
+            memset(w->arena + kf->zero[i].off, 0, kf->zero[i].len);
+    } else {
+        memcpy(w->arena + off, kf->tmpl, kf->frame_bytes);
+        w->tmpl_serial = off == 0 ? kf->serial : 0;
+    }
     w->sp = 0;
     w->alloca_top = align_up(kf->local_size, 16);
     w->local = c->local_mem + (size_t)id * 32 * c->local_stride;
@@ -225,6 +231,7 @@ void warp_free(struct warp *w)
     free(w->stk);
     free(w->calls);
     w->arena = NULL;
+    w->tmpl_serial = 0;
     w->stk = NULL;
     w->calls = NULL;
     w->arena_cap = w->stk_cap = w->calls_cap = 0;

@@ -1568,6 +1568,55 @@ static void test_fixtures(void)
 }
 #endif
 
+/* cfg_undef_regs: exactly the registers some path reads before writing them. */
+static const char undef_ptx[] =
+    ".version 8.0\n.target sm_80\n.address_size 64\n"
+    ".visible .entry u(.param .u64 u_p)\n{\n"
+    "\t.reg .pred %p<3>;\n\t.reg .b32 %r<8>;\n\t.reg .b64 %rd<3>;\n\t.reg .b16 %h<2>;\n"
+    "\tld.param.u64 %rd1, [u_p];\n"          /* rd1 defined before use */
+    "\tmov.u32 %r1, %tid.x;\n"
+    "\tsetp.eq.u32 %p1, %r1, 0;\n"
+    "\t@%p1 mov.u32 %r2, 7;\n"              /* guarded: r2 stays undefined */
+    "\tadd.u32 %r3, %r3, %r2;\n"            /* r3 read first; r2 read after a guarded write */
+    "\t@%p1 bra $L_a;\n"
+    "\tmov.u32 %r4, 1;\n"                    /* r4 on one side only */
+    "\tmov.u32 %r5, 2;\n"                    /* r5 on both sides */
+    "\tbra $L_b;\n"
+    "$L_a:\n"
+    "\tmov.u32 %r5, 3;\n"
+    "$L_b:\n"
+    "\tadd.u32 %r6, %r4, %r5;\n"
+    "$L_loop:\n"
+    "\tadd.u32 %r7, %r7, 1;\n"              /* r7: read at the loop head before any write */
+    "\tcvt.u16.u32 %h1, %r7;\n"
+    "\tsetp.lt.u32 %p2, %r7, 4;\n"
+    "\t@%p2 bra $L_loop;\n"
+    "\tst.global.u32 [%rd1], %r6;\n"
+    "\tst.global.u16 [%rd1+4], %h1;\n"
+    "\tret;\n}\n";
+
+static void test_undef_regs(void)
+{
+    struct ir_module *m = NULL;
+    struct fe_opts opts = {0};
+    if (!is_int(fe_load(undef_ptx, sizeof undef_ptx - 1, "u.ptx", &opts, &m), 0, "undef: loads"))
+        return;
+    const struct ir_func *f = &m->funcs[ir_func_lookup(m, "u")];
+    uint64_t b[RF__COUNT][2] = {{0}};
+    uint64_t *const out[RF__COUNT] = {b[RF_PRED], b[RF_B16], b[RF_B32], b[RF_B64]};
+    is_int(cfg_undef_regs(f, f->cfg, out), 0, "undef: analysis runs");
+    /* slots in declaration order: %p<3> p0..p2, %r<8> r0..r7, %rd<3> d0..d2, %h<2> h0..h1 */
+    is_int((int)b[RF_B32][0], (1 << 2) | (1 << 3) | (1 << 4) | (1 << 7),
+           "undef: r2 (guarded write), r3 (read first), r4 (one branch), r7 (loop head)");
+    is_int((int)b[RF_PRED][0], 0, "undef: predicates all written before read");
+    is_int((int)b[RF_B64][0], 0, "undef: rd1 written before read");
+    is_int((int)b[RF_B16][0], 0, "undef: h1 written before read");
+    /* no CFG: everything is marked */
+    is_int(cfg_undef_regs(f, NULL, out), -1, "undef: no CFG gives up");
+    is_int((int)b[RF_B32][0], 0xff, "undef: without a CFG every b32 register is marked");
+    ir_module_free(m);
+}
+
 int main(void)
 {
     test_if_else();
@@ -1587,6 +1636,7 @@ int main(void)
     test_big();
 #ifndef CFG_TEST_STANDALONE
     test_facts();
+    test_undef_regs();
     test_cache();
     test_verify_rejects();
     test_tex_operands();
