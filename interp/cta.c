@@ -256,7 +256,15 @@ int cta_begin(struct cta *c, struct launch_state *L, uint64_t linear)
     c->live_threads = L->nthreads;
     c->shared = c->shared_buf;
     c->shared_size = L->shared_total;
-    memset(c->shared, 0, L->shared_total);
+    const struct interp_kernel *k = L->k;
+    if (k->nshared_zero == UINT32_MAX) {
+        memset(c->shared, 0, L->shared_total);
+    } else {
+        for (uint32_t i = 0; i < k->nshared_zero; i++)
+            memset(c->shared + k->shared_zero[i].off, 0, k->shared_zero[i].len);
+        if (k->shared_dyn_zero && L->shared_total > k->dyn_shared_offset)
+            memset(c->shared + k->dyn_shared_offset, 0, L->shared_total - k->dyn_shared_offset);
+    }
     c->local_stride = L->local_stride;
     c->local_mem = c->local_buf;
     memset(c->bars, 0, sizeof c->bars);

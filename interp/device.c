@@ -369,6 +369,72 @@ out:
     return rc;
 }
 
+/*
+ * Which parts of the shared segment a CTA of kernel k starts with cleared (cta_begin). The
+ * module lays out every kernel's .shared variables in one segment, so clearing all of it per
+ * CTA costs a small kernel the shared arrays of its module's other kernels. A kernel without
+ * calls can only reach the variables it names (an address into shared memory comes from a
+ * symbol), so only their ranges are cleared; a kernel that calls functions, uses an absolute
+ * shared address, or touches shared memory without naming a variable gets the whole segment.
+ * 0, or -1 out of memory.
+ */
+static int build_shared_spans(struct interp_kernel *k, const struct ir_module *m,
+                              const struct ir_func *f)
+{
+    bool whole = false, named = false, touches = false;
+    for (uint32_t pc = 0; pc < f->ninsns && !whole; pc++) {
+        const struct ir_insn *in = &f->insns[pc];
+        if (in->op == OP_CALL)
+            whole = true;
+        if (is_shared_space(in->space))
+            touches = true;
+        for (unsigned i = 0; i < in->nopnd && in->opnd + i < f->nopnds; i++) {
+            const struct ir_opnd *o = &f->opnds[in->opnd + i];
+            if ((o->kind == OPK_ADDR && o->sym == IR_NOSYM && o->slot == IR_NOSLOT &&
+                 (is_shared_space(in->space) || in->space == SP_NONE ||
+                  in->space == SP_GENERIC)) ||
+                o->kind == OPK_PP_MEM)
+                whole = true;
+        }
+    }
+    uint32_t cap = 0;
+    for (uint32_t i = 0; i < f->nopnds && !whole; i++) {
+        const struct ir_opnd *o = &f->opnds[i];
+        if (o->sym == IR_NOSYM || o->sym >= m->nsyms || !is_shared_space(m->syms[o->sym].space))
+            continue;
+        const struct ir_sym *y = &m->syms[o->sym];
+        named = true;
+        if (y->flags & VF_DYNAMIC) {
+            k->shared_dyn_zero = true;
+            continue;
+        }
+        if (y->size == 0 || y->offset >= k->shared_static)
+            continue;
+        uint32_t lo = (uint32_t)y->offset, hi = (uint32_t)(y->offset + y->size);
+        if (hi > k->shared_static)
+            hi = k->shared_static;
+        uint32_t j;
+        for (j = 0; j < k->nshared_zero; j++)
+            if (k->shared_zero[j].off == lo && k->shared_zero[j].len == hi - lo)
+                break;
+        if (j < k->nshared_zero)
+            continue;
+        if (k->nshared_zero == cap) {
+            cap = cap ? 2 * cap : 8;
+            struct frame_span *z = realloc(k->shared_zero, cap * sizeof *z);
+            if (!z)
+                return -1;
+            k->shared_zero = z;
+        }
+        k->shared_zero[k->nshared_zero++] = (struct frame_span){lo, hi - lo};
+    }
+    if (whole || (touches && !named)) {
+        k->nshared_zero = UINT32_MAX;
+        k->shared_dyn_zero = true;
+    }
+    return 0;
+}
+
 /* Build the execution image of function fi of module mi. Returns the number of errors. */
 static int build_xfunc(struct interp_program *p, unsigned mi, uint32_t fi, FILE *diag)
 {
@@ -701,6 +767,10 @@ int interp_program_load(struct interp_dev *d, const struct ir_module *const *mod
             }
             k->shared_static = p->mods[mi].shared_static;
             k->dyn_shared_offset = p->mods[mi].dyn_off;
+            if (build_shared_spans(k, m, f) != 0) {
+                interp_program_unload(p);
+                return -1;
+            }
             struct interp_kernel_info *ki = &k->info;
             ki->name = ir_str(m, f->name);
             ki->nparams = f->nparam;
@@ -764,6 +834,7 @@ void interp_program_unload(struct interp_program *p)
     for (unsigned i = 0; i < p->nkernels; i++) {
         free(p->kernels[i].param_offset);
         free(p->kernels[i].param_size);
+        free(p->kernels[i].shared_zero);
     }
     free(p->kernels);
     free(p->mods);

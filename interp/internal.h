@@ -88,6 +88,12 @@ struct interp_kernel {
     uint32_t *param_offset, *param_size;
     uint32_t shared_static;     /* bytes of the CTA's static shared segment */
     uint32_t dyn_shared_offset; /* where dynamic shared memory starts */
+    /* what cta_begin clears of the static segment (the module's layout holds every kernel's
+     * variables): the ranges of the shared variables this kernel names; nshared_zero ==
+     * UINT32_MAX: the whole segment. shared_dyn_zero: also the dynamic part. */
+    struct frame_span *shared_zero;
+    uint32_t nshared_zero;
+    bool shared_dyn_zero;
 };
 
 struct prog_module {
