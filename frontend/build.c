@@ -147,6 +147,7 @@ struct ptx_builder {
     struct {
         uint8_t linkage, space, type, vec, ptr, managed, has_space, has_type, ptr_space;
         uint32_t align;
+        uint32_t ptr_align; /* `.ptr … .align N`: the pointee's alignment */
         uint32_t off;
     } spec;
     struct {
@@ -1119,7 +1120,8 @@ void b_spec(struct ptx_builder *b, enum b_spec kind, struct ptx_tok t)
     }
 }
 
-/* .align N */
+/* .align N; after `.ptr` it is the pointee's alignment (`.param .u64 .ptr .align 1 p`), which
+ * leaves the parameter's own (natural) alignment and so the parameter layout alone. */
 void b_spec_align(struct ptx_builder *b, struct ptx_tok n)
 {
     uint64_t v = 0;
@@ -1127,7 +1129,10 @@ void b_spec_align(struct ptx_builder *b, struct ptx_tok n)
         b_err(b, n.off, "alignment must be a power of two");
         return;
     }
-    b->spec.align = (uint32_t)v;
+    if (b->spec.ptr)
+        b->spec.ptr_align = (uint32_t)v;
+    else
+        b->spec.align = (uint32_t)v;
 }
 
 /* The name of a variable being declared (dimensions and initializer follow). */
@@ -1375,6 +1380,7 @@ static struct ir_sym sym_from_spec(struct ptx_builder *b, struct ptx_tok name)
     if (b->spec.ptr) {
         s.flags |= VF_PARAM_PTR;
         s.ptr_space = b->spec.ptr_space;
+        s.ptr_align = b->spec.ptr_align;
     }
     s.func = b->cur;
     s.ndims = b->decl.ndims;

@@ -380,6 +380,8 @@ struct ir_sym {
     uint32_t ntex_init;
     uint8_t ptr_space;  /* `.param .u64 .ptr .global .align 16 p`: the pointee's state space
                            (enum ir_space; SP_NONE: generic / not given) with VF_PARAM_PTR */
+    uint32_t ptr_align; /* its `.align N`: the pointee's alignment (0: not given); `align` above
+                           stays the parameter's own, which lays out the parameter block */
 };
 
 /* Members of texture / sampler / surface initializers (ir_sym.tex_init). */

@@ -480,7 +480,9 @@ static void print_params(FILE *o, const struct ir_module *m, uint32_t first, uin
             fprintf(o, ".%s .ptr ", ir_type_name((enum ir_type)s->type));
             if (s->ptr_space && s->ptr_space < SP__COUNT)
                 fprintf(o, ".%s ", pr_space[s->ptr_space]);
-            fprintf(o, ".align %" PRIu32 " %s", s->align, ir_str(m, s->name));
+            if (s->ptr_align)
+                fprintf(o, ".align %" PRIu32 " ", s->ptr_align);
+            fputs(ir_str(m, s->name), o);
             continue;
         }
         if (s->align)

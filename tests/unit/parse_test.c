@@ -223,8 +223,10 @@ static void test_isa90(void)
     free(p);
     is_int(f->local_maxnreg, 32, ".local_maxnreg");
     const struct ir_sym *kp = &m->syms[f->param];
-    ok((kp->flags & VF_PARAM_PTR) && kp->ptr_space == SP_GLOBAL && kp->align == 16,
+    ok((kp->flags & VF_PARAM_PTR) && kp->ptr_space == SP_GLOBAL && kp->ptr_align == 16,
        ".param .ptr .global .align 16");
+    /* the .align after .ptr is the pointee's: the parameter keeps its natural alignment */
+    is_uint(kp->align, 8, ".param .u64 .ptr ... .align 16: the parameter is 8-aligned");
     const struct ir_func *fu = &m->funcs[ir_func_lookup(m, "fu")];
     ok(fu->has_unified && fu->unified[0] == 0x1234 && fu->unified[1] == 0xABCD,
        ".attribute(.unified(...))");
