@@ -13,9 +13,9 @@
 use strict;
 use warnings;
 use File::Basename qw(dirname basename);
-use File::Temp qw(tempfile);
-use POSIX qw(WNOHANG);
 use Cwd qw(getcwd);
+use lib dirname(__FILE__) . '/lib';
+use PtxemuTest qw(find_nvcc run_bounded);
 
 chdir(dirname(__FILE__) . '/..') or die "chdir: $!";
 my $root  = getcwd();
@@ -24,12 +24,7 @@ my $lib   = "$build/lib";
 
 my $timeout = $ENV{PTXEMU_TIMEOUT} // 300;
 
-my $nvcc = $ENV{NVCC};
-if (!$nvcc) {
-    for my $d (split(/:/, $ENV{PATH} // ''), '/usr/local/cuda/bin') {
-        if (-x "$d/nvcc") { $nvcc = "$d/nvcc"; last }
-    }
-}
+my $nvcc = find_nvcc();
 if (!$nvcc) {
     print "1..0 # SKIP nvcc not found\n";
     exit 0;
@@ -48,40 +43,7 @@ if (@stale) {
     $buildlog = `scripts/gen-fixtures.sh --exe --variants '' @names 2>&1`;
 }
 
-sub run_cmd {
-    my ($env, @argv) = @_;
-    my ($ofh, $ofile) = tempfile(UNLINK => 1);
-    my ($efh, $efile) = tempfile(UNLINK => 1);
-    my $pid = fork();
-    die "fork: $!" unless defined $pid;
-    if ($pid == 0) {
-        $ENV{$_} = $env->{$_} for keys %$env;
-        open(STDIN, '<', '/dev/null');
-        open(STDOUT, '>&', $ofh) or die;
-        open(STDERR, '>&', $efh) or die;
-        exec(@argv) or do { print STDERR "exec $argv[0]: $!\n"; POSIX::_exit(127) };
-    }
-    my $deadline = time + $timeout;
-    my $timed_out = 0;
-    while (1) {
-        last if waitpid($pid, WNOHANG) == $pid;
-        if (time > $deadline) {
-            kill 'KILL', $pid;
-            waitpid($pid, 0);
-            $timed_out = 1;
-            last;
-        }
-        select(undef, undef, undef, 0.05);
-    }
-    my $status = $?;
-    local $/;
-    open(my $o, '<', $ofile) or die;
-    my $out = <$o> // '';
-    open(my $e, '<', $efile) or die;
-    my $err = <$e> // '';
-    my $code = $status & 127 ? 128 + ($status & 127) : $status >> 8;
-    return ($code, $out, $err, $timed_out);
-}
+sub run_cmd { return run_bounded($timeout, @_) }
 
 sub lines {
     my ($label, $text) = @_;

@@ -27,8 +27,10 @@ use strict;
 use warnings;
 use File::Basename qw(dirname basename);
 use File::Temp qw(tempdir);
-use POSIX qw(WNOHANG);
 use Cwd qw(getcwd);
+use POSIX ();
+use lib dirname(__FILE__) . '/lib';
+use PtxemuTest qw(find_nvcc run_bounded);
 
 chdir(dirname(__FILE__) . '/..') or die "chdir: $!";
 my $root    = getcwd();
@@ -36,12 +38,7 @@ my $build   = $ENV{PTXEMU_BUILD} // 'build';
 my $bin     = "$build/ptxemu";
 my $timeout = $ENV{PTXEMU_TIMEOUT} // 300;
 
-my $nvcc = $ENV{NVCC};
-if (!$nvcc) {
-    for my $d (split(/:/, $ENV{PATH} // ''), '/usr/local/cuda/bin') {
-        if (-x "$d/nvcc") { $nvcc = "$d/nvcc"; last }
-    }
-}
+my $nvcc = find_nvcc();
 if (!$nvcc) {
     print "1..0 # SKIP nvcc not found\n";
     exit 0;
@@ -103,34 +100,12 @@ push @jobs, map { { kind => 'exe', name => $_->[0], cc => $_->[1], flags => $_->
 
 my $tmp = tempdir(CLEANUP => 1);
 
-# Runs argv with stdout and stderr to files, bounded by $timeout; returns (code, out, err).
+# Runs argv bounded by $timeout; returns (code, out, err), code 'timeout' or 'signal N' when so.
 sub run_cmd {
     my ($env, @argv) = @_;
-    my ($ofile, $efile) = ("$tmp/out.$$", "$tmp/err.$$");
-    my $pid = fork();
-    die "fork: $!" unless defined $pid;
-    if ($pid == 0) {
-        $ENV{$_} = $env->{$_} for keys %$env;
-        open(STDIN, '<', '/dev/null');
-        open(STDOUT, '>', $ofile) or die;
-        open(STDERR, '>', $efile) or die;
-        exec(@argv) or do { print STDERR "exec $argv[0]: $!\n"; POSIX::_exit(127) };
-    }
-    my $deadline = time + $timeout;
-    my $to = 0;
-    while (1) {
-        last if waitpid($pid, WNOHANG) == $pid;
-        if (time > $deadline) {
-            kill 'KILL', $pid;
-            waitpid($pid, 0);
-            $to = 1;
-            last;
-        }
-        select(undef, undef, undef, 0.02);
-    }
-    my $status = $?;
-    my $code = $to ? 'timeout' : $status & 127 ? 'signal ' . ($status & 127) : $status >> 8;
-    return ($code, slurp($ofile), slurp($efile));
+    my ($code, $out, $err, $to) = run_bounded($timeout, $env, @argv);
+    $code = $to ? 'timeout' : $code > 128 ? 'signal ' . ($code - 128) : $code;
+    return ($code, $out, $err);
 }
 
 sub slurp {
