@@ -38,9 +38,9 @@ use strict;
 use warnings;
 use File::Basename qw(dirname);
 use File::Find;
-use File::Temp qw(tempfile);
 use Text::ParseWords qw(shellwords);
-use POSIX qw(WNOHANG);
+use lib dirname(__FILE__) . '/lib';
+use PtxemuTest qw(run_bounded);
 
 chdir(dirname(__FILE__) . '/..') or die "chdir: $!";
 my $build = $ENV{PTXEMU_BUILD} // 'build';
@@ -128,37 +128,7 @@ push @cases, { file => 'fixtures/ptx/sm_*/*.ptx (nvcc output, ' . scalar(@nvcc) 
 # Runs argv with a timeout; returns (status, stdout, stderr, timed_out).
 sub run_cmd {
     my ($timeout, @argv) = @_;
-    my ($ofh, $ofile) = tempfile(UNLINK => 1);
-    my ($efh, $efile) = tempfile(UNLINK => 1);
-    my $pid = fork();
-    die "fork: $!" unless defined $pid;
-    if ($pid == 0) {
-        open(STDIN, '<', '/dev/null');
-        open(STDOUT, '>&', $ofh) or die;
-        open(STDERR, '>&', $efh) or die;
-        exec(@argv) or do { print STDERR "exec $argv[0]: $!\n"; POSIX::_exit(127) };
-    }
-    my $deadline = time + $timeout;
-    my $timed_out = 0;
-    while (1) {
-        my $r = waitpid($pid, WNOHANG);
-        last if $r == $pid;
-        if (time > $deadline) {
-            kill 'KILL', $pid;
-            waitpid($pid, 0);
-            $timed_out = 1;
-            last;
-        }
-        select(undef, undef, undef, 0.02);
-    }
-    my $status = $?;
-    local $/;
-    open(my $o, '<', $ofile) or die;
-    my $out = <$o>;
-    open(my $e, '<', $efile) or die;
-    my $err = <$e>;
-    my $code = $status & 127 ? 128 + ($status & 127) : $status >> 8;
-    return ($code, $out // '', $err // '', $timed_out);
+    return run_bounded($timeout, {}, @argv);
 }
 
 sub diag_text {

@@ -9,8 +9,8 @@
 use strict;
 use warnings;
 use File::Basename qw(dirname);
-use File::Temp qw(tempfile);
-use POSIX qw(WNOHANG);
+use lib dirname(__FILE__) . '/lib';
+use PtxemuTest qw(run_bounded);
 
 chdir(dirname(__FILE__) . '/..') or die "chdir: $!";
 my $build   = $ENV{PTXEMU_BUILD} // 'build';
@@ -29,36 +29,6 @@ $ENV{ASAN_OPTIONS}  = join ':', grep { length } $ENV{ASAN_OPTIONS}  // '', 'abor
 $ENV{UBSAN_OPTIONS} = join ':', grep { length } $ENV{UBSAN_OPTIONS} // '',
     'halt_on_error=1:abort_on_error=1:print_stacktrace=1';
 
-# Runs argv with a timeout; returns (wait status, stderr, timed_out).
-sub run_cmd {
-    my @argv = @_;
-    my ($efh, $efile) = tempfile(UNLINK => 1);
-    my $pid = fork();
-    die "fork: $!" unless defined $pid;
-    if ($pid == 0) {
-        open(STDIN, '<', '/dev/null');
-        open(STDOUT, '>', '/dev/null');
-        open(STDERR, '>&', $efh) or die;
-        exec(@argv) or do { print STDERR "exec $argv[0]: $!\n"; POSIX::_exit(127) };
-    }
-    my $deadline = time + $timeout;
-    my $timed_out = 0;
-    while (waitpid($pid, WNOHANG) != $pid) {
-        if (time > $deadline) {
-            kill 'KILL', $pid;
-            waitpid($pid, 0);
-            $timed_out = 1;
-            last;
-        }
-        select(undef, undef, undef, 0.02);
-    }
-    my $status = $?;
-    local $/;
-    open(my $e, '<', $efile) or die;
-    my $err = <$e> // '';
-    return ($status, $err, $timed_out);
-}
-
 print "1..", scalar(@files), "\n";
 my $n = 0;
 for my $f (@files) {
@@ -67,14 +37,14 @@ for my $f (@files) {
         print "not ok $n - $f\n# $bin is not built (run ninja)\n";
         next;
     }
-    my ($status, $err, $to) = run_cmd($bin, 'check', $f);
+    my ($code, undef, $err, $to) = run_bounded($timeout, {}, $bin, 'check', $f);
     my $why;
     if ($to) {
         $why = "timed out after ${timeout}s";
-    } elsif ($status & 127) {
-        $why = "killed by signal " . ($status & 127);
-    } elsif (($status >> 8) > 1) {
-        $why = "exit " . ($status >> 8) . ", expected 0 or 1";
+    } elsif ($code > 128) {
+        $why = "killed by signal " . ($code - 128) . " (or exit $code)";
+    } elsif ($code > 1) {
+        $why = "exit $code, expected 0 or 1";
     } elsif ($err =~ /(AddressSanitizer|LeakSanitizer|runtime error:)/) {
         $why = "sanitizer report ($1)";
     }
@@ -84,6 +54,6 @@ for my $f (@files) {
         @l = @l[0 .. 29] if @l > 30;
         print map { "#   stderr| $_\n" } @l;
     } else {
-        print "ok $n - $f (exit ", $status >> 8, ")\n";
+        print "ok $n - $f (exit $code)\n";
     }
 }
