@@ -139,6 +139,15 @@ struct ptx_builder {
     uint32_t nfiles, capfiles;
     uint32_t *sections;
     uint32_t nsections, capsections;
+    struct ir_pragma *pragmas;
+    uint32_t npragmas, cappragmas;
+    char *pbuf;              /* the .pragma string list being read */
+    uint32_t npbuf, cappbuf;
+    uint32_t pragma_line, pragma_off;
+    uint32_t head_pragma_off; /* first .pragma of the function header being read + 1, 0 = none */
+    uint32_t body_sym0, body_reg0; /* syms / regs before the body's first statement */
+    struct ir_loc *locs;     /* .loc directives no instruction carries */
+    uint32_t nlocs, caplocs;
     uint32_t head_line;
     struct ir_regdecl *mregs; /* module-scope .reg declarations */
     uint32_t nmregs, capmregs;
@@ -199,7 +208,9 @@ struct ptx_builder {
     uint32_t nbinds, capbinds;
     uint32_t depth;
     uint32_t scope_mark[64];
-    uint32_t loc_file, loc_line;
+    uint32_t loc_file, loc_line, loc_col, loc_ext;
+    uint32_t loc_nlabel;     /* labels defined before the current .loc */
+    int loc_pending;         /* the current .loc has no instruction yet */
     uint32_t table_cur, table_n; /* .branchtargets being read */
     int table_call;
     int32_t table_ent;
@@ -940,23 +951,51 @@ void b_file(struct ptx_builder *b, struct ptx_tok idx, struct ptx_tok name)
         }
 }
 
-/* .loc FILE LINE COL: later instructions carry FILE:LINE. */
-void b_loc(struct ptx_builder *b, struct ptx_tok file, struct ptx_tok line)
+/* The current .loc had no instruction before the next .loc or the end of the body: keep it
+ * (ir_module.locs). */
+static void loc_flush(struct ptx_builder *b)
 {
-    uint64_t f = 0, l = 0;
+    if (!b->loc_pending || b->cur < 0)
+        return;
+    b->loc_pending = 0;
+    struct ir_loc l = {b->cur, b->fb.ninsns, b->loc_nlabel, b->loc_file, b->loc_line,
+                       b->loc_col, b->loc_ext};
+    VEC_PUSH(b, b->locs, b->nlocs, b->caplocs, l);
+}
+
+/* .loc FILE LINE COL[, function_name L][, inlined_at F L C]: later instructions carry
+ * FILE:LINE:COL; what follows the column is kept as written (printed back). */
+void b_loc(struct ptx_builder *b, struct ptx_tok file, struct ptx_tok line, struct ptx_tok col)
+{
+    uint64_t f = 0, l = 0, c = 0;
     if (ptx_parse_int(tok_s(b, file), file.len, &f) < 0 ||
-        ptx_parse_int(tok_s(b, line), line.len, &l) < 0 || f > UINT32_MAX || l > UINT32_MAX) {
+        ptx_parse_int(tok_s(b, line), line.len, &l) < 0 ||
+        ptx_parse_int(tok_s(b, col), col.len, &c) < 0 || f > UINT32_MAX || l > UINT32_MAX ||
+        c > UINT32_MAX) {
         b_err(b, file.off, "invalid .loc");
         return;
     }
+    loc_flush(b);
+    b->loc_pending = b->cur >= 0 && b->in_body;
+    b->loc_nlabel = b->fb.nlabels;
     b->loc_file = (uint32_t)f;
     b->loc_line = (uint32_t)l;
-    /* `, inlined_at F L C` later on the line (the grammar's locx) */
+    b->loc_col = (uint32_t)c;
+    b->loc_ext = 0;
+    /* the rest of the line (the grammar's locx), up to a comment; the source is
+       NUL-terminated */
+    const char *p = tok_s(b, col) + col.len, *e = p;
+    while (*e && *e != '\n' && !(e[0] == '/' && (e[1] == '/' || e[1] == '*')))
+        e++;
+    while (e > p && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+        e--;
+    if (e > p)
+        b->loc_ext = str_id(b, p, (size_t)(e - p));
     static const char ia[] = "inlined_at";
-    for (const char *p = tok_s(b, line) + line.len; *p && *p != '\n' && *p != '/'; p++)
+    for (; p < e; p++)
         if (*p == 'i' && strncmp(p, ia, sizeof ia - 1) == 0) {
             ISA_FEATURE(b, ISR_DIR_LOC_INLINED_AT, ".loc inlined_at",
-                        (uint32_t)(p - tok_s(b, line)) + line.off);
+                        (uint32_t)(p - tok_s(b, col)) + col.off);
             break;
         }
 }
@@ -1002,8 +1041,8 @@ void b_section(struct ptx_builder *b, struct ptx_tok t)
     }
 }
 
-/* .pragma "…": accepted; "nounroll" and friends are hints only ("used_bytes_mask" needs
- * PTX 8.3: noted). */
+/* A string of a .pragma list: checked ("used_bytes_mask" needs PTX 8.3, noted) and appended
+ * to the list being read. */
 void b_pragma(struct ptx_builder *b, struct ptx_tok t)
 {
     static const char ubm[] = "\"used_bytes_mask";
@@ -1012,12 +1051,61 @@ void b_pragma(struct ptx_builder *b, struct ptx_tok t)
         ISA_FEATURE(b, ISR_DIR_USED_BYTES_MASK, ".pragma \"used_bytes_mask\"", t.off);
     if (t.len >= sizeof spill - 1 && memcmp(tok_s(b, t), spill, sizeof spill - 1) == 0)
         ISA_FEATURE(b, ISR_DIR_SMEM_SPILLING, ".pragma \"enable_smem_spilling\"", t.off);
+    uint32_t need = b->npbuf + t.len + 3;
+    if (need > b->cappbuf) {
+        uint32_t cap = b->cappbuf ? b->cappbuf : 64;
+        while (cap < need)
+            cap *= 2;
+        char *nb = realloc(b->pbuf, cap);
+        if (!nb) {
+            b->oom = 1;
+            return;
+        }
+        b->pbuf = nb;
+        b->cappbuf = cap;
+    }
+    if (b->npbuf) {
+        memcpy(b->pbuf + b->npbuf, ", ", 2);
+        b->npbuf += 2;
+    }
+    memcpy(b->pbuf + b->npbuf, tok_s(b, t), t.len);
+    b->npbuf += t.len;
 }
 
-/* The .pragma keyword (its version note). */
+/* The .pragma keyword (its version note): a new string list starts. */
 void b_pragma_kw(struct ptx_builder *b, struct ptx_tok kw)
 {
     ISA_FEATURE(b, ISR_DIR_PRAGMA, ".pragma", kw.off);
+    b->npbuf = 0;
+    b->pragma_line = kw.line;
+    b->pragma_off = kw.off;
+}
+
+/* ';' of a .pragma: record it (ir_module.pragmas) with where it stood — module scope, a
+ * function header, or before the next instruction of a body (after the labels so far). */
+void b_pragma_end(struct ptx_builder *b)
+{
+    if (!b->npbuf)
+        return;
+    struct ir_pragma pr = {.str = str_id(b, b->pbuf, b->npbuf), .func = -1,
+                           .line = b->pragma_line, .where = PRAGMA_MODULE};
+    if (b->cur >= 0) {
+        pr.func = b->cur;
+        if (b->in_body) {
+            pr.where = b->fb.ninsns == 0 && b->fb.nlabels == 0 && b->nsyms == b->body_sym0 &&
+                               b->fb.nregs == b->body_reg0 && b->fb.ntabn == 0
+                           ? PRAGMA_BODY_TOP
+                           : PRAGMA_BODY;
+            pr.pc = b->fb.ninsns;
+            pr.nlabel = b->fb.nlabels;
+        } else {
+            pr.where = PRAGMA_HEAD;
+            if (!b->head_pragma_off)
+                b->head_pragma_off = b->pragma_off + 1;
+        }
+    }
+    b->npbuf = 0;
+    VEC_PUSH(b, b->pragmas, b->npragmas, b->cappragmas, pr);
 }
 
 /* .alias a, b: a names the same function as b. */
@@ -1716,6 +1804,7 @@ void b_perf_int(struct ptx_builder *b, struct ptx_tok t)
 void b_func_body(struct ptx_builder *b, struct ptx_tok t)
 {
     params_done(b);
+    b->head_pragma_off = 0;
     if (b->cur < 0)
         return;
     struct ir_func *f = &b->funcs[b->cur];
@@ -1727,7 +1816,8 @@ void b_func_body(struct ptx_builder *b, struct ptx_tok t)
     b->in_body = 1;
     b->depth = 1;
     b->nbinds = 0;
-    b->loc_file = b->loc_line = 0;
+    b->loc_file = b->loc_line = b->loc_col = b->loc_ext = 0;
+    b->loc_pending = 0;
     for (uint32_t i = 0; i < f->nret + f->nparam; i++) {
         uint32_t si = i < f->nret ? f->ret + i : f->param + i - f->nret;
         const char *nm = b->strtab + b->syms[si].name;
@@ -1743,12 +1833,18 @@ void b_func_body(struct ptx_builder *b, struct ptx_tok t)
         if (e >= 0)
             reg_declare(b, e, r.type, r.vec, r.count, t.off);
     }
+    b->body_sym0 = b->nsyms;
+    b->body_reg0 = b->fb.nregs;
 }
 
 /* ';' of a function declaration without a body. */
 void b_func_decl_end(struct ptx_builder *b)
 {
     params_done(b);
+    if (b->head_pragma_off) /* as ptxas: a syntax error there */
+        b_err(b, b->head_pragma_off - 1, ".pragma in a function declaration (allowed in the "
+                                         "header of a definition)");
+    b->head_pragma_off = 0;
     b->cur = -1;
 }
 
@@ -1790,6 +1886,7 @@ void b_func_end(struct ptx_builder *b, struct ptx_tok t)
                 in->target = pc;
         }
     }
+    loc_flush(b);
     for (uint32_t i = 0; i < b->fb.nlabel_ents; i++)
         b->ents[b->fb.label_ents[i]].label = -1;
     binds_pop_to(b, 0);
@@ -2724,6 +2821,9 @@ void b_insn_begin(struct ptx_builder *b, struct ptx_tok t)
     in->col = t.off - ls + 1;
     in->loc_file = b->loc_file;
     in->loc_line = b->loc_line;
+    in->loc_col = b->loc_col;
+    in->loc_ext = b->loc_ext;
+    b->loc_pending = 0;
     if (b->cur < 0 || !b->in_body) {
         b_err(b, t.off, "instruction outside a function body");
         b->insn_bad = 1;
@@ -3720,6 +3820,10 @@ static void b_finish_module(struct ptx_builder *b)
     m->nfiles = b->nfiles;
     ADOPT(m->sections, b->sections, b->nsections);
     m->nsections = b->nsections;
+    ADOPT(m->pragmas, b->pragmas, b->npragmas);
+    m->npragmas = b->npragmas;
+    ADOPT(m->locs, b->locs, b->nlocs);
+    m->nlocs = b->nlocs;
     ADOPT(m->strtab, b->strtab, b->nstr);
     m->nstrtab = b->nstr;
 }
@@ -3741,6 +3845,9 @@ static void b_free(struct ptx_builder *b)
     free(b->data);
     free(b->files);
     free(b->sections);
+    free(b->pragmas);
+    free(b->pbuf);
+    free(b->locs);
     free(b->mregs);
     free(b->decl.img);
     free(b->decl.tex);

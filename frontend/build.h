@@ -97,10 +97,11 @@ void b_version(struct ptx_builder *b, struct ptx_tok t);
 void b_target(struct ptx_builder *b, struct ptx_tok t);
 void b_address_size(struct ptx_builder *b, struct ptx_tok kw, struct ptx_tok t);
 void b_file(struct ptx_builder *b, struct ptx_tok idx, struct ptx_tok name);
-void b_loc(struct ptx_builder *b, struct ptx_tok file, struct ptx_tok line);
+void b_loc(struct ptx_builder *b, struct ptx_tok file, struct ptx_tok line, struct ptx_tok col);
 void b_section(struct ptx_builder *b, struct ptx_tok t);
 void b_pragma(struct ptx_builder *b, struct ptx_tok t);
 void b_pragma_kw(struct ptx_builder *b, struct ptx_tok kw);
+void b_pragma_end(struct ptx_builder *b);
 void b_alias(struct ptx_builder *b, struct ptx_tok kw, struct ptx_tok a, struct ptx_tok c);
 
 void b_spec(struct ptx_builder *b, enum b_spec kind, struct ptx_tok t);

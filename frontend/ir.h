@@ -293,6 +293,9 @@ struct ir_insn {
     uint32_t col;     /* PTX source column (1-based) of the mnemonic */
     uint32_t loc_file;/* .loc file index (ir_module.files), 0 = none */
     uint32_t loc_line;/* .loc line, 0 = none */
+    uint32_t loc_col; /* .loc column (0 = none given, as nvcc writes for -G) */
+    uint32_t loc_ext; /* string id of what follows the column on the .loc line, e.g.
+                         ", function_name $L__info_string0, inlined_at 1 12 3"; 0 = nothing */
     uint32_t regs;    /* predecode: first ir_regref of this instruction in ir_func.regrefs
                          (its registers end where the next instruction's begin; see
                          ir_insn_regs) */
@@ -517,6 +520,41 @@ struct ir_func {
 
 /* ================================================================================ module */
 
+/* A `.loc` directive no instruction carries: the next .loc came before any instruction (nvcc
+ * writes one per inlining level, `.loc 1 7 5` then `.loc 1 2 73, …, inlined_at 1 7 5`; ptxas
+ * requires an inlined_at location to appear in an earlier .loc, so the printer keeps them). */
+struct ir_loc {
+    int32_t func;     /* function index */
+    uint32_t pc;      /* the instruction it precedes (ninsns: the end) */
+    uint32_t nlabel;  /* labels of the function defined before it (as ir_pragma.nlabel) */
+    uint32_t file, line, col;
+    uint32_t ext;     /* as ir_insn.loc_ext */
+};
+
+/* Where a `.pragma` directive stood (ir_pragma.where). */
+enum ir_pragma_where {
+    PRAGMA_MODULE,    /* module scope: applies to what follows in the module */
+    PRAGMA_HEAD,      /* a function definition's header, between the parameters and '{'
+                         (ptxas rejects one in a declaration: so does the builder) */
+    PRAGMA_BODY,      /* a statement in a function body: applies at pc (e.g. "nounroll" in a
+                         loop header block, "used_bytes_mask" before a load) */
+    PRAGMA_BODY_TOP,  /* first in a function body, before any declaration or instruction
+                         (function scope: ptxas takes "enable_smem_spilling" only there) */
+};
+
+/* A `.pragma "…"[, "…"];` directive, kept for the printer and for later passes (the timing
+ * model's unroll hints, ld used-bytes masks). Stored in source order. */
+struct ir_pragma {
+    uint32_t str;     /* string id of the string list as written: "\"nounroll\"" */
+    int32_t func;     /* function index, -1 at module scope */
+    uint32_t pc;      /* PRAGMA_BODY: the instruction it precedes (ninsns: the end) */
+    uint32_t nlabel;  /* PRAGMA_BODY: labels of the function defined before it (ir_func.labels
+                         index): labels at pc with index >= nlabel follow the pragma */
+    uint32_t line;    /* PTX source line */
+    uint8_t where;    /* enum ir_pragma_where */
+    uint8_t pad_[3];
+};
+
 enum ir_dialect { DIALECT_PTX, DIALECT_PTXPLUS };
 
 struct ir_arena; /* frontend/ir.c */
@@ -554,6 +592,10 @@ struct ir_module {
     uint32_t *sections;   /* `.section NAME { … }` blocks (DWARF debug info): string ids of
                              their whole text, printed verbatim at the end of the module */
     uint32_t nsections;
+    struct ir_pragma *pragmas; /* every .pragma, in source order */
+    uint32_t npragmas;
+    struct ir_loc *locs;  /* .loc directives no instruction carries, in source order */
+    uint32_t nlocs;
 
     struct ir_arena *arena;
     bool address_size_declared; /* the module has an .address_size directive (printed back

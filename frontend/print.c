@@ -3,9 +3,12 @@
  * with ptxas. Canonical form: header; .file table; declarations of every non-entry function;
  * module variables in source order (flat initializers, addresses as sym/generic(sym)+N);
  * function definitions in source order, each with its register declarations, its variables,
- * label lists and instructions (one `.loc F L 0` whenever the source line changes).
+ * label lists and instructions (one `.loc F L C[, …]` whenever the instruction's .loc
+ * changes); `.pragma`s where they stood (module scope among the items by line, a function
+ * header after its performance directives, first in a body when it came before any declaration,
+ * else before its instruction, after the labels that preceded it); `.section` debug blocks verbatim at the end of the module.
  *
- * Not printed: .section debug blocks, .pragma, nested `{ }` blocks. Names declared twice in
+ * Nested `{ }` blocks are flattened: names declared twice in
  * one function (nvcc's `{ .param .b32 param0; … }` call blocks) are made unique as NAME$K$
  * (K = declaration index), which is stable under re-printing.
  */
@@ -496,6 +499,29 @@ static void print_params(FILE *o, const struct ir_module *m, uint32_t first, uin
     fputs(n ? "\n)" : ")", o);
 }
 
+/* The `.pragma`s of function fi standing at `where` (PRAGMA_HEAD, PRAGMA_BODY_TOP). */
+static void print_pragmas(FILE *o, const struct ir_module *m, int32_t fi, unsigned where,
+                          const char *indent)
+{
+    for (uint32_t i = 0; i < m->npragmas; i++)
+        if (m->pragmas[i].func == fi && m->pragmas[i].where == where)
+            fprintf(o, "%s.pragma %s;\n", indent, ir_str(m, m->pragmas[i].str));
+}
+
+/* Source line of function f's first declaration (its first parameter's line; 0 without
+ * parameters), and whether the printer writes a separate declaration for it. */
+static uint32_t decl_line(const struct ir_module *m, const struct ir_func *f)
+{
+    if (f->nret)
+        return m->syms[f->ret].line;
+    return f->nparam ? m->syms[f->param].line : 0;
+}
+
+static bool decl_printed(const struct ir_module *m, const struct ir_func *f)
+{
+    return !f->defined || (decl_line(m, f) < f->line && !f->is_entry);
+}
+
 static void print_func_head(FILE *o, const struct ir_module *m, const struct ir_func *f,
                             int decl)
 {
@@ -543,12 +569,48 @@ static void print_func_head(FILE *o, const struct ir_module *m, const struct ir_
         fprintf(o, ".abi_preserve_control %u\n", f->abi_preserve_control);
     if (f->local_maxnreg)
         fprintf(o, ".local_maxnreg %u\n", f->local_maxnreg);
+    if (!decl)
+        print_pragmas(o, m, (int32_t)(f - m->funcs), PRAGMA_HEAD, "");
+}
+
+/* The last .loc printed in a body. */
+struct loc_state {
+    uint32_t file, line, col, ext;
+    int orphan; /* the last .loc printed is an instruction-less one: the next instruction's
+                   own .loc came after it in the source, so it is printed even if equal */
+};
+
+/* `.loc F L C[ext]` unless it repeats the last one printed (always when force). */
+static void print_loc(FILE *o, const struct ir_module *m, struct loc_state *ls, uint32_t file,
+                      uint32_t line, uint32_t col, uint32_t ext, int force)
+{
+    if (!force && ls->file == file && ls->line == line && ls->col == col && ls->ext == ext)
+        return;
+    fprintf(o, "\t.loc %" PRIu32 " %" PRIu32 " %" PRIu32 "%s\n", file, line, col,
+            ext ? ir_str(m, ext) : "");
+    *ls = (struct loc_state){file, line, col, ext, 0};
+}
+
+/* The body pragmas [*pk, pe) and instruction-less .locs [*ok, oe) that stand at pc before
+ * label index li (UINT32_MAX: after all labels at pc), in that order; advances *pk, *ok. */
+static void print_body_dirs(FILE *o, const struct ir_module *m, uint32_t pc, uint32_t li,
+                            uint32_t *pk, uint32_t pe, uint32_t *ok, uint32_t oe,
+                            struct loc_state *ls)
+{
+    for (; *pk < pe && m->pragmas[*pk].pc <= pc && m->pragmas[*pk].nlabel <= li; ++*pk)
+        fprintf(o, "\t.pragma %s;\n", ir_str(m, m->pragmas[*pk].str));
+    for (; *ok < oe && m->locs[*ok].pc <= pc && m->locs[*ok].nlabel <= li; ++*ok) {
+        const struct ir_loc *l = &m->locs[*ok];
+        print_loc(o, m, ls, l->file, l->line, l->col, l->ext, 1);
+        ls->orphan = 1;
+    }
 }
 
 static void print_body(FILE *o, const struct ir_module *m, uint32_t fi)
 {
     const struct ir_func *f = &m->funcs[fi];
     fputs("{\n", o);
+    print_pragmas(o, m, (int32_t)fi, PRAGMA_BODY_TOP, "\t");
     for (uint32_t i = 0; i < f->nregdecls; i++) {
         const struct ir_regdecl *r = &f->regdecls[i];
         fputs("\t.reg ", o);
@@ -589,19 +651,36 @@ static void print_body(FILE *o, const struct ir_module *m, uint32_t fi)
         }
         fputs(";\n", o);
     }
-    uint32_t li = 0, lf = 0, ll = 0;
+    /* this function's body pragmas: contiguous in source order */
+    uint32_t pk = 0, pe;
+    while (pk < m->npragmas && !(m->pragmas[pk].func == (int32_t)fi &&
+                                 m->pragmas[pk].where == PRAGMA_BODY))
+        pk++;
+    for (pe = pk; pe < m->npragmas && m->pragmas[pe].func == (int32_t)fi &&
+                  m->pragmas[pe].where == PRAGMA_BODY;
+         pe++)
+        ;
+    /* and its .loc directives no instruction carries (also contiguous) */
+    uint32_t ok = 0, oe;
+    while (ok < m->nlocs && m->locs[ok].func != (int32_t)fi)
+        ok++;
+    for (oe = ok; oe < m->nlocs && m->locs[oe].func == (int32_t)fi; oe++)
+        ;
+    struct loc_state ls = {0};
+    uint32_t li = 0;
     for (uint32_t pc = 0; pc <= f->ninsns; pc++) {
-        for (; li < f->nlabels && f->labels[li].pc <= pc; li++)
+        for (; li < f->nlabels && f->labels[li].pc <= pc; li++) {
+            print_body_dirs(o, m, pc, li, &pk, pe, &ok, oe, &ls);
             if (f->labels[li].pc == pc)
                 fprintf(o, "%s:\n", ir_str(m, f->labels[li].name));
+        }
+        print_body_dirs(o, m, pc, UINT32_MAX, &pk, pe, &ok, oe, &ls);
         if (pc == f->ninsns)
             break;
         const struct ir_insn *in = &f->insns[pc];
-        if (in->loc_file && (in->loc_file != lf || in->loc_line != ll)) {
-            fprintf(o, "\t.loc %" PRIu32 " %" PRIu32 " 0\n", in->loc_file, in->loc_line);
-            lf = in->loc_file;
-            ll = in->loc_line;
-        }
+        if (in->loc_file)
+            print_loc(o, m, &ls, in->loc_file, in->loc_line, in->loc_col, in->loc_ext,
+                      ls.orphan);
         fputc('\t', o);
         ir_print_insn(o, m, f, in);
         fputc('\n', o);
@@ -611,7 +690,7 @@ static void print_body(FILE *o, const struct ir_module *m, uint32_t fi)
 
 struct pr_item {
     uint32_t line;
-    uint32_t kind; /* 0 function declaration, 1 variable, 2 function definition */
+    uint32_t kind; /* 0 function declaration, 1 variable, 2 function definition, 3 pragma */
     uint32_t idx;
 };
 
@@ -645,7 +724,7 @@ void ir_print_module(FILE *o, const struct ir_module *m)
        order (identical indices): module variables at their line, a function declaration at
        the line of its first parameter (functions without parameters first), a definition at
        its line. */
-    size_t cap = (size_t)m->nsyms + 2 * (size_t)m->nfuncs + 1, n = 0;
+    size_t cap = (size_t)m->nsyms + 2 * (size_t)m->nfuncs + m->npragmas + 1, n = 0;
     struct pr_item *it = malloc(cap * sizeof *it);
     if (!it)
         return;
@@ -654,20 +733,20 @@ void ir_print_module(FILE *o, const struct ir_module *m)
             it[n++] = (struct pr_item){m->syms[si].line, 1, si};
     for (uint32_t i = 0; i < m->nfuncs; i++) {
         const struct ir_func *f = &m->funcs[i];
-        uint32_t dl = 0;
-        if (f->nret)
-            dl = m->syms[f->ret].line;
-        else if (f->nparam)
-            dl = m->syms[f->param].line;
-        if (!f->defined || (dl < f->line && !f->is_entry))
-            it[n++] = (struct pr_item){dl, 0, i};
+        if (decl_printed(m, f))
+            it[n++] = (struct pr_item){decl_line(m, f), 0, i};
         if (f->defined)
             it[n++] = (struct pr_item){f->line, 2, i};
     }
+    for (uint32_t i = 0; i < m->npragmas; i++)
+        if (m->pragmas[i].where == PRAGMA_MODULE)
+            it[n++] = (struct pr_item){m->pragmas[i].line, 3, i};
     qsort(it, n, sizeof *it, pr_item_cmp);
     for (size_t k = 0; k < n; k++) {
         uint32_t x = it[k].idx;
-        if (it[k].kind == 1) {
+        if (it[k].kind == 3) {
+            fprintf(o, ".pragma %s;\n", ir_str(m, m->pragmas[x].str));
+        } else if (it[k].kind == 1) {
             if (m->syms[x].flags & VF_CALLPROTOTYPE)
                 fprintf(o, "%s: %s;\n", ir_str(m, m->syms[x].name), ir_str(m, m->syms[x].init));
             else

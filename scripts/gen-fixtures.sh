@@ -8,6 +8,8 @@
 #   fixtures/ptx/sm_80/NAME.ptx    nvcc -arch=sm_80 -ptx -O3
 #   fixtures/ptx/sm_90/NAME.ptx    nvcc -arch=sm_90 -ptx -O3
 #   fixtures/ptx/sm_80_G/NAME.ptx  nvcc -arch=sm_80 -ptx -O3 -G   (device debug)
+#   fixtures/ptx/sm_90_L/NAME.ptx  nvcc -arch=sm_90 -ptx -O3 -lineinfo   (source lines,
+#                                  inlining chains: .loc … inlined_at)
 # Two nvcc jobs at a time.  nvcc -G output depends on the source's absolute
 # path (debug strings, the hash in _INTERNAL_ names), so the sources are
 # compiled from a copy in a fixed directory, $GEN_DIR (default
@@ -19,7 +21,7 @@
 #                in) and embedding PTX for compute_80; skipped when newer
 #                than the source.
 #   --out DIR    write DIR/sm_XX/NAME.ptx instead (tests/fixtures_uptodate.t)
-#   --variants   which of the four directories to generate (default: all)
+#   --variants   which of the five directories to generate (default: all)
 #
 # Needs nvcc (PATH, $NVCC or /usr/local/cuda/bin/nvcc).
 set -euo pipefail
@@ -29,7 +31,7 @@ cd "$root"
 
 exe=0
 out=fixtures/ptx
-variants="sm_75 sm_80 sm_90 sm_80_G"
+variants="sm_75 sm_80 sm_90 sm_80_G sm_90_L"
 names=()
 while [ $# -gt 0 ]; do
     case $1 in
@@ -67,8 +69,11 @@ fi
 
 # One job: "VARIANT NAME", run in $GEN.
 gen_one() {
-    local variant=$1 name=$2 arch=${1%_G} flags=()
-    [ "$variant" != "$arch" ] && flags=(-G)
+    local variant=$1 name=$2 arch=${1%_[GL]} flags=()
+    case $variant in
+    *_G) flags=(-G) ;;
+    *_L) flags=(-lineinfo) ;;
+    esac
     local dst=$OUT/$variant/$name.ptx
     mkdir -p "$OUT/$variant"
     if ! (cd "$GEN" && "$NVCC_BIN" -arch="$arch" -ptx -O3 "${flags[@]}" -o "$dst.tmp" \

@@ -1,9 +1,9 @@
 #!/usr/bin/env perl
 # tests/fixtures_uptodate.t - the committed fixtures/ptx/{sm_75,sm_80,sm_90,
-# sm_80_G}/NAME.ptx are what scripts/gen-fixtures.sh makes of
+# sm_80_G,sm_90_L}/NAME.ptx are what scripts/gen-fixtures.sh makes of
 # fixtures/cuda/NAME.cu with the installed nvcc.
 #
-# Regenerates all four variants into a temporary directory (two nvcc at a
+# Regenerates all five variants into a temporary directory (two nvcc at a
 # time, about 20 s here) and compares file by file, one TAP line per file.
 # `.file` directives (written by -G) are not compared: they hold the paths of
 # the CUDA and gcc headers, which differ between installations.  Without nvcc
@@ -26,7 +26,7 @@ if (!$nvcc) {
     exit 0;
 }
 
-my @variants = qw(sm_75 sm_80 sm_90 sm_80_G);
+my @variants = qw(sm_75 sm_80 sm_90 sm_80_G sm_90_L);
 my @names = map { basename($_, '.cu') } sort glob('fixtures/cuda/*.cu');
 my $tmp = tempdir(CLEANUP => 1);
 my $log = do {

@@ -838,6 +838,90 @@ static void test_ptxplus(void)
            "PTXPlus diagnostics");
 }
 
+/* .pragma at module scope, in function headers and bodies (before and after labels, at the
+ * end), string lists; .loc columns and what follows them: kept in the IR and printed back
+ * where they stood. */
+static void test_pragma_loc(void)
+{
+    int rc;
+    struct ir_module *m = load(HDR ".func f()\n.pragma \"nounroll\";\n;\n", &rc);
+    ok(rc != 0 && strstr(errbuf, "t.ptx:5:1: error: .pragma in a function declaration "
+                                 "(allowed in the header of a definition)") != NULL,
+       "a pragma in a declaration header is an error (as ptxas)");
+    if (rc == 0 || !strstr(errbuf, "declaration"))
+        diag("%s", errbuf);
+    ir_module_free(m);
+    m = load(HDR ".file 1 \"a.cu\"\n"
+             ".pragma \"nounroll\";\n"
+             ".func f()\n;\n"
+             ".entry k(.param .u32 n)\n.maxntid 64\n.pragma \"nounroll\";\n{\n"
+             "\t.pragma \"enable_smem_spilling\";\n"
+             "\t.reg .b32 %r<3>;\n"
+             "\t.pragma \"after a declaration\";\n"
+             "\t.loc 1 7 5\n\tmov.u32 %r1, 0;\n"
+             "\t.pragma \"a\", \"b\";\n"
+             "$L0:\n\t.pragma \"nounroll\";\n"
+             "$L1:\n"
+             "\t.loc 1 7 9\n"
+             "\t.loc 1 3 2, function_name $Lx, inlined_at 1 7 9 // c\n"
+             "\tadd.s32 %r1, %r1, 1;\n"
+             "\t.loc 1 3 2, function_name $Lx, inlined_at 1 7 9\n"
+             "\tadd.s32 %r1, %r1, 1;\n"
+             "\t.loc 1 8 0\n"
+             "\t.pragma \"used_bytes_mask 0xf\";\n"
+             "\tld.param.u32 %r2, [n];\n"
+             "\tret;\n\t.pragma \"end\";\n\t.loc 1 9 1\n}\n"
+             ".func f()\n{\n\tret;\n}\n", &rc);
+    is_int(rc, 0, "pragma/loc module loads");
+    if (!m) {
+        diag("%s", errbuf);
+        return;
+    }
+    is_int(m->npragmas, 8, "eight pragmas kept");
+    if (m->npragmas == 8) {
+        const struct ir_pragma *p = m->pragmas;
+        ok(p[0].where == PRAGMA_MODULE && p[0].func == -1 && p[0].line == 5, "module scope");
+        ok(p[1].where == PRAGMA_HEAD && p[1].func == ir_func_lookup(m, "k"), "kernel header");
+        ok(p[2].where == PRAGMA_BODY_TOP, "first in the body");
+        ok(p[3].where == PRAGMA_BODY && p[3].pc == 0, "after a declaration: a statement");
+        is_str(ir_str(m, p[4].str), "\"a\", \"b\"", "string list kept as a list");
+        ok(p[4].where == PRAGMA_BODY && p[4].pc == 1 && p[4].nlabel == 0, "before the labels");
+        ok(p[5].where == PRAGMA_BODY && p[5].pc == 1 && p[5].nlabel == 1, "between labels");
+        ok(p[6].pc == 3, "before the load");
+        ok(p[7].where == PRAGMA_BODY && p[7].pc == 5, "at the end of the body");
+    }
+    is_int(m->nlocs, 2, "two .locs without an instruction");
+    if (m->nlocs == 2) {
+        ok(m->locs[0].pc == 1 && m->locs[0].nlabel == 2 && m->locs[0].line == 7 &&
+               m->locs[0].col == 9, "the outer .loc of the inlining chain");
+        ok(m->locs[1].pc == 5 && m->locs[1].line == 9 && m->locs[1].col == 1,
+           "the .loc at the end of the body");
+    }
+    const struct ir_func *k = &m->funcs[ir_func_lookup(m, "k")];
+    ok(k->insns[0].loc_col == 5 && k->insns[0].loc_ext == 0, ".loc column");
+    is_str(ir_str(m, k->insns[1].loc_ext), ", function_name $Lx, inlined_at 1 7 9",
+           ".loc extension kept (comment dropped)");
+    char *p = print_str(m);
+    ok(strstr(p, "\n.pragma \"nounroll\";\n\n.entry k(") != NULL, "module pragma prints");
+    ok(strstr(p, ".maxntid 64, 1, 1\n.pragma \"nounroll\";\n{\n"
+                 "\t.pragma \"enable_smem_spilling\";\n\t.reg .b32 %r<3>;\n"
+                 "\t.pragma \"after a declaration\";\n") != NULL,
+       "header and body-top pragmas print where they stood");
+    ok(strstr(p, "\t.loc 1 7 5\n\tmov.u32 %r1, 0;\n\t.pragma \"a\", \"b\";\n$L0:\n"
+                 "\t.pragma \"nounroll\";\n$L1:\n\t.loc 1 7 9\n"
+                 "\t.loc 1 3 2, function_name $Lx, inlined_at 1 7 9\n"
+                 "\tadd.s32 %r1, %r1, 1;\n\tadd.s32 %r1, %r1, 1;\n"
+                 "\t.pragma \"used_bytes_mask 0xf\";\n\t.loc 1 8 0\n"
+                 "\tld.param.u32 %r2, [n];\n\tret;\n\t.pragma \"end\";\n\t.loc 1 9 1\n}\n") !=
+           NULL,
+       "body pragmas and .locs print where they stood");
+    if (!strstr(p, "\t.loc 1 9 1\n}\n"))
+        diag("%s", p);
+    free(p);
+    roundtrip(m, "pragma/loc");
+    ir_module_free(m);
+}
+
 int main(void)
 {
     int rc;
@@ -1027,6 +1111,7 @@ int main(void)
     test_isa_directive_notes();
     test_isa_form_notes();
     test_address_size();
+    test_pragma_loc();
     test_ptxplus_abs();
     return done_testing();
 }
