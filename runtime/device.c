@@ -12,17 +12,41 @@
 
 /* ======================================================================== device presets */
 
-/* An H100 SXM5-class device (compute capability 9.0). */
-void rt_device_default(struct rt_device *d)
+/* What distinguishes one preset from another; everything else is common to sm_75…sm_120
+ * (1,024 threads per block, 64 Ki registers per SM, 48 KiB default shared per block, …).
+ * Per-SM limits follow cuda_occupancy.h for the compute capability; SM counts, memory and
+ * clocks are the named product's. */
+struct preset {
+    const char *key, *name;
+    unsigned sm, nsm, threads_per_sm, blocks_per_sm;
+    unsigned shared_sm_kib, shared_optin_kib; /* shared memory per SM, per block (opt-in) */
+    unsigned gmem_gib, l2_kib, persist_l2_kib;
+    unsigned clock_mhz, mem_clock_mhz, mem_bus_width;
+};
+
+static const struct preset presets[] = {
+    {"h100", "H100 (sm_90)", 90, 132, 2048, 32, 228, 227, 80, 51200, 34304, 1980, 2619, 5120},
+    {"a100", "A100 (sm_80)", 80, 108, 2048, 32, 164, 163, 80, 40960, 30720, 1410, 1593, 5120},
+    {"l4", "L4 (sm_89)", 89, 58, 1536, 24, 100, 99, 24, 49152, 34304, 2040, 6251, 192},
+    {"rtx4090", "RTX 4090 (sm_89)", 89, 128, 1536, 24, 100, 99, 24, 73728, 34304, 2520, 10501, 384},
+    {"t4", "T4 (sm_75)", 75, 40, 1024, 16, 64, 64, 16, 4096, 0, 1590, 5001, 256},
+    /* Blackwell datacenter (compute capability 10.0): per-SM limits as sm_90's */
+    {"b200", "B200 (sm_100)", 100, 148, 2048, 32, 228, 227, 180, 129024, 80896, 1965, 4000, 8192},
+    /* Blackwell consumer (12.0): 1,536 threads, 24 blocks, at most 100 KiB shared per SM */
+    {"rtx5090", "RTX 5090 (sm_120)", 120, 170, 1536, 24, 100, 99, 32, 98304, 73728, 2407,
+     14001, 512},
+};
+
+static void preset_apply(struct rt_device *d, const struct preset *p)
 {
     memset(d, 0, sizeof *d);
-    snprintf(d->name, sizeof d->name, "ptxemu H100 (sm_90)");
-    d->sm = 90;
-    d->nsm = 132;
+    snprintf(d->name, sizeof d->name, "ptxemu %s", p->name);
+    d->sm = p->sm;
+    d->nsm = p->nsm;
     d->warp = 32;
     d->threads_per_block = 1024;
-    d->threads_per_sm = 2048;
-    d->blocks_per_sm = 32;
+    d->threads_per_sm = p->threads_per_sm;
+    d->blocks_per_sm = p->blocks_per_sm;
     d->block_dim[0] = 1024;
     d->block_dim[1] = 1024;
     d->block_dim[2] = 64;
@@ -32,79 +56,24 @@ void rt_device_default(struct rt_device *d)
     d->regs_per_block = 65536;
     d->regs_per_sm = 65536;
     d->shared_per_block = 48 * 1024;
-    d->shared_per_block_optin = 227 * 1024;
-    d->shared_per_sm = 228 * 1024;
-    d->reserved_shared_per_block = 1024;
-    d->global_mem = UINT64_C(80) << 30;
+    d->shared_per_block_optin = p->shared_optin_kib * 1024;
+    d->shared_per_sm = p->shared_sm_kib * 1024;
+    d->reserved_shared_per_block = p->sm >= 80 ? 1024 : 0; /* 1 KiB from compute 8.0 on */
+    d->global_mem = (uint64_t)p->gmem_gib << 30;
     d->const_mem = 64 * 1024;
-    d->l2_size = 50 * 1024 * 1024;
-    d->persisting_l2_max = 32 * 1024 * 1024 + 512 * 1024; /* 33.5 MiB as on H100 SXM */
-    d->clock_khz = 1980000;
-    d->mem_clock_khz = 2619000;
-    d->mem_bus_width = 5120;
+    d->l2_size = p->l2_kib * 1024;
+    d->persisting_l2_max = p->persist_l2_kib * 1024;
+    d->clock_khz = p->clock_mhz * 1000;
+    d->mem_clock_khz = p->mem_clock_mhz * 1000;
+    d->mem_bus_width = p->mem_bus_width;
     d->async_engines = 3;
     d->pci_bus = 1;
 }
 
-static void preset_a100(struct rt_device *d)
+/* An H100 SXM5-class device (compute capability 9.0). */
+void rt_device_default(struct rt_device *d)
 {
-    rt_device_default(d);
-    snprintf(d->name, sizeof d->name, "ptxemu A100 (sm_80)");
-    d->sm = 80;
-    d->nsm = 108;
-    d->shared_per_block_optin = 163 * 1024;
-    d->shared_per_sm = 164 * 1024;
-    d->global_mem = UINT64_C(80) << 30;
-    d->l2_size = 40 * 1024 * 1024;
-    d->persisting_l2_max = 30 * 1024 * 1024;
-    d->clock_khz = 1410000;
-    d->mem_clock_khz = 1593000;
-}
-
-static void preset_l4(struct rt_device *d)
-{
-    rt_device_default(d);
-    snprintf(d->name, sizeof d->name, "ptxemu L4 (sm_89)");
-    d->sm = 89;
-    d->nsm = 58;
-    d->threads_per_sm = 1536;
-    d->blocks_per_sm = 24;
-    d->shared_per_block_optin = 99 * 1024;
-    d->shared_per_sm = 100 * 1024;
-    d->global_mem = UINT64_C(24) << 30;
-    d->l2_size = 48 * 1024 * 1024;
-    d->clock_khz = 2040000;
-    d->mem_clock_khz = 6251000;
-    d->mem_bus_width = 192;
-}
-
-static void preset_rtx4090(struct rt_device *d)
-{
-    preset_l4(d);
-    snprintf(d->name, sizeof d->name, "ptxemu RTX 4090 (sm_89)");
-    d->nsm = 128;
-    d->l2_size = 72 * 1024 * 1024;
-    d->clock_khz = 2520000;
-    d->mem_clock_khz = 10501000;
-    d->mem_bus_width = 384;
-}
-
-static void preset_t4(struct rt_device *d)
-{
-    rt_device_default(d);
-    snprintf(d->name, sizeof d->name, "ptxemu T4 (sm_75)");
-    d->sm = 75;
-    d->nsm = 40;
-    d->threads_per_sm = 1024;
-    d->blocks_per_sm = 16;
-    d->shared_per_block_optin = 64 * 1024;
-    d->shared_per_sm = 64 * 1024;
-    d->global_mem = UINT64_C(16) << 30;
-    d->l2_size = 4 * 1024 * 1024;
-    d->persisting_l2_max = 0;
-    d->clock_khz = 1590000;
-    d->mem_clock_khz = 5001000;
-    d->mem_bus_width = 256;
+    preset_apply(d, &presets[0]);
 }
 
 /* Parse a byte size with an optional K/M/G suffix (powers of 1024). */
@@ -180,20 +149,19 @@ int rt_device_parse(struct rt_device *d, const char *spec, char *err, size_t err
     for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         char *eq = strchr(tok, '=');
         if (!eq) {
-            if (!strcasecmp(tok, "h100"))
-                rt_device_default(d);
-            else if (!strcasecmp(tok, "a100"))
-                preset_a100(d);
-            else if (!strcasecmp(tok, "l4"))
-                preset_l4(d);
-            else if (!strcasecmp(tok, "rtx4090"))
-                preset_rtx4090(d);
-            else if (!strcasecmp(tok, "t4"))
-                preset_t4(d);
+            const struct preset *pr = NULL;
+            for (size_t i = 0; i < sizeof presets / sizeof presets[0] && !pr; i++)
+                if (!strcasecmp(tok, presets[i].key))
+                    pr = &presets[i];
+            if (pr)
+                preset_apply(d, pr);
             else if (!strncasecmp(tok, "sm_", 3) && atoi(tok + 3) >= 50)
                 d->sm = (unsigned)atoi(tok + 3);
             else {
-                snprintf(err, errlen, "unknown device preset '%s' (h100, a100, l4, rtx4090, t4, sm_XX)", tok);
+                snprintf(err, errlen,
+                         "unknown device preset '%s' (h100, a100, l4, rtx4090, t4, b200, "
+                         "rtx5090, sm_XX)",
+                         tok);
                 return -1;
             }
             continue;
@@ -243,7 +211,8 @@ void rt_device_help(FILE *out)
     fprintf(out,
             "device spec: comma-separated presets and key=value settings, applied in order\n"
             "  presets: h100 (default: sm_90, 132 SMs), a100 (sm_80, 108), l4 (sm_89, 58),\n"
-            "           rtx4090 (sm_89, 128), t4 (sm_75, 40), sm_XX (compute capability only)\n"
+            "           rtx4090 (sm_89, 128), t4 (sm_75, 40), b200 (sm_100, 148),\n"
+            "           rtx5090 (sm_120, 170), sm_XX (compute capability only)\n"
             "  keys: sm, nsm, mem, name, shared, shared-optin, shared-sm, clock (kHz),\n"
             "        threads-sm, blocks-sm, regs-sm   (sizes take K/M/G suffixes)\n"
             "  a spec naming a file is read from it: one setting per line, # comments\n");

@@ -16,7 +16,8 @@
 # and a fat binary holding only PTX for compute_100 or compute_120 (one also with -G); the fat
 # binary must list exactly that PTX (`ptxemu fatbin`), and the program run with
 # LD_LIBRARY_PATH=$PTXEMU_BUILD/lib on an emulated device of that compute capability
-# (PTXEMU_DEVICE=sm_100 / sm_120) must exit 0 and print PASS.
+# (the Blackwell presets: PTXEMU_DEVICE=b200 for compute_100, rtx5090 for compute_120) must
+# exit 0 and print PASS.
 #
 # Two nvcc (with their checks) at a time: about 3 minutes on 2 cores (~300 CPU-seconds).
 # Needs only the release build and does not depend on it otherwise, so scripts/test.sh runs
@@ -215,14 +216,18 @@ sub exe_job {
     if ($where !~ m{^\Q$libdir\E/}) {
         return $repro . "#   $name would load libcudart.so.13 from '$where', not $libdir\n";
     }
-    ($code, $out, $err) = run_cmd({ %run_env, PTXEMU_DEVICE => "sm_$cc" }, $exe);
+    my $dev = preset($cc);
+    ($code, $out, $err) = run_cmd({ %run_env, PTXEMU_DEVICE => $dev }, $exe);
     if ($code ne '0' || $out !~ /^PASS$/m) {
-        return $repro . "#   PTXEMU_DEVICE=sm_$cc LD_LIBRARY_PATH=$build/lib ./$name: exit $code"
+        return $repro . "#   PTXEMU_DEVICE=$dev LD_LIBRARY_PATH=$build/lib ./$name: exit $code"
             . ($out =~ /^PASS$/m ? '' : ', no PASS line') . "\n"
             . lines('stdout', $out) . lines('stderr', $err);
     }
     return '';
 }
+
+# The device preset of a compute capability (runtime/device.c).
+sub preset { my ($cc) = @_; return { 100 => 'b200', 120 => 'rtx5090' }->{$cc} // "sm_$cc" }
 
 sub describe {
     my ($j) = @_;
@@ -231,7 +236,7 @@ sub describe {
         return "nvcc -arch=$j->{arch} -ptx $j->{flags}: $f";
     }
     return "run $j->{name} built with $j->{flags} -gencode arch=compute_$j->{cc},"
-        . "code=compute_$j->{cc} on PTXEMU_DEVICE=sm_$j->{cc}";
+        . "code=compute_$j->{cc} on PTXEMU_DEVICE=" . preset($j->{cc});
 }
 
 # ------------------------------------------------------------------------------- run

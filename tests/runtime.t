@@ -260,6 +260,15 @@ C
             && $out =~ /^shared\/block 49152 optin 232448 shared\/sm 233472 regs\/sm 65536 l2 52428800 gmem 85899345920$/m,
             'cudaGetDeviceProperties: H100 values at CUDA 13 byte offsets, nothing past 1,008 bytes',
             $out, $err);
+        # the Blackwell presets: per-SM limits of compute capability 10.0 and 12.0
+        my ($sb, $ob) = run({ %asan, LD_LIBRARY_PATH => $libabs, PTXEMU_DEVICE => 'b200' }, "$tmp/props");
+        ok_($sb == 0 && $ob =~ /^name ptxemu B200 \(sm_100\)\ncc 10\.0 sms 148 warp 32 threads\/block 1024 threads\/sm 2048 blocks\/sm 32$/m
+            && $ob =~ /^shared\/block 49152 optin 232448 shared\/sm 233472 regs\/sm 65536 l2 132120576 gmem 193273528320$/m,
+            'PTXEMU_DEVICE=b200: sm_100 device properties', $ob);
+        my ($sr, $or) = run({ %asan, LD_LIBRARY_PATH => $libabs, PTXEMU_DEVICE => 'rtx5090' }, "$tmp/props");
+        ok_($sr == 0 && $or =~ /^name ptxemu RTX 5090 \(sm_120\)\ncc 12\.0 sms 170 warp 32 threads\/block 1024 threads\/sm 1536 blocks\/sm 24$/m
+            && $or =~ /^shared\/block 49152 optin 101376 shared\/sm 102400 regs\/sm 65536 l2 100663296 gmem 34359738368$/m,
+            'PTXEMU_DEVICE=rtx5090: sm_120 device properties', $or);
         my $nattr = scalar @names;
         ok_($st == 0 && $nattr > 100 && $out =~ /^attributes $nattr, failing 0\nbad attribute: cudaErrorInvalidValue\nbad device: cudaErrorInvalidDevice\nnull value: cudaErrorInvalidValue\n\z/m,
             "cudaDeviceGetAttribute: all $nattr cudaDevAttr values succeed and agree with the properties",
