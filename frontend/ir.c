@@ -384,3 +384,65 @@ int ir_sym_lookup(const struct ir_module *m, const char *name)
             return (int)i;
     return -1;
 }
+
+/* "inlined_at F L C" in a .loc's rest (ir_insn.loc_ext): 0 and *site, or -1 when absent. */
+static int loc_inlined_at(const struct ir_module *m, uint32_t ext, struct ir_srcpos *site)
+{
+    if (!ext)
+        return -1;
+    const char *p = strstr(ir_str(m, ext), "inlined_at");
+    if (!p)
+        return -1;
+    char *e;
+    unsigned long v[3];
+    p += sizeof "inlined_at" - 1;
+    for (int i = 0; i < 3; i++) {
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (*p < '0' || *p > '9')
+            return -1;
+        v[i] = strtoul(p, &e, 10);
+        if (v[i] > UINT32_MAX)
+            return -1;
+        p = e;
+    }
+    *site = (struct ir_srcpos){(uint32_t)v[0], (uint32_t)v[1], (uint32_t)v[2]};
+    return 0;
+}
+
+/* The call sites instruction pc of function fi was inlined into (see ir.h). */
+unsigned ir_inlined_chain(const struct ir_module *m, uint32_t fi, uint32_t pc,
+                          struct ir_srcpos *out, unsigned max)
+{
+    if (fi >= m->nfuncs || pc >= m->funcs[fi].ninsns)
+        return 0;
+    const struct ir_func *f = &m->funcs[fi];
+    uint32_t ext = f->insns[pc].loc_ext;
+    unsigned n = 0;
+    struct ir_srcpos site;
+    while (n < max && loc_inlined_at(m, ext, &site) == 0) {
+        out[n++] = site;
+        /* the nearest .loc before pc naming the site: an instruction's or one without */
+        int64_t best_insn = -1, best_loc = -1;
+        for (uint32_t i = pc; i-- > 0;)
+            if (f->insns[i].loc_file == site.file && f->insns[i].loc_line == site.line &&
+                f->insns[i].loc_col == site.col) {
+                best_insn = i;
+                break;
+            }
+        for (uint32_t i = 0; i < m->nlocs; i++) {
+            const struct ir_loc *l = &m->locs[i];
+            if (l->func == (int32_t)fi && l->pc <= pc && l->file == site.file &&
+                l->line == site.line && l->col == site.col)
+                best_loc = i;
+        }
+        /* an instruction-less .loc at pc' stands after instruction pc' - 1 */
+        if (best_loc >= 0 && (int64_t)m->locs[best_loc].pc > best_insn)
+            ext = m->locs[best_loc].ext;
+        else if (best_insn >= 0)
+            ext = f->insns[best_insn].loc_ext;
+        else
+            break;
+    }
+    return n;
+}

@@ -653,6 +653,18 @@ const char *ir_texval_name(enum ir_texval v);
 int ir_texfield_lookup(const char *s, size_t len);
 int ir_texval_lookup(const char *s, size_t len);
 
+/* A source position (.loc FILE LINE COL). */
+struct ir_srcpos {
+    uint32_t file, line, col;
+};
+
+/* The call sites instruction pc of function fi was inlined into, innermost first: the
+ * `inlined_at F L C` of its .loc, then of the nearest earlier .loc at that site, and so on
+ * (nvcc -lineinfo's inlining chains). Writes at most max; returns the count (0: not inlined).
+ * Cold path (fault reports, debuggers): scans the function. */
+unsigned ir_inlined_chain(const struct ir_module *m, uint32_t fi, uint32_t pc,
+                          struct ir_srcpos *out, unsigned max);
+
 /* Free a module and everything it owns. */
 void ir_module_free(struct ir_module *m);
 

@@ -916,6 +916,21 @@ void interp_fault(struct warp *w, uint32_t pc, unsigned lane, enum trap_kind kin
         if (in->loc_file && in->loc_file < m->nfiles && m->files[in->loc_file])
             snprintf(t->src_file, sizeof t->src_file, "%s", ir_str(m, m->files[in->loc_file]));
         t->src_line = in->loc_line;
+        struct ir_srcpos site[8];
+        uint32_t fi = (uint32_t)(fn->f - m->funcs);
+        unsigned ns = pc < fn->ninsns ? ir_inlined_chain(m, fi, pc, site, 8) : 0;
+        size_t k = 0;
+        t->src_inlined[0] = 0;
+        for (unsigned i = 0; i < ns && k < sizeof t->src_inlined; i++) {
+            const char *sf = site[i].file < m->nfiles && m->files[site[i].file]
+                                 ? ir_str(m, m->files[site[i].file])
+                                 : "?";
+            int w = snprintf(t->src_inlined + k, sizeof t->src_inlined - k, "%s%s:%u",
+                             i ? ", " : "", sf, site[i].line);
+            if (w < 0)
+                break;
+            k += (size_t)w;
+        }
     }
     t->addr = addr;
     t->width = width;
@@ -986,6 +1001,8 @@ void interp_trap_report(FILE *out, const struct trap *t)
             t->ptx_file ? t->ptx_file : "<ptx>", t->line);
     if (t->src_file[0])
         fprintf(out, " in %s:%u", t->src_file, t->src_line);
+    if (t->src_file[0] && t->src_inlined[0])
+        fprintf(out, " inlined at %s", t->src_inlined);
     fputc('\n', out);
     fprintf(out, "%s     by thread (%u,%u,%u) in block (%u,%u,%u)\n", P, t->tid[0], t->tid[1],
             t->tid[2], t->cta[0], t->cta[1], t->cta[2]);

@@ -67,6 +67,8 @@ struct trap {
     uint32_t line, col;      /* PTX source position */
     char src_file[256];      /* CUDA source file from .loc, "" if unknown */
     uint32_t src_line;
+    char src_inlined[512];   /* "a.cu:12, a.cu:7": the call sites the code was inlined into
+                                (.loc … inlined_at, innermost first), "" if none */
     uint64_t addr;           /* faulting address (memory faults) */
     unsigned width;          /* access width in bytes */
     uint8_t space;           /* enum ir_space of the access */

@@ -901,6 +901,12 @@ static void test_pragma_loc(void)
     ok(k->insns[0].loc_col == 5 && k->insns[0].loc_ext == 0, ".loc column");
     is_str(ir_str(m, k->insns[1].loc_ext), ", function_name $Lx, inlined_at 1 7 9",
            ".loc extension kept (comment dropped)");
+    struct ir_srcpos site[4];
+    unsigned ns = ir_inlined_chain(m, (uint32_t)ir_func_lookup(m, "k"), 1, site, 4);
+    ok(ns == 1 && site[0].file == 1 && site[0].line == 7 && site[0].col == 9,
+       "inlined into 1:7:9 (whose own .loc has no inlined_at)");
+    is_int(ir_inlined_chain(m, (uint32_t)ir_func_lookup(m, "k"), 0, site, 4), 0,
+           "not inlined");
     char *p = print_str(m);
     ok(strstr(p, "\n.pragma \"nounroll\";\n\n.entry k(") != NULL, "module pragma prints");
     ok(strstr(p, ".maxntid 64, 1, 1\n.pragma \"nounroll\";\n{\n"
