@@ -1267,6 +1267,59 @@ static void test_facts(void)
     ir_module_free(m);
 }
 
+/* Static shared layout per kernel (predecode.c pd_layout_shared) on
+ * fixtures/cases/shared_layout.ptx: each kernel's size is what ptxas -v prints for it, and
+ * variables of different kernels share offsets (source order, each after the
+ * variables placed before it that share a kernel with it). */
+static void test_shared_layout(void)
+{
+    struct ir_module *m = NULL;
+    struct fe_opts opts = {.diag = stderr, .verify = true};
+    if (!is_int(fe_load_file("fixtures/cases/shared_layout.ptx", &opts, &m), 0,
+                "shared layout: loads"))
+        return;
+    char got[512];
+    size_t n = 0;
+    static const char *const fns[] = {"k1", "k2", "k3", "k4", "k5", "k6", "f1", "f2"};
+    for (unsigned i = 0; i < sizeof fns / sizeof fns[0]; i++) {
+        int fi = ir_func_lookup(m, fns[i]);
+        n += (size_t)snprintf(got + n, sizeof got - n, "%s=%u ", fns[i],
+                              fi < 0 ? 0u : m->funcs[fi].shared_size);
+    }
+    n += (size_t)snprintf(got + n, sizeof got - n, "module=%llu",
+                          (unsigned long long)m->shared_size);
+    is_str(got, "k1=100 k2=64 k3=18 k4=68 k5=52 k6=100 f1=64 f2=48 module=100",
+           "shared layout: bytes each function reaches (ptxas -v smem for the kernels)");
+    n = 0;
+    for (uint32_t i = 0; i < m->nsyms; i++)
+        if (m->syms[i].space == SP_SHARED)
+            n += (size_t)snprintf(got + n, sizeof got - n, "%s%s=%llu", n ? " " : "",
+                                  ir_str(m, m->syms[i].name),
+                                  (unsigned long long)m->syms[i].offset);
+    is_str(got, "modx=0 mody=0 f1s=24 f2s=0 unused=0 a=0 b=8 c=16 k4s=64 k5s=48",
+           "shared layout: offsets (a kernel's variables never overlap, other kernels' may)");
+    ir_module_free(m);
+
+    /* dynamic shared memory: past the static variables of the kernels naming it (kc) */
+    m = NULL;
+    if (!is_int(fe_load_file("fixtures/ptx/exec/shared_per_kernel.ptx", &opts, &m), 0,
+                "shared layout: shared_per_kernel.ptx loads"))
+        return;
+    n = 0;
+    for (uint32_t i = 0; i < m->nfuncs; i++)
+        if (m->funcs[i].is_entry)
+            n += (size_t)snprintf(got + n, sizeof got - n, "%s=%u ",
+                                  ir_str(m, m->funcs[i].name), m->funcs[i].shared_size);
+    for (uint32_t i = 0; i < m->nsyms; i++)
+        if (m->syms[i].flags & VF_DYNAMIC)
+            n += (size_t)snprintf(got + n, sizeof got - n, "dyn=%llu",
+                                  (unsigned long long)m->syms[i].offset);
+    snprintf(got + n, sizeof got - n, " module=%llu", (unsigned long long)m->shared_size);
+    is_str(got, "ka=40960 kb=32832 kc=16400 dyn=16400 module=41984",
+           "shared layout: kernels' sizes, the dynamic offset, the module's window");
+    ir_module_free(m);
+}
+
 /* fe_cache: the same text is loaded once (same module back), keyed by XXH3 of the text;
  * different text is a different module; a failing load is not cached. */
 static void test_cache(void)
@@ -1641,6 +1694,7 @@ int main(void)
     test_verify_rejects();
     test_tex_operands();
     test_fixtures();
+    test_shared_layout();
 #endif
     return done_testing();
 }
