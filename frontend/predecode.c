@@ -6,16 +6,16 @@
  *   - .global / .const variables (any scope, extern and managed ones included as declared):
  *     offsets in the module's global / const segment, each at its .align (or natural
  *     alignment: element size x vector count); ir_module.global_size / const_size = the end;
- *   - static .shared variables (module or function scope): offsets in the CTA shared window,
- *     per kernel (pd_layout_shared): variables one kernel can reach never overlap, those of
- *     different kernels may share addresses; ir_func.shared_size = the end of the furthest
- *     static variable the function reaches (its own, its callees', the module-scope ones they
- *     name): for an .entry, the CTA's static shared bytes, ptxas -v's "bytes smem";
- *     ir_module.shared_size = the end of all of them (the largest window any kernel uses).
+ *   - static .shared variables (module or function scope): offsets in the CTA shared window
+ *     (pd_layout_shared): variables one kernel can reach never overlap, those of different
+ *     kernels may share addresses; ir_func.shared_size = the static bytes the function
+ *     reaches (its own, its callees', the module-scope ones they name) laid out on their own
+ *     in source order: for an .entry, ptxas -v's "bytes smem", what a launch counts;
+ *     ir_module.shared_size = the end of all of them (the most a kernel's CTA buffer needs).
  *     An extern .shared array of unknown size is dynamic shared memory: VF_DYNAMIC is set and
- *     every such variable gets offset = align(largest shared_size of the kernels that name
- *     one, max(16, their largest .align)), so they all alias (as extern __shared__ arrays do
- *     in CUDA);
+ *     every such variable gets offset = align(furthest end of the variables of the kernels
+ *     that name one, max(16, their largest .align)), so they all alias (as extern __shared__
+ *     arrays do in CUDA);
  *   - a function's parameters (ir_func.param..+nparam) then its return parameters
  *     (ir_func.ret..+nret) form its parameter block (the kernel launch buffer for an .entry):
  *     offsets in declaration order, each aligned; ir_func.param_size = the end;
@@ -201,13 +201,15 @@ static uint64_t pd_place(struct pd_ctx *c, struct ir_sym *s, uint64_t *end)
  * address, PTXPlus s[…]) reaches every variable, and so does every kernel a variable whose
  * address an initializer holds.
  *
- * Each variable gets one offset for the whole module (instructions carry it): in source
- * order, each goes after the variables already placed that share a kernel with it (not into
- * gaps between them: ptxas does not fill alignment holes either). Variables of different
- * kernels may share addresses, so each kernel's variables usually start at 0 and its size is
- * ptxas's, not the module's; a variable two kernels reach can leave a gap in one of them.
- * Variables no kernel reaches (a library's functions) go after all others, each at its own
- * address.
+ * ptxas lays out each kernel's variables on their own, in source order, each at its
+ * alignment: that sum is ir_func.shared_size. Here each variable gets one offset for the
+ * whole module instead (instructions carry it): in source order, each goes after the
+ * variables already placed that share a kernel with it. Variables of different kernels may
+ * share addresses, so a kernel's variables usually start at 0 and end at its shared_size; a
+ * .func's variables that several kernels reach can leave one of them a gap (its extent, the
+ * end of the furthest variable it reaches, exceeds shared_size: its CTAs get the bigger
+ * buffer, launches count shared_size). Variables no kernel reaches (a library's functions)
+ * go after all others, each at its own address.
  */
 
 struct pd_reach {
@@ -283,10 +285,10 @@ static bool pd_reached(const struct pd_reach *r, uint32_t si, bool pinned)
 }
 
 /* Lay out the .shared variables (see above): ir_sym.offset of each; ir_func.shared_size of
- * each function = the end of the furthest static variable it reaches; ir_module.shared_size
- * = the end of all of them. Dynamic variables (VF_DYNAMIC) all get one offset: past the
- * static variables of every kernel that names one, aligned to max(16, their .align). 0, or -1
- * out of memory. */
+ * each function = the static bytes it reaches as ptxas counts them; ir_module.shared_size =
+ * the end of all of them (no kernel's variables end further). Dynamic variables (VF_DYNAMIC)
+ * all get one offset: past the extent of every kernel that names one, aligned to max(16,
+ * their .align). 0, or -1 out of memory. */
 static int pd_layout_shared(struct pd_ctx *c)
 {
     struct ir_module *m = c->m;
@@ -424,13 +426,16 @@ static int pd_layout_shared(struct pd_ctx *c)
         if (!f->defined)
             continue;
         pd_reach(&r, fi);
-        uint64_t ext = 0;
+        uint64_t ext = 0, own = 0;
         for (uint32_t v = 0; v < ns; v++) {
             const struct ir_sym *s = &m->syms[sv[v]];
-            if (s->offset + s->size > ext && pd_reached(&r, sv[v], pinned[sv[v]]))
+            if (!pd_reached(&r, sv[v], pinned[sv[v]]))
+                continue;
+            own = pd_align_up(own, al[v]) + s->size;
+            if (s->offset + s->size > ext)
                 ext = s->offset + s->size;
         }
-        f->shared_size = (uint32_t)ext;
+        f->shared_size = (uint32_t)own;
         if (f->is_entry) {
             if (kdyn[k] && ext >= dyn_at) {
                 dyn_at = ext;

@@ -376,12 +376,18 @@ out:
  * calls can only reach the variables it names (an address into shared memory comes from a
  * symbol), so only their ranges are cleared; a kernel that calls functions, uses an absolute
  * shared address, or touches shared memory without naming a variable gets the whole buffer.
- * 0, or -1 out of memory.
+ * Also k->shared_extent, the static part of that buffer: the end of the variables the kernel
+ * names or declares, or for the others the end of all the module's (predecode's layout keeps
+ * every kernel's variables below ir_module.shared_size). 0, or -1 out of memory.
  */
 static int build_shared_spans(struct interp_kernel *k, const struct ir_module *m,
                               const struct ir_func *f)
 {
     bool whole = false, named = false, touches = false;
+    for (uint32_t i = 0; i < m->nrelocs; i++) /* an initializer holds a shared address */
+        if (!m->relocs[i].is_func && m->relocs[i].sym < m->nsyms &&
+            is_shared_space(m->syms[m->relocs[i].sym].space))
+            whole = true;
     for (uint32_t pc = 0; pc < f->ninsns && !whole; pc++) {
         const struct ir_insn *in = &f->insns[pc];
         if (in->op == OP_CALL)
@@ -397,6 +403,21 @@ static int build_shared_spans(struct interp_kernel *k, const struct ir_module *m
                 whole = true;
         }
     }
+    uint64_t ext = 0;
+    for (uint32_t i = 0; i < m->nsyms && !whole; i++) {
+        const struct ir_sym *y = &m->syms[i];
+        if (is_shared_space(y->space) && !(y->flags & VF_DYNAMIC) && y->func >= 0 &&
+            &m->funcs[y->func] == f && y->offset + y->size > ext)
+            ext = y->offset + y->size;
+    }
+    for (uint32_t i = 0; i < f->nopnds && !whole; i++) {
+        const struct ir_opnd *o = &f->opnds[i];
+        if (o->sym < m->nsyms && is_shared_space(m->syms[o->sym].space) &&
+            !(m->syms[o->sym].flags & VF_DYNAMIC) &&
+            m->syms[o->sym].offset + m->syms[o->sym].size > ext)
+            ext = m->syms[o->sym].offset + m->syms[o->sym].size;
+    }
+    k->shared_extent = (uint32_t)(ext > k->shared_static ? ext : k->shared_static);
     uint32_t cap = 0;
     for (uint32_t i = 0; i < f->nopnds && !whole; i++) {
         const struct ir_opnd *o = &f->opnds[i];
@@ -408,11 +429,9 @@ static int build_shared_spans(struct interp_kernel *k, const struct ir_module *m
             k->shared_dyn_zero = true;
             continue;
         }
-        if (y->size == 0 || y->offset >= k->shared_static)
+        if (y->size == 0)
             continue;
         uint32_t lo = (uint32_t)y->offset, hi = (uint32_t)(y->offset + y->size);
-        if (hi > k->shared_static)
-            hi = k->shared_static;
         uint32_t j;
         for (j = 0; j < k->nshared_zero; j++)
             if (k->shared_zero[j].off == lo && k->shared_zero[j].len == hi - lo)
@@ -431,6 +450,8 @@ static int build_shared_spans(struct interp_kernel *k, const struct ir_module *m
     if (whole || (touches && !named)) {
         k->nshared_zero = UINT32_MAX;
         k->shared_dyn_zero = true;
+        if (m->shared_size > k->shared_extent)
+            k->shared_extent = (uint32_t)m->shared_size;
     }
     return 0;
 }
@@ -1221,8 +1242,9 @@ int interp_launch(struct interp_dev *d, const struct interp_launch *l, struct in
                  l->grid[0], l->grid[1], l->grid[2]);
         return -EINVAL;
     }
-    /* the kernel uses its static bytes plus the dynamic ones; its CTAs' buffers also span
-     * the module's dynamic offset, which other kernels' variables may push further out */
+    /* the kernel uses its static bytes plus the dynamic ones; its CTAs' buffers hold its
+     * variables where the module's layout put them and the dynamic part at the module's
+     * offset, so they may be bigger */
     uint64_t used = (uint64_t)k->shared_static + l->shared_dynamic;
     if (used > DEV_MAX_SHARED) {
         snprintf(trap->msg, sizeof trap->msg,
@@ -1230,7 +1252,7 @@ int interp_launch(struct interp_dev *d, const struct interp_launch *l, struct in
                  DEV_MAX_SHARED);
         return -EINVAL;
     }
-    uint64_t shared = k->shared_static;
+    uint64_t shared = k->shared_extent;
     if (l->shared_dynamic && (uint64_t)k->dyn_shared_offset + l->shared_dynamic > shared)
         shared = (uint64_t)k->dyn_shared_offset + l->shared_dynamic;
 

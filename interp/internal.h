@@ -86,8 +86,10 @@ struct interp_kernel {
     struct xfunc *xf;
     struct interp_kernel_info info;
     uint32_t *param_offset, *param_size;
-    uint32_t shared_static;     /* static .shared bytes the kernel reaches (the entry's
+    uint32_t shared_static;     /* static .shared bytes as ptxas counts them (the entry's
                                    ir_func.shared_size: what launches and attributes count) */
+    uint32_t shared_extent;     /* static bytes a CTA's buffer holds: the end of every static
+                                   variable the kernel can reach in the module's layout */
     uint32_t dyn_shared_offset; /* where dynamic shared memory starts (one offset per module:
                                    a CTA's buffer may be larger than shared_static + dynamic) */
     /* what cta_begin clears of the static segment (other kernels' variables may share

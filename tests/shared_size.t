@@ -4,7 +4,7 @@
 # (ir_func.shared_size of the .entry: cudaFuncGetAttributes' sharedSizeBytes, the launch
 # limits, the occupancy calculator and %total_smem_size use it).  Files: the nvcc-generated
 # fixtures/ptx/sm_{75,80,90,80_G}/*.ptx and the hand-written shared-memory cases
-# (fixtures/cases/shared_layout.ptx, fixtures/ptx/exec/shared_*.ptx, atomics_shared.ptx).
+# (fixtures/cases/shared_*.ptx, fixtures/ptx/exec/shared_*.ptx, atomics_shared.ptx).
 # One TAP line per file; the last line counts the kernels compared.
 #
 # ptxas is $PTXAS, else the one next to nvcc (tests/lib/PtxemuTest.pm find_nvcc); without
@@ -30,7 +30,7 @@ if (!$ptxas || !-x $ptxas) {
 }
 
 my @files = ((map { sort glob("fixtures/ptx/$_/*.ptx") } qw(sm_75 sm_80 sm_90 sm_80_G)),
-             'fixtures/cases/shared_layout.ptx', sort(glob('fixtures/ptx/exec/shared_*.ptx')),
+             sort(glob('fixtures/cases/shared_*.ptx')), sort(glob('fixtures/ptx/exec/shared_*.ptx')),
              'fixtures/ptx/exec/atomics_shared.ptx');
 print '1..', scalar(@files) + 1, "\n";
 

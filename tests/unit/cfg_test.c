@@ -1268,57 +1268,60 @@ static void test_facts(void)
     ir_module_free(m);
 }
 
-/* Static shared layout per kernel (predecode.c pd_layout_shared) on
- * fixtures/cases/shared_layout.ptx: each kernel's size is what ptxas -v prints for it, and
- * variables of different kernels share offsets (source order, each after the
- * variables placed before it that share a kernel with it). */
-static void test_shared_layout(void)
+/* Load a fixture and sum up its shared layout: "NAME=BYTES " per kernel (ir_func.shared_size),
+ * "NAME=OFFSET " per .shared variable (dynamic ones included), "module=BYTES". NULL (and a
+ * failed test) when it does not load. */
+static char *shared_summary(const char *path)
 {
     struct ir_module *m = NULL;
     struct fe_opts opts = {.diag = stderr, .verify = true};
-    if (!is_int(fe_load_file("fixtures/cases/shared_layout.ptx", &opts, &m), 0,
-                "shared layout: loads"))
-        return;
-    char got[512];
-    size_t n = 0;
-    static const char *const fns[] = {"k1", "k2", "k3", "k4", "k5", "k6", "f1", "f2"};
-    for (unsigned i = 0; i < sizeof fns / sizeof fns[0]; i++) {
-        int fi = ir_func_lookup(m, fns[i]);
-        n += (size_t)snprintf(got + n, sizeof got - n, "%s=%u ", fns[i],
-                              fi < 0 ? 0u : m->funcs[fi].shared_size);
-    }
-    n += (size_t)snprintf(got + n, sizeof got - n, "module=%llu",
-                          (unsigned long long)m->shared_size);
-    is_str(got, "k1=100 k2=64 k3=18 k4=68 k5=52 k6=100 f1=64 f2=48 module=100",
-           "shared layout: bytes each function reaches (ptxas -v smem for the kernels)");
-    n = 0;
-    for (uint32_t i = 0; i < m->nsyms; i++)
-        if (m->syms[i].space == SP_SHARED)
-            n += (size_t)snprintf(got + n, sizeof got - n, "%s%s=%llu", n ? " " : "",
-                                  ir_str(m, m->syms[i].name),
-                                  (unsigned long long)m->syms[i].offset);
-    is_str(got, "modx=0 mody=0 f1s=24 f2s=0 unused=0 a=0 b=8 c=16 k4s=64 k5s=48",
-           "shared layout: offsets (a kernel's variables never overlap, other kernels' may)");
-    ir_module_free(m);
-
-    /* dynamic shared memory: past the static variables of the kernels naming it (kc) */
-    m = NULL;
-    if (!is_int(fe_load_file("fixtures/ptx/exec/shared_per_kernel.ptx", &opts, &m), 0,
-                "shared layout: shared_per_kernel.ptx loads"))
-        return;
-    n = 0;
+    if (!is_int(fe_load_file(path, &opts, &m), 0, "shared layout: %s loads", path))
+        return NULL;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *o = open_memstream(&buf, &len);
     for (uint32_t i = 0; i < m->nfuncs; i++)
         if (m->funcs[i].is_entry)
-            n += (size_t)snprintf(got + n, sizeof got - n, "%s=%u ",
-                                  ir_str(m, m->funcs[i].name), m->funcs[i].shared_size);
+            fprintf(o, "%s=%u ", ir_str(m, m->funcs[i].name), m->funcs[i].shared_size);
     for (uint32_t i = 0; i < m->nsyms; i++)
-        if (m->syms[i].flags & VF_DYNAMIC)
-            n += (size_t)snprintf(got + n, sizeof got - n, "dyn=%llu",
-                                  (unsigned long long)m->syms[i].offset);
-    snprintf(got + n, sizeof got - n, " module=%llu", (unsigned long long)m->shared_size);
-    is_str(got, "ka=40960 kb=32832 kc=16400 dyn=16400 module=41984",
-           "shared layout: kernels' sizes, the dynamic offset, the module's window");
+        if (m->syms[i].space == SP_SHARED)
+            fprintf(o, "%s=%llu ", ir_str(m, m->syms[i].name),
+                    (unsigned long long)m->syms[i].offset);
+    fprintf(o, "module=%llu", (unsigned long long)m->shared_size);
+    fclose(o);
     ir_module_free(m);
+    return buf;
+}
+
+/* Static shared layout per kernel (predecode.c pd_layout_shared): each kernel's size is what
+ * ptxas -v prints for it (tests/shared_size.t checks that on every fixture), and variables
+ * of different kernels share offsets (source order, each after the variables placed before
+ * it that share a kernel with it). */
+static void test_shared_layout(void)
+{
+    static const struct {
+        const char *path, *want, *what;
+    } cases[] = {
+        {"fixtures/cases/shared_layout.ptx",
+         "k1=100 k2=64 k3=18 k4=68 k5=52 k6=100 modx=0 mody=0 f1s=24 f2s=0 unused=0 a=0 b=8 "
+         "c=16 k4s=64 k5s=48 module=100",
+         "reached variables (module scope, callees', indirect calls), a kernel's never "
+         "overlap, other kernels' may"},
+        {"fixtures/ptx/exec/shared_per_kernel.ptx",
+         "ka=40960 kb=32832 kc=16400 ga=0 unused_mod=40960 dyn=16400 fs=0 kbs=64 kcs=0 "
+         "module=41984",
+         "dynamic past the kernels naming it, unreached variables past everything"},
+        {"fixtures/cases/shared_order.ptx",
+         "tA=9 tB=16 tC=10 tD=16 tI=833 m8=0 fas=0 fbs=8 fcs=16 o=8 o2=17 s1=0 s2=400 "
+         "own=800 module=833",
+         "sizes padded as ptxas pads them; one offset per variable leaves tC a gap"},
+    };
+    for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *got = shared_summary(cases[i].path);
+        if (got)
+            is_str(got, cases[i].want, "shared layout: %s", cases[i].what);
+        free(got);
+    }
 }
 
 /* fe_cache: the same text is loaded once (same module back), keyed by XXH3 of the text;
