@@ -467,7 +467,9 @@ struct ir_func {
     uint32_t nret;
     uint32_t param_size;  /* bytes of the parameter block (ABI layout) */
     uint32_t local_size;  /* bytes of .local frame (per thread) */
-    uint32_t shared_size; /* static .shared bytes this function declares (module layout) */
+    uint32_t shared_size; /* static .shared bytes the function reaches (its own, its callees',
+                             the module-scope ones they name), laid out alone in source order:
+                             for an .entry ptxas -v's smem, what launches count */
 
     uint32_t maxntid[3], reqntid[3], minnctapersm, maxnreg, maxclusterrank;
     uint32_t reqnctapercluster[3];
@@ -587,7 +589,9 @@ struct ir_module {
     char *strtab;         /* string table; a string id is a byte offset into it */
     uint32_t nstrtab;
 
-    uint64_t global_size, const_size, shared_size; /* module segments after layout */
+    uint64_t global_size, const_size; /* module segments after layout */
+    uint64_t shared_size; /* end of all static .shared variables (kernels that reach disjoint
+                             variables share addresses: the most a CTA buffer needs) */
 
     uint32_t *sections;   /* `.section NAME { … }` blocks (DWARF debug info): string ids of
                              their whole text, printed verbatim at the end of the module */

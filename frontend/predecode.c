@@ -6,11 +6,16 @@
  *   - .global / .const variables (any scope, extern and managed ones included as declared):
  *     offsets in the module's global / const segment, each at its .align (or natural
  *     alignment: element size x vector count); ir_module.global_size / const_size = the end;
- *   - static .shared variables (module or function scope): offsets in the CTA shared window,
- *     ir_module.shared_size = the end; ir_func.shared_size = bytes a function declares itself.
+ *   - static .shared variables (module or function scope): offsets in the CTA shared window
+ *     (pd_layout_shared): variables one kernel can reach never overlap, those of different
+ *     kernels may share addresses; ir_func.shared_size = the static bytes the function
+ *     reaches (its own, its callees', the module-scope ones they name) laid out on their own
+ *     in source order: for an .entry, ptxas -v's "bytes smem", what a launch counts;
+ *     ir_module.shared_size = the end of all of them (the most a kernel's CTA buffer needs).
  *     An extern .shared array of unknown size is dynamic shared memory: VF_DYNAMIC is set and
- *     every such variable gets offset = align(static end, max(16, their largest .align)), so
- *     they all alias (as extern __shared__ arrays do in CUDA);
+ *     every such variable gets offset = align(furthest end of the variables of the kernels
+ *     that name one, max(16, their largest .align)), so they all alias (as extern __shared__
+ *     arrays do in CUDA);
  *   - a function's parameters (ir_func.param..+nparam) then its return parameters
  *     (ir_func.ret..+nret) form its parameter block (the kernel launch buffer for an .entry):
  *     offsets in declaration order, each aligned; ir_func.param_size = the end;
@@ -184,6 +189,282 @@ static uint64_t pd_place(struct pd_ctx *c, struct ir_sym *s, uint64_t *end)
     return s->size;
 }
 
+/* ------------------------------------------------------------------ static shared layout */
+
+/*
+ * A kernel's static shared memory is what ptxas -v reports as its "bytes smem": the .shared
+ * variables it can reach, laid out with their alignments. A function reaches the variables
+ * it declares, the .shared variables any of its instructions name (module-scope ones
+ * included), and what every function it calls reaches; an indirect call (through a register)
+ * may call any function whose address the module takes (mov of a function, .calltargets,
+ * an initializer). An instruction addressing shared memory without a variable (an absolute
+ * address, PTXPlus s[…]) reaches every variable, and so does every kernel a variable whose
+ * address an initializer holds.
+ *
+ * ptxas lays out each kernel's variables on their own, in source order, each at its
+ * alignment: that sum is ir_func.shared_size. Here each variable gets one offset for the
+ * whole module instead (instructions carry it): in source order, each goes after the
+ * variables already placed that share a kernel with it. Variables of different kernels may
+ * share addresses, so a kernel's variables usually start at 0 and end at its shared_size; a
+ * .func's variables that several kernels reach can leave one of them a gap (its extent, the
+ * end of the furthest variable it reaches, exceeds shared_size: its CTAs get the bigger
+ * buffer, launches count shared_size). Variables no kernel reaches (a library's functions)
+ * go after all others, each at its own address.
+ */
+
+struct pd_reach {
+    const struct ir_module *m;
+    uint32_t gen;      /* visit stamp of the current walk */
+    uint32_t *fmark;   /* per function: gen when reached */
+    uint32_t *smark;   /* per symbol: gen when named by a reached function */
+    uint32_t *queue;   /* nfuncs */
+    uint8_t *taken;    /* per function: its address is taken */
+    bool all;          /* the walk met an access that names no variable */
+};
+
+static bool pd_shared_space(unsigned sp)
+{
+    return sp == SP_SHARED || sp == SP_SHARED_CTA || sp == SP_SHARED_CLUSTER;
+}
+
+/* Walk the functions root reaches (r->fmark, r->smark == r->gen afterwards). */
+static void pd_reach(struct pd_reach *r, uint32_t root)
+{
+    const struct ir_module *m = r->m;
+    uint32_t qn = 0;
+    bool indirect_done = false;
+    r->gen++;
+    r->all = false;
+    r->fmark[root] = r->gen;
+    r->queue[qn++] = root;
+    for (uint32_t qi = 0; qi < qn; qi++) {
+        const struct ir_func *f = &m->funcs[r->queue[qi]];
+        for (uint32_t i = 0; i < f->nopnds; i++) {
+            const struct ir_opnd *o = &f->opnds[i];
+            if (o->sym != IR_NOSYM && o->sym < m->nsyms && pd_shared_space(m->syms[o->sym].space))
+                r->smark[o->sym] = r->gen;
+        }
+        for (uint32_t pc = 0; pc < f->ninsns; pc++) {
+            const struct ir_insn *in = &f->insns[pc];
+            bool callee = false, label = false;
+            for (unsigned i = 0; i < in->nopnd && in->opnd + i < f->nopnds; i++) {
+                const struct ir_opnd *o = ir_opnd(f, in, i);
+                if (in->op == OP_CALL && o->kind == OPK_FUNC && !callee) {
+                    callee = true;
+                    if (o->imm.u < m->nfuncs && r->fmark[o->imm.u] != r->gen) {
+                        r->fmark[o->imm.u] = r->gen;
+                        r->queue[qn++] = (uint32_t)o->imm.u;
+                    }
+                }
+                label |= o->kind == OPK_LABEL;
+                if ((o->kind == OPK_ADDR && o->sym == IR_NOSYM && o->slot == IR_NOSLOT &&
+                     (pd_shared_space(in->space) || in->space == SP_NONE ||
+                      in->space == SP_GENERIC)) ||
+                    o->kind == OPK_PP_MEM)
+                    r->all = true;
+            }
+            if (in->op == OP_CALL && !callee && !label && !indirect_done) {
+                indirect_done = true;
+                for (uint32_t g = 0; g < m->nfuncs; g++)
+                    if (r->taken[g] && r->fmark[g] != r->gen) {
+                        r->fmark[g] = r->gen;
+                        r->queue[qn++] = g;
+                    }
+            }
+        }
+    }
+}
+
+/* Does the last walk reach symbol si (a .shared variable)? pinned: an initializer holds its
+ * address. */
+static bool pd_reached(const struct pd_reach *r, uint32_t si, bool pinned)
+{
+    const struct ir_sym *s = &r->m->syms[si];
+    return r->all || pinned || r->smark[si] == r->gen ||
+           (s->func >= 0 && (uint32_t)s->func < r->m->nfuncs && r->fmark[s->func] == r->gen);
+}
+
+/* Lay out the .shared variables (see above): ir_sym.offset of each; ir_func.shared_size of
+ * each function = the static bytes it reaches as ptxas counts them; ir_module.shared_size =
+ * the end of all of them (no kernel's variables end further). Dynamic variables (VF_DYNAMIC)
+ * all get one offset: past the extent of every kernel that names one, aligned to max(16,
+ * their .align). 0, or -1 out of memory. */
+static int pd_layout_shared(struct pd_ctx *c)
+{
+    struct ir_module *m = c->m;
+    const uint32_t nf = m->nfuncs;
+    uint32_t ns = 0, nk = 0;
+    uint64_t dyn_align = 16;
+    bool any_dyn = false;
+    for (uint32_t i = 0; i < nf; i++) {
+        m->funcs[i].shared_size = 0;
+        nk += m->funcs[i].is_entry && m->funcs[i].defined;
+    }
+    for (uint32_t i = 0; i < m->nsyms; i++) {
+        struct ir_sym *s = &m->syms[i];
+        if (!pd_shared_space(s->space))
+            continue;
+        if (s->flags & VF_DYNAMIC) {
+            uint64_t a = pd_sym_align(c, s);
+            any_dyn = true;
+            if (a > dyn_align)
+                dyn_align = a;
+        } else {
+            ns++;
+        }
+    }
+    m->shared_size = 0;
+    if (ns == 0) {
+        for (uint32_t i = 0; i < m->nsyms; i++)
+            if (m->syms[i].flags & VF_DYNAMIC)
+                m->syms[i].offset = 0;
+        return 0;
+    }
+
+    const uint32_t words = (nk + 63) / 64 ? (nk + 63) / 64 : 1;
+    struct pd_reach r = {.m = m};
+    uint32_t *sv = malloc(ns * sizeof *sv);         /* static variables, source order */
+    uint64_t *al = malloc(ns * sizeof *al);          /* their alignments */
+    uint64_t *kb = calloc((size_t)ns * words, sizeof *kb); /* kernels reaching each */
+    uint32_t *placed = malloc(ns * sizeof *placed);  /* indices into sv, placement order */
+    uint8_t *pinned = calloc(m->nsyms, 1);
+    uint8_t *kdyn = calloc(nk ? nk : 1, 1);          /* kernel names a dynamic variable */
+    r.fmark = calloc(nf ? nf : 1, sizeof *r.fmark);
+    r.smark = calloc(m->nsyms, sizeof *r.smark);
+    r.queue = malloc((nf ? nf : 1) * sizeof *r.queue);
+    r.taken = calloc(nf ? nf : 1, 1);
+    int rc = -1;
+    if (!sv || !al || !kb || !placed || !pinned || !kdyn || !r.fmark || !r.smark || !r.queue ||
+        !r.taken)
+        goto out;
+
+    ns = 0;
+    for (uint32_t i = 0; i < m->nsyms; i++)
+        if (pd_shared_space(m->syms[i].space) && !(m->syms[i].flags & VF_DYNAMIC)) {
+            al[ns] = pd_sym_align(c, &m->syms[i]);
+            sv[ns++] = i;
+        }
+    /* functions whose address is taken; variables whose address an initializer holds */
+    for (uint32_t fi = 0; fi < nf; fi++) {
+        const struct ir_func *f = &m->funcs[fi];
+        for (uint32_t pc = 0; pc < f->ninsns; pc++) {
+            const struct ir_insn *in = &f->insns[pc];
+            bool callee = false;
+            for (unsigned i = 0; i < in->nopnd && in->opnd + i < f->nopnds; i++) {
+                const struct ir_opnd *o = ir_opnd(f, in, i);
+                if (o->kind != OPK_FUNC || o->imm.u >= nf)
+                    continue;
+                if (in->op == OP_CALL && !callee)
+                    callee = true;
+                else
+                    r.taken[o->imm.u] = 1;
+            }
+        }
+        for (uint32_t t = 0; t < f->ntable_names; t++) {
+            const struct ir_table_name *tn = &f->table_names[t];
+            for (uint32_t k = 0; tn->is_call && k < tn->n && tn->first + k < f->ntables; k++)
+                if (f->tables[tn->first + k] < nf)
+                    r.taken[f->tables[tn->first + k]] = 1;
+        }
+    }
+    for (uint32_t i = 0; i < m->nrelocs; i++) {
+        const struct ir_reloc *x = &m->relocs[i];
+        if (x->is_func && x->sym < nf)
+            r.taken[x->sym] = 1;
+        else if (!x->is_func && x->sym < m->nsyms)
+            pinned[x->sym] = 1;
+    }
+
+    /* which kernels reach each variable */
+    for (uint32_t fi = 0, k = 0; fi < nf; fi++) {
+        if (!m->funcs[fi].is_entry || !m->funcs[fi].defined)
+            continue;
+        pd_reach(&r, fi);
+        for (uint32_t v = 0; v < ns; v++)
+            if (pd_reached(&r, sv[v], pinned[sv[v]]))
+                kb[(size_t)v * words + k / 64] |= UINT64_C(1) << (k % 64);
+        for (uint32_t i = 0; i < m->nsyms && !kdyn[k]; i++)
+            if ((m->syms[i].flags & VF_DYNAMIC) && pd_reached(&r, i, false))
+                kdyn[k] = 1;
+        k++;
+    }
+
+    /* the reached variables, then the others after everything */
+    uint32_t np = 0;
+    uint64_t end = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (uint32_t v = 0; v < ns; v++) {
+            const uint64_t *kv = &kb[(size_t)v * words];
+            bool any = false;
+            for (uint32_t w = 0; w < words; w++)
+                any |= kv[w] != 0;
+            if (any != (pass == 0))
+                continue;
+            struct ir_sym *s = &m->syms[sv[v]];
+            uint64_t off = pass ? end : 0;
+            for (uint32_t p = 0; p < np && pass == 0; p++) {
+                const struct ir_sym *t = &m->syms[sv[placed[p]]];
+                const uint64_t *kw = &kb[(size_t)placed[p] * words];
+                bool share = false;
+                for (uint32_t w = 0; w < words; w++)
+                    share |= (kv[w] & kw[w]) != 0;
+                if (share && t->offset + t->size > off)
+                    off = t->offset + t->size;
+            }
+            s->offset = off = pd_align_up(off, al[v]);
+            placed[np++] = v;
+            if (off + s->size > end)
+                end = off + s->size;
+        }
+    m->shared_size = end;
+
+    /* each function's extent; where the dynamic variables go */
+    uint64_t dyn_at = 0;
+    bool dyn_named = false;
+    for (uint32_t fi = 0, k = 0; fi < nf; fi++) {
+        struct ir_func *f = &m->funcs[fi];
+        if (!f->defined)
+            continue;
+        pd_reach(&r, fi);
+        uint64_t ext = 0, own = 0;
+        for (uint32_t v = 0; v < ns; v++) {
+            const struct ir_sym *s = &m->syms[sv[v]];
+            if (!pd_reached(&r, sv[v], pinned[sv[v]]))
+                continue;
+            own = pd_align_up(own, al[v]) + s->size;
+            if (s->offset + s->size > ext)
+                ext = s->offset + s->size;
+        }
+        f->shared_size = (uint32_t)own;
+        if (f->is_entry) {
+            if (kdyn[k] && ext >= dyn_at) {
+                dyn_at = ext;
+                dyn_named = true;
+            }
+            k++;
+        }
+    }
+    if (any_dyn) {
+        uint64_t off = pd_align_up(dyn_named ? dyn_at : end, dyn_align);
+        for (uint32_t i = 0; i < m->nsyms; i++)
+            if (m->syms[i].flags & VF_DYNAMIC)
+                m->syms[i].offset = off;
+    }
+    rc = 0;
+out:
+    free(sv);
+    free(al);
+    free(kb);
+    free(placed);
+    free(pinned);
+    free(kdyn);
+    free(r.fmark);
+    free(r.smark);
+    free(r.queue);
+    free(r.taken);
+    return rc;
+}
+
 enum { ROLE_NONE, ROLE_PARAM };
 
 static int pd_layout(struct pd_ctx *c)
@@ -200,8 +481,7 @@ static int pd_layout(struct pd_ctx *c)
             role[f->ret + k] = ROLE_PARAM;
     }
 
-    uint64_t gend = 0, cend = 0, send = 0, lend0 = 0, dyn_align = 16;
-    bool any_dyn = false;
+    uint64_t gend = 0, cend = 0, lend0 = 0;
     for (uint32_t i = 0; i < m->nfuncs; i++) {
         m->funcs[i].shared_size = 0;
         m->funcs[i].local_size = 0;
@@ -220,18 +500,9 @@ static int pd_layout(struct pd_ctx *c)
         case SP_SHARED:
         case SP_SHARED_CTA:
         case SP_SHARED_CLUSTER:
-            if ((s->flags & VF_DYNAMIC) || (s->linkage == LNK_EXTERN && s->size == 0)) {
+            if (s->linkage == LNK_EXTERN && s->size == 0)
                 s->flags |= VF_DYNAMIC;
-                any_dyn = true;
-                uint64_t a = pd_sym_align(c, s);
-                if (a > dyn_align)
-                    dyn_align = a;
-            } else {
-                uint64_t sz = pd_place(c, s, &send);
-                if (s->func >= 0 && (uint32_t)s->func < m->nfuncs)
-                    m->funcs[s->func].shared_size += (uint32_t)sz;
-            }
-            break;
+            break; /* pd_layout_shared */
         case SP_LOCAL:
             if (s->func < 0)
                 pd_place(c, s, &lend0);
@@ -240,15 +511,12 @@ static int pd_layout(struct pd_ctx *c)
             break;
         }
     }
-    if (any_dyn) {
-        uint64_t off = pd_align_up(send, dyn_align);
-        for (uint32_t i = 0; i < m->nsyms; i++)
-            if (m->syms[i].flags & VF_DYNAMIC)
-                m->syms[i].offset = off;
-    }
     m->global_size = gend;
     m->const_size = cend;
-    m->shared_size = send;
+    if (pd_layout_shared(c) != 0) {
+        free(role);
+        return -1;
+    }
 
     /* parameter blocks */
     for (uint32_t fi = 0; fi < m->nfuncs; fi++) {

@@ -370,18 +370,24 @@ out:
 }
 
 /*
- * Which parts of the shared segment a CTA of kernel k starts with cleared (cta_begin). The
- * module lays out every kernel's .shared variables in one segment, so clearing all of it per
- * CTA costs a small kernel the shared arrays of its module's other kernels. A kernel without
+ * Which parts of the shared buffer a CTA of kernel k starts with cleared (cta_begin). The
+ * buffer spans the module's dynamic offset, and variables of other kernels may share
+ * addresses with this kernel's, so only what the kernel can reach matters. A kernel without
  * calls can only reach the variables it names (an address into shared memory comes from a
  * symbol), so only their ranges are cleared; a kernel that calls functions, uses an absolute
- * shared address, or touches shared memory without naming a variable gets the whole segment.
- * 0, or -1 out of memory.
+ * shared address, or touches shared memory without naming a variable gets the whole buffer.
+ * Also k->shared_extent, the static part of that buffer: the end of the variables the kernel
+ * names or declares, or for the others the end of all the module's (predecode's layout keeps
+ * every kernel's variables below ir_module.shared_size). 0, or -1 out of memory.
  */
 static int build_shared_spans(struct interp_kernel *k, const struct ir_module *m,
                               const struct ir_func *f)
 {
     bool whole = false, named = false, touches = false;
+    for (uint32_t i = 0; i < m->nrelocs; i++) /* an initializer holds a shared address */
+        if (!m->relocs[i].is_func && m->relocs[i].sym < m->nsyms &&
+            is_shared_space(m->syms[m->relocs[i].sym].space))
+            whole = true;
     for (uint32_t pc = 0; pc < f->ninsns && !whole; pc++) {
         const struct ir_insn *in = &f->insns[pc];
         if (in->op == OP_CALL)
@@ -397,6 +403,21 @@ static int build_shared_spans(struct interp_kernel *k, const struct ir_module *m
                 whole = true;
         }
     }
+    uint64_t ext = 0;
+    for (uint32_t i = 0; i < m->nsyms && !whole; i++) {
+        const struct ir_sym *y = &m->syms[i];
+        if (is_shared_space(y->space) && !(y->flags & VF_DYNAMIC) && y->func >= 0 &&
+            &m->funcs[y->func] == f && y->offset + y->size > ext)
+            ext = y->offset + y->size;
+    }
+    for (uint32_t i = 0; i < f->nopnds && !whole; i++) {
+        const struct ir_opnd *o = &f->opnds[i];
+        if (o->sym < m->nsyms && is_shared_space(m->syms[o->sym].space) &&
+            !(m->syms[o->sym].flags & VF_DYNAMIC) &&
+            m->syms[o->sym].offset + m->syms[o->sym].size > ext)
+            ext = m->syms[o->sym].offset + m->syms[o->sym].size;
+    }
+    k->shared_extent = (uint32_t)(ext > k->shared_static ? ext : k->shared_static);
     uint32_t cap = 0;
     for (uint32_t i = 0; i < f->nopnds && !whole; i++) {
         const struct ir_opnd *o = &f->opnds[i];
@@ -408,11 +429,9 @@ static int build_shared_spans(struct interp_kernel *k, const struct ir_module *m
             k->shared_dyn_zero = true;
             continue;
         }
-        if (y->size == 0 || y->offset >= k->shared_static)
+        if (y->size == 0)
             continue;
         uint32_t lo = (uint32_t)y->offset, hi = (uint32_t)(y->offset + y->size);
-        if (hi > k->shared_static)
-            hi = k->shared_static;
         uint32_t j;
         for (j = 0; j < k->nshared_zero; j++)
             if (k->shared_zero[j].off == lo && k->shared_zero[j].len == hi - lo)
@@ -431,6 +450,8 @@ static int build_shared_spans(struct interp_kernel *k, const struct ir_module *m
     if (whole || (touches && !named)) {
         k->nshared_zero = UINT32_MAX;
         k->shared_dyn_zero = true;
+        if (m->shared_size > k->shared_extent)
+            k->shared_extent = (uint32_t)m->shared_size;
     }
     return 0;
 }
@@ -699,14 +720,14 @@ int interp_program_load(struct interp_dev *d, const struct ir_module *const *mod
             interp_program_unload(p);
             return -1;
         }
-        uint64_t st = m->shared_size;
-        for (uint32_t s = 0; s < m->nsyms; s++) {
-            const struct ir_sym *y = &m->syms[s];
-            if (is_shared_space(y->space) && !(y->flags & VF_DYNAMIC) && y->offset + y->size > st)
-                st = y->offset + y->size;
-        }
-        pm->shared_static = (uint32_t)st;
-        pm->dyn_off = align_up32((uint32_t)st, 16);
+        /* predecode placed every dynamic variable at one offset; without one, launches
+         * with dynamic shared memory get it past every static variable */
+        pm->dyn_off = align_up32((uint32_t)m->shared_size, 16);
+        for (uint32_t s = 0; s < m->nsyms; s++)
+            if (is_shared_space(m->syms[s].space) && (m->syms[s].flags & VF_DYNAMIC)) {
+                pm->dyn_off = (uint32_t)m->syms[s].offset;
+                break;
+            }
         layout_params(pm);
     }
     /* 32-bit addressing (.address_size 32, or plain PTX without the directive, which the ISA
@@ -765,7 +786,7 @@ int interp_program_load(struct interp_dev *d, const struct ir_module *const *mod
                 if (y->offset + y->size > total)
                     total = (uint32_t)(y->offset + y->size);
             }
-            k->shared_static = p->mods[mi].shared_static;
+            k->shared_static = f->shared_size;
             k->dyn_shared_offset = p->mods[mi].dyn_off;
             if (build_shared_spans(k, m, f) != 0) {
                 interp_program_unload(p);
@@ -1238,15 +1259,19 @@ int interp_launch(struct interp_dev *d, const struct interp_launch *l, struct in
                  l->grid[0], l->grid[1], l->grid[2]);
         return -EINVAL;
     }
-    uint64_t shared = (uint64_t)k->dyn_shared_offset + l->shared_dynamic;
-    if (l->shared_dynamic == 0)
-        shared = k->shared_static;
-    if (shared > DEV_MAX_SHARED) {
+    /* the kernel uses its static bytes plus the dynamic ones; its CTAs' buffers hold its
+     * variables where the module's layout put them and the dynamic part at the module's
+     * offset, so they may be bigger */
+    uint64_t used = (uint64_t)k->shared_static + l->shared_dynamic;
+    if (used > DEV_MAX_SHARED) {
         snprintf(trap->msg, sizeof trap->msg,
-                 "too much shared memory: %" PRIu64 " bytes (at most %u)", shared,
+                 "too much shared memory: %" PRIu64 " bytes (at most %u)", used,
                  DEV_MAX_SHARED);
         return -EINVAL;
     }
+    uint64_t shared = k->shared_extent;
+    if (l->shared_dynamic && (uint64_t)k->dyn_shared_offset + l->shared_dynamic > shared)
+        shared = (uint64_t)k->dyn_shared_offset + l->shared_dynamic;
 
     struct launch_state L;
     memset(&L, 0, sizeof L);

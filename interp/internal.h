@@ -86,11 +86,15 @@ struct interp_kernel {
     struct xfunc *xf;
     struct interp_kernel_info info;
     uint32_t *param_offset, *param_size;
-    uint32_t shared_static;     /* bytes of the CTA's static shared segment */
-    uint32_t dyn_shared_offset; /* where dynamic shared memory starts */
-    /* what cta_begin clears of the static segment (the module's layout holds every kernel's
-     * variables): the ranges of the shared variables this kernel names; nshared_zero ==
-     * UINT32_MAX: the whole segment. shared_dyn_zero: also the dynamic part. */
+    uint32_t shared_static;     /* static .shared bytes as ptxas counts them (the entry's
+                                   ir_func.shared_size: what launches and attributes count) */
+    uint32_t shared_extent;     /* static bytes a CTA's buffer holds: the end of every static
+                                   variable the kernel can reach in the module's layout */
+    uint32_t dyn_shared_offset; /* where dynamic shared memory starts (one offset per module:
+                                   a CTA's buffer may be larger than shared_static + dynamic) */
+    /* what cta_begin clears of the static segment (other kernels' variables may share
+     * offsets with this kernel's): the ranges of the shared variables this kernel names;
+     * nshared_zero == UINT32_MAX: the whole buffer. shared_dyn_zero: also the dynamic part. */
     struct frame_span *shared_zero;
     uint32_t nshared_zero;
     bool shared_dyn_zero;
@@ -102,8 +106,8 @@ struct prog_module {
     uint64_t *sym_addr;         /* per module-scope global/const symbol: device address */
     uint32_t *param_off;        /* per symbol: offset of a .param symbol in its frame */
     struct xfunc **link;        /* per function: the definition it resolves to (externs) */
-    uint32_t shared_static;     /* bytes of static .shared (module layout) */
-    uint32_t dyn_off;           /* where dynamic (extern) .shared starts */
+    uint32_t dyn_off;           /* where dynamic (extern) .shared starts: predecode's offset
+                                   of the module's dynamic variables */
 };
 
 struct interp_program {
@@ -289,7 +293,7 @@ struct launch_state {
     uint32_t param_size;
     uint32_t nthreads;          /* per CTA */
     uint64_t nctas;
-    uint32_t shared_total;
+    uint32_t shared_total;      /* bytes of a CTA's shared buffer (static + dynamic part) */
     uint32_t local_stride;
     uint64_t quantum;           /* warp instructions per scheduling quantum */
     unsigned nworkers;

@@ -129,7 +129,8 @@ static uint64_t sreg_value(const struct warp *w, unsigned s, unsigned l)
     case SR_LANEMASK_GE: return ~((UINT32_C(1) << l) - 1);
     case SR_LANEMASK_GT: return ~(uint32_t)((UINT64_C(2) << l) - 1);
     case SR_DYNAMIC_SMEM_SIZE: return L->l->shared_dynamic;
-    case SR_TOTAL_SMEM_SIZE: case SR_AGGR_SMEM_SIZE: return L->shared_total;
+    case SR_TOTAL_SMEM_SIZE: case SR_AGGR_SMEM_SIZE:
+        return L->k->shared_static + L->l->shared_dynamic; /* not the buffer: see launch */
     default: return 0;
     }
 }

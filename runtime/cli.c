@@ -4,6 +4,7 @@
  *   ptxemu check FILE.ptx                 parse + check; diagnostics on stderr; exit 0 / 1
  *   ptxemu print FILE.ptx                 canonical PTX of the module on stdout
  *   ptxemu cfg FILE.ptx [--kernel NAME] [--dot]
+ *   ptxemu info FILE.ptx                  per kernel: parameter, static shared, local bytes
  *   ptxemu exec FILE.ptx --kernel NAME --grid X[,Y,Z] --block X[,Y,Z] --arg SPEC ...
  *   ptxemu run [OPTIONS] -- PROGRAM ARGS...   run a CUDA program on libcudart.so.13 from ptxemu
  *   ptxemu fatbin PROGRAM                 list the fat binary entries of a CUDA executable
@@ -47,6 +48,7 @@ static const char usage_text[] =
     "  print FILE.ptx                     print the module as canonical PTX\n"
     "  cfg FILE.ptx [--kernel NAME] [--dot]\n"
     "                                     print control-flow graphs (text or Graphviz)\n"
+    "  info FILE.ptx                      per kernel: parameter, static shared and local bytes\n"
     "  exec FILE.ptx --kernel NAME --grid X[,Y,Z] --block X[,Y,Z] [OPTIONS] --arg SPEC...\n"
     "                                     run one kernel of a PTX file\n"
     "  run [OPTIONS] -- PROGRAM ARGS...   run a CUDA program built with nvcc -cudart shared\n"
@@ -566,14 +568,16 @@ static int cmd_check(int argc, char **argv)
     return 0;
 }
 
-static int cmd_print(int argc, char **argv)
+/* `print` and `info`: load the one PTX file the command takes, show it on stdout. */
+static int cmd_show(int argc, char **argv, const char *cmd, bool no_cfg,
+                    void (*show)(FILE *, const struct ir_module *))
 {
     if (argc != 1 || argv[0][0] == '-')
-        return usage_error("print takes one PTX file%s", "");
+        return usage_error("%s takes one PTX file", cmd);
     struct ir_module *m = NULL;
-    if (load_module(argv[0], false, &m) < 0)
+    if (load_module(argv[0], no_cfg, &m) < 0)
         return 1;
-    ir_print_module(stdout, m);
+    show(stdout, m);
     ir_module_free(m);
     return fflush(stdout) ? 1 : 0;
 }
@@ -617,6 +621,24 @@ static int cmd_cfg(int argc, char **argv)
     fprintf(stderr, "ptxemu: cfg: this build has no CFG printer (frontend/cfg.h missing)\n");
     return 1;
 #endif
+}
+
+/*
+ * `ptxemu info FILE.ptx`: one line per kernel (.entry with a body), in module order,
+ *   kernel NAME: param P bytes, shared S bytes, local L bytes
+ * P: its parameter block; S: the static .shared bytes it reaches, its own and its callees'
+ * (what cudaFuncGetAttributes reports as sharedSizeBytes and ptxas -v as "bytes smem");
+ * L: its own .local frame per thread. So scripts and tests can compare with ptxas without
+ * running anything.
+ */
+static void show_info(FILE *out, const struct ir_module *m)
+{
+    for (uint32_t i = 0; i < m->nfuncs; i++) {
+        const struct ir_func *f = &m->funcs[i];
+        if (f->is_entry && f->defined)
+            fprintf(out, "kernel %s: param %u bytes, shared %u bytes, local %u bytes\n",
+                    ir_str(m, f->name), f->param_size, f->shared_size, f->local_size);
+    }
 }
 
 /* ======================================================================================= exec */
@@ -1244,7 +1266,9 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "check"))
         return cmd_check(argc - 2, argv + 2);
     if (!strcmp(cmd, "print"))
-        return cmd_print(argc - 2, argv + 2);
+        return cmd_show(argc - 2, argv + 2, "print", false, ir_print_module);
+    if (!strcmp(cmd, "info"))
+        return cmd_show(argc - 2, argv + 2, "info", false, show_info);
     if (!strcmp(cmd, "cfg"))
         return cmd_cfg(argc - 2, argv + 2);
     if (!strcmp(cmd, "exec"))

@@ -806,7 +806,8 @@ static void test_predecode(void)
              (unsigned long long)sy[4].offset, (unsigned long long)sy[5].offset,
              (unsigned long long)t.m.shared_size, fn[0].shared_size,
              (unsigned long long)sy[6].offset, !!(sy[6].flags & VF_DYNAMIC));
-    is_str(got, "s1=0 s2=8 static=16 k.shared=8 dyn=16 dynflag=1", "layout: shared");
+    /* s2 (named by k) first; s1 (no kernel reaches it) after it; dyn: past the end */
+    is_str(got, "s1=8 s2=0 static=13 k.shared=8 dyn=16 dynflag=1", "layout: shared");
     snprintf(got, sizeof got, "p0=%llu p1=%llu p2=%llu k=%u q0=%llu r0=%llu g=%u",
              (unsigned long long)sy[7].offset, (unsigned long long)sy[8].offset,
              (unsigned long long)sy[9].offset, fn[0].param_size,
@@ -1267,6 +1268,62 @@ static void test_facts(void)
     ir_module_free(m);
 }
 
+/* Load a fixture and sum up its shared layout: "NAME=BYTES " per kernel (ir_func.shared_size),
+ * "NAME=OFFSET " per .shared variable (dynamic ones included), "module=BYTES". NULL (and a
+ * failed test) when it does not load. */
+static char *shared_summary(const char *path)
+{
+    struct ir_module *m = NULL;
+    struct fe_opts opts = {.diag = stderr, .verify = true};
+    if (!is_int(fe_load_file(path, &opts, &m), 0, "shared layout: %s loads", path))
+        return NULL;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *o = open_memstream(&buf, &len);
+    for (uint32_t i = 0; i < m->nfuncs; i++)
+        if (m->funcs[i].is_entry)
+            fprintf(o, "%s=%u ", ir_str(m, m->funcs[i].name), m->funcs[i].shared_size);
+    for (uint32_t i = 0; i < m->nsyms; i++)
+        if (m->syms[i].space == SP_SHARED)
+            fprintf(o, "%s=%llu ", ir_str(m, m->syms[i].name),
+                    (unsigned long long)m->syms[i].offset);
+    fprintf(o, "module=%llu", (unsigned long long)m->shared_size);
+    fclose(o);
+    ir_module_free(m);
+    return buf;
+}
+
+/* Static shared layout per kernel (predecode.c pd_layout_shared): each kernel's size is what
+ * ptxas -v prints for it (tests/shared_size.t checks that on every fixture), and variables
+ * of different kernels share offsets (source order, each after the variables placed before
+ * it that share a kernel with it). */
+static void test_shared_layout(void)
+{
+    static const struct {
+        const char *path, *want, *what;
+    } cases[] = {
+        {"fixtures/cases/shared_layout.ptx",
+         "k1=100 k2=64 k3=18 k4=68 k5=52 k6=100 modx=0 mody=0 f1s=24 f2s=0 unused=0 a=0 b=8 "
+         "c=16 k4s=64 k5s=48 module=100",
+         "reached variables (module scope, callees', indirect calls), a kernel's never "
+         "overlap, other kernels' may"},
+        {"fixtures/ptx/exec/shared_per_kernel.ptx",
+         "ka=40960 kb=32832 kc=16400 ga=0 unused_mod=40960 dyn=16400 fs=0 kbs=64 kcs=0 "
+         "module=41984",
+         "dynamic past the kernels naming it, unreached variables past everything"},
+        {"fixtures/cases/shared_order.ptx",
+         "tA=9 tB=16 tC=10 tD=16 tI=833 m8=0 fas=0 fbs=8 fcs=16 o=8 o2=17 s1=0 s2=400 "
+         "own=800 module=833",
+         "sizes padded as ptxas pads them; one offset per variable leaves tC a gap"},
+    };
+    for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *got = shared_summary(cases[i].path);
+        if (got)
+            is_str(got, cases[i].want, "shared layout: %s", cases[i].what);
+        free(got);
+    }
+}
+
 /* fe_cache: the same text is loaded once (same module back), keyed by XXH3 of the text;
  * different text is a different module; a failing load is not cached. */
 static void test_cache(void)
@@ -1641,6 +1698,7 @@ int main(void)
     test_verify_rejects();
     test_tex_operands();
     test_fixtures();
+    test_shared_layout();
 #endif
     return done_testing();
 }

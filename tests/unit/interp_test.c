@@ -284,6 +284,7 @@ static struct tb *k_barrier(bool half)
     t->syms[sh] = (struct ir_sym){.name = tb_str(t, "cnt"), .space = SP_SHARED, .type = T_U32,
                                   .vec = 1, .align = 4, .size = 4, .offset = 0, .func = -1};
     t->m.shared_size = 4;
+    t->fn[0].shared_size = 4; /* the kernel's static shared bytes (predecode's layout) */
     prologue(t, &ps);
     tb_ins(t, OP_ATOM, (struct iopt){.t0 = T_U32, .space = SP_SHARED, .mode = MODE_ADD}, 3,
            D(RF_B32, 3), A(RF_B32, IR_NOSLOT, sh, 0), I(t, RF_B32, 1));
@@ -323,6 +324,7 @@ static struct tb *k_cluster(int mode)
     t->syms[sh] = (struct ir_sym){.name = tb_str(t, "cnt"), .space = SP_SHARED, .type = T_U32,
                                   .vec = 1, .align = 4, .size = 8, .offset = 0, .func = -1};
     t->m.shared_size = 8;
+    t->fn[0].shared_size = 8;
     prologue(t, &ps);
     tb_ins(t, OP_ATOM, (struct iopt){.t0 = T_U32, .space = SP_SHARED, .mode = MODE_ADD}, 3,
            D(RF_B32, 3), A(RF_B32, IR_NOSLOT, sh, 0), I(t, RF_B32, 1));

@@ -1,0 +1,87 @@
+#!/usr/bin/env perl
+# tests/shared_size.t - every kernel's static shared memory as ptxemu counts it equals what
+# ptxas -v prints as its "bytes smem".  ptxemu's number is `ptxemu info`'s "shared N bytes"
+# (ir_func.shared_size of the .entry: cudaFuncGetAttributes' sharedSizeBytes, the launch
+# limits, the occupancy calculator and %total_smem_size use it).  Files: the nvcc-generated
+# fixtures/ptx/sm_{75,80,90,80_G,90_L}/*.ptx and the hand-written shared-memory cases
+# (fixtures/cases/shared_*.ptx, fixtures/ptx/exec/shared_*.ptx, atomics_shared.ptx).
+# One TAP line per file; the last line counts the kernels compared.
+#
+# ptxas is $PTXAS, else the one next to nvcc (tests/lib/PtxemuTest.pm find_nvcc); without
+# it everything is skipped.  The binary is $PTXEMU_BUILD/ptxemu (default build/ptxemu).
+use strict;
+use warnings;
+use File::Basename qw(dirname);
+use lib dirname(__FILE__) . '/lib';
+use PtxemuTest qw(find_nvcc run_bounded);
+
+chdir(dirname(__FILE__) . '/..') or die "chdir: $!";
+my $build = $ENV{PTXEMU_BUILD} // 'build';
+my $bin   = "$build/ptxemu";
+
+my $ptxas = $ENV{PTXAS};
+if (!$ptxas) {
+    my $nvcc = find_nvcc();
+    $ptxas = dirname($nvcc) . '/ptxas' if $nvcc && -x dirname($nvcc) . '/ptxas';
+}
+if (!$ptxas || !-x $ptxas) {
+    print "1..0 # SKIP ptxas not found\n";
+    exit 0;
+}
+
+my @files = ((map { sort glob("fixtures/ptx/$_/*.ptx") } qw(sm_75 sm_80 sm_90 sm_80_G sm_90_L)),
+             sort(glob('fixtures/cases/shared_*.ptx')), sort(glob('fixtures/ptx/exec/shared_*.ptx')),
+             'fixtures/ptx/exec/atomics_shared.ptx');
+print '1..', scalar(@files) + 1, "\n";
+
+my ($n, $kernels, $nonzero) = (0, 0, 0);
+for my $file (@files) {
+    $n++;
+    my @why;
+    open(my $fh, '<', $file) or die "$file: $!";
+    my ($arch) = map { /^\s*\.target\s+(sm_\w+)/ ? $1 : () } <$fh>;
+    close $fh;
+    my %want;
+    if (!$arch) {
+        push @why, "# no .target sm_XX line\n";
+    } else {
+        my ($code, $out, $err) = run_bounded(300, {}, $ptxas, "-arch=$arch", '-v', $file,
+                                             '-o', '/dev/null');
+        my $cur;
+        for (split /\n/, $err) {
+            $cur = $1 if /Compiling entry function '([^']+)'/;
+            # no "bytes smem" on the line: none
+            if (defined $cur && /Used \d+ registers/) {
+                $want{$cur} = /(\d+) bytes smem/ ? $1 : 0;
+                undef $cur;
+            }
+        }
+        push @why, "# ptxas exited $code\n", map { "#   $_\n" } split /\n/, $err if $code;
+    }
+    my %got;
+    if (!@why) {
+        my ($code, $out, $err) = run_bounded(60, {}, $bin, 'info', $file);
+        push @why, "# ptxemu info exited $code\n", map { "#   $_\n" } split /\n/, $err if $code;
+        $got{$1} = $2 while $out =~ /^kernel (\S+): param \d+ bytes, shared (\d+) bytes/mg;
+    }
+    if (!@why) {
+        for my $k (sort keys %want) {
+            if (!exists $got{$k}) {
+                push @why, "# kernel $k: ptxas $want{$k} bytes smem, ptxemu info: none\n";
+            } elsif ($got{$k} != $want{$k}) {
+                push @why, "# kernel $k: ptxas $want{$k} bytes smem, ptxemu $got{$k}\n";
+            }
+        }
+        push @why, map { "# kernel $_: ptxemu only\n" } grep { !exists $want{$_} } sort keys %got;
+    }
+    if (@why) {
+        print "not ok $n - $file\n", @why;
+    } else {
+        $kernels += keys %want;
+        $nonzero += grep { $_ } values %want;
+        print "ok $n - $file (", scalar(keys %want), " kernels)\n";
+    }
+}
+$n++;
+print(($kernels ? 'ok' : 'not ok'),
+      " $n - $kernels kernels ($nonzero with static shared memory) as ptxas -v counts them\n");
