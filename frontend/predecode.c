@@ -216,10 +216,20 @@ struct pd_reach {
     const struct ir_module *m;
     uint32_t gen;      /* visit stamp of the current walk */
     uint32_t *fmark;   /* per function: gen when reached */
-    uint32_t *smark;   /* per symbol: gen when named by a reached function */
+    uint32_t *smark;   /* per symbol: gen when reached by the current walk */
     uint32_t *queue;   /* nfuncs */
     uint8_t *taken;    /* per function: its address is taken */
-    bool all;          /* the walk met an access that names no variable */
+    const int32_t *vidx;    /* per symbol: index among the static .shared variables, or -1 */
+    const uint32_t *fvar0;  /* per function + 1: its declared static variables are
+                               fvars[fvar0[f], fvar0[f + 1]) */
+    const uint32_t *fvars;
+    const uint8_t *fdyn;    /* per function: declares or names a dynamic variable */
+    const uint32_t *pins;   /* static variables whose address an initializer holds */
+    uint32_t npins;
+    uint32_t *list;    /* the walk's reached static variables (indices), ns */
+    uint32_t nlist;
+    bool all;          /* the walk met an access that names no variable: reaches everything */
+    bool dyn;          /* the walk reaches a dynamic variable */
 };
 
 static bool pd_shared_space(unsigned sp)
@@ -227,7 +237,23 @@ static bool pd_shared_space(unsigned sp)
     return sp == SP_SHARED || sp == SP_SHARED_CTA || sp == SP_SHARED_CLUSTER;
 }
 
-/* Walk the functions root reaches (r->fmark, r->smark == r->gen afterwards). */
+/* Static variable v (symbol si) is reached: listed once per walk. */
+static void pd_reach_var(struct pd_reach *r, uint32_t si)
+{
+    if (r->smark[si] == r->gen)
+        return;
+    r->smark[si] = r->gen;
+    r->list[r->nlist++] = (uint32_t)r->vidx[si];
+}
+
+static int pd_u32_cmp(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Walk the functions root reaches: r->list (sorted: source order), r->all, r->dyn. The cost
+ * is the size of what is reached, never the number of variables or kernels. */
 static void pd_reach(struct pd_reach *r, uint32_t root)
 {
     const struct ir_module *m = r->m;
@@ -235,14 +261,20 @@ static void pd_reach(struct pd_reach *r, uint32_t root)
     bool indirect_done = false;
     r->gen++;
     r->all = false;
+    r->dyn = false;
+    r->nlist = 0;
     r->fmark[root] = r->gen;
     r->queue[qn++] = root;
     for (uint32_t qi = 0; qi < qn; qi++) {
-        const struct ir_func *f = &m->funcs[r->queue[qi]];
+        uint32_t fi = r->queue[qi];
+        const struct ir_func *f = &m->funcs[fi];
+        r->dyn |= r->fdyn[fi] != 0;
+        for (uint32_t k = r->fvar0[fi]; k < r->fvar0[fi + 1]; k++)
+            pd_reach_var(r, r->fvars[k]);
         for (uint32_t i = 0; i < f->nopnds; i++) {
             const struct ir_opnd *o = &f->opnds[i];
-            if (o->sym != IR_NOSYM && o->sym < m->nsyms && pd_shared_space(m->syms[o->sym].space))
-                r->smark[o->sym] = r->gen;
+            if (o->sym != IR_NOSYM && o->sym < m->nsyms && r->vidx[o->sym] >= 0)
+                pd_reach_var(r, o->sym);
         }
         for (uint32_t pc = 0; pc < f->ninsns; pc++) {
             const struct ir_insn *in = &f->insns[pc];
@@ -273,22 +305,20 @@ static void pd_reach(struct pd_reach *r, uint32_t root)
             }
         }
     }
-}
-
-/* Does the last walk reach symbol si (a .shared variable)? pinned: an initializer holds its
- * address. */
-static bool pd_reached(const struct pd_reach *r, uint32_t si, bool pinned)
-{
-    const struct ir_sym *s = &r->m->syms[si];
-    return r->all || pinned || r->smark[si] == r->gen ||
-           (s->func >= 0 && (uint32_t)s->func < r->m->nfuncs && r->fmark[s->func] == r->gen);
+    for (uint32_t k = 0; k < r->npins; k++)
+        pd_reach_var(r, r->pins[k]);
+    if (r->all)
+        r->dyn = true;
+    else
+        qsort(r->list, r->nlist, sizeof *r->list, pd_u32_cmp);
 }
 
 /* Lay out the .shared variables (see above): ir_sym.offset of each; ir_func.shared_size of
  * each function = the static bytes it reaches as ptxas counts them; ir_module.shared_size =
  * the end of all of them (no kernel's variables end further). Dynamic variables (VF_DYNAMIC)
  * all get one offset: past the extent of every kernel that names one, aligned to max(16,
- * their .align). 0, or -1 out of memory. */
+ * their .align). Linear in the module plus what the kernels reach (kernel -> variable lists,
+ * each variable placed after the furthest end among its kernels). 0, or -1 out of memory. */
 static int pd_layout_shared(struct pd_ctx *c)
 {
     struct ir_module *m = c->m;
@@ -321,32 +351,67 @@ static int pd_layout_shared(struct pd_ctx *c)
         return 0;
     }
 
-    const uint32_t words = (nk + 63) / 64 ? (nk + 63) / 64 : 1;
     struct pd_reach r = {.m = m};
-    uint32_t *sv = malloc(ns * sizeof *sv);         /* static variables, source order */
+    uint32_t *sv = malloc(ns * sizeof *sv);          /* static variables, source order */
     uint64_t *al = malloc(ns * sizeof *al);          /* their alignments */
-    uint64_t *kb = calloc((size_t)ns * words, sizeof *kb); /* kernels reaching each */
-    uint32_t *placed = malloc(ns * sizeof *placed);  /* indices into sv, placement order */
-    uint8_t *pinned = calloc(m->nsyms, 1);
-    uint8_t *kdyn = calloc(nk ? nk : 1, 1);          /* kernel names a dynamic variable */
+    int32_t *vidx = malloc(m->nsyms * sizeof *vidx);
+    uint32_t *fvar0 = calloc((size_t)nf + 2, sizeof *fvar0);
+    uint32_t *fvars = malloc(ns * sizeof *fvars);
+    uint8_t *fdyn = calloc(nf ? nf : 1, 1);
+    uint32_t *pins = malloc(ns * sizeof *pins);
+    uint8_t *kdyn = calloc(nk ? nk : 1, 1);          /* kernel reaches a dynamic variable */
+    uint8_t *kall = calloc(nk ? nk : 1, 1);          /* kernel reaches every variable */
+    uint32_t *kv0 = calloc((size_t)nk + 1, sizeof *kv0); /* kernel k's variables:   */
+    uint32_t *kv = NULL, nkv = 0, capkv = 0;             /* kv[kv0[k], kv0[k + 1]) */
+    uint32_t *vk0 = calloc((size_t)ns + 1, sizeof *vk0); /* variable v's kernels (transpose) */
+    uint32_t *vk = NULL;
+    uint64_t *kend = calloc(nk ? nk : 1, sizeof *kend); /* furthest end placed per kernel */
     r.fmark = calloc(nf ? nf : 1, sizeof *r.fmark);
     r.smark = calloc(m->nsyms, sizeof *r.smark);
     r.queue = malloc((nf ? nf : 1) * sizeof *r.queue);
     r.taken = calloc(nf ? nf : 1, 1);
+    r.list = malloc(ns * sizeof *r.list);
     int rc = -1;
-    if (!sv || !al || !kb || !placed || !pinned || !kdyn || !r.fmark || !r.smark || !r.queue ||
-        !r.taken)
+    if (!sv || !al || !vidx || !fvar0 || !fvars || !fdyn || !pins || !kdyn || !kall || !kv0 ||
+        !vk0 || !kend || !r.fmark || !r.smark || !r.queue || !r.taken || !r.list)
         goto out;
 
     ns = 0;
-    for (uint32_t i = 0; i < m->nsyms; i++)
-        if (pd_shared_space(m->syms[i].space) && !(m->syms[i].flags & VF_DYNAMIC)) {
-            al[ns] = pd_sym_align(c, &m->syms[i]);
-            sv[ns++] = i;
+    for (uint32_t i = 0; i < m->nsyms; i++) {
+        const struct ir_sym *s = &m->syms[i];
+        vidx[i] = -1;
+        if (!pd_shared_space(s->space))
+            continue;
+        bool own = s->func >= 0 && (uint32_t)s->func < nf;
+        if (s->flags & VF_DYNAMIC) {
+            if (own)
+                fdyn[s->func] = 1;
+            continue;
         }
-    /* functions whose address is taken; variables whose address an initializer holds */
+        al[ns] = pd_sym_align(c, s);
+        vidx[i] = (int32_t)ns;
+        sv[ns++] = i;
+        if (own)
+            fvar0[s->func + 2]++;
+    }
+    /* declared variables per function (counting sort: source order kept) */
+    for (uint32_t f = 0; f < nf; f++)
+        fvar0[f + 2] += fvar0[f + 1];
+    for (uint32_t v = 0; v < ns; v++) {
+        const struct ir_sym *s = &m->syms[sv[v]];
+        if (s->func >= 0 && (uint32_t)s->func < nf)
+            fvars[fvar0[s->func + 1]++] = sv[v];
+    }
+    /* functions whose address is taken; functions naming a dynamic variable; variables
+       whose address an initializer holds */
     for (uint32_t fi = 0; fi < nf; fi++) {
         const struct ir_func *f = &m->funcs[fi];
+        for (uint32_t i = 0; i < f->nopnds; i++) {
+            const struct ir_opnd *o = &f->opnds[i];
+            if (o->sym != IR_NOSYM && o->sym < m->nsyms && pd_shared_space(m->syms[o->sym].space) &&
+                (m->syms[o->sym].flags & VF_DYNAMIC))
+                fdyn[fi] = 1;
+        }
         for (uint32_t pc = 0; pc < f->ninsns; pc++) {
             const struct ir_insn *in = &f->insns[pc];
             bool callee = false;
@@ -371,66 +436,103 @@ static int pd_layout_shared(struct pd_ctx *c)
         const struct ir_reloc *x = &m->relocs[i];
         if (x->is_func && x->sym < nf)
             r.taken[x->sym] = 1;
-        else if (!x->is_func && x->sym < m->nsyms)
-            pinned[x->sym] = 1;
+        else if (!x->is_func && x->sym < m->nsyms && vidx[x->sym] >= 0 &&
+                 r.smark[x->sym] != UINT32_MAX) {
+            r.smark[x->sym] = UINT32_MAX; /* listed once; reset below */
+            pins[r.npins++] = x->sym;
+        }
     }
+    for (uint32_t k = 0; k < r.npins; k++)
+        r.smark[pins[k]] = 0;
+    r.vidx = vidx;
+    r.fvar0 = fvar0;
+    r.fvars = fvars;
+    r.fdyn = fdyn;
+    r.pins = pins;
 
-    /* which kernels reach each variable */
+    /* the variables each kernel reaches (all of them: a flag, not a list) */
+    bool any_all = false;
     for (uint32_t fi = 0, k = 0; fi < nf; fi++) {
         if (!m->funcs[fi].is_entry || !m->funcs[fi].defined)
             continue;
         pd_reach(&r, fi);
-        for (uint32_t v = 0; v < ns; v++)
-            if (pd_reached(&r, sv[v], pinned[sv[v]]))
-                kb[(size_t)v * words + k / 64] |= UINT64_C(1) << (k % 64);
-        for (uint32_t i = 0; i < m->nsyms && !kdyn[k]; i++)
-            if ((m->syms[i].flags & VF_DYNAMIC) && pd_reached(&r, i, false))
-                kdyn[k] = 1;
-        k++;
+        kdyn[k] = r.dyn;
+        kall[k] = r.all;
+        any_all |= r.all;
+        if (!r.all && r.nlist) {
+            if (nkv + r.nlist > capkv) {
+                uint32_t cap = capkv ? capkv : 256;
+                while (cap < nkv + r.nlist)
+                    cap *= 2;
+                uint32_t *nb = realloc(kv, (size_t)cap * sizeof *kv);
+                if (!nb)
+                    goto out;
+                kv = nb;
+                capkv = cap;
+            }
+            memcpy(kv + nkv, r.list, r.nlist * sizeof *kv);
+            nkv += r.nlist;
+        }
+        kv0[++k] = nkv;
+    }
+    /* transpose: the kernels of each variable */
+    vk = malloc((nkv ? nkv : 1) * sizeof *vk);
+    if (!vk)
+        goto out;
+    for (uint32_t i = 0; i < nkv; i++)
+        vk0[kv[i] + 1]++;
+    for (uint32_t v = 0; v < ns; v++)
+        vk0[v + 1] += vk0[v];
+    {
+        uint32_t *fill = malloc((ns ? ns : 1) * sizeof *fill);
+        if (!fill)
+            goto out;
+        memcpy(fill, vk0, ns * sizeof *fill);
+        for (uint32_t k = 0; k < nk; k++)
+            for (uint32_t i = kv0[k]; i < kv0[k + 1]; i++)
+                vk[fill[kv[i]]++] = k;
+        free(fill);
     }
 
-    /* the reached variables, then the others after everything */
-    uint32_t np = 0;
+    /* the reached variables in source order, each past the furthest end among its kernels
+       (a kernel that reaches everything: past all); then the others after everything */
     uint64_t end = 0;
     for (int pass = 0; pass < 2; pass++)
         for (uint32_t v = 0; v < ns; v++) {
-            const uint64_t *kv = &kb[(size_t)v * words];
-            bool any = false;
-            for (uint32_t w = 0; w < words; w++)
-                any |= kv[w] != 0;
+            bool any = any_all || vk0[v + 1] > vk0[v];
             if (any != (pass == 0))
                 continue;
             struct ir_sym *s = &m->syms[sv[v]];
-            uint64_t off = pass ? end : 0;
-            for (uint32_t p = 0; p < np && pass == 0; p++) {
-                const struct ir_sym *t = &m->syms[sv[placed[p]]];
-                const uint64_t *kw = &kb[(size_t)placed[p] * words];
-                bool share = false;
-                for (uint32_t w = 0; w < words; w++)
-                    share |= (kv[w] & kw[w]) != 0;
-                if (share && t->offset + t->size > off)
-                    off = t->offset + t->size;
-            }
+            uint64_t off = pass || any_all ? end : 0;
+            for (uint32_t i = vk0[v]; i < vk0[v + 1]; i++)
+                if (kend[vk[i]] > off)
+                    off = kend[vk[i]];
             s->offset = off = pd_align_up(off, al[v]);
-            placed[np++] = v;
+            for (uint32_t i = vk0[v]; i < vk0[v + 1]; i++)
+                kend[vk[i]] = off + s->size;
             if (off + s->size > end)
                 end = off + s->size;
         }
     m->shared_size = end;
 
-    /* each function's extent; where the dynamic variables go */
-    uint64_t dyn_at = 0;
+    /* each function's count and extent; where the dynamic variables go */
+    uint64_t dyn_at = 0, all_own = 0;
     bool dyn_named = false;
+    for (uint32_t v = 0; v < ns; v++)
+        all_own = pd_align_up(all_own, al[v]) + m->syms[sv[v]].size;
     for (uint32_t fi = 0, k = 0; fi < nf; fi++) {
         struct ir_func *f = &m->funcs[fi];
         if (!f->defined)
             continue;
         pd_reach(&r, fi);
         uint64_t ext = 0, own = 0;
-        for (uint32_t v = 0; v < ns; v++) {
+        if (r.all) {
+            own = all_own;
+            ext = end;
+        }
+        for (uint32_t i = 0; i < r.nlist && !r.all; i++) {
+            uint32_t v = r.list[i];
             const struct ir_sym *s = &m->syms[sv[v]];
-            if (!pd_reached(&r, sv[v], pinned[sv[v]]))
-                continue;
             own = pd_align_up(own, al[v]) + s->size;
             if (s->offset + s->size > ext)
                 ext = s->offset + s->size;
@@ -454,14 +556,23 @@ static int pd_layout_shared(struct pd_ctx *c)
 out:
     free(sv);
     free(al);
-    free(kb);
-    free(placed);
-    free(pinned);
+    free(vidx);
+    free(fvar0);
+    free(fvars);
+    free(fdyn);
+    free(pins);
     free(kdyn);
+    free(kall);
+    free(kv0);
+    free(kv);
+    free(vk0);
+    free(vk);
+    free(kend);
     free(r.fmark);
     free(r.smark);
     free(r.queue);
     free(r.taken);
+    free(r.list);
     return rc;
 }
 
