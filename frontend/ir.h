@@ -541,7 +541,7 @@ enum ir_pragma_where {
     PRAGMA_BODY,      /* a statement in a function body: applies at pc (e.g. "nounroll" in a
                          loop header block, "used_bytes_mask" before a load) */
     PRAGMA_BODY_TOP,  /* first in a function body, before any declaration or instruction
-                         (function scope: ptxas takes "enable_smem_spilling" only there) */
+                         (function scope, e.g. "enable_smem_spilling"): printed back first */
 };
 
 /* A `.pragma "…"[, "…"];` directive, kept for the printer and for later passes (the timing
