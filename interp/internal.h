@@ -385,13 +385,21 @@ enum warp_state exec_warp_trace(struct warp *w);
 enum { EXEC_ISA_PORTABLE = 0, EXEC_ISA_V3 = 1 };
 unsigned exec_select_isa(void);
 
-/* device.c: fault recording (first fault wins) */
+/* fault.c: fault recording (first fault wins) */
 void interp_fault(struct warp *w, uint32_t pc, unsigned lane, enum trap_kind kind,
                   uint64_t addr, unsigned width, int space, bool is_write, const char *msg);
-/* device.c: device printf / malloc */
+/* devlib.c: device printf / malloc */
 int interp_vprintf(struct warp *w, unsigned lane, uint64_t fmt, uint64_t args);
 uint64_t interp_malloc(struct interp_dev *d, uint64_t size);
 int interp_free(struct interp_dev *d, uint64_t addr);
+/* devlib.c: release the device frees deferred during a launch (launch.c calls it at the end). */
+void interp_heap_release(struct interp_dev *d);
+
+/* v rounded up to a multiple of a (a == 0: v). */
+static inline uint32_t interp_align32(uint32_t v, uint32_t a)
+{
+    return a ? (v + a - 1) / a * a : v;
+}
 
 /* grid.c */
 struct grid_pool;
