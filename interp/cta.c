@@ -61,6 +61,9 @@ void cta_barrier(struct warp *w, uint32_t M, uint32_t arrive, unsigned id, unsig
 {
     struct cta *c = w->cta;
     struct barrier *b = &c->bars[id];
+    w->last_bar_id = id;
+    w->last_bar_count = count;
+    w->last_bar_arrive = arrive;
     if (b->arrived == 0) {
         b->popc = 0;
         b->red_and = true;
@@ -121,6 +124,9 @@ int cta_cluster_arrive(struct warp *w, uint32_t A)
     struct cta *c = w->cta;
     if (A & w->clu_cur)
         return -1;
+    w->last_bar_id = CTA_BAR_CLUSTER;
+    w->last_bar_count = 0;
+    w->last_bar_arrive = A;
     w->clu_cur |= A;
     w->clu_arr |= A;
     c->clu_count += (uint32_t)__builtin_popcount(A);
@@ -153,16 +159,16 @@ void cta_lanes_exited(struct warp *w, uint32_t lanes)
     w->clu_arr &= ~lanes;
 }
 
-/* Try every pending barrier (after threads exited). True if one was released. */
-static bool release_pending(struct cta *c)
+/* Try every pending barrier (after threads exited); returns how many were released. */
+int cta_release_pending(struct cta *c)
 {
-    bool any = false;
+    int n = 0;
     for (unsigned id = 0; id < 16; id++)
         if (c->bar_pending >> id & 1)
-            any |= try_release(c, id);
+            n += try_release(c, id);
     if (c->bar_pending >> CTA_BAR_CLUSTER & 1)
-        any |= cluster_try_release(c);
-    return any;
+        n += cluster_try_release(c);
+    return n;
 }
 
 /* Make sure the CTA's buffers fit this launch. */
@@ -209,8 +215,8 @@ void cta_free(struct cta *c)
     memset(c, 0, sizeof *c);
 }
 
-/* Report a deadlock: every live warp is parked and no barrier can complete. */
-static void report_deadlock(struct cta *c)
+/* Report a deadlock: every live warp is parked and no barrier can complete (see internal.h). */
+void cta_report_deadlock(struct cta *c)
 {
     for (uint32_t i = 0; i < c->nwarps; i++) {
         struct warp *w = &c->warps[i];
@@ -321,7 +327,7 @@ int cta_round(struct cta *c, uint64_t *ninsn, uint64_t *nthread)
             }
         }
         if (c->bar_pending)
-            release_pending(c);
+            cta_release_pending(c);
     }
     if (atomic_load_explicit(&L->stop, memory_order_relaxed)) {
         rc = CTA_STOP;
@@ -331,8 +337,8 @@ int cta_round(struct cta *c, uint64_t *ninsn, uint64_t *nthread)
         rc = CTA_DONE;
         goto done;
     }
-    if (!ran && !release_pending(c)) {
-        report_deadlock(c);
+    if (!ran && !cta_release_pending(c)) {
+        cta_report_deadlock(c);
         rc = CTA_STOP;
         goto done;
     }

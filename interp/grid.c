@@ -387,7 +387,6 @@ int grid_run(struct launch_state *L, struct interp_stats *st)
     if (pooled && T > p->n)
         T = p->n ? p->n : 1; /* the host refused some pool threads, or there are none */
     L->nworkers = T;
-    L->exec_isa = exec_select_isa();
     /* resident CTAs per worker: all of a cooperative grid must be co-resident */
     unsigned R = 1;
     if (L->l->cooperative)

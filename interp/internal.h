@@ -15,6 +15,7 @@
 #include <stdio.h>
 
 #include "frontend/ir.h"
+#include "interp/engine.h"
 #include "interp/interp.h"
 #include "interp/mem.h"
 #include "interp/vm.h"
@@ -217,6 +218,9 @@ struct warp {
     /* barrier.cluster (split phase, cta.c): lanes that arrived and have not waited yet, and
      * the subset whose arrival is in the cluster barrier's current (incomplete) phase */
     uint32_t clu_arr, clu_cur;
+    /* the last barrier arrival (cta.c), for step reports: id (CTA_BAR_CLUSTER for
+     * barrier.cluster), count operand, lanes counted */
+    uint32_t last_bar_id, last_bar_count, last_bar_arrive;
 };
 
 /* ====================================================================== CTAs */
@@ -314,6 +318,10 @@ struct launch_state {
                                    %envreg2 (low 32 bits) as the CUDA driver does; 0 otherwise */
     unsigned exec_isa;          /* fast-loop variant for this host (EXEC_ISA_*, exec.c), chosen
                                    once per launch by grid_run */
+    engine_clock_fn clock_fn;   /* %clock / %globaltimer hook (NULL: host clock), engine.h */
+    void *clock_ctx;
+    /* CTAs retired through the engine seam (engine.c): their counts */
+    _Atomic uint64_t eng_ninsn, eng_nthread, eng_nctas;
 };
 
 /* ====================================================================== entry points */
@@ -359,6 +367,10 @@ int warp_call(struct warp *w, uint32_t M, struct xfunc *callee, const struct cal
 
 /* cta.c */
 enum { CTA_RUNNING = 0, CTA_DONE = 1, CTA_STOP = 2 };
+/* Release every pending barrier that is complete (threads exited). Returns how many. */
+int cta_release_pending(struct cta *c);
+/* Record a deadlock of c (every live warp parked, nothing to release) as the launch's fault. */
+void cta_report_deadlock(struct cta *c);
 int cta_begin(struct cta *c, struct launch_state *L, uint64_t linear);
 int cta_round(struct cta *c, uint64_t *ninsn, uint64_t *nthread);
 void cta_free(struct cta *c);
@@ -380,7 +392,13 @@ void cta_lanes_exited(struct warp *w, uint32_t lanes);
 
 /* exec.c: run warp w for about one quantum. Returns the warp state. */
 enum warp_state exec_warp(struct warp *w);
+/* The fast loop's instantiations (exec_loop.h): portable (exec.c), x86-64-v3 (exec_v3.c). */
+enum warp_state exec_loop_fast(struct warp *w);
+enum warp_state exec_loop_fast_v3(struct warp *w);
+/* exec_slow.c: one quantum with tracing; exactly one warp instruction, its PC, masks and
+ * memory accesses recorded in *rep (engine.c fills in the rest of the report). */
 enum warp_state exec_warp_trace(struct warp *w);
+enum warp_state exec_warp_step(struct warp *w, struct engine_step_report *rep);
 /* exec.c: the fast-loop variant this host can run (PTXEMU_EXEC_PORTABLE=1 forces portable). */
 enum { EXEC_ISA_PORTABLE = 0, EXEC_ISA_V3 = 1 };
 unsigned exec_select_isa(void);
@@ -400,6 +418,13 @@ static inline uint32_t interp_align32(uint32_t v, uint32_t a)
 {
     return a ? (v + a - 1) / a * a : v;
 }
+
+/* launch.c: validate launch l and fill *L (parameters, shared/local layout, printf FIFO,
+ * cooperative workspace): 0, -EINVAL (message in trap->msg), -ENOMEM. launch_finish flushes
+ * printf, releases deferred frees and frees what launch_prepare made. */
+int launch_prepare(struct interp_dev *d, const struct interp_launch *l, struct trap *trap,
+                   struct launch_state *L);
+void launch_finish(struct launch_state *L);
 
 /* grid.c */
 struct grid_pool;

@@ -36,16 +36,12 @@ static void pf_give(struct interp_dev *d, struct dev_printf_buf *b)
     dev_printf_buf_destroy(b);
 }
 
-/* Run a kernel to completion (see interp.h). */
-int interp_launch(struct interp_dev *d, const struct interp_launch *l, struct interp_stats *st,
-                  struct trap *trap)
+/* Validate a launch and set up its state (see internal.h). */
+int launch_prepare(struct interp_dev *d, const struct interp_launch *l, struct trap *trap,
+                   struct launch_state *L)
 {
-    struct trap dummy;
-    if (!trap)
-        trap = &dummy;
     memset(trap, 0, sizeof *trap);
-    if (st)
-        memset(st, 0, sizeof *st);
+    memset(L, 0, sizeof *L);
     const struct interp_kernel *k = l->kernel;
     if (!k) {
         snprintf(trap->msg, sizeof trap->msg, "no kernel");
@@ -81,59 +77,82 @@ int interp_launch(struct interp_dev *d, const struct interp_launch *l, struct in
     if (l->shared_dynamic && (uint64_t)k->dyn_shared_offset + l->shared_dynamic > shared)
         shared = (uint64_t)k->dyn_shared_offset + l->shared_dynamic;
 
-    struct launch_state L;
-    memset(&L, 0, sizeof L);
-    L.dev = d;
-    L.cfg = &d->cfg;
-    L.k = k;
-    L.l = l;
-    L.xf = k->xf;
-    L.param_size = k->info.param_size_total;
-    L.params = calloc(1, L.param_size ? L.param_size : 1);
-    if (!L.params)
+    L->dev = d;
+    L->cfg = &d->cfg;
+    L->k = k;
+    L->l = l;
+    L->xf = k->xf;
+    L->param_size = k->info.param_size_total;
+    L->params = calloc(1, L->param_size ? L->param_size : 1);
+    if (!L->params)
         return -ENOMEM;
-    if (l->params && L.param_size)
-        memcpy(L.params, l->params, L.param_size);
-    L.nthreads = (uint32_t)nthreads;
-    L.nctas = nctas;
-    L.shared_total = (uint32_t)shared;
+    if (l->params && L->param_size)
+        memcpy(L->params, l->params, L->param_size);
+    L->nthreads = (uint32_t)nthreads;
+    L->nctas = nctas;
+    L->shared_total = (uint32_t)shared;
     uint32_t maxlocal = 0;
     const struct interp_program *p = k->prog;
     for (unsigned mi = 0; mi < p->nmods; mi++)
         for (uint32_t fi = 0; fi < p->mods[mi].m->nfuncs; fi++)
             if (p->mods[mi].xf[fi].local_size > maxlocal)
                 maxlocal = p->mods[mi].xf[fi].local_size;
-    L.local_stride = interp_align32(k->xf->local_size, 16) +
-                     (d->cfg.stack_size ? (uint32_t)d->cfg.stack_size : 1024u) + 4 * maxlocal;
-    L.quantum = DEV_QUANTUM;
-    L.trap = trap;
-    L.trace = d->cfg.trace != 0;
-    L.trace_out = d->cfg.trace_out ? d->cfg.trace_out : stderr;
-    pthread_mutex_init(&L.trap_lock, NULL);
-    int rc = pf_take(d, &L.pf);
+    L->local_stride = interp_align32(k->xf->local_size, 16) +
+                      (d->cfg.stack_size ? (uint32_t)d->cfg.stack_size : 1024u) + 4 * maxlocal;
+    L->quantum = DEV_QUANTUM;
+    L->trap = trap;
+    L->trace = d->cfg.trace != 0;
+    L->trace_out = d->cfg.trace_out ? d->cfg.trace_out : stderr;
+    L->exec_isa = exec_select_isa();
+    pthread_mutex_init(&L->trap_lock, NULL);
+    int rc = pf_take(d, &L->pf);
     if (rc < 0) {
-        free(L.params);
+        pthread_mutex_destroy(&L->trap_lock);
+        free(L->params);
         return rc;
     }
     if (l->cooperative) {
         /* grid.sync() of cooperative groups counts arrivals in this workspace */
-        if (mem_alloc(d->mem, 64, 0, &L.grid_ws) < 0 || mem_set(d->mem, L.grid_ws, 0, 64) < 0) {
-            pf_give(d, L.pf);
-            pthread_mutex_destroy(&L.trap_lock);
-            free(L.params);
+        if (mem_alloc(d->mem, 64, 0, &L->grid_ws) < 0 || mem_set(d->mem, L->grid_ws, 0, 64) < 0) {
+            pf_give(d, L->pf);
+            pthread_mutex_destroy(&L->trap_lock);
+            free(L->params);
             snprintf(trap->msg, sizeof trap->msg, "out of device memory");
             return -ENOMEM;
         }
     }
-    rc = grid_run(&L, st);
-    if (L.grid_ws)
-        mem_free(d->mem, L.grid_ws);
-    dev_printf_buf_flush(L.pf, d->cfg.printf_out ? d->cfg.printf_out : stdout,
+    return 0;
+}
+
+/* End a launch set up by launch_prepare (see internal.h). */
+void launch_finish(struct launch_state *L)
+{
+    struct interp_dev *d = L->dev;
+    if (L->grid_ws)
+        mem_free(d->mem, L->grid_ws);
+    dev_printf_buf_flush(L->pf, d->cfg.printf_out ? d->cfg.printf_out : stdout,
                          d->cfg.deterministic);
-    pf_give(d, L.pf);
+    pf_give(d, L->pf);
     interp_heap_release(d);
-    pthread_mutex_destroy(&L.trap_lock);
-    free(L.params);
+    pthread_mutex_destroy(&L->trap_lock);
+    free(L->params);
+}
+
+/* Run a kernel to completion (see interp.h): the functional driver of launch_prepare. */
+int interp_launch(struct interp_dev *d, const struct interp_launch *l, struct interp_stats *st,
+                  struct trap *trap)
+{
+    struct trap dummy;
+    if (!trap)
+        trap = &dummy;
+    if (st)
+        memset(st, 0, sizeof *st);
+    struct launch_state L;
+    int rc = launch_prepare(d, l, trap, &L);
+    if (rc != 0)
+        return rc;
+    rc = grid_run(&L, st);
+    launch_finish(&L);
     if (rc < 0) {
         snprintf(trap->msg, sizeof trap->msg, "out of host memory");
         return -ENOMEM;

@@ -1,0 +1,292 @@
+/*
+ * interp/engine.c — the engine seam (interp/engine.h): launches, CTAs and warps driven one
+ * warp instruction at a time, for drivers other than the functional grid runner (grid.c).
+ *
+ * The launch set-up is launch.c's (the same as a functional launch); CTAs are cta.c's; a step
+ * is the slow loop of exec_slow.c run for one instruction, whose report this file completes
+ * from the instruction and the warp's state before and after.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "interp/engine.h"
+#include "interp/internal.h"
+
+struct engine_launch {
+    struct launch_state L;
+    _Atomic unsigned live; /* CTAs created and not yet destroyed */
+};
+
+struct engine_cta {
+    struct cta c;
+    struct engine_launch *el;
+};
+
+/* ------------------------------------------------------------------ launches */
+
+/* Validate a launch and create its state (see engine.h). */
+int engine_launch_begin(struct interp_dev *d, const struct interp_launch *l, struct trap *trap,
+                        struct engine_launch **out)
+{
+    *out = NULL;
+    struct engine_launch *el = calloc(1, sizeof *el);
+    if (!el)
+        return -ENOMEM;
+    int rc = launch_prepare(d, l, trap, &el->L);
+    if (rc != 0) {
+        free(el);
+        return rc;
+    }
+    el->L.nworkers = 1;
+    el->L.resident = 1;
+    *out = el;
+    return 0;
+}
+
+/* Route the launch's clock reads through fn (see engine.h). */
+void engine_launch_set_clock(struct engine_launch *el, engine_clock_fn fn, void *ctx)
+{
+    el->L.clock_fn = fn;
+    el->L.clock_ctx = ctx;
+}
+
+/* CTAs in the grid. */
+uint64_t engine_launch_ctas(const struct engine_launch *el)
+{
+    return el->L.nctas;
+}
+
+/* Threads per CTA. */
+uint32_t engine_launch_threads(const struct engine_launch *el)
+{
+    return el->L.nthreads;
+}
+
+/* Warps per CTA. */
+uint32_t engine_launch_warps(const struct engine_launch *el)
+{
+    return (el->L.nthreads + 31) / 32;
+}
+
+/* Has a fault been recorded? */
+bool engine_launch_trapped(const struct engine_launch *el)
+{
+    return atomic_load(&el->L.stop) != 0;
+}
+
+/* End the launch (see engine.h). */
+int engine_launch_end(struct engine_launch *el, struct interp_stats *st)
+{
+    struct launch_state *L = &el->L;
+    if (st) {
+        st->warp_insns += atomic_load(&L->eng_ninsn);
+        st->thread_insns += atomic_load(&L->eng_nthread);
+        st->ctas += atomic_load(&L->eng_nctas);
+    }
+    launch_finish(L);
+    int rc = L->trapped ? 1 : 0;
+    free(el);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ CTAs */
+
+/* Create CTA `linear` (see engine.h). */
+int engine_cta_create(struct engine_launch *el, uint64_t linear, struct engine_cta **out)
+{
+    *out = NULL;
+    if (linear >= el->L.nctas)
+        return -EINVAL;
+    struct engine_cta *ec = calloc(1, sizeof *ec);
+    if (!ec)
+        return -ENOMEM;
+    ec->el = el;
+    if (cta_begin(&ec->c, &el->L, linear) != 0) {
+        cta_free(&ec->c);
+        free(ec);
+        return -ENOMEM;
+    }
+    atomic_fetch_add(&el->live, 1);
+    *out = ec;
+    return 0;
+}
+
+/* The CTA's linear index. */
+uint64_t engine_cta_linear(const struct engine_cta *ec)
+{
+    return ec->c.linear;
+}
+
+/* The CTA's (x, y, z) id. */
+void engine_cta_id(const struct engine_cta *ec, uint32_t id[3])
+{
+    memcpy(id, ec->c.id, sizeof ec->c.id);
+}
+
+/* Retire a CTA: its counts go to the launch (see engine.h). */
+void engine_cta_destroy(struct engine_cta *ec)
+{
+    if (!ec)
+        return;
+    struct launch_state *L = &ec->el->L;
+    uint64_t ni = 0, nt = 0;
+    for (uint32_t i = 0; i < ec->c.nwarps; i++) {
+        ni += ec->c.warps[i].ninsn;
+        nt += ec->c.warps[i].nthread;
+    }
+    atomic_fetch_add(&L->eng_ninsn, ni);
+    atomic_fetch_add(&L->eng_nthread, nt);
+    atomic_fetch_add(&L->eng_nctas, 1);
+    atomic_fetch_sub(&ec->el->live, 1);
+    cta_free(&ec->c);
+    free(ec);
+}
+
+/* Release completed barriers, or detect a deadlock (see engine.h). */
+int engine_cta_release(struct engine_cta *ec)
+{
+    struct cta *c = &ec->c;
+    int n = cta_release_pending(c);
+    if (n > 0)
+        return n;
+    bool live = false;
+    for (uint32_t i = 0; i < c->nwarps; i++) {
+        enum warp_state s = c->warps[i].state;
+        if (s == WS_RUN || s == WS_TRAP)
+            return 0;
+        live |= s == WS_PARKED;
+    }
+    if (!live)
+        return 0;
+    cta_report_deadlock(c);
+    return -1;
+}
+
+/* Has every warp exited? */
+bool engine_cta_done(const struct engine_cta *ec)
+{
+    for (uint32_t i = 0; i < ec->c.nwarps; i++)
+        if (ec->c.warps[i].state != WS_DONE)
+            return false;
+    return true;
+}
+
+/* ------------------------------------------------------------------ warps */
+
+/* Apply pending reconvergence: pop SIMT entries whose pc reached their reconvergence pc, as
+ * the loop's fetch does before it executes anything. */
+static void settle(struct warp *w)
+{
+    while (w->state == WS_RUN && w->depth > 0) {
+        const struct simt_entry *top = &w->stk[w->depth - 1];
+        if (top->pc != top->rpc && top->mask != 0)
+            return;
+        uint32_t before = w->depth;
+        warp_reconverge(w);
+        if (w->depth == before)
+            return;
+    }
+    if (w->state == WS_RUN && w->depth == 0)
+        w->state = WS_DONE;
+}
+
+/* A warp's state (see engine.h). */
+int engine_warp_query(struct engine_cta *ec, uint32_t warp, struct engine_warp_info *out)
+{
+    memset(out, 0, sizeof *out);
+    if (warp >= ec->c.nwarps)
+        return -EINVAL;
+    struct warp *w = &ec->c.warps[warp];
+    settle(w);
+    switch (w->state) {
+    case WS_RUN: out->status = ENGINE_WARP_READY; break;
+    case WS_PARKED: out->status = ENGINE_WARP_BARRIER; break;
+    case WS_DONE: out->status = ENGINE_WARP_EXITED; break;
+    default: out->status = ENGINE_WARP_FAULTED; break;
+    }
+    out->valid = w->valid;
+    out->exited = w->exited;
+    out->simt_depth = w->depth;
+    out->bar_id = w->state == WS_PARKED ? w->bar_id : 0;
+    if (w->fn)
+        out->func = w->fn->f;
+    if (w->depth > 0 && w->state != WS_DONE) {
+        out->pc = w->stk[w->depth - 1].pc;
+        out->active = w->stk[w->depth - 1].mask;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ stepping */
+
+/* Execute one warp instruction and report it (see engine.h). */
+int engine_step(struct engine_cta *ec, uint32_t warp, struct engine_step_report *r)
+{
+    if (warp >= ec->c.nwarps)
+        return -EINVAL;
+    struct warp *w = &ec->c.warps[warp];
+    settle(w);
+    if (w->state != WS_RUN)
+        return -EAGAIN;
+    memset(r, 0, offsetof(struct engine_step_report, access));
+    const uint32_t depth0 = w->depth;
+    const uint32_t exited0 = w->exited;
+    const struct xfunc *fn0 = w->fn;
+    w->last_bar_id = UINT32_MAX;
+    enum warp_state st = exec_warp_step(w, r);
+    settle(w);
+    st = w->state;
+
+    const struct ir_insn *in = r->insn;
+    const struct ir_insn *xin = &fn0->insns[r->pc]; /* the engine's copy: its handler id */
+    r->unit = in ? in->unit : U_CTRL;
+    r->lat = in ? in->lat : LAT_DEFAULT;
+    if (r->exec_mask)
+        r->flags |= ENGINE_STEP_EXECUTED;
+    const unsigned iflags = in ? in->iflags : IF_RET;
+    const unsigned op = in ? in->op : OP_RET;
+    if (r->exec_mask && (iflags & IF_BRANCH) && op != OP_CALL && op != OP_RET &&
+        op != OP_EXIT) {
+        r->flags |= ENGINE_STEP_BRANCH;
+        r->taken = r->exec_mask;
+        r->target = xin->target != IR_NOPC ? xin->target : 0;
+        r->reconv = in->reconv;
+        if (w->depth > depth0)
+            r->flags |= ENGINE_STEP_DIVERGED;
+    }
+    if (r->exec_mask && (iflags & IF_CALL)) {
+        r->flags |= ENGINE_STEP_CALL;
+        r->target = 0;
+    }
+    if (r->exec_mask && (iflags & IF_RET || !in))
+        r->flags |= ENGINE_STEP_RET;
+    if (r->exec_mask && op == OP_EXIT)
+        r->flags |= ENGINE_STEP_EXIT;
+    if (w->exited != exited0 && !(r->flags & ENGINE_STEP_RET))
+        r->flags |= ENGINE_STEP_EXIT;
+    if (w->last_bar_id != UINT32_MAX) {
+        r->flags |= ENGINE_STEP_BARRIER;
+        r->bar_id = w->last_bar_id;
+        r->bar_count = w->last_bar_count;
+        r->bar_arrived = w->last_bar_arrive;
+    }
+    if (r->exec_mask && (iflags & (IF_LOAD | IF_STORE | IF_ATOMIC)))
+        r->flags |= ENGINE_STEP_MEMORY;
+    if (r->exec_mask && (iflags & IF_ATOMIC)) {
+        r->flags |= ENGINE_STEP_ATOMIC;
+        r->atomic_op = in->mode;
+    }
+    if (st == WS_PARKED)
+        r->flags |= ENGINE_STEP_PARKED;
+    if (st == WS_TRAP)
+        r->flags |= ENGINE_STEP_FAULT;
+    if (st == WS_DONE)
+        r->flags |= ENGINE_STEP_WARP_DONE;
+    if ((st == WS_RUN || st == WS_PARKED) && w->depth > 0) {
+        r->next_pc = w->stk[w->depth - 1].pc;
+        r->active_after = st == WS_RUN ? w->stk[w->depth - 1].mask : 0;
+        r->next_func = w->fn->f;
+    }
+    return 0;
+}

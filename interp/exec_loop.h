@@ -1,0 +1,211 @@
+/*
+ * interp/exec_loop.h — what every instantiation of the dispatch loop shares: dispatch macros,
+ * the clock, and (when EXEC_FN is defined) the inline loop itself.
+ *
+ * The fast loop is one function holding every handler body of interp/ops/FAMILY.inc, so the
+ * compiler sees a warp's straight-line code as one piece. It is instantiated by exec.c (the
+ * portable loop; computed goto, or `switch` with -DPTXEMU_VM_SWITCH) and exec_v3.c (the same
+ * compiled for x86-64-v3 hosts) — one translation unit each, so they compile in parallel. The
+ * slow loops (tracing, single-step for timing models) are exec_slow.c: handlers out of line.
+ *
+ * One dispatch per warp instruction: fetch, guard mask M = active & (pred ^ neg), skip when
+ * M == 0, jump to the handler. The loop carries no tracing or statistics branches per
+ * instruction: warp and thread instruction counts are added per straight-line segment when
+ * control leaves it (a jump, a reconvergence, a call), and the quantum is checked there too.
+ *
+ * An includer that wants the loop defines, before including:
+ *   EXEC_FN     the function's name (external: declared in internal.h)
+ *   EXEC_ATTR   function attributes (target ISA), may be empty
+ *   EXEC_HWFMA  1 if fma.rn.f32 may use the host's fused multiply-add
+ */
+#ifndef PTXEMU_EXEC_LOOP_H
+#define PTXEMU_EXEC_LOOP_H
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "frontend/frontend.h"
+#include "interp/engine.h"
+#include "interp/fpu.h"
+#include "interp/internal.h"
+#include "interp/ops/helpers.h"
+
+/* x86-64 with GCC or Clang: a second fast loop compiled for x86-64-v3 (exec_v3.c). */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) &&                        \
+    !defined(PTXEMU_NO_ISA_VARIANTS)
+#define EXEC_HAVE_V3 1
+#else
+#define EXEC_HAVE_V3 0
+#endif
+
+/* ------------------------------------------------------------------ dispatch macros */
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(PTXEMU_VM_SWITCH)
+#define VM_COMPUTED_GOTO 1
+#define VM_DISPATCH(h) goto *vm_labels[(h)];
+#define VM_CASE(h) L_##h:
+#else
+#define VM_COMPUTED_GOTO 0
+#define VM_DISPATCH(h) switch (h)
+#define VM_CASE(h) case h:
+#endif
+
+/* Next instruction in sequence / after a control handler changed the warp's state. */
+#define VM_NEXT                                                                                \
+    do {                                                                                       \
+        pc++;                                                                                  \
+        goto fetch;                                                                            \
+    } while (0)
+#define VM_JUMP goto reload
+
+/* Close the current straight-line segment (it ends with the instruction at pc). */
+#define VM_ACCOUNT()                                                                           \
+    do {                                                                                       \
+        uint64_t k_ = (uint64_t)(pc + 1 - seg);                                                \
+        ninsn += k_;                                                                           \
+        nthread += k_ * (uint64_t)exec_popc(active);                                           \
+        seg = pc + 1;                                                                          \
+    } while (0)
+/* Publish pc to the SIMT stack before calling into warp.c. */
+#define VM_SYNC() (w->stk[w->depth - 1].pc = pc)
+
+/* Leave the loop with a fault at the current instruction. */
+#define FAULT(lane, kind, addr, width, space, wr, msg)                                        \
+    do {                                                                                       \
+        interp_fault(w, pc, (lane), (kind), (addr), (width), (space), (wr), (msg));            \
+        goto fault;                                                                            \
+    } while (0)
+
+/* Memory handlers report each lane's access here: a no-op in the fast loops (exec_slow.c
+ * records them for tracing and for step reports). */
+#ifndef TRACE_MEM_ACCESS
+#define TRACE_MEM_ACCESS(l, addr, width, wr, valp)
+#endif
+
+/* Population count without a libgcc call (the default x86-64 target has no popcnt). */
+static inline unsigned exec_popc(uint32_t x)
+{
+    x = x - ((x >> 1) & 0x55555555u);
+    x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+    x = (x + (x >> 4)) & 0x0f0f0f0fu;
+    return (x * 0x01010101u) >> 24;
+}
+
+/* %clock* (cycles != 0) or %globaltimer* as warp w reads it: through the launch's clock hook
+ * (timing mode: simulated cycles / nanoseconds), else host monotonic nanoseconds (%clock
+ * counted from the CTA's start). */
+static inline uint64_t exec_clock(const struct warp *w, int cycles)
+{
+    const struct launch_state *L = w->cta->L;
+    if (L->clock_fn)
+        return L->clock_fn(L->clock_ctx, cycles ? ENGINE_CLOCK_CYCLES : ENGINE_CLOCK_NS,
+                           w->cta->linear, w->id);
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    uint64_t ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    return cycles ? ns - w->cta->clock0 : ns;
+}
+
+#endif /* PTXEMU_EXEC_LOOP_H */
+
+/* ====================================================================== the inline loop */
+#ifdef EXEC_FN
+
+EXEC_ATTR enum warp_state EXEC_FN(struct warp *w)
+{
+#if VM_COMPUTED_GOTO
+    static const void *const vm_labels[HND__COUNT] = {
+        &&L_HND_NONE,
+#define H(name, cond, ...) &&L_HND_##name,
+#define HMODE HMODE_ENUM
+#include "interp/ops/families.inc"
+#undef HMODE
+#undef H
+    };
+#endif
+    const uint64_t limit = w->cta->L->quantum;
+    uint64_t ninsn = 0, nthread = 0;
+    const struct ir_insn *insns;
+    const struct ir_opnd *opnds;
+    const struct ir_insn *in;
+    const struct ir_opnd *O;
+    uint32_t pc, active, rpc, seg, M;
+
+reload:
+    if (w->state != WS_RUN || w->depth == 0)
+        goto out;
+    {
+        const struct simt_entry *top = &w->stk[w->depth - 1];
+        pc = top->pc;
+        active = top->mask;
+        rpc = top->rpc;
+    }
+    insns = w->fn->insns;
+    opnds = w->fn->opnds;
+    seg = pc;
+    if (__builtin_expect(pc > w->fn->ninsns, 0)) {
+        interp_fault(w, w->fn->ninsns, 0, TRAP_ILLEGAL, pc, 0, 0, false, "jump out of function");
+        w->state = WS_TRAP;
+        goto out;
+    }
+    if (ninsn >= limit)
+        goto out;
+
+fetch:
+    if (__builtin_expect(pc == rpc, 0)) {
+        /* reached the reconvergence point of the top entry */
+        ninsn += pc - seg;
+        nthread += (uint64_t)(pc - seg) * (uint64_t)exec_popc(active);
+        seg = pc;
+        VM_SYNC();
+        warp_reconverge(w);
+        goto reload;
+    }
+    in = insns + pc;
+    M = active & (w->pred[in->guard] ^ (0u - (uint32_t)in->guard_neg));
+    if (M == 0) {
+        pc++;
+        goto fetch;
+    }
+    O = opnds + in->opnd;
+    VM_DISPATCH(in->handler)
+    {
+        VM_CASE(HND_NONE)
+        {
+            FAULT(0, TRAP_ILLEGAL, 0, 0, 0, false, "instruction has no handler");
+        }
+#define H(name, cond, ...)                                                                     \
+    VM_CASE(HND_##name)                                                                        \
+    {                                                                                          \
+        __VA_ARGS__;                                                                           \
+    }                                                                                          \
+    VM_NEXT;
+#define HMODE HMODE_BODY
+#include "interp/ops/families.inc"
+#undef HMODE
+#undef H
+#if !VM_COMPUTED_GOTO
+    default:
+        FAULT(0, TRAP_ILLEGAL, 0, 0, 0, false, "bad handler id");
+#endif
+    }
+
+fault:
+    ninsn += pc + 1 - seg;
+    nthread += (uint64_t)(pc + 1 - seg) * (uint64_t)exec_popc(active);
+    w->state = WS_TRAP;
+    w->ninsn += ninsn;
+    w->nthread += nthread;
+    return WS_TRAP;
+
+out:
+    w->ninsn += ninsn;
+    w->nthread += nthread;
+    if (w->state == WS_RUN && w->depth == 0)
+        w->state = WS_DONE;
+    return w->state;
+}
+
+#endif /* EXEC_FN */

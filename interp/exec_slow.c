@@ -1,0 +1,343 @@
+/*
+ * interp/exec_slow.c — the slow dispatch loops: tracing (--trace) and single-stepping (the
+ * engine seam's engine_step, for timing models).
+ *
+ * Here every handler body of interp/ops/FAMILY.inc is a function of its own (compiled once,
+ * quickly, and shared by both loops), called through a table; the loop state a body reads and
+ * changes (pc, segment, counts) travels in a struct slow. The fast loops (exec_loop.h) keep
+ * the bodies inline. Memory handlers report each lane's access through TRACE_MEM_ACCESS, which
+ * here prints it (--trace mem) or records it in the step report.
+ */
+#include "interp/exec_loop.h"
+
+/* The loop state a handler sees and changes. */
+struct slow {
+    const struct ir_insn *in;
+    const struct ir_opnd *O;
+    uint32_t pc, active, rpc, seg, M;
+    uint64_t ninsn, nthread, limit;
+    struct engine_step_report *rep; /* stepping: accesses are recorded here */
+};
+
+/* How a handler left: where the loop goes on. */
+enum { SLOW_FETCH, SLOW_RELOAD, SLOW_OUT, SLOW_FAULT };
+
+typedef int (*slow_handler)(struct warp *w, struct slow *S);
+
+static void slow_mem(struct warp *w, struct slow *S, unsigned l, uint64_t addr, unsigned width,
+                     bool wr, const void *val);
+
+#undef TRACE_MEM_ACCESS
+#define TRACE_MEM_ACCESS(l, addr, width, wr, valp) slow_mem(w, S, (l), (addr), (width), (wr), (valp))
+#define EXEC_HWFMA 0
+
+/* ------------------------------------------------------------------ trace printing */
+
+/* Name of register (rf, slot) of fn, e.g. "%r12", or "c12" for a constant slot. */
+static void trace_reg_name(char *buf, size_t n, const struct xfunc *fn, unsigned rf, uint32_t slot)
+{
+    const struct ir_func *f = fn->f;
+    for (uint32_t i = 0; i < f->nregdecls; i++) {
+        const struct ir_regdecl *d = &f->regdecls[i];
+        if (d->rf != rf)
+            continue;
+        uint32_t cnt = d->count ? d->count : 1;
+        if (slot >= d->slot && slot < d->slot + cnt) {
+            if (d->count)
+                snprintf(buf, n, "%s%u", ir_str(fn->m, d->name), slot - d->slot);
+            else
+                snprintf(buf, n, "%s", ir_str(fn->m, d->name));
+            return;
+        }
+    }
+    snprintf(buf, n, "$%c%u", "pHWD"[rf], slot);
+}
+
+static bool trace_wanted(const struct warp *w)
+{
+    const struct launch_state *L = w->cta->L;
+    int64_t t = L->cfg->trace_thread;
+    if (t < 0)
+        return true;
+    uint64_t first = w->cta->linear * L->nthreads + (uint64_t)w->id * 32;
+    return (uint64_t)t >= first && (uint64_t)t < first + 32;
+}
+
+static void trace_insn(const struct warp *w, uint32_t pc, uint32_t M)
+{
+    if (!trace_wanted(w))
+        return;
+    FILE *o = w->cta->L->trace_out;
+    const struct xfunc *fn = w->fn;
+    fprintf(o, "[cta (%u,%u,%u) warp %u] pc %u mask %08x  ", w->cta->id[0], w->cta->id[1],
+            w->cta->id[2], w->id, pc, M);
+    if (pc < fn->f->ninsns)
+        ir_print_insn(o, fn->m, fn->f, &fn->f->insns[pc]);
+    else
+        fputs("ret; // end of function", o);
+    fputc('\n', o);
+}
+
+static void trace_opnd_value(FILE *o, const struct warp *w, const struct ir_opnd *e, uint32_t M)
+{
+    char name[64];
+    trace_reg_name(name, sizeof name, w->fn, e->rf, e->slot);
+    fprintf(o, "    %s:", name);
+    for (unsigned l = 0; l < 32; l++) {
+        if (!(M >> l & 1))
+            continue;
+        switch (e->rf) {
+        case RF_PRED: fprintf(o, " %u", w->pred[e->slot] >> l & 1); break;
+        case RF_B16: fprintf(o, " %04x", w->r16[e->slot][l].u); break;
+        case RF_B32: fprintf(o, " %08x", w->r32[e->slot][l].u); break;
+        default: fprintf(o, " %016" PRIx64, w->r64[e->slot][l].u); break;
+        }
+    }
+    fputc('\n', o);
+}
+
+static void trace_regs(const struct warp *w, const struct ir_insn *in, uint32_t M)
+{
+    if (!trace_wanted(w) || w->fn == NULL)
+        return;
+    FILE *o = w->cta->L->trace_out;
+    const struct ir_opnd *O = &w->fn->opnds[in->opnd];
+    for (unsigned i = 0; i < in->nopnd; i++) {
+        const struct ir_opnd *e = &O[i];
+        if (!(e->flags & OPF_DST))
+            continue;
+        if (e->kind == OPK_REG) {
+            unsigned n = e->n ? e->n : 1;
+            for (unsigned k = 0; k < n; k++) {
+                struct ir_opnd t = *e;
+                t.slot += k;
+                trace_opnd_value(o, w, &t, M);
+            }
+        } else if (e->kind == OPK_VEC) {
+            for (unsigned k = 0; k < e->n; k++) {
+                const struct ir_opnd *v = &w->fn->opnds[e->first + k];
+                if (v->kind == OPK_REG)
+                    trace_opnd_value(o, w, v, M);
+            }
+        }
+    }
+}
+
+static void trace_mem(const struct warp *w, unsigned l, uint64_t addr, unsigned width, bool wr,
+                      const void *val)
+{
+    if (!trace_wanted(w))
+        return;
+    uint64_t v = 0;
+    memcpy(&v, val, width < 8 ? width : 8);
+    fprintf(w->cta->L->trace_out, "    lane %u %s [%#" PRIx64 "] %u bytes: %#" PRIx64 "\n", l,
+            wr ? "st" : "ld", addr, width, v);
+}
+
+/* ------------------------------------------------------------------ step reports */
+
+/* The space and address of an access as engine.h reports it: shared and local as offsets in
+ * their windows, generic addresses resolved. */
+static void step_space(const struct ir_insn *in, uint64_t *addr, uint8_t *space)
+{
+    uint64_t a = *addr;
+    switch (in->space) {
+    case SP_SHARED: case SP_SHARED_CTA: case SP_SHARED_CLUSTER: *space = SP_SHARED; return;
+    case SP_LOCAL: *space = SP_LOCAL; return;
+    case SP_PARAM: case SP_PARAM_ENTRY: case SP_PARAM_FUNC: *space = SP_PARAM; return;
+    case SP_CONST: *space = SP_CONST; return;
+    case SP_GLOBAL: *space = SP_GLOBAL; return;
+    default: break;
+    }
+    if (a - MEM_SHARED_BASE < MEM_SHARED_SIZE) {
+        *space = SP_SHARED;
+        *addr = a - MEM_SHARED_BASE;
+    } else if (a - MEM_LOCAL_BASE < MEM_LOCAL_SIZE) {
+        *space = SP_LOCAL;
+        *addr = a - MEM_LOCAL_BASE;
+    } else if (a - MEM_PARAM_BASE < MEM_PARAM_SIZE) {
+        *space = SP_PARAM;
+        *addr = a - MEM_PARAM_BASE;
+    } else {
+        *space = SP_GLOBAL;
+    }
+}
+
+/* One lane's memory access: recorded when stepping, printed when tracing memory. */
+static void slow_mem(struct warp *w, struct slow *S, unsigned l, uint64_t addr, unsigned width,
+                     bool wr, const void *val)
+{
+    struct engine_step_report *r = S->rep;
+    if (r) {
+        if (r->naccess == ENGINE_MAX_ACCESS) {
+            r->access_dropped++;
+            return;
+        }
+        struct engine_access *a = &r->access[r->naccess++];
+        a->addr = addr;
+        a->lane = l;
+        a->width = (uint16_t)width;
+        a->write = wr;
+        step_space(S->in, &a->addr, &a->space);
+        return;
+    }
+    if (w->cta->L->cfg->trace & TRACE_MEM)
+        trace_mem(w, l, addr, width, wr, val);
+}
+
+/* ------------------------------------------------------------------ handlers out of line */
+
+/* Each body becomes a function with the loop's locals as locals: it reads them from S and
+ * writes back what it may change; its exits (VM_NEXT's fetch, VM_JUMP's reload, out, fault)
+ * return where the loop goes on. */
+#define SLOW_LABEL(name, code)                                                                 \
+    name:                                                                                      \
+    __attribute__((unused));                                                                   \
+    r_ = (code);                                                                               \
+    goto save_;
+#define H(name, cond, ...)                                                                     \
+    static int slow_##name(struct warp *w, struct slow *S)                                     \
+    {                                                                                          \
+        const struct ir_insn *const in = S->in;                                                \
+        const struct ir_opnd *const O = S->O;                                                  \
+        const uint32_t M = S->M, active = S->active;                                           \
+        const uint64_t limit = S->limit;                                                       \
+        uint32_t pc = S->pc, seg = S->seg;                                                     \
+        uint64_t ninsn = S->ninsn, nthread = S->nthread;                                       \
+        int r_;                                                                                \
+        (void)w, (void)in, (void)O, (void)M, (void)active, (void)limit;                        \
+        {                                                                                      \
+            __VA_ARGS__;                                                                       \
+        }                                                                                      \
+        VM_NEXT;                                                                               \
+        SLOW_LABEL(fetch, SLOW_FETCH)                                                          \
+        SLOW_LABEL(reload, SLOW_RELOAD)                                                        \
+        SLOW_LABEL(out, SLOW_OUT)                                                              \
+        SLOW_LABEL(fault, SLOW_FAULT)                                                          \
+    save_:                                                                                     \
+        S->pc = pc;                                                                            \
+        S->seg = seg;                                                                          \
+        S->ninsn = ninsn;                                                                      \
+        S->nthread = nthread;                                                                  \
+        return r_;                                                                             \
+    }
+#define HMODE HMODE_BODY
+#include "interp/ops/families.inc"
+#undef HMODE
+#undef H
+
+/* HND_NONE: an instruction without a handler is refused at load; never dispatched. */
+static int slow_NONE(struct warp *w, struct slow *S)
+{
+    interp_fault(w, S->pc, 0, TRAP_ILLEGAL, 0, 0, 0, false, "instruction has no handler");
+    return SLOW_FAULT;
+}
+
+static const slow_handler slow_table[HND__COUNT] = {
+    slow_NONE,
+#define H(name, cond, ...) slow_##name,
+#define HMODE HMODE_ENUM
+#include "interp/ops/families.inc"
+#undef HMODE
+#undef H
+};
+
+/* ------------------------------------------------------------------ the loop */
+
+/*
+ * Run warp w: about one quantum of warp instructions with tracing (rep == NULL), or exactly one
+ * warp instruction described in *rep (stepping; pending reconvergence is applied before and
+ * after it).
+ */
+static enum warp_state slow_loop(struct warp *w, struct engine_step_report *rep)
+{
+    struct slow S = {.limit = rep ? UINT64_MAX : w->cta->L->quantum, .rep = rep};
+    const unsigned trace = rep ? 0 : w->cta->L->cfg->trace;
+    bool stepped = false;
+
+reload:
+    if (w->state != WS_RUN || w->depth == 0)
+        goto out;
+    {
+        const struct simt_entry *top = &w->stk[w->depth - 1];
+        S.pc = top->pc;
+        S.active = top->mask;
+        S.rpc = top->rpc;
+    }
+    S.seg = S.pc;
+    if (__builtin_expect(S.pc > w->fn->ninsns, 0)) {
+        interp_fault(w, w->fn->ninsns, 0, TRAP_ILLEGAL, S.pc, 0, 0, false, "jump out of function");
+        w->state = WS_TRAP;
+        goto out;
+    }
+    if (S.ninsn >= S.limit)
+        goto out;
+
+fetch:
+    if (S.pc == S.rpc || stepped) {
+        S.ninsn += S.pc - S.seg;
+        S.nthread += (uint64_t)(S.pc - S.seg) * (uint64_t)exec_popc(S.active);
+        S.seg = S.pc;
+        w->stk[w->depth - 1].pc = S.pc;
+        if (S.pc != S.rpc)
+            goto out; /* stepping: the one instruction ran */
+        warp_reconverge(w);
+        goto reload;
+    }
+    const struct ir_insn *in = w->fn->insns + S.pc;
+    const uint32_t M = S.active & (w->pred[in->guard] ^ (0u - (uint32_t)in->guard_neg));
+    if (trace & TRACE_INSN)
+        trace_insn(w, S.pc, M);
+    if (rep) {
+        const struct ir_func *f = w->fn->f;
+        stepped = true;
+        rep->func = f;
+        rep->pc = S.pc;
+        rep->insn = S.pc < f->ninsns ? &f->insns[S.pc] : NULL;
+        rep->active_before = S.active;
+        rep->exec_mask = M;
+    }
+    if (M == 0) {
+        S.pc++;
+        goto fetch;
+    }
+    S.in = in;
+    S.O = w->fn->opnds + in->opnd;
+    S.M = M;
+    switch (slow_table[in->handler](w, &S)) {
+    case SLOW_FETCH:
+        if (trace & TRACE_REGS)
+            trace_regs(w, in, M);
+        goto fetch;
+    case SLOW_RELOAD: goto reload;
+    case SLOW_OUT: goto out;
+    default: break;
+    }
+    /* fault */
+    S.ninsn += S.pc + 1 - S.seg;
+    S.nthread += (uint64_t)(S.pc + 1 - S.seg) * (uint64_t)exec_popc(S.active);
+    w->state = WS_TRAP;
+    w->ninsn += S.ninsn;
+    w->nthread += S.nthread;
+    return WS_TRAP;
+
+out:
+    w->ninsn += S.ninsn;
+    w->nthread += S.nthread;
+    if (w->state == WS_RUN && w->depth == 0)
+        w->state = WS_DONE;
+    return w->state;
+}
+
+/* Run warp w for about one quantum with per-instruction tracing (--trace). */
+enum warp_state exec_warp_trace(struct warp *w)
+{
+    return slow_loop(w, NULL);
+}
+
+/* Execute one warp instruction of w, recording its memory accesses and PC/masks in *rep
+ * (engine.c fills in the rest). */
+enum warp_state exec_warp_step(struct warp *w, struct engine_step_report *rep)
+{
+    return slow_loop(w, rep);
+}
