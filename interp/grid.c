@@ -91,6 +91,7 @@ static double thread_cpu(void)
 }
 
 static void run_ctas(struct worker *wk);
+static void run_slots(struct worker *wk, bool *busy);
 
 /* A worker: run CTAs until none is left or the launch stops; its CPU time into wk->cpu when
  * statistics are wanted (the thread CPU clock is a system call, not a vDSO read). */
@@ -112,7 +113,23 @@ static void *worker_main(void *arg)
 static void run_ctas(struct worker *wk)
 {
     struct launch_state *L = wk->L;
-    bool busy[64] = {false};
+    bool busy_one[64] = {false};
+    /* resident slots in use: cooperative grids may hold more than 64 CTAs per host thread */
+    bool *busy = wk->nres <= 64 ? busy_one : calloc(wk->nres, sizeof *busy);
+    if (!busy) {
+        wk->failed = true;
+        atomic_store(&L->stop, 1);
+        return;
+    }
+    run_slots(wk, busy);
+    if (busy != busy_one)
+        free(busy);
+}
+
+/* run_ctas with the slots' busy flags. */
+static void run_slots(struct worker *wk, bool *busy)
+{
+    struct launch_state *L = wk->L;
     unsigned nbusy = 0;
     bool more = true;
     wk->next_det = wk->index;
@@ -387,12 +404,12 @@ int grid_run(struct launch_state *L, struct interp_stats *st)
     if (pooled && T > p->n)
         T = p->n ? p->n : 1; /* the host refused some pool threads, or there are none */
     L->nworkers = T;
-    /* resident CTAs per worker: all of a cooperative grid must be co-resident */
+    /* resident CTAs per worker: all of a cooperative grid must be co-resident (the runtime
+     * refuses grids that do not fit the emulated device, cudaErrorCooperativeLaunchTooLarge;
+     * a smaller cap here would leave CTAs never started while the others wait in grid.sync) */
     unsigned R = 1;
     if (L->l->cooperative)
         R = (unsigned)((L->nctas + T - 1) / T);
-    if (R > 64)
-        R = 64;
     L->resident = R;
     struct worker *wk = aligned_alloc(_Alignof(struct worker), T * sizeof *wk);
     if (wk)

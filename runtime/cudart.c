@@ -1202,29 +1202,6 @@ EXPORT cudaError_t cudaFuncSetSharedMemConfig(const void *func, enum cudaSharedM
     return e ? ret(e) : cudaSuccess;
 }
 
-/* Resident CTAs per SM for a block size: threads, CTA slots, registers and shared memory. */
-static int occupancy(const struct rt_func *f, int block, size_t dyn)
-{
-    const struct rt_device *d = &ctx()->dev;
-    unsigned warps = ((unsigned)block + d->warp - 1) / d->warp;
-    unsigned n = d->threads_per_sm / (warps * d->warp);
-    if (n > d->blocks_per_sm)
-        n = d->blocks_per_sm;
-    if (f->info.nregs) {
-        unsigned regs = ((f->info.nregs + 7) & ~7u) * warps * d->warp;
-        unsigned by_regs = regs ? d->regs_per_sm / regs : n;
-        if (by_regs < n)
-            n = by_regs;
-    }
-    uint64_t sh = f->info.shared_static + dyn + d->reserved_shared_per_block;
-    if (sh) {
-        uint64_t by_sh = d->shared_per_sm / sh;
-        if (by_sh < n)
-            n = (unsigned)by_sh;
-    }
-    return (int)n;
-}
-
 EXPORT cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
     int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize, unsigned int flags)
 {
@@ -1242,7 +1219,7 @@ EXPORT cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
         *numBlocks = 0;
         return cudaSuccess;
     }
-    *numBlocks = occupancy(f, blockSize, dynamicSMemSize);
+    *numBlocks = (int)rt_occupancy(d, &f->info, (unsigned)blockSize, dynamicSMemSize);
     return cudaSuccess;
 }
 

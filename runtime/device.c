@@ -205,6 +205,29 @@ int rt_device_parse(struct rt_device *d, const char *spec, char *err, size_t err
     return 0;
 }
 
+/* Resident CTAs per SM (see rt.h). */
+unsigned rt_occupancy(const struct rt_device *d, const struct interp_kernel_info *k,
+                      unsigned block, uint64_t dyn)
+{
+    unsigned warps = (block + d->warp - 1) / d->warp;
+    unsigned n = d->threads_per_sm / (warps * d->warp);
+    if (n > d->blocks_per_sm)
+        n = d->blocks_per_sm;
+    if (k->nregs) {
+        unsigned regs = ((k->nregs + 7) & ~7u) * warps * d->warp;
+        unsigned by_regs = regs ? d->regs_per_sm / regs : n;
+        if (by_regs < n)
+            n = by_regs;
+    }
+    uint64_t sh = k->shared_static + dyn + d->reserved_shared_per_block;
+    if (sh) {
+        uint64_t by_sh = d->shared_per_sm / sh;
+        if (by_sh < n)
+            n = (unsigned)by_sh;
+    }
+    return n;
+}
+
 /* Help text for --device. */
 void rt_device_help(FILE *out)
 {

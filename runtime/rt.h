@@ -75,6 +75,12 @@ void rt_device_default(struct rt_device *d);
 int rt_device_parse(struct rt_device *d, const char *spec, char *err, size_t errlen);
 /* Print the device spec keys and presets (help text). */
 void rt_device_help(FILE *out);
+/* CTAs of a kernel (k: registers per thread, static shared bytes) resident per SM of d for a
+ * block of `block` threads with `dyn` bytes of dynamic shared memory: limited by threads, CTA
+ * slots, registers and shared memory. What cudaOccupancyMaxActiveBlocksPerMultiprocessor
+ * answers and what a cooperative launch must fit in (× SMs). */
+unsigned rt_occupancy(const struct rt_device *d, const struct interp_kernel_info *k,
+                      unsigned block, uint64_t dyn);
 
 /* ============================================================================ the context */
 

@@ -84,10 +84,8 @@ int rt_launch_prepare(struct rt_ctx *c, const struct rt_launch_req *r, struct rt
     if (r->shared > dyn_limit || f->info.shared_static + r->shared > d->shared_per_block_optin)
         return RT_ERR_INVALID_VALUE;
     if (r->cooperative) {
-        /* all CTAs must be co-resident: a conservative occupancy bound */
-        uint64_t per_sm = d->threads_per_sm / (threads ? threads : 1);
-        if (per_sm > d->blocks_per_sm)
-            per_sm = d->blocks_per_sm;
+        /* all CTAs must be co-resident: at most what the occupancy calculator says fits */
+        uint64_t per_sm = rt_occupancy(d, &f->info, (unsigned)threads, r->shared);
         uint64_t ctas = (uint64_t)r->grid[0] * r->grid[1] * r->grid[2];
         if (ctas > per_sm * d->nsm)
             return 720; /* cudaErrorCooperativeLaunchTooLarge */

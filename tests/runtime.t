@@ -360,15 +360,17 @@ my @c80 = ('-gencode', 'arch=compute_80,code=compute_80');
         "status $st", $out, $err);
 
     # a cooperative grid larger than the host threads: each thread holds many resident CTAs,
-    # all of which must run before any passes grid.sync() (3 and 5 threads: uneven shares)
+    # all of which must run before any passes grid.sync() (3 and 5 threads: uneven shares; 1
+    # thread: 264 CTAs and the device's whole co-resident capacity on one host thread, which
+    # hung when a host thread held at most 64), and one CTA more is refused
     $exe = "$fx/coop";
     $e = nvcc_build($exe, ['fixtures/cuda/rt_coop.cu'], '-cudart', 'shared', @c80);
     my $coop_ok = !$e;
-    for my $t (3, 5) {
+    for my $t (1, 3, 5) {
         ($st, $out, $err) = $e ? (-1, '', $e) : run({ %env, PTXEMU_THREADS => $t }, $exe);
         $coop_ok &&= $st == 0 && $out =~ /^PASS$/m;
     }
-    ok_($coop_ok, 'cooperative grids of 8 and 96 CTAs on 3 and 5 host threads: PASS',
+    ok_($coop_ok, 'cooperative grids of 8, 96, 264 CTAs and the device\'s capacity on 1, 3 and 5 host threads: PASS; capacity + 1 refused',
         "status $st", $out, $err);
 
     # CTAs that wait on each other through global memory (last-block reduction, a chained scan
