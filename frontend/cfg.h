@@ -122,4 +122,13 @@ void cfg_error_at(FILE *diag, const struct ir_module *m, uint32_t line, uint32_t
 #endif
     ;
 
+/* Registers per thread function f needs (most 32-bit registers live at once over f->cfg; a
+ * .b64 counts 2, predicates 0): what occupancy and cudaFuncGetAttributes use. Without a CFG,
+ * the declared count. (regs.c) */
+uint32_t ir_reg_pressure(const struct ir_func *f);
+/* Registers per thread of kernel f of module m: its pressure, with calls the most any function
+ * of m needs plus the ABI's, plus what an allocator reserves; 8 to 255 as ptxas allocates.
+ * interp_kernel_info.nregs and `ptxemu info` report it. (regs.c) */
+uint32_t ir_kernel_regs(const struct ir_module *m, const struct ir_func *f);
+
 #endif

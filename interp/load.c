@@ -732,13 +732,7 @@ int interp_program_load(struct interp_dev *d, const struct ir_module *const *mod
             ki->param_size_total = total;
             ki->shared_static = k->shared_static;
             ki->local_size = k->xf->local_size;
-            uint32_t regs = 0;
-            for (uint32_t i = 0; i < f->nregdecls; i++) {
-                const struct ir_regdecl *rd = &f->regdecls[i];
-                uint32_t c = rd->count ? rd->count : 1;
-                regs += rd->rf == RF_B64 ? 2 * c : rd->rf == RF_PRED ? 0 : c;
-            }
-            ki->nregs = regs < 255 ? regs : 255;
+            ki->nregs = ir_kernel_regs(m, f);
             memcpy(ki->maxntid, f->maxntid, sizeof ki->maxntid);
             memcpy(ki->reqntid, f->reqntid, sizeof ki->reqntid);
             uint32_t mt = DEV_MAX_THREADS;

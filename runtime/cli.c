@@ -625,19 +625,21 @@ static int cmd_cfg(int argc, char **argv)
 
 /*
  * `ptxemu info FILE.ptx`: one line per kernel (.entry with a body), in module order,
- *   kernel NAME: param P bytes, shared S bytes, local L bytes
+ *   kernel NAME: param P bytes, shared S bytes, local L bytes, regs R
  * P: its parameter block; S: the static .shared bytes it reaches, its own and its callees'
  * (what cudaFuncGetAttributes reports as sharedSizeBytes and ptxas -v as "bytes smem");
- * L: its own .local frame per thread. So scripts and tests can compare with ptxas without
- * running anything.
+ * L: its own .local frame per thread; R: registers per thread estimated from live ranges
+ * (numRegs, what occupancy counts; ptxas -v's "registers"). So scripts and tests can compare
+ * with ptxas without running anything.
  */
 static void show_info(FILE *out, const struct ir_module *m)
 {
     for (uint32_t i = 0; i < m->nfuncs; i++) {
         const struct ir_func *f = &m->funcs[i];
         if (f->is_entry && f->defined)
-            fprintf(out, "kernel %s: param %u bytes, shared %u bytes, local %u bytes\n",
-                    ir_str(m, f->name), f->param_size, f->shared_size, f->local_size);
+            fprintf(out, "kernel %s: param %u bytes, shared %u bytes, local %u bytes, regs %u\n",
+                    ir_str(m, f->name), f->param_size, f->shared_size, f->local_size,
+                    ir_kernel_regs(m, f));
     }
 }
 

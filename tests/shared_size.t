@@ -5,7 +5,13 @@
 # limits, the occupancy calculator and %total_smem_size use it).  Files: the nvcc-generated
 # fixtures/ptx/sm_{75,80,90,80_G,90_L}/*.ptx and the hand-written shared-memory cases
 # (fixtures/cases/shared_*.ptx, fixtures/ptx/exec/shared_*.ptx, atomics_shared.ptx).
-# One TAP line per file; the last line counts the kernels compared.
+# One TAP line per file; then a line counting the kernels compared. The same ptxas runs also
+# check the register estimate (`ptxemu info`'s "regs R", frontend/regs.c: live ranges, what
+# numRegs and the occupancy calculator use) against ptxas's "Used N registers": over the
+# -O3 fixtures (sm_75/80/90/90_L) the mean absolute difference is at most 4 registers and no
+# kernel's estimate is below half or above twice ptxas's count, both rounded up to the
+# allocation unit of 8 the occupancy calculator uses (a bound, not an equality: ptxas
+# schedules and allocates, the estimate counts live values).
 #
 # ptxas is $PTXAS, else the one next to nvcc (tests/lib/PtxemuTest.pm find_nvcc); without
 # it everything is skipped.  The binary is $PTXEMU_BUILD/ptxemu (default build/ptxemu).
@@ -32,7 +38,8 @@ if (!$ptxas || !-x $ptxas) {
 my @files = ((map { sort glob("fixtures/ptx/$_/*.ptx") } qw(sm_75 sm_80 sm_90 sm_80_G sm_90_L)),
              sort(glob('fixtures/cases/shared_*.ptx')), sort(glob('fixtures/ptx/exec/shared_*.ptx')),
              'fixtures/ptx/exec/atomics_shared.ptx');
-print '1..', scalar(@files) + 1, "\n";
+print '1..', scalar(@files) + 3, "\n";
+my (@rdiff, @rout);
 
 my ($n, $kernels, $nonzero) = (0, 0, 0);
 for my $file (@files) {
@@ -41,7 +48,7 @@ for my $file (@files) {
     open(my $fh, '<', $file) or die "$file: $!";
     my ($arch) = map { /^\s*\.target\s+(sm_\w+)/ ? $1 : () } <$fh>;
     close $fh;
-    my %want;
+    my (%want, %wregs, %gregs);
     if (!$arch) {
         push @why, "# no .target sm_XX line\n";
     } else {
@@ -51,7 +58,8 @@ for my $file (@files) {
         for (split /\n/, $err) {
             $cur = $1 if /Compiling entry function '([^']+)'/;
             # no "bytes smem" on the line: none
-            if (defined $cur && /Used \d+ registers/) {
+            if (defined $cur && /Used (\d+) registers/) {
+                $wregs{$cur} = $1;
                 $want{$cur} = /(\d+) bytes smem/ ? $1 : 0;
                 undef $cur;
             }
@@ -63,6 +71,7 @@ for my $file (@files) {
         my ($code, $out, $err) = run_bounded(60, {}, $bin, 'info', $file);
         push @why, "# ptxemu info exited $code\n", map { "#   $_\n" } split /\n/, $err if $code;
         $got{$1} = $2 while $out =~ /^kernel (\S+): param \d+ bytes, shared (\d+) bytes/mg;
+        $gregs{$1} = $2 while $out =~ /^kernel (\S+): .*, regs (\d+)$/mg;
     }
     if (!@why) {
         for my $k (sort keys %want) {
@@ -81,7 +90,24 @@ for my $file (@files) {
         $nonzero += grep { $_ } values %want;
         print "ok $n - $file (", scalar(keys %want), " kernels)\n";
     }
+    # -G output keeps every value in its own register: no allocator to compare with
+    if ($file =~ m{/sm_(75|80|90|90_L)/}) {
+        for my $k (grep { exists $gregs{$_} } sort keys %wregs) {
+            my ($p, $e) = ($wregs{$k}, $gregs{$k});
+            push @rdiff, abs($e - $p);
+            # occupancy allocates registers in units of 8 per thread: compare those
+            my ($p8, $e8) = map { ($_ + 7) & ~7 } $p, $e;
+            push @rout, "# $file $k: ptxas $p registers, ptxemu $e\n" if $e8 * 2 < $p8 || $e8 > 2 * $p8;
+        }
+    }
 }
 $n++;
 print(($kernels ? 'ok' : 'not ok'),
       " $n - $kernels kernels ($nonzero with static shared memory) as ptxas -v counts them\n");
+my $mean = @rdiff ? eval { my $t = 0; $t += $_ for @rdiff; $t / @rdiff } : 99;
+my $exact = grep { $_ == 0 } @rdiff;
+$n++;
+printf "%s %d - register estimate: mean |ptxemu - ptxas| %.2f over %d kernels (%d exact), at most 4\n",
+    (@rdiff && $mean <= 4 ? 'ok' : 'not ok'), $n, $mean, scalar(@rdiff), $exact;
+$n++;
+print((@rout ? 'not ok' : 'ok'), " $n - every register estimate within half to twice ptxas's (units of 8)\n", @rout);
