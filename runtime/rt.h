@@ -1,9 +1,9 @@
 /*
- * runtime/rt.h — the runtime core shared by libcudart.so.13 (cudart.c) and the `ptxemu` CLI.
+ * runtime/rt.h — the runtime core shared by libcudart.so.13 (cudart_*.c) and the `ptxemu` CLI.
  *
- * Nothing here includes CUDA headers: errors are plain ints that cudart.c maps to cudaError_t
+ * Nothing here includes CUDA headers: errors are plain ints that cudart_*.c map to cudaError_t
  * (the values below are CUDA's, checked there with _Static_assert). The runtime keeps all state
- * in one struct rt_ctx; cudart.c owns the single default context of a process.
+ * in one struct rt_ctx; cudart_ctx.c owns the single default context of a process.
  */
 #ifndef PTXEMU_RT_H
 #define PTXEMU_RT_H
@@ -19,7 +19,7 @@
 #include "interp/interp.h"
 #include "runtime/fatbin.h"
 
-/* CUDA error numbers the core produces (cudaError_t values; cudart.c asserts them). */
+/* CUDA error numbers the core produces (cudaError_t values; cudart_ctx.c asserts them). */
 enum {
     RT_OK = 0,
     RT_ERR_INVALID_VALUE = 1,
