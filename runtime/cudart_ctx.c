@@ -29,7 +29,15 @@ _Static_assert((int)RT_ERR_LAUNCH_OUT_OF_RESOURCES == (int)cudaErrorLaunchOutOfR
 _Static_assert((int)RT_ERR_INVALID_DEVICE_FUNCTION == (int)cudaErrorInvalidDeviceFunction, "errors");
 _Static_assert((int)RT_ERR_NOT_SUPPORTED == (int)cudaErrorNotSupported, "error values");
 _Static_assert((int)RT_ERR_UNKNOWN == (int)cudaErrorUnknown, "error values");
-_Static_assert(720 == (int)cudaErrorCooperativeLaunchTooLarge, "error values");
+_Static_assert((int)RT_ERR_ILLEGAL_ADDRESS == (int)cudaErrorIllegalAddress, "error values");
+_Static_assert((int)RT_ERR_LAUNCH_TIMEOUT == (int)cudaErrorLaunchTimeout, "error values");
+_Static_assert((int)RT_ERR_ASSERT == (int)cudaErrorAssert, "error values");
+_Static_assert((int)RT_ERR_HARDWARE_STACK_ERROR == (int)cudaErrorHardwareStackError, "errors");
+_Static_assert((int)RT_ERR_ILLEGAL_INSTRUCTION == (int)cudaErrorIllegalInstruction, "errors");
+_Static_assert((int)RT_ERR_MISALIGNED_ADDRESS == (int)cudaErrorMisalignedAddress, "errors");
+_Static_assert((int)RT_ERR_LAUNCH_FAILURE == (int)cudaErrorLaunchFailure, "error values");
+_Static_assert((int)RT_ERR_COOPERATIVE_LAUNCH_TOO_LARGE == (int)cudaErrorCooperativeLaunchTooLarge,
+               "error values");
 
 /* The process's one default context (cudart_private.h). */
 struct cudart_ctx cr_g = {.hlock = PTHREAD_MUTEX_INITIALIZER, .next_stream_id = 16,
@@ -142,37 +150,18 @@ bool cr_hs_del(struct handle_set *s, const void *p)
     return r;
 }
 
-struct err_row {
-    int value;
-    const char *name, *msg;
-};
-
-static const struct err_row err_rows[] = {
-#define E(name, val, msg) {val, #name, msg},
-#include "runtime/cuda_errors.h"
-#undef E
-};
-
-static const struct err_row *err_find(cudaError_t e)
-{
-    for (size_t i = 0; i < sizeof err_rows / sizeof err_rows[0]; i++)
-        if (err_rows[i].value == (int)e)
-            return &err_rows[i];
-    return NULL;
-}
-
 /* Name of an error code ("cudaErrorInvalidValue"). */
 EXPORT const char *cudaGetErrorName(cudaError_t error)
 {
-    const struct err_row *r = err_find(error);
-    return r ? r->name : "unrecognized error code";
+    const char *s = rt_error_name((int)error);
+    return s ? s : "unrecognized error code";
 }
 
 /* Message of an error code ("invalid argument"). */
 EXPORT const char *cudaGetErrorString(cudaError_t error)
 {
-    const struct err_row *r = err_find(error);
-    return r ? r->msg : "unrecognized error code";
+    const char *s = rt_error_string((int)error);
+    return s ? s : "unrecognized error code";
 }
 
 /* Return and clear the calling thread's last error; a sticky error cannot be cleared. */
