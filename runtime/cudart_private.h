@@ -51,6 +51,18 @@ EXPORT cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, dim3 bl
 EXPORT cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim,
                                            void **args, size_t sharedMem, cudaStream_t stream);
 
+/* ======================================================================= unsupported table */
+
+/* One index per entry point of cudart_unsupported.def (the "said once" flags). */
+enum cr_unsupported {
+#define U(name, params) CR_UNSUP_##name,
+#define A(variant, name)
+#include "runtime/cudart_unsupported.def"
+#undef U
+#undef A
+    CR_UNSUP_COUNT
+};
+
 /* ============================================================================ the context */
 
 /* Handles the API gave out (streams, events, graphs), so a stale or foreign handle is an
@@ -182,6 +194,7 @@ struct cudart_ctx {
     unsigned long long next_stream_id, next_capture_id;
     pthread_key_t ptds_key;   /* frees a thread's per-thread default stream when it exits */
     bool ptds_key_ok;
+    atomic_bool unsup_said[CR_UNSUP_COUNT]; /* unsupported entry point already reported */
 };
 extern struct cudart_ctx cr_g;
 
