@@ -154,34 +154,3 @@ void interp_trap_report(FILE *out, const struct trap *t)
     if (t->msg[0])
         fprintf(out, "%s     %s\n", P, t->msg);
 }
-
-/* Name of the CUDA error a GPU returns for a trap kind. */
-const char *interp_trap_cuda_name(enum trap_kind k)
-{
-    switch (k) {
-    case TRAP_NONE: return "cudaSuccess";
-    case TRAP_OOB: case TRAP_READONLY: return "cudaErrorIllegalAddress";
-    case TRAP_MISALIGNED: return "cudaErrorMisalignedAddress";
-    case TRAP_ASSERT: return "cudaErrorAssert";
-    case TRAP_ILLEGAL: return "cudaErrorIllegalInstruction";
-    case TRAP_STACK: return "cudaErrorHardwareStackError";
-    case TRAP_DEADLOCK: case TRAP_BUDGET: return "cudaErrorLaunchTimeout";
-    default: return "cudaErrorLaunchFailure";
-    }
-}
-
-/* Numeric cudaError_t for a trap kind (CUDA 13 driver_types.h). */
-int interp_trap_cuda_error(enum trap_kind k)
-{
-    switch (k) {
-    case TRAP_NONE: return 0;
-    case TRAP_OOB: case TRAP_READONLY: return 700;
-    case TRAP_MISALIGNED: return 716;
-    case TRAP_ASSERT: return 710;
-    case TRAP_ILLEGAL: return 715;
-    case TRAP_STACK: return 714;
-    case TRAP_DEADLOCK: case TRAP_BUDGET: return 702;
-    default: return 719;
-    }
-}
-

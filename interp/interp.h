@@ -79,10 +79,6 @@ struct trap {
 
 /* Print a compute-sanitizer-style report of a trap. */
 void interp_trap_report(FILE *out, const struct trap *t);
-/* CUDA-style name of the error a GPU returns for a trap kind (e.g. "cudaErrorIllegalAddress"),
- * and its numeric cudaError_t value. */
-const char *interp_trap_cuda_name(enum trap_kind k);
-int interp_trap_cuda_error(enum trap_kind k);
 
 struct interp_dev;
 struct interp_program;

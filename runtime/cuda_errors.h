@@ -1,4 +1,4 @@
-/* runtime/cuda_errors.h — every cudaError_t of CUDA 13.0 with its name and message, one E(name, value, message) row each; included by cudart.c. Generated from driver_types.h (names, values) and the messages the CUDA 13.0 runtime prints. */
+/* runtime/cuda_errors.h — every cudaError_t of CUDA 13.0 with its name and message, one E(name, value, message) row each; included by error.c. Generated from driver_types.h (names, values) and the messages the CUDA 13.0 runtime prints. */
     E(cudaSuccess, 0, "no error")
     E(cudaErrorInvalidValue, 1, "invalid argument")
     E(cudaErrorMemoryAllocation, 2, "out of memory")

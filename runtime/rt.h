@@ -1,9 +1,9 @@
 /*
- * runtime/rt.h — the runtime core shared by libcudart.so.13 (cudart.c) and the `ptxemu` CLI.
+ * runtime/rt.h — the runtime core shared by libcudart.so.13 (cudart_*.c) and the `ptxemu` CLI.
  *
- * Nothing here includes CUDA headers: errors are plain ints that cudart.c maps to cudaError_t
+ * Nothing here includes CUDA headers: errors are plain ints that cudart_*.c map to cudaError_t
  * (the values below are CUDA's, checked there with _Static_assert). The runtime keeps all state
- * in one struct rt_ctx; cudart.c owns the single default context of a process.
+ * in one struct rt_ctx; cudart_ctx.c owns the single default context of a process.
  */
 #ifndef PTXEMU_RT_H
 #define PTXEMU_RT_H
@@ -19,7 +19,9 @@
 #include "interp/interp.h"
 #include "runtime/fatbin.h"
 
-/* CUDA error numbers the core produces (cudaError_t values; cudart.c asserts them). */
+/* CUDA error numbers the core produces (cudaError_t values; cudart_ctx.c asserts them). The
+ * only place below the cudart_*.c files where CUDA error numbers appear (error.c maps trap kinds
+ * to them). */
 enum {
     RT_OK = 0,
     RT_ERR_INVALID_VALUE = 1,
@@ -34,11 +36,28 @@ enum {
     RT_ERR_INVALID_SOURCE = 300,
     RT_ERR_INVALID_RESOURCE_HANDLE = 400,
     RT_ERR_NOT_READY = 600,
+    RT_ERR_ILLEGAL_ADDRESS = 700,
     RT_ERR_LAUNCH_OUT_OF_RESOURCES = 701,
+    RT_ERR_LAUNCH_TIMEOUT = 702,
+    RT_ERR_ASSERT = 710,
+    RT_ERR_HARDWARE_STACK_ERROR = 714,
+    RT_ERR_ILLEGAL_INSTRUCTION = 715,
+    RT_ERR_MISALIGNED_ADDRESS = 716,
+    RT_ERR_LAUNCH_FAILURE = 719,
+    RT_ERR_COOPERATIVE_LAUNCH_TOO_LARGE = 720,
     RT_ERR_INVALID_DEVICE_FUNCTION = 98,
     RT_ERR_NOT_SUPPORTED = 801,
     RT_ERR_UNKNOWN = 999,
 };
+
+/* ========================================================================= errors (error.c) */
+
+/* Name and message of a cudaError_t value (CUDA 13's), NULL if there is no such error. */
+const char *rt_error_name(int e);
+const char *rt_error_string(int e);
+/* The cudaError_t a GPU returns for a kernel fault of kind k (RT_ERR_ILLEGAL_ADDRESS for an
+ * out-of-bounds access, …; RT_OK for TRAP_NONE). */
+int rt_trap_error(enum trap_kind k);
 
 /* ======================================================================= device (device.c) */
 

@@ -88,7 +88,7 @@ int rt_launch_prepare(struct rt_ctx *c, const struct rt_launch_req *r, struct rt
         uint64_t per_sm = rt_occupancy(d, &f->info, (unsigned)threads, r->shared);
         uint64_t ctas = (uint64_t)r->grid[0] * r->grid[1] * r->grid[2];
         if (ctas > per_sm * d->nsm)
-            return 720; /* cudaErrorCooperativeLaunchTooLarge */
+            return RT_ERR_COOPERATIVE_LAUNCH_TOO_LARGE;
     }
     struct rt_kernel_op *k = calloc(1, sizeof *k);
     if (!k || !(k->params = malloc(f->info.param_size_total ? f->info.param_size_total : 1))) {
@@ -142,7 +142,7 @@ void rt_launch_exec(struct rt_ctx *c, struct rt_kernel_op *k)
         interp_trap_report(stderr, &trap);
         pthread_mutex_lock(&c->lock);
         if (!c->sticky)
-            c->sticky = interp_trap_cuda_error(trap.kind);
+            c->sticky = rt_trap_error(trap.kind);
         pthread_mutex_unlock(&c->lock);
     }
 out:

@@ -26,7 +26,7 @@ missing() {
     echo "${m[@]+"${m[@]}"}"
 }
 
-# Not installable from Debian: CUDA's headers, which runtime/cudart.c compiles against.
+# Not installable from Debian: CUDA's headers, which runtime/cudart_*.c compile against.
 if [ ! -f /usr/local/cuda/include/cuda_runtime_api.h ]; then
     echo "deps.sh: warning: /usr/local/cuda/include/cuda_runtime_api.h not found" \
         "(CUDA 13 toolkit); libcudart.so.13 will not build" >&2

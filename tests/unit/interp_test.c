@@ -618,7 +618,6 @@ int main(void)
            "barrier 0 can never complete: 32 of 64 threads arrived, every other live warp is "
            "waiting or has exited",
            "half barrier: message");
-    is_int(interp_trap_cuda_error(r.trap.kind), 702, "deadlock -> cudaErrorLaunchTimeout");
     free(t);
 
     t = k_cluster(0);
@@ -698,7 +697,6 @@ int main(void)
     run(t, 2, 32, 1, &r);
     is_int(r.rc, 1, "oob: traps");
     is_int(r.trap.kind, TRAP_OOB, "oob: kind");
-    is_int(interp_trap_cuda_error(r.trap.kind), 700, "oob -> 700");
     is_str(r.report,
            "========= Invalid __global__ write of size 4 bytes\n"
            "=========     at fault+0x20 (hand.ptx:12)\n"
@@ -712,14 +710,12 @@ int main(void)
     t = k_fault(2);
     run(t, 1, 32, 1, &r);
     is_int(r.trap.kind, TRAP_MISALIGNED, "misaligned: kind");
-    is_int(interp_trap_cuda_error(r.trap.kind), 716, "misaligned -> 716");
     free(t);
 
     t = k_fault(-1);
     run(t, 1, 32, 1, &r);
     is_int(r.trap.kind, TRAP_TRAP, "trap: kind");
     is_uint(r.trap.tid[0], 16, "trap: first trapping thread");
-    is_int(interp_trap_cuda_error(r.trap.kind), 719, "trap -> 719");
     free(t);
 
     return done_testing();

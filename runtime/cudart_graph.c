@@ -1,0 +1,1391 @@
+/*
+ * runtime/cudart_graph.c — libcudart.so.13: CUDA graphs, all of them. Nodes and their
+ * execution (stream work is made of the same nodes), graph building and queries, node
+ * parameters, instantiation, executable graph updates and launches, and graph memory
+ * (memory-allocation and free nodes).
+ *
+ * Nodes keep their dependencies (edges live on the dependent node). An executable graph is a
+ * private clone; a launch runs a clone of it on the worker in a topological order (insertion
+ * order among ready nodes).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/cudart_private.h"
+
+static struct CUgraph_st *graph_clone(struct CUgraph_st *g);
+static cudaError_t graph_run(struct CUgraph_st *g);
+static void gmem_forget(struct gmem *gm);
+
+int cr_nl_add(struct node_list *l, struct CUgraphNode_st *nd)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (l->v[i] == nd)
+            return 0;
+    if (l->n == l->cap) {
+        size_t nc = l->cap ? l->cap * 2 : 4;
+        struct CUgraphNode_st **nv = realloc(l->v, nc * sizeof *nv);
+        if (!nv)
+            return -1;
+        l->v = nv;
+        l->cap = nc;
+    }
+    l->v[l->n++] = nd;
+    return 0;
+}
+
+bool cr_nl_del(struct node_list *l, const struct CUgraphNode_st *nd)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (l->v[i] == nd) {
+            memmove(&l->v[i], &l->v[i + 1], (l->n - i - 1) * sizeof *l->v);
+            l->n--;
+            return true;
+        }
+    return false;
+}
+
+int cr_nl_copy(struct node_list *dst, const struct node_list *src)
+{
+    dst->n = 0;
+    for (size_t i = 0; i < src->n; i++)
+        if (cr_nl_add(dst, src->v[i]) < 0)
+            return -1;
+    return 0;
+}
+
+int cr_graph_push(struct CUgraph_st *g, struct CUgraphNode_st *nd)
+{
+    if (g->n == g->cap) {
+        size_t nc = g->cap ? g->cap * 2 : 8;
+        struct CUgraphNode_st **nn = realloc(g->nodes, nc * sizeof *nn);
+        if (!nn)
+            return -1;
+        g->nodes = nn;
+        g->cap = nc;
+    }
+    g->nodes[g->n++] = nd;
+    nd->graph = g;
+    return 0;
+}
+
+
+/* Graph allocations: cr_g.gmems holds the live ones (looked up by address). */
+void cr_gmem_release(struct gmem *gm)
+{
+    if (!gm || __atomic_sub_fetch(&gm->refs, 1, __ATOMIC_ACQ_REL) != 0)
+        return;
+    gmem_forget(gm);
+    if (!__atomic_load_n(&gm->freed, __ATOMIC_ACQUIRE)) {
+        struct mem *m = cr_dmem();
+        if (m)
+            mem_free(m, gm->addr);
+    }
+    free(gm);
+}
+
+void cr_node_free(struct CUgraphNode_st *nd)
+{
+    if (!nd)
+        return;
+    free(nd->params);
+    free(nd->deps.v);
+    if (nd->kind == NK_GRAPH && nd->child)
+        cr_graph_free(nd->child);
+    cr_gmem_release(nd->gm);
+    free(nd);
+}
+
+void cr_graph_free(struct CUgraph_st *g)
+{
+    if (!g)
+        return;
+    for (size_t i = 0; i < g->n; i++)
+        cr_node_free(g->nodes[i]);
+    free(g->nodes);
+    free(g);
+}
+
+static struct CUgraphNode_st *node_clone(const struct CUgraphNode_st *nd)
+{
+    struct CUgraphNode_st *c = malloc(sizeof *c);
+    if (!c)
+        return NULL;
+    *c = *nd;
+    c->params = NULL;
+    c->child = NULL;
+    c->deps = (struct node_list){0};
+    c->gm = NULL;
+    if (nd->params && nd->func) {
+        uint32_t n = nd->func->info.param_size_total;
+        c->params = malloc(n ? n : 1);
+        if (!c->params) {
+            free(c);
+            return NULL;
+        }
+        memcpy(c->params, nd->params, n);
+    }
+    if (nd->kind == NK_GRAPH && nd->child) {
+        c->child = graph_clone(nd->child);
+        if (!c->child) {
+            free(c->params);
+            free(c);
+            return NULL;
+        }
+    }
+    if (nd->gm) {
+        __atomic_add_fetch(&nd->gm->refs, 1, __ATOMIC_ACQ_REL);
+        c->gm = nd->gm;
+    }
+    return c;
+}
+
+/* A deep copy with the same edges (node i of the copy is the copy of node i). */
+static struct CUgraph_st *graph_clone(struct CUgraph_st *g)
+{
+    struct CUgraph_st *c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    for (size_t i = 0; i < g->n; i++) {
+        g->nodes[i]->idx = i;
+        struct CUgraphNode_st *nd = node_clone(g->nodes[i]);
+        if (!nd || cr_graph_push(c, nd) < 0) {
+            cr_node_free(nd);
+            cr_graph_free(c);
+            return NULL;
+        }
+    }
+    for (size_t i = 0; i < g->n; i++) {
+        const struct node_list *d = &g->nodes[i]->deps;
+        for (size_t j = 0; j < d->n; j++)
+            if (cr_nl_add(&c->nodes[i]->deps, c->nodes[d->v[j]->idx]) < 0) {
+                cr_graph_free(c);
+                return NULL;
+            }
+    }
+    return c;
+}
+
+/* Nodes in an order that runs every node after its dependencies (insertion order among the
+ * ready ones). 0, or -1 for a cycle or no memory. The caller frees *out. */
+static int graph_order(struct CUgraph_st *g, struct CUgraphNode_st ***out)
+{
+    size_t n = g->n, done = 0;
+    struct CUgraphNode_st **order = malloc((n ? n : 1) * sizeof *order);
+    bool *ran = calloc(n ? n : 1, 1);
+    if (!order || !ran) {
+        free(order);
+        free(ran);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++)
+        g->nodes[i]->idx = i;
+    while (done < n) {
+        bool progress = false;
+        for (size_t i = 0; i < n; i++) {
+            if (ran[i])
+                continue;
+            const struct node_list *d = &g->nodes[i]->deps;
+            bool ready = true;
+            for (size_t j = 0; ready && j < d->n; j++)
+                ready = ran[d->v[j]->idx];
+            if (ready) {
+                ran[i] = true;
+                order[done++] = g->nodes[i];
+                progress = true;
+            }
+        }
+        if (!progress) {
+            free(order);
+            free(ran);
+            return -1;
+        }
+    }
+    free(ran);
+    *out = order;
+    return 0;
+}
+
+static cudaError_t node_run(struct CUgraphNode_st *nd)
+{
+    if (nd->disabled)
+        return cudaSuccess;
+    switch (nd->kind) {
+    case NK_KERNEL:
+        return cr_run_kernel(nd->func, nd->grid, nd->block, nd->shared, NULL, nd->params, false);
+    case NK_MEMCPY:
+        return cr_run_copy_desc(&nd->cp);
+    case NK_MEMSET:
+        if (nd->elem == 1)
+            return cr_run_memset2d(nd->dst, nd->pitch, (int)nd->value, nd->width, nd->height);
+        for (size_t y = 0; y < nd->height; y++) {
+            uint8_t *row = (uint8_t *)nd->dst + y * nd->pitch;
+            struct mem *m = cr_dmem();
+            if (!m || !mem_find(m, (uint64_t)(uintptr_t)row, nd->width * nd->elem))
+                return cudaErrorInvalidValue;
+            for (size_t x = 0; x < nd->width; x++) {
+                if (nd->elem == 2) {
+                    uint16_t v = (uint16_t)nd->value;
+                    memcpy(row + x * 2, &v, 2);
+                } else {
+                    uint32_t v = nd->value;
+                    memcpy(row + x * 4, &v, 4);
+                }
+            }
+        }
+        return cudaSuccess;
+    case NK_HOST:
+        fflush(stdout);
+        nd->fn(nd->user);
+        return cudaSuccess;
+    case NK_GRAPH:
+        return graph_run(nd->child);
+    case NK_MEMALLOC:
+        return cudaSuccess; /* allocated when the node was made (struct gmem) */
+    case NK_MEMFREE: {
+        /* a graph allocation stays reserved for the graph's next launch */
+        if (cr_gmem_find((uint64_t)(uintptr_t)nd->dst))
+            return cudaSuccess;
+        struct mem *m = cr_dmem();
+        if (!m || mem_free(m, (uint64_t)(uintptr_t)nd->dst) < 0)
+            return cudaErrorInvalidValue;
+        return cudaSuccess;
+    }
+    case NK_EVENT_RECORD:
+        if (nd->event) {
+            clock_gettime(CLOCK_MONOTONIC, &nd->event->when);
+            nd->event->recorded = true;
+        }
+        return cudaSuccess;
+    case NK_WAIT_EVENT:
+    case NK_EMPTY:
+        return cudaSuccess;
+    }
+    return cudaErrorInvalidValue;
+}
+
+static cudaError_t graph_run(struct CUgraph_st *g)
+{
+    struct CUgraphNode_st **order;
+    if (graph_order(g, &order) < 0)
+        return cudaErrorInvalidValue;
+    cudaError_t e = cudaSuccess;
+    for (size_t i = 0; i < g->n && !e; i++) {
+        e = node_run(order[i]);
+        if (!e)
+            e = cr_sticky();
+    }
+    free(order);
+    return e;
+}
+
+void cr_node_op(struct rt_ctx *c, void *arg)
+{
+    (void)c;
+    struct CUgraphNode_st *nd = arg;
+    /* a faulted context runs no more device work; host functions and event records still
+     * run so that waiting threads and callbacks see the error */
+    bool skip = cr_sticky() && nd->kind != NK_HOST && nd->kind != NK_EVENT_RECORD;
+    cudaError_t e = skip ? cudaSuccess : node_run(nd);
+    if (e)
+        cr_async_error(e);
+    cr_node_free(nd);
+}
+
+static dim3 dim3_of(const uint32_t v[3])
+{
+    dim3 d;
+    d.x = v[0];
+    d.y = v[1];
+    d.z = v[2];
+    return d;
+}
+
+struct CUgraphNode_st *cr_node_new(enum node_kind k)
+{
+    struct CUgraphNode_st *nd = calloc(1, sizeof *nd);
+    if (nd)
+        nd->kind = k;
+    return nd;
+}
+
+struct gmem *cr_gmem_find(uint64_t addr)
+{
+    struct gmem *r = NULL;
+    pthread_mutex_lock(&cr_g.hlock);
+    for (size_t i = 0; i < cr_g.gmems.n; i++) {
+        struct gmem *gm = cr_g.gmems.v[i];
+        if (gm->addr == addr) {
+            r = gm;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&cr_g.hlock);
+    return r;
+}
+
+static void gmem_forget(struct gmem *gm)
+{
+    cr_hs_del(&cr_g.gmems, gm);
+}
+
+/* Allocate the memory of a graph allocation node (its address is fixed from now on). */
+cudaError_t cr_gmem_new(size_t size, struct gmem **out)
+{
+    struct mem *m = cr_dmem();
+    if (!m)
+        return cudaErrorInitializationError;
+    struct gmem *gm = calloc(1, sizeof *gm);
+    uint64_t a;
+    if (!gm || size > cr_ctx()->dev.global_mem - mem_used(m) ||
+        mem_alloc(m, size, MEM_F_DEVICE, &a) < 0) {
+        free(gm);
+        return cudaErrorMemoryAllocation;
+    }
+    gm->addr = a;
+    gm->size = size;
+    gm->refs = 1;
+    if (cr_hs_add(&cr_g.gmems, gm) < 0) {
+        mem_free(m, a);
+        free(gm);
+        return cudaErrorMemoryAllocation;
+    }
+    *out = gm;
+    return cudaSuccess;
+}
+
+/* The program frees a graph allocation itself: the graph no longer owns it. */
+void cr_gmem_disown(uint64_t addr)
+{
+    struct gmem *gm = cr_gmem_find(addr);
+    if (gm) {
+        __atomic_store_n(&gm->freed, 1, __ATOMIC_RELEASE);
+        gmem_forget(gm);
+    }
+}
+
+EXPORT cudaError_t cudaDeviceGraphMemTrim(int device)
+{
+    return device == 0 ? cudaSuccess : cr_ret(cudaErrorInvalidDevice);
+}
+
+EXPORT cudaError_t cudaDeviceGetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr,
+                                                  void *value)
+{
+    (void)attr;
+    if (device != 0)
+        return cr_ret(cudaErrorInvalidDevice);
+    if (!value)
+        return cr_ret(cudaErrorInvalidValue);
+    *(unsigned long long *)value = 0;
+    return cudaSuccess;
+}
+
+EXPORT cudaError_t cudaGraphCreate(cudaGraph_t *pGraph, unsigned int flags)
+{
+    if (!pGraph || flags)
+        return cr_ret(cudaErrorInvalidValue);
+    struct CUgraph_st *g = calloc(1, sizeof *g);
+    if (!g || cr_hs_add(&cr_g.graphs, g) < 0) {
+        free(g);
+        return cr_ret(cudaErrorMemoryAllocation);
+    }
+    *pGraph = g;
+    return cudaSuccess;
+}
+
+EXPORT cudaError_t cudaGraphDestroy(cudaGraph_t graph)
+{
+    if (!graph || !cr_hs_del(&cr_g.graphs, graph))
+        return cr_ret(cudaErrorInvalidValue);
+    cr_graph_free(graph);
+    return cudaSuccess;
+}
+
+static cudaError_t graph_add(cudaGraphNode_t *pNode, cudaGraph_t graph,
+                             const cudaGraphNode_t *deps, size_t ndeps,
+                             struct CUgraphNode_st *nd)
+{
+    if (!nd)
+        return cr_ret(cudaErrorMemoryAllocation);
+    if (!pNode || !graph || !cr_hs_has(&cr_g.graphs, graph) || (ndeps && !deps)) {
+        cr_node_free(nd);
+        return cr_ret(cudaErrorInvalidValue);
+    }
+    for (size_t i = 0; i < ndeps; i++)
+        if (!deps[i] || deps[i]->graph != graph || cr_nl_add(&nd->deps, deps[i]) < 0) {
+            cr_node_free(nd);
+            return cr_ret(cudaErrorInvalidValue);
+        }
+    if (cr_graph_push(graph, nd) < 0) {
+        cr_node_free(nd);
+        return cr_ret(cudaErrorMemoryAllocation);
+    }
+    *pNode = nd;
+    return cudaSuccess;
+}
+
+static struct CUgraphNode_st *kernel_node(const struct cudaKernelNodeParams *p, cudaError_t *err)
+{
+    *err = cudaErrorInvalidValue;
+    if (!p)
+        return NULL;
+    struct rt_func *f;
+    if ((*err = cr_func_loaded(p->func, &f)))
+        return NULL;
+    struct CUgraphNode_st *nd = cr_node_new(NK_KERNEL);
+    uint32_t n = f->info.param_size_total;
+    if (!nd || !(nd->params = malloc(n ? n : 1))) {
+        cr_node_free(nd);
+        *err = cudaErrorMemoryAllocation;
+        return NULL;
+    }
+    if (p->extra) {
+        cr_node_free(nd);
+        *err = cudaErrorNotSupported;
+        return NULL;
+    }
+    if (rt_build_params(&f->info, p->kernelParams, nd->params)) {
+        cr_node_free(nd);
+        *err = cudaErrorInvalidValue;
+        return NULL;
+    }
+    nd->func = f;
+    nd->grid[0] = p->gridDim.x;
+    nd->grid[1] = p->gridDim.y;
+    nd->grid[2] = p->gridDim.z;
+    nd->block[0] = p->blockDim.x;
+    nd->block[1] = p->blockDim.y;
+    nd->block[2] = p->blockDim.z;
+    nd->shared = p->sharedMemBytes;
+    *err = cudaSuccess;
+    return nd;
+}
+
+/* New kernel parameters for an existing node (its edges stay). */
+static cudaError_t kernel_node_update(struct CUgraphNode_st *node,
+                                      const struct cudaKernelNodeParams *p)
+{
+    cudaError_t e;
+    struct CUgraphNode_st *nd = kernel_node(p, &e);
+    if (!nd)
+        return cr_ret(e);
+    free(node->params);
+    node->params = nd->params;
+    node->func = nd->func;
+    memcpy(node->grid, nd->grid, sizeof node->grid);
+    memcpy(node->block, nd->block, sizeof node->block);
+    node->shared = nd->shared;
+    nd->params = NULL;
+    cr_node_free(nd);
+    return cudaSuccess;
+}
+
+EXPORT cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                          const cudaGraphNode_t *pDependencies,
+                                          size_t numDependencies,
+                                          const struct cudaKernelNodeParams *pNodeParams)
+{
+    cudaError_t e;
+    struct CUgraphNode_st *nd = kernel_node(pNodeParams, &e);
+    if (!nd)
+        return cr_ret(e);
+    return graph_add(pGraphNode, graph, pDependencies, numDependencies, nd);
+}
+
+EXPORT cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                            const cudaGraphNode_t *pDependencies,
+                                            size_t numDependencies, void *dst, const void *src,
+                                            size_t count, enum cudaMemcpyKind kind)
+{
+    if ((unsigned)kind > cudaMemcpyDefault)
+        return cr_ret(cudaErrorInvalidMemcpyDirection);
+    if (count && (!dst || !src))
+        return cr_ret(cudaErrorInvalidValue);
+    struct CUgraphNode_st *nd = cr_node_new(NK_MEMCPY);
+    if (nd)
+        nd->cp = cr_copy_1d(dst, src, count, kind);
+    return graph_add(pGraphNode, graph, pDependencies, numDependencies, nd);
+}
+
+EXPORT cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                          const cudaGraphNode_t *pDependencies,
+                                          size_t numDependencies,
+                                          const struct cudaMemcpy3DParms *p)
+{
+    struct copy_desc cd;
+    cudaError_t e = cr_desc_of_3d(p, &cd);
+    if (e)
+        return cr_ret(e);
+    if ((unsigned)cd.kind > cudaMemcpyDefault)
+        return cr_ret(cudaErrorInvalidMemcpyDirection);
+    struct CUgraphNode_st *nd = cr_node_new(NK_MEMCPY);
+    if (nd)
+        nd->cp = cd;
+    return graph_add(pGraphNode, graph, pDependencies, numDependencies, nd);
+}
+
+EXPORT cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                          const cudaGraphNode_t *pDependencies,
+                                          size_t numDependencies,
+                                          const struct cudaMemsetParams *p)
+{
+    if (!p || (p->elementSize != 1 && p->elementSize != 2 && p->elementSize != 4) ||
+        !p->height)
+        return cr_ret(cudaErrorInvalidValue);
+    struct CUgraphNode_st *nd = cr_node_new(NK_MEMSET);
+    if (nd) {
+        nd->dst = p->dst;
+        nd->pitch = p->height > 1 ? p->pitch : p->width * p->elementSize;
+        nd->value = p->value;
+        nd->elem = p->elementSize;
+        nd->width = p->width;
+        nd->height = p->height;
+    }
+    return graph_add(pGraphNode, graph, pDependencies, numDependencies, nd);
+}
+
+EXPORT cudaError_t cudaGraphAddHostNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                        const cudaGraphNode_t *pDependencies,
+                                        size_t numDependencies,
+                                        const struct cudaHostNodeParams *p)
+{
+    if (!p || !p->fn)
+        return cr_ret(cudaErrorInvalidValue);
+    struct CUgraphNode_st *nd = cr_node_new(NK_HOST);
+    if (nd) {
+        nd->fn = p->fn;
+        nd->user = p->userData;
+    }
+    return graph_add(pGraphNode, graph, pDependencies, numDependencies, nd);
+}
+
+EXPORT cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                         const cudaGraphNode_t *pDependencies,
+                                         size_t numDependencies)
+{
+    return graph_add(pGraphNode, graph, pDependencies, numDependencies, cr_node_new(NK_EMPTY));
+}
+
+EXPORT cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                              const cudaGraphNode_t *pDependencies,
+                                              size_t numDependencies, cudaGraph_t childGraph)
+{
+    if (!childGraph || !cr_hs_has(&cr_g.graphs, childGraph))
+        return cr_ret(cudaErrorInvalidValue);
+    struct CUgraphNode_st *nd = cr_node_new(NK_GRAPH);
+    if (nd && !(nd->child = graph_clone(childGraph))) {
+        free(nd);
+        nd = NULL;
+    }
+    return graph_add(pGraphNode, graph, pDependencies, numDependencies, nd);
+}
+
+EXPORT cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                            const cudaGraphNode_t *pDependencies,
+                                            size_t numDependencies,
+                                            struct cudaMemAllocNodeParams *nodeParams)
+{
+    if (!nodeParams || !nodeParams->bytesize ||
+        nodeParams->poolProps.allocType != cudaMemAllocationTypePinned ||
+        nodeParams->poolProps.location.type != cudaMemLocationTypeDevice ||
+        nodeParams->poolProps.location.id != 0)
+        return cr_ret(cudaErrorInvalidValue);
+    if (!pGraphNode || !graph || !cr_hs_has(&cr_g.graphs, graph))
+        return cr_ret(cudaErrorInvalidValue);
+    /* CUDA gives the address out at node creation: allocate it now (struct gmem) */
+    struct gmem *gm;
+    cudaError_t e = cr_gmem_new(nodeParams->bytesize, &gm);
+    if (e)
+        return cr_ret(e);
+    struct CUgraphNode_st *nd = cr_node_new(NK_MEMALLOC);
+    if (!nd) {
+        cr_gmem_release(gm);
+        return cr_ret(cudaErrorMemoryAllocation);
+    }
+    nd->gm = gm;
+    nd->size = nodeParams->bytesize;
+    e = graph_add(pGraphNode, graph, pDependencies, numDependencies, nd);
+    if (!e)
+        nodeParams->dptr = (void *)(uintptr_t)gm->addr;
+    return e;
+}
+
+EXPORT cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                           const cudaGraphNode_t *pDependencies,
+                                           size_t numDependencies, void *dptr)
+{
+    struct mem *m = cr_dmem();
+    if (!dptr || !m || !mem_find(m, (uint64_t)(uintptr_t)dptr, 1))
+        return cr_ret(cudaErrorInvalidValue);
+    struct CUgraphNode_st *nd = cr_node_new(NK_MEMFREE);
+    if (nd)
+        nd->dst = dptr;
+    return graph_add(pGraphNode, graph, pDependencies, numDependencies, nd);
+}
+
+EXPORT cudaError_t cudaGraphAddNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                    const cudaGraphNode_t *pDependencies,
+                                    const cudaGraphEdgeData *dependencyData,
+                                    size_t numDependencies, struct cudaGraphNodeParams *p)
+{
+    (void)dependencyData;
+    if (!p)
+        return cr_ret(cudaErrorInvalidValue);
+    switch (p->type) {
+    case cudaGraphNodeTypeKernel:
+        return cudaGraphAddKernelNode(pGraphNode, graph, pDependencies, numDependencies,
+                                      (const struct cudaKernelNodeParams *)&p->kernel);
+    case cudaGraphNodeTypeMemset:
+        return cudaGraphAddMemsetNode(pGraphNode, graph, pDependencies, numDependencies,
+                                      (const struct cudaMemsetParams *)&p->memset);
+    case cudaGraphNodeTypeHost:
+        return cudaGraphAddHostNode(pGraphNode, graph, pDependencies, numDependencies,
+                                    (const struct cudaHostNodeParams *)&p->host);
+    case cudaGraphNodeTypeEmpty:
+        return cudaGraphAddEmptyNode(pGraphNode, graph, pDependencies, numDependencies);
+    case cudaGraphNodeTypeMemFree:
+        return cudaGraphAddMemFreeNode(pGraphNode, graph, pDependencies, numDependencies,
+                                       p->free.dptr);
+    case cudaGraphNodeTypeMemcpy:
+        return cudaGraphAddMemcpyNode(pGraphNode, graph, pDependencies, numDependencies,
+                                      &p->memcpy.copyParams);
+    case cudaGraphNodeTypeMemAlloc: {
+        struct cudaMemAllocNodeParams ap;
+        memset(&ap, 0, sizeof ap);
+        ap.poolProps = p->alloc.poolProps;
+        ap.accessDescs = p->alloc.accessDescs;
+        ap.accessDescCount = p->alloc.accessDescCount;
+        ap.bytesize = p->alloc.bytesize;
+        cudaError_t e = cudaGraphAddMemAllocNode(pGraphNode, graph, pDependencies,
+                                                 numDependencies, &ap);
+        if (!e)
+            p->alloc.dptr = ap.dptr;
+        return e;
+    }
+    case cudaGraphNodeTypeGraph:
+        return cudaGraphAddChildGraphNode(pGraphNode, graph, pDependencies, numDependencies,
+                                          p->graph.graph);
+    case cudaGraphNodeTypeEventRecord:
+        return cudaGraphAddEventRecordNode(pGraphNode, graph, pDependencies, numDependencies,
+                                           p->eventRecord.event);
+    case cudaGraphNodeTypeWaitEvent:
+        return cudaGraphAddEventWaitNode(pGraphNode, graph, pDependencies, numDependencies,
+                                         p->eventWait.event);
+    default:
+        cr_not_supported("this cudaGraphAddNode node type");
+        return cr_ret(cudaErrorNotSupported);
+    }
+}
+
+EXPORT cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t *nodes, size_t *numNodes)
+{
+    if (!graph || !numNodes || !cr_hs_has(&cr_g.graphs, graph))
+        return cr_ret(cudaErrorInvalidValue);
+    if (!nodes) {
+        *numNodes = graph->n;
+        return cudaSuccess;
+    }
+    size_t n = *numNodes < graph->n ? *numNodes : graph->n;
+    for (size_t i = 0; i < n; i++)
+        nodes[i] = graph->nodes[i];
+    for (size_t i = n; i < *numNodes; i++)
+        nodes[i] = NULL;
+    *numNodes = n;
+    return cudaSuccess;
+}
+
+EXPORT cudaError_t cudaGraphClone(cudaGraph_t *pGraphClone, cudaGraph_t originalGraph)
+{
+    if (!pGraphClone || !originalGraph || !cr_hs_has(&cr_g.graphs, originalGraph))
+        return cr_ret(cudaErrorInvalidValue);
+    struct CUgraph_st *c = graph_clone(originalGraph);
+    if (!c || cr_hs_add(&cr_g.graphs, c) < 0) {
+        cr_graph_free(c);
+        return cr_ret(cudaErrorMemoryAllocation);
+    }
+    *pGraphClone = c;
+    return cudaSuccess;
+}
+
+EXPORT cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGraphExec, cudaGraph_t graph,
+                                                 unsigned long long flags)
+{
+    if (!pGraphExec || !graph || !cr_hs_has(&cr_g.graphs, graph) ||
+        (flags & ~(unsigned long long)(cudaGraphInstantiateFlagAutoFreeOnLaunch |
+                                       cudaGraphInstantiateFlagUpload |
+                                       cudaGraphInstantiateFlagDeviceLaunch |
+                                       cudaGraphInstantiateFlagUseNodePriority)))
+        return cr_ret(cudaErrorInvalidValue);
+    struct CUgraphNode_st **order;
+    if (graph_order(graph, &order) < 0)
+        return cr_ret(cudaErrorInvalidValue); /* a cycle */
+    free(order);
+    struct CUgraphExec_st *x = calloc(1, sizeof *x);
+    if (x)
+        x->flags = flags;
+    if (!x || !(x->g = graph_clone(graph)) || cr_hs_add(&cr_g.execs, x) < 0) {
+        if (x)
+            cr_graph_free(x->g);
+        free(x);
+        return cr_ret(cudaErrorMemoryAllocation);
+    }
+    *pGraphExec = x;
+    return cudaSuccess;
+}
+
+EXPORT cudaError_t cudaGraphInstantiate(cudaGraphExec_t *pGraphExec, cudaGraph_t graph,
+                                        unsigned long long flags)
+{
+    return cudaGraphInstantiateWithFlags(pGraphExec, graph, flags);
+}
+
+EXPORT cudaError_t cudaGraphInstantiateWithParams(cudaGraphExec_t *pGraphExec, cudaGraph_t graph,
+                                                  cudaGraphInstantiateParams *instantiateParams)
+{
+    if (!instantiateParams)
+        return cr_ret(cudaErrorInvalidValue);
+    cudaError_t e = cudaGraphInstantiateWithFlags(pGraphExec, graph, instantiateParams->flags);
+    instantiateParams->errNode_out = NULL;
+    instantiateParams->result_out = e ? cudaGraphInstantiateError : cudaGraphInstantiateSuccess;
+    if (!e && (instantiateParams->flags & cudaGraphInstantiateFlagUpload))
+        e = cudaGraphUpload(*pGraphExec, instantiateParams->uploadStream);
+    return e;
+}
+
+EXPORT cudaError_t cudaGraphExecGetFlags(cudaGraphExec_t graphExec, unsigned long long *flags)
+{
+    if (!graphExec || !flags || !cr_hs_has(&cr_g.execs, graphExec))
+        return cr_ret(cudaErrorInvalidValue);
+    *flags = graphExec->flags;
+    return cudaSuccess;
+}
+
+EXPORT cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec)
+{
+    if (!graphExec || !cr_hs_del(&cr_g.execs, graphExec))
+        return cr_ret(cudaErrorInvalidValue);
+    cr_graph_free(graphExec->g);
+    free(graphExec);
+    return cudaSuccess;
+}
+
+EXPORT cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream)
+{
+    CHECK_STICKY();
+    if (!graphExec || !cr_hs_has(&cr_g.execs, graphExec))
+        return cr_ret(cudaErrorInvalidValue);
+    if (!cr_stream_ok(stream))
+        return cr_ret(cudaErrorInvalidResourceHandle);
+    struct CUstream_st *so = cr_stream_obj(stream);
+    if (so && so->capture) {
+        struct CUgraphNode_st *nd = cr_node_new(NK_GRAPH);
+        if (!nd || !(nd->child = graph_clone(graphExec->g))) {
+            free(nd);
+            return cr_ret(cudaErrorMemoryAllocation);
+        }
+        return cr_ret(cr_submit(stream, nd));
+    }
+    struct CUgraphNode_st *nd = cr_node_new(NK_GRAPH);
+    if (!nd || !(nd->child = graph_clone(graphExec->g))) {
+        free(nd);
+        return cr_ret(cudaErrorMemoryAllocation);
+    }
+    return cr_ret(cr_submit(stream, nd));
+}
+
+EXPORT cudaError_t cudaGraphUpload(cudaGraphExec_t graphExec, cudaStream_t stream)
+{
+    if (!graphExec || !cr_hs_has(&cr_g.execs, graphExec))
+        return cr_ret(cudaErrorInvalidValue);
+    return cr_stream_ok(stream) ? cudaSuccess : cr_ret(cudaErrorInvalidResourceHandle);
+}
+
+/* The executable graph's copy of node (a node of the graph it was instantiated from: same
+ * index), if it has the given kind (or any kind for kind < 0). */
+static struct CUgraphNode_st *exec_node(cudaGraphExec_t x, cudaGraphNode_t node, int kind)
+{
+    if (!x || !node || !cr_hs_has(&cr_g.execs, x))
+        return NULL;
+    struct CUgraph_st *og = node->graph;
+    size_t idx = SIZE_MAX;
+    for (size_t i = 0; og && i < og->n; i++)
+        if (og->nodes[i] == node)
+            idx = i;
+    if (idx == SIZE_MAX || idx >= x->g->n || x->g->nodes[idx]->kind != node->kind ||
+        (kind >= 0 && node->kind != (enum node_kind)kind))
+        return NULL;
+    return x->g->nodes[idx];
+}
+
+EXPORT cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphExec,
+                                                    cudaGraphNode_t node,
+                                                    const struct cudaKernelNodeParams *p)
+{
+    struct CUgraphNode_st *x = exec_node(hGraphExec, node, NK_KERNEL);
+    if (!x)
+        return cr_ret(cudaErrorInvalidValue);
+    return kernel_node_update(x, p);
+}
+
+EXPORT cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph,
+                                       cudaGraphExecUpdateResultInfo *resultInfo)
+{
+    if (!hGraphExec || !cr_hs_has(&cr_g.execs, hGraphExec) || !hGraph ||
+        !cr_hs_has(&cr_g.graphs, hGraph))
+        return cr_ret(cudaErrorInvalidValue);
+    struct CUgraph_st *xg = hGraphExec->g;
+    bool same = hGraph->n == xg->n;
+    for (size_t i = 0; same && i < hGraph->n; i++) {
+        hGraph->nodes[i]->idx = xg->nodes[i]->idx = i;
+        same = hGraph->nodes[i]->kind == xg->nodes[i]->kind &&
+               hGraph->nodes[i]->deps.n == xg->nodes[i]->deps.n;
+    }
+    for (size_t i = 0; same && i < hGraph->n; i++)
+        for (size_t j = 0; same && j < hGraph->nodes[i]->deps.n; j++)
+            same = hGraph->nodes[i]->deps.v[j]->idx == xg->nodes[i]->deps.v[j]->idx;
+    if (resultInfo) {
+        memset(resultInfo, 0, sizeof *resultInfo);
+        resultInfo->result = same ? cudaGraphExecUpdateSuccess
+                                  : cudaGraphExecUpdateErrorTopologyChanged;
+    }
+    if (!same)
+        return cr_ret(cudaErrorGraphExecUpdateFailure);
+    struct CUgraph_st *c = graph_clone(hGraph);
+    if (!c)
+        return cr_ret(cudaErrorMemoryAllocation);
+    cr_graph_free(hGraphExec->g);
+    hGraphExec->g = c;
+    return cudaSuccess;
+}
+
+EXPORT cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNodeType *pType)
+{
+    if (!node || !pType)
+        return cr_ret(cudaErrorInvalidValue);
+    static const enum cudaGraphNodeType map[] = {
+        [NK_KERNEL] = cudaGraphNodeTypeKernel,     [NK_MEMCPY] = cudaGraphNodeTypeMemcpy,
+        [NK_MEMSET] = cudaGraphNodeTypeMemset,     [NK_HOST] = cudaGraphNodeTypeHost,
+        [NK_EMPTY] = cudaGraphNodeTypeEmpty,       [NK_MEMALLOC] = cudaGraphNodeTypeMemAlloc,
+        [NK_MEMFREE] = cudaGraphNodeTypeMemFree,   [NK_GRAPH] = cudaGraphNodeTypeGraph,
+        [NK_EVENT_RECORD] = cudaGraphNodeTypeEventRecord,
+        [NK_WAIT_EVENT] = cudaGraphNodeTypeWaitEvent,
+    };
+    *pType = map[node->kind];
+    return cudaSuccess;
+}
+
+EXPORT cudaError_t cudaGraphKernelNodeGetParams(cudaGraphNode_t node,
+                                                struct cudaKernelNodeParams *p)
+{
+    if (!node || !p || node->kind != NK_KERNEL)
+        return cr_ret(cudaErrorInvalidValue);
+    memset(p, 0, sizeof *p);
+    p->func = (void *)node->func->host;
+    p->gridDim = dim3_of(node->grid);
+    p->blockDim = dim3_of(node->block);
+    p->sharedMemBytes = node->shared;
+    return cudaSuccess;
+}
+
+EXPORT cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t node,
+                                                const struct cudaKernelNodeParams *p)
+{
+    if (!node || node->kind != NK_KERNEL)
+        return cr_ret(cudaErrorInvalidValue);
+    return kernel_node_update(node, p);
+}
+
+EXPORT cudaError_t cudaGraphAddEventRecordNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                               const cudaGraphNode_t *pDependencies,
+                                               size_t numDependencies, cudaEvent_t event)
+{
+    if (!event || !cr_hs_has(&cr_g.events, event))
+        return cr_ret(cudaErrorInvalidResourceHandle);
+    struct CUgraphNode_st *nd = cr_node_new(NK_EVENT_RECORD);
+    if (nd)
+        nd->event = event;
+    return graph_add(pGraphNode, graph, pDependencies, numDependencies, nd);
+}
+
+EXPORT cudaError_t cudaGraphAddEventWaitNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                             const cudaGraphNode_t *pDependencies,
+                                             size_t numDependencies, cudaEvent_t event)
+{
+    if (!event || !cr_hs_has(&cr_g.events, event))
+        return cr_ret(cudaErrorInvalidResourceHandle);
+    struct CUgraphNode_st *nd = cr_node_new(NK_WAIT_EVENT);
+    if (nd)
+        nd->event = event;
+    return graph_add(pGraphNode, graph, pDependencies, numDependencies, nd);
+}
+
+/* Are from[i] -> to[i] nodes of graph? */
+static bool edges_ok(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to,
+                     size_t n)
+{
+    if (!graph || !cr_hs_has(&cr_g.graphs, graph) || (n && (!from || !to)))
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (!from[i] || !to[i] || from[i]->graph != graph || to[i]->graph != graph ||
+            from[i] == to[i])
+            return false;
+    return true;
+}
+
+/* Edges are kept on the dependent node; launches run nodes in a topological order. */
+EXPORT cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t *from,
+                                            const cudaGraphNode_t *to,
+                                            const cudaGraphEdgeData *edgeData,
+                                            size_t numDependencies)
+{
+    (void)edgeData;
+    if (!edges_ok(graph, from, to, numDependencies))
+        return cr_ret(cudaErrorInvalidValue);
+    for (size_t i = 0; i < numDependencies; i++)
+        for (size_t j = 0; j < to[i]->deps.n; j++)
+            if (to[i]->deps.v[j] == from[i])
+                return cr_ret(cudaErrorInvalidValue); /* already there */
+    for (size_t i = 0; i < numDependencies; i++)
+        if (cr_nl_add(&to[i]->deps, from[i]) < 0)
+            return cr_ret(cudaErrorMemoryAllocation);
+    return cudaSuccess;
+}
+
+EXPORT cudaError_t cudaGraphRemoveDependencies(cudaGraph_t graph, const cudaGraphNode_t *from,
+                                               const cudaGraphNode_t *to,
+                                               const cudaGraphEdgeData *edgeData,
+                                               size_t numDependencies)
+{
+    (void)edgeData;
+    if (!edges_ok(graph, from, to, numDependencies))
+        return cr_ret(cudaErrorInvalidValue);
+    for (size_t i = 0; i < numDependencies; i++) {
+        bool found = false;
+        for (size_t j = 0; j < to[i]->deps.n; j++)
+            found |= to[i]->deps.v[j] == from[i];
+        if (!found)
+            return cr_ret(cudaErrorInvalidValue);
+    }
+    for (size_t i = 0; i < numDependencies; i++)
+        cr_nl_del(&to[i]->deps, from[i]);
+    return cudaSuccess;
+}
+
+/* Fill a caller's node array CUDA-style: with NULL just count; else copy up to *n. */
+static void node_out(cudaGraphNode_t *out, size_t *n, size_t k, cudaGraphNode_t nd)
+{
+    if (out && k < *n)
+        out[k] = nd;
+}
+
+EXPORT cudaError_t cudaGraphGetEdges(cudaGraph_t graph, cudaGraphNode_t *from, cudaGraphNode_t *to,
+                                     cudaGraphEdgeData *edgeData, size_t *numEdges)
+{
+    if (!graph || !numEdges || !cr_hs_has(&cr_g.graphs, graph) || (!from != !to))
+        return cr_ret(cudaErrorInvalidValue);
+    size_t k = 0;
+    for (size_t i = 0; i < graph->n; i++)
+        for (size_t j = 0; j < graph->nodes[i]->deps.n; j++, k++) {
+            node_out(from, numEdges, k, graph->nodes[i]->deps.v[j]);
+            node_out(to, numEdges, k, graph->nodes[i]);
+            if (edgeData && from && k < *numEdges)
+                memset(&edgeData[k], 0, sizeof edgeData[k]);
+        }
+    if (from && k < *numEdges)
+        for (size_t i = k; i < *numEdges; i++)
+            from[i] = to[i] = NULL;
+    *numEdges = from && *numEdges < k ? *numEdges : k;
+    return cudaSuccess;
+}
+
+EXPORT cudaError_t cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t *pRootNodes,
+                                         size_t *pNumRootNodes)
+{
+    if (!graph || !pNumRootNodes || !cr_hs_has(&cr_g.graphs, graph))
+        return cr_ret(cudaErrorInvalidValue);
+    size_t k = 0;
+    for (size_t i = 0; i < graph->n; i++)
+        if (!graph->nodes[i]->deps.n)
+            node_out(pRootNodes, pNumRootNodes, k++, graph->nodes[i]);
+    *pNumRootNodes = pRootNodes && *pNumRootNodes < k ? *pNumRootNodes : k;
+    return cudaSuccess;
+}
+
+EXPORT cudaError_t cudaGraphNodeGetDependencies(cudaGraphNode_t node,
+                                                cudaGraphNode_t *pDependencies,
+                                                cudaGraphEdgeData *edgeData,
+                                                size_t *pNumDependencies)
+{
+    if (!node || !pNumDependencies)
+        return cr_ret(cudaErrorInvalidValue);
+    size_t k = node->deps.n;
+    for (size_t i = 0; i < k; i++) {
+        node_out(pDependencies, pNumDependencies, i, node->deps.v[i]);
+        if (edgeData && pDependencies && i < *pNumDependencies)
+            memset(&edgeData[i], 0, sizeof edgeData[i]);
+    }
+    *pNumDependencies = pDependencies && *pNumDependencies < k ? *pNumDependencies : k;
+    return cudaSuccess;
+}
+
+EXPORT cudaError_t cudaGraphNodeGetDependentNodes(cudaGraphNode_t node,
+                                                  cudaGraphNode_t *pDependentNodes,
+                                                  cudaGraphEdgeData *edgeData,
+                                                  size_t *pNumDependentNodes)
+{
+    if (!node || !pNumDependentNodes || !node->graph)
+        return cr_ret(cudaErrorInvalidValue);
+    struct CUgraph_st *g = node->graph;
+    size_t k = 0;
+    for (size_t i = 0; i < g->n; i++)
+        for (size_t j = 0; j < g->nodes[i]->deps.n; j++)
+            if (g->nodes[i]->deps.v[j] == node) {
+                node_out(pDependentNodes, pNumDependentNodes, k, g->nodes[i]);
+                if (edgeData && pDependentNodes && k < *pNumDependentNodes)
+                    memset(&edgeData[k], 0, sizeof edgeData[k]);
+                k++;
+            }
+    *pNumDependentNodes = pDependentNodes && *pNumDependentNodes < k ? *pNumDependentNodes : k;
+    return cudaSuccess;
+}
+
+EXPORT cudaError_t cudaGraphDestroyNode(cudaGraphNode_t node)
+{
+    if (!node || !node->graph)
+        return cr_ret(cudaErrorInvalidValue);
+    struct CUgraph_st *g = node->graph;
+    for (size_t i = 0; i < g->n; i++)
+        if (g->nodes[i] == node) {
+            memmove(&g->nodes[i], &g->nodes[i + 1], (g->n - i - 1) * sizeof node);
+            g->n--;
+            for (size_t j = 0; j < g->n; j++)
+                cr_nl_del(&g->nodes[j]->deps, node);
+            cr_node_free(node);
+            return cudaSuccess;
+        }
+    return cr_ret(cudaErrorInvalidValue);
+}
+
+EXPORT cudaError_t cudaGraphMemcpyNodeGetParams(cudaGraphNode_t node,
+                                                struct cudaMemcpy3DParms *p)
+{
+    if (!node || !p || node->kind != NK_MEMCPY)
+        return cr_ret(cudaErrorInvalidValue);
+    const struct copy_desc *cd = &node->cp;
+    memset(p, 0, sizeof *p);
+    p->srcPtr.ptr = (void *)cd->src;
+    p->srcPtr.pitch = cd->spitch;
+    p->srcPtr.xsize = cd->width;
+    p->srcPtr.ysize = cd->spitch ? cd->sslice / cd->spitch : 0;
+    p->dstPtr.ptr = cd->dst;
+    p->dstPtr.pitch = cd->dpitch;
+    p->dstPtr.xsize = cd->width;
+    p->dstPtr.ysize = cd->dpitch ? cd->dslice / cd->dpitch : 0;
+    p->extent.width = cd->width;
+    p->extent.height = cd->height;
+    p->extent.depth = cd->depth;
+    p->kind = cd->kind;
+    return cudaSuccess;
+}
+
+EXPORT cudaError_t cudaGraphMemsetNodeGetParams(cudaGraphNode_t node, struct cudaMemsetParams *p)
+{
+    if (!node || !p || node->kind != NK_MEMSET)
+        return cr_ret(cudaErrorInvalidValue);
+    memset(p, 0, sizeof *p);
+    p->dst = node->dst;
+    p->pitch = node->pitch;
+    p->value = node->value;
+    p->elementSize = node->elem;
+    p->width = node->width;
+    p->height = node->height;
+    return cudaSuccess;
+}
+
+EXPORT cudaError_t cudaGraphHostNodeGetParams(cudaGraphNode_t node, struct cudaHostNodeParams *p)
+{
+    if (!node || !p || node->kind != NK_HOST)
+        return cr_ret(cudaErrorInvalidValue);
+    p->fn = node->fn;
+    p->userData = node->user;
+    return cudaSuccess;
+}
+
+EXPORT cudaError_t cudaGraphChildGraphNodeGetGraph(cudaGraphNode_t node, cudaGraph_t *pGraph)
+{
+    if (!node || !pGraph || node->kind != NK_GRAPH)
+        return cr_ret(cudaErrorInvalidValue);
+    *pGraph = node->child;
+    return cudaSuccess;
+}
+
+EXPORT cudaError_t cudaGraphMemAllocNodeGetParams(cudaGraphNode_t node,
+                                                  struct cudaMemAllocNodeParams *params_out)
+{
+    if (!node || !params_out || node->kind != NK_MEMALLOC || !node->gm)
+        return cr_ret(cudaErrorInvalidValue);
+    memset(params_out, 0, sizeof *params_out);
+    params_out->poolProps.allocType = cudaMemAllocationTypePinned;
+    params_out->poolProps.location.type = cudaMemLocationTypeDevice;
+    params_out->bytesize = node->size;
+    params_out->dptr = (void *)(uintptr_t)node->gm->addr;
+    return cudaSuccess;
+}
+
+EXPORT cudaError_t cudaGraphMemFreeNodeGetParams(cudaGraphNode_t node, void *dptr_out)
+{
+    if (!node || !dptr_out || node->kind != NK_MEMFREE)
+        return cr_ret(cudaErrorInvalidValue);
+    *(void **)dptr_out = node->dst;
+    return cudaSuccess;
+}
+
+static cudaError_t memset_params(struct CUgraphNode_st *nd, const struct cudaMemsetParams *p)
+{
+    if (!p || (p->elementSize != 1 && p->elementSize != 2 && p->elementSize != 4) || !p->height ||
+        !p->dst)
+        return cr_ret(cudaErrorInvalidValue);
+    nd->dst = p->dst;
+    nd->pitch = p->height > 1 ? p->pitch : p->width * p->elementSize;
+    nd->value = p->value;
+    nd->elem = p->elementSize;
+    nd->width = p->width;
+    nd->height = p->height;
+    return cudaSuccess;
+}
+
+static cudaError_t memcpy_params(struct CUgraphNode_st *nd, const struct cudaMemcpy3DParms *p)
+{
+    struct copy_desc cd;
+    cudaError_t e = cr_desc_of_3d(p, &cd);
+    if (e)
+        return cr_ret(e);
+    if ((unsigned)cd.kind > cudaMemcpyDefault)
+        return cr_ret(cudaErrorInvalidMemcpyDirection);
+    nd->cp = cd;
+    return cudaSuccess;
+}
+
+static cudaError_t memcpy1d_params(struct CUgraphNode_st *nd, void *dst, const void *src,
+                                   size_t count, enum cudaMemcpyKind kind)
+{
+    if ((unsigned)kind > cudaMemcpyDefault)
+        return cr_ret(cudaErrorInvalidMemcpyDirection);
+    if (count && (!dst || !src))
+        return cr_ret(cudaErrorInvalidValue);
+    nd->cp = cr_copy_1d(dst, src, count, kind);
+    return cudaSuccess;
+}
+
+static cudaError_t host_params(struct CUgraphNode_st *nd, const struct cudaHostNodeParams *p)
+{
+    if (!p || !p->fn)
+        return cr_ret(cudaErrorInvalidValue);
+    nd->fn = p->fn;
+    nd->user = p->userData;
+    return cudaSuccess;
+}
+
+#define NODE_OF(node, k)  ((node) && (node)->kind == (k) ? (node) : NULL)
+#define CHECKED(nd, call) ((nd) ? (call) : cr_ret(cudaErrorInvalidValue))
+
+EXPORT cudaError_t cudaGraphMemsetNodeSetParams(cudaGraphNode_t node,
+                                                const struct cudaMemsetParams *pNodeParams)
+{
+    return CHECKED(NODE_OF(node, NK_MEMSET), memset_params(node, pNodeParams));
+}
+
+EXPORT cudaError_t cudaGraphMemcpyNodeSetParams(cudaGraphNode_t node,
+                                                const struct cudaMemcpy3DParms *pNodeParams)
+{
+    return CHECKED(NODE_OF(node, NK_MEMCPY), memcpy_params(node, pNodeParams));
+}
+
+EXPORT cudaError_t cudaGraphMemcpyNodeSetParams1D(cudaGraphNode_t node, void *dst, const void *src,
+                                                  size_t count, enum cudaMemcpyKind kind)
+{
+    return CHECKED(NODE_OF(node, NK_MEMCPY), memcpy1d_params(node, dst, src, count, kind));
+}
+
+EXPORT cudaError_t cudaGraphHostNodeSetParams(cudaGraphNode_t node,
+                                              const struct cudaHostNodeParams *pNodeParams)
+{
+    return CHECKED(NODE_OF(node, NK_HOST), host_params(node, pNodeParams));
+}
+
+EXPORT cudaError_t cudaGraphExecMemsetNodeSetParams(cudaGraphExec_t hGraphExec,
+                                                    cudaGraphNode_t node,
+                                                    const struct cudaMemsetParams *pNodeParams)
+{
+    struct CUgraphNode_st *x = exec_node(hGraphExec, node, NK_MEMSET);
+    return CHECKED(x, memset_params(x, pNodeParams));
+}
+
+EXPORT cudaError_t cudaGraphExecMemcpyNodeSetParams(cudaGraphExec_t hGraphExec,
+                                                    cudaGraphNode_t node,
+                                                    const struct cudaMemcpy3DParms *pNodeParams)
+{
+    struct CUgraphNode_st *x = exec_node(hGraphExec, node, NK_MEMCPY);
+    return CHECKED(x, memcpy_params(x, pNodeParams));
+}
+
+EXPORT cudaError_t cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t hGraphExec,
+                                                      cudaGraphNode_t node, void *dst,
+                                                      const void *src, size_t count,
+                                                      enum cudaMemcpyKind kind)
+{
+    struct CUgraphNode_st *x = exec_node(hGraphExec, node, NK_MEMCPY);
+    return CHECKED(x, memcpy1d_params(x, dst, src, count, kind));
+}
+
+EXPORT cudaError_t cudaGraphExecHostNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node,
+                                                  const struct cudaHostNodeParams *pNodeParams)
+{
+    struct CUgraphNode_st *x = exec_node(hGraphExec, node, NK_HOST);
+    return CHECKED(x, host_params(x, pNodeParams));
+}
+
+/* Disable / enable a node of an executable graph (kernel, memcpy and memset nodes). */
+EXPORT cudaError_t cudaGraphNodeSetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode,
+                                           unsigned int isEnabled)
+{
+    struct CUgraphNode_st *x = exec_node(hGraphExec, hNode, -1);
+    if (!x || (x->kind != NK_KERNEL && x->kind != NK_MEMCPY && x->kind != NK_MEMSET))
+        return cr_ret(cudaErrorInvalidValue);
+    x->disabled = !isEnabled;
+    return cudaSuccess;
+}
+
+EXPORT cudaError_t cudaGraphNodeGetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode,
+                                           unsigned int *isEnabled)
+{
+    struct CUgraphNode_st *x = exec_node(hGraphExec, hNode, -1);
+    if (!x || !isEnabled || (x->kind != NK_KERNEL && x->kind != NK_MEMCPY && x->kind != NK_MEMSET))
+        return cr_ret(cudaErrorInvalidValue);
+    *isEnabled = !x->disabled;
+    return cudaSuccess;
+}
+
+/* The clone of originalNode in clonedGraph (made by cudaGraphClone: same index). */
+EXPORT cudaError_t cudaGraphNodeFindInClone(cudaGraphNode_t *pNode, cudaGraphNode_t originalNode,
+                                            cudaGraph_t clonedGraph)
+{
+    if (!pNode || !originalNode || !originalNode->graph || !clonedGraph ||
+        !cr_hs_has(&cr_g.graphs, clonedGraph))
+        return cr_ret(cudaErrorInvalidValue);
+    struct CUgraph_st *og = originalNode->graph;
+    for (size_t i = 0; i < og->n; i++)
+        if (og->nodes[i] == originalNode) {
+            if (i >= clonedGraph->n || clonedGraph->nodes[i]->kind != originalNode->kind)
+                break;
+            *pNode = clonedGraph->nodes[i];
+            return cudaSuccess;
+        }
+    return cr_ret(cudaErrorInvalidValue);
+}
+
+EXPORT cudaError_t cudaDeviceSetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr,
+                                                  void *value)
+{
+    (void)attr;
+    if (device != 0)
+        return cr_ret(cudaErrorInvalidDevice);
+    return value ? cudaSuccess : cr_ret(cudaErrorInvalidValue);
+}
+
+/* Kernel node attributes (access policy windows, priorities, …) are accepted and read back
+ * as defaults: they change nothing in the functional model. */
+EXPORT cudaError_t cudaGraphKernelNodeGetAttribute(cudaGraphNode_t hNode, cudaKernelNodeAttrID attr,
+                                                   cudaKernelNodeAttrValue *value_out)
+{
+    (void)attr;
+    if (!NODE_OF(hNode, NK_KERNEL) || !value_out)
+        return cr_ret(cudaErrorInvalidValue);
+    memset(value_out, 0, sizeof *value_out);
+    return cudaSuccess;
+}
+
+EXPORT cudaError_t cudaGraphKernelNodeSetAttribute(cudaGraphNode_t hNode, cudaKernelNodeAttrID attr,
+                                                   const cudaKernelNodeAttrValue *value)
+{
+    (void)attr;
+    return NODE_OF(hNode, NK_KERNEL) && value ? cudaSuccess : cr_ret(cudaErrorInvalidValue);
+}
+
+EXPORT cudaError_t cudaGraphKernelNodeCopyAttributes(cudaGraphNode_t hDst, cudaGraphNode_t hSrc)
+{
+    return NODE_OF(hDst, NK_KERNEL) && NODE_OF(hSrc, NK_KERNEL) ? cudaSuccess
+                                                                : cr_ret(cudaErrorInvalidValue);
+}
+
+static cudaError_t event_node(cudaGraphNode_t node, enum node_kind k, cudaEvent_t *get,
+                              cudaEvent_t set)
+{
+    if (!NODE_OF(node, k) || (get == NULL && (!set || !cr_hs_has(&cr_g.events, set))))
+        return cr_ret(get ? cudaErrorInvalidValue : cudaErrorInvalidResourceHandle);
+    if (get)
+        *get = node->event;
+    else
+        node->event = set;
+    return cudaSuccess;
+}
+
+EXPORT cudaError_t cudaGraphEventRecordNodeGetEvent(cudaGraphNode_t node, cudaEvent_t *event_out)
+{
+    return event_out ? event_node(node, NK_EVENT_RECORD, event_out, NULL)
+                     : cr_ret(cudaErrorInvalidValue);
+}
+
+EXPORT cudaError_t cudaGraphEventRecordNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event)
+{
+    return event_node(node, NK_EVENT_RECORD, NULL, event);
+}
+
+EXPORT cudaError_t cudaGraphEventWaitNodeGetEvent(cudaGraphNode_t node, cudaEvent_t *event_out)
+{
+    return event_out ? event_node(node, NK_WAIT_EVENT, event_out, NULL)
+                     : cr_ret(cudaErrorInvalidValue);
+}
+
+EXPORT cudaError_t cudaGraphEventWaitNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event)
+{
+    return event_node(node, NK_WAIT_EVENT, NULL, event);
+}
+
+/* Symbol copies as graph nodes: the symbol's device address is resolved now. */
+static cudaError_t symbol_node(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                               const cudaGraphNode_t *deps, size_t ndeps, bool to, void *host,
+                               const void *symbol, size_t count, size_t offset,
+                               enum cudaMemcpyKind kind)
+{
+    uint64_t a, sz;
+    cudaError_t e = cr_symbol_lookup(symbol, &a, &sz);
+    if (e)
+        return cr_ret(e);
+    if (offset > sz || count > sz - offset)
+        return cr_ret(cudaErrorInvalidValue);
+    void *dev = (void *)(uintptr_t)(a + offset);
+    return to ? cudaGraphAddMemcpyNode1D(pGraphNode, graph, deps, ndeps, dev, host, count, kind)
+              : cudaGraphAddMemcpyNode1D(pGraphNode, graph, deps, ndeps, host, dev, count, kind);
+}
+
+EXPORT cudaError_t cudaGraphAddMemcpyNodeToSymbol(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                                  const cudaGraphNode_t *pDependencies,
+                                                  size_t numDependencies, const void *symbol,
+                                                  const void *src, size_t count, size_t offset,
+                                                  enum cudaMemcpyKind kind)
+{
+    return symbol_node(pGraphNode, graph, pDependencies, numDependencies, true, (void *)src, symbol,
+                       count, offset, kind);
+}
+
+EXPORT cudaError_t cudaGraphAddMemcpyNodeFromSymbol(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                                    const cudaGraphNode_t *pDependencies,
+                                                    size_t numDependencies, void *dst,
+                                                    const void *symbol, size_t count, size_t offset,
+                                                    enum cudaMemcpyKind kind)
+{
+    return symbol_node(pGraphNode, graph, pDependencies, numDependencies, false, dst, symbol, count,
+                       offset, kind);
+}
