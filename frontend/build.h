@@ -1,6 +1,6 @@
 /*
  * frontend/build.h — internal interface between the lexer (ptx.re), the grammar (ptx.y) and
- * the builder (build.c), plus the module arena of ir.c. Not a public header: only frontend/
+ * the builder (build*.c, pieces listed in build_int.h), plus the module arena of ir.c. Not a public header: only frontend/
  * sources include it.
  *
  * The grammar is an event stream: every lemon action is one call into the builder, made in
@@ -49,7 +49,7 @@ void ptx_parseFree(void *p, void (*free_proc)(void *));
 struct ptx_builder;
 void ptx_parse(void *p, int major, struct ptx_tok minor, struct ptx_builder *b);
 
-/* --------------------------------------------------------------- builder (build.c) */
+/* ------------------------------------------------------------- builder (build*.c) */
 
 /* Run lexer + parser + builder over text (NUL-terminated, len bytes). Returns the module (also
  * when there were errors, so diagnostics can be complete) and the number of errors via *nerr.
