@@ -698,10 +698,11 @@ void b_o_num(struct ptx_builder *b, struct ptx_tok t, int neg)
         b->insn_bad = 1;
         return;
     }
-    if ((c == 'x' || c == '*') && n.is_float && !type_is_float(type) &&
+    int arith_float = ir_type_class((enum ir_type)type) == TC_FLOAT;
+    if ((c == 'x' || c == '*') && n.is_float && !arith_float &&
         !(n.is_float == 1 && ir_type_size((enum ir_type)type) == 4))
         type = n.is_float == 2 ? T_F64 : T_F32; /* e.g. createpolicy's fraction: a float of an untyped operand */
-    else if ((c == 'x' || c == '*') && n.is_float == 0 && type_is_float(type))
+    else if ((c == 'x' || c == '*') && n.is_float == 0 && arith_float)
         type = T_S32; /* e.g. wgmma's imm-scale operands: integers of an untyped operand */
     if (num_convert(b, &n, type, t.off, &v) < 0) {
         b->insn_bad = 1;

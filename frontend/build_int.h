@@ -330,8 +330,6 @@ struct num {
 
 /* Decode literal token t (negated when neg) into *n: 0, or -1 (reported) when malformed. */
 int num_decode(struct ptx_builder *b, struct ptx_tok t, int neg, struct num *n);
-/* Is t a floating-point type (the kind an immediate operand of type t must have)? */
-int type_is_float(unsigned t);
 /* Bits of literal n as a value of type t; -1 (reported at off) when the literal does not fit
  * the type's kind. */
 int num_convert(struct ptx_builder *b, const struct num *n, unsigned t, uint32_t off,

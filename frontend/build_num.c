@@ -104,12 +104,6 @@ int num_decode(struct ptx_builder *b, struct ptx_tok t, int neg, struct num *n)
     return 0;
 }
 
-int type_is_float(unsigned t)
-{
-    return t == T_F16 || t == T_F16X2 || t == T_BF16 || t == T_BF16X2 || t == T_F32 ||
-           t == T_F64 || t == T_TF32 || t == T_F32X2;
-}
-
 /* Bits of double v rounded (to nearest, ties to even) to a binary format with ebits exponent
  * and mbits mantissa bits: subnormals, overflow to infinity, NaN kept quiet. Integer code
  * only (no _Float16, which not every compiler has), and a single rounding from the double. */
@@ -159,9 +153,10 @@ static uint32_t f64_to_small(double v, unsigned ebits, unsigned mbits)
 int num_convert(struct ptx_builder *b, const struct num *n, unsigned t, uint32_t off,
                        uint64_t *out)
 {
-    if (type_is_float(t) && t != T_F16X2 && t != T_BF16X2 && t != T_F32X2) {
+    unsigned sz = ir_type_size((enum ir_type)t);
+    if (ir_type_class((enum ir_type)t) == TC_FLOAT && ir_type_lanes((enum ir_type)t) == 1) {
         double v = n->is_float ? n->f : (double)(int64_t)n->u;
-        if (n->is_float == 0 && t != T_F64 && t != T_F32) {
+        if (n->is_float == 0 && sz != 8 && t != T_F32) {
             /* integer literal for a half type: take the bits (ptxas accepts bit patterns) */
             *out = n->u;
             return 0;
@@ -170,7 +165,7 @@ int num_convert(struct ptx_builder *b, const struct num *n, unsigned t, uint32_t
             b_err(b, off, "integer literal used as a floating-point operand (use 0f/0d)");
             return -1;
         }
-        if (t == T_F64) {
+        if (sz == 8) { /* .f64, PTXPlus .ff64 */
             if (n->is_float == 1) {
                 v = n->f;
             }
@@ -192,11 +187,10 @@ int num_convert(struct ptx_builder *b, const struct num *n, unsigned t, uint32_t
         return -1;
     }
     uint64_t v = n->u;
-    unsigned sz = ir_type_size(t);
     if (sz && sz < 8) {
         unsigned bits = sz * 8;
         v &= (UINT64_C(1) << bits) - 1;
-        if (t == T_S8 || t == T_S16 || t == T_S32)
+        if (ir_type_is_signed((enum ir_type)t) && ir_type_lanes((enum ir_type)t) == 1)
             v = (uint64_t)((int64_t)(v << (64 - bits)) >> (64 - bits));
     }
     *out = v;
