@@ -87,7 +87,8 @@ enum {
  * instructions newer than the module's .version and .target itself. */
 void ptx_isa_op_req(unsigned op, unsigned *ver, unsigned *sm, int *arch);
 
-/* Decode an integer literal token (all PTX forms, U suffix). Returns 0 or -1 on overflow/bad. */
+/* Decode an integer literal token (all PTX forms, U suffix, WARP_SZ). Returns 0 or -1 on
+ * overflow/bad. */
 int ptx_parse_int(const char *s, size_t len, uint64_t *out);
 
 /* Events (grammar actions). Specs of declarations: */

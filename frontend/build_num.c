@@ -10,9 +10,14 @@
 
 /* ============================================================================ numbers */
 
-/* Decode an integer literal token (decimal, 0x, 0b, octal, U suffix). */
+/* Decode an integer literal token (decimal, 0x, 0b, octal, U suffix, or the predefined
+ * constant WARP_SZ, which nvcc emits for warpSize: 32, as ptxas takes it). */
 int ptx_parse_int(const char *s, size_t len, uint64_t *out)
 {
+    if (len == 7 && memcmp(s, "WARP_SZ", 7) == 0) {
+        *out = 32;
+        return 0;
+    }
     if (len && (s[len - 1] == 'U' || s[len - 1] == 'u'))
         len--;
     if (!len)
