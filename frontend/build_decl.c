@@ -24,6 +24,7 @@ void b_syntax_error(struct ptx_builder *b, int major, struct ptx_tok t)
     b->in_insn = 0;
     b->in_list = 0;
     b->in_addr = 0;
+    b->csum.n = 0;
     b->has_guard = 0;
     b->guard = IR_NOGUARD;
     memset(&b->spec, 0, sizeof b->spec);
@@ -759,6 +760,7 @@ static void fb_reset(struct ptx_builder *b)
     b->fb.ninsns = b->fb.nopnds = b->fb.nmods = b->fb.ntables = 0;
     b->fb.nlabels = b->fb.nlabel_ents = b->fb.nregs = b->fb.nfix = b->fb.ntabn = 0;
     memset(b->fb.nslots, 0, sizeof b->fb.nslots);
+    b->nrpi = 0;
 }
 
 /* .entry / .func keyword: a function header starts (linkage from the specifiers). */

@@ -4,6 +4,7 @@
  * operands, PTXPlus forms) typed by its position in the ops.def format, and the
  * instruction's end (operand count, appended to the function).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -209,6 +210,7 @@ void b_insn_begin(struct ptx_builder *b, struct ptx_tok t)
     memset(in, 0, sizeof *in);
     b->in_insn = 1;
     b->insn_bad = 0;
+    b->csum.n = 0;
     b->insn_tok = t;
     b->ntop = 0;
     b->pos = 0;
@@ -649,28 +651,152 @@ void b_o_id(struct ptx_builder *b, struct ptx_tok t, int flags)
     b->insn_bad = 1;
 }
 
-/* sym+N / sym-N as a value operand. */
-void b_o_idoff(struct ptx_builder *b, struct ptx_tok t, struct ptx_tok off, int neg)
+/* One integer term of a sum (`WARP_SZ+1`, the N of `reg+N`, an address offset), added to
+ * b->csum, which its consumer (b_o_csum, b_o_idoff, b_a_csum) reads and clears. */
+void b_c_add(struct ptx_builder *b, struct ptx_tok t, int neg)
 {
+    if (!b->csum.n) {
+        b->csum.v = 0;
+        b->csum.first = t;
+        b->csum.first_neg = neg;
+        b->csum.bad = 0;
+    }
+    b->csum.n++;
+    uint64_t v = 0;
+    if (ptx_parse_int(tok_s(b, t), t.len, &v) < 0) {
+        if (!b->csum.bad && b->in_insn && !b->insn_bad)
+            b_err(b, t.off, "invalid integer literal '%.*s'", (int)t.len, tok_s(b, t));
+        b->csum.bad = 1;
+    }
+    b->csum.v += neg ? 0 - v : v;
+}
+
+/* reg+N as a source operand: ptxas reads the register's value plus N (`st.u64 [x], %rd1+1`
+ * stores %rd1 + 1; `mov.u32 %r2, %r1+1` is `add.u32 %r2, %r1, 1`, the same cubin). The
+ * builder emits `add.uNN %__rpiK, reg, N` (a temporary of the register's width) just before
+ * the instruction and lets the operand read the temporary. Not on floating-point operands
+ * (ptxas crashes on `mov.f32 %f2, %f1+1`), predicates, destinations or lists (ptxas: syntax
+ * error). */
+static void reg_plus_imm(struct ptx_builder *b, struct ir_opnd *o, uint64_t v,
+                         struct ptx_tok t)
+{
+    const char *s = tok_s(b, t);
+    const char *why = b->in_list ? "in an operand list"
+                      : (o->flags & OPF_DST) ? "as a destination"
+                      : o->rf == RF_PRED ? "on a predicate"
+                      : ir_type_is_float((enum ir_type)o->type) ? "on a floating-point operand"
+                      : o->flags || o->n > 1 || o->rf > RF_B64 ? "on this register"
+                                                               : NULL;
+    if (why) {
+        b_err(b, t.off, "'%.*s+offset' is not allowed %s", (int)t.len, s, why);
+        b->insn_bad = 1;
+        return;
+    }
+    unsigned rf = o->rf;
+    unsigned ty = rf == RF_B16 ? T_U16 : rf == RF_B32 ? T_U32 : T_U64;
+    if (b->fb.nslots[rf] + 1 > (1u << 24)) {
+        b_err(b, t.off, "too many registers");
+        b->insn_bad = 1;
+        return;
+    }
+    char name[24];
+    int len = snprintf(name, sizeof name, "%%__rpi%u", b->nrpi++);
+    struct ir_regdecl r = {str_id(b, name, (size_t)len), 0, (uint8_t)ty, 1, (uint8_t)rf, 0,
+                           b->fb.nslots[rf]++};
+    VEC_PUSH(b, b->fb.regs, b->fb.nregs, b->fb.capregs, r);
+    struct ir_insn add;
+    memset(&add, 0, sizeof add);
+    add.op = OP_ADD;
+    add.type[0] = (uint8_t)ty;
+    add.vec = 1;
+    add.guard = IR_NOGUARD;
+    add.target = IR_NOPC;
+    add.reconv = IR_NOPC;
+    add.line = b->insn.line;
+    add.col = b->insn.col;
+    add.loc_file = b->insn.loc_file;
+    add.loc_line = b->insn.loc_line;
+    add.loc_col = b->insn.loc_col;
+    add.loc_ext = b->insn.loc_ext;
+    add.unit = (uint8_t)ir_op_unit(OP_ADD);
+    add.iflags = (uint16_t)ir_op_flags(OP_ADD);
+    add.mod = b->fb.nmods;
+    add.nmod = 1;
+    const char *tn = ir_type_name((enum ir_type)ty);
+    VEC_PUSH(b, b->fb.mods, b->fb.nmods, b->fb.capmods,
+             (uint16_t)smap_get(&b->mods, tn, strlen(tn)));
+    add.opnd = b->fb.nopnds;
+    add.nopnd = 3;
+    struct ir_opnd d = opnd_new(OPK_REG), a = *o, k = opnd_new(OPK_IMM);
+    d.rf = (uint8_t)rf;
+    d.slot = r.slot;
+    d.type = (uint8_t)ty;
+    d.n = 1;
+    d.flags = OPF_DST;
+    a.type = (uint8_t)ty;
+    k.rf = (uint8_t)rf;
+    k.type = (uint8_t)ty;
+    unsigned bits = ir_type_size((enum ir_type)ty) * 8;
+    k.imm.u = bits < 64 ? v & ((UINT64_C(1) << bits) - 1) : v;
+    VEC_PUSH(b, b->fb.opnds, b->fb.nopnds, b->fb.capopnds, d);
+    VEC_PUSH(b, b->fb.opnds, b->fb.nopnds, b->fb.capopnds, a);
+    VEC_PUSH(b, b->fb.opnds, b->fb.nopnds, b->fb.capopnds, k);
+    VEC_PUSH(b, b->fb.insns, b->fb.ninsns, b->fb.capinsns, add);
+    o->slot = r.slot;
+}
+
+/* sym+N / sym-N / reg+N as a value operand (N: the sum in b->csum). */
+void b_o_idoff(struct ptx_builder *b, struct ptx_tok t, int neg)
+{
+    uint64_t v = b->csum.v;
+    int bad = b->csum.bad;
+    b->csum.n = 0;
     if (!b->in_insn)
         return;
     uint32_t n0 = b->in_list ? b->nelems : b->ntop;
     b_o_id(b, t, 0);
     if (b->insn_bad)
         return;
-    struct ir_opnd *o = b->in_list ? (b->nelems > n0 ? &b->elems[n0] : NULL)
-                                   : (b->ntop > n0 ? &b->ops_top[n0] : NULL);
-    uint64_t v = 0;
-    if (!o || o->kind != OPK_SYM || ptx_parse_int(tok_s(b, off), off.len, &v) < 0) {
-        b_err(b, t.off, "'+offset' needs a variable");
+    if (bad) {
         b->insn_bad = 1;
         return;
     }
-    o->imm.u = neg ? 0 - v : v;
+    /* the operand just pushed (the last: a pending `|q` may have pushed an empty one first) */
+    struct ir_opnd *o = b->in_list ? (b->nelems > n0 ? &b->elems[b->nelems - 1] : NULL)
+                                   : (b->ntop > n0 ? &b->ops_top[b->ntop - 1] : NULL);
+    if (o && o->kind == OPK_SYM) {
+        o->imm.u = v;
+        return;
+    }
+    if (o && o->kind == OPK_REG && !neg) {
+        reg_plus_imm(b, o, v, t);
+        return;
+    }
+    b_err(b, t.off, o && o->kind == OPK_REG ? "a register takes '+offset' only (not '-')"
+                                            : "'+offset' needs a variable or a register");
+    b->insn_bad = 1;
 }
 
-/* A numeric operand. */
-void b_o_num(struct ptx_builder *b, struct ptx_tok t, int neg)
+static void o_num(struct ptx_builder *b, struct ptx_tok t, int neg, const struct num *pre);
+
+/* A sum of integers as an operand (one term: the literal itself, typed as b_o_num does). */
+void b_o_csum(struct ptx_builder *b)
+{
+    struct ptx_tok t = b->csum.first;
+    int neg = b->csum.first_neg, bad = b->csum.bad;
+    uint32_t n = b->csum.n;
+    struct num v = {0, b->csum.v, 0};
+    b->csum.n = 0;
+    if (n <= 1)
+        o_num(b, t, neg, NULL);
+    else if (bad)
+        b->insn_bad = 1;
+    else
+        o_num(b, t, 0, &v);
+}
+
+/* A numeric operand: token t (negated when neg), or the value *pre at t's position. */
+static void o_num(struct ptx_builder *b, struct ptx_tok t, int neg, const struct num *pre)
 {
     if (!b->in_insn)
         return;
@@ -694,7 +820,9 @@ void b_o_num(struct ptx_builder *b, struct ptx_tok t, int neg)
     }
     if (!type)
         type = T_U32;
-    if (num_decode(b, t, neg, &n) < 0) {
+    if (pre)
+        n = *pre;
+    else if (num_decode(b, t, neg, &n) < 0) {
         b->insn_bad = 1;
         return;
     }
@@ -715,6 +843,12 @@ void b_o_num(struct ptx_builder *b, struct ptx_tok t, int neg)
     if (type == T_PRED)
         o.imm.u = v != 0;
     push_opnd(b, o, t.off);
+}
+
+/* A numeric operand (a float literal, or an integer sum of one term). */
+void b_o_num(struct ptx_builder *b, struct ptx_tok t, int neg)
+{
+    o_num(b, t, neg, NULL);
 }
 
 /* '_' sink operand. */
@@ -880,6 +1014,19 @@ void b_a_off(struct ptx_builder *b, struct ptx_tok t, int neg)
         return;
     }
     b->addr.imm.u += neg ? 0 - v : v;
+}
+
+/* +N (a sum of integers) offset of an address: [x+WARP_SZ+4]. */
+void b_a_csum(struct ptx_builder *b)
+{
+    uint64_t v = b->csum.v;
+    int bad = b->csum.bad;
+    b->csum.n = 0;
+    if (!b->in_insn || b->insn_bad)
+        return;
+    if (bad)
+        b->insn_bad = 1;
+    b->addr.imm.u += v;
 }
 
 /* ']' of an address operand. */

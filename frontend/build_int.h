@@ -238,6 +238,13 @@ struct ptx_builder {
     struct ir_opnd addr;
     uint32_t addr_off;
     int insn_bad;
+    struct {                 /* the integer sum being read (WARP_SZ+1, the N of reg+N) */
+        uint64_t v;
+        uint32_t n;          /* terms so far (0: none) */
+        struct ptx_tok first;
+        int first_neg, bad;
+    } csum;
+    uint32_t nrpi;           /* reg+N temporaries of the function (%__rpiN) */
 
     /* ISA version / target notes (isa_req.def) */
     uint16_t isa_ver;        /* module .version as major << 8 | minor; UINT16_MAX: absent */
