@@ -1022,9 +1022,32 @@ void b_func_decl_end(struct ptx_builder *b)
 /* '}' of a function body: resolve labels, move the arrays into the module arena. */
 void b_func_end(struct ptx_builder *b, struct ptx_tok t)
 {
-    (void)t;
     if (b->cur < 0 || !b->in_body)
         return;
+    /* A label after the last instruction (thrust's radix sort branches there): ptxas takes it,
+       running off the end of a body being a return. Make that return explicit, at the '}',
+       so every branch target is an instruction of the function. */
+    for (uint32_t i = 0; i < b->fb.nlabels; i++)
+        if (b->fb.labels[i].pc == b->fb.ninsns) {
+            struct ir_insn ret;
+            memset(&ret, 0, sizeof ret);
+            ret.op = OP_RET;
+            ret.vec = 1;
+            ret.guard = IR_NOGUARD;
+            ret.target = IR_NOPC;
+            ret.reconv = IR_NOPC;
+            ret.line = t.line;
+            uint32_t ls = t.off;
+            while (ls > 0 && b->text[ls - 1] != '\n')
+                ls--;
+            ret.col = t.off - ls + 1;
+            ret.mod = b->fb.nmods;
+            ret.opnd = b->fb.nopnds;
+            ret.unit = (uint8_t)ir_op_unit(OP_RET);
+            ret.iflags = (uint16_t)ir_op_flags(OP_RET);
+            VEC_PUSH(b, b->fb.insns, b->fb.ninsns, b->fb.capinsns, ret);
+            break;
+        }
     /* label fixups */
     for (uint32_t i = 0; i < b->fb.nfix; i++) {
         struct fixup *fx = &b->fb.fix[i];
