@@ -203,6 +203,21 @@ static int32_t decode_mnem(struct ptx_builder *b, struct ptx_tok t)
     return k;
 }
 
+/* Byte offset of the start of token t's line. Tokens come in source order, so the start of
+ * the current line is remembered: each line is scanned once, however many instructions it
+ * holds (40,000 on one line used to rescan the line for each: quadratic). */
+static uint32_t line_start(struct ptx_builder *b, struct ptx_tok t)
+{
+    if (t.line == b->ls_line && t.off >= b->ls_off)
+        return b->ls_off;
+    uint32_t ls = t.off;
+    while (ls > 0 && b->text[ls - 1] != '\n')
+        ls--;
+    b->ls_line = t.line;
+    b->ls_off = ls;
+    return ls;
+}
+
 /* The mnemonic (with modifiers) of an instruction. */
 void b_insn_begin(struct ptx_builder *b, struct ptx_tok t)
 {
@@ -232,10 +247,7 @@ void b_insn_begin(struct ptx_builder *b, struct ptx_tok t)
     in->target = IR_NOPC;
     in->reconv = IR_NOPC;
     in->line = t.line;
-    uint32_t ls = t.off;
-    while (ls > 0 && b->text[ls - 1] != '\n')
-        ls--;
-    in->col = t.off - ls + 1;
+    in->col = t.off - line_start(b, t) + 1;
     in->loc_file = b->loc_file;
     in->loc_line = b->loc_line;
     in->loc_col = b->loc_col;

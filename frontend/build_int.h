@@ -245,6 +245,7 @@ struct ptx_builder {
         int first_neg, bad;
     } csum;
     uint32_t nrpi;           /* reg+N temporaries of the function (%__rpiN) */
+    uint32_t ls_line, ls_off; /* the line (0: none yet) whose start offset is ls_off */
 
     /* ISA version / target notes (isa_req.def) */
     uint16_t isa_ver;        /* module .version as major << 8 | minor; UINT16_MAX: absent */
