@@ -195,6 +195,22 @@ static void b_free(struct ptx_builder *b)
     free(b->isa_seen);
 }
 
+/* ptxas 13 wants `.version` as the first statement and `.target` right after it ("Missing
+ * .version directive at start of file", also for an empty file; "Missing .target directive
+ * at start of file"), and one .version only (a second is a syntax error). Checked on the
+ * token stream: token n of the file is t (code 0: end of input). */
+static void header_check(struct ptx_builder *b, int code, struct ptx_tok t, uint32_t n)
+{
+    if (n == 0 && code != TK_VERSION)
+        b_err(b, t.off, "missing .version directive at the start of the file");
+    else if (n == 2 && b->first_is_version && code != TK_TARGET)
+        b_err(b, t.off, "missing .target directive after .version");
+    else if (n > 0 && code == TK_VERSION && b->first_is_version)
+        b_err(b, t.off, "a second .version directive");
+    if (n == 0)
+        b->first_is_version = code == TK_VERSION;
+}
+
 /* Lex, parse and build text into a new module (see build.h). */
 struct ir_module *ptx_build(const char *text, size_t len, const char *filename,
                             struct diag *d, int *nerr)
@@ -225,8 +241,10 @@ struct ir_module *ptx_build(const char *text, size_t len, const char *filename,
     ptx_lex_init(&lx, text, len, d);
     struct ptx_tok t;
     int code;
+    uint32_t ntok = 0;
     do {
         code = ptx_lex(&lx, &t);
+        header_check(b, code, t, ntok++);
         ptx_parse(parser, code, t, b);
     } while (code != 0 && !b->oom);
     if (b->oom)

@@ -94,6 +94,7 @@ int ptx_parse_int(const char *s, size_t len, uint64_t *out);
 /* Events (grammar actions). Specs of declarations: */
 enum b_spec { BS_LINK, BS_SPACE, BS_ALIGN, BS_VEC, BS_TYPE, BS_PTR, BS_ATTR, BS_DOTNAME };
 void b_syntax_error(struct ptx_builder *b, int major, struct ptx_tok t);
+void b_parser_oom(struct ptx_builder *b);
 void b_version(struct ptx_builder *b, struct ptx_tok t);
 void b_target(struct ptx_builder *b, struct ptx_tok t);
 void b_address_size(struct ptx_builder *b, struct ptx_tok kw, struct ptx_tok t);

@@ -13,6 +13,12 @@
 
 /* ======================================================================= module level */
 
+/* The parser could not grow its stack (out of memory): the build stops as out of memory. */
+void b_parser_oom(struct ptx_builder *b)
+{
+    b->oom = 1;
+}
+
 /* Report a syntax error at the offending token and abandon the statement being built. */
 void b_syntax_error(struct ptx_builder *b, int major, struct ptx_tok t)
 {
@@ -34,6 +40,18 @@ void b_syntax_error(struct ptx_builder *b, int major, struct ptx_tok t)
 }
 
 /* .version MAJOR.MINOR */
+/* The PTX ISA versions ptxas 13 accepts: major -> its highest minor (1.0-1.5, 2.0-2.3, ...,
+ * 9.0; probed with ptxas: 7.9, 8.9, 9.1 and 99.0 are "Unsupported .version"). */
+static const uint8_t ptx_version_max_minor[] = {[1] = 5, [2] = 3, [3] = 2, [4] = 3, [5] = 1,
+                                                 [6] = 5, [7] = 8, [8] = 8, [9] = 0};
+#define PTX_VERSION_LATEST "9.0"
+
+/* The sm_NN targets ptxas 13 accepts (plain; the a/f forms: isa_af_bit), probed with ptxas:
+ * anything else is "Unsupported .target". */
+static const uint16_t ptx_targets[] = {10, 11, 12, 13, 20, 21, 30, 32, 35, 37, 50, 52, 53, 60,
+                                       61, 62, 70, 72, 75, 80, 82, 86, 87, 88, 89, 90, 100, 101,
+                                       103, 110, 120, 121};
+
 void b_version(struct ptx_builder *b, struct ptx_tok t)
 {
     const char *s = tok_s(b, t);
@@ -48,6 +66,9 @@ void b_version(struct ptx_builder *b, struct ptx_tok t)
         b_err(b, t.off, "invalid .version '%.*s'", (int)t.len, s);
         return;
     }
+    if (maj >= sizeof ptx_version_max_minor || min > ptx_version_max_minor[maj])
+        b_err(b, t.off, "unsupported .version %.*s (ptxas 13 knows 1.0 to %s)", (int)t.len, s,
+              PTX_VERSION_LATEST);
     b->m->version_major = (uint8_t)maj;
     b->m->version_minor = (uint8_t)min;
     b->isa_ver = (uint16_t)(maj << 8 | min);
@@ -72,6 +93,18 @@ void b_target(struct ptx_builder *b, struct ptx_tok t)
         b->isa_sm = (uint16_t)(v < UINT16_MAX ? v : UINT16_MAX - 1);
         char suf = s[t.len - 1];
         b->isa_af = (uint16_t)(suf == 'a' || suf == 'f' ? isa_af_bit(v, suf) : 0);
+        uint32_t digits = 3;
+        while (digits < t.len && s[digits] >= '0' && s[digits] <= '9')
+            digits++;
+        int known = 0;
+        for (size_t i = 0; i < sizeof ptx_targets / sizeof *ptx_targets; i++)
+            known |= ptx_targets[i] == v;
+        if (digits == t.len - 1 && (suf == 'a' || suf == 'f'))
+            known = known && (b->isa_af != ISA_AF_OTHER || v == 101); /* sm_101a/f too */
+        else if (digits != t.len)
+            known = 0;
+        if (!known)
+            b_err(b, t.off, "unsupported .target '%.*s'", (int)t.len, s);
         snprintf(b->isa_target, sizeof b->isa_target, "%.*s", (int)t.len, s);
     } else if (t.len == 5 && memcmp(s, "debug", 5) == 0) {
         m->target_debug = true;
@@ -1097,8 +1130,10 @@ void b_func_end(struct ptx_builder *b, struct ptx_tok t)
 /* '{' of a nested block. */
 void b_scope_begin(struct ptx_builder *b, struct ptx_tok t)
 {
-    if (b->depth >= 63) {
-        b_err(b, t.off, "blocks nested too deeply");
+    if (b->depth >= PTX_MAX_NEST) {
+        if (!b->nest_over++)
+            b_err(b, t.off, "blocks nested deeper than %d levels (ptxas 13's limit)",
+                  PTX_MAX_NEST);
         return;
     }
     b->scope_mark[b->depth] = b->nbinds;
@@ -1108,6 +1143,10 @@ void b_scope_begin(struct ptx_builder *b, struct ptx_tok t)
 /* '}' of a nested block: its declarations go out of scope. */
 void b_scope_end(struct ptx_builder *b)
 {
+    if (b->nest_over) {
+        b->nest_over--;
+        return;
+    }
     if (b->depth <= 1)
         return;
     b->depth--;

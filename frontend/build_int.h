@@ -23,6 +23,10 @@
 
 /* ========================================================================= containers */
 
+/* Levels of `{ }` in a function body, its own braces included: ptxas 13's parser takes 1,663
+ * nested blocks inside a body and runs out of stack ("memory exhausted") at 1,664. */
+#define PTX_MAX_NEST 1664
+
 #define VEC_PUSH(b, arr, n, cap, val)                                                         \
     do {                                                                                      \
         if ((n) == (cap) && b_grow(b, (void **)&(arr), &(cap), sizeof *(arr)) < 0)            \
@@ -204,7 +208,8 @@ struct ptx_builder {
     struct binding *binds;
     uint32_t nbinds, capbinds;
     uint32_t depth;
-    uint32_t scope_mark[64];
+    uint32_t scope_mark[PTX_MAX_NEST];
+    uint32_t nest_over;      /* blocks opened beyond PTX_MAX_NEST (reported once) */
     uint32_t loc_file, loc_line, loc_col, loc_ext;
     uint32_t loc_nlabel;     /* labels defined before the current .loc */
     int loc_pending;         /* the current .loc has no instruction yet */
@@ -246,6 +251,7 @@ struct ptx_builder {
     } csum;
     uint32_t nrpi;           /* reg+N temporaries of the function (%__rpiN) */
     uint32_t ls_line, ls_off; /* the line (0: none yet) whose start offset is ls_off */
+    int first_is_version;     /* the file starts with .version (header_check) */
 
     /* ISA version / target notes (isa_req.def) */
     uint16_t isa_ver;        /* module .version as major << 8 | minor; UINT16_MAX: absent */

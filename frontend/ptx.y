@@ -16,6 +16,12 @@
 %syntax_error {
     b_syntax_error(B, yymajor, TOKEN);
 }
+/* a parser stack that grows (nested blocks: ptxas 13 takes 1,663 in a body; the builder
+   enforces that limit with its own message); it only overflows when out of memory */
+%stack_size 0
+%stack_overflow {
+    b_parser_oom(B);
+}
 
 %token SEMI COLON COMMA LPAREN RPAREN LBRACE RBRACE LBRACKET RBRACKET LT GT PLUS MINUS NOT AT
        PIPE EQ SINK ID DOTTED INT FLT STRING VERSION TARGET ADDRESS_SIZE FILE LOC SECTION
