@@ -1,6 +1,6 @@
 /*
  * frontend/build.h — internal interface between the lexer (ptx.re), the grammar (ptx.y) and
- * the builder (build.c), plus the module arena of ir.c. Not a public header: only frontend/
+ * the builder (build*.c, pieces listed in build_int.h), plus the module arena of ir.c. Not a public header: only frontend/
  * sources include it.
  *
  * The grammar is an event stream: every lemon action is one call into the builder, made in
@@ -49,7 +49,7 @@ void ptx_parseFree(void *p, void (*free_proc)(void *));
 struct ptx_builder;
 void ptx_parse(void *p, int major, struct ptx_tok minor, struct ptx_builder *b);
 
-/* --------------------------------------------------------------- builder (build.c) */
+/* ------------------------------------------------------------- builder (build*.c) */
 
 /* Run lexer + parser + builder over text (NUL-terminated, len bytes). Returns the module (also
  * when there were errors, so diagnostics can be complete) and the number of errors via *nerr.
@@ -87,12 +87,14 @@ enum {
  * instructions newer than the module's .version and .target itself. */
 void ptx_isa_op_req(unsigned op, unsigned *ver, unsigned *sm, int *arch);
 
-/* Decode an integer literal token (all PTX forms, U suffix). Returns 0 or -1 on overflow/bad. */
+/* Decode an integer literal token (all PTX forms, U suffix, WARP_SZ). Returns 0 or -1 on
+ * overflow/bad. */
 int ptx_parse_int(const char *s, size_t len, uint64_t *out);
 
 /* Events (grammar actions). Specs of declarations: */
 enum b_spec { BS_LINK, BS_SPACE, BS_ALIGN, BS_VEC, BS_TYPE, BS_PTR, BS_ATTR, BS_DOTNAME };
 void b_syntax_error(struct ptx_builder *b, int major, struct ptx_tok t);
+void b_parser_oom(struct ptx_builder *b);
 void b_version(struct ptx_builder *b, struct ptx_tok t);
 void b_target(struct ptx_builder *b, struct ptx_tok t);
 void b_address_size(struct ptx_builder *b, struct ptx_tok kw, struct ptx_tok t);
@@ -145,7 +147,9 @@ void b_guard(struct ptx_builder *b, struct ptx_tok t, int neg);
 void b_insn_begin(struct ptx_builder *b, struct ptx_tok t);
 void b_insn_end(struct ptx_builder *b, struct ptx_tok semi);
 void b_o_id(struct ptx_builder *b, struct ptx_tok t, int flags);
-void b_o_idoff(struct ptx_builder *b, struct ptx_tok t, struct ptx_tok off, int neg);
+void b_c_add(struct ptx_builder *b, struct ptx_tok t, int neg);
+void b_o_idoff(struct ptx_builder *b, struct ptx_tok t, int neg);
+void b_o_csum(struct ptx_builder *b);
 void b_o_num(struct ptx_builder *b, struct ptx_tok t, int neg);
 void b_o_sink(struct ptx_builder *b, struct ptx_tok t);
 void b_o_pipe(struct ptx_builder *b);
@@ -154,6 +158,7 @@ void b_o_list_end(struct ptx_builder *b);
 void b_a_begin(struct ptx_builder *b, struct ptx_tok t);
 void b_a_base(struct ptx_builder *b, struct ptx_tok t, int is_num);
 void b_a_off(struct ptx_builder *b, struct ptx_tok t, int neg);
+void b_a_csum(struct ptx_builder *b);
 void b_a_end(struct ptx_builder *b);
 void b_a_postinc(struct ptx_builder *b, struct ptx_tok t);
 void b_t_handle(struct ptx_builder *b, struct ptx_tok t);

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "frontend/diag.h"
 #include "frontend/frontend.h"
 #include "frontend/passes.h"
 
@@ -107,29 +108,11 @@ static uint32_t cfg_table_count(const struct ir_opnd *o)
 void cfg_error_at(FILE *diag, const struct ir_module *m, uint32_t line, uint32_t col,
                   const char *fmt, ...)
 {
-    if (!diag)
-        return;
     va_list ap;
-    fprintf(diag, "%s:%u:%u: error: ", m && m->filename ? m->filename : "<input>", line, col);
     va_start(ap, fmt);
-    vfprintf(diag, fmt, ap);
+    diag_vprint_at(diag, m ? m->filename : NULL, m ? m->text : NULL, m ? m->text_len : 0, line,
+                   col, DIAG_ERROR, fmt, ap);
     va_end(ap);
-    fputc('\n', diag);
-    if (!m || !m->text || line == 0)
-        return;
-    const char *p = m->text, *end = m->text + m->text_len;
-    for (uint32_t l = 1; l < line && p < end; p++)
-        if (*p == '\n')
-            l++;
-    if (p >= end)
-        return;
-    const char *e = p;
-    while (e < end && *e != '\n')
-        e++;
-    fprintf(diag, "%.*s\n", (int)(e - p), p);
-    for (uint32_t c = 1; c < col && p + c - 1 < e; c++)
-        fputc(p[c - 1] == '\t' ? '\t' : ' ', diag);
-    fputs("^\n", diag);
 }
 
 /* ========================================================================= build state */

@@ -114,7 +114,8 @@ int cfg_undef_regs(const struct ir_func *f, const struct cfg *c, uint64_t *const
 void cfg_print(FILE *out, const struct ir_module *m, const struct ir_func *f, bool dot);
 
 /* Print a compiler-style diagnostic `file:line:col: error: message`, the source line and a
- * caret under the column (shared by cfg.c, predecode.c and verify.c). diag NULL: nothing. */
+ * caret under the column (shared by cfg.c, predecode.c and verify.c; printed by diag.c's
+ * diag_vprint_at, like every diagnostic). diag NULL: nothing. */
 void cfg_error_at(FILE *diag, const struct ir_module *m, uint32_t line, uint32_t col,
                   const char *fmt, ...)
 #if defined(__GNUC__)

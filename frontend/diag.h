@@ -41,6 +41,16 @@ void diag_report(struct diag *d, enum diag_level lvl, size_t off, const char *fm
 void diag_vreport(struct diag *d, enum diag_level lvl, size_t off, const char *fmt,
                   va_list ap);
 
+/* Print one diagnostic at 1-based (line, col) of the source text[0, len) named file, in the
+ * same format as diag_report (file NULL: "<input>"; text NULL, or no such line: the first
+ * line alone; line 0: `file: level: message`). For passes that hold line/column pairs instead
+ * of byte offsets (cfg.c, predecode.c, verify.c, the engine's loader); counts nothing. */
+void diag_vprint_at(FILE *out, const char *file, const char *text, size_t len, uint32_t line,
+                    uint32_t col, enum diag_level lvl, const char *fmt, va_list ap);
+void diag_print_at(FILE *out, const char *file, const char *text, size_t len, uint32_t line,
+                   uint32_t col, enum diag_level lvl, const char *fmt, ...)
+    __attribute__((format(printf, 8, 9)));
+
 /* 1-based line and column of byte offset off. */
 void diag_linecol(const char *text, size_t len, size_t off, uint32_t *line, uint32_t *col);
 

@@ -183,44 +183,38 @@ int ir_mod_lookup(const char *s, size_t len)
     return MOD_NONE;
 }
 
-static const char *const ir_type_names[T__COUNT] = {
-    [T_NONE] = "", [T_PRED] = "pred", [T_B8] = "b8", [T_B16] = "b16", [T_B32] = "b32",
-    [T_B64] = "b64", [T_B128] = "b128", [T_U8] = "u8", [T_U16] = "u16", [T_U32] = "u32",
-    [T_U64] = "u64", [T_S8] = "s8", [T_S16] = "s16", [T_S32] = "s32", [T_S64] = "s64",
-    [T_F16] = "f16", [T_F16X2] = "f16x2", [T_BF16] = "bf16", [T_BF16X2] = "bf16x2",
-    [T_TF32] = "tf32", [T_F32] = "f32", [T_F64] = "f64", [T_E4M3] = "e4m3", [T_E5M2] = "e5m2",
-    [T_E4M3X2] = "e4m3x2", [T_E5M2X2] = "e5m2x2", [T_E2M3X2] = "e2m3x2",
-    [T_E3M2X2] = "e3m2x2", [T_E2M1X2] = "e2m1x2", [T_UE8M0X2] = "ue8m0x2", [T_S4] = "s4",
-    [T_U4] = "u4", [T_B1] = "b1", [T_TEXREF] = "texref", [T_SAMPLERREF] = "samplerref",
-    [T_SURFREF] = "surfref", [T_F32X2] = "f32x2", [T_E2M1] = "e2m1", [T_E2M3] = "e2m3",
-    [T_E3M2] = "e3m2", [T_UE8M0] = "ue8m0", [T_UE4M3] = "ue4m3", [T_U16X2] = "u16x2",
-    [T_S16X2] = "s16x2", [T_B1024] = "b1024", [T_B8X16] = "b8x16",
-    [T_B6X16_P32] = "b6x16_p32", [T_B4X16_P64] = "b4x16_p64", [T_B6P2X16] = "b6p2x16",
-    [T_FF64] = "ff64", [T_BB64] = "bb64", [T_BB128] = "bb128",
-};
-
-static const unsigned char ir_type_sizes[T__COUNT] = {
-    [T_B8] = 1, [T_B16] = 2, [T_B32] = 4, [T_B64] = 8, [T_B128] = 16, [T_U8] = 1,
-    [T_U16] = 2, [T_U32] = 4, [T_U64] = 8, [T_S8] = 1, [T_S16] = 2, [T_S32] = 4, [T_S64] = 8,
-    [T_F16] = 2, [T_F16X2] = 4, [T_BF16] = 2, [T_BF16X2] = 4, [T_TF32] = 4, [T_F32] = 4,
-    [T_F64] = 8, [T_E4M3] = 1, [T_E5M2] = 1, [T_E4M3X2] = 2, [T_E5M2X2] = 2,
-    [T_E2M3X2] = 2, [T_E3M2X2] = 2, [T_E2M1X2] = 1, [T_UE8M0X2] = 2, [T_TEXREF] = 8,
-    [T_SAMPLERREF] = 8, [T_SURFREF] = 8, [T_F32X2] = 8, [T_E2M3] = 1, [T_E3M2] = 1,
-    [T_UE8M0] = 1, [T_UE4M3] = 1, [T_U16X2] = 4, [T_S16X2] = 4, [T_B1024] = 128,
-    [T_B8X16] = 16, [T_B6X16_P32] = 16, [T_B4X16_P64] = 16, [T_B6P2X16] = 16, [T_FF64] = 8,
-    [T_BB64] = 8, [T_BB128] = 16,
+/* The columns of frontend/types.def. */
+static const struct {
+    const char *name;
+    uint8_t bytes, cls, lanes;
+} ir_types[T__COUNT] = {
+#define TYPE(id, name, bytes, cls, lanes) [T_##id] = {name, bytes, cls, lanes},
+#include "frontend/types.def"
+#undef TYPE
 };
 
 /* Size in bytes of a PTX type (0 for none/pred/sub-byte types). */
 unsigned ir_type_size(enum ir_type t)
 {
-    return (unsigned)t < T__COUNT ? ir_type_sizes[t] : 0;
+    return (unsigned)t < T__COUNT ? ir_types[t].bytes : 0;
 }
 
 /* PTX spelling of a type without the dot ("" for T_NONE). */
 const char *ir_type_name(enum ir_type t)
 {
-    return (unsigned)t < T__COUNT && ir_type_names[t] ? ir_type_names[t] : "";
+    return (unsigned)t < T__COUNT ? ir_types[t].name : "";
+}
+
+/* Class of a type (types.def); TC_NONE when out of range. */
+enum ir_type_class ir_type_class(enum ir_type t)
+{
+    return (unsigned)t < T__COUNT ? (enum ir_type_class)ir_types[t].cls : TC_NONE;
+}
+
+/* Values packed in one value of a type (types.def). */
+unsigned ir_type_lanes(enum ir_type t)
+{
+    return (unsigned)t < T__COUNT ? ir_types[t].lanes : 0;
 }
 
 /* ================================================================== special registers */

@@ -53,29 +53,38 @@ enum ir_mod_kind {
 
 /* ======================================================================== types and spaces */
 
+/* Every PTX type, from the one table frontend/types.def (spelling, size, class). */
 enum ir_type {
-    T_NONE = 0,
-    T_PRED,
-    T_B8, T_B16, T_B32, T_B64, T_B128,
-    T_U8, T_U16, T_U32, T_U64,
-    T_S8, T_S16, T_S32, T_S64,
-    T_F16, T_F16X2, T_BF16, T_BF16X2, T_TF32, T_F32, T_F64,
-    T_E4M3, T_E5M2, T_E4M3X2, T_E5M2X2, T_E2M3X2, T_E3M2X2, T_E2M1X2, T_UE8M0X2,
-    T_S4, T_U4, T_B1,
-    T_TEXREF, T_SAMPLERREF, T_SURFREF,
-    /* added for ISA 9.0 coverage (mods.def): packed/narrow types of mma, cvt, tcgen05.cp,
-       tensormap.replace, min/max .u16x2/.s16x2, and the PTXPlus register-pair types */
-    T_F32X2, T_E2M1, T_E2M3, T_E3M2, T_UE8M0, T_UE4M3, T_U16X2, T_S16X2,
-    T_B1024, T_B8X16, T_B6X16_P32, T_B4X16_P64, T_B6P2X16 /* reserved: no spelling */,
-    T_FF64, T_BB64, T_BB128,
-    T_E4M3X4, T_E5M2X4, T_E2M3X4, T_E3M2X4, T_E2M1X4,
+#define TYPE(id, name, bytes, cls, lanes) T_##id,
+#include "frontend/types.def"
+#undef TYPE
     T__COUNT
 };
+_Static_assert(T_NONE == 0, "T_NONE is the first row of types.def");
+
+/* The class of a type (types.def header). */
+enum ir_type_class { TC_NONE, TC_BITS, TC_UINT, TC_SINT, TC_FLOAT, TC_NARROW, TC_HANDLE };
 
 /* Size in bytes of a PTX type (0 for T_NONE/T_PRED/sub-byte); defined in ir.c. */
 unsigned ir_type_size(enum ir_type t);
 /* PTX spelling without the dot ("u32"); defined in ir.c. */
 const char *ir_type_name(enum ir_type t);
+/* The class of type t (TC_NONE when out of range); defined in ir.c. */
+enum ir_type_class ir_type_class(enum ir_type t);
+/* Values packed in one value of type t (f16x2: 2; 0 for T_NONE); defined in ir.c. */
+unsigned ir_type_lanes(enum ir_type t);
+/* Is t a floating-point type: an arithmetic float (.f16 … .f64, packed or not) or a
+ * storage-only narrow float (.e4m3, .e2m1x2, …)? */
+static inline int ir_type_is_float(enum ir_type t)
+{
+    enum ir_type_class c = ir_type_class(t);
+    return c == TC_FLOAT || c == TC_NARROW;
+}
+/* Is t a signed integer type (.s8 … .s64, .s4, .s16x2)? */
+static inline int ir_type_is_signed(enum ir_type t)
+{
+    return ir_type_class(t) == TC_SINT;
+}
 
 enum ir_space {
     SP_NONE = 0, /* no space modifier given: generic for ld/st/atom */

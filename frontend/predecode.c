@@ -84,31 +84,10 @@ static const char *const pd_mnem[] = {
 };
 _Static_assert(sizeof pd_opunit / sizeof pd_opunit[0] == OP__COUNT, "ops.def units");
 
-/* Bytes of a type (0 for none / pred / sub-byte types); handles, 8. */
+/* Bytes of a type (0 for none / pred / sub-byte types); handles, 8 (types.def). */
 static unsigned pd_type_size(unsigned t)
 {
-    switch (t) {
-    case T_B8: case T_U8: case T_S8: case T_E4M3: case T_E5M2:
-        return 1;
-    case T_B16: case T_U16: case T_S16: case T_F16: case T_BF16: case T_E4M3X2: case T_E5M2X2:
-    case T_E2M3X2: case T_E3M2X2: case T_E2M1X2: case T_UE8M0X2:
-        return 2;
-    case T_B32: case T_U32: case T_S32: case T_F32: case T_F16X2: case T_BF16X2: case T_TF32:
-        return 4;
-    case T_B64: case T_U64: case T_S64: case T_F64: case T_TEXREF: case T_SAMPLERREF:
-    case T_SURFREF:
-        return 8;
-    case T_B128:
-        return 16;
-    default:
-        return 0;
-    }
-}
-
-static bool pd_type_float(unsigned t)
-{
-    return t == T_F16 || t == T_F16X2 || t == T_BF16 || t == T_BF16X2 || t == T_TF32 ||
-           t == T_F32 || (t >= T_E4M3 && t <= T_UE8M0X2);
+    return ir_type_size((enum ir_type)t);
 }
 
 /* Register file for a value of type t; -1 when the type does not say. */
@@ -884,7 +863,7 @@ static void pd_facts(struct pd_ctx *c, struct ir_func *f, struct ir_insn *in)
     if (unit == U_ALU) {
         if (t0 == T_F64 || t1 == T_F64)
             unit = U_DP;
-        else if (pd_type_float(t0) || pd_type_float(t1))
+        else if (ir_type_is_float((enum ir_type)t0) || ir_type_is_float((enum ir_type)t1))
             unit = U_SP;
         else
             unit = U_INT;

@@ -149,11 +149,6 @@ static const char *label_at(const struct ir_module *m, const struct ir_func *f, 
 
 /* ------------------------------------------------------------------------- operands */
 
-static int type_signed(unsigned t)
-{
-    return t == T_S8 || t == T_S16 || t == T_S32 || t == T_S64;
-}
-
 /* f32 bits of the half-precision value h (exact: every f16 is an f32). */
 static uint32_t f16_to_f32_bits(uint32_t h)
 {
@@ -188,7 +183,7 @@ static void print_imm(FILE *o, const struct ir_opnd *op)
         fprintf(o, "0d%016" PRIX64, u);
     else if (t == T_F16 || t == T_BF16 || t == T_F16X2 || t == T_BF16X2)
         fprintf(o, "0x%" PRIX64, u);
-    else if (type_signed(t))
+    else if (ir_type_is_signed((enum ir_type)t))
         fprintf(o, "%" PRId64, op->imm.i);
     else {
         unsigned sz = ir_type_size((enum ir_type)t);
@@ -400,7 +395,8 @@ static void print_elem(FILE *o, const struct ir_module *m, const struct ir_sym *
     struct ir_opnd op = {0};
     op.type = s->type;
     op.imm.u = v;
-    if (type_signed(s->type) && es < 8)
+    if (ir_type_is_signed((enum ir_type)s->type) && ir_type_lanes((enum ir_type)s->type) == 1 &&
+        es && es < 8)
         op.imm.i = (int64_t)(v << (64 - es * 8)) >> (64 - es * 8);
     print_imm(o, &op);
 }

@@ -3,7 +3,9 @@
  * tokens carry byte offsets (and the line, counted as newlines go by). An identifier
  * immediately followed by '.' is one DOTTED token with its modifiers ("ld.global.nc.v4.f32");
  * directives (".reg", ".entry", …) are their own tokens; a `.section NAME { … }` debug block is
- * one SECTION token. Anything else is reported and skipped (the last rule).
+ * one SECTION token. The predefined constant WARP_SZ (nvcc's warpSize) is an integer token, as
+ * in ptxas: usable wherever a number is (operands, `+offsets`, initializers, array sizes),
+ * never declarable as a name. Anything else is reported and skipped (the last rule).
  */
 #include <string.h>
 
@@ -132,6 +134,7 @@ loop:
         [a-zA-Z_] fs* ("." modpart)+ { code = TK_DOTTED; goto out; }
         "%" fs+ ("." [a-z0-9]+)? { code = TK_ID; goto out; }
         "$" fs+ ("." [a-z0-9]+)? { code = TK_ID; goto out; }
+        "WARP_SZ"              { code = TK_INT; goto out; }
         ident                  { code = TK_ID; goto out; }
 
         "0" [xX] hex+ "U"?     { code = TK_INT; goto out; }

@@ -10,11 +10,18 @@
 
 %include {
 #include <assert.h>
+#include <stdlib.h> /* the growable parser stack (%stack_size 0) reallocs */
 #include "frontend/build.h"
 }
 
 %syntax_error {
     b_syntax_error(B, yymajor, TOKEN);
+}
+/* a parser stack that grows (nested blocks: ptxas 13 takes 1,663 in a body; the builder
+   enforces that limit with its own message); it only overflows when out of memory */
+%stack_size 0
+%stack_overflow {
+    b_parser_oom(B);
 }
 
 %token SEMI COLON COMMA LPAREN RPAREN LBRACE RBRACE LBRACKET RBRACKET LT GT PLUS MINUS NOT AT
@@ -170,10 +177,15 @@ pipe ::= PIPE.                              { b_o_pipe(B); }
 opnd ::= ID(T).                             { b_o_id(B, T, 0); }
 opnd ::= NOT ID(T).                         { b_o_id(B, T, OPF_NEG); }
 opnd ::= MINUS ID(T).                       { b_o_id(B, T, OPF_NEG); }
-opnd ::= ID(T) PLUS INT(O).                 { b_o_idoff(B, T, O, 0); }
-opnd ::= ID(T) MINUS INT(O).                { b_o_idoff(B, T, O, 1); }
-opnd ::= INT(T).                            { b_o_num(B, T, 0); }
-opnd ::= MINUS INT(T).                      { b_o_num(B, T, 1); }
+/* sym+N, reg+N (N a sum of integers: WARP_SZ+1, %r1+1+2, %r1+-1; ptxas takes no reg-N) */
+opnd ::= ID(T) PLUS csum.                   { b_o_idoff(B, T, 0); }
+opnd ::= ID(T) MINUS INT(O).                { b_c_add(B, O, 1); b_o_idoff(B, T, 1); }
+opnd ::= csum.                              { b_o_csum(B); }
+csum ::= cterm.
+csum ::= csum PLUS cterm.
+csum ::= csum MINUS INT(O).                 { b_c_add(B, O, 1); }
+cterm ::= INT(O).                           { b_c_add(B, O, 0); }
+cterm ::= MINUS INT(O).                     { b_c_add(B, O, 1); }
 opnd ::= FLT(T).                            { b_o_num(B, T, 0); }
 opnd ::= MINUS FLT(T).                      { b_o_num(B, T, 1); }
 opnd ::= SINK(T).                           { b_o_sink(B, T); }
@@ -203,7 +215,6 @@ abeg ::= LBRACKET(T).                       { b_a_begin(B, T); }
 abase ::= ID(T).                            { b_a_base(B, T, 0); }
 abase ::= INT(T).                           { b_a_base(B, T, 1); }
 aoff ::= .
-aoff ::= PLUS INT(T).                       { b_a_off(B, T, 0); }
-aoff ::= PLUS MINUS INT(T).                 { b_a_off(B, T, 1); }
+aoff ::= PLUS csum.                         { b_a_csum(B); }
 aoff ::= MINUS INT(T).                      { b_a_off(B, T, 1); }
 aoff ::= PLUS EQ INT(T).                    { b_a_postinc(B, T); }

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "frontend/cfg.h"
+#include "frontend/diag.h"
 #include "frontend/frontend.h"
 #include "interp/internal.h"
 #include "interp/ops/helpers.h"
@@ -43,16 +44,23 @@ static bool is_shared_space(unsigned sp)
     return sp == SP_SHARED || sp == SP_SHARED_CTA || sp == SP_SHARED_CLUSTER;
 }
 
-/* Print a load error at an instruction: file:line:col: error: <what>: <instruction>. */
+/* Print a load error at an instruction through diag.c: file:line:col: error: <what>:
+ * <instruction>, the source line and a caret. */
 static void load_error(FILE *diag, const struct ir_module *m, const struct ir_func *f,
                        const struct ir_insn *in, const char *what)
 {
     if (!diag)
         return;
-    fprintf(diag, "%s:%u:%u: error: %s: ", m->filename ? m->filename : "<ptx>", in->line, in->col,
-            what);
-    ir_print_insn(diag, m, f, in);
-    fputc('\n', diag);
+    char *insn = NULL;
+    size_t n = 0;
+    FILE *ms = open_memstream(&insn, &n);
+    if (ms) {
+        ir_print_insn(ms, m, f, in);
+        fclose(ms);
+    }
+    diag_print_at(diag, m->filename ? m->filename : "<ptx>", m->text, m->text_len, in->line,
+                  in->col, DIAG_ERROR, "%s: %s", what, insn ? insn : "");
+    free(insn);
 }
 
 /* Does the instruction use a PTXPlus-only form the engine does not execute yet (condition-code

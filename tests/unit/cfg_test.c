@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "frontend/cfg.h"
+#include "frontend/diag.h"
 #include "frontend/frontend.h"
 #include "frontend/passes.h"
 #include "tests/tap.h"
@@ -618,6 +619,49 @@ static void test_diagnostics(void)
                 "\t     ^\n",
            "bad target: message, source line, caret");
     free(buf);
+}
+
+/* Every diagnostic goes through diag.c: the offset-based reporter of the builder and the
+ * line/column printer of cfg.c, predecode.c, verify.c and the engine's loader print the same
+ * bytes for the same position. */
+static char *diag_at(const char *text, uint32_t line, uint32_t col)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&buf, &len);
+    diag_print_at(mem, "d.ptx", text, text ? strlen(text) : 0, line, col, DIAG_ERROR, "bad %d", 7);
+    fclose(mem);
+    return buf;
+}
+
+static void test_diag_printer(void)
+{
+    static const char text[] = ".version 8.0\r\n\tadd.s32 %r1, %r2;\nret;";
+    char *s = diag_at(text, 2, 10);
+    is_str(s, "d.ptx:2:10: error: bad 7\n\tadd.s32 %r1, %r2;\n\t        ^\n",
+           "line/col: message, source line (CRLF cut), caret after a tab");
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&buf, &len);
+    struct diag d;
+    diag_init(&d, mem, "d.ptx", text, strlen(text), 0);
+    diag_report(&d, DIAG_ERROR, 23, "bad %d", 7); /* byte 23 = line 2, column 10 */
+    fclose(mem);
+    is_str(buf, s, "offset reporter prints the same bytes as the line/col printer");
+    free(buf);
+    free(s);
+    s = diag_at(text, 3, 40);
+    is_str(s, "d.ptx:3:40: error: bad 7\nret;\n    ^\n", "column past the end: caret at the end");
+    free(s);
+    s = diag_at(text, 9, 1);
+    is_str(s, "d.ptx:9:1: error: bad 7\n", "no such line: the message alone");
+    free(s);
+    s = diag_at(NULL, 2, 3);
+    is_str(s, "d.ptx:2:3: error: bad 7\n", "no text: the message alone");
+    free(s);
+    s = diag_at(text, 0, 0);
+    is_str(s, "d.ptx: error: bad 7\n", "no position");
+    free(s);
 }
 
 /* ======================================================================== predecode */
@@ -1688,6 +1732,7 @@ int main(void)
     test_ptxplus();
     test_print();
     test_diagnostics();
+    test_diag_printer();
     test_predecode();
     test_random();
     test_big();

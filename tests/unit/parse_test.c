@@ -444,7 +444,20 @@ static void test_isa_notes(void)
     ir_module_free(m);
     m = load(".entry e()\n{\n\t.reg .b32 %r<3>;\n\tredux.sync.add.u32 %r1, %r2, -1;\n"
              "\tret;\n}\n", &rc);
-    is_str(errbuf, "", "no .version / .target: no notes");
+    /* ptxas 13: "Missing .version directive at start of file"; still no version notes */
+    is_str(errbuf,
+           "t.ptx:1:1: error: missing .version directive at the start of the file\n"
+           ".entry e()\n^\n1 error generated.\n",
+           "no .version / .target: that error, no notes");
+    ir_module_free(m);
+    /* an empty file: the same error at 1:1, as ptxas 13 */
+    m = load("", &rc);
+    is_int(rc, -1, "empty file: one error");
+    ok(m == NULL, "empty file: no module");
+    is_str(errbuf,
+           "t.ptx:1:1: error: missing .version directive at the start of the file\n\n^\n"
+           "1 error generated.\n",
+           "empty file: missing .version");
     ir_module_free(m);
 
     /* a flood is capped: 20 notes, then one summary */
