@@ -285,6 +285,7 @@ static struct tb *k_barrier(bool half)
                                   .vec = 1, .align = 4, .size = 4, .offset = 0, .func = -1};
     t->m.shared_size = 4;
     t->fn[0].shared_size = 4; /* the kernel's static shared bytes (predecode's layout) */
+    t->fn[0].shared_extent = 4; /* and where they end in it */
     prologue(t, &ps);
     tb_ins(t, OP_ATOM, (struct iopt){.t0 = T_U32, .space = SP_SHARED, .mode = MODE_ADD}, 3,
            D(RF_B32, 3), A(RF_B32, IR_NOSLOT, sh, 0), I(t, RF_B32, 1));
@@ -325,6 +326,7 @@ static struct tb *k_cluster(int mode)
                                   .vec = 1, .align = 4, .size = 8, .offset = 0, .func = -1};
     t->m.shared_size = 8;
     t->fn[0].shared_size = 8;
+    t->fn[0].shared_extent = 8;
     prologue(t, &ps);
     tb_ins(t, OP_ATOM, (struct iopt){.t0 = T_U32, .space = SP_SHARED, .mode = MODE_ADD}, 3,
            D(RF_B32, 3), A(RF_B32, IR_NOSLOT, sh, 0), I(t, RF_B32, 1));
