@@ -66,6 +66,8 @@ struct xfunc {
     uint32_t mod_index, func_index;
     struct ir_insn *insns;
     struct ir_opnd *opnds;
+    uint8_t *xspace;                /* per operand (indexed as opnds): the space class (enum
+                                       xspace, ops/helpers.h) of a memory operand */
     uint32_t ninsns;
     /* register frame: r64 [n64][32], r32 [n32][32], r16 [n16][32], pred [npred] */
     uint32_t n16, n32, n64, npred;

@@ -2,10 +2,11 @@
  * interp/load.c — program loading (interp_program_load): the execution images of functions.
  *
  * Loading builds an execution image per function (struct xfunc): the instructions and operands
- * are copied, every memory operand's symbol is resolved to an address in its space, symbol-
- * address constants get their final values, call arguments their .param frame offsets, each
- * instruction its handler (an instruction without one is reported as unsupported), and a
- * register-frame template with the constants broadcast to 32 lanes is built. Module-scope
+ * are copied, every memory operand's symbol is resolved to an address in its space (its space
+ * class kept in the image's own xspace array), symbol-address constants get their final
+ * values, call arguments their .param frame offsets, each instruction its handler (an
+ * instruction without one is reported as unsupported), and a register-frame template with the
+ * constants broadcast to 32 lanes is built. The IR itself is never written. Module-scope
  * .global and .const variables get one device allocation each (byte-precise bounds for
  * reports), initialized from the IR's images with relocations applied.
  *
@@ -407,37 +408,6 @@ static unsigned mem_class(const struct ir_module *m, const struct ir_func *f,
     }
 }
 
-/* Decode the context modifiers the handlers key on into in->mode: when the builder left it
- * unset, and always for bar/barrier (whose .red op is what matters, not .red itself). */
-static void fix_mode(const struct ir_func *f, struct ir_insn *in)
-{
-    static const struct { uint16_t mod; uint8_t mode; } map[] = {
-        {MOD_ADD, MODE_ADD}, {MOD_MIN, MODE_MIN}, {MOD_MAX, MODE_MAX}, {MOD_INC, MODE_INC},
-        {MOD_DEC, MODE_DEC}, {MOD_EXCH, MODE_EXCH}, {MOD_CAS, MODE_CAS}, {MOD_AND, MODE_AND},
-        {MOD_OR, MODE_OR}, {MOD_XOR, MODE_XOR}, {MOD_POPC, MODE_POPC}, {MOD_ALL, MODE_ALL},
-        {MOD_ANY, MODE_ANY}, {MOD_BALLOT, MODE_BALLOT}, {MOD_UP, MODE_UP},
-        {MOD_DOWN, MODE_DOWN}, {MOD_BFLY, MODE_BFLY}, {MOD_IDX, MODE_IDX}, {MOD_TO, MODE_TO},
-        {MOD_ARRIVE, MODE_ARRIVE},
-    };
-    const bool bar = in->op == OP_BAR || in->op == OP_BARRIER;
-    if (in->mode != MODE_NONE && !bar)
-        return;
-    for (unsigned i = 0; i < in->nmod; i++) {
-        unsigned md = f->mods[in->mod + i];
-        if (md == MOD_UNI && in->op == OP_VOTE) {
-            in->mode = MODE_UNI;
-            return;
-        }
-        if (bar && md != MOD_ARRIVE && md != MOD_POPC && md != MOD_AND && md != MOD_OR)
-            continue;
-        for (unsigned k = 0; k < sizeof map / sizeof map[0]; k++)
-            if (map[k].mod == md) {
-                in->mode = map[k].mode;
-                return;
-            }
-    }
-}
-
 /*
  * The byte ranges of x's frame that warp_init clears when x's template is already in place (the
  * previous CTA's warp ran the same kernel, so the constant slots still hold their values): the
@@ -589,8 +559,10 @@ static int build_xfunc(struct interp_program *p, unsigned mi, uint32_t fi, FILE 
     x->ninsns = f->ninsns;
     x->insns = calloc((size_t)f->ninsns + 1, sizeof *x->insns);
     x->opnds = calloc((size_t)f->nopnds + 1, sizeof *x->opnds);
+    x->xspace = calloc((size_t)f->nopnds + 1, sizeof *x->xspace);
     x->patch = calloc((size_t)f->nopnds + 1, sizeof *x->patch);
-    if (!x->tmpl || !x->insns || !x->opnds || !x->patch || build_zero_spans(x, f) != 0)
+    if (!x->tmpl || !x->insns || !x->opnds || !x->xspace || !x->patch ||
+        build_zero_spans(x, f) != 0)
         return 1;
     x->serial = atomic_fetch_add(&p->dev->xf_serial, 1) + 1;
     memcpy(x->insns, f->insns, f->ninsns * sizeof *x->insns);
@@ -628,7 +600,6 @@ static int build_xfunc(struct interp_program *p, unsigned mi, uint32_t fi, FILE 
     /* operands: symbol constants, memory operands, call elements */
     for (uint32_t pc = 0; pc < f->ninsns; pc++) {
         struct ir_insn *in = &x->insns[pc];
-        fix_mode(f, in);
         if (in->guard == IR_NOGUARD) {
             in->guard = x->npred - 1;
             in->guard_neg = 0;
@@ -657,16 +628,17 @@ static int build_xfunc(struct interp_program *p, unsigned mi, uint32_t fi, FILE 
                 else if (is_param_space(y->space))
                     base = is_kernel_param(m, e->sym) ? y->offset : pm->param_off[e->sym];
                 if (e->kind == OPK_ADDR) {
-                    e->pad_ = (uint8_t)mem_class(m, f, in, e);
-                    if (e->pad_ == XS_GENERIC) {
+                    uint8_t *xs = &x->xspace[e - x->opnds];
+                    *xs = (uint8_t)mem_class(m, f, in, e);
+                    if (*xs == XS_GENERIC) {
                         if (is_shared_space(y->space))
                             base += MEM_SHARED_BASE;
                         else if (is_param_space(y->space) && is_kernel_param(m, e->sym))
                             base += MEM_PARAM_BASE;
                         else if (is_param_space(y->space))
-                            e->pad_ = XS_FPARAM;
+                            *xs = XS_FPARAM;
                         else if (local)
-                            e->pad_ = XS_LOCAL; /* [depot] as generic: the lane's memory */
+                            *xs = XS_LOCAL; /* [depot] as generic: the lane's memory */
                     }
                     e->imm.u = base + e->imm.u;
                     if (o->kind == OPK_PARAMS && k > 0)
@@ -698,7 +670,7 @@ static int build_xfunc(struct interp_program *p, unsigned mi, uint32_t fi, FILE 
             /* memory operands without a symbol still need their space class */
             for (unsigned k = 0; k < nl; k++)
                 if (list[k]->kind == OPK_ADDR && list[k]->sym == IR_NOSYM)
-                    list[k]->pad_ = (uint8_t)mem_class(m, f, in, list[k]);
+                    x->xspace[list[k] - x->opnds] = (uint8_t)mem_class(m, f, in, list[k]);
         }
     }
 
@@ -718,7 +690,6 @@ static int build_xfunc(struct interp_program *p, unsigned mi, uint32_t fi, FILE 
         const bool pp = ptxplus_form(in, &x->opnds[in->opnd]);
         unsigned h = pp ? HND_NONE : interp_select(m, f, in, &x->opnds[in->opnd]);
         in->handler = (uint16_t)h;
-        ((struct ir_insn *)&f->insns[pc])->handler = (uint16_t)h;
         if (h == HND_NONE) {
             load_error(diag, m, f, &f->insns[pc],
                        pp ? "unsupported (PTXPlus form not executed yet)" : "unsupported");
@@ -971,6 +942,7 @@ void interp_program_unload(struct interp_program *p)
             for (uint32_t fi = 0; fi < pm->m->nfuncs; fi++) {
                 free(pm->xf[fi].insns);
                 free(pm->xf[fi].opnds);
+                free(pm->xf[fi].xspace);
                 free(pm->xf[fi].tmpl);
                 free(pm->xf[fi].zero);
                 free(pm->xf[fi].patch);
