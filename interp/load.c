@@ -295,6 +295,16 @@ static int place_variables(struct interp_program *p, FILE *diag)
 {
     int errors = 0;
     struct mem *mem = p->dev->mem;
+    size_t nvars = 0; /* the allocation list is sized once (it grew by one per variable) */
+    for (unsigned mi = 0; mi < p->nmods; mi++)
+        for (uint32_t s = 0; s < p->mods[mi].m->nsyms; s++) {
+            const struct ir_sym *y = &p->mods[mi].m->syms[s];
+            nvars += (y->space == SP_GLOBAL || y->space == SP_CONST) &&
+                     !(y->linkage == LNK_EXTERN && y->ninit == 0);
+        }
+    p->allocs = malloc((nvars ? nvars : 1) * sizeof *p->allocs);
+    if (!p->allocs)
+        return 1;
     for (unsigned mi = 0; mi < p->nmods; mi++) {
         struct prog_module *pm = &p->mods[mi];
         const struct ir_module *m = pm->m;
@@ -316,12 +326,6 @@ static int place_variables(struct interp_program *p, FILE *diag)
                 continue;
             }
             pm->sym_addr[s] = a;
-            uint64_t *na = realloc(p->allocs, (p->nallocs + 1) * sizeof *na);
-            if (!na) {
-                errors++;
-                continue;
-            }
-            p->allocs = na;
             p->allocs[p->nallocs++] = a;
         }
     }
