@@ -257,7 +257,8 @@ static int layout_params(struct prog_module *pm, const struct func_syms *fs)
             if ((s < p0 || s >= p1) && (s < r0 || s >= r1))
                 list[n++] = s;
         }
-        qsort(list, n, sizeof *list, u32_cmp);
+        if (n > 1)
+            qsort(list, n, sizeof *list, u32_cmp);
         uint32_t cur = 0;
         for (size_t k = 0; k < n; k++) {
             uint32_t s = list[k];
@@ -525,7 +526,8 @@ static int build_shared_spans(struct interp_kernel *k, const struct ir_module *m
         return 0;
     }
     /* each distinct range once */
-    qsort(k->shared_zero, k->nshared_zero, sizeof *k->shared_zero, span_cmp);
+    if (k->nshared_zero > 1) /* (none: shared_zero is NULL, which qsort must not get) */
+        qsort(k->shared_zero, k->nshared_zero, sizeof *k->shared_zero, span_cmp);
     uint32_t n = 0;
     for (uint32_t i = 0; i < k->nshared_zero; i++)
         if (!n || span_cmp(&k->shared_zero[n - 1], &k->shared_zero[i]) != 0)
