@@ -479,6 +479,12 @@ struct ir_func {
     uint32_t shared_size; /* static .shared bytes the function reaches (its own, its callees',
                              the module-scope ones they name), laid out alone in source order:
                              for an .entry ptxas -v's smem, what launches count */
+    uint32_t shared_extent; /* end of the static .shared variables the function reaches in
+                               the module's layout (predecode.c): where they lie, not how many
+                               bytes they are (variables of other kernels may sit between
+                               them, so it may exceed shared_size); the module's whole
+                               ir_module.shared_size when it reaches every variable (an
+                               access naming none); 0 for declarations */
 
     uint32_t maxntid[3], reqntid[3], minnctapersm, maxnreg, maxclusterrank;
     uint32_t reqnctapercluster[3];

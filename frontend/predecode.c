@@ -11,6 +11,8 @@
  *     kernels may share addresses; ir_func.shared_size = the static bytes the function
  *     reaches (its own, its callees', the module-scope ones they name) laid out on their own
  *     in source order: for an .entry, ptxas -v's "bytes smem", what a launch counts;
+ *     ir_func.shared_extent = the end of the furthest of them in the module's layout (what a
+ *     CTA buffer of the kernel must hold);
  *     ir_module.shared_size = the end of all of them (the most a kernel's CTA buffer needs).
  *     An extern .shared array of unknown size is dynamic shared memory: VF_DYNAMIC is set and
  *     every such variable gets offset = align(furthest end of the variables of the kernels
@@ -185,9 +187,9 @@ static uint64_t pd_place(struct pd_ctx *c, struct ir_sym *s, uint64_t *end)
  * whole module instead (instructions carry it): in source order, each goes after the
  * variables already placed that share a kernel with it. Variables of different kernels may
  * share addresses, so a kernel's variables usually start at 0 and end at its shared_size; a
- * .func's variables that several kernels reach can leave one of them a gap (its extent, the
- * end of the furthest variable it reaches, exceeds shared_size: its CTAs get the bigger
- * buffer, launches count shared_size). Variables no kernel reaches (a library's functions)
+ * .func's variables that several kernels reach can leave one of them a gap (its extent,
+ * ir_func.shared_extent, the end of the furthest variable it reaches, exceeds shared_size: its
+ * CTAs get the bigger buffer, launches count shared_size). Variables no kernel reaches (a library's functions)
  * go after all others, each at its own address.
  */
 
@@ -293,7 +295,8 @@ static void pd_reach(struct pd_reach *r, uint32_t root)
 }
 
 /* Lay out the .shared variables (see above): ir_sym.offset of each; ir_func.shared_size of
- * each function = the static bytes it reaches as ptxas counts them; ir_module.shared_size =
+ * each function = the static bytes it reaches as ptxas counts them, ir_func.shared_extent =
+ * where the last of them ends (the module's end when it reaches all); ir_module.shared_size =
  * the end of all of them (no kernel's variables end further). Dynamic variables (VF_DYNAMIC)
  * all get one offset: past the extent of every kernel that names one, aligned to max(16,
  * their .align). Linear in the module plus what the kernels reach (kernel -> variable lists,
@@ -307,6 +310,7 @@ static int pd_layout_shared(struct pd_ctx *c)
     bool any_dyn = false;
     for (uint32_t i = 0; i < nf; i++) {
         m->funcs[i].shared_size = 0;
+        m->funcs[i].shared_extent = 0;
         nk += m->funcs[i].is_entry && m->funcs[i].defined;
     }
     for (uint32_t i = 0; i < m->nsyms; i++) {
@@ -517,6 +521,7 @@ static int pd_layout_shared(struct pd_ctx *c)
                 ext = s->offset + s->size;
         }
         f->shared_size = (uint32_t)own;
+        f->shared_extent = (uint32_t)ext;
         if (f->is_entry) {
             if (kdyn[k] && ext >= dyn_at) {
                 dyn_at = ext;

@@ -67,6 +67,8 @@ struct xfunc {
     uint32_t mod_index, func_index;
     struct ir_insn *insns;
     struct ir_opnd *opnds;
+    uint8_t *xspace;                /* per operand (indexed as opnds): the space class (enum
+                                       xspace, ops/helpers.h) of a memory operand */
     uint32_t ninsns;
     /* register frame: r64 [n64][32], r32 [n32][32], r16 [n16][32], pred [npred] */
     uint32_t n16, n32, n64, npred;
@@ -89,8 +91,9 @@ struct interp_kernel {
     uint32_t *param_offset, *param_size;
     uint32_t shared_static;     /* static .shared bytes as ptxas counts them (the entry's
                                    ir_func.shared_size: what launches and attributes count) */
-    uint32_t shared_extent;     /* static bytes a CTA's buffer holds: the end of every static
-                                   variable the kernel can reach in the module's layout */
+    uint32_t shared_extent;     /* static bytes a CTA's buffer holds: the entry's
+                                   ir_func.shared_extent, or the module's ir_module.shared_size
+                                   when the buffer is cleared whole (nshared_zero below) */
     uint32_t dyn_shared_offset; /* where dynamic shared memory starts (one offset per module:
                                    a CTA's buffer may be larger than shared_static + dynamic) */
     /* what cta_begin clears of the static segment (other kernels' variables may share
@@ -101,6 +104,15 @@ struct interp_kernel {
     bool shared_dyn_zero;
 };
 
+/* Names to indices (load.c): open addressing over the names' hashes; the first index added
+ * under a name is the one found. Lookups at load (externs) and by the runtime (kernels and
+ * variables by name) cost one probe sequence, never a scan of the module. */
+struct name_index {
+    uint32_t *idx;  /* per slot: index + 1, 0 = empty */
+    uint32_t *hash; /* per slot: the name's hash (low 32 bits), compared before the strings */
+    uint32_t mask;  /* slots - 1 (a power of two minus one) */
+};
+
 struct prog_module {
     const struct ir_module *m;
     struct xfunc *xf;           /* per function (NULL insns for declarations) */
@@ -109,6 +121,8 @@ struct prog_module {
     struct xfunc **link;        /* per function: the definition it resolves to (externs) */
     uint32_t dyn_off;           /* where dynamic (extern) .shared starts: predecode's offset
                                    of the module's dynamic variables */
+    struct name_index funcs_by_name; /* as ir_func_lookup: every function, first wins */
+    struct name_index syms_by_name;  /* as ir_sym_lookup: module-scope variables */
 };
 
 struct interp_program {
@@ -117,6 +131,7 @@ struct interp_program {
     unsigned nmods;
     struct interp_kernel *kernels;
     unsigned nkernels;
+    struct name_index kernels_by_name; /* interp_program_kernel: the first of a name */
     uint64_t *allocs;           /* device allocations to free on unload */
     unsigned nallocs;
 };

@@ -2,17 +2,25 @@
  * interp/load.c — program loading (interp_program_load): the execution images of functions.
  *
  * Loading builds an execution image per function (struct xfunc): the instructions and operands
- * are copied, every memory operand's symbol is resolved to an address in its space, symbol-
- * address constants get their final values, call arguments their .param frame offsets, each
- * instruction its handler (an instruction without one is reported as unsupported), and a
- * register-frame template with the constants broadcast to 32 lanes is built. Module-scope
+ * are copied, every memory operand's symbol is resolved to an address in its space (its space
+ * class kept in the image's own xspace array), symbol-address constants get their final
+ * values, call arguments their .param frame offsets, each instruction its handler (an
+ * instruction without one is reported as unsupported), and a register-frame template with the
+ * constants broadcast to 32 lanes is built. The IR itself is never written. Module-scope
  * .global and .const variables get one device allocation each (byte-precise bounds for
  * reports), initialized from the IR's images with relocations applied.
+ *
+ * Linear in the size of the modules: per-function steps read the function's own variables
+ * (struct func_syms), the kernels' shared-memory extents come from predecode, and names are
+ * found through hash indexes (struct name_index), never by scanning a module per item.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
 
 #include "frontend/cfg.h"
 #include "frontend/diag.h"
@@ -78,24 +86,194 @@ static bool ptxplus_form(const struct ir_insn *in, const struct ir_opnd *O)
     return false;
 }
 
-/* Offset of each function's non-kernel .param symbols in that function's per-lane frame. */
-static void layout_params(struct prog_module *pm)
+/* ---------------------------------------------------------------------- name indexes */
+
+/* The name of entry i of what an index covers (functions, variables, kernels). */
+typedef const char *name_of_fn(const void *ctx, uint32_t i);
+
+static uint64_t name_hash(const char *name)
+{
+    return XXH3_64bits(name, strlen(name));
+}
+
+/* Slot of `name` in x: where it is, or the empty slot where it would go. */
+static uint32_t name_index_slot(const struct name_index *x, const char *name, uint64_t h,
+                                name_of_fn *name_of, const void *ctx)
+{
+    uint32_t i = (uint32_t)(h >> 32) & x->mask;
+    while (x->idx[i] && (x->hash[i] != (uint32_t)h || strcmp(name_of(ctx, x->idx[i] - 1), name)))
+        i = (i + 1) & x->mask;
+    return i;
+}
+
+/* Index entries 0..n-1 of ctx by name (the first of a name wins), skipping those keep rejects
+ * (keep NULL: all). 0, or -1 out of memory. */
+static int name_index_build(struct name_index *x, uint32_t n, name_of_fn *name_of,
+                            const void *ctx, bool (*keep)(const void *ctx, uint32_t i))
+{
+    uint32_t cap = 16;
+    while (cap < 2 * (uint64_t)n && cap < (UINT32_C(1) << 31))
+        cap *= 2;
+    x->idx = calloc(cap, sizeof *x->idx);
+    x->hash = malloc(cap * sizeof *x->hash);
+    x->mask = cap - 1;
+    if (!x->idx || !x->hash)
+        return -1;
+    for (uint32_t i = 0; i < n; i++) {
+        if (keep && !keep(ctx, i))
+            continue;
+        const char *name = name_of(ctx, i);
+        uint64_t h = name_hash(name);
+        uint32_t k = name_index_slot(x, name, h, name_of, ctx);
+        if (!x->idx[k]) {
+            x->idx[k] = i + 1;
+            x->hash[k] = (uint32_t)h;
+        }
+    }
+    return 0;
+}
+
+/* The index of `name`, or -1. */
+static int64_t name_index_find(const struct name_index *x, const char *name, name_of_fn *name_of,
+                               const void *ctx)
+{
+    if (!x->idx)
+        return -1;
+    uint32_t k = name_index_slot(x, name, name_hash(name), name_of, ctx);
+    return x->idx[k] ? (int64_t)x->idx[k] - 1 : -1;
+}
+
+static void name_index_free(struct name_index *x)
+{
+    free(x->idx);
+    free(x->hash);
+}
+
+static const char *func_name(const void *ctx, uint32_t i)
+{
+    const struct ir_module *m = ctx;
+    return ir_str(m, m->funcs[i].name);
+}
+
+static const char *sym_name(const void *ctx, uint32_t i)
+{
+    const struct ir_module *m = ctx;
+    return ir_str(m, m->syms[i].name);
+}
+
+/* The variables ir_sym_lookup finds: module scope, not a call prototype. */
+static bool sym_is_module_var(const void *ctx, uint32_t i)
+{
+    const struct ir_module *m = ctx;
+    return m->syms[i].func < 0 && !(m->syms[i].flags & VF_CALLPROTOTYPE);
+}
+
+static const char *kernel_name(const void *ctx, uint32_t i)
+{
+    const struct interp_program *p = ctx;
+    return p->kernels[i].info.name;
+}
+
+/* Function index of `name` in module mi (as ir_func_lookup), or -1. */
+static int64_t prog_func_lookup(const struct prog_module *pm, const char *name)
+{
+    return name_index_find(&pm->funcs_by_name, name, func_name, pm->m);
+}
+
+/* Module-scope variable index of `name` in module mi (as ir_sym_lookup), or -1. */
+static int64_t prog_sym_lookup(const struct prog_module *pm, const char *name)
+{
+    return name_index_find(&pm->syms_by_name, name, sym_name, pm->m);
+}
+
+/* ------------------------------------------------------- each function's own variables */
+
+/* The variables each function of a module owns (ir_sym.func), in symbol order: those of
+ * function fi are sym[start[fi] .. start[fi + 1]). Built once per module, so that no
+ * per-function step looks at the module's other variables. */
+struct func_syms {
+    uint32_t *start; /* nfuncs + 1 */
+    uint32_t *sym;
+};
+
+/* 0, or -1 out of memory. */
+static int func_syms_build(struct func_syms *fs, const struct ir_module *m)
+{
+    fs->start = calloc((size_t)m->nfuncs + 2, sizeof *fs->start);
+    fs->sym = malloc((m->nsyms ? m->nsyms : 1) * sizeof *fs->sym);
+    if (!fs->start || !fs->sym)
+        return -1;
+    for (uint32_t s = 0; s < m->nsyms; s++)
+        if (m->syms[s].func >= 0 && (uint32_t)m->syms[s].func < m->nfuncs)
+            fs->start[m->syms[s].func + 2]++;
+    for (uint32_t fi = 0; fi < m->nfuncs; fi++)
+        fs->start[fi + 2] += fs->start[fi + 1];
+    for (uint32_t s = 0; s < m->nsyms; s++)
+        if (m->syms[s].func >= 0 && (uint32_t)m->syms[s].func < m->nfuncs)
+            fs->sym[fs->start[m->syms[s].func + 1]++] = s;
+    return 0;
+}
+
+static void func_syms_free(struct func_syms *fs)
+{
+    free(fs->start);
+    free(fs->sym);
+}
+
+static int u32_cmp(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/*
+ * Offset of each function's non-kernel .param symbols in that function's per-lane frame: its
+ * parameters and return parameters (those of no other function), then the .param variables it
+ * declares (call arguments), in symbol order. Linear in the module: each function looks at its
+ * own ranges and variables only. 0, or -1 out of memory.
+ */
+static int layout_params(struct prog_module *pm, const struct func_syms *fs)
 {
     const struct ir_module *m = pm->m;
+    uint32_t *list = NULL;
+    size_t cap = 0;
     for (uint32_t fi = 0; fi < m->nfuncs; fi++) {
         const struct ir_func *f = &m->funcs[fi];
+        uint32_t p0 = f->param < m->nsyms ? f->param : m->nsyms;
+        uint32_t p1 = f->nparam < m->nsyms - p0 ? p0 + f->nparam : m->nsyms;
+        uint32_t r0 = f->ret < m->nsyms ? f->ret : m->nsyms;
+        uint32_t r1 = f->nret < m->nsyms - r0 ? r0 + f->nret : m->nsyms;
+        size_t need = (size_t)(p1 - p0) + (r1 - r0) + (fs->start[fi + 1] - fs->start[fi]);
+        if (need > cap) {
+            uint32_t *nl = realloc(list, need * sizeof *nl);
+            if (!nl) {
+                free(list);
+                return -1;
+            }
+            list = nl;
+            cap = need;
+        }
+        size_t n = 0;
+        for (uint32_t s = p0; s < p1; s++)
+            if (m->syms[s].func < 0 || m->syms[s].func == (int32_t)fi)
+                list[n++] = s;
+        for (uint32_t s = r0; s < r1; s++)
+            if ((m->syms[s].func < 0 || m->syms[s].func == (int32_t)fi) && (s < p0 || s >= p1))
+                list[n++] = s;
+        for (uint32_t k = fs->start[fi]; k < fs->start[fi + 1]; k++) {
+            uint32_t s = fs->sym[k];
+            if ((s < p0 || s >= p1) && (s < r0 || s >= r1))
+                list[n++] = s;
+        }
+        if (n > 1)
+            qsort(list, n, sizeof *list, u32_cmp);
         uint32_t cur = 0;
-        for (uint32_t s = 0; s < m->nsyms; s++) {
+        for (size_t k = 0; k < n; k++) {
+            uint32_t s = list[k];
             const struct ir_sym *y = &m->syms[s];
             if (!is_param_space(y->space))
                 continue;
-            bool own = (s >= f->param && s < f->param + f->nparam) ||
-                       (s >= f->ret && s < f->ret + f->nret);
-            if (!own && y->func != (int32_t)fi)
-                continue;
-            if (own && y->func >= 0 && y->func != (int32_t)fi)
-                continue;
-            if (f->is_entry && s >= f->param && s < f->param + f->nparam) {
+            if (f->is_entry && s >= p0 && s < p1) {
                 pm->param_off[s] = (uint32_t)y->offset;
                 continue;
             }
@@ -108,6 +286,8 @@ static void layout_params(struct prog_module *pm)
         }
         pm->xf[fi].param_frame = interp_align32(cur, 8);
     }
+    free(list);
+    return 0;
 }
 
 /* Address of a module-scope variable or function for relocations and symbol constants. */
@@ -124,6 +304,16 @@ static int place_variables(struct interp_program *p, FILE *diag)
 {
     int errors = 0;
     struct mem *mem = p->dev->mem;
+    size_t nvars = 0; /* the allocation list is sized once (it grew by one per variable) */
+    for (unsigned mi = 0; mi < p->nmods; mi++)
+        for (uint32_t s = 0; s < p->mods[mi].m->nsyms; s++) {
+            const struct ir_sym *y = &p->mods[mi].m->syms[s];
+            nvars += (y->space == SP_GLOBAL || y->space == SP_CONST) &&
+                     !(y->linkage == LNK_EXTERN && y->ninit == 0);
+        }
+    p->allocs = malloc((nvars ? nvars : 1) * sizeof *p->allocs);
+    if (!p->allocs)
+        return 1;
     for (unsigned mi = 0; mi < p->nmods; mi++) {
         struct prog_module *pm = &p->mods[mi];
         const struct ir_module *m = pm->m;
@@ -145,12 +335,6 @@ static int place_variables(struct interp_program *p, FILE *diag)
                 continue;
             }
             pm->sym_addr[s] = a;
-            uint64_t *na = realloc(p->allocs, (p->nallocs + 1) * sizeof *na);
-            if (!na) {
-                errors++;
-                continue;
-            }
-            p->allocs = na;
             p->allocs[p->nallocs++] = a;
         }
     }
@@ -164,7 +348,7 @@ static int place_variables(struct interp_program *p, FILE *diag)
                 continue;
             const char *name = ir_str(m, y->name);
             for (unsigned mj = 0; mj < p->nmods && !pm->sym_addr[s]; mj++) {
-                int t = ir_sym_lookup(p->mods[mj].m, name);
+                int64_t t = prog_sym_lookup(&p->mods[mj], name);
                 if (t >= 0 && p->mods[mj].sym_addr[t])
                     pm->sym_addr[s] = p->mods[mj].sym_addr[t];
             }
@@ -237,37 +421,6 @@ static unsigned mem_class(const struct ir_module *m, const struct ir_func *f,
     }
 }
 
-/* Decode the context modifiers the handlers key on into in->mode: when the builder left it
- * unset, and always for bar/barrier (whose .red op is what matters, not .red itself). */
-static void fix_mode(const struct ir_func *f, struct ir_insn *in)
-{
-    static const struct { uint16_t mod; uint8_t mode; } map[] = {
-        {MOD_ADD, MODE_ADD}, {MOD_MIN, MODE_MIN}, {MOD_MAX, MODE_MAX}, {MOD_INC, MODE_INC},
-        {MOD_DEC, MODE_DEC}, {MOD_EXCH, MODE_EXCH}, {MOD_CAS, MODE_CAS}, {MOD_AND, MODE_AND},
-        {MOD_OR, MODE_OR}, {MOD_XOR, MODE_XOR}, {MOD_POPC, MODE_POPC}, {MOD_ALL, MODE_ALL},
-        {MOD_ANY, MODE_ANY}, {MOD_BALLOT, MODE_BALLOT}, {MOD_UP, MODE_UP},
-        {MOD_DOWN, MODE_DOWN}, {MOD_BFLY, MODE_BFLY}, {MOD_IDX, MODE_IDX}, {MOD_TO, MODE_TO},
-        {MOD_ARRIVE, MODE_ARRIVE},
-    };
-    const bool bar = in->op == OP_BAR || in->op == OP_BARRIER;
-    if (in->mode != MODE_NONE && !bar)
-        return;
-    for (unsigned i = 0; i < in->nmod; i++) {
-        unsigned md = f->mods[in->mod + i];
-        if (md == MOD_UNI && in->op == OP_VOTE) {
-            in->mode = MODE_UNI;
-            return;
-        }
-        if (bar && md != MOD_ARRIVE && md != MOD_POPC && md != MOD_AND && md != MOD_OR)
-            continue;
-        for (unsigned k = 0; k < sizeof map / sizeof map[0]; k++)
-            if (map[k].mod == md) {
-                in->mode = map[k].mode;
-                return;
-            }
-    }
-}
-
 /*
  * The byte ranges of x's frame that warp_init clears when x's template is already in place (the
  * previous CTA's warp ran the same kernel, so the constant slots still hold their values): the
@@ -309,25 +462,31 @@ out:
     return rc;
 }
 
+static int span_cmp(const void *a, const void *b)
+{
+    const struct frame_span *x = a, *y = b;
+    if (x->off != y->off)
+        return x->off < y->off ? -1 : 1;
+    return (x->len > y->len) - (x->len < y->len);
+}
+
 /*
  * Which parts of the shared buffer a CTA of kernel k starts with cleared (cta_begin). The
  * buffer spans the module's dynamic offset, and variables of other kernels may share
  * addresses with this kernel's, so only what the kernel can reach matters. A kernel without
  * calls can only reach the variables it names (an address into shared memory comes from a
- * symbol), so only their ranges are cleared; a kernel that calls functions, uses an absolute
- * shared address, or touches shared memory without naming a variable gets the whole buffer.
- * Also k->shared_extent, the static part of that buffer: the end of the variables the kernel
- * names or declares, or for the others the end of all the module's (predecode's layout keeps
- * every kernel's variables below ir_module.shared_size). 0, or -1 out of memory.
+ * symbol), so only their ranges are cleared (each distinct range once, by offset); a kernel
+ * that calls functions, uses an absolute shared address, runs in a module whose initializers
+ * hold a shared address (shared_reloc), or touches shared memory without naming a variable gets
+ * the whole buffer. Also k->shared_extent, the static part of that buffer: where predecode's
+ * layout put the end of the variables the kernel reaches (ir_func.shared_extent), or for a
+ * whole buffer the end of all the module's (ir_module.shared_size). Linear in the kernel's
+ * instructions and operands. 0, or -1 out of memory.
  */
 static int build_shared_spans(struct interp_kernel *k, const struct ir_module *m,
-                              const struct ir_func *f)
+                              const struct ir_func *f, bool shared_reloc)
 {
-    bool whole = false, named = false, touches = false;
-    for (uint32_t i = 0; i < m->nrelocs; i++) /* an initializer holds a shared address */
-        if (!m->relocs[i].is_func && m->relocs[i].sym < m->nsyms &&
-            is_shared_space(m->syms[m->relocs[i].sym].space))
-            whole = true;
+    bool whole = shared_reloc, named = false, touches = false;
     for (uint32_t pc = 0; pc < f->ninsns && !whole; pc++) {
         const struct ir_insn *in = &f->insns[pc];
         if (in->op == OP_CALL)
@@ -343,21 +502,7 @@ static int build_shared_spans(struct interp_kernel *k, const struct ir_module *m
                 whole = true;
         }
     }
-    uint64_t ext = 0;
-    for (uint32_t i = 0; i < m->nsyms && !whole; i++) {
-        const struct ir_sym *y = &m->syms[i];
-        if (is_shared_space(y->space) && !(y->flags & VF_DYNAMIC) && y->func >= 0 &&
-            &m->funcs[y->func] == f && y->offset + y->size > ext)
-            ext = y->offset + y->size;
-    }
-    for (uint32_t i = 0; i < f->nopnds && !whole; i++) {
-        const struct ir_opnd *o = &f->opnds[i];
-        if (o->sym < m->nsyms && is_shared_space(m->syms[o->sym].space) &&
-            !(m->syms[o->sym].flags & VF_DYNAMIC) &&
-            m->syms[o->sym].offset + m->syms[o->sym].size > ext)
-            ext = m->syms[o->sym].offset + m->syms[o->sym].size;
-    }
-    k->shared_extent = (uint32_t)(ext > k->shared_static ? ext : k->shared_static);
+    k->shared_extent = f->shared_extent;
     uint32_t cap = 0;
     for (uint32_t i = 0; i < f->nopnds && !whole; i++) {
         const struct ir_opnd *o = &f->opnds[i];
@@ -371,13 +516,6 @@ static int build_shared_spans(struct interp_kernel *k, const struct ir_module *m
         }
         if (y->size == 0)
             continue;
-        uint32_t lo = (uint32_t)y->offset, hi = (uint32_t)(y->offset + y->size);
-        uint32_t j;
-        for (j = 0; j < k->nshared_zero; j++)
-            if (k->shared_zero[j].off == lo && k->shared_zero[j].len == hi - lo)
-                break;
-        if (j < k->nshared_zero)
-            continue;
         if (k->nshared_zero == cap) {
             cap = cap ? 2 * cap : 8;
             struct frame_span *z = realloc(k->shared_zero, cap * sizeof *z);
@@ -385,19 +523,31 @@ static int build_shared_spans(struct interp_kernel *k, const struct ir_module *m
                 return -1;
             k->shared_zero = z;
         }
-        k->shared_zero[k->nshared_zero++] = (struct frame_span){lo, hi - lo};
+        k->shared_zero[k->nshared_zero++] =
+            (struct frame_span){(uint32_t)y->offset, (uint32_t)y->size};
     }
     if (whole || (touches && !named)) {
         k->nshared_zero = UINT32_MAX;
         k->shared_dyn_zero = true;
         if (m->shared_size > k->shared_extent)
             k->shared_extent = (uint32_t)m->shared_size;
+        return 0;
     }
+    /* each distinct range once */
+    if (k->nshared_zero > 1) /* (none: shared_zero is NULL, which qsort must not get) */
+        qsort(k->shared_zero, k->nshared_zero, sizeof *k->shared_zero, span_cmp);
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < k->nshared_zero; i++)
+        if (!n || span_cmp(&k->shared_zero[n - 1], &k->shared_zero[i]) != 0)
+            k->shared_zero[n++] = k->shared_zero[i];
+    k->nshared_zero = n;
     return 0;
 }
 
-/* Build the execution image of function fi of module mi. Returns the number of errors. */
-static int build_xfunc(struct interp_program *p, unsigned mi, uint32_t fi, FILE *diag)
+/* Build the execution image of function fi of module mi (fs: the module's variables by
+ * function). Returns the number of errors. */
+static int build_xfunc(struct interp_program *p, unsigned mi, uint32_t fi, FILE *diag,
+                       const struct func_syms *fs)
 {
     struct prog_module *pm = &p->mods[mi];
     const struct ir_module *m = pm->m;
@@ -423,8 +573,10 @@ static int build_xfunc(struct interp_program *p, unsigned mi, uint32_t fi, FILE 
     x->ninsns = f->ninsns;
     x->insns = calloc((size_t)f->ninsns + 1, sizeof *x->insns);
     x->opnds = calloc((size_t)f->nopnds + 1, sizeof *x->opnds);
+    x->xspace = calloc((size_t)f->nopnds + 1, sizeof *x->xspace);
     x->patch = calloc((size_t)f->nopnds + 1, sizeof *x->patch);
-    if (!x->tmpl || !x->insns || !x->opnds || !x->patch || build_zero_spans(x, f) != 0)
+    if (!x->tmpl || !x->insns || !x->opnds || !x->xspace || !x->patch ||
+        build_zero_spans(x, f) != 0)
         return 1;
     x->serial = atomic_fetch_add(&p->dev->xf_serial, 1) + 1;
     memcpy(x->insns, f->insns, f->ninsns * sizeof *x->insns);
@@ -433,9 +585,9 @@ static int build_xfunc(struct interp_program *p, unsigned mi, uint32_t fi, FILE 
 
     /* local frame size */
     uint32_t local = f->local_size;
-    for (uint32_t s = 0; s < m->nsyms; s++) {
-        const struct ir_sym *y = &m->syms[s];
-        if (y->space == SP_LOCAL && y->func == (int32_t)fi && y->offset + y->size > local)
+    for (uint32_t k = fs->start[fi]; k < fs->start[fi + 1]; k++) {
+        const struct ir_sym *y = &m->syms[fs->sym[k]];
+        if (y->space == SP_LOCAL && y->offset + y->size > local)
             local = (uint32_t)(y->offset + y->size);
     }
     x->local_size = interp_align32(local, 16);
@@ -462,7 +614,6 @@ static int build_xfunc(struct interp_program *p, unsigned mi, uint32_t fi, FILE 
     /* operands: symbol constants, memory operands, call elements */
     for (uint32_t pc = 0; pc < f->ninsns; pc++) {
         struct ir_insn *in = &x->insns[pc];
-        fix_mode(f, in);
         if (in->guard == IR_NOGUARD) {
             in->guard = x->npred - 1;
             in->guard_neg = 0;
@@ -491,16 +642,17 @@ static int build_xfunc(struct interp_program *p, unsigned mi, uint32_t fi, FILE 
                 else if (is_param_space(y->space))
                     base = is_kernel_param(m, e->sym) ? y->offset : pm->param_off[e->sym];
                 if (e->kind == OPK_ADDR) {
-                    e->pad_ = (uint8_t)mem_class(m, f, in, e);
-                    if (e->pad_ == XS_GENERIC) {
+                    uint8_t *xs = &x->xspace[e - x->opnds];
+                    *xs = (uint8_t)mem_class(m, f, in, e);
+                    if (*xs == XS_GENERIC) {
                         if (is_shared_space(y->space))
                             base += MEM_SHARED_BASE;
                         else if (is_param_space(y->space) && is_kernel_param(m, e->sym))
                             base += MEM_PARAM_BASE;
                         else if (is_param_space(y->space))
-                            e->pad_ = XS_FPARAM;
+                            *xs = XS_FPARAM;
                         else if (local)
-                            e->pad_ = XS_LOCAL; /* [depot] as generic: the lane's memory */
+                            *xs = XS_LOCAL; /* [depot] as generic: the lane's memory */
                     }
                     e->imm.u = base + e->imm.u;
                     if (o->kind == OPK_PARAMS && k > 0)
@@ -532,7 +684,7 @@ static int build_xfunc(struct interp_program *p, unsigned mi, uint32_t fi, FILE 
             /* memory operands without a symbol still need their space class */
             for (unsigned k = 0; k < nl; k++)
                 if (list[k]->kind == OPK_ADDR && list[k]->sym == IR_NOSYM)
-                    list[k]->pad_ = (uint8_t)mem_class(m, f, in, list[k]);
+                    x->xspace[list[k] - x->opnds] = (uint8_t)mem_class(m, f, in, list[k]);
         }
     }
 
@@ -552,7 +704,6 @@ static int build_xfunc(struct interp_program *p, unsigned mi, uint32_t fi, FILE 
         const bool pp = ptxplus_form(in, &x->opnds[in->opnd]);
         unsigned h = pp ? HND_NONE : interp_select(m, f, in, &x->opnds[in->opnd]);
         in->handler = (uint16_t)h;
-        ((struct ir_insn *)&f->insns[pc])->handler = (uint16_t)h;
         if (h == HND_NONE) {
             load_error(diag, m, f, &f->insns[pc],
                        pp ? "unsupported (PTXPlus form not executed yet)" : "unsupported");
@@ -585,7 +736,7 @@ static int link_functions(struct interp_program *p)
             }
             const char *name = ir_str(m, f->name);
             for (unsigned mj = 0; mj < p->nmods && !pm->link[fi]; mj++) {
-                int t = ir_func_lookup(p->mods[mj].m, name);
+                int64_t t = prog_func_lookup(&p->mods[mj], name);
                 if (t >= 0 && p->mods[mj].m->funcs[t].defined && p->mods[mj].m->funcs[t].ninsns)
                     pm->link[fi] = &p->mods[mj].xf[t];
             }
@@ -648,6 +799,14 @@ int interp_program_load(struct interp_dev *d, const struct ir_module *const *mod
         return -1;
     }
     int errors = 0;
+    struct func_syms *fs = calloc(n ? n : 1, sizeof *fs);
+    bool *shared_reloc = calloc(n ? n : 1, sizeof *shared_reloc);
+    if (!fs || !shared_reloc) {
+        free(fs);
+        free(shared_reloc);
+        interp_program_unload(p);
+        return -1;
+    }
     for (unsigned mi = 0; mi < n; mi++) {
         struct prog_module *pm = &p->mods[mi];
         const struct ir_module *m = mods[mi];
@@ -656,10 +815,18 @@ int interp_program_load(struct interp_dev *d, const struct ir_module *const *mod
         pm->sym_addr = calloc(m->nsyms ? m->nsyms : 1, sizeof *pm->sym_addr);
         pm->param_off = calloc(m->nsyms ? m->nsyms : 1, sizeof *pm->param_off);
         pm->link = calloc(m->nfuncs ? m->nfuncs : 1, sizeof *pm->link);
-        if (!pm->xf || !pm->sym_addr || !pm->param_off || !pm->link) {
-            interp_program_unload(p);
-            return -1;
-        }
+        if (!pm->xf || !pm->sym_addr || !pm->param_off || !pm->link ||
+            func_syms_build(&fs[mi], m) != 0 ||
+            name_index_build(&pm->funcs_by_name, m->nfuncs, func_name, m, NULL) != 0 ||
+            name_index_build(&pm->syms_by_name, m->nsyms, sym_name, m, sym_is_module_var) != 0 ||
+            layout_params(pm, &fs[mi]) != 0)
+            goto oom;
+        /* an initializer holding a shared address: every kernel's CTAs clear their whole
+         * buffer (build_shared_spans) */
+        for (uint32_t i = 0; i < m->nrelocs; i++)
+            if (!m->relocs[i].is_func && m->relocs[i].sym < m->nsyms &&
+                is_shared_space(m->syms[m->relocs[i].sym].space))
+                shared_reloc[mi] = true;
         /* predecode placed every dynamic variable at one offset; without one, launches
          * with dynamic shared memory get it past every static variable */
         pm->dyn_off = interp_align32((uint32_t)m->shared_size, 16);
@@ -668,7 +835,6 @@ int interp_program_load(struct interp_dev *d, const struct ir_module *const *mod
                 pm->dyn_off = (uint32_t)m->syms[s].offset;
                 break;
             }
-        layout_params(pm);
     }
     /* 32-bit addressing (.address_size 32, or plain PTX without the directive, which the ISA
      * defines as 32-bit): device memory lives at 64-bit host addresses, so such a module would
@@ -688,7 +854,7 @@ int interp_program_load(struct interp_dev *d, const struct ir_module *const *mod
     errors += place_variables(p, diag);
     for (unsigned mi = 0; mi < n; mi++)
         for (uint32_t fi = 0; fi < mods[mi]->nfuncs; fi++)
-            errors += build_xfunc(p, mi, fi, diag);
+            errors += build_xfunc(p, mi, fi, diag, &fs[mi]);
     link_functions(p);
     errors += check_calls(p, diag);
 
@@ -699,10 +865,8 @@ int interp_program_load(struct interp_dev *d, const struct ir_module *const *mod
             if (mods[mi]->funcs[fi].is_entry && mods[mi]->funcs[fi].defined)
                 nk++;
     p->kernels = calloc(nk ? nk : 1, sizeof *p->kernels);
-    if (!p->kernels) {
-        interp_program_unload(p);
-        return -1;
-    }
+    if (!p->kernels)
+        goto oom;
     for (unsigned mi = 0; mi < n; mi++) {
         const struct ir_module *m = mods[mi];
         for (uint32_t fi = 0; fi < m->nfuncs; fi++) {
@@ -714,10 +878,8 @@ int interp_program_load(struct interp_dev *d, const struct ir_module *const *mod
             k->xf = &p->mods[mi].xf[fi];
             k->param_offset = calloc(f->nparam ? f->nparam : 1, sizeof *k->param_offset);
             k->param_size = calloc(f->nparam ? f->nparam : 1, sizeof *k->param_size);
-            if (!k->param_offset || !k->param_size) {
-                interp_program_unload(p);
-                return -1;
-            }
+            if (!k->param_offset || !k->param_size)
+                goto oom;
             uint32_t total = f->param_size;
             for (uint32_t i = 0; i < f->nparam; i++) {
                 const struct ir_sym *y = &m->syms[f->param + i];
@@ -728,10 +890,8 @@ int interp_program_load(struct interp_dev *d, const struct ir_module *const *mod
             }
             k->shared_static = f->shared_size;
             k->dyn_shared_offset = p->mods[mi].dyn_off;
-            if (build_shared_spans(k, m, f) != 0) {
-                interp_program_unload(p);
-                return -1;
-            }
+            if (build_shared_spans(k, m, f, shared_reloc[mi]) != 0)
+                goto oom;
             struct interp_kernel_info *ki = &k->info;
             ki->name = ir_str(m, f->name);
             ki->nparams = f->nparam;
@@ -755,12 +915,25 @@ int interp_program_load(struct interp_dev *d, const struct ir_module *const *mod
             ki->func = f;
         }
     }
+    if (name_index_build(&p->kernels_by_name, p->nkernels, kernel_name, p, NULL) != 0)
+        goto oom;
+    for (unsigned mi = 0; mi < n; mi++)
+        func_syms_free(&fs[mi]);
+    free(fs);
+    free(shared_reloc);
     if (errors) {
         interp_program_unload(p);
         return -errors;
     }
     *out = p;
     return 0;
+oom:
+    for (unsigned mi = 0; mi < n; mi++)
+        func_syms_free(&fs[mi]);
+    free(fs);
+    free(shared_reloc);
+    interp_program_unload(p);
+    return -1;
 }
 
 /* Free a program's images and its variables' device memory. */
@@ -777,6 +950,7 @@ void interp_program_unload(struct interp_program *p)
             for (uint32_t fi = 0; fi < pm->m->nfuncs; fi++) {
                 free(pm->xf[fi].insns);
                 free(pm->xf[fi].opnds);
+                free(pm->xf[fi].xspace);
                 free(pm->xf[fi].tmpl);
                 free(pm->xf[fi].zero);
                 free(pm->xf[fi].patch);
@@ -785,7 +959,10 @@ void interp_program_unload(struct interp_program *p)
         free(pm->sym_addr);
         free(pm->param_off);
         free(pm->link);
+        name_index_free(&pm->funcs_by_name);
+        name_index_free(&pm->syms_by_name);
     }
+    name_index_free(&p->kernels_by_name);
     for (unsigned i = 0; i < p->nkernels; i++) {
         free(p->kernels[i].param_offset);
         free(p->kernels[i].param_size);
@@ -802,7 +979,7 @@ int interp_program_var(const struct interp_program *p, const char *name, uint64_
 {
     for (unsigned mi = 0; mi < p->nmods; mi++) {
         const struct ir_module *m = p->mods[mi].m;
-        int s = ir_sym_lookup(m, name);
+        int64_t s = prog_sym_lookup(&p->mods[mi], name);
         if (s < 0 || !p->mods[mi].sym_addr[s])
             continue;
         if (m->syms[s].linkage == LNK_EXTERN && m->syms[s].ninit == 0)
@@ -816,14 +993,13 @@ int interp_program_var(const struct interp_program *p, const char *name, uint64_
     return -ENOENT;
 }
 
-/* A kernel by name (NULL when absent). */
+/* A kernel by name (NULL when absent): one probe of the program's kernel index, so a runtime
+ * that resolves each of K registered kernels after loading does O(K) work, not O(K^2). */
 const struct interp_kernel *interp_program_kernel(const struct interp_program *p,
                                                   const char *name)
 {
-    for (unsigned i = 0; i < p->nkernels; i++)
-        if (!strcmp(p->kernels[i].info.name, name))
-            return &p->kernels[i];
-    return NULL;
+    int64_t i = name_index_find(&p->kernels_by_name, name, kernel_name, p);
+    return i >= 0 ? &p->kernels[i] : NULL;
 }
 
 /* What a launch (and cudaFuncGetAttributes) needs to know about a kernel. */

@@ -11,8 +11,15 @@
 
 #include "interp/internal.h"
 
-/* Space class of a memory operand, stored by the loader in the cloned operand's pad_ byte. */
+/* Space class of a memory operand: the loader keeps one per operand of an execution image
+ * (xfunc.xspace, indexed as xfunc.opnds); the IR operand itself is never written. */
 enum xspace { XS_GLOBAL = 0, XS_CONST, XS_SHARED, XS_LOCAL, XS_KPARAM, XS_FPARAM, XS_GENERIC };
+
+/* Space class of memory operand a, an operand of the warp's current function's image. */
+static inline unsigned vm_xs(const struct warp *w, const struct ir_opnd *a)
+{
+    return w->fn->xspace[a - w->fn->opnds];
+}
 
 /* Value of a register/constant operand in lane l, zero-extended to 64 bits. */
 static inline uint64_t vm_get(const struct warp *w, const struct ir_opnd *e, unsigned l)
@@ -56,7 +63,7 @@ static inline uint64_t vm_addr(const struct warp *w, const struct ir_opnd *a, un
             b = w->r32[a->slot][l].u;
         else
             b = w->r16[a->slot][l].u;
-    } else if (a->pad_ == XS_LOCAL && a->sym != IR_NOSYM) {
+    } else if (a->sym != IR_NOSYM && vm_xs(w, a) == XS_LOCAL) {
         b = w->sp;
     }
     return b + a->imm.u;
@@ -93,7 +100,7 @@ VM_INLINE void vm_addrs(const struct warp *w, const struct ir_opnd *a, uint64_t 
                 ad[l] = r[l].u + imm;
         }
     } else {
-        const uint64_t b = (a->pad_ == XS_LOCAL && a->sym != IR_NOSYM) ? w->sp : 0;
+        const uint64_t b = (a->sym != IR_NOSYM && vm_xs(w, a) == XS_LOCAL) ? w->sp : 0;
         for (unsigned l = 0; l < 32; l++)
             ad[l] = b + imm;
     }

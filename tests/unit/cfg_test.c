@@ -1312,7 +1312,8 @@ static void test_facts(void)
     ir_module_free(m);
 }
 
-/* Load a fixture and sum up its shared layout: "NAME=BYTES " per kernel (ir_func.shared_size),
+/* Load a fixture and sum up its shared layout: "NAME=BYTES/END " per kernel
+ * (ir_func.shared_size, ir_func.shared_extent),
  * "NAME=OFFSET " per .shared variable (dynamic ones included), "module=BYTES". NULL (and a
  * failed test) when it does not load. */
 static char *shared_summary(const char *path)
@@ -1326,7 +1327,8 @@ static char *shared_summary(const char *path)
     FILE *o = open_memstream(&buf, &len);
     for (uint32_t i = 0; i < m->nfuncs; i++)
         if (m->funcs[i].is_entry)
-            fprintf(o, "%s=%u ", ir_str(m, m->funcs[i].name), m->funcs[i].shared_size);
+            fprintf(o, "%s=%u/%u ", ir_str(m, m->funcs[i].name), m->funcs[i].shared_size,
+                    m->funcs[i].shared_extent);
     for (uint32_t i = 0; i < m->nsyms; i++)
         if (m->syms[i].space == SP_SHARED)
             fprintf(o, "%s=%llu ", ir_str(m, m->syms[i].name),
@@ -1347,18 +1349,19 @@ static void test_shared_layout(void)
         const char *path, *want, *what;
     } cases[] = {
         {"fixtures/cases/shared_layout.ptx",
-         "k1=100 k2=64 k3=18 k4=68 k5=52 k6=100 modx=0 mody=0 f1s=24 f2s=0 unused=0 a=0 b=8 "
-         "c=16 k4s=64 k5s=48 module=100",
+         "k1=100/100 k2=64/64 k3=18/18 k4=68/68 k5=52/52 k6=100/100 modx=0 mody=0 f1s=24 "
+         "f2s=0 unused=0 a=0 b=8 c=16 k4s=64 k5s=48 module=100",
          "reached variables (module scope, callees', indirect calls), a kernel's never "
          "overlap, other kernels' may"},
         {"fixtures/ptx/exec/shared_per_kernel.ptx",
-         "ka=40960 kb=32832 kc=16400 ga=0 unused_mod=40960 dyn=16400 fs=0 kbs=64 kcs=0 "
-         "module=41984",
+         "ka=40960/40960 kb=32832/32832 kc=16400/16400 ga=0 unused_mod=40960 dyn=16400 fs=0 "
+         "kbs=64 kcs=0 module=41984",
          "dynamic past the kernels naming it, unreached variables past everything"},
         {"fixtures/cases/shared_order.ptx",
-         "tA=9 tB=16 tC=10 tD=16 tI=833 m8=0 fas=0 fbs=8 fcs=16 o=8 o2=17 s1=0 s2=400 "
-         "own=800 module=833",
-         "sizes padded as ptxas pads them; one offset per variable leaves tC a gap"},
+         "tA=9/9 tB=16/16 tC=10/18 tD=16/16 tI=833/833 m8=0 fas=0 fbs=8 fcs=16 o=8 o2=17 "
+         "s1=0 s2=400 own=800 module=833",
+         "sizes padded as ptxas pads them; one offset per variable leaves tC a gap (extent 18 "
+         "past its 10 bytes)"},
     };
     for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char *got = shared_summary(cases[i].path);

@@ -285,6 +285,7 @@ static struct tb *k_barrier(bool half)
                                   .vec = 1, .align = 4, .size = 4, .offset = 0, .func = -1};
     t->m.shared_size = 4;
     t->fn[0].shared_size = 4; /* the kernel's static shared bytes (predecode's layout) */
+    t->fn[0].shared_extent = 4; /* and where they end in it */
     prologue(t, &ps);
     tb_ins(t, OP_ATOM, (struct iopt){.t0 = T_U32, .space = SP_SHARED, .mode = MODE_ADD}, 3,
            D(RF_B32, 3), A(RF_B32, IR_NOSLOT, sh, 0), I(t, RF_B32, 1));
@@ -325,6 +326,7 @@ static struct tb *k_cluster(int mode)
                                   .vec = 1, .align = 4, .size = 8, .offset = 0, .func = -1};
     t->m.shared_size = 8;
     t->fn[0].shared_size = 8;
+    t->fn[0].shared_extent = 8;
     prologue(t, &ps);
     tb_ins(t, OP_ATOM, (struct iopt){.t0 = T_U32, .space = SP_SHARED, .mode = MODE_ADD}, 3,
            D(RF_B32, 3), A(RF_B32, IR_NOSLOT, sh, 0), I(t, RF_B32, 1));
@@ -581,6 +583,88 @@ static void pool_tests(struct tb *good, struct tb *bad)
     interp_dev_destroy(d);
 }
 
+/* Loading a program leaves the IR byte for byte as the front end made it: the execution images
+ * are copies, and what only the engine needs (handler ids, memory operands' space classes) is
+ * kept in them (a module of the front-end cache is shared by every program that loads it). */
+static const char leaves_ir_ptx[] =
+    ".version 8.0\n.target sm_80\n.address_size 64\n"
+    ".shared .align 4 .b8 sh[64];\n"
+    ".func (.param .b32 r) f(.param .b32 a)\n{\n"
+    "  .reg .b32 %r<3>;\n"
+    "  ld.param.b32 %r1, [a];\n  add.s32 %r2, %r1, 5;\n  st.param.b32 [r], %r2;\n  ret;\n}\n"
+    ".visible .entry k(.param .u64 out)\n{\n"
+    "  .local .align 4 .b8 depot[16];\n"
+    "  .reg .pred %p<3>;\n  .reg .b32 %r<8>;\n  .reg .b64 %rd<4>;\n"
+    "  ld.param.u64 %rd1, [out];\n  cvta.to.global.u64 %rd2, %rd1;\n"
+    "  mov.u32 %r1, %tid.x;\n  st.shared.u32 [sh], %r1;\n  st.local.u32 [depot+4], %r1;\n"
+    "  ld.local.u32 %r2, [depot+4];\n  atom.shared.add.u32 %r3, [sh+4], 1;\n"
+    "  setp.lt.u32 %p1, %r1, 16;\n  bar.red.popc.u32 %r4, 0, %p1;\n"
+    "  bar.red.and.pred %p2, 0, %p1;\n"
+    "  { .param .b32 a0;\n    .param .b32 r0;\n    st.param.b32 [a0], %r2;\n"
+    "    call.uni (r0), f, (a0);\n    ld.param.b32 %r5, [r0];\n  }\n"
+    "  add.s32 %r6, %r4, %r5;\n  red.global.add.u32 [%rd2], %r6;\n  ret;\n}\n";
+
+static uint64_t ir_bytes_hash(const struct ir_module *m, unsigned *handlers)
+{
+    uint64_t h = 0;
+    *handlers = 0;
+    for (uint32_t i = 0; i < m->nfuncs; i++) {
+        const struct ir_func *f = &m->funcs[i];
+        for (uint32_t pc = 0; pc < f->ninsns; pc++)
+            *handlers += f->insns[pc].handler != 0;
+        const unsigned char *parts[3] = {(const void *)f->insns, (const void *)f->opnds,
+                                         (const void *)f->mods};
+        size_t len[3] = {f->ninsns * sizeof *f->insns, f->nopnds * sizeof *f->opnds,
+                         f->nmods * sizeof *f->mods};
+        for (unsigned k = 0; k < 3; k++)
+            for (size_t b = 0; b < len[k]; b++)
+                h = (h ^ parts[k][b]) * 0x100000001b3u; /* FNV-1a over every byte */
+    }
+    return h;
+}
+
+static void load_leaves_ir(void)
+{
+    struct ir_module *m = NULL;
+    struct fe_opts opts = {.diag = stderr};
+    if (!is_int(fe_load(leaves_ir_ptx, sizeof leaves_ir_ptx - 1, "leaves_ir.ptx", &opts, &m), 0,
+                "leaves IR: the module loads"))
+        return;
+    unsigned hb = 0, ha = 0;
+    uint64_t before = ir_bytes_hash(m, &hb);
+    struct interp_config cfg = {.sm = 80, .nsm = 1, .threads = 1};
+    struct interp_dev *d = NULL;
+    struct interp_program *p = NULL;
+    const struct ir_module *mods[1] = {m};
+    int rc = interp_dev_create(&cfg, &d);
+    if (rc == 0)
+        rc = interp_program_load(d, mods, 1, stderr, &p);
+    is_int(rc, 0, "leaves IR: the program loads");
+    uint64_t after = ir_bytes_hash(m, &ha);
+    ok(before == after, "leaves IR: instructions, operands and modifiers unchanged, padding too");
+    is_uint(ha, 0, "leaves IR: no handler id written into the IR");
+    const struct interp_kernel *k = p ? interp_program_kernel(p, "k") : NULL;
+    if (k) {
+        uint64_t out = 0;
+        uint32_t v = 0;
+        mem_alloc(interp_dev_mem(d), 4, MEM_F_DEVICE, &out);
+        mem_write(interp_dev_mem(d), out, &v, 4);
+        struct interp_launch l = {.kernel = k, .grid = {1, 1, 1}, .block = {64, 1, 1},
+                                  .params = &out};
+        struct trap trap;
+        is_int(interp_launch(d, &l, NULL, &trap), 0, "leaves IR: the kernel runs");
+        mem_read(interp_dev_mem(d), &v, out, 4);
+        /* bar.red.popc counts the 16 threads with tid < 16; f returns tid + 5 */
+        is_uint(v, 64 * 16 + (64 * 63 / 2 + 64 * 5), "leaves IR: bar.red.popc and the call");
+    } else {
+        ok(false, "leaves IR: kernel k");
+    }
+    interp_program_unload(p);
+    if (d)
+        interp_dev_destroy(d);
+    ir_module_free(m);
+}
+
 int main(void)
 {
     struct run r;
@@ -717,6 +801,8 @@ int main(void)
     is_int(r.trap.kind, TRAP_TRAP, "trap: kind");
     is_uint(r.trap.tid[0], 16, "trap: first trapping thread");
     free(t);
+
+    load_leaves_ir();
 
     return done_testing();
 }
