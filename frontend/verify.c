@@ -171,7 +171,7 @@ static bool reg_fits(unsigned it, unsigned rt, bool wide, bool elem)
     if (ik == TK_OTHER || rk == TK_OTHER)
         return true;
     if (ik == TK_PRED || rk == TK_PRED)
-        return ik == rk || (elem && it == T_B32);
+        return ik == rk || (elem && it == T_B32) || rk == TK_H2;
     unsigned is = ir_type_size((enum ir_type)it), rs = ir_type_size((enum ir_type)rt);
     if (ik == TK_H2 || ik == TK_BH)
         wide = false;
@@ -276,7 +276,7 @@ static bool typed_op(unsigned op)
     case OP_SLCT: case OP_AND: case OP_OR: case OP_XOR: case OP_NOT: case OP_CNOT:
     case OP_LOP3: case OP_SHF: case OP_SHL: case OP_SHR: case OP_PRMT: case OP_MOV:
     case OP_SHFL: case OP_CVT: case OP_CVTA: case OP_LD: case OP_LDU: case OP_ST:
-    case OP_ATOM: case OP_RED:
+    case OP_ATOM: case OP_RED: case OP_REDUX:
         return true;
     default:
         return false;
@@ -384,11 +384,16 @@ static void verify_type_allowed(struct vctx *v, const struct ir_insn *in, enum t
     case OP_SHR:
         bad = k != TK_B && k != TK_I;
         break;
-    case OP_MOV: case OP_SETP: case OP_SELP:
+    case OP_MOV: case OP_SELP:
         bad = sz == 1 || (k == TK_PRED && in->op != OP_MOV);
         break;
     case OP_LD: case OP_LDU: case OP_ST:
-        bad = k == TK_PRED;
+        bad = k == TK_PRED || k == TK_H2 || k == TK_BH || t == T_F16;
+        break;
+    case OP_CVTA:
+        bad = t != T_U32 && t != T_U64;
+        break;
+    case OP_SETP: case OP_SET:
         break;
     case OP_CVT:
         bad = k == TK_B || k == TK_PRED || type_kind(in->type[1]) == TK_B ||
@@ -396,6 +401,19 @@ static void verify_type_allowed(struct vctx *v, const struct ir_insn *in, enum t
         break;
     default:
         break;
+    }
+    if (in->op == OP_SETP || in->op == OP_SET) {
+        unsigned ct = in->op == OP_SET ? in->type[1] : t;
+        enum tkind ck = type_kind(ct);
+        bad = ir_type_size((enum ir_type)ct) == 1 || ck == TK_PRED;
+        bool unordered = in->cmp >= CMP_EQU;
+        bool unsig = in->cmp >= CMP_LO && in->cmp <= CMP_HS;
+        bool order = in->cmp != CMP_EQ && in->cmp != CMP_NE && in->cmp != CMP_NONE;
+        if (!bad && ((ck == TK_B && order) || ((ck == TK_I || ck == TK_B) && unordered) ||
+                     (ck != TK_B && unsig && !(ck == TK_I && (ct == T_U8 || ct == T_U16 ||
+                                                              ct == T_U32 || ct == T_U64)))))
+            VERR(v, in, "'%s': comparison not defined for .%s", ir_op_name((enum ir_op)in->op),
+                 ir_type_name((enum ir_type)ct));
     }
     if (bad)
         VERR(v, in, "'%s' does not take type .%s", ir_op_name((enum ir_op)in->op),
@@ -461,16 +479,22 @@ static void verify_form(struct vctx *v, const struct ir_insn *in, bool typed)
             VERR(v, in, "'shfl' needs .sync on sm_70 and later targets");
     }
     verify_type_allowed(v, in, k);
+    if (in->op == OP_CVTA && in->space == SP_NONE)
+        VERR(v, in, "'cvta' needs a state space (.global, .shared, ...)");
+    if (in->op == OP_MOV && k != TK_B)
+        for (unsigned i = 0; i < in->nopnd && i < 2; i++)
+            if (ir_opnd(f, in, i)->kind == OPK_VEC)
+                VERR(v, in, "'mov' packs or unpacks vectors only with a .bN type, not .%s",
+                     ir_type_name((enum ir_type)in->type[0]));
     if ((in->op == OP_LD || in->op == OP_LDU || in->op == OP_ST ||
          (in->op == OP_MOV && in->vec > 1)) && in->nopnd >= 2) {
         const struct ir_opnd *o = ir_opnd(f, in, in->op == OP_ST ? 1 : 0);
         unsigned n = o->kind == OPK_VEC ? o->n : o->kind == OPK_REG && o->n > 1 ? o->n : 1;
         unsigned vw = in->vec > 1 ? in->vec : 1;
-        if (n != vw && o->kind != OPK_IMM)
-            VERR(v, in, "'%s%s': %s operand of %u element%s", name,
-                 vw == 2 ? ".v2" : vw == 4 ? ".v4" : vw == 8 ? ".v8" : "",
-                 vw > 1 ? "a vector needs a vector" : "a scalar access has a vector", n,
-                 n == 1 ? "" : "s");
+        if (n != vw && vw > 1)
+            VERR(v, in, "'%s.v%u' needs a vector of %u elements, not %u", name, vw, vw, n);
+        else if (n != vw)
+            VERR(v, in, "'%s' without .v2/.v4 takes a scalar, not a vector of %u", name, n);
         unsigned bytes = vw * ir_type_size((enum ir_type)in->type[0]);
         bool wide_ok = v->m->target_sm >= 100 &&
                        (v->m->version_major > 8 || (v->m->version_major == 8 && v->m->version_minor >= 8));
@@ -480,11 +504,62 @@ static void verify_form(struct vctx *v, const struct ir_insn *in, bool typed)
     }
 }
 
+/* Instructions outside the typed list with fixed operand rules: 64-bit pointer, descriptor and
+ * policy operands ('w' in ops.def, except cvta and isspacep, which follow their type or take
+ * either width) are .b64/.u64/.s64 registers in 64-bit code; vote's destination is a .pred
+ * (.all/.any/.uni) or 32-bit (.ballot.b32) register and its source a predicate; matrix
+ * instructions need their shape (.m16n8k16); tex and tld4 take two types. */
+static void verify_other(struct vctx *v, const struct declmap *dm, const struct ir_insn *in)
+{
+    const struct ir_func *f = v->f;
+    const char *name = ir_op_name((enum ir_op)in->op);
+    char pos[16];
+    unsigned np = fmt_positions((enum ir_op)in->op, pos, 16);
+    if (in->op != OP_CVTA && in->op != OP_ISSPACEP && v->m->address_size == 64)
+        for (unsigned i = 0; i < in->nopnd && i < np; i++) {
+            const struct ir_opnd *o = ir_opnd(f, in, i);
+            if (pos[i] == 'w' && o->kind == OPK_REG)
+                check_reg(v, dm, in, o, i, T_U64, false, false);
+        }
+    if (in->op == OP_VOTE && in->nopnd >= 2) {
+        bool ballot = in->mode == MODE_BALLOT;
+        unsigned want = ballot ? T_B32 : T_PRED;
+        if (in->type[0] != want)
+            VERR(v, in, "'vote%s' takes type .%s", ballot ? ".ballot" : "",
+                 ir_type_name((enum ir_type)want));
+        else
+            check_reg(v, dm, in, ir_opnd(f, in, 0), 0, want, false, false);
+        check_reg(v, dm, in, ir_opnd(f, in, 1), 1, T_PRED, false, false);
+    }
+    bool shape = false, matrix = false;
+    unsigned ntype = 0;
+    switch (in->op) {
+    case OP_MMA: case OP_MMA_SP: case OP_MMA_SP_ORDERED: case OP_WMMA_LOAD: case OP_WMMA_STORE:
+    case OP_WMMA_MMA: case OP_LDMATRIX: case OP_STMATRIX: case OP_MOVMATRIX:
+    case OP_WGMMA_MMA_ASYNC: case OP_WGMMA_MMA_ASYNC_SP:
+        matrix = true;
+        break;
+    default:
+        break;
+    }
+    for (unsigned i = 0; i < in->nmod && in->mod + i < f->nmods; i++) {
+        enum ir_mod md = (enum ir_mod)f->mods[in->mod + i];
+        const char *mn = ir_mod_name(md);
+        shape |= mn[0] == 'm' && mn[1] >= '0' && mn[1] <= '9';
+        ntype += ir_mod_kind(md) == MK_TYPE;
+    }
+    if (matrix && !shape)
+        VERR(v, in, "'%s' needs a shape (.m16n8k16, .m8n8, ...)", name);
+    if ((in->op == OP_TEX || in->op == OP_TLD4) && ntype != 2)
+        VERR(v, in, "'%s' takes two instruction types, not %u", name, ntype);
+}
+
 static void verify_types(struct vctx *v, const struct declmap *dm, const struct ir_insn *in)
 {
     const struct ir_func *f = v->f;
     const char *fmt = ir_op_format((enum ir_op)in->op);
     verify_addrs(v, dm, in);
+    verify_other(v, dm, in);
     bool typed = typed_insn(in, fmt);
     verify_form(v, in, typed_op(in->op));
     if (!typed)
