@@ -276,7 +276,7 @@ static bool typed_op(unsigned op)
     case OP_SLCT: case OP_AND: case OP_OR: case OP_XOR: case OP_NOT: case OP_CNOT:
     case OP_LOP3: case OP_SHF: case OP_SHL: case OP_SHR: case OP_PRMT: case OP_MOV:
     case OP_SHFL: case OP_CVT: case OP_CVTA: case OP_LD: case OP_LDU: case OP_ST:
-    case OP_ATOM: case OP_RED: case OP_REDUX:
+    case OP_ATOM: case OP_RED: case OP_REDUX: case OP_GETCTARANK: case OP_MAPA:
         return true;
     default:
         return false;
@@ -319,6 +319,30 @@ static bool sreg_is_64(unsigned s)
 }
 
 
+/* A state space with its sub-spaces folded (.shared::cta is .shared, a kernel's .param is
+ * .param); SP_NONE for generic and for spaces the rules below do not know. */
+static unsigned space_class(unsigned sp)
+{
+    switch (sp) {
+    case SP_SHARED: case SP_SHARED_CTA: case SP_SHARED_CLUSTER: return SP_SHARED;
+    case SP_PARAM: case SP_PARAM_ENTRY: case SP_PARAM_FUNC: return SP_PARAM;
+    case SP_GLOBAL: case SP_LOCAL: case SP_CONST: return sp;
+    case SP_GENERIC: default: return SP_NONE;
+    }
+}
+
+static const char *space_word(unsigned sp)
+{
+    switch (sp) {
+    case SP_SHARED: return ".shared";
+    case SP_PARAM: return ".param";
+    case SP_GLOBAL: return ".global";
+    case SP_LOCAL: return ".local";
+    case SP_CONST: return ".const";
+    default: return "generic";
+    }
+}
+
 /* Address operands of every instruction: the base register ([%r], [%rd+8]) must be a .b/.u/.s
  * register of at most 64 bits; in 64-bit code a .global or generic access of ld, st, atom, red
  * and prefetch needs a 64-bit one (ptxas: "Program uses 32-bit address ... conflicting with
@@ -334,15 +358,15 @@ static void verify_addrs(struct vctx *v, const struct declmap *dm, const struct 
         const struct ir_opnd *o = ir_opnd(f, in, i);
         if (o->kind == OPK_ADDR && o->sym < v->m->nsyms &&
             (in->op == OP_LD || in->op == OP_ST || in->op == OP_LDU)) {
-            unsigned ss = v->m->syms[o->sym].space;
-            bool sp = ss == SP_PARAM || ss == SP_PARAM_ENTRY || ss == SP_PARAM_FUNC;
-            bool ip = in->space == SP_PARAM || in->space == SP_PARAM_ENTRY ||
-                      in->space == SP_PARAM_FUNC;
-            if (sp != ip)
-                VERR(v, in, "operand %u of '%s': %s %s variable '%s' with a %s access", i + 1,
-                     ir_op_name((enum ir_op)in->op), sp ? "a" : "a non-",
-                     sp ? ".param" : "param", ir_str(v->m, v->m->syms[o->sym].name),
-                     ip ? ".param" : "non-.param");
+            /* a variable's address with the instruction's space: generic takes .global,
+               .shared and .local variables, an explicit space only its own */
+            unsigned ss = space_class(v->m->syms[o->sym].space), is = space_class(in->space);
+            bool ok = is == SP_NONE ? ss == SP_GLOBAL || ss == SP_SHARED || ss == SP_LOCAL
+                                    : is == ss;
+            if (!ok && ss != SP_NONE)
+                VERR(v, in, "operand %u of '%s': variable '%s' is %s, which a %s access "
+                            "cannot reach", i + 1, ir_op_name((enum ir_op)in->op),
+                     ir_str(v->m, v->m->syms[o->sym].name), space_word(ss), space_word(is));
         }
         if (o->kind != OPK_ADDR || o->slot == IR_NOSLOT || (o->flags & OPF_CONST))
             continue;
@@ -356,7 +380,7 @@ static void verify_addrs(struct vctx *v, const struct declmap *dm, const struct 
         if (!((k == TK_B || k == TK_I) && sz <= 8))
             VERR(v, in, "operand %u of '%s': address register %s is .%s, not an integer", i + 1,
                  ir_op_name((enum ir_op)in->op), nm, ir_type_name((enum ir_type)d->type));
-        else if (need64 && sz < 8)
+        else if (need64 && sz == 4) /* ptxas takes a 16-bit one */
             VERR(v, in, "operand %u of '%s': %u-bit address register %s for a %s access in "
                         "64-bit code", i + 1, ir_op_name((enum ir_op)in->op), sz * 8, nm,
                  in->space == SP_GLOBAL ? ".global" : "generic");
@@ -390,7 +414,7 @@ static void verify_type_allowed(struct vctx *v, const struct ir_insn *in, enum t
     case OP_LD: case OP_LDU: case OP_ST:
         bad = k == TK_PRED || k == TK_H2 || k == TK_BH || t == T_F16;
         break;
-    case OP_CVTA:
+    case OP_CVTA: case OP_GETCTARANK: case OP_MAPA:
         bad = t != T_U32 && t != T_U64;
         break;
     case OP_SETP: case OP_SET:
@@ -430,20 +454,29 @@ static void verify_form(struct vctx *v, const struct ir_insn *in, bool typed)
     const struct ir_func *f = v->f;
     const char *name = ir_op_name((enum ir_op)in->op);
     unsigned ntype = 0;
-    if (!typed)
-        return;
     for (unsigned i = 0; i < in->nmod && in->mod + i < f->nmods; i++) {
         enum ir_mod md = (enum ir_mod)f->mods[in->mod + i];
         if (ir_mod_kind(md) == MK_TYPE) {
             ntype++;
             continue;
         }
+        if (md == MOD_SYNC || md == MOD_UNI) /* ptxas takes bar.sync.sync, call.uni.uni */
+            continue;
         for (unsigned j = 0; j < i; j++)
             if (f->mods[in->mod + j] == md) {
                 VERR(v, in, "modifier '.%s' given twice to '%s'", ir_mod_name(md), name);
                 break;
             }
     }
+    if (in->op == OP_REDUX) {
+        bool sync = false;
+        for (unsigned i = 0; i < in->nmod && in->mod + i < f->nmods; i++)
+            sync |= f->mods[in->mod + i] == MOD_SYNC;
+        if (!sync)
+            VERR(v, in, "'redux' needs .sync");
+    }
+    if (!typed)
+        return;
     unsigned want = in->op == OP_CVT || in->op == OP_SET || in->op == OP_SLCT ? 2 : 1;
     bool mixed = in->op == OP_ADD || in->op == OP_SUB || in->op == OP_MUL || in->op == OP_MAD ||
                  in->op == OP_FMA || in->op == OP_MIN || in->op == OP_MAX;
@@ -458,7 +491,8 @@ static void verify_form(struct vctx *v, const struct ir_insn *in, bool typed)
     if ((in->op == OP_MUL || in->op == OP_MAD) && (k == TK_I || k == TK_B) &&
         in->mode != MODE_LO && in->mode != MODE_HI && in->mode != MODE_WIDE)
         VERR(v, in, "integer '%s' needs .lo, .hi or .wide", name);
-    bool fp = k == TK_F && in->type[0] != T_F16;
+    /* rounding modifiers became mandatory with PTX ISA 2.0 (sm_20) */
+    bool fp = k == TK_F && in->type[0] != T_F16 && v->m->version_major >= 2;
     if ((in->op == OP_FMA || (in->op == OP_MAD && fp)) && fp && in->rnd == RND_NONE)
         VERR(v, in, "'%s.%s' needs a rounding modifier", name, ir_type_name(in->type[0]));
     if ((in->op == OP_DIV || in->op == OP_RCP || in->op == OP_SQRT) && fp &&
@@ -479,6 +513,16 @@ static void verify_form(struct vctx *v, const struct ir_insn *in, bool typed)
             VERR(v, in, "'shfl' needs .sync on sm_70 and later targets");
     }
     verify_type_allowed(v, in, k);
+    if (in->op == OP_CVT && in->type[1]) {
+        enum tkind sk = type_kind(in->type[1]);
+        bool dfl = k == TK_F || k == TK_BH, sfl = sk == TK_F || sk == TK_BH;
+        bool need = (dfl && sk == TK_I) || (k == TK_I && sfl) ||
+                    (dfl && sfl && ir_type_size((enum ir_type)in->type[0]) <
+                                       ir_type_size((enum ir_type)in->type[1]));
+        if (need && in->rnd == RND_NONE && v->m->version_major >= 2)
+            VERR(v, in, "'cvt.%s.%s' needs a rounding modifier", ir_type_name(in->type[0]),
+                 ir_type_name(in->type[1]));
+    }
     if (in->op == OP_CVTA && in->space == SP_NONE)
         VERR(v, in, "'cvta' needs a state space (.global, .shared, ...)");
     if (in->op == OP_MOV && k != TK_B)
@@ -486,9 +530,11 @@ static void verify_form(struct vctx *v, const struct ir_insn *in, bool typed)
             if (ir_opnd(f, in, i)->kind == OPK_VEC)
                 VERR(v, in, "'mov' packs or unpacks vectors only with a .bN type, not .%s",
                      ir_type_name((enum ir_type)in->type[0]));
-    if ((in->op == OP_LD || in->op == OP_LDU || in->op == OP_ST ||
-         (in->op == OP_MOV && in->vec > 1)) && in->nopnd >= 2) {
-        const struct ir_opnd *o = ir_opnd(f, in, in->op == OP_ST ? 1 : 0);
+    if ((in->op == OP_LD || in->op == OP_LDU || in->op == OP_ST || in->op == OP_RED ||
+         (in->op == OP_ATOM && in->nopnd >= 3) || (in->op == OP_MOV && in->vec > 1)) &&
+        in->nopnd >= 2) {
+        unsigned di = in->op == OP_ST || in->op == OP_RED ? 1 : in->op == OP_ATOM ? 2 : 0;
+        const struct ir_opnd *o = ir_opnd(f, in, di);
         unsigned n = o->kind == OPK_VEC ? o->n : o->kind == OPK_REG && o->n > 1 ? o->n : 1;
         unsigned vw = in->vec > 1 ? in->vec : 1;
         if (n != vw && vw > 1)
@@ -547,6 +593,46 @@ static void verify_other(struct vctx *v, const struct declmap *dm, const struct 
         const char *mn = ir_mod_name(md);
         shape |= mn[0] == 'm' && mn[1] >= '0' && mn[1] <= '9';
         ntype += ir_mod_kind(md) == MK_TYPE;
+    }
+    bool level = false;
+    for (unsigned i = 0; i < in->nmod && in->mod + i < f->nmods; i++) {
+        const char *mn = ir_mod_name((enum ir_mod)f->mods[in->mod + i]);
+        level |= strncmp(mn, "L1", 2) == 0 || strncmp(mn, "L2", 2) == 0 ||
+                 strcmp(mn, "tensormap") == 0;
+    }
+    if ((in->op == OP_PREFETCH || in->op == OP_PREFETCHU) && !level)
+        VERR(v, in, "'%s' needs a cache level (.L1, .L2, ...)", name);
+    if ((in->op == OP_BAR || in->op == OP_BARRIER) && in->mode == MODE_NONE)
+        VERR(v, in, "'%s' needs .sync, .arrive or .red", name);
+    if ((in->op == OP_ATOM || in->op == OP_RED) && (in->mode < MODE_ADD || in->mode > MODE_XOR))
+        VERR(v, in, "'%s' needs an operation (.add, .min, .cas, ...)", name);
+    /* 32-bit operands of untyped instructions: .u32 ('u', 'U' in ops.def) positions take any
+       32-bit register but a predicate */
+    unsigned tsz = ir_type_size((enum ir_type)in->type[0]);
+    if (!typed_op(in->op) && in->op != OP_ALLOCA && tsz != 8)
+        for (unsigned i = 0; i < in->nopnd && i < np; i++) {
+            const struct ir_opnd *o = ir_opnd(f, in, i);
+            if ((pos[i] == 'u' || pos[i] == 'U') && o->kind == OPK_REG && o->n <= 1)
+                check_reg(v, dm, in, o, i, T_B32, false, false);
+        }
+    /* the register elements of a vector expression have one size */
+    for (unsigned i = 0; i < in->nopnd; i++) {
+        const struct ir_opnd *o = ir_opnd(f, in, i);
+        if ((o->kind != OPK_VEC && o->kind != OPK_TEX) || o->first + o->n > f->nopnds)
+            continue;
+        unsigned first = o->kind == OPK_TEX ? (unsigned)o->imm.u : 0, size = 0;
+        for (unsigned k = first; k < o->n; k++) {
+            const struct ir_regdecl *d = decl_of(dm, f, &f->opnds[o->first + k]);
+            unsigned es = d && d->type != T_PRED ? ir_type_size((enum ir_type)d->type) : 0;
+            if (!es)
+                continue;
+            if (size && es != size) {
+                VERR(v, in, "operand %u of '%s': vector elements of %u and %u bytes", i + 1,
+                     name, size, es);
+                break;
+            }
+            size = es;
+        }
     }
     if (matrix && !shape)
         VERR(v, in, "'%s' needs a shape (.m16n8k16, .m8n8, ...)", name);
