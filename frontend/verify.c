@@ -11,11 +11,13 @@
  *     (post-)dominates — checked in linear time with pre/post numbers of the trees;
  *   - every terminator's reconv is the first PC of its block's ipdom (IR_NOPC for the virtual
  *     exit), and for functions of up to 4096 blocks, independently, that no path from the
- *     branch reaches the exit without passing its reconvergence block.
- *   - operand types as ptxas checks them ("Arguments mismatch for instruction"): every
- *     register operand's declared type against the type the instruction gives its position
- *     (ops.def operand format; the rules are above verify_types), address base registers
- *     integers, special registers of the right width;
+ *     branch reaches the exit without passing its reconvergence block;
+ *   - for PTX (not PTXPlus), what ptxas checks of operands and instruction forms, so that
+ *     `ptxemu check` accepts and rejects what ptxas does (tests/ptxas_diff.t): every register
+ *     operand's declared type against the type its ops.def format position gets ("Arguments
+ *     mismatch for instruction"; rules above reg_fits), address registers and the spaces a
+ *     variable's address reaches (verify_addrs), special registers of the right width, and
+ *     the modifiers and types ptxas requires or refuses (verify_form, verify_other).
  * Messages are compiler diagnostics at the instruction (`file:line:col: error: …`).
  */
 #include <stdlib.h>
@@ -262,6 +264,7 @@ static unsigned fmt_positions(enum ir_op op, char *pos, unsigned cap)
 
 /* Do ptxas's operand type rules apply to this instruction, and which positions use the
  * relaxed (wide) rule? */
+/* The opcodes whose operand types and forms were probed on ptxas and are checked here. */
 static bool typed_op(unsigned op)
 {
     switch (op) {
@@ -283,6 +286,8 @@ static bool typed_op(unsigned op)
     }
 }
 
+/* Is instruction in one whose register operands verify_types checks (a probed opcode with
+ * types the rules know, no mixed-precision second type)? */
 static bool typed_insn(const struct ir_insn *in, const char *fmt)
 {
     if (!typed_op(in->op))
@@ -297,6 +302,7 @@ static bool typed_insn(const struct ir_insn *in, const char *fmt)
     return true;
 }
 
+/* Report register operand o (operand idx of in) unless its declared type fits want. */
 static void check_reg(struct vctx *v, const struct declmap *dm, const struct ir_insn *in,
                       const struct ir_opnd *o, unsigned idx, unsigned want, bool wide,
                       bool elem)
@@ -640,6 +646,8 @@ static void verify_other(struct vctx *v, const struct declmap *dm, const struct 
         VERR(v, in, "'%s' takes two instruction types, not %u", name, ntype);
 }
 
+/* Every ptxas-style check of one instruction: addresses, forms, then the register, vector
+ * element and special-register operands of the probed opcodes, position by position. */
 static void verify_types(struct vctx *v, const struct declmap *dm, const struct ir_insn *in)
 {
     const struct ir_func *f = v->f;
