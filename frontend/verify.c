@@ -642,6 +642,19 @@ static void verify_other(struct vctx *v, const struct declmap *dm, const struct 
     }
     if (matrix && !shape)
         VERR(v, in, "'%s' needs a shape (.m16n8k16, .m8n8, ...)", name);
+    switch (in->op) {
+    /* instructions with a single (optional) type: mbarrier.*, txq, suq, bar, vote, … */
+    case OP_MBARRIER_INIT: case OP_MBARRIER_INVAL: case OP_MBARRIER_EXPECT_TX:
+    case OP_MBARRIER_COMPLETE_TX: case OP_MBARRIER_ARRIVE: case OP_MBARRIER_ARRIVE_DROP:
+    case OP_MBARRIER_TEST_WAIT: case OP_MBARRIER_TRY_WAIT: case OP_MBARRIER_PENDING_COUNT:
+    case OP_TXQ: case OP_SUQ: case OP_BAR: case OP_BARRIER: case OP_VOTE: case OP_ACTIVEMASK:
+    case OP_MATCH: case OP_TCGEN05_ALLOC: case OP_TCGEN05_DEALLOC:
+        if (ntype > 1)
+            VERR(v, in, "'%s' takes one instruction type, not %u", name, ntype);
+        break;
+    default:
+        break;
+    }
     if ((in->op == OP_TEX || in->op == OP_TLD4) && ntype != 2)
         VERR(v, in, "'%s' takes two instruction types, not %u", name, ntype);
 }
