@@ -31,6 +31,7 @@ struct vctx {
     const struct ir_func *f;
     FILE *diag;
     int nerr;
+    bool addr16; /* some .global/generic access has a 16-bit address register (narrow_addrs) */
 };
 
 #define VERR(v, in, ...)                                                                      \
@@ -349,17 +350,46 @@ static const char *space_word(unsigned sp)
     }
 }
 
+/* A .global or generic access by ld, st, atom, red or prefetch (the ones whose address width
+ * ptxas holds against .address_size). */
+static bool global_access(const struct ir_insn *in)
+{
+    bool generic = in->space == SP_NONE || in->space == SP_GLOBAL || in->space == SP_GENERIC;
+    return generic && (in->op == OP_LD || in->op == OP_LDU || in->op == OP_ST ||
+                       in->op == OP_ATOM || in->op == OP_RED || in->op == OP_PREFETCH ||
+                       in->op == OP_PREFETCHU);
+}
+
+/* Does some .global/generic access of the module use an 8/16-bit address register? ptxas
+ * then only warns about 32-bit ones too (it refuses 32-bit addresses only when they are the
+ * narrowest), so the verifier must not reject them either. */
+static bool narrow_addrs(const struct ir_module *m)
+{
+    for (uint32_t fi = 0; fi < m->nfuncs; fi++) {
+        const struct ir_func *f = &m->funcs[fi];
+        for (uint32_t pc = 0; f->defined && pc < f->ninsns; pc++) {
+            const struct ir_insn *in = &f->insns[pc];
+            if (!global_access(in) || (uint64_t)in->opnd + in->nopnd > f->nopnds)
+                continue;
+            for (unsigned i = 0; i < in->nopnd; i++) {
+                const struct ir_opnd *o = ir_opnd(f, in, i);
+                if (o->kind == OPK_ADDR && o->slot != IR_NOSLOT && !(o->flags & OPF_CONST) &&
+                    o->rf == RF_B16)
+                    return true;
+            }
+        }
+    }
+    return false;
+}
+
 /* Address operands of every instruction: the base register ([%r], [%rd+8]) must be a .b/.u/.s
  * register of at most 64 bits; in 64-bit code a .global or generic access of ld, st, atom, red
  * and prefetch needs a 64-bit one (ptxas: "Program uses 32-bit address ... conflicting with
- * .address_size 64", then refuses to compile 32-bit code). */
+ * .address_size 64", then refuses to compile 32-bit code) unless a 16-bit one is there too. */
 static void verify_addrs(struct vctx *v, const struct declmap *dm, const struct ir_insn *in)
 {
     const struct ir_func *f = v->f;
-    bool generic = in->space == SP_NONE || in->space == SP_GLOBAL || in->space == SP_GENERIC;
-    bool need64 = v->m->address_size == 64 && generic &&
-                  (in->op == OP_LD || in->op == OP_LDU || in->op == OP_ST || in->op == OP_ATOM ||
-                   in->op == OP_RED || in->op == OP_PREFETCH || in->op == OP_PREFETCHU);
+    bool need64 = v->m->address_size == 64 && !v->addr16 && global_access(in);
     for (unsigned i = 0; i < in->nopnd; i++) {
         const struct ir_opnd *o = ir_opnd(f, in, i);
         if (o->kind == OPK_ADDR && o->sym < v->m->nsyms &&
@@ -966,7 +996,9 @@ static void verify_cfg(struct vctx *v)
 /* Verify every function of a module (passes.h). Returns 0 or minus the number of errors. */
 int ir_verify(const struct ir_module *m, FILE *diag)
 {
-    struct vctx v = {m, NULL, diag, 0};
+    struct vctx v = {m, NULL, diag, 0, false};
+    if (m->dialect == DIALECT_PTX && m->address_size == 64)
+        v.addr16 = narrow_addrs(m);
     for (uint32_t i = 0; i < m->nfuncs; i++) {
         v.f = &m->funcs[i];
         if (!v.f->defined)
