@@ -578,8 +578,8 @@ static void verify_form(struct vctx *v, const struct ir_insn *in, bool typed)
         else if (n != vw)
             VERR(v, in, "'%s' without .v2/.v4 takes a scalar, not a vector of %u", name, n);
         unsigned bytes = vw * ir_type_size((enum ir_type)in->type[0]);
-        bool wide_ok = v->m->target_sm >= 100 &&
-                       (v->m->version_major > 8 || (v->m->version_major == 8 && v->m->version_minor >= 8));
+        unsigned ver = v->m->version_major * 10u + v->m->version_minor;
+        bool wide_ok = v->m->target_sm >= 100 && ver >= 88;
         if (bytes > 32 || (bytes > 16 && !wide_ok))
             VERR(v, in, "'%s': a vector of %u bytes (at most 16%s)", name, bytes,
                  wide_ok ? " or 32" : "; 32 from sm_100 and PTX ISA 8.8");

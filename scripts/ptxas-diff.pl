@@ -57,7 +57,8 @@ for my $j (@res) {
     $why ? $allowed++ : $bad++;
     next if $quiet;
     print "DISAGREE $j->{id}" . ($why ? " (allowed: $why)" : '') . "\n  $j->{desc}\n"
-        . "  ptxemu: " . ($j->{emu} > 0 ? 'accepts' : $j->{emu} ? 'CRASHES' : "rejects: $j->{emu_msg}")
+        . "  ptxemu: "
+        . ($j->{emu} > 0 ? 'accepts' : $j->{emu} ? 'CRASHES' : "rejects: $j->{emu_msg}")
         . "\n  ptxas:  " . ($j->{ptxas} ? 'accepts' : "rejects: $j->{ptxas_msg}") . "\n";
 }
 my ($T, $A) = (0, 0);
