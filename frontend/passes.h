@@ -21,7 +21,9 @@ int ir_predecode(struct ir_module *m, FILE *diag);
 int cfg_build_module(struct ir_module *m, FILE *diag);
 
 /* verify.c: every branch's reconvergence PC post-dominates it, every register operand slot is
- * in range, every PC/target in range. Run by fe_load when opts->verify or in PTXEMU_DEBUG. */
+ * in range, every PC/target in range; and, for PTX (not PTXPlus), operand types, addresses and
+ * instruction forms as ptxas checks them. Run by fe_load when opts->verify (`ptxemu check`)
+ * or in PTXEMU_DEBUG. */
 int ir_verify(const struct ir_module *m, FILE *diag);
 
 /* Free what ir_predecode and cfg_build_module allocated for a module (constant images,
