@@ -28,7 +28,8 @@ use warnings;
 use File::Basename qw(dirname);
 use Getopt::Long;
 use lib dirname(__FILE__) . '/../tests/lib';
-use PtxasDiff qw(find_ptxas diff_fixtures fixture_jobs make_variants run_all read_allowlist);
+use PtxasDiff qw(allow_reason find_ptxas diff_fixtures fixture_jobs make_variants run_all
+                 read_allowlist);
 
 chdir(dirname(__FILE__) . '/..') or die "chdir: $!";
 my ($n, $seed, $jobs, $emu, $nofx, $allow, $quiet) =
@@ -53,7 +54,7 @@ for my $j (@res) {
     if ($j->{emu} < 0) { $crash{$c}++ }
     elsif ($j->{emu}) { $miss{$c}++ }
     else { $false{$c}++ }
-    my $why = $al->{ $j->{id} };
+    my $why = allow_reason($al, $j);
     $why ? $allowed++ : $bad++;
     next if $quiet;
     print "DISAGREE $j->{id}" . ($why ? " (allowed: $why)" : '') . "\n  $j->{desc}\n"

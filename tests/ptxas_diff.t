@@ -8,7 +8,8 @@ use strict;
 use warnings;
 use File::Basename qw(dirname);
 use lib dirname(__FILE__) . '/lib';
-use PtxasDiff qw(find_ptxas diff_fixtures fixture_jobs make_variants run_all read_allowlist);
+use PtxasDiff qw(allow_reason find_ptxas diff_fixtures fixture_jobs make_variants run_all
+                 read_allowlist);
 
 chdir(dirname(__FILE__) . '/..') or die "chdir: $!";
 my $bin = ($ENV{PTXEMU_BUILD} // 'build') . '/ptxemu';
@@ -27,7 +28,7 @@ for my $c (@classes) {
     my @bad;
     for my $j (@{ $by{$c} }) {
         next if $j->{emu} == $j->{ptxas};
-        if (my $why = $allow->{ $j->{id} }) { push @allowed, [$j, $why]; next }
+        if (my $why = allow_reason($allow, $j)) { push @allowed, [$j, $why]; next }
         push @bad, $j;
     }
     $n++;

@@ -11,7 +11,7 @@ use POSIX qw(_exit);
 use Exporter qw(import);
 use lib do { my $d = __FILE__; $d =~ s{/[^/]*\z}{}; $d };
 use PtxemuTest qw(run_bounded);
-our @EXPORT_OK = qw(find_ptxas diff_fixtures ptxas_args fixture_jobs make_variants run_all
+our @EXPORT_OK = qw(allow_reason find_ptxas diff_fixtures ptxas_args fixture_jobs make_variants run_all
                     read_allowlist);
 
 # ptxas: $PTXAS, next to nvcc in /usr/local/cuda/bin, or on PATH; undef if none.
@@ -313,6 +313,22 @@ sub run_all {
 
 # The allowlist of known disagreements: lines `ID  REASON` ('#' comments), where ID is a job's
 # id (FILE:LINE:CLASS of the mutation, or fixture:FILE); ID => reason.
+# The reason a disagreement is allowed, or undef: its ID listed, or an `op:MNEMONIC` entry for
+# the mutated instruction's opcode when ptxemu accepts what ptxas rejects (an instruction form
+# the verifier does not model yet; never the other way round, a false rejection).
+sub allow_reason {
+    my ($allow, $j) = @_;
+    return $allow->{ $j->{id} } if $allow->{ $j->{id} };
+    return undef unless ($j->{emu} // 0) > 0 && !$j->{ptxas};
+    my ($orig) = ($j->{desc} // "") =~ /\[(?:@!?%?\w+\s+)?([\w:.]+)/ or return undef;
+    my @parts = split /\./, $orig;
+    for my $k (reverse 1 .. @parts) {
+        my $op = join '.', @parts[0 .. $k - 1];
+        return $allow->{"op:$op"} if $allow->{"op:$op"};
+    }
+    return undef;
+}
+
 sub read_allowlist {
     my ($path) = @_;
     my %a;
