@@ -557,8 +557,8 @@ static int build_xfunc(struct interp_program *p, unsigned mi, uint32_t fi, FILE 
     x->f = f;
     x->mod_index = mi;
     x->func_index = fi;
-    if (!f->defined || f->ninsns == 0)
-        return 0;
+    if (!f->defined)
+        return 0; /* a declaration; an empty body {} still gets an image: its implicit ret */
     int errors = 0;
 
     x->n16 = f->nslots[RF_B16];
@@ -730,14 +730,14 @@ static int link_functions(struct interp_program *p)
         const struct ir_module *m = pm->m;
         for (uint32_t fi = 0; fi < m->nfuncs; fi++) {
             const struct ir_func *f = &m->funcs[fi];
-            if (f->defined && f->ninsns) {
+            if (f->defined) {
                 pm->link[fi] = &pm->xf[fi];
                 continue;
             }
             const char *name = ir_str(m, f->name);
             for (unsigned mj = 0; mj < p->nmods && !pm->link[fi]; mj++) {
                 int64_t t = prog_func_lookup(&p->mods[mj], name);
-                if (t >= 0 && p->mods[mj].m->funcs[t].defined && p->mods[mj].m->funcs[t].ninsns)
+                if (t >= 0 && p->mods[mj].m->funcs[t].defined)
                     pm->link[fi] = &p->mods[mj].xf[t];
             }
         }
