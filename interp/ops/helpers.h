@@ -708,4 +708,18 @@ static inline void vm_assert_message(struct warp *w, const struct call_ops *co, 
              t / nt[0] % nt[1], t / (nt[0] * nt[1]), msg);
 }
 
+/* ==================================================================== warp-collective helpers */
+
+/* Member mask of lane l for a .sync warp instruction whose member-mask operand is e (NULL: the
+ * instruction has none): the lanes of the lane's own mask that execute the instruction (M).
+ * Lanes may pass different masks (__reduce_max_sync(__match_any_sync(...), v)): each computes
+ * over its own. A lane outside its own mask (undefined in PTX) sees that mask's lanes (elect:
+ * their leader, not itself); a mask naming no executing lane counts the lane alone. */
+static inline uint32_t vm_member(const struct warp *w, const struct ir_opnd *e, uint32_t M,
+                                 unsigned l)
+{
+    const uint32_t m = e ? (uint32_t)vm_get(w, e, l) & M : M;
+    return m ? m : 1u << l;
+}
+
 #endif
