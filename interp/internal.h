@@ -389,7 +389,7 @@ unsigned exec_select_isa(void);
 void interp_fault(struct warp *w, uint32_t pc, unsigned lane, enum trap_kind kind,
                   uint64_t addr, unsigned width, int space, bool is_write, const char *msg);
 /* devlib.c: device printf / malloc */
-int interp_vprintf(struct warp *w, unsigned lane, uint64_t fmt, uint64_t args);
+int interp_vprintf(struct warp *w, unsigned lane, uint64_t fmt, uint64_t args, uint64_t *bad);
 uint64_t interp_malloc(struct interp_dev *d, uint64_t size);
 int interp_free(struct interp_dev *d, uint64_t addr);
 /* devlib.c: release the device frees deferred during a launch (launch.c calls it at the end). */
