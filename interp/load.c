@@ -546,8 +546,9 @@ static int build_xfunc(struct interp_program *p, unsigned mi, uint32_t fi, FILE 
         in->handler = (uint16_t)h;
         ((struct ir_insn *)&f->insns[pc])->handler = (uint16_t)h;
         if (h == HND_NONE) {
-            load_error(diag, m, f, &f->insns[pc],
-                       pp ? "unsupported (PTXPlus form not executed yet)" : "unsupported");
+            const char *why = pp ? "unsupported (PTXPlus form not executed yet)"
+                                 : interp_unsupported_why(in);
+            load_error(diag, m, f, &f->insns[pc], why ? why : "unsupported");
             errors++;
         }
     }
