@@ -17,6 +17,7 @@
 struct str_ctx {
     struct warp *w;
     unsigned lane;
+    uint64_t bad; /* the first unreadable address read_dev_str met */
 };
 
 static int read_dev_str(void *ctx, uint64_t addr, char *buf, size_t cap)
@@ -25,8 +26,10 @@ static int read_dev_str(void *ctx, uint64_t addr, char *buf, size_t cap)
     size_t i = 0;
     for (;; i++) {
         uint8_t *p;
-        if (vm_xlate(c->w, XS_GENERIC, c->lane, addr + i, 1, false, &p) != 0)
+        if (vm_xlate(c->w, XS_GENERIC, c->lane, addr + i, 1, false, &p) != 0) {
+            c->bad = addr + i;
             return -EFAULT;
+        }
         if (i + 1 < cap)
             buf[i] = (char)*p;
         if (*p == 0)
@@ -56,14 +59,18 @@ static const uint8_t *dev_span(struct warp *w, unsigned l, uint64_t a, size_t *l
 }
 
 /* Device printf by lane l: format on the host into the launch's FIFO. 0, -1 on a format
- * error, -2 when the format string is unreadable. */
-int interp_vprintf(struct warp *w, unsigned lane, uint64_t fmt, uint64_t args)
+ * error or no memory; -2 when the format string, -3 when the argument buffer, -4 when a
+ * non-NULL %s string is unreadable, with *bad = the unreadable address (the GPU's vprintf
+ * reads all three on the device, so each is an illegal-address fault there). */
+int interp_vprintf(struct warp *w, unsigned lane, uint64_t fmt, uint64_t args, uint64_t *bad)
 {
-    struct str_ctx ctx = {w, lane};
+    struct str_ctx ctx = {w, lane, 0};
     char sbuf[1024];
     int n = read_dev_str(&ctx, fmt, sbuf, sizeof sbuf);
-    if (n < 0)
+    if (n < 0) {
+        *bad = ctx.bad;
         return -2;
+    }
     char *f = sbuf;
     if ((size_t)n >= sizeof sbuf) {
         f = malloc((size_t)n + 1);
@@ -76,13 +83,18 @@ int interp_vprintf(struct warp *w, unsigned lane, uint64_t fmt, uint64_t args)
     if (args && !ap) {
         if (f != sbuf)
             free(f);
-        return -2;
+        *bad = args;
+        return -3;
     }
     const struct cta *c = w->cta;
     int r = dev_printf_buf_printf(c->L->pf, c->linear, w->id, w->nprintf++ * 32 + lane, f, ap,
                                   alen, read_dev_str, &ctx);
     if (f != sbuf)
         free(f);
+    if (r == -EFAULT) {
+        *bad = ctx.bad;
+        return -4;
+    }
     return r < 0 ? -1 : 0;
 }
 

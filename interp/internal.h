@@ -35,6 +35,8 @@ enum interp_handler {
 /* select.c: the handler for one instruction (HND_NONE if none matches). */
 unsigned interp_select(const struct ir_module *m, const struct ir_func *f,
                        const struct ir_insn *in, const struct ir_opnd *O);
+/* select.c: the reason an instruction without a handler is refused, or NULL */
+const char *interp_unsupported_why(const struct ir_insn *in);
 /* select.c: the handler's name ("ADD_S32"). */
 const char *interp_handler_name(unsigned h);
 
@@ -422,7 +424,7 @@ unsigned exec_select_isa(void);
 void interp_fault(struct warp *w, uint32_t pc, unsigned lane, enum trap_kind kind,
                   uint64_t addr, unsigned width, int space, bool is_write, const char *msg);
 /* devlib.c: device printf / malloc */
-int interp_vprintf(struct warp *w, unsigned lane, uint64_t fmt, uint64_t args);
+int interp_vprintf(struct warp *w, unsigned lane, uint64_t fmt, uint64_t args, uint64_t *bad);
 uint64_t interp_malloc(struct interp_dev *d, uint64_t size);
 int interp_free(struct interp_dev *d, uint64_t addr);
 /* devlib.c: release the device frees deferred during a launch (launch.c calls it at the end). */

@@ -705,8 +705,9 @@ static int build_xfunc(struct interp_program *p, unsigned mi, uint32_t fi, FILE 
         unsigned h = pp ? HND_NONE : interp_select(m, f, in, &x->opnds[in->opnd]);
         in->handler = (uint16_t)h;
         if (h == HND_NONE) {
-            load_error(diag, m, f, &f->insns[pc],
-                       pp ? "unsupported (PTXPlus form not executed yet)" : "unsupported");
+            const char *why = pp ? "unsupported (PTXPlus form not executed yet)"
+                                 : interp_unsupported_why(in);
+            load_error(diag, m, f, &f->insns[pc], why ? why : "unsupported");
             errors++;
         }
     }

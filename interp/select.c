@@ -86,3 +86,22 @@ const char *interp_handler_name(unsigned h)
 {
     return h < HND__COUNT ? handler_names[h] : "?";
 }
+
+/*
+ * Why an instruction the engine refuses (interp_select gave HND_NONE) is not executed, for the
+ * load error, or NULL when there is nothing more specific to say than "unsupported".
+ */
+const char *interp_unsupported_why(const struct ir_insn *in)
+{
+    switch (in->op) {
+    case OP_RED_ASYNC:
+        return "unsupported (red.async: an asynchronous reduction on another cluster CTA's "
+               "shared memory that completes on its mbarrier; not implemented)";
+    case OP_MULTIMEM_LD_REDUCE:
+    case OP_MULTIMEM_ST:
+    case OP_MULTIMEM_RED:
+        return "unsupported (multimem: multicast memory spans several GPUs, which the emulator "
+               "does not have)";
+    default: return NULL;
+    }
+}

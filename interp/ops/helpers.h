@@ -715,4 +715,275 @@ static inline void vm_assert_message(struct warp *w, const struct call_ops *co, 
              t / nt[0] % nt[1], t / (nt[0] * nt[1]), msg);
 }
 
+/* ==================================================================== warp-collective helpers */
+
+/* Member mask of lane l for a .sync warp instruction whose member-mask operand is e (NULL: the
+ * instruction has none): the lanes of the lane's own mask that execute the instruction (M).
+ * Lanes may pass different masks (__reduce_max_sync(__match_any_sync(...), v)): each computes
+ * over its own. A lane outside its own mask (undefined in PTX) sees that mask's lanes (elect:
+ * their leader, not itself); a mask naming no executing lane counts the lane alone. */
+static inline uint32_t vm_member(const struct warp *w, const struct ir_opnd *e, uint32_t M,
+                                 unsigned l)
+{
+    const uint32_t m = e ? (uint32_t)vm_get(w, e, l) & M : M;
+    return m ? m : 1u << l;
+}
+
+/* Does the instruction carry modifier mod (run-time test: the function's modifier list)? */
+static inline bool vm_has_mod(const struct warp *w, const struct ir_insn *in, unsigned mod)
+{
+    const uint16_t *mods = w->fn->f->mods + in->mod;
+    for (unsigned i = 0; i < in->nmod; i++)
+        if (mods[i] == mod)
+            return true;
+    return false;
+}
+
+/* ======================================================================= video instructions */
+/*
+ * vadd/vsub/vabsdiff/vmin/vmax/vshl/vshr/vmad/vset (scalar, with byte/half selectors, .sat,
+ * secondary .add/.min/.max or a merge into c by d's selector) and the SIMD vop2/vop4 forms
+ * (vadd2 … vset2, vadd4 … vset4: element selectors over the 8 bytes of {b, a}, a d mask,
+ * .sat, secondary .add accumulate or merge with c). Decoded from the modifier list once per
+ * warp instruction (struct vm_vid), then computed per lane exactly as the PTX ISA's pseudo code
+ * (intermediate values in 64/128 bits, so no step wraps early).
+ */
+struct vm_vid {
+    unsigned op;             /* OP_VADD … */
+    bool sd, sa, sb;         /* dtype, atype, btype signed (vset: d unsigned) */
+    bool sat, clamp, po;     /* .sat; vshl/vshr .clamp (else .wrap); vmad .po */
+    int op2;                 /* 0, MODE_ADD, MODE_MIN, MODE_MAX (secondary operation) */
+    unsigned cmp;            /* vset: enum ir_cmp */
+    unsigned shift;          /* vmad .shr7 / .shr15: 7, 15, else 0 */
+    uint64_t dsel, asel, bsel; /* IR_SEL_* of the operands (0: none) */
+    bool na, nb, nc;         /* vmad operand negation */
+};
+
+static inline uint64_t vm_vid_sel(const struct ir_opnd *o)
+{
+    return o->kind == OPK_REG ? o->imm.u : 0;
+}
+
+/* Decode instruction in (operands O) into *v. */
+static inline void vm_vid_decode(const struct warp *w, const struct ir_insn *in,
+                                 const struct ir_opnd *O, struct vm_vid *v)
+{
+    memset(v, 0, sizeof *v);
+    v->op = in->op;
+    const uint16_t *mods = w->fn->f->mods + in->mod;
+    unsigned nt = 0, types[3] = {T_U32, T_U32, T_U32};
+    for (unsigned i = 0; i < in->nmod; i++) {
+        const unsigned md = mods[i];
+        if (ir_mod_kind((enum ir_mod)md) == MK_TYPE && nt < 3)
+            types[nt++] = (unsigned)ir_mod_value((enum ir_mod)md);
+        else if (md == MOD_ADD)
+            v->op2 = MODE_ADD;
+        else if (md == MOD_MIN)
+            v->op2 = MODE_MIN;
+        else if (md == MOD_MAX)
+            v->op2 = MODE_MAX;
+        else if (md == MOD_SHR7)
+            v->shift = 7;
+        else if (md == MOD_SHR15)
+            v->shift = 15;
+        else if (md == MOD_PO)
+            v->po = true;
+    }
+    const bool set = in->op == OP_VSET || in->op == OP_VSET2 || in->op == OP_VSET4;
+    if (set) { /* vset.atype.btype: the result is unsigned */
+        v->sa = vm_type_is_signed(types[0]);
+        v->sb = vm_type_is_signed(types[1]);
+    } else {
+        v->sd = vm_type_is_signed(types[0]);
+        v->sa = vm_type_is_signed(types[1]);
+        v->sb = vm_type_is_signed(types[2]);
+    }
+    if (in->op == OP_VSHL || in->op == OP_VSHR)
+        v->sb = false; /* the shift amount is .u32 */
+    v->sat = (in->fl & IR_FL(FL_SAT)) != 0;
+    v->clamp = (in->fl & IR_FL(FL_CLAMP)) != 0;
+    v->cmp = in->cmp;
+    v->dsel = vm_vid_sel(&O[0]);
+    v->asel = vm_vid_sel(&O[1]);
+    v->bsel = vm_vid_sel(&O[2]);
+    v->na = (O[1].flags & OPF_NEG) != 0;
+    v->nb = (O[2].flags & OPF_NEG) != 0;
+    v->nc = in->nopnd > 3 && (O[3].flags & OPF_NEG) != 0;
+}
+
+/* Scalar operand part: the byte/half selected by sel (or the word), sign- or zero-extended. */
+static inline int64_t vm_vid_part(uint32_t x, uint64_t sel, bool sg)
+{
+    if (!sel)
+        return sg ? (int64_t)(int32_t)x : (int64_t)x;
+    const unsigned k = IR_SEL_DIGIT(sel, 0);
+    if (IR_SEL_LETTER(sel) == 'b') {
+        const uint32_t b = x >> (8 * (k & 3)) & 0xffu;
+        return sg ? (int64_t)(int8_t)b : (int64_t)b;
+    }
+    const uint32_t h = x >> (16 * (k & 1)) & 0xffffu;
+    return sg ? (int64_t)(int16_t)h : (int64_t)h;
+}
+
+static inline int64_t vm_vid_clamp(int64_t x, int64_t lo, int64_t hi)
+{
+    return x < lo ? lo : x > hi ? hi : x;
+}
+
+/* optSaturate: clamp to the range of the destination part (dsel) and signedness. */
+static inline int64_t vm_vid_sat(int64_t t, bool sg, uint64_t dsel)
+{
+    const unsigned bits = !dsel ? 32 : IR_SEL_LETTER(dsel) == 'b' ? 8 : 16;
+    if (sg)
+        return vm_vid_clamp(t, -(INT64_C(1) << (bits - 1)), (INT64_C(1) << (bits - 1)) - 1);
+    return vm_vid_clamp(t, 0, (INT64_C(1) << bits) - 1);
+}
+
+/* The secondary operation or the merge of a scalar video result t with c. */
+static inline uint32_t vm_vid_finish(const struct vm_vid *v, int64_t t, uint32_t c, bool sg)
+{
+    if (v->sat)
+        t = vm_vid_sat(t, sg, v->dsel);
+    if (v->dsel) { /* optMerge: t's low part replaces the selected part of c */
+        const unsigned k = IR_SEL_DIGIT(v->dsel, 0);
+        const bool byte = IR_SEL_LETTER(v->dsel) == 'b';
+        const unsigned sh = byte ? 8 * (k & 3) : 16 * (k & 1);
+        const uint32_t m = (byte ? 0xffu : 0xffffu) << sh;
+        return (c & ~m) | (((uint32_t)t << sh) & m);
+    }
+    switch (v->op2) {
+    case MODE_ADD: return (uint32_t)t + c;
+    case MODE_MIN:
+        return sg ? (uint32_t)(t < (int64_t)(int32_t)c ? t : (int32_t)c)
+                  : (uint32_t)(t < (int64_t)c ? t : (int64_t)c);
+    case MODE_MAX:
+        return sg ? (uint32_t)(t > (int64_t)(int32_t)c ? t : (int32_t)c)
+                  : (uint32_t)(t > (int64_t)c ? t : (int64_t)c);
+    default: return (uint32_t)t;
+    }
+}
+
+static inline bool vm_vid_cmp(unsigned cmp, int64_t a, int64_t b)
+{
+    switch (cmp) {
+    case CMP_EQ: return a == b;
+    case CMP_NE: return a != b;
+    case CMP_LT: return a < b;
+    case CMP_LE: return a <= b;
+    case CMP_GT: return a > b;
+    default: return a >= b;
+    }
+}
+
+/* One lane of a scalar video instruction: d from a, b, c (c only read when present). */
+static inline uint32_t vm_vid_scalar(const struct vm_vid *v, uint32_t a, uint32_t b, uint32_t c)
+{
+    const int64_t ta = vm_vid_part(a, v->asel, v->sa), tb = vm_vid_part(b, v->bsel, v->sb);
+    int64_t t;
+    switch (v->op) {
+    case OP_VADD: t = ta + tb; break;
+    case OP_VSUB: t = ta - tb; break;
+    case OP_VABSDIFF: t = ta > tb ? ta - tb : tb - ta; break;
+    case OP_VMIN: t = ta < tb ? ta : tb; break;
+    case OP_VMAX: t = ta > tb ? ta : tb; break;
+    case OP_VSET: return vm_vid_finish(v, vm_vid_cmp(v->cmp, ta, tb), c, false);
+    case OP_VSHL:
+    case OP_VSHR: {
+        uint64_t n = (uint64_t)tb;
+        n = v->clamp ? (n > 32 ? 32 : n) : (n & 31);
+        if (v->op == OP_VSHL) {
+            const __int128 s = (__int128)ta * ((__int128)1 << n);
+            t = v->sat ? (int64_t)(s > INT64_MAX ? INT64_MAX : s < INT64_MIN ? INT64_MIN : s)
+                       : (int64_t)(uint64_t)(unsigned __int128)s;
+        } else {
+            t = ta >> n; /* ta is sign- or zero-extended to 64 bits: arithmetic for signed */
+        }
+        break;
+    }
+    default: { /* vmad */
+        const bool sf = v->sa || v->sb || (v->na != v->nb) || v->nc;
+        __int128 p = (__int128)ta * tb, cc = 0;
+        uint32_t cv = c;
+        int lsb = 0;
+        if (v->po)
+            lsb = 1;
+        else if (v->na != v->nb)
+            p = ~p, lsb = 1;
+        else if (v->nc)
+            cv = ~cv, lsb = 1;
+        cc = sf ? (__int128)(int32_t)cv : (__int128)cv;
+        __int128 r = p + cc + lsb;
+        if (v->shift)
+            r = sf ? r >> v->shift : (__int128)((unsigned __int128)r >> v->shift);
+        int64_t r64 = (int64_t)(uint64_t)(unsigned __int128)r;
+        if (v->sat) {
+            if (sf)
+                r64 = r > INT32_MAX ? INT32_MAX : r < INT32_MIN ? INT32_MIN : (int64_t)r;
+            else
+                r64 = r < 0 ? 0 : r > UINT32_MAX ? UINT32_MAX : (int64_t)r;
+        }
+        return (uint32_t)r64;
+    }
+    }
+    return vm_vid_finish(v, t, c, v->sd);
+}
+
+/* Element i of n (2 halves or 4 bytes) of {b, a} selected by sel (default def), extended. */
+static inline int64_t vm_vid_elem(uint64_t ab, uint64_t sel, uint64_t def, unsigned n,
+                                  unsigned i, bool sg)
+{
+    if (!sel || IR_SEL_NDIGITS(sel) != n)
+        sel = def;
+    const unsigned k = IR_SEL_DIGIT(sel, n - 1 - i);
+    if (n == 4) {
+        const uint32_t x = (uint32_t)(ab >> (8 * k)) & 0xffu;
+        return sg ? (int64_t)(int8_t)x : (int64_t)x;
+    }
+    const uint32_t x = (uint32_t)(ab >> (16 * k)) & 0xffffu;
+    return sg ? (int64_t)(int16_t)x : (int64_t)x;
+}
+
+/* One lane of vop2 (n = 2) / vop4 (n = 4): d from a, b, c. */
+static inline uint32_t vm_vid_simd(const struct vm_vid *v, unsigned n, uint32_t a, uint32_t b,
+                                   uint32_t c)
+{
+    const uint64_t ab = (uint64_t)b << 32 | a;
+    const uint64_t da = n == 4 ? IR_SEL_MAKE('b', 4) | 3u << 16 | 2u << 19 | 1u << 22
+                               : IR_SEL_MAKE('h', 2) | 1u << 16;
+    const uint64_t db = n == 4 ? IR_SEL_MAKE('b', 4) | 7u << 16 | 6u << 19 | 5u << 22 | 4u << 25
+                               : IR_SEL_MAKE('h', 2) | 3u << 16 | 2u << 19;
+    const unsigned bits = 32 / n;
+    const uint32_t em = n == 4 ? 0xffu : 0xffffu;
+    unsigned mask = (1u << n) - 1;
+    if (v->dsel) {
+        mask = 0;
+        for (unsigned j = 0; j < IR_SEL_NDIGITS(v->dsel); j++)
+            mask |= 1u << (IR_SEL_DIGIT(v->dsel, j) & (n - 1));
+    }
+    const bool set = v->op == OP_VSET2 || v->op == OP_VSET4;
+    uint32_t d = v->op2 == MODE_ADD ? c : 0;
+    for (unsigned i = 0; i < n; i++) {
+        const int64_t x = vm_vid_elem(ab, v->asel, da, n, i, v->sa);
+        const int64_t y = vm_vid_elem(ab, v->bsel, db, n, i, v->sb);
+        int64_t t;
+        switch (v->op) {
+        case OP_VADD2: case OP_VADD4: t = x + y; break;
+        case OP_VSUB2: case OP_VSUB4: t = x - y; break;
+        case OP_VAVRG2: case OP_VAVRG4: t = x + y >= 0 ? (x + y + 1) >> 1 : (x + y) >> 1; break;
+        case OP_VABSDIFF2: case OP_VABSDIFF4: t = x > y ? x - y : y - x; break;
+        case OP_VMIN2: case OP_VMIN4: t = x < y ? x : y; break;
+        case OP_VMAX2: case OP_VMAX4: t = x > y ? x : y; break;
+        default: t = vm_vid_cmp(v->cmp, x, y); break;
+        }
+        if (v->sat && !set)
+            t = v->sd ? vm_vid_clamp(t, -(INT64_C(1) << (bits - 1)), (INT64_C(1) << (bits - 1)) - 1)
+                      : vm_vid_clamp(t, 0, em);
+        if (v->op2 == MODE_ADD)
+            d += mask >> i & 1 ? (uint32_t)t : 0;
+        else
+            d |= ((mask >> i & 1 ? (uint32_t)t : c >> (bits * i)) & em) << (bits * i);
+    }
+    return d;
+}
+
 #endif
