@@ -5,10 +5,27 @@
  * The other instantiations are translation units of their own, so ninja compiles them in
  * parallel: exec_v3.c (x86-64-v3 hosts), exec_slow.c (tracing and single-stepping).
  */
+#ifndef PTXEMU_SLOW_LOOP_ONLY
 #define EXEC_FN exec_loop_fast
 #define EXEC_ATTR
 #define EXEC_HWFMA 0
+#endif
 #include "interp/exec_loop.h"
+
+#ifdef PTXEMU_SLOW_LOOP_ONLY
+/* -DPTXEMU_SLOW_LOOP_ONLY (the instrumented fuzz build, tests/fuzz/fuzz.ninja): no inline loop;
+ * warps run exec_slow.c's loop, whose handlers are the same bodies as small functions (clang
+ * with coverage and sanitizers takes minutes on the inline loop, seconds on those). */
+unsigned exec_select_isa(void)
+{
+    return EXEC_ISA_PORTABLE;
+}
+
+enum warp_state exec_warp(struct warp *w)
+{
+    return exec_warp_trace(w);
+}
+#else
 
 /*
  * The fast-loop variant for this host, chosen once per launch (grid.c stores it in
@@ -42,3 +59,4 @@ enum warp_state exec_warp(struct warp *w)
 #endif
     return exec_loop_fast(w);
 }
+#endif

@@ -1117,6 +1117,64 @@ static int find_libdir(char *out, size_t outlen)
     return -1;
 }
 
+/* The sections of an executable that hold fat binaries. */
+struct fatbin_sections {
+    struct fatbin_elf_section s[8];
+    unsigned n;
+};
+
+static int fatbin_section_cb(const struct fatbin_elf_section *s, void *arg)
+{
+    struct fatbin_sections *fs = arg;
+    if (strcmp(s->name, ".nv_fatbin") && strcmp(s->name, "__nv_relfatbin"))
+        return 0;
+    if (s->type == 8 /* SHT_NOBITS */)
+        return 0;
+    if (fs->n < sizeof fs->s / sizeof fs->s[0])
+        fs->s[fs->n++] = *s;
+    return 0;
+}
+
+static int count_entry(const struct fatbin_entry *e, void *arg)
+{
+    (void)e;
+    (void)arg;
+    return 0;
+}
+
+/* List the containers of one fat binary section (or of a whole raw .fatbin file): they follow
+ * each other, 8-byte aligned, with zero padding between them. 0, or 1 after printing one line
+ * on the first malformed container. */
+static int fatbin_list(const char *file, const char *sect, const uint8_t *b, uint64_t off,
+                       uint64_t size, unsigned *found)
+{
+    uint64_t pos = 0;
+    while (pos < size) {
+        uint64_t left = size - pos;
+        if (left >= 8 && !memcmp(b + off + pos, "\0\0\0\0\0\0\0\0", 8)) {
+            pos += 8; /* padding */
+            continue;
+        }
+        char err[512];
+        if (fatbin_foreach(b + off + pos, (size_t)left, count_entry, NULL, err, sizeof err) <
+            0) {
+            fflush(stdout);
+            fprintf(stderr,
+                    "ptxemu: %s: malformed fat binary at file offset 0x%llx (%s +0x%llx): %s\n",
+                    file, (unsigned long long)(off + pos), sect, (unsigned long long)pos, err);
+            return 1;
+        }
+        printf("at file offset 0x%llx: ", (unsigned long long)(off + pos));
+        fatbin_dump(stdout, b + off + pos, (size_t)left, NULL, 0);
+        (*found)++;
+        pos += (fatbin_container_size(b + off + pos, (size_t)left) + 7) & ~(uint64_t)7;
+    }
+    return 0;
+}
+
+/* `ptxemu fatbin PROGRAM`: the entries of every container in the program's .nv_fatbin and
+ * __nv_relfatbin sections (or of a raw container file, `nvcc -fatbin`). Exit 1 when there
+ * is none or one is malformed (one line on stderr saying where and which field). */
 static int cmd_fatbin(int argc, char **argv)
 {
     if (argc != 1)
@@ -1127,30 +1185,38 @@ static int cmd_fatbin(int argc, char **argv)
         fprintf(stderr, "ptxemu: cannot read %s: %s\n", argv[0], strerror(errno));
         return 1;
     }
-    /* containers are 8-byte aligned in .nv_fatbin / __nv_relfatbin */
     unsigned found = 0;
-    for (size_t o = 0; o + 16 <= n; o += 8) {
-        uint32_t magic;
-        memcpy(&magic, b + o, 4);
-        if (magic != FATBIN_MAGIC)
-            continue;
-        uint64_t sz = fatbin_container_size(b + o);
-        if (!sz || sz > n - o)
-            continue;
-        printf("at file offset 0x%zx: ", o);
-        fflush(stdout);
-        fatbin_dump(stdout, b + o);
-        found++;
-        o += (sz & ~(uint64_t)7);
-        if (o >= 8)
-            o -= 8;
+    int rc = 0;
+    uint32_t magic = 0;
+    if (n >= 4)
+        memcpy(&magic, b, 4);
+    struct fatbin_sections fs = {.n = 0};
+    if (magic == FATBIN_MAGIC) {
+        rc = fatbin_list(argv[0], "file", b, 0, n, &found);
+    } else if (fatbin_elf_sections(b, n, fatbin_section_cb, &fs) < 0) {
+        fprintf(stderr, "ptxemu: %s is neither an ELF file with section headers nor a fat "
+                        "binary\n", argv[0]);
+        rc = 1;
+    } else {
+        for (unsigned i = 0; i < fs.n && !rc; i++) {
+            const struct fatbin_elf_section *s = &fs.s[i];
+            if (s->offset > n || s->size > n - s->offset) {
+                fprintf(stderr, "ptxemu: %s: section %s (offset 0x%llx, %llu bytes) runs past "
+                                "the end of the file (%zu bytes)\n",
+                        argv[0], s->name, (unsigned long long)s->offset,
+                        (unsigned long long)s->size, n);
+                rc = 1;
+                break;
+            }
+            rc = fatbin_list(argv[0], s->name, b, s->offset, s->size, &found);
+        }
     }
     free(b);
-    if (!found) {
+    if (!rc && !found) {
         fprintf(stderr, "ptxemu: %s holds no fat binary\n", argv[0]);
-        return 1;
+        rc = 1;
     }
-    return 0;
+    return rc;
 }
 
 /* ======================================================================================= run */

@@ -30,6 +30,16 @@ struct fatbin_wrapper {
     const void *filename_or_fatbins; /* v2: NULL-terminated array of per-file containers */
 };
 
+/* Results of the reader besides 0. */
+enum {
+    FATBIN_EINVALID = -1, /* malformed container or payload: cudaErrorInvalidKernelImage */
+    FATBIN_ENOIMAGE = -2, /* well-formed, but no PTX this device can run:
+                             cudaErrorNoKernelImageForDevice */
+};
+
+/* Largest PTX text a compressed entry may declare (bytes after decompression). */
+#define FATBIN_MAX_PTX (UINT64_C(1) << 32)
+
 /* One entry as described by its header. */
 struct fatbin_entry {
     unsigned kind;          /* FATBIN_KIND_* */
@@ -40,14 +50,26 @@ struct fatbin_entry {
     uint64_t payload_size;  /* bytes stored (padded) */
     uint64_t compressed;    /* compressed bytes (0: stored) */
     uint64_t uncompressed;  /* bytes after decompression (0: stored) */
+    unsigned index;         /* position in the container (0 = first), for messages */
+    uint64_t offset;        /* byte offset of the entry header from the container start */
 };
 
-/* Total bytes of the container at p (header + payload), or 0 if p is not a container. */
-uint64_t fatbin_container_size(const void *p);
+/*
+ * Every function below reads only the `avail` bytes at the container: the header's size
+ * fields are checked against avail, then every entry's against the container's end, all as
+ * offsets (no pointer is formed past the bound). A container a program registered has no
+ * length of its own: fatbin_locate gives the bound.
+ */
+
+/* Total bytes of the container at p (header + entries), or 0 if p does not start a container
+ * or its size fields run past avail. */
+uint64_t fatbin_container_size(const void *p, size_t avail);
 
 /* Walk the entries of the container at p: calls fn for each; stops early when fn returns
- * non-zero and returns that value. Returns -1 for a malformed container. */
-int fatbin_foreach(const void *p, int (*fn)(const struct fatbin_entry *e, void *arg), void *arg);
+ * non-zero and returns that value. Returns FATBIN_EINVALID for a malformed container, with a
+ * one-line reason in err (when err is not NULL): which field of which entry, and the bound. */
+int fatbin_foreach(const void *p, size_t avail, int (*fn)(const struct fatbin_entry *e, void *arg),
+                   void *arg, char *err, size_t errlen);
 
 /* The PTX text chosen for a device of compute capability sm (x10). */
 struct fatbin_ptx {
@@ -57,17 +79,44 @@ struct fatbin_ptx {
 };
 
 /* Select and decompress the newest PTX entry with arch <= sm (arch-specific "a" entries only
- * when arch == sm). Returns 0 with *out filled; -1 with a one-line explanation in err when
- * there is no usable PTX (SASS only: names the -gencode flag to add; only newer PTX: says so;
- * corrupt data). */
-int fatbin_select_ptx(const void *container, unsigned sm, struct fatbin_ptx *out, char *err,
-                      size_t errlen);
+ * when arch == sm). Returns 0 with *out filled, or a one-line explanation in err and
+ * FATBIN_ENOIMAGE when there is no usable PTX (SASS only: names the -gencode flag to add;
+ * only newer PTX: says so), FATBIN_EINVALID when the container or the chosen payload is
+ * malformed (bad sizes, empty entry, corrupt or truncated compressed data). Decompression
+ * allocates what the data really produces, never what a size field merely claims. */
+int fatbin_select_ptx(const void *container, size_t avail, unsigned sm, struct fatbin_ptx *out,
+                      char *err, size_t errlen);
 
 /* Decompress an LZ4 block-format buffer. Returns bytes written, or -1 when src is malformed
  * or would overflow dst. Exposed for tests. */
 long fatbin_lz4_decode(const uint8_t *src, size_t srclen, uint8_t *dst, size_t dstcap);
 
-/* Print one line per entry (kind, arch, flags, sizes) — `ptxemu fatbin` and PTXEMU_DEBUG_REG. */
-void fatbin_dump(FILE *out, const void *container);
+/* Print one line per entry (kind, arch, flags, sizes) — `ptxemu fatbin` and PTXEMU_DEBUG_REG.
+ * Returns 0, or FATBIN_EINVALID with the reason in err (the entries before the bad one are
+ * printed). */
+int fatbin_dump(FILE *out, const void *container, size_t avail, char *err, size_t errlen);
+
+/* One section header of an ELF file. */
+struct fatbin_elf_section {
+    const char *name;       /* "" when the name is out of the string table */
+    uint32_t type;          /* SHT_* */
+    uint64_t flags, addr, offset, size;
+};
+
+/* Call fn for each section of the 64-bit little-endian ELF image b (n bytes), stopping when
+ * it returns non-zero (returned). -1 when b is not such an ELF or its section header table
+ * lies outside b. Used to find .nv_fatbin / __nv_relfatbin in a file (ptxemu fatbin) and the
+ * section holding a registered container (fatbin_locate). */
+int fatbin_elf_sections(const uint8_t *b, size_t n,
+                        int (*fn)(const struct fatbin_elf_section *s, void *arg), void *arg);
+
+/* How many bytes can be read at p, a container a CUDA program registered (wrapper->data or
+ * an -rdc per-file container): the rest of the ELF section holding it (.nv_fatbin,
+ * __nv_relfatbin — from the section headers of the object file, found with
+ * dl_iterate_phdr), capped by the end of the loaded segment holding it; for memory no
+ * loaded object owns, the readable mappings from p on (/proc/self/maps). Returns 0 with
+ * *avail and a description of the place in `where` ("section .nv_fatbin of PATH at +0x10"),
+ * or -1 when p is not readable memory. */
+int fatbin_locate(const void *p, size_t *avail, char *where, size_t wherelen);
 
 #endif

@@ -28,6 +28,20 @@ static int push_ptr(void ***arr, unsigned *n, unsigned *cap, void *p)
     return 0;
 }
 
+/* PTXEMU_DEBUG_REG: the entries of a registered container, bounded like a load. */
+static void debug_dump(const void *container)
+{
+    char err[512], where[600];
+    size_t avail;
+    if (fatbin_locate(container, &avail, where, sizeof where) < 0) {
+        fprintf(stderr, "ptxemu: fatbin %s\n", where);
+        return;
+    }
+    fprintf(stderr, "ptxemu: fatbin in %s\n", where);
+    if (fatbin_dump(stderr, container, avail, err, sizeof err) < 0)
+        fprintf(stderr, "  (malformed: %s)\n", err);
+}
+
 /* Register a fat binary wrapper; returns the record whose handle_slot address the program
  * keeps as its void** handle. NULL on allocation failure. */
 struct rt_fatbin *rt_reg_fatbin(struct rt_ctx *c, const void *wrapper)
@@ -49,10 +63,10 @@ struct rt_fatbin *rt_reg_fatbin(struct rt_ctx *c, const void *wrapper)
         fprintf(stderr, "ptxemu: register fatbin wrapper %p version %d\n", wrapper,
                 w ? w->version : -1);
         if (w && w->magic == FATBIN_WRAPPER_MAGIC) {
-            fatbin_dump(stderr, w->data);
+            debug_dump(w->data);
             if (w->version == 2 && w->filename_or_fatbins)
                 for (const void *const *p = w->filename_or_fatbins; *p; p++)
-                    fatbin_dump(stderr, *p);
+                    debug_dump(*p);
         }
     }
     return fb;
@@ -191,13 +205,25 @@ struct rt_var *rt_find_var(struct rt_ctx *c, const void *host)
     return r;
 }
 
-/* Parse one container's PTX into the module list. 1 = skipped (no usable PTX, rdc only). */
+/* Parse one container's PTX into the module list. 1 = skipped (no PTX for this device, rdc
+ * only). A malformed container is an error either way: cudaErrorInvalidKernelImage, with one
+ * line saying where and which field. */
 static int load_container(struct rt_ctx *c, const void *container, bool optional,
                           const struct ir_module ***mods, unsigned *n, unsigned idx)
 {
     struct fatbin_ptx ptx;
-    char err[512];
-    if (fatbin_select_ptx(container, c->dev.sm, &ptx, err, sizeof err) < 0) {
+    char err[512], where[600];
+    size_t avail;
+    if (fatbin_locate(container, &avail, where, sizeof where) < 0) {
+        fprintf(stderr, "ptxemu: invalid fat binary: the program registered %s\n", where);
+        return -RT_ERR_INVALID_KERNEL_IMAGE;
+    }
+    int sr = fatbin_select_ptx(container, avail, c->dev.sm, &ptx, err, sizeof err);
+    if (sr == FATBIN_EINVALID) {
+        fprintf(stderr, "ptxemu: invalid fat binary (%s): %s\n", where, err);
+        return -RT_ERR_INVALID_KERNEL_IMAGE;
+    }
+    if (sr < 0) {
         if (optional) {
             if (c->debug_reg)
                 fprintf(stderr, "ptxemu: skipping linked fatbin %u: %s\n", idx, err);

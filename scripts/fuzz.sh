@@ -1,28 +1,42 @@
 #!/usr/bin/env bash
-# scripts/fuzz.sh - fuzz the front end with libFuzzer for a bounded time.
+# scripts/fuzz.sh - run the libFuzzer harnesses of tests/fuzz/ for a bounded time.
 #
-#   scripts/fuzz.sh                    build (`ninja fuzz`) and fuzz for $FUZZ_SECONDS (60)
-#   scripts/fuzz.sh regress            run every fixtures/ptx/fuzz/* input once through the
+#   scripts/fuzz.sh [TARGET...]        build (`ninja fuzz`) and fuzz each TARGET (default: all
+#                                      three) for $FUZZ_SECONDS (default 60) split evenly
+#   scripts/fuzz.sh regress            run the kept regression inputs once through their
 #                                      instrumented harness (no fuzzing)
-#   scripts/fuzz.sh save CRASH NAME    minimize a crashing input and store it as the regression
-#                                      fixture fixtures/ptx/fuzz/NAME.ptx
+#   scripts/fuzz.sh save CRASH NAME [TARGET]
+#                                      minimize a crashing input of TARGET (default frontend)
+#                                      and keep it as a regression input (see below)
 #
-# The seed corpus is every fixtures/**/*.ptx (plus fixtures/ptx/fuzz/*), copied into a fresh
-# temporary directory ($FUZZ_CORPUS to keep one between runs); the dictionary is
-# tests/fuzz/ptx.dict plus every mnemonic of frontend/ops.def and modifier of frontend/mods.def.
-# A crash, sanitizer report, leak or broken fe_load contract stops the run; the input is saved
-# in build-fuzz/crashes/ and the script exits 1 (with the `save` command to run). Exit 0: no
-# crash in the time given. Without clang's libFuzzer runtime it prints why and exits 0
-# (Debian 12: apt-get install clang-14 libclang-rt-14-dev).
+# Targets (build-fuzz/fuzz_TARGET):
+#   frontend  PTX text -> module, verifier, printer. Seeds: every fixtures/**/*.ptx.
+#   exec      PTX text -> module -> program load -> a tiny launch of every kernel (instruction
+#             budget, bounded memory; see tests/fuzz/fuzz_exec.c). Seeds: the same PTX.
+#   fatbin    the fat binary reader on arbitrary bytes. Seeds: tests/fuzz/fatbin/*.fatbin and,
+#             with nvcc, containers it writes for a few fixtures/cuda programs (kept in
+#             build-fuzz/seeds-fatbin/, remade when older than their source).
+# Regression inputs: frontend fixtures/ptx/fuzz/NAME.ptx (tests/fuzz_regress.t runs them
+# through `ptxemu check`), exec tests/fuzz/exec/NAME.ptx, fatbin tests/fuzz/fatbin/NAME.fatbin
+# (also seeds); `regress` replays all of them through the harnesses.
 #
-# Environment: FUZZ_SECONDS (total time), FUZZ_JOBS (parallel fuzzing processes, default 1),
-# FUZZ_CORPUS (corpus dir to keep), FUZZ_ARGS (extra libFuzzer flags, e.g. -max_len=4096),
-# PTXEMU_FUZZ_ROUNDTRIP=1 (also require the printed module to re-load; see the harness).
+# Dictionaries: frontend and exec use tests/fuzz/ptx.dict plus every mnemonic of
+# frontend/ops.def and modifier of frontend/mods.def; fatbin uses tests/fuzz/fatbin.dict.
+# A crash, sanitizer report, leak, out-of-memory, timeout or broken contract stops a run; the
+# input is saved in build-fuzz/crashes/ and the script exits 1 (after running the other
+# targets, with the `save` command to run). Exit 0: no crash in the time given. Without
+# clang's libFuzzer runtime it prints why and exits 0 (Debian 12: apt-get install clang-14
+# libclang-rt-14-dev).
+#
+# Environment: FUZZ_SECONDS (total time, split over the targets), FUZZ_JOBS (parallel fuzzing
+# processes per target, default 1), FUZZ_CORPUS (a directory to keep corpora in between runs,
+# one subdirectory per target), FUZZ_ARGS (extra libFuzzer flags, e.g. -max_len=4096),
+# PTXEMU_FUZZ_ROUNDTRIP=1 (frontend: also require the printed module to re-load).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-bin=build-fuzz/fuzz_frontend
 crashes=build-fuzz/crashes
+all_targets=(frontend exec fatbin)
 
 # Does this clang link a libFuzzer program? (clang alone is not enough: the runtime lives in
 # libclang-rt-14-dev on Debian 12.)
@@ -50,20 +64,42 @@ ninja fuzz </dev/null
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
-case "${1:-fuzz}" in
+# Where a target's regression inputs live, and their extension.
+regress_dir() {
+    case $1 in
+    frontend) echo fixtures/ptx/fuzz ;;
+    exec) echo tests/fuzz/exec ;;
+    fatbin) echo tests/fuzz/fatbin ;;
+    esac
+}
+regress_ext() { [ "$1" = fatbin ] && echo fatbin || echo ptx; }
+
+case "${1:-}" in
 regress)
     shopt -s nullglob
-    files=(fixtures/ptx/fuzz/*)
-    if [ ${#files[@]} -eq 0 ]; then
-        echo "fuzz.sh: no regression inputs in fixtures/ptx/fuzz/"
-        exit 0
-    fi
-    exec "$bin" "${files[@]}"
+    status=0
+    for t in "${all_targets[@]}"; do
+        files=("$(regress_dir "$t")"/*."$(regress_ext "$t")")
+        if [ ${#files[@]} -eq 0 ]; then
+            echo "fuzz.sh: $t: no regression inputs in $(regress_dir "$t")/"
+            continue
+        fi
+        echo "fuzz.sh: $t: ${#files[@]} regression input(s)"
+        "build-fuzz/fuzz_$t" "${files[@]}" || status=1
+    done
+    exit $status
     ;;
 save)
-    [ $# -eq 3 ] || { echo "usage: scripts/fuzz.sh save CRASH NAME" >&2; exit 2; }
-    mkdir -p fixtures/ptx/fuzz
-    out=fixtures/ptx/fuzz/$3.ptx
+    [ $# -eq 3 ] || [ $# -eq 4 ] || {
+        echo "usage: scripts/fuzz.sh save CRASH NAME [frontend|exec|fatbin]" >&2
+        exit 2
+    }
+    t=${4:-frontend}
+    bin=build-fuzz/fuzz_$t
+    [ -x "$bin" ] || { echo "fuzz.sh: unknown target $t" >&2; exit 2; }
+    dir=$(regress_dir "$t")
+    mkdir -p "$dir"
+    out=$dir/$3.$(regress_ext "$t")
     # -minimize_crash exits 0 once it stops shrinking; the result is checked to still crash.
     "$bin" -minimize_crash=1 -runs="${FUZZ_MINIMIZE_RUNS:-20000}" -exact_artifact_path="$out" \
         "$2" >/dev/null 2>&1 || true
@@ -72,60 +108,102 @@ save)
         echo "fuzz.sh: $out does not crash the harness (flaky input?)" >&2
         exit 1
     fi
-    if grep -q '//@' "$out"; then
+    if [ "$t" != fatbin ] && grep -q '//@' "$out"; then
         echo "fuzz.sh: warning: $out contains '//@', which tests/fixtures.t reads as" \
             "expectations: edit it (keeping the crash) before committing" >&2
     fi
     echo "fuzz.sh: saved $out ($(wc -c <"$out") bytes)"
     exit 0
     ;;
-fuzz) ;;
-*)
-    echo "usage: scripts/fuzz.sh [regress | save CRASH NAME]" >&2
-    exit 2
-    ;;
 esac
+
+targets=("$@")
+[ ${#targets[@]} -eq 0 ] && targets=("${all_targets[@]}")
+for t in "${targets[@]}"; do
+    case $t in
+    frontend | exec | fatbin) ;;
+    *)
+        echo "usage: scripts/fuzz.sh [frontend|exec|fatbin]... | regress | save CRASH NAME [TARGET]" >&2
+        exit 2
+        ;;
+    esac
+done
+total=${FUZZ_SECONDS:-60}
+each=$((total / ${#targets[@]}))
+[ "$each" -ge 1 ] || each=1
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-corpus=${FUZZ_CORPUS:-$work/corpus}
-mkdir -p "$corpus" "$work/seeds" "$crashes"
+mkdir -p "$crashes" "$work/ptx-seeds" "$work/fatbin-seeds"
 
-# Seeds: the fixtures, named by path so equal base names do not collide.
+# PTX seeds: the fixtures, named by path so equal base names do not collide.
 while IFS= read -r -d '' f; do
-    cp "$f" "$work/seeds/$(echo "${f#fixtures/}" | tr / _)"
-done < <(find fixtures -type f \( -name '*.ptx' -o -path 'fixtures/ptx/fuzz/*' \) -print0)
+    cp "$f" "$work/ptx-seeds/$(echo "${f#fixtures/}" | tr / _)"
+done < <(find fixtures tests/fuzz/exec -type f -name '*.ptx' -print0 2>/dev/null)
 
-# Dictionary: the hand-kept part, then mnemonics and modifiers from the opcode tables.
-dict=$work/ptx.dict
+# PTX dictionary: the hand-kept part, then mnemonics and modifiers from the opcode tables.
 {
     cat tests/fuzz/ptx.dict
     echo "# generated from frontend/ops.def and frontend/mods.def"
     sed -n 's/^OP([A-Z0-9_]*, *"\([^"]*\)".*/"\1"/p' frontend/ops.def
     sed -n 's/^MOD([A-Z0-9_]*, *"\([^"]*\)".*/".\1"/p' frontend/mods.def
-} | awk '!seen[$0]++' >"$dict"
+} | awk '!seen[$0]++' >"$work/ptx.dict"
 
-jobs=${FUZZ_JOBS:-1}
-args=(-max_total_time="${FUZZ_SECONDS:-60}" -dict="$dict" -artifact_prefix="$crashes/"
-    -timeout=20 -rss_limit_mb=2048 -print_final_stats=1)
-[ "$jobs" -gt 1 ] && args+=(-jobs="$jobs" -workers="$jobs")
-echo "fuzz.sh: $(ls "$work/seeds" | wc -l) seeds, $(grep -c '^"' "$dict") dictionary entries," \
-    "${FUZZ_SECONDS:-60} s, $jobs job(s); crashes go to $crashes/"
+# Fat binary seeds: the committed ones, and what nvcc writes for a few programs (cached).
+cp tests/fuzz/fatbin/*.fatbin "$work/fatbin-seeds/"
+nvcc=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
+if [[ " ${targets[*]} " == *" fatbin "* ]] && [ -x "$nvcc" ]; then
+    gen=build-fuzz/seeds-fatbin
+    mkdir -p "$gen"
+    # name, source, nvcc options
+    while read -r name src opts; do
+        [ "$gen/$name.fatbin" -nt "$src" ] && continue
+        # shellcheck disable=SC2086
+        "$nvcc" -fatbin $opts -o "$gen/$name.fatbin" "$src" >/dev/null 2>&1 ||
+            echo "fuzz.sh: nvcc could not make the seed $name (skipped)"
+    done <<'EOF'
+vecadd_zstd fixtures/cuda/vecadd.cu -gencode arch=compute_80,code=compute_80
+vecadd_plain fixtures/cuda/vecadd.cu -gencode arch=compute_80,code=compute_80 --compress-mode=none
+vecadd_lz4 fixtures/cuda/vecadd.cu -gencode arch=compute_80,code=compute_80 --compress-mode=speed
+reduce_sass_ptx fixtures/cuda/reduce_warp.cu -gencode arch=compute_75,code=sm_75 -gencode arch=compute_90a,code=compute_90a
+EOF
+    cp "$gen"/*.fatbin "$work/fatbin-seeds/" 2>/dev/null || true
+fi
 
 # What libFuzzer leaves in $crashes/ when a run fails (slow-unit-* files are only notes).
 count_failures() { find "$crashes" -maxdepth 1 \( -name 'crash-*' -o -name 'leak-*' \
     -o -name 'timeout-*' -o -name 'oom-*' \) | wc -l; }
-before=$(count_failures)
-status=0
-# shellcheck disable=SC2086
-"$bin" "${args[@]}" ${FUZZ_ARGS:-} "$corpus" "$work/seeds" || status=$?
-after=$(count_failures)
 
-if [ "$status" -ne 0 ] || [ "$after" -ne "$before" ]; then
-    echo "fuzz.sh: FAILED (status $status); inputs in $crashes/:"
-    ls -t "$crashes" | head -n 5 | sed "s|^|  $crashes/|"
-    echo "fuzz.sh: reproduce: PTXEMU_FUZZ_DIAG=1 $bin CRASH"
-    echo "fuzz.sh: keep as a regression fixture: scripts/fuzz.sh save CRASH NAME"
+jobs=${FUZZ_JOBS:-1}
+failed=()
+for t in "${targets[@]}"; do
+    if [ "$t" = fatbin ]; then
+        seeds=$work/fatbin-seeds dict=tests/fuzz/fatbin.dict
+    else
+        seeds=$work/ptx-seeds dict=$work/ptx.dict
+    fi
+    if [ -n "${FUZZ_CORPUS:-}" ]; then corpus=$FUZZ_CORPUS/$t; else corpus=$work/corpus-$t; fi
+    mkdir -p "$corpus"
+    args=(-max_total_time="$each" -dict="$dict" -artifact_prefix="$crashes/$t-"
+        -timeout=20 -rss_limit_mb=2048 -print_final_stats=1)
+    [ "$jobs" -gt 1 ] && args+=(-jobs="$jobs" -workers="$jobs")
+    echo "fuzz.sh: $t: $(ls "$seeds" | wc -l) seeds, $(grep -c '^"' "$dict") dictionary" \
+        "entries, $each s, $jobs job(s); crashes go to $crashes/$t-*"
+    before=$(count_failures)
+    status=0
+    # shellcheck disable=SC2086
+    "build-fuzz/fuzz_$t" "${args[@]}" ${FUZZ_ARGS:-} "$corpus" "$seeds" || status=$?
+    after=$(count_failures)
+    if [ "$status" -ne 0 ] || [ "$after" -ne "$before" ]; then
+        echo "fuzz.sh: $t FAILED (status $status); inputs in $crashes/:"
+        ls -t "$crashes" | grep "^$t-" | head -n 5 | sed "s|^|  $crashes/|"
+        echo "fuzz.sh: reproduce: PTXEMU_FUZZ_DIAG=1 build-fuzz/fuzz_$t CRASH"
+        echo "fuzz.sh: keep as a regression input: scripts/fuzz.sh save CRASH NAME $t"
+        failed+=("$t")
+    fi
+done
+if [ ${#failed[@]} -gt 0 ]; then
+    echo "fuzz.sh: FAILED: ${failed[*]}"
     exit 1
 fi
-echo "fuzz.sh: no crash in ${FUZZ_SECONDS:-60} s"
+echo "fuzz.sh: no crash in $each s each (${targets[*]})"

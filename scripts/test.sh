@@ -9,7 +9,8 @@
 # tests/fixtures_uptodate.t and tests/nvcc_matrix.t do not depend on the build
 # variant (their work is nvcc's; the matrix needs only the release ptxemu), so
 # they run in the first pass only.  Exits non-zero if anything fails.
-# Then fuzzes the front end for $FUZZ_SECONDS (default 60) seconds (scripts/fuzz.sh).
+# Then runs the three libFuzzer harnesses (front end, execution, fat binary reader) for
+# $FUZZ_SECONDS (default 60) seconds in total, a third each (scripts/fuzz.sh).
 # Needs no terminal and no stdin.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -37,9 +38,9 @@ for b in build build-asan; do
     fi
 done
 
-# The front end's libFuzzer harness for a bounded time (issue 3): a crash fails the suite.
+# The libFuzzer harnesses for a bounded time (issues 3 and 20): a crash fails the suite.
 echo
-echo "=== fuzzing the front end for ${FUZZ_SECONDS:-60} s"
+echo "=== fuzzing (frontend, exec, fatbin) for ${FUZZ_SECONDS:-60} s in total"
 if ! FUZZ_SECONDS=${FUZZ_SECONDS:-60} ./scripts/fuzz.sh </dev/null; then
     status=1
 fi
