@@ -15,7 +15,8 @@
 
 static struct CUgraph_st *graph_clone(struct CUgraph_st *g);
 static cudaError_t graph_run(struct CUgraph_st *g);
-static void gmem_forget(struct gmem *gm);
+static void gmem_dispose_locked(struct gmem *gm);
+static cudaError_t gmem_map(struct gmem *gm);
 
 int cr_nl_add(struct node_list *l, struct CUgraphNode_st *nd)
 {
@@ -69,19 +70,16 @@ int cr_graph_push(struct CUgraph_st *g, struct CUgraphNode_st *nd)
     return 0;
 }
 
-
-/* Graph allocations: cr_g.gmems holds the live ones (looked up by address). */
+/* A node holding a graph allocation is freed: one reference less (the memory itself may
+ * outlive every graph, until the program frees it). */
 void cr_gmem_release(struct gmem *gm)
 {
-    if (!gm || __atomic_sub_fetch(&gm->refs, 1, __ATOMIC_ACQ_REL) != 0)
+    if (!gm)
         return;
-    gmem_forget(gm);
-    if (!__atomic_load_n(&gm->freed, __ATOMIC_ACQUIRE)) {
-        struct mem *m = cr_dmem();
-        if (m)
-            mem_free(m, gm->addr);
-    }
-    free(gm);
+    pthread_mutex_lock(&cr_g.hlock);
+    gm->refs--;
+    gmem_dispose_locked(gm);
+    pthread_mutex_unlock(&cr_g.hlock);
 }
 
 void cr_node_free(struct CUgraphNode_st *nd)
@@ -241,11 +239,11 @@ static cudaError_t node_run(struct CUgraphNode_st *nd)
     case NK_GRAPH:
         return graph_run(nd->child);
     case NK_MEMALLOC:
-        return cudaSuccess; /* allocated when the node was made (struct gmem) */
+        return gmem_map(nd->gm);
     case NK_MEMFREE: {
-        /* a graph allocation stays reserved for the graph's next launch */
-        if (cr_gmem_find((uint64_t)(uintptr_t)nd->dst))
-            return cudaSuccess;
+        struct gmem *gm = cr_gmem_find((uint64_t)(uintptr_t)nd->dst);
+        if (gm)
+            return cr_gmem_unmap(gm);
         struct mem *m = cr_dmem();
         if (!m || mem_free(m, (uint64_t)(uintptr_t)nd->dst) < 0)
             return cudaErrorInvalidValue;
@@ -309,6 +307,18 @@ struct CUgraphNode_st *cr_node_new(enum node_kind k)
     return nd;
 }
 
+/* ============================================================================ graph memory */
+
+/* Graph allocations (memory-allocation nodes, cudaMallocAsync in a capture) follow CUDA's
+ * lifetime rules on every launch. The address is fixed when the node is made: it is a host
+ * block reserved for the allocation (struct gmem) that the device store maps (mem_register)
+ * when an allocation node runs and unmaps when a free node, cudaFreeAsync or cudaFree frees
+ * it, so outside its lifetime an access faults. Two states: `live` in program order (set when
+ * a launch with the allocation node is submitted, cleared when a free is submitted: what
+ * cudaGraphLaunch and the frees check), `mapped` in device order (set and cleared as the
+ * worker runs the nodes). All under cr_g.hlock. */
+
+/* The graph allocation at addr, or NULL. */
 struct gmem *cr_gmem_find(uint64_t addr)
 {
     struct gmem *r = NULL;
@@ -324,29 +334,45 @@ struct gmem *cr_gmem_find(uint64_t addr)
     return r;
 }
 
-static void gmem_forget(struct gmem *gm)
+/* Drop gm when no node holds it and its memory is neither live nor mapped. Caller holds
+ * cr_g.hlock. */
+static void gmem_dispose_locked(struct gmem *gm)
 {
-    cr_hs_del(&cr_g.gmems, gm);
+    if (gm->refs > 0 || gm->live || gm->mapped)
+        return;
+    for (size_t i = 0; i < cr_g.gmems.n; i++)
+        if (cr_g.gmems.v[i] == gm) {
+            cr_g.gmems.v[i] = cr_g.gmems.v[--cr_g.gmems.n];
+            break;
+        }
+    free(gm->host);
+    free(gm);
 }
 
-/* Allocate the memory of a graph allocation node (its address is fixed from now on). */
+/* A graph allocation of size bytes: its address is fixed from now on, its memory is mapped
+ * only while an allocation node's launch has it allocated. */
 cudaError_t cr_gmem_new(size_t size, struct gmem **out)
 {
     struct mem *m = cr_dmem();
     if (!m)
         return cudaErrorInitializationError;
+    size_t len = (size + 255) & ~(size_t)255;
     struct gmem *gm = calloc(1, sizeof *gm);
-    uint64_t a;
-    if (!gm || size > cr_ctx()->dev.global_mem - mem_used(m) ||
-        mem_alloc(m, size, MEM_F_DEVICE, &a) < 0) {
+    void *host = len >= size && size <= cr_ctx()->dev.global_mem - mem_used(m)
+                     ? aligned_alloc(256, len)
+                     : NULL;
+    if (!gm || !host) {
         free(gm);
+        free(host);
         return cudaErrorMemoryAllocation;
     }
-    gm->addr = a;
+    memset(host, 0, len);
+    gm->host = host;
+    gm->addr = (uint64_t)(uintptr_t)host;
     gm->size = size;
     gm->refs = 1;
     if (cr_hs_add(&cr_g.gmems, gm) < 0) {
-        mem_free(m, a);
+        free(host);
         free(gm);
         return cudaErrorMemoryAllocation;
     }
@@ -354,14 +380,122 @@ cudaError_t cr_gmem_new(size_t size, struct gmem **out)
     return cudaSuccess;
 }
 
-/* The program frees a graph allocation itself: the graph no longer owns it. */
-void cr_gmem_disown(uint64_t addr)
+/* An allocation node runs (worker): map the memory at its address. Mapped already means an
+ * AutoFreeOnLaunch relaunch (or an unordered free): the old allocation ends first. */
+static cudaError_t gmem_map(struct gmem *gm)
 {
-    struct gmem *gm = cr_gmem_find(addr);
-    if (gm) {
-        __atomic_store_n(&gm->freed, 1, __ATOMIC_RELEASE);
-        gmem_forget(gm);
+    struct mem *m = cr_dmem();
+    if (!gm || !m)
+        return cudaErrorInvalidValue;
+    cudaError_t e = cudaSuccess;
+    pthread_mutex_lock(&cr_g.hlock);
+    if (gm->mapped)
+        mem_free(m, gm->addr);
+    gm->mapped = mem_register(m, gm->host, gm->size, MEM_F_DEVICE) == 0;
+    if (!gm->mapped)
+        e = cudaErrorMemoryAllocation;
+    pthread_mutex_unlock(&cr_g.hlock);
+    return e;
+}
+
+/* A free of gm runs (worker, or cudaFree after waiting for the device): unmap its memory.
+ * cudaErrorInvalidValue when it is not allocated. */
+cudaError_t cr_gmem_unmap(struct gmem *gm)
+{
+    struct mem *m = cr_dmem();
+    cudaError_t e = cudaSuccess;
+    pthread_mutex_lock(&cr_g.hlock);
+    if (!m || !gm->mapped || mem_free(m, gm->addr) < 0)
+        e = cudaErrorInvalidValue;
+    gm->mapped = false;
+    gmem_dispose_locked(gm);
+    pthread_mutex_unlock(&cr_g.hlock);
+    return e;
+}
+
+/* The program frees addr (cudaFreeAsync outside a capture, cudaFree), in program order: 1 if
+ * it is a live graph allocation (no longer live now; the caller unmaps it in device order), -1
+ * if it is a graph allocation that is not allocated, 0 if it is no graph allocation. */
+int cr_gmem_program_free(uint64_t addr)
+{
+    int r = 0;
+    pthread_mutex_lock(&cr_g.hlock);
+    for (size_t i = 0; i < cr_g.gmems.n; i++) {
+        struct gmem *gm = cr_g.gmems.v[i];
+        if (gm->addr == addr) {
+            r = gm->live ? 1 : -1;
+            gm->live = false;
+            break;
+        }
     }
+    pthread_mutex_unlock(&cr_g.hlock);
+    return r;
+}
+
+/* Is [addr, addr+n) inside a live graph allocation? */
+bool cr_gmem_live_range(uint64_t addr, size_t n)
+{
+    bool r = false;
+    pthread_mutex_lock(&cr_g.hlock);
+    for (size_t i = 0; i < cr_g.gmems.n && !r; i++) {
+        const struct gmem *gm = cr_g.gmems.v[i];
+        r = gm->live && addr >= gm->addr && n <= gm->size && addr - gm->addr <= gm->size - n;
+    }
+    pthread_mutex_unlock(&cr_g.hlock);
+    return r;
+}
+
+/* Apply fn to every node of g and of its child graphs. */
+static void graph_walk(struct CUgraph_st *g, void (*fn)(struct CUgraphNode_st *nd, void *arg),
+                       void *arg)
+{
+    for (size_t i = 0; i < g->n; i++) {
+        fn(g->nodes[i], arg);
+        if (g->nodes[i]->kind == NK_GRAPH && g->nodes[i]->child)
+            graph_walk(g->nodes[i]->child, fn, arg);
+    }
+}
+
+struct gmem_launch {
+    bool autofree;
+    bool busy;      /* an allocation of the graph is still live */
+    int pass;       /* 0 check, 1 allocations become live, 2 the graph's frees */
+};
+
+static void gmem_launch_node(struct CUgraphNode_st *nd, void *arg)
+{
+    struct gmem_launch *L = arg;
+    if (nd->kind == NK_MEMALLOC && nd->gm) {
+        if (L->pass == 0 && nd->gm->live && !L->autofree)
+            L->busy = true;
+        if (L->pass == 1)
+            nd->gm->live = true;
+    } else if (nd->kind == NK_MEMFREE && L->pass == 2) {
+        for (size_t i = 0; i < cr_g.gmems.n; i++) {
+            struct gmem *gm = cr_g.gmems.v[i];
+            if (gm->addr == (uint64_t)(uintptr_t)nd->dst)
+                gm->live = false;
+        }
+    }
+}
+
+/* A launch of g is submitted (program order): cudaErrorInvalidValue if one of its allocations
+ * is still live from an earlier launch (CUDA's rule, unless the executable graph was
+ * instantiated with cudaGraphInstantiateFlagAutoFreeOnLaunch); else its allocations become
+ * live, except those a free node of the graph frees again. */
+static cudaError_t gmem_launch(struct CUgraph_st *g, bool autofree)
+{
+    struct gmem_launch L = {.autofree = autofree};
+    pthread_mutex_lock(&cr_g.hlock);
+    graph_walk(g, gmem_launch_node, &L);
+    if (!L.busy) {
+        L.pass = 1;
+        graph_walk(g, gmem_launch_node, &L);
+        L.pass = 2;
+        graph_walk(g, gmem_launch_node, &L);
+    }
+    pthread_mutex_unlock(&cr_g.hlock);
+    return L.busy ? cudaErrorInvalidValue : cudaSuccess;
 }
 
 EXPORT cudaError_t cudaDeviceGraphMemTrim(int device)
@@ -616,7 +750,8 @@ EXPORT cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t *pGraphNode, cudaGrap
                                            size_t numDependencies, void *dptr)
 {
     struct mem *m = cr_dmem();
-    if (!dptr || !m || !mem_find(m, (uint64_t)(uintptr_t)dptr, 1))
+    if (!dptr || !m ||
+        (!cr_gmem_find((uint64_t)(uintptr_t)dptr) && !mem_find(m, (uint64_t)(uintptr_t)dptr, 1)))
         return cr_ret(cudaErrorInvalidValue);
     struct CUgraphNode_st *nd = cr_node_new(NK_MEMFREE);
     if (nd)
@@ -777,15 +912,13 @@ EXPORT cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t strea
         return cr_ret(cudaErrorInvalidValue);
     if (!cr_stream_ok(stream))
         return cr_ret(cudaErrorInvalidResourceHandle);
+    /* in a capture the launch becomes a child graph node; its graph memory is accounted when
+     * the capture's graph is launched */
     struct CUstream_st *so = cr_stream_obj(stream);
-    if (so && so->capture) {
-        struct CUgraphNode_st *nd = cr_node_new(NK_GRAPH);
-        if (!nd || !(nd->child = graph_clone(graphExec->g))) {
-            free(nd);
-            return cr_ret(cudaErrorMemoryAllocation);
-        }
-        return cr_ret(cr_submit(stream, nd));
-    }
+    bool autofree = graphExec->flags & cudaGraphInstantiateFlagAutoFreeOnLaunch;
+    cudaError_t e = so && so->capture ? cudaSuccess : gmem_launch(graphExec->g, autofree);
+    if (e)
+        return cr_ret(e);
     struct CUgraphNode_st *nd = cr_node_new(NK_GRAPH);
     if (!nd || !(nd->child = graph_clone(graphExec->g))) {
         free(nd);

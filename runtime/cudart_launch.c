@@ -337,9 +337,12 @@ EXPORT cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const 
     attr->maxThreadsPerBlock = (int)(f->info.max_threads ? f->info.max_threads
                                                          : d->threads_per_block);
     attr->numRegs = (int)f->info.nregs;
-    attr->ptxVersion = f->info.module ? f->info.module->version_major * 10 +
-                                            f->info.module->version_minor
-                                      : 0;
+    /* CUDA's versions are compute capabilities x 10, not the PTX ISA version: ptxVersion is
+     * the virtual architecture the PTX targets (80 for compute_80: what the kernel saw as
+     * __CUDA_ARCH__ / 10, and what CUB picks its tuning policy by), binaryVersion the SASS
+     * architecture, which for PTX JIT-compiled at load is the device's. */
+    const struct ir_module *m = f->info.module;
+    attr->ptxVersion = (int)(m && m->target_sm ? m->target_sm : d->sm);
     attr->binaryVersion = (int)d->sm;
     attr->maxDynamicSharedSizeBytes =
         (int)(f->max_dynamic_shared ? f->max_dynamic_shared

@@ -113,13 +113,15 @@ static cudaError_t free_common(void *p, uint32_t want)
     struct mem *m = cr_dmem();
     if (!m)
         return cr_ret(cudaErrorInitializationError);
-    const struct mem_alloc *a = mem_find(m, (uint64_t)(uintptr_t)p, 1);
-    if (!a || a->base != (uint64_t)(uintptr_t)p || !(a->flags & want))
+    uint64_t addr = (uint64_t)(uintptr_t)p;
+    struct gmem *gm = (want & MEM_F_DEVICE) ? cr_gmem_find(addr) : NULL;
+    if (gm) /* a graph allocation: valid while a launch has it allocated */
+        return cr_ret(cr_gmem_program_free(addr) > 0 ? cr_gmem_unmap(gm) : cudaErrorInvalidValue);
+    const struct mem_alloc *a = mem_find(m, addr, 1);
+    if (!a || a->base != addr || !(a->flags & want))
         return cr_ret(cudaErrorInvalidValue);
-    if (want & MEM_F_DEVICE) {
-        cr_gmem_disown((uint64_t)(uintptr_t)p);
-        cr_pool_forget((uint64_t)(uintptr_t)p);
-    }
+    if (want & MEM_F_DEVICE)
+        cr_pool_forget(addr);
     if (mem_free(m, (uint64_t)(uintptr_t)p) < 0)
         return cr_ret(cudaErrorInvalidValue);
     return cudaSuccess;
@@ -215,7 +217,10 @@ EXPORT cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attrib
 /* Is [p, p+n) inside one allocation the device can access? */
 static bool dev_range(struct mem *m, const void *p, size_t n)
 {
-    return mem_find(m, (uint64_t)(uintptr_t)p, n ? n : 1) != NULL;
+    uint64_t a = (uint64_t)(uintptr_t)p;
+    /* a graph allocation a submitted launch allocates is valid for work ordered after it,
+     * though the launch may not have mapped it yet */
+    return mem_find(m, a, n ? n : 1) != NULL || cr_gmem_live_range(a, n ? n : 1);
 }
 
 static cudaError_t copy_check(void *dst, const void *src, size_t n, enum cudaMemcpyKind kind)
@@ -789,15 +794,18 @@ EXPORT cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t hStream)
     uint64_t addr = (uint64_t)(uintptr_t)devPtr;
     struct CUstream_st *so = cr_stream_obj(hStream);
     bool capturing = so && so->capture;
-    if (!(capturing && cr_gmem_find(addr))) {
+    /* a graph allocation is checked (and stops being allocated) in program order: the launch
+     * that allocates it may not have run yet; a captured free becomes a free node */
+    int g = capturing ? (cr_gmem_find(addr) != NULL) : cr_gmem_program_free(addr);
+    if (g < 0)
+        return cr_ret(cudaErrorInvalidValue);
+    if (g == 0) {
         struct mem *m = cr_dmem();
         const struct mem_alloc *a = m ? mem_find(m, addr, 1) : NULL;
         if (!a || a->base != addr || !(a->flags & MEM_F_DEVICE))
             return cr_ret(cudaErrorInvalidValue);
-    }
-    if (!capturing) {
-        cr_gmem_disown(addr);
-        cr_pool_forget(addr);
+        if (!capturing)
+            cr_pool_forget(addr);
     }
     struct CUgraphNode_st *nd = cr_node_new(NK_MEMFREE);
     if (!nd)

@@ -139,14 +139,17 @@ struct copy_desc {
     enum cudaMemcpyKind kind;
 };
 
-/* Device memory of a graph memory-allocation node. CUDA gives its address out when the node is
- * created, so it is allocated then and lives while any graph or executable graph holding the
- * node does (refs), unless the program frees it itself (freed). */
+/* The memory of a graph memory-allocation node (cudart_graph.c, "graph memory"). CUDA gives its
+ * address out when the node is made: a host block reserved then, which the device store maps
+ * while a launch has the allocation allocated. Under cr_g.hlock. */
 struct gmem {
-    uint64_t addr;
+    uint64_t addr;                    /* == host */
+    void *host;
     size_t size;
-    int refs;                         /* atomic */
-    int freed;                        /* atomic: cudaFree / cudaFreeAsync outside a graph */
+    int refs;                         /* nodes (of graphs, executable graphs, launches) */
+    bool live;                        /* allocated, in program order (launch submitted, no
+                                         free submitted since) */
+    bool mapped;                      /* allocated, in device order (mapped in the store) */
 };
 
 struct CUgraphNode_st {
@@ -188,7 +191,7 @@ struct cudart_ctx {
     pthread_mutex_t hlock; /* handle sets */
     struct handle_set streams, events, graphs, execs;
     struct handle_set pools;  /* cudaMemPoolCreate pools */
-    struct handle_set gmems;  /* live graph allocations (struct gmem) */
+    struct handle_set gmems;  /* graph allocations (struct gmem) */
     struct CUmemPoolHandle_st pool;
     cudaMemPool_t cur_pool;   /* cudaDeviceSetMemPool; NULL: the default pool */
     unsigned long long next_stream_id, next_capture_id;
@@ -281,11 +284,15 @@ int cr_graph_push(struct CUgraph_st *g, struct CUgraphNode_st *nd);
 void cr_graph_free(struct CUgraph_st *g);
 /* The queue operation that runs a node (stream work is made of nodes) and frees it. */
 void cr_node_op(struct rt_ctx *c, void *arg);
-/* Graph allocations: a new one (address fixed from now on), the live one at addr, dropping a
- * reference, and the program freeing one itself. */
+/* Graph allocations: a new one (address fixed from now on), the one at addr, dropping a node's
+ * reference; the program freeing one (program order: 1 it was allocated, -1 it was not, 0 no
+ * graph allocation), and unmapping it (device order). */
 cudaError_t cr_gmem_new(size_t size, struct gmem **out);
 struct gmem *cr_gmem_find(uint64_t addr);
 void cr_gmem_release(struct gmem *gm);
-void cr_gmem_disown(uint64_t addr);
+int cr_gmem_program_free(uint64_t addr);
+/* Is [addr, addr+n) inside a graph allocation that is allocated in program order? */
+bool cr_gmem_live_range(uint64_t addr, size_t n);
+cudaError_t cr_gmem_unmap(struct gmem *gm);
 
 #endif
