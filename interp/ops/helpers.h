@@ -710,7 +710,9 @@ static inline void vm_assert_message(struct warp *w, const struct call_ops *co, 
     const struct cta *c = w->cta;
     const uint32_t *nt = c->L->l->block;
     uint32_t t = w->id * 32 + l;
-    snprintf(out, n, "%s:%u: %s: block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `%s` failed.",
+    /* file and function names are cut so the line fits the report's 512 bytes with the whole
+     * assertion text */
+    snprintf(out, n, "%.100s:%u: %.80s: block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `%s` failed.",
              file, (unsigned)line, func, c->id[0], c->id[1], c->id[2], t % nt[0],
              t / nt[0] % nt[1], t / (nt[0] * nt[1]), msg);
 }
