@@ -53,7 +53,7 @@ static bool fuzz_roundtrip(void)
  * NULL (input rejected with diagnostics). */
 static struct ir_module *fuzz_load(const char *text, size_t len, FILE *diag)
 {
-    struct fe_opts opts = { .diag = diag, .max_errors = 0, .no_cfg = false, .verify = false };
+    struct fe_opts opts = { .diag = diag, .max_errors = 0, .no_cfg = false, .verify = true };
     struct ir_module *m = (struct ir_module *)(uintptr_t)1; /* must be overwritten */
     int rc = fe_load(text, len, "fuzz.ptx", &opts, &m);
     if (rc > 0)
