@@ -1,0 +1,397 @@
+/*
+ * timing/config.c — the option table built from config.def, defaults, setting an option from
+ * text, and the derived quantities the model reads (tm_config_derive).
+ */
+#include "timing/config.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+const struct tm_opt_desc tm_opt_table[] = {
+#define TM_OPT(name, field, type, def, flags, help)                                            \
+    {name, type, def, flags, help, offsetof(struct tm_options, field)},
+#include "timing/config.def"
+#undef TM_OPT
+};
+const size_t tm_opt_count = sizeof tm_opt_table / sizeof tm_opt_table[0];
+
+static void errf(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (!err || !errlen)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+}
+
+/* Option row by name (linear: called only while reading a configuration). */
+const struct tm_opt_desc *tm_opt_find(const char *name)
+{
+    for (size_t i = 0; i < tm_opt_count; i++)
+        if (!strcmp(tm_opt_table[i].name, name))
+            return &tm_opt_table[i];
+    return NULL;
+}
+
+static int set_row(struct tm_config *c, const struct tm_opt_desc *d, const char *value,
+                   char *err, size_t errlen)
+{
+    char *base = (char *)&c->o + d->offset;
+    char *end;
+    switch (d->type) {
+    case TM_INT: {
+        errno = 0;
+        long long v = strtoll(value, &end, 0);
+        while (*end == ' ' || *end == '\t')
+            end++;
+        if (end == value || *end || errno) {
+            errf(err, errlen, "option -%s: '%s' is not an integer", d->name, value);
+            return -EINVAL;
+        }
+        memcpy(base, &(int64_t){v}, sizeof(int64_t));
+        return 0;
+    }
+    case TM_DBL: {
+        errno = 0;
+        double v = strtod(value, &end);
+        while (*end == ' ' || *end == '\t')
+            end++;
+        if (end == value || *end || errno) {
+            errf(err, errlen, "option -%s: '%s' is not a number", d->name, value);
+            return -EINVAL;
+        }
+        memcpy(base, &v, sizeof v);
+        return 0;
+    }
+    case TM_STR: {
+        char *s = strdup(value);
+        if (!s)
+            return -ENOMEM;
+        char *old;
+        memcpy(&old, base, sizeof old);
+        free(old);
+        memcpy(base, &s, sizeof s);
+        return 0;
+    }
+    }
+    return -EINVAL;
+}
+
+/* Every option's default. */
+int tm_config_init(struct tm_config *c)
+{
+    memset(c, 0, sizeof *c);
+    for (size_t i = 0; i < tm_opt_count; i++) {
+        int r = set_row(c, &tm_opt_table[i], tm_opt_table[i].def, NULL, 0);
+        if (r) {
+            tm_config_free(c);
+            return r == -ENOMEM ? -ENOMEM : -EINVAL;
+        }
+    }
+    return 0;
+}
+
+void tm_config_free(struct tm_config *c)
+{
+    for (size_t i = 0; i < tm_opt_count; i++) {
+        if (tm_opt_table[i].type != TM_STR)
+            continue;
+        char *s;
+        memcpy(&s, (char *)&c->o + tm_opt_table[i].offset, sizeof s);
+        free(s);
+        s = NULL;
+        memcpy((char *)&c->o + tm_opt_table[i].offset, &s, sizeof s);
+    }
+}
+
+int tm_config_set(struct tm_config *c, const char *name, const char *value, char *err,
+                  size_t errlen)
+{
+    const struct tm_opt_desc *d = tm_opt_find(name);
+    if (!d) {
+        errf(err, errlen, "unknown option -%s", name);
+        return -ENOENT;
+    }
+    return set_row(c, d, value, err, errlen);
+}
+
+/* ------------------------------------------------------------------ derivation */
+
+/* Parse up to max unsigned integers separated by any of seps; returns how many, or -1 on a
+ * malformed list. */
+static int parse_uints(const char *s, const char *seps, uint32_t *out, int max)
+{
+    int n = 0;
+    const char *p = s;
+    while (*p == ' ')
+        p++;
+    if (!*p)
+        return 0;
+    for (;;) {
+        char *end;
+        errno = 0;
+        unsigned long v = strtoul(p, &end, 0);
+        if (end == p || errno || v > UINT32_MAX || n == max)
+            return -1;
+        out[n++] = (uint32_t)v;
+        while (*end == ' ')
+            end++;
+        if (!*end)
+            return n;
+        if (!strchr(seps, *end))
+            return -1;
+        p = end + 1;
+    }
+}
+
+/* GPGPU-Sim cache string; "none" (or empty) leaves the cache absent. */
+static int parse_cache(const char *name, const char *s, struct tm_cache_geom *g, char *err,
+                       size_t errlen)
+{
+    memset(g, 0, sizeof *g);
+    if (!s || !*s || !strcmp(s, "none"))
+        return 0;
+    char ct = 0, repl = 0, wr = 0, al = 0, wal = 0, si = 0, mt = 0;
+    unsigned ns = 0, ls = 0, as = 0, me = 0, mm = 0, mq = 0, ff = 0, dp = 0;
+    int n = sscanf(s, "%c:%u:%u:%u,%c:%c:%c:%c:%c,%c:%u:%u,%u:%u,%u", &ct, &ns, &ls, &as, &repl,
+                   &wr, &al, &wal, &si, &mt, &me, &mm, &mq, &ff, &dp);
+    if (n < 13) {
+        /* "…,<mq>,<port>" without the fifo field */
+        n = sscanf(s, "%c:%u:%u:%u,%c:%c:%c:%c:%c,%c:%u:%u,%u,%u", &ct, &ns, &ls, &as, &repl,
+                   &wr, &al, &wal, &si, &mt, &me, &mm, &mq, &dp);
+        if (n < 13) {
+            errf(err, errlen, "option -%s: malformed cache configuration '%s'", name, s);
+            return -EINVAL;
+        }
+    }
+    if ((ct != 'N' && ct != 'S') || !ns || !ls || !as || (ls & (ls - 1))) {
+        errf(err, errlen, "option -%s: bad cache geometry in '%s'", name, s);
+        return -EINVAL;
+    }
+    *g = (struct tm_cache_geom){.present = true, .sectored = ct == 'S', .nset = ns, .line = ls,
+                                .assoc = as, .repl = repl, .write = wr, .alloc = al,
+                                .write_alloc = wal, .set_index = si, .mshr = mt,
+                                .mshr_entries = me, .mshr_merge = mm, .miss_queue = mq,
+                                .fifo_entries = ff, .data_port_width = dp};
+    return 0;
+}
+
+static int lat_list(const char *name, const char *s, uint32_t *v, int need, char *err,
+                    size_t errlen)
+{
+    int n = parse_uints(s, ",", v, 8);
+    if (n < need) {
+        errf(err, errlen, "option -%s: expected %d comma-separated values, got '%s'", name,
+             need, s);
+        return -EINVAL;
+    }
+    for (int i = 0; i < n; i++)
+        if (!v[i] || v[i] > 65535) {
+            errf(err, errlen, "option -%s: value %u out of range 1..65535", name, v[i]);
+            return -EINVAL;
+        }
+    return n;
+}
+
+int tm_config_derive(struct tm_config *c, char *err, size_t errlen)
+{
+    struct tm_options *o = &c->o;
+    uint32_t v[16];
+    int n;
+
+    if (o->gpgpu_n_clusters < 1 || o->gpgpu_n_cores_per_cluster < 1 ||
+        o->gpgpu_n_clusters * o->gpgpu_n_cores_per_cluster > 4096) {
+        errf(err, errlen, "options -gpgpu_n_clusters/-gpgpu_n_cores_per_cluster: 1..4096 SMs");
+        return -EINVAL;
+    }
+    c->n_sm = (uint32_t)(o->gpgpu_n_clusters * o->gpgpu_n_cores_per_cluster);
+
+    n = parse_uints(o->gpgpu_shader_core_pipeline, ":", v, 2);
+    if (n != 2 || v[1] != 32 || v[0] < 32 || v[0] % 32 || v[0] > 4096) {
+        errf(err, errlen,
+             "option -gpgpu_shader_core_pipeline: expected <threads>:32 with threads a "
+             "multiple of 32, got '%s'",
+             o->gpgpu_shader_core_pipeline);
+        return -EINVAL;
+    }
+    c->max_threads_per_sm = v[0];
+    c->warp_size = v[1];
+    c->max_warps_per_sm = v[0] / 32;
+
+    n = parse_uints(o->gpgpu_pipeline_widths, ",", v, 16);
+    if (n < TM_EX_WB + 1) {
+        errf(err, errlen, "option -gpgpu_pipeline_widths: expected at least %d values, got '%s'",
+             TM_EX_WB + 1, o->gpgpu_pipeline_widths);
+        return -EINVAL;
+    }
+    for (int i = 0; i < TM_PIPE__COUNT; i++)
+        c->pipe_width[i] = i < n ? v[i] : 0;
+    if (n <= TM_OC_EX_TENSOR) { /* older configs: no tensor pipeline registers */
+        c->pipe_width[TM_ID_OC_TENSOR] = 0;
+        c->pipe_width[TM_OC_EX_TENSOR] = 0;
+    }
+
+    const struct { int64_t n; const char *name; } units[TM_FU__COUNT] = {
+        [TM_FU_SP] = {o->gpgpu_num_sp_units, "gpgpu_num_sp_units"},
+        [TM_FU_DP] = {o->gpgpu_num_dp_units, "gpgpu_num_dp_units"},
+        [TM_FU_INT] = {o->gpgpu_num_int_units, "gpgpu_num_int_units"},
+        [TM_FU_SFU] = {o->gpgpu_num_sfu_units, "gpgpu_num_sfu_units"},
+        [TM_FU_TENSOR] = {o->gpgpu_tensor_core_avail ? o->gpgpu_num_tensor_core_units : 0,
+                          "gpgpu_num_tensor_core_units"},
+        [TM_FU_MEM] = {1, "-"},
+    };
+    for (int i = 0; i < TM_FU__COUNT; i++) {
+        if (units[i].n < 0 || units[i].n > 64) {
+            errf(err, errlen, "option -%s: 0..64 units", units[i].name);
+            return -EINVAL;
+        }
+        c->n_units[i] = (uint32_t)units[i].n;
+    }
+    if (!c->n_units[TM_FU_SP] || !c->n_units[TM_FU_SFU]) {
+        errf(err, errlen, "options -gpgpu_num_sp_units and -gpgpu_num_sfu_units must be ≥ 1");
+        return -EINVAL;
+    }
+
+    /* Per-opcode latencies: ir_lat classes ADD MAX MUL MAD DIV map to the first five list
+     * entries; SHFL to the integer list's sixth; SFU and TENSOR to their own options. */
+    uint32_t il[8], ii[8], fl[8], fi[8], dl[8], di[8], sl[8], si[8], tl[8], ti[8];
+    if ((n = lat_list("ptx_opcode_latency_int", o->ptx_opcode_latency_int, il, 5, err, errlen)) < 0)
+        return n;
+    if (n < 6)
+        il[5] = il[0];
+    if ((n = lat_list("ptx_opcode_initiation_int", o->ptx_opcode_initiation_int, ii, 5, err,
+                      errlen)) < 0)
+        return n;
+    if (n < 6)
+        ii[5] = ii[0];
+    if ((n = lat_list("ptx_opcode_latency_fp", o->ptx_opcode_latency_fp, fl, 5, err, errlen)) < 0 ||
+        (n = lat_list("ptx_opcode_initiation_fp", o->ptx_opcode_initiation_fp, fi, 5, err,
+                      errlen)) < 0 ||
+        (n = lat_list("ptx_opcode_latency_dp", o->ptx_opcode_latency_dp, dl, 5, err, errlen)) < 0 ||
+        (n = lat_list("ptx_opcode_initiation_dp", o->ptx_opcode_initiation_dp, di, 5, err,
+                      errlen)) < 0 ||
+        (n = lat_list("ptx_opcode_latency_sfu", o->ptx_opcode_latency_sfu, sl, 1, err, errlen)) < 0 ||
+        (n = lat_list("ptx_opcode_initiation_sfu", o->ptx_opcode_initiation_sfu, si, 1, err,
+                      errlen)) < 0 ||
+        (n = lat_list("ptx_opcode_latency_tesnor", o->ptx_opcode_latency_tesnor, tl, 1, err,
+                      errlen)) < 0 ||
+        (n = lat_list("ptx_opcode_initiation_tensor", o->ptx_opcode_initiation_tensor, ti, 1,
+                      err, errlen)) < 0)
+        return n;
+    for (int u = 0; u <= U_NONE; u++) {
+        const uint32_t *L = il, *I = ii;
+        if (u == U_SP)
+            L = fl, I = fi;
+        else if (u == U_DP)
+            L = dl, I = di;
+        for (int k = 0; k < LAT__COUNT; k++) {
+            uint32_t lat, ini;
+            switch (k) {
+            case LAT_MAX: lat = L[1], ini = I[1]; break;
+            case LAT_MUL: lat = L[2], ini = I[2]; break;
+            case LAT_MAD: lat = L[3], ini = I[3]; break;
+            case LAT_DIV: lat = L[4], ini = I[4]; break;
+            case LAT_SHFL: lat = il[5], ini = ii[5]; break;
+            case LAT_SFU: lat = sl[0], ini = si[0]; break;
+            case LAT_TENSOR: lat = tl[0], ini = ti[0]; break;
+            default: lat = L[0], ini = I[0]; break;
+            }
+            if (u == U_SFU && k != LAT_DIV)
+                lat = sl[0], ini = si[0];
+            if (u == U_TENSOR)
+                lat = tl[0], ini = ti[0];
+            c->oplat[u][k] = (struct tm_oplat){(uint16_t)lat, (uint16_t)ini};
+        }
+    }
+
+    /* Scheduler. */
+    const char *s = o->gpgpu_scheduler;
+    if (!strcmp(s, "lrr"))
+        c->sched = TM_SCHED_LRR;
+    else if (!strcmp(s, "gto"))
+        c->sched = TM_SCHED_GTO;
+    else if (!strcmp(s, "old"))
+        c->sched = TM_SCHED_OLD;
+    else if (!strcmp(s, "rrr"))
+        c->sched = TM_SCHED_RRR;
+    else if (!strncmp(s, "two_level_active", 16)) {
+        c->sched = TM_SCHED_TWO_LEVEL;
+        c->two_level_active = 6;
+        if (s[16] == ':') {
+            n = parse_uints(s + 17, ":", v, 3);
+            if (n < 1 || !v[0]) {
+                errf(err, errlen, "option -gpgpu_scheduler: bad two_level_active '%s'", s);
+                return -EINVAL;
+            }
+            c->two_level_active = v[0];
+        } else if (s[16]) {
+            errf(err, errlen, "option -gpgpu_scheduler: unknown policy '%s'", s);
+            return -EINVAL;
+        }
+    } else {
+        errf(err, errlen,
+             "option -gpgpu_scheduler: unknown policy '%s' (lrr, gto, old, rrr, "
+             "two_level_active)",
+             s);
+        return -EINVAL;
+    }
+    if (o->gpgpu_num_sched_per_core < 1 || o->gpgpu_num_sched_per_core > 8) {
+        errf(err, errlen, "option -gpgpu_num_sched_per_core: 1..8");
+        return -EINVAL;
+    }
+
+    /* Clock domains. */
+    {
+        double d[4];
+        char extra;
+        if (sscanf(o->gpgpu_clock_domains, "%lf:%lf:%lf:%lf%c", &d[0], &d[1], &d[2], &d[3],
+                   &extra) != 4 ||
+            d[0] <= 0 || d[1] <= 0 || d[2] <= 0 || d[3] <= 0) {
+            errf(err, errlen,
+                 "option -gpgpu_clock_domains: expected <core>:<icnt>:<L2>:<DRAM> MHz, got '%s'",
+                 o->gpgpu_clock_domains);
+            return -EINVAL;
+        }
+        memcpy(c->clock_mhz, d, sizeof d);
+    }
+
+    /* Caches. */
+    int r;
+    if ((r = parse_cache("gpgpu_cache:il1", o->gpgpu_cache_il1, &c->il1, err, errlen)) ||
+        (r = parse_cache("gpgpu_cache:dl1", o->gpgpu_cache_dl1, &c->dl1, err, errlen)) ||
+        (r = parse_cache("gpgpu_const_cache:l1", o->gpgpu_const_cache_l1, &c->l1c, err, errlen)) ||
+        (r = parse_cache("gpgpu_tex_cache:l1", o->gpgpu_tex_cache_l1, &c->l1t, err, errlen)) ||
+        (r = parse_cache("gpgpu_cache:dl2", o->gpgpu_cache_dl2, &c->l2, err, errlen)))
+        return r;
+
+    /* Shared-memory carve-outs. */
+    n = parse_uints(o->gpgpu_shmem_option, ",", c->shmem_opt, 16);
+    if (n < 0) {
+        errf(err, errlen, "option -gpgpu_shmem_option: bad list '%s'", o->gpgpu_shmem_option);
+        return -EINVAL;
+    }
+    c->n_shmem_opt = (uint32_t)n;
+    for (int i = 1; i < n; i++)
+        if (c->shmem_opt[i] <= c->shmem_opt[i - 1]) {
+            errf(err, errlen, "option -gpgpu_shmem_option: values must ascend");
+            return -EINVAL;
+        }
+
+    if (o->gpgpu_shader_registers < 1 || o->gpgpu_shader_cta < 1 || o->gpgpu_shmem_size < 0 ||
+        o->gpgpu_shmem_num_banks < 1 || o->gpgpu_num_reg_banks < 1 ||
+        o->gpgpu_reg_file_port_throughput < 1 || o->gpgpu_max_insn_issue_per_warp < 1 ||
+        o->gpgpu_inst_fetch_throughput < 1) {
+        errf(err, errlen,
+             "options -gpgpu_shader_registers, -gpgpu_shader_cta, -gpgpu_shmem_num_banks, "
+             "-gpgpu_num_reg_banks, -gpgpu_reg_file_port_throughput, "
+             "-gpgpu_max_insn_issue_per_warp, -gpgpu_inst_fetch_throughput must be ≥ 1");
+        return -EINVAL;
+    }
+    c->perfect_mem_latency = (uint32_t)(o->ptxemu_perfect_mem_latency > 0
+                                            ? o->ptxemu_perfect_mem_latency
+                                            : o->gpgpu_l1_latency);
+    return 0;
+}
