@@ -82,10 +82,18 @@ static const char usage_text[] =
     "  --deterministic     fixed CTA order\n"
     "  --trace insn|regs|mem[,...]   trace to stderr; --trace-thread N limits it to one thread\n"
     "  --budget N          stop after N warp instructions (runaway kernels)\n"
+    "  --timing[=PRESET|FILE]\n"
+    "                      timing mode: run cycle by cycle on a simulated GPU (default: the\n"
+    "                      device's preset) and print GPGPU-Sim-style statistics per kernel to\n"
+    "                      stderr; %clock/%clock64/%globaltimer read simulated time\n"
+    "  --timing-set NAME=VALUE  override one timing option (repeatable)\n"
+    "  --timing-stats FILE.json every counter per kernel and per SM\n"
+    "  --timing-strict     unknown options in timing configurations are errors\n"
     "\n"
     "run options (passed to the program as PTXEMU_* environment variables):\n"
     "  --device SPEC, --threads N, --stats, --deterministic, --trace LIST, --trace-thread N,\n"
-    "  --budget N\n";
+    "  --budget N, --timing[=SPEC], --timing-set NAME=VALUE, --timing-stats FILE,\n"
+    "  --timing-strict\n";
 
 static int usage_error(const char *fmt, const char *arg)
 {
@@ -482,6 +490,8 @@ struct run_opts {
     bool trace_thread_set;
     uint64_t budget;
     bool budget_set;
+    struct rt_timing_opts timing; /* --timing[=SPEC], --timing-set, --timing-stats, --timing-strict */
+    char *timing_set;             /* accumulated --timing-set NAME=VALUE (';'-separated) */
 };
 
 /* Try to consume a common option at argv[*i]. 1 consumed, 0 not ours, -1 error (printed). */
@@ -489,7 +499,17 @@ static int common_opt(struct run_opts *o, int argc, char **argv, int *i)
 {
     const char *a = argv[*i];
     bool has_val = !strcmp(a, "--device") || !strcmp(a, "--threads") || !strcmp(a, "--trace") ||
-                   !strcmp(a, "--trace-thread") || !strcmp(a, "--budget");
+                   !strcmp(a, "--trace-thread") || !strcmp(a, "--budget") ||
+                   !strcmp(a, "--timing-set") || !strcmp(a, "--timing-stats");
+    if (!strcmp(a, "--timing") || !strncmp(a, "--timing=", 9)) {
+        o->timing.on = true;
+        o->timing.spec = a[8] == '=' && a[9] ? a + 9 : NULL;
+        return 1;
+    }
+    if (!strcmp(a, "--timing-strict")) {
+        o->timing.strict = true;
+        return 1;
+    }
     if (!strcmp(a, "--stats")) {
         o->stats = true;
         return 1;
@@ -529,6 +549,22 @@ static int common_opt(struct run_opts *o, int argc, char **argv, int *i)
             return -1;
         }
         o->trace = v;
+    } else if (!strcmp(a, "--timing-set")) {
+        if (!strchr(v, '=')) {
+            usage_error("--timing-set: expected NAME=VALUE, not '%s'", v);
+            return -1;
+        }
+        size_t old = o->timing_set ? strlen(o->timing_set) : 0;
+        char *ns = realloc(o->timing_set, old + strlen(v) + 2);
+        if (!ns)
+            return -1;
+        if (old)
+            ns[old++] = ';';
+        strcpy(ns + old, v);
+        o->timing_set = ns;
+        o->timing.set = ns;
+    } else if (!strcmp(a, "--timing-stats")) {
+        o->timing.stats_path = v;
     } else if (!strcmp(a, "--trace-thread")) {
         if (parse_u64(v, &n) < 0 || n > INT64_MAX) {
             usage_error("--trace-thread: bad thread id '%s'", v);
@@ -710,6 +746,7 @@ static int cmd_exec(int argc, char **argv)
     struct ir_module *m = NULL;
     struct interp_dev *dev = NULL;
     struct interp_program *prog = NULL;
+    struct rt_timing *timing = NULL;
     uint8_t *params = NULL;
     bool have_grid = false, have_block = false;
     if (!args || !prints || !dumps) {
@@ -826,6 +863,15 @@ static int cmd_exec(int argc, char **argv)
         dev = NULL;
         goto out;
     }
+    if (o.timing.on) {
+        char terr[256] = "";
+        if (rt_timing_open(&o.timing, o.device, stderr, &timing, terr, sizeof terr) < 0) {
+            fprintf(stderr, "ptxemu: timing mode: %s\n", terr[0] ? terr : "cannot start");
+            timing = NULL;
+            rc = EXIT_USAGE;
+            goto out;
+        }
+    }
     const struct ir_module *mods[1] = {m};
     if (interp_program_load(dev, mods, 1, stderr, &prog) < 0 || !prog) {
         prog = NULL;
@@ -908,7 +954,8 @@ static int cmd_exec(int argc, char **argv)
      * as a GPU benchmark's timed launches after a warm-up); --stats reports each launch */
     for (uint64_t r = 0; r < repeat; r++) {
         fflush(stdout);
-        int lr = interp_launch(dev, &l, &st, &trap);
+        int lr = timing ? tm_launch(timing->gpu, dev, &l, &st, &trap, NULL)
+                        : interp_launch(dev, &l, &st, &trap);
         fflush(stdout);
         if (lr < 0) {
             fprintf(stderr, "ptxemu: invalid launch of %s: %s\n", kname,
@@ -959,6 +1006,8 @@ static int cmd_exec(int argc, char **argv)
     }
     rc = fflush(stdout) ? 1 : 0;
 out:
+    rt_timing_close(timing);
+    free(o.timing_set);
     if (prog)
         interp_program_unload(prog);
     if (dev)
@@ -1305,6 +1354,15 @@ static int cmd_run(int argc, char **argv)
     if (o.budget_set) {
         snprintf(num, sizeof num, "%llu", (unsigned long long)o.budget);
         setenv("PTXEMU_BUDGET", num, 1);
+    }
+    if (o.timing.on) {
+        setenv("PTXEMU_TIMING", o.timing.spec ? o.timing.spec : "1", 1);
+        if (o.timing.set)
+            setenv("PTXEMU_TIMING_SET", o.timing.set, 1);
+        if (o.timing.stats_path)
+            setenv("PTXEMU_TIMING_STATS", o.timing.stats_path, 1);
+        if (o.timing.strict)
+            setenv("PTXEMU_TIMING_STRICT", "1", 1);
     }
     fflush(NULL);
     execv(path, argv + i);

@@ -251,7 +251,14 @@ static cudaError_t node_run(struct CUgraphNode_st *nd)
     }
     case NK_EVENT_RECORD:
         if (nd->event) {
-            clock_gettime(CLOCK_MONOTONIC, &nd->event->when);
+            struct rt_ctx *ctx = cr_ctx();
+            if (ctx->timing) { /* timing mode: simulated time */
+                double ns = rt_timing_ns(ctx->timing);
+                nd->event->when.tv_sec = (time_t)(ns / 1e9);
+                nd->event->when.tv_nsec = (long)(ns - (double)nd->event->when.tv_sec * 1e9);
+            } else {
+                clock_gettime(CLOCK_MONOTONIC, &nd->event->when);
+            }
             nd->event->recorded = true;
         }
         return cudaSuccess;

@@ -301,6 +301,7 @@ void rt_ctx_init(struct rt_ctx *c)
     c->stats = env_flag("PTXEMU_STATS");
     c->debug_reg = env_flag("PTXEMU_DEBUG_REG");
     c->sync = env_flag("PTXEMU_SYNC");
+    rt_timing_env(&c->topts);
     /* kernels of independent streams run concurrently, except when the order must repeat */
     c->q.max_workers = (c->icfg.deterministic || c->icfg.trace) ? 1 : 16;
     pthread_mutex_init(&c->q.mu, NULL);
@@ -322,6 +323,16 @@ struct interp_dev *rt_ctx_dev(struct rt_ctx *c)
         snprintf(c->init_err, sizeof c->init_err, "cannot create the emulated device (%d)", r);
         c->idev = NULL;
         return NULL;
+    }
+    if (c->topts.on && !c->timing) {
+        char err[256] = "";
+        if (rt_timing_open(&c->topts, getenv("PTXEMU_DEVICE"), stderr, &c->timing, err,
+                           sizeof err) < 0) {
+            snprintf(c->init_err, sizeof c->init_err, "timing mode: %s", err);
+            interp_dev_destroy(c->idev);
+            c->idev = NULL;
+            return NULL;
+        }
     }
     if (!c->cache)
         c->cache = fe_cache_new();

@@ -360,6 +360,8 @@ void rt_ctx_fini(struct rt_ctx *c)
     free(c->reg.vars);
     if (c->idev)
         interp_dev_destroy(c->idev);
+    rt_timing_close(c->timing); /* closes the JSON statistics */
+    c->timing = NULL;
     if (c->cache)
         fe_cache_free(c->cache);
     c->idev = NULL;

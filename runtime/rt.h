@@ -18,6 +18,7 @@
 #include "frontend/frontend.h"
 #include "interp/interp.h"
 #include "runtime/fatbin.h"
+#include "timing/timing.h"
 
 /* CUDA error numbers the core produces (cudaError_t values; cudart_ctx.c asserts them). The
  * only place below the cudart_*.c files where CUDA error numbers appear (error.c maps trap kinds
@@ -193,6 +194,38 @@ struct rt_queue {
     unsigned running;            /* operations running now */
 };
 
+/* ========================================================================= timing.c */
+
+/* What selects timing mode (CLI flags or PTXEMU_TIMING*). */
+struct rt_timing_opts {
+    bool on;
+    const char *spec;       /* preset or file; NULL: the device's preset */
+    const char *set;        /* "NAME=VALUE;…" overrides */
+    const char *stats_path; /* JSON statistics file, or NULL */
+    bool strict;            /* unknown options are errors */
+};
+
+/* A simulated GPU shared by the runtime's workers (kernels run on it one at a time). */
+struct rt_timing {
+    pthread_mutex_t mu;
+    struct tm_gpu *gpu;
+    FILE *json;
+};
+
+/* Create the simulated GPU for options o and the --device spec (its preset names the default
+ * timing configuration); statistics go to log. 0, or negative with a message in err. */
+int rt_timing_open(const struct rt_timing_opts *o, const char *device_spec, FILE *log,
+                   struct rt_timing **out, char *err, size_t errlen);
+/* Close the JSON statistics and free the GPU. */
+void rt_timing_close(struct rt_timing *t);
+/* tm_launch under the GPU's lock (workers of independent streams take turns). */
+int rt_timing_launch(struct rt_timing *t, struct interp_dev *d, const struct interp_launch *l,
+                     struct interp_stats *st, struct trap *trap);
+/* Simulated nanoseconds so far (event timestamps in timing mode). */
+double rt_timing_ns(struct rt_timing *t);
+/* Options from PTXEMU_TIMING, PTXEMU_TIMING_SET, PTXEMU_TIMING_STATS, PTXEMU_TIMING_STRICT. */
+void rt_timing_env(struct rt_timing_opts *o);
+
 struct rt_ctx {
     pthread_mutex_t lock;       /* registry, lazy loading, device creation */
     struct rt_device dev;
@@ -211,6 +244,8 @@ struct rt_ctx {
     char *printf_buf;
     size_t printf_len;
     char init_err[512];         /* why the device could not be created */
+    struct rt_timing_opts topts; /* PTXEMU_TIMING* */
+    struct rt_timing *timing;   /* timing mode: created with the device */
 };
 
 /* Initialise a context from the environment (PTXEMU_DEVICE, PTXEMU_THREADS, PTXEMU_STATS,

@@ -124,7 +124,8 @@ void rt_launch_exec(struct rt_ctx *c, struct rt_kernel_op *k)
     if (prior) /* a faulted context runs nothing more */
         goto out;
     /* statistics only when printed: they cost two CPU-clock system calls per host thread */
-    int lr = interp_launch(c->idev, &k->l, c->stats ? &st : NULL, &trap);
+    int lr = c->timing ? rt_timing_launch(c->timing, c->idev, &k->l, c->stats ? &st : NULL, &trap)
+                       : interp_launch(c->idev, &k->l, c->stats ? &st : NULL, &trap);
     if (lr < 0) {
         fprintf(stderr, "ptxemu: launch of %s failed: %s\n", k->func->name,
                 trap.msg[0] ? trap.msg : "rejected by the device");

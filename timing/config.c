@@ -395,3 +395,18 @@ int tm_config_derive(struct tm_config *c, char *err, size_t errlen)
                                             : o->gpgpu_l1_latency);
     return 0;
 }
+
+/* Interim loader until the gpgpusim.config reader lands: the built-in defaults only. */
+int tm_config_load(struct tm_config *c, const char *spec, const char *device_key, bool strict,
+                   FILE *diag)
+{
+    (void)device_key;
+    (void)strict;
+    if (spec && *spec) {
+        if (diag)
+            fprintf(diag, "ptxemu: timing configuration '%s': presets and files are not "
+                          "readable yet\n", spec);
+        return -ENOENT;
+    }
+    return tm_config_init(c);
+}

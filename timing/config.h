@@ -134,4 +134,10 @@ int tm_config_set(struct tm_config *c, const char *name, const char *value, char
  * message naming the option in err. Call after the last tm_config_set. */
 int tm_config_derive(struct tm_config *c, char *err, size_t errlen);
 
+/* Load the configuration `spec` names: NULL or "" the preset of device `device_key`, a preset
+ * name, or a gpgpusim.config file (strict: unknown options are errors). Defaults first; not yet
+ * derived. 0, or a negative error after a diagnostic on diag. */
+int tm_config_load(struct tm_config *c, const char *spec, const char *device_key, bool strict,
+                   FILE *diag);
+
 #endif

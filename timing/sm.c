@@ -1,0 +1,1256 @@
+/*
+ * timing/sm.c — one streaming multiprocessor, cycle by cycle, after GPGPU-Sim's shader core
+ * with the Volta+ sub-core organisation:
+ *
+ *   fetch/decode   an instruction buffer of TM_IBUF entries per warp, filled from the L1
+ *                  instruction cache (perfect, or tags with misses sent to memory)
+ *   issue          per scheduler one warp per cycle (lrr, gto, old, rrr, two_level_active);
+ *                  the scoreboard holds each in-flight instruction's destination registers;
+ *                  the engine executes the instruction now (engine_step), so values are the
+ *                  functional engine's and the branch outcome / addresses are known
+ *   read operands  collector units; register banks serve -gpgpu_reg_file_port_throughput reads
+ *                  each per cycle; conflicts delay the instruction
+ *   execute        SP / DP / INT / SFU / TENSOR units with latency and initiation interval
+ *                  per opcode class (config.c: oplat); the LD/ST unit with shared-memory bank
+ *                  conflicts, constant-cache serialisation, and line requests to memory
+ *   writeback      -gpgpu_pipeline_widths EX_WB results per cycle release the scoreboard
+ *
+ * Latency semantics: an instruction of latency L issued at cycle t makes its result available
+ * to a dependent instruction issuing at cycle t + L, unless a structural hazard (busy unit,
+ * bank conflict, full pipeline register, writeback ports) delayed it — so a dependent chain
+ * measured with clock64() shows exactly the configured latency.
+ *
+ * Everything here writes only the SM's own state (see tm_int.h).
+ */
+#include "timing/tm_int.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ====================================================================== small containers */
+
+int tm_queue_init(struct tm_queue *q, uint32_t cap)
+{
+    q->buf = calloc(cap, sizeof *q->buf);
+    q->cap = cap;
+    q->head = q->n = 0;
+    return q->buf ? 0 : -ENOMEM;
+}
+
+void tm_queue_free(struct tm_queue *q)
+{
+    free(q->buf);
+    q->buf = NULL;
+}
+
+static int pr_init(struct tm_pipereg *p, uint32_t parts, uint32_t cap)
+{
+    p->cap = cap ? cap : 1;
+    p->slot = calloc((size_t)parts * p->cap, sizeof *p->slot);
+    p->n = calloc(parts, sizeof *p->n);
+    return p->slot && p->n ? 0 : -ENOMEM;
+}
+
+static void pr_free(struct tm_pipereg *p)
+{
+    free(p->slot);
+    free(p->n);
+}
+
+static inline bool pr_has_room(const struct tm_pipereg *p, uint32_t part)
+{
+    return p->n[part] < p->cap;
+}
+
+static inline void pr_push(struct tm_pipereg *p, uint32_t part, uint32_t inst)
+{
+    p->slot[part * p->cap + p->n[part]++] = inst;
+}
+
+static inline uint32_t pr_front(const struct tm_pipereg *p, uint32_t part)
+{
+    return p->n[part] ? p->slot[part * p->cap] : TM_NONE;
+}
+
+static inline void pr_pop(struct tm_pipereg *p, uint32_t part)
+{
+    uint32_t *s = &p->slot[part * p->cap];
+    memmove(s, s + 1, (p->n[part] - 1) * sizeof *s);
+    p->n[part]--;
+}
+
+/* Completion heap ordered by (t, seq). */
+static int heap_push(struct tm_sm *s, uint64_t t, uint32_t inst)
+{
+    if (s->heap_n == s->heap_cap) {
+        uint32_t nc = s->heap_cap ? s->heap_cap * 2 : 64;
+        struct tm_heap_ent *h = realloc(s->heap, nc * sizeof *h);
+        if (!h)
+            return -ENOMEM;
+        s->heap = h;
+        s->heap_cap = nc;
+    }
+    struct tm_heap_ent e = {t, inst, s->heap_seq++};
+    uint32_t i = s->heap_n++;
+    while (i) {
+        uint32_t p = (i - 1) / 2;
+        struct tm_heap_ent *hp = &s->heap[p];
+        if (hp->t < e.t || (hp->t == e.t && hp->seq < e.seq))
+            break;
+        s->heap[i] = *hp;
+        i = p;
+    }
+    s->heap[i] = e;
+    return 0;
+}
+
+static void heap_pop(struct tm_sm *s)
+{
+    struct tm_heap_ent e = s->heap[--s->heap_n];
+    uint32_t i = 0, n = s->heap_n;
+    for (;;) {
+        uint32_t c = 2 * i + 1;
+        if (c >= n)
+            break;
+        if (c + 1 < n && (s->heap[c + 1].t < s->heap[c].t ||
+                          (s->heap[c + 1].t == s->heap[c].t && s->heap[c + 1].seq < s->heap[c].seq)))
+            c++;
+        if (e.t < s->heap[c].t || (e.t == s->heap[c].t && e.seq < s->heap[c].seq))
+            break;
+        s->heap[i] = s->heap[c];
+        i = c;
+    }
+    if (n)
+        s->heap[i] = e;
+}
+
+/* Instruction and memop pools: index-based free lists, grown by doubling (allocation only
+ * while the SM warms up). */
+static uint32_t inst_alloc(struct tm_sm *s)
+{
+    if (s->inst_free == TM_NONE) {
+        uint32_t nc = s->inst_cap ? s->inst_cap * 2 : 256;
+        struct tm_inst *p = realloc(s->inst, nc * sizeof *p);
+        if (!p)
+            return TM_NONE;
+        for (uint32_t i = s->inst_cap; i < nc; i++)
+            p[i].next = i + 1 < nc ? i + 1 : TM_NONE;
+        s->inst = p;
+        s->inst_free = s->inst_cap;
+        s->inst_cap = nc;
+    }
+    uint32_t i = s->inst_free;
+    s->inst_free = s->inst[i].next;
+    return i;
+}
+
+static void inst_release(struct tm_sm *s, uint32_t i)
+{
+    struct tm_inst *in = &s->inst[i];
+    if (in->memop != TM_NONE) {
+        s->mop[in->memop].next = s->mop_free;
+        s->mop_free = in->memop;
+    }
+    in->next = s->inst_free;
+    s->inst_free = i;
+}
+
+static uint32_t mop_alloc(struct tm_sm *s)
+{
+    if (s->mop_free == TM_NONE) {
+        uint32_t nc = s->mop_cap ? s->mop_cap * 2 : 32;
+        struct tm_memop *p = realloc(s->mop, nc * sizeof *p);
+        if (!p)
+            return TM_NONE;
+        for (uint32_t i = s->mop_cap; i < nc; i++)
+            p[i].next = i + 1 < nc ? i + 1 : TM_NONE;
+        s->mop = p;
+        s->mop_free = s->mop_cap;
+        s->mop_cap = nc;
+    }
+    uint32_t i = s->mop_free;
+    s->mop_free = s->mop[i].next;
+    return i;
+}
+
+/* ====================================================================== set-up */
+
+int tm_sm_init(struct tm_sm *s, uint32_t id, const struct tm_config *cfg)
+{
+    memset(s, 0, sizeof *s);
+    s->id = id;
+    s->cfg = cfg;
+    s->nsched = (uint32_t)cfg->o.gpgpu_num_sched_per_core;
+    s->nparts = cfg->o.gpgpu_sub_core_model ? s->nsched : 1;
+    s->ncta_slots = (uint32_t)cfg->o.gpgpu_shader_cta;
+    s->nwarp_slots = cfg->max_warps_per_sm;
+    s->inst_free = s->mop_free = TM_NONE;
+    s->ldst_cur = TM_NONE;
+    s->cta = calloc(s->ncta_slots, sizeof *s->cta);
+    s->w = calloc(s->nwarp_slots, sizeof *s->w);
+    s->last_issued = malloc(s->nsched * sizeof *s->last_issued);
+    s->rr_start = calloc(s->nsched, sizeof *s->rr_start);
+    s->order = calloc(s->nsched, sizeof *s->order);
+    s->norder = calloc(s->nsched, sizeof *s->norder);
+    if (!s->cta || !s->w || !s->last_issued || !s->rr_start || !s->order || !s->norder)
+        goto nomem;
+    for (uint32_t i = 0; i < s->nsched; i++) {
+        s->last_issued[i] = TM_NONE;
+        s->order[i] = malloc(s->nwarp_slots * sizeof **s->order);
+        if (!s->order[i])
+            goto nomem;
+    }
+    if (cfg->sched == TM_SCHED_TWO_LEVEL) {
+        s->active_pool = malloc((size_t)s->nsched * cfg->two_level_active * sizeof *s->active_pool);
+        if (!s->active_pool)
+            goto nomem;
+        for (uint32_t i = 0; i < s->nsched * cfg->two_level_active; i++)
+            s->active_pool[i] = TM_NONE;
+    }
+    for (uint32_t i = 0; i < s->nwarp_slots; i++)
+        s->w[i].part = (uint8_t)(i % s->nsched);
+
+    /* pipeline registers: ID_OC/OC_EX widths, split among sub-cores */
+    static const enum tm_pipe idoc[TM_FU__COUNT] = {TM_ID_OC_SP, TM_ID_OC_DP, TM_ID_OC_INT,
+                                                    TM_ID_OC_SFU, TM_ID_OC_TENSOR, TM_ID_OC_MEM};
+    static const enum tm_pipe ocex[TM_FU__COUNT] = {TM_OC_EX_SP, TM_OC_EX_DP, TM_OC_EX_INT,
+                                                    TM_OC_EX_SFU, TM_OC_EX_TENSOR, TM_OC_EX_MEM};
+    for (int f = 0; f < TM_FU__COUNT; f++) {
+        uint32_t wi = cfg->pipe_width[idoc[f]], wo = cfg->pipe_width[ocex[f]];
+        if (f == TM_FU_TENSOR && !wi) /* configs without tensor pipeline registers */
+            wi = wo = cfg->pipe_width[TM_ID_OC_SP];
+        uint32_t pi = s->nparts > 1 ? (wi + s->nparts - 1) / s->nparts : wi;
+        /* the LD/ST unit is shared by the sub-cores: one OC_EX_MEM register set */
+        uint32_t po = f == TM_FU_MEM ? wo : (s->nparts > 1 ? (wo + s->nparts - 1) / s->nparts : wo);
+        if (pr_init(&s->id_oc[f], s->nparts, pi) ||
+            pr_init(&s->oc_ex[f], f == TM_FU_MEM ? 1 : s->nparts, po))
+            goto nomem;
+    }
+    uint32_t coll = (uint32_t)cfg->o.gpgpu_operand_collector_num_units_gen;
+    if (!coll)
+        coll = 1;
+    s->ncoll = (coll + s->nparts - 1) / s->nparts;
+    s->coll = malloc((size_t)s->nparts * s->ncoll * sizeof *s->coll);
+    s->nbanks = (uint32_t)cfg->o.gpgpu_num_reg_banks / s->nparts;
+    if (!s->nbanks)
+        s->nbanks = 1;
+    s->bank_used = calloc((size_t)s->nparts * s->nbanks, sizeof *s->bank_used);
+    if (!s->coll || !s->bank_used)
+        goto nomem;
+    for (uint32_t i = 0; i < s->nparts * s->ncoll; i++)
+        s->coll[i] = TM_NONE;
+
+    /* units: unit j of a kind belongs to sub-core j mod parts */
+    for (int f = 0; f < TM_FU_MEM; f++)
+        s->nunit += cfg->n_units[f];
+    s->unit = calloc(s->nunit ? s->nunit : 1, sizeof *s->unit);
+    if (!s->unit)
+        goto nomem;
+    uint32_t u = 0;
+    for (int f = 0; f < TM_FU_MEM; f++)
+        for (uint32_t j = 0; j < cfg->n_units[f]; j++, u++) {
+            s->unit[u].fu = (uint8_t)f;
+            s->unit[u].part = (uint8_t)(j % s->nparts);
+        }
+
+    if (!cfg->o.gpgpu_perfect_inst_const_cache && cfg->il1.present) {
+        size_t n = (size_t)cfg->il1.nset * cfg->il1.assoc;
+        s->itag = calloc(n, sizeof *s->itag);
+        s->ilru = calloc(n, sizeof *s->ilru);
+        if (!s->itag || !s->ilru)
+            goto nomem;
+    }
+    if (tm_queue_init(&s->to_mem, 64) || tm_queue_init(&s->from_mem, 4096))
+        goto nomem;
+    return 0;
+nomem:
+    tm_sm_free(s);
+    return -ENOMEM;
+}
+
+void tm_sm_free(struct tm_sm *s)
+{
+    tm_sm_abort(s);
+    free(s->cta);
+    free(s->w);
+    free(s->last_issued);
+    free(s->rr_start);
+    if (s->order)
+        for (uint32_t i = 0; i < s->nsched; i++)
+            free(s->order[i]);
+    free(s->order);
+    free(s->norder);
+    free(s->active_pool);
+    for (int f = 0; f < TM_FU__COUNT; f++) {
+        pr_free(&s->id_oc[f]);
+        pr_free(&s->oc_ex[f]);
+    }
+    free(s->coll);
+    free(s->bank_used);
+    free(s->unit);
+    free(s->inst);
+    free(s->mop);
+    free(s->heap);
+    free(s->itag);
+    free(s->ilru);
+    tm_queue_free(&s->to_mem);
+    tm_queue_free(&s->from_mem);
+    memset(s, 0, sizeof *s);
+}
+
+/* ====================================================================== CTAs */
+
+bool tm_sm_can_take(const struct tm_sm *s, const struct tm_kernel *k)
+{
+    if (s->ncta >= s->ncta_slots)
+        return false;
+    if (k->cooperative)
+        return s->warps_used + k->warps <= s->nwarp_slots;
+    if (s->ncta >= k->max_cta_per_sm)
+        return false;
+    if (s->warps_used + k->warps > s->nwarp_slots)
+        return false;
+    if (s->cfg->o.gpgpu_ignore_resources_limitation)
+        return true;
+    return s->regs_used + k->regs_per_cta <= (uint64_t)s->cfg->o.gpgpu_shader_registers &&
+           s->shmem_used + k->shmem_per_cta <= k->shmem_per_sm;
+}
+
+/* Start CTA `linear` of the running kernel: the engine brings it up, the SM gives it a CTA
+ * slot and a contiguous run of warp slots (GPGPU-Sim's hardware thread ids). */
+int tm_sm_start_cta(struct tm_sm *s, uint64_t linear, uint64_t latency)
+{
+    const struct tm_kernel *k = s->k;
+    uint32_t slot = 0;
+    while (slot < s->ncta_slots && s->cta[slot].ec)
+        slot++;
+    uint32_t w0 = 0, run = 0;
+    for (uint32_t i = 0; i < s->nwarp_slots && run < k->warps; i++) {
+        if (s->w[i].cta) {
+            run = 0;
+            w0 = i + 1;
+        } else {
+            run++;
+        }
+    }
+    if (slot == s->ncta_slots || run < k->warps)
+        return -EBUSY;
+    struct tm_cta *c = &s->cta[slot];
+    int r = engine_cta_create(k->L, linear, &c->ec);
+    if (r)
+        return r;
+    c->warp0 = w0;
+    c->nwarps = k->warps;
+    c->live = k->warps;
+    for (uint32_t i = 0; i < k->warps; i++) {
+        struct tm_warp *w = &s->w[w0 + i];
+        uint8_t part = w->part;
+        memset(w, 0, sizeof *w);
+        w->part = part;
+        w->cta = c;
+        w->ew = i;
+        w->ready_at = s->cycle + latency;
+        w->age = s->next_age++;
+        struct engine_warp_info info;
+        if (engine_warp_query(c->ec, i, &info) == 0) {
+            w->func = info.func;
+            w->pc = info.pc;
+            w->done = info.status == ENGINE_WARP_EXITED;
+        }
+    }
+    s->ncta++;
+    s->threads_used += k->threads;
+    s->warps_used += k->warps;
+    s->regs_used += k->regs_per_cta;
+    s->shmem_used += k->shmem_per_cta;
+    s->st[TM_ST_CTAS]++;
+    s->st[TM_ST_WARPS] += k->warps;
+    return 0;
+}
+
+static void cta_retire(struct tm_sm *s, struct tm_cta *c)
+{
+    const struct tm_kernel *k = s->k;
+    engine_cta_destroy(c->ec);
+    c->ec = NULL;
+    s->ncta--;
+    s->threads_used -= k->threads;
+    s->warps_used -= k->warps;
+    s->regs_used -= k->regs_per_cta;
+    s->shmem_used -= k->shmem_per_cta;
+}
+
+/* A warp whose lanes all exited and whose instructions all drained leaves its slot. */
+static void warp_try_finish(struct tm_sm *s, struct tm_warp *w)
+{
+    if (!w->cta || !w->done || w->inflight || w->mem_pending)
+        return;
+    struct tm_cta *c = w->cta;
+    w->cta = NULL;
+    if (--c->live == 0)
+        cta_retire(s, c);
+}
+
+void tm_sm_abort(struct tm_sm *s)
+{
+    if (!s->cta)
+        return;
+    for (uint32_t i = 0; i < s->ncta_slots; i++)
+        if (s->cta[i].ec)
+            cta_retire(s, &s->cta[i]);
+    for (uint32_t i = 0; i < s->nwarp_slots; i++)
+        s->w[i].cta = NULL;
+    /* drop everything in flight */
+    if (s->inst_cap) {
+        for (uint32_t i = 0; i < s->inst_cap; i++)
+            s->inst[i].next = i + 1 < s->inst_cap ? i + 1 : TM_NONE;
+        s->inst_free = 0;
+    }
+    if (s->mop_cap) {
+        for (uint32_t i = 0; i < s->mop_cap; i++)
+            s->mop[i].next = i + 1 < s->mop_cap ? i + 1 : TM_NONE;
+        s->mop_free = 0;
+    }
+    for (int f = 0; f < TM_FU__COUNT; f++) {
+        if (s->id_oc[f].n)
+            memset(s->id_oc[f].n, 0, s->nparts * sizeof *s->id_oc[f].n);
+        if (s->oc_ex[f].n)
+            memset(s->oc_ex[f].n, 0, (f == TM_FU_MEM ? 1 : s->nparts) * sizeof *s->oc_ex[f].n);
+    }
+    if (s->coll)
+        for (uint32_t i = 0; i < s->nparts * s->ncoll; i++)
+            s->coll[i] = TM_NONE;
+    s->ldst_cur = TM_NONE;
+    s->heap_n = 0;
+    s->to_mem.n = s->from_mem.n = 0;
+}
+
+bool tm_sm_busy(const struct tm_sm *s)
+{
+    return s->ncta || s->heap_n || s->to_mem.n || s->from_mem.n;
+}
+
+/* ====================================================================== helpers */
+
+/* The execution unit an instruction goes to. */
+static uint8_t fu_of(const struct tm_config *cfg, const struct ir_insn *in)
+{
+    if (!in)
+        return cfg->n_units[TM_FU_INT] ? TM_FU_INT : TM_FU_SP;
+    switch (in->unit) {
+    case U_SP:
+        return TM_FU_SP;
+    case U_DP:
+        return cfg->n_units[TM_FU_DP] ? TM_FU_DP : TM_FU_SP;
+    case U_SFU:
+        return TM_FU_SFU;
+    case U_TENSOR:
+        return cfg->n_units[TM_FU_TENSOR] ? TM_FU_TENSOR : TM_FU_SP;
+    case U_MEM:
+        /* parameter reads are constant-bank operands in machine code */
+        if (in->space == SP_PARAM || in->space == SP_PARAM_ENTRY)
+            return cfg->n_units[TM_FU_INT] ? TM_FU_INT : TM_FU_SP;
+        return TM_FU_MEM;
+    default:
+        return cfg->n_units[TM_FU_INT] ? TM_FU_INT : TM_FU_SP;
+    }
+}
+
+static inline uint32_t sb_key(uint32_t rf, uint32_t slot) { return rf << 24 | slot; }
+
+static bool sb_has(const struct tm_warp *w, uint32_t key)
+{
+    for (uint32_t i = 0; i < w->nsb; i++)
+        if (w->sb[i] == key)
+            return true;
+    return false;
+}
+
+static void sb_release(struct tm_warp *w, uint32_t key)
+{
+    for (uint32_t i = 0; i < w->nsb; i++)
+        if (w->sb[i] == key) {
+            w->sb[i] = w->sb[--w->nsb];
+            return;
+        }
+}
+
+static const struct ir_insn *ib_insn(const struct tm_warp *w, uint32_t k)
+{
+    const struct ir_func *f = w->ib[k].f;
+    return w->ib[k].pc < f->ninsns ? &f->insns[w->ib[k].pc] : NULL;
+}
+
+/* Would the instruction at the head of w's buffer read or write a reserved register? */
+static bool sb_blocked(const struct tm_warp *w, const struct ir_func *f, const struct ir_insn *in)
+{
+    if (!in || !w->nsb)
+        return false;
+    uint32_t n;
+    const struct ir_regref *rr = ir_insn_regs(f, in, &n);
+    uint32_t ndst = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        for (uint32_t j = 0; j < rr[i].n; j++)
+            if (sb_has(w, sb_key(rr[i].rf, rr[i].slot + j)))
+                return true;
+        if (rr[i].dst)
+            ndst += rr[i].n;
+    }
+    return w->nsb + ndst > TM_SB_MAX;
+}
+
+/* The SM-local address of a local-memory access: the ABI interleaves 32-bit words of a
+ * warp's threads, so a warp reading the same offset touches one 128-byte line. */
+static uint64_t local_addr(const struct tm_sm *s, uint32_t wslot, uint64_t off, uint32_t lane)
+{
+    return (1ull << 62) | (uint64_t)s->id << 44 | (uint64_t)wslot << 32 |
+           ((off >> 2) << 7 | lane << 2 | (off & 3));
+}
+
+/* The memory part of an LD/ST instruction, from the step's accesses. */
+static void memop_fill(struct tm_sm *s, struct tm_memop *m, uint32_t wslot,
+                       const struct engine_step_report *r)
+{
+    const struct tm_config *cfg = s->cfg;
+    m->nline = m->degree = m->sent = 0;
+    m->kind = (r->flags & ENGINE_STEP_ATOMIC) ? TM_REQ_ATOMIC : TM_REQ_READ;
+    m->space = r->naccess ? r->access[0].space : SP_GLOBAL;
+    for (uint32_t i = 0; i < r->naccess; i++) {
+        const struct engine_access *a = &r->access[i];
+        if (a->space == SP_GLOBAL || a->space == SP_LOCAL) {
+            m->space = a->space; /* cp.async-like pairs: the global side decides */
+            break;
+        }
+    }
+    if (m->kind == TM_REQ_READ)
+        for (uint32_t i = 0; i < r->naccess; i++)
+            if (r->access[i].write && r->access[i].space == m->space)
+                m->kind = TM_REQ_WRITE;
+
+    if (m->space == SP_SHARED || m->space == SP_SHARED_CTA || m->space == SP_SHARED_CLUSTER) {
+        /* n-way bank conflict: the most distinct 4-byte words any bank must serve */
+        uint32_t nb = (uint32_t)cfg->o.gpgpu_shmem_num_banks;
+        uint32_t parts = (uint32_t)cfg->o.gpgpu_shmem_warp_parts;
+        if (!parts)
+            parts = 1;
+        uint32_t lanes_per = 32 / parts ? 32 / parts : 32;
+        uint32_t total = 0;
+        for (uint32_t p = 0; p < parts; p++) {
+            uint64_t words[256];
+            uint32_t nw = 0, multi = 0;
+            uint8_t cnt[256];
+            for (uint32_t i = 0; i < r->naccess; i++) {
+                const struct engine_access *a = &r->access[i];
+                if (a->lane / lanes_per != p || a->space != m->space)
+                    continue;
+                uint32_t nwd = a->width > 4 ? a->width / 4 : 1;
+                for (uint32_t j = 0; j < nwd; j++) {
+                    uint64_t wd = a->addr / 4 + j;
+                    uint32_t k = 0;
+                    while (k < nw && words[k] != wd)
+                        k++;
+                    if (k == nw && nw < 256) {
+                        words[nw] = wd;
+                        cnt[nw++] = 1;
+                    } else if (k < nw && cnt[k]++ == 1) {
+                        multi++;
+                    }
+                }
+            }
+            uint32_t per_bank[64] = {0}, deg = 0;
+            for (uint32_t k = 0; k < nw; k++) {
+                uint32_t b = (uint32_t)(words[k] % nb) & 63;
+                if (++per_bank[b] > deg)
+                    deg = per_bank[b];
+            }
+            if (cfg->o.gpgpu_shmem_limited_broadcast && multi > deg)
+                deg = multi;
+            total += deg;
+        }
+        m->degree = (uint16_t)(total ? total : 1);
+        return;
+    }
+    if (m->space == SP_CONST) {
+        uint64_t seen[64];
+        uint32_t n = 0;
+        for (uint32_t i = 0; i < r->naccess; i++) {
+            uint64_t a = r->access[i].addr & ~3ull;
+            uint32_t k = 0;
+            while (k < n && seen[k] != a)
+                k++;
+            if (k == n && n < 64)
+                seen[n++] = a;
+        }
+        m->degree = (uint16_t)(n ? n : 1);
+        return;
+    }
+    /* global, local (and other device memory): 128-byte lines, 32-byte sectors */
+    for (uint32_t i = 0; i < r->naccess; i++) {
+        const struct engine_access *a = &r->access[i];
+        if (a->space != m->space)
+            continue;
+        uint64_t addr = a->space == SP_LOCAL ? local_addr(s, wslot, a->addr, a->lane) : a->addr;
+        uint64_t end = addr + (a->width ? a->width : 1) - 1;
+        for (uint64_t ln = addr & ~127ull; ln <= (end & ~127ull); ln += 128) {
+            uint64_t lo = addr > ln ? addr : ln, hi = end < ln + 127 ? end : ln + 127;
+            uint8_t sec = 0;
+            for (uint64_t q = (lo - ln) >> 5; q <= (hi - ln) >> 5; q++)
+                sec |= (uint8_t)(1u << q);
+            uint32_t k = 0;
+            while (k < m->nline && m->line[k] != ln)
+                k++;
+            if (k == m->nline) {
+                if (m->nline == TM_MAX_LINES)
+                    k = TM_MAX_LINES - 1; /* beyond the record: merged into the last */
+                else {
+                    m->line[k] = ln;
+                    m->sectors[k] = 0;
+                    m->bytes[k] = 0;
+                    m->nline++;
+                }
+            }
+            m->sectors[k] |= sec;
+            m->bytes[k] = (uint16_t)(m->bytes[k] + (hi - lo + 1));
+        }
+    }
+}
+
+/* Re-read the state of warps parked at a barrier of c after the engine released one. */
+static void requery_barrier(struct tm_sm *s, struct tm_cta *c)
+{
+    for (uint32_t i = 0; i < c->nwarps; i++) {
+        struct tm_warp *w = &s->w[c->warp0 + i];
+        if (!w->at_bar)
+            continue;
+        struct engine_warp_info info;
+        if (engine_warp_query(c->ec, w->ew, &info) || info.status == ENGINE_WARP_BARRIER)
+            continue;
+        w->at_bar = false;
+        if (info.status == ENGINE_WARP_EXITED) {
+            w->done = true;
+            w->nib = 0;
+            continue;
+        }
+        if (info.func != w->func || info.pc != w->pc) {
+            w->func = info.func;
+            w->pc = info.pc;
+            w->nib = 0;
+        }
+    }
+}
+
+/* Release barriers of c that completed; -1 on a deadlock (the launch's fault). */
+static int cta_release(struct tm_sm *s, struct tm_cta *c)
+{
+    int n = engine_cta_release(c->ec);
+    if (n < 0)
+        return -1;
+    if (n > 0)
+        requery_barrier(s, c);
+    return 0;
+}
+
+/* ====================================================================== issue */
+
+enum stall { ST_NONE, ST_IDLE, ST_IBUF, ST_BAR, ST_MEMBAR, ST_SB, ST_PIPE };
+
+/* Issue the instruction at the head of w's buffer: the engine executes it now. Returns 1 when
+ * issued, 0 when the warp turned out not ready, -1 when the launch faulted. */
+static int issue_one(struct tm_sm *s, struct tm_gpu *g, uint32_t ws, uint8_t fu)
+{
+    struct tm_warp *w = &s->w[ws];
+    struct tm_cta *c = w->cta;
+    struct engine_step_report r;
+    tm_gpu_set_stepping(g, s);
+    int rc = engine_step(c->ec, w->ew, &r);
+    if (rc) {
+        struct engine_warp_info info;
+        if (engine_warp_query(c->ec, w->ew, &info))
+            return 0;
+        if (info.status == ENGINE_WARP_BARRIER)
+            w->at_bar = true;
+        else if (info.status == ENGINE_WARP_EXITED)
+            w->done = true, w->nib = 0;
+        else if (info.status == ENGINE_WARP_FAULTED)
+            return -1;
+        return 0;
+    }
+    uint32_t ii = inst_alloc(s);
+    if (ii == TM_NONE)
+        return -1;
+    struct tm_inst *in = &s->inst[ii];
+    in->warp = ws;
+    in->memop = TM_NONE;
+    in->fu = fu;
+    in->part = w->part % s->nparts;
+    in->ndst = in->nsrc = 0;
+    in->src_left = 0;
+    in->resp_left = 0;
+    in->t_issue = s->cycle;
+    in->t_ready = 0;
+    const struct ir_insn *x = r.insn;
+    unsigned lat = x && x->lat ? x->lat : LAT_ADD;
+    if (lat >= LAT__COUNT)
+        lat = LAT_ADD;
+    in->lat = s->cfg->oplat[x ? x->unit : U_CTRL][lat];
+    if (x) {
+        uint32_t n;
+        const struct ir_regref *rr = ir_insn_regs(r.func, x, &n);
+        for (uint32_t i = 0; i < n; i++)
+            for (uint32_t j = 0; j < rr[i].n; j++) {
+                uint32_t slot = rr[i].slot + j;
+                if (rr[i].dst) {
+                    if (in->ndst < TM_MAX_DST && w->nsb < TM_SB_MAX) {
+                        uint32_t key = sb_key(rr[i].rf, slot);
+                        in->dst[in->ndst++] = key;
+                        w->sb[w->nsb++] = key;
+                    }
+                } else if (rr[i].rf != RF_PRED && in->nsrc < TM_MAX_SRC) {
+                    in->src_bank[in->nsrc] = (uint16_t)((slot + ws) % s->nbanks);
+                    in->src_left |= 1u << in->nsrc;
+                    in->nsrc++;
+                }
+            }
+    }
+    if (fu == TM_FU_MEM) {
+        uint32_t mi = mop_alloc(s);
+        if (mi == TM_NONE)
+            return -1;
+        in = &s->inst[ii]; /* (pools do not move each other, but keep the pattern) */
+        in->memop = mi;
+        memop_fill(s, &s->mop[mi], ws, &r);
+        struct tm_memop *m = &s->mop[mi];
+        switch (m->space) {
+        case SP_SHARED: case SP_SHARED_CTA: case SP_SHARED_CLUSTER:
+            s->st[TM_ST_N_SHMEM]++;
+            break;
+        case SP_CONST:
+            s->st[TM_ST_N_CONST]++;
+            break;
+        default:
+            if (m->kind == TM_REQ_ATOMIC)
+                s->st[TM_ST_N_ATOMIC]++;
+            else if (m->kind == TM_REQ_WRITE)
+                s->st[TM_ST_N_STORE]++;
+            else
+                s->st[TM_ST_N_LOAD]++;
+            break;
+        }
+    } else if (x && x->unit == U_MEM) {
+        s->st[TM_ST_N_PARAM]++;
+    }
+    w->inflight++;
+    pr_push(&s->id_oc[fu], in->part, ii);
+    s->st[TM_ST_WARP_INSN]++;
+    s->st[TM_ST_THREAD_INSN] += (uint64_t)__builtin_popcount(r.exec_mask);
+
+    /* the buffer: drop the issued entry; keep the next one only if it is where the warp goes */
+    w->ib[0] = w->ib[1];
+    w->nib--;
+    if (r.next_func) {
+        w->func = r.next_func;
+        w->pc = r.next_pc;
+    }
+    if (w->nib && (w->ib[0].f != w->func || w->ib[0].pc != w->pc)) {
+        w->nib = 0;
+        s->st[TM_ST_IBUF_FLUSH]++;
+    }
+    if (r.flags & ENGINE_STEP_FAULT)
+        return -1;
+    if (x && (x->iflags & IF_FENCE))
+        w->at_membar = true;
+    if (r.flags & ENGINE_STEP_PARKED)
+        w->at_bar = true;
+    if (r.flags & ENGINE_STEP_WARP_DONE) {
+        w->done = true;
+        w->nib = 0;
+    }
+    if (r.flags & (ENGINE_STEP_BARRIER | ENGINE_STEP_WARP_DONE))
+        if (cta_release(s, c) < 0)
+            return -1;
+    return 1;
+}
+
+/* Candidate warps of scheduler k in the policy's priority order, into s->order[k]. */
+static void sched_order(struct tm_sm *s, uint32_t k)
+{
+    const struct tm_config *cfg = s->cfg;
+    uint32_t *o = s->order[k], n = 0;
+    uint32_t per = (s->nwarp_slots + s->nsched - 1 - k) / s->nsched; /* slots k, k+nsched, … */
+    if (!per) {
+        s->norder[k] = 0;
+        return;
+    }
+    switch (cfg->sched) {
+    case TM_SCHED_LRR:
+    case TM_SCHED_RRR: {
+        uint32_t start;
+        if (cfg->sched == TM_SCHED_LRR)
+            start = s->last_issued[k] == TM_NONE ? 0 : (s->last_issued[k] / s->nsched + 1) % per;
+        else
+            start = s->rr_start[k]++ % per;
+        for (uint32_t i = 0; i < per; i++) {
+            uint32_t ws = ((start + i) % per) * s->nsched + k;
+            if (s->w[ws].cta)
+                o[n++] = ws;
+        }
+        break;
+    }
+    case TM_SCHED_GTO:
+    case TM_SCHED_OLD: {
+        uint32_t greedy = cfg->sched == TM_SCHED_GTO ? s->last_issued[k] : TM_NONE;
+        if (greedy != TM_NONE && s->w[greedy].cta)
+            o[n++] = greedy;
+        uint32_t base = n;
+        for (uint32_t i = 0; i < per; i++) {
+            uint32_t ws = i * s->nsched + k;
+            if (!s->w[ws].cta || ws == greedy)
+                continue;
+            /* insertion by age (few warps per scheduler) */
+            uint32_t j = n++;
+            while (j > base && s->w[o[j - 1]].age > s->w[ws].age) {
+                o[j] = o[j - 1];
+                j--;
+            }
+            o[j] = ws;
+        }
+        break;
+    }
+    case TM_SCHED_TWO_LEVEL: {
+        uint32_t na = cfg->two_level_active;
+        uint32_t *pool = &s->active_pool[k * na];
+        /* drop finished warps and warps waiting on memory; refill with the oldest others */
+        for (uint32_t i = 0; i < na; i++)
+            if (pool[i] != TM_NONE &&
+                (!s->w[pool[i]].cta || (s->w[pool[i]].mem_pending && s->w[pool[i]].nsb)))
+                pool[i] = TM_NONE;
+        for (uint32_t i = 0; i < na; i++) {
+            if (pool[i] != TM_NONE)
+                continue;
+            uint32_t best = TM_NONE;
+            for (uint32_t j = 0; j < per; j++) {
+                uint32_t ws = j * s->nsched + k;
+                const struct tm_warp *w = &s->w[ws];
+                if (!w->cta || (w->mem_pending && w->nsb))
+                    continue;
+                bool in = false;
+                for (uint32_t q = 0; q < na; q++)
+                    in |= pool[q] == ws;
+                if (!in && (best == TM_NONE || w->age < s->w[best].age))
+                    best = ws;
+            }
+            pool[i] = best;
+        }
+        uint32_t start = s->rr_start[k] % na;
+        for (uint32_t i = 0; i < na; i++) {
+            uint32_t ws = pool[(start + i) % na];
+            if (ws != TM_NONE)
+                o[n++] = ws;
+        }
+        break;
+    }
+    }
+    s->norder[k] = n;
+}
+
+static int issue_stage(struct tm_sm *s, struct tm_gpu *g)
+{
+    const struct tm_config *cfg = s->cfg;
+    for (uint32_t k = 0; k < s->nsched; k++) {
+        sched_order(s, k);
+        enum stall why = ST_IDLE;
+        bool issued = false;
+        for (uint32_t i = 0; i < s->norder[k] && !issued; i++) {
+            uint32_t ws = s->order[k][i];
+            struct tm_warp *w = &s->w[ws];
+            if (!w->cta || w->done)
+                continue;
+            enum stall st = ST_NONE;
+            uint32_t nissued = 0;
+            uint8_t first_fu = 0xff;
+            while (nissued < cfg->o.gpgpu_max_insn_issue_per_warp) {
+                if (w->at_bar)
+                    st = ST_BAR;
+                else if (w->at_membar)
+                    st = ST_MEMBAR;
+                else if (!w->nib || w->ready_at > s->cycle)
+                    st = ST_IBUF;
+                else {
+                    const struct ir_insn *in = ib_insn(w, 0);
+                    uint8_t fu = fu_of(cfg, in);
+                    if (sb_blocked(w, w->ib[0].f, in))
+                        st = ST_SB;
+                    else if (!pr_has_room(&s->id_oc[fu], w->part % s->nparts) ||
+                             (nissued && cfg->o.gpgpu_dual_issue_diff_exec_units &&
+                              fu == first_fu))
+                        st = ST_PIPE;
+                    else {
+                        int r = issue_one(s, g, ws, fu);
+                        if (r < 0)
+                            return -1;
+                        if (r == 0)
+                            st = ST_BAR;
+                        else {
+                            first_fu = fu;
+                            nissued++;
+                            if (w->done)
+                                break;
+                            continue;
+                        }
+                    }
+                }
+                break;
+            }
+            if (nissued) {
+                issued = true;
+                s->last_issued[k] = ws;
+                s->st[TM_ST_ISSUE]++;
+                if (nissued > 1)
+                    s->st[TM_ST_ISSUE_DUAL]++;
+                break;
+            }
+            if (st > why || why == ST_IDLE)
+                why = st > why ? st : why;
+        }
+        if (cfg->sched == TM_SCHED_TWO_LEVEL && !issued)
+            s->rr_start[k]++;
+        if (issued)
+            continue;
+        switch (why) {
+        case ST_PIPE: s->st[TM_ST_STALL_PIPE]++; break;
+        case ST_SB: s->st[TM_ST_STALL_SCOREBOARD]++; break;
+        case ST_MEMBAR: s->st[TM_ST_STALL_MEMBAR]++; break;
+        case ST_BAR: s->st[TM_ST_STALL_BARRIER]++; break;
+        case ST_IBUF: s->st[TM_ST_STALL_IBUFFER]++; break;
+        default: s->st[TM_ST_STALL_IDLE]++; break;
+        }
+    }
+    return 0;
+}
+
+/* ====================================================================== read operands */
+
+static void operand_stage(struct tm_sm *s)
+{
+    const struct tm_config *cfg = s->cfg;
+    uint32_t inports = (uint32_t)cfg->o.gpgpu_operand_collector_num_in_ports_gen / s->nparts;
+    uint32_t outports = (uint32_t)cfg->o.gpgpu_operand_collector_num_out_ports_gen / s->nparts;
+    if (!inports)
+        inports = 1;
+    if (!outports)
+        outports = 1;
+    uint32_t tput = (uint32_t)cfg->o.gpgpu_reg_file_port_throughput;
+    memset(s->bank_used, 0, (size_t)s->nparts * s->nbanks * sizeof *s->bank_used);
+    for (uint32_t p = 0; p < s->nparts; p++) {
+        uint32_t *coll = &s->coll[p * s->ncoll];
+        /* 1. instructions waiting in ID_OC registers take free collector units, oldest first */
+        for (uint32_t port = 0; port < inports; port++) {
+            uint32_t best = TM_NONE;
+            int bf = -1;
+            for (int f = 0; f < TM_FU__COUNT; f++) {
+                uint32_t i = pr_front(&s->id_oc[f], p);
+                if (i != TM_NONE && (best == TM_NONE || s->inst[i].t_issue < s->inst[best].t_issue))
+                    best = i, bf = f;
+            }
+            if (best == TM_NONE)
+                break;
+            uint32_t cu = 0;
+            while (cu < s->ncoll && coll[cu] != TM_NONE)
+                cu++;
+            if (cu == s->ncoll) {
+                s->st[TM_ST_OC_ALLOC_STALL]++;
+                break;
+            }
+            coll[cu] = best;
+            pr_pop(&s->id_oc[bf], p);
+        }
+        /* 2. register banks serve `tput` reads each */
+        uint32_t *used = &s->bank_used[p * s->nbanks];
+        for (uint32_t q = 0; q < s->ncoll; q++) {
+            uint32_t cu = (s->coll_rr + q) % s->ncoll;
+            if (coll[cu] == TM_NONE)
+                continue;
+            struct tm_inst *in = &s->inst[coll[cu]];
+            for (uint32_t b = in->src_left; b; b &= b - 1) {
+                uint32_t i = (uint32_t)__builtin_ctz(b);
+                uint32_t bank = in->src_bank[i];
+                if (used[bank] < tput) {
+                    used[bank]++;
+                    in->src_left &= ~(1u << i);
+                    s->st[TM_ST_REG_READS]++;
+                } else {
+                    s->st[TM_ST_REG_BANK_CONFLICT]++;
+                }
+            }
+        }
+        /* 3. collected instructions go to their unit's OC_EX register */
+        uint32_t sent = 0;
+        for (uint32_t q = 0; q < s->ncoll && sent < outports; q++) {
+            uint32_t cu = (s->coll_rr + q) % s->ncoll;
+            uint32_t ii = coll[cu];
+            if (ii == TM_NONE || s->inst[ii].src_left)
+                continue;
+            uint32_t part = s->inst[ii].fu == TM_FU_MEM ? 0 : p;
+            if (!pr_has_room(&s->oc_ex[s->inst[ii].fu], part))
+                continue;
+            pr_push(&s->oc_ex[s->inst[ii].fu], part, ii);
+            coll[cu] = TM_NONE;
+            sent++;
+        }
+    }
+    s->coll_rr++;
+}
+
+/* ====================================================================== execute */
+
+static const enum tm_stat unit_dispatch_stat[TM_FU__COUNT] = {
+    TM_ST_UNIT_SP, TM_ST_UNIT_DP, TM_ST_UNIT_INT, TM_ST_UNIT_SFU, TM_ST_UNIT_TENSOR,
+    TM_ST_UNIT_MEM};
+static const enum tm_stat unit_busy_stat[TM_FU__COUNT] = {
+    TM_ST_UNIT_BUSY_SP, TM_ST_UNIT_BUSY_DP, TM_ST_UNIT_BUSY_INT, TM_ST_UNIT_BUSY_SFU,
+    TM_ST_UNIT_BUSY_TENSOR, TM_ST_UNIT_BUSY_MEM};
+
+/* Result ready: the dependent may issue at t_issue + latency, never before the unit is done. */
+static inline uint64_t ready_at(const struct tm_inst *in, uint64_t done)
+{
+    uint64_t t = in->t_issue + in->lat.lat;
+    return t > done ? t : done;
+}
+
+static void ldst_stage(struct tm_sm *s)
+{
+    const struct tm_config *cfg = s->cfg;
+    if (s->ldst_busy_until > s->cycle) {
+        s->st[TM_ST_UNIT_BUSY_MEM]++;
+        return;
+    }
+    if (s->ldst_cur == TM_NONE) {
+        uint32_t ii = pr_front(&s->oc_ex[TM_FU_MEM], 0);
+        if (ii == TM_NONE)
+            return;
+        pr_pop(&s->oc_ex[TM_FU_MEM], 0);
+        s->st[TM_ST_UNIT_MEM]++;
+        struct tm_inst *in = &s->inst[ii];
+        struct tm_memop *m = &s->mop[in->memop];
+        switch (m->space) {
+        case SP_SHARED: case SP_SHARED_CTA: case SP_SHARED_CLUSTER:
+        case SP_CONST: {
+            bool sh = m->space != SP_CONST;
+            uint32_t lat = (uint32_t)(sh ? cfg->o.gpgpu_smem_latency : cfg->o.gpgpu_l1_latency);
+            s->ldst_busy_until = s->cycle + m->degree;
+            s->st[sh ? TM_ST_SHMEM_BKCONFLICT : TM_ST_CMEM_PORTCONFLICT] += m->degree - 1u;
+            s->st[TM_ST_STALL_SHD_MEM] += m->degree - 1u;
+            struct tm_inst tmp = *in;
+            tmp.lat.lat = (uint16_t)lat;
+            in->t_ready = ready_at(&tmp, s->cycle + m->degree - 1 + lat);
+            heap_push(s, in->t_ready, ii);
+            return;
+        }
+        default:
+            if (!m->nline) { /* no lane accessed memory (guard false everywhere) */
+                heap_push(s, s->cycle + 1, ii);
+                return;
+            }
+            s->ldst_cur = ii;
+            break;
+        }
+    }
+    /* global / local / atomic: one line request per cycle into the queue to memory */
+    uint32_t ii = s->ldst_cur;
+    struct tm_inst *in = &s->inst[ii];
+    struct tm_memop *m = &s->mop[in->memop];
+    if (tm_queue_full(&s->to_mem)) {
+        s->st[TM_ST_STALL_SHD_MEM]++;
+        return;
+    }
+    struct tm_warp *w = &s->w[in->warp];
+    struct tm_req rq = {.addr = m->line[m->sent], .t_sent = s->cycle, .sm = (uint16_t)s->id,
+                        .bytes = m->bytes[m->sent], .kind = m->kind, .space = m->space,
+                        .sectors = m->sectors[m->sent]};
+    rq.inst = m->kind == TM_REQ_WRITE ? in->warp : ii;
+    tm_queue_push(&s->to_mem, &rq);
+    w->mem_pending++;
+    s->st[TM_ST_MEM_SECTORS] += (uint64_t)__builtin_popcount(rq.sectors);
+    bool local = m->space == SP_LOCAL;
+    if (m->kind == TM_REQ_ATOMIC)
+        s->st[TM_ST_MEM_ATOMIC]++;
+    else if (m->kind == TM_REQ_WRITE)
+        s->st[local ? TM_ST_MEM_WRITE_LOCAL : TM_ST_MEM_WRITE_GLOBAL]++;
+    else
+        s->st[local ? TM_ST_MEM_READ_LOCAL : TM_ST_MEM_READ_GLOBAL]++;
+    if (++m->sent < m->nline) {
+        s->st[TM_ST_UNIT_BUSY_MEM]++;
+        return;
+    }
+    s->ldst_cur = TM_NONE;
+    if (m->kind == TM_REQ_WRITE) {
+        /* stores retire once sent; the warp counts their acknowledgements */
+        heap_push(s, s->cycle + 1, ii);
+    } else {
+        in->resp_left = m->nline;
+    }
+}
+
+static void execute_stage(struct tm_sm *s)
+{
+    for (uint32_t u = 0; u < s->nunit; u++) {
+        struct tm_unit *un = &s->unit[u];
+        if (un->busy_until > s->cycle) {
+            s->st[unit_busy_stat[un->fu]]++;
+            continue;
+        }
+        uint32_t ii = pr_front(&s->oc_ex[un->fu], un->part);
+        if (ii == TM_NONE)
+            continue;
+        pr_pop(&s->oc_ex[un->fu], un->part);
+        struct tm_inst *in = &s->inst[ii];
+        un->busy_until = s->cycle + (in->lat.init ? in->lat.init : 1);
+        in->t_ready = ready_at(in, s->cycle + 1);
+        heap_push(s, in->t_ready, ii);
+        s->st[unit_dispatch_stat[un->fu]]++;
+    }
+    ldst_stage(s);
+}
+
+/* ====================================================================== writeback */
+
+static void retire(struct tm_sm *s, uint32_t ii)
+{
+    struct tm_inst *in = &s->inst[ii];
+    struct tm_warp *w = &s->w[in->warp];
+    for (uint32_t i = 0; i < in->ndst; i++)
+        sb_release(w, in->dst[i]);
+    w->inflight--;
+    inst_release(s, ii);
+    if (w->at_membar && !w->inflight && !w->mem_pending)
+        w->at_membar = false;
+    warp_try_finish(s, w);
+}
+
+static void response_stage(struct tm_sm *s)
+{
+    struct tm_req *r;
+    while ((r = tm_queue_front(&s->from_mem)) && r->t_ready <= s->cycle) {
+        s->st[TM_ST_MEM_RESPONSES]++;
+        s->st[TM_ST_MEM_LATENCY_SUM] += r->t_ready - r->t_sent;
+        if (r->kind == TM_REQ_FETCH) {
+            struct tm_warp *w = &s->w[r->inst];
+            w->fetching = false;
+            if (s->itag) { /* fill: replace the least recently used way */
+                const struct tm_cache_geom *gm = &s->cfg->il1;
+                uint64_t line = r->addr / gm->line;
+                uint32_t set = (uint32_t)(line % gm->nset), vict = 0;
+                uint64_t *tag = &s->itag[(size_t)set * gm->assoc];
+                uint64_t *lru = &s->ilru[(size_t)set * gm->assoc];
+                for (uint32_t i = 1; i < gm->assoc; i++)
+                    if (lru[i] < lru[vict])
+                        vict = i;
+                tag[vict] = line + 1;
+                lru[vict] = s->cycle;
+            }
+        } else if (r->kind == TM_REQ_WRITE) {
+            struct tm_warp *w = &s->w[r->inst];
+            w->mem_pending--;
+            if (w->at_membar && !w->inflight && !w->mem_pending)
+                w->at_membar = false;
+            warp_try_finish(s, w);
+        } else {
+            struct tm_inst *in = &s->inst[r->inst];
+            s->w[in->warp].mem_pending--;
+            if (--in->resp_left == 0)
+                heap_push(s, s->cycle, r->inst);
+        }
+        tm_queue_pop(&s->from_mem);
+    }
+}
+
+static void writeback_stage(struct tm_sm *s)
+{
+    uint32_t ports = s->cfg->pipe_width[TM_EX_WB];
+    while (s->heap_n && s->heap[0].t <= s->cycle) {
+        uint32_t ii = s->heap[0].inst;
+        if (s->inst[ii].ndst) {
+            if (!ports)
+                break; /* out of writeback ports: the rest wait a cycle */
+            ports--;
+            s->st[TM_ST_WB]++;
+        }
+        heap_pop(s);
+        retire(s, ii);
+    }
+}
+
+/* ====================================================================== fetch and decode */
+
+/* Fill w's instruction buffer from its PC: the instruction and, when it does not end a block,
+ * the next one. */
+static void decode(struct tm_warp *w)
+{
+    w->ib[0].f = w->func;
+    w->ib[0].pc = w->pc;
+    w->nib = 1;
+    const struct ir_insn *in = w->pc < w->func->ninsns ? &w->func->insns[w->pc] : NULL;
+    if (in && !(in->iflags & (IF_TERM | IF_BRANCH | IF_CALL | IF_BARRIER)) &&
+        w->pc + 1 <= w->func->ninsns) {
+        w->ib[1].f = w->func;
+        w->ib[1].pc = w->pc + 1;
+        w->nib = 2;
+    }
+}
+
+static void fetch_stage(struct tm_sm *s)
+{
+    const struct tm_config *cfg = s->cfg;
+    uint32_t budget = (uint32_t)cfg->o.gpgpu_inst_fetch_throughput;
+    for (uint32_t i = 0; i < s->nwarp_slots && budget; i++) {
+        uint32_t ws = (s->fetch_rr + i) % s->nwarp_slots;
+        struct tm_warp *w = &s->w[ws];
+        if (!w->cta || w->done || w->nib || w->fetching || w->at_bar || !w->func ||
+            w->ready_at > s->cycle)
+            continue;
+        budget--;
+        s->fetch_rr = ws + 1;
+        s->st[TM_ST_FETCH]++;
+        if (s->itag) {
+            const struct tm_cache_geom *gm = &cfg->il1;
+            uint64_t addr = (uint64_t)(uintptr_t)w->func->insns + (uint64_t)w->pc * 16;
+            uint64_t line = addr / gm->line;
+            uint32_t set = (uint32_t)(line % gm->nset);
+            uint64_t *tag = &s->itag[(size_t)set * gm->assoc];
+            uint64_t *lru = &s->ilru[(size_t)set * gm->assoc];
+            uint32_t way = 0;
+            while (way < gm->assoc && tag[way] != line + 1)
+                way++;
+            if (way == gm->assoc) {
+                if (tm_queue_full(&s->to_mem))
+                    continue;
+                s->st[TM_ST_FETCH_MISS]++;
+                struct tm_req rq = {.addr = line * gm->line, .t_sent = s->cycle, .inst = ws,
+                                    .sm = (uint16_t)s->id, .bytes = (uint16_t)gm->line,
+                                    .kind = TM_REQ_FETCH, .space = SP_NONE, .sectors = 0xf};
+                tm_queue_push(&s->to_mem, &rq);
+                w->fetching = true;
+                continue;
+            }
+            lru[way] = s->cycle;
+        }
+        decode(w);
+    }
+}
+
+/* ====================================================================== the cycle */
+
+int tm_sm_cycle(struct tm_sm *s, struct tm_gpu *g)
+{
+    s->st[TM_ST_CYCLES_ACTIVE]++;
+    s->st[TM_ST_WARP_CYCLES] += s->warps_used;
+    response_stage(s);
+    writeback_stage(s);
+    execute_stage(s);
+    operand_stage(s);
+    if (issue_stage(s, g) < 0)
+        return -1;
+    fetch_stage(s);
+    return 0;
+}

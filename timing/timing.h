@@ -1,0 +1,73 @@
+/*
+ * timing/timing.h — timing mode's public interface: a simulated GPU that runs kernels cycle by
+ * cycle on the functional engine (interp/engine.h) and counts what happened.
+ *
+ * A `struct tm_gpu` lives as long as the program (its cycle counter is GPGPU-Sim's
+ * gpu_tot_sim_cycle); tm_launch runs one kernel to completion on it: CTAs are dispatched to
+ * SMs as resources allow, every warp instruction is executed by the engine at the cycle the
+ * model issues it (so the values are the functional engine's), and %clock/%clock64 read the
+ * SM's cycle, %globaltimer simulated nanoseconds.
+ */
+#ifndef PTXEMU_TIMING_TIMING_H
+#define PTXEMU_TIMING_TIMING_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "interp/interp.h"
+#include "timing/config.h"
+
+struct tm_gpu; /* opaque */
+
+/* Counter ids (stats.def). */
+enum tm_stat {
+#define TM_STAT(id, name, help) TM_ST_##id,
+#include "timing/stats.def"
+#undef TM_STAT
+    TM_ST__COUNT
+};
+
+/* Printed name of a counter (GPGPU-Sim's where it exists). */
+const char *tm_stat_name(enum tm_stat s);
+
+/* What one kernel cost. */
+struct tm_kernel_result {
+    uint64_t start_cycle, cycles; /* gpu_tot_sim_cycle at launch; gpu_sim_cycle */
+    uint64_t warp_insns, thread_insns;
+    double start_ns, ns;          /* the same in simulated nanoseconds (core clock) */
+    double host_seconds;          /* wall time the simulation took */
+    uint64_t st[TM_ST__COUNT];    /* the kernel's counters, summed over SMs */
+};
+
+/*
+ * Create a simulated GPU from a derived configuration (copied: cfg may be freed after).
+ * `log` receives the per-kernel statistics (NULL: none); `json`, when not NULL, receives a JSON
+ * array with one object per kernel (every counter per kernel and per SM), closed by
+ * tm_gpu_destroy. 0, -ENOMEM.
+ */
+int tm_gpu_create(const struct tm_config *cfg, FILE *log, FILE *json, struct tm_gpu **out);
+
+/* Free the GPU; closes the JSON array. */
+void tm_gpu_destroy(struct tm_gpu *g);
+
+/* Simulated time so far: core cycles (gpu_tot_sim_cycle) and nanoseconds. */
+uint64_t tm_gpu_cycle(const struct tm_gpu *g);
+double tm_gpu_ns(const struct tm_gpu *g);
+
+/* Advance simulated time by ns nanoseconds with the GPU idle (host-side work such as a memcpy
+ * the model does not time). */
+void tm_gpu_idle_ns(struct tm_gpu *g, double ns);
+
+/* The configuration the GPU runs (its own copy). */
+const struct tm_config *tm_gpu_config(const struct tm_gpu *g);
+
+/*
+ * Run kernel launch l of device d on g to completion, cycle by cycle. Returns as
+ * interp_launch does: 0 completed, 1 trapped (*trap filled), negative for an invalid launch
+ * (message in trap->msg). *st (may be NULL) gets the functional counts, *res (may be NULL) what
+ * the kernel cost in simulated time. Statistics are printed to the GPU's log.
+ */
+int tm_launch(struct tm_gpu *g, struct interp_dev *d, const struct interp_launch *l,
+              struct interp_stats *st, struct trap *trap, struct tm_kernel_result *res);
+
+#endif

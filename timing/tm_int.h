@@ -1,0 +1,234 @@
+/*
+ * timing/tm_int.h — the timing model's internal structures: the SM ↔ memory request record and
+ * queues, the SM (warps, CTAs, pipeline registers, collectors, units, LD/ST), the GPU.
+ *
+ * The rule that makes SMs simulable on separate host threads (issue 24): code running an SM's
+ * cycle (sm.c) reads the shared launch description (`struct tm_kernel`, read-only while the
+ * kernel runs) and writes only its own `struct tm_sm`, including the two request queues it
+ * shares with the memory system. The memory system (gpu.c, later timing/mem/) touches an SM
+ * only through those queues, in its own phase of the cycle.
+ */
+#ifndef PTXEMU_TIMING_TM_INT_H
+#define PTXEMU_TIMING_TM_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "interp/engine.h"
+#include "timing/timing.h"
+
+/* ------------------------------------------------------------------ requests */
+
+enum tm_req_kind { TM_REQ_READ, TM_REQ_WRITE, TM_REQ_ATOMIC, TM_REQ_FETCH };
+
+/* One request between an SM and the memory system, and (the same record, sent back) its
+ * response. Addresses are 128-byte-line aligned; sectors says which 32-byte sectors. */
+struct tm_req {
+    uint64_t addr;
+    uint64_t t_sent;   /* core cycle the SM sent it */
+    uint64_t t_ready;  /* core cycle the response may be consumed (set by the memory system) */
+    uint32_t inst;     /* SM's in-flight instruction index (TM_REQ_FETCH: warp slot) */
+    uint16_t sm;
+    uint16_t bytes;    /* bytes requested (sum over lanes) */
+    uint8_t kind;      /* enum tm_req_kind */
+    uint8_t space;     /* enum ir_space of the access (SP_NONE: instruction fetch) */
+    uint8_t sectors;   /* bit i: sector i of the line */
+    uint8_t pad_;
+};
+
+/* Bounded FIFO of requests (ring buffer). */
+struct tm_queue {
+    struct tm_req *buf;
+    uint32_t cap, head, n;
+};
+
+int tm_queue_init(struct tm_queue *q, uint32_t cap);
+void tm_queue_free(struct tm_queue *q);
+static inline bool tm_queue_full(const struct tm_queue *q) { return q->n == q->cap; }
+static inline struct tm_req *tm_queue_front(struct tm_queue *q)
+{
+    return q->n ? &q->buf[q->head] : NULL;
+}
+static inline void tm_queue_pop(struct tm_queue *q)
+{
+    q->head = q->head + 1 == q->cap ? 0 : q->head + 1;
+    q->n--;
+}
+static inline void tm_queue_push(struct tm_queue *q, const struct tm_req *r)
+{
+    uint32_t t = q->head + q->n;
+    if (t >= q->cap)
+        t -= q->cap;
+    q->buf[t] = *r;
+    q->n++;
+}
+
+/* ------------------------------------------------------------------ the kernel being run */
+
+/* What every SM reads about the running launch (read-only during cycles). */
+struct tm_kernel {
+    struct engine_launch *L;
+    const struct interp_kernel_info *info;
+    uint32_t threads, warps;  /* per CTA */
+    uint32_t regs_per_cta, shmem_per_cta;
+    uint32_t max_cta_per_sm;  /* occupancy limit */
+    uint32_t shmem_per_sm;    /* shared memory carve-out chosen for the kernel, bytes */
+    uint64_t start_cycle;     /* first core cycle CTAs may be dispatched */
+    bool cooperative;
+};
+
+/* ------------------------------------------------------------------ SM */
+
+#define TM_IBUF 2
+#define TM_MAX_DST 8
+#define TM_MAX_SRC 32
+#define TM_SB_MAX 64
+#define TM_MAX_LINES 64
+#define TM_NONE UINT32_MAX
+
+/* Memory part of an in-flight memory instruction (computed at issue from the step report). */
+struct tm_memop {
+    uint8_t space;     /* enum ir_space (resolved) */
+    uint8_t kind;      /* enum tm_req_kind; TM_REQ_READ/WRITE for shared/const too */
+    uint16_t nline;    /* line requests (global/local/atomic) */
+    uint16_t degree;   /* shared: bank-conflict degree; const: distinct words */
+    uint16_t sent;     /* line requests sent so far */
+    uint32_t next;     /* free list */
+    uint64_t line[TM_MAX_LINES];
+    uint8_t sectors[TM_MAX_LINES];
+    uint16_t bytes[TM_MAX_LINES];
+};
+
+/* One in-flight warp instruction, from issue to writeback. */
+struct tm_inst {
+    uint32_t warp;     /* SM warp slot */
+    uint32_t memop;    /* TM_NONE or index in tm_sm.mop */
+    uint32_t next;     /* free list / queue link */
+    uint8_t fu;        /* enum tm_fu */
+    uint8_t part;      /* sub-core (scheduler) it belongs to */
+    uint8_t ndst, nsrc;
+    uint32_t src_left; /* bit i: source i not read yet */
+    uint16_t src_bank[TM_MAX_SRC];
+    uint32_t dst[TM_MAX_DST]; /* scoreboard keys */
+    struct tm_oplat lat;
+    uint64_t t_issue, t_ready;
+    uint32_t resp_left; /* memory responses still to come */
+};
+
+struct tm_cta;
+
+struct tm_warp {
+    struct tm_cta *cta;       /* NULL: slot free */
+    uint32_t ew;              /* warp index in the CTA (engine) */
+    uint8_t part;             /* scheduler */
+    bool done;                /* every lane exited (functionally) */
+    bool at_bar, at_membar, fetching;
+    const struct ir_func *func; /* next instruction to fetch */
+    uint32_t pc;
+    uint32_t nib;             /* valid instruction-buffer entries */
+    struct { const struct ir_func *f; uint32_t pc; } ib[TM_IBUF];
+    uint64_t ready_at;        /* may fetch from this cycle (CTA launch latency) */
+    uint64_t age;             /* dynamic warp id: lower is older (GTO, old) */
+    uint32_t inflight;        /* issued, not yet written back / retired */
+    uint32_t mem_pending;     /* memory requests outstanding (loads, stores, atomics) */
+    uint32_t nsb;
+    uint32_t sb[TM_SB_MAX];   /* reserved destination registers */
+};
+
+struct tm_cta {
+    struct engine_cta *ec;    /* NULL: slot free */
+    uint32_t warp0, nwarps;   /* SM warp slots warp0 … warp0+nwarps-1 */
+    uint32_t live;            /* warps not yet finished (done and drained) */
+};
+
+/* A register set between two stages: per part (sub-core) a FIFO of instruction indices. */
+struct tm_pipereg {
+    uint32_t cap;             /* per part */
+    uint32_t *slot;           /* [part * cap + k] */
+    uint32_t *n;              /* [part] */
+};
+
+struct tm_unit {
+    uint64_t busy_until;      /* accepts a new instruction from this cycle */
+    uint8_t fu, part;
+};
+
+struct tm_heap_ent {
+    uint64_t t;
+    uint32_t inst;
+    uint32_t seq;
+};
+
+struct tm_sm {
+    uint32_t id;
+    const struct tm_config *cfg;
+    const struct tm_kernel *k;
+    uint64_t cycle;           /* core cycles since the GPU started (gpu_tot_sim_cycle + n) */
+    uint32_t nparts;          /* sub-cores: schedulers (sub-core model) or 1 */
+    uint32_t nsched;
+
+    /* resources */
+    uint32_t ncta, threads_used, regs_used, shmem_used, warps_used;
+    uint32_t ncta_slots, nwarp_slots;
+    struct tm_cta *cta;
+    struct tm_warp *w;
+    uint64_t next_age;
+
+    /* schedulers */
+    uint32_t *last_issued;    /* [sched] warp slot, TM_NONE */
+    uint32_t *rr_start;       /* [sched] */
+    uint32_t **order;         /* [sched] scratch: candidate warps in priority order */
+    uint32_t *norder;
+    uint32_t *active_pool;    /* two-level: [sched * two_level_active + k], TM_NONE = empty */
+    uint32_t fetch_rr;
+
+    /* instruction pool */
+    struct tm_inst *inst;
+    uint32_t inst_cap, inst_free;
+    struct tm_memop *mop;
+    uint32_t mop_cap, mop_free;
+
+    /* pipeline */
+    struct tm_pipereg id_oc[TM_FU__COUNT];
+    struct tm_pipereg oc_ex[TM_FU__COUNT];
+    uint32_t ncoll;           /* collector units per part */
+    uint32_t *coll;           /* [part * ncoll + k]: instruction or TM_NONE */
+    uint32_t coll_rr;
+    uint32_t nbanks;          /* register banks per part */
+    uint32_t *bank_used;      /* [part * nbanks + b]: reads granted this cycle */
+    struct tm_unit *unit;
+    uint32_t nunit;
+    uint32_t ldst_cur;        /* instruction in the LD/ST unit, TM_NONE */
+    uint64_t ldst_busy_until;
+
+    /* completion heap (t_ready order) */
+    struct tm_heap_ent *heap;
+    uint32_t heap_n, heap_cap, heap_seq;
+
+    /* instruction cache tags (when not perfect) */
+    uint64_t *itag;           /* [set * assoc + way]: line address + 1, 0 = invalid */
+    uint64_t *ilru;
+
+    /* queues shared with the memory system */
+    struct tm_queue to_mem, from_mem;
+
+    uint64_t st[TM_ST__COUNT];
+};
+
+int tm_sm_init(struct tm_sm *s, uint32_t id, const struct tm_config *cfg);
+void tm_sm_free(struct tm_sm *s);
+/* Can the SM take one more CTA of kernel k? */
+bool tm_sm_can_take(const struct tm_sm *s, const struct tm_kernel *k);
+/* Start CTA `linear` of the running kernel on s. 0, or a negative error. */
+int tm_sm_start_cta(struct tm_sm *s, uint64_t linear, uint64_t launch_latency);
+/* One core cycle of s. Returns -1 when the launch faulted (stop), else 0. */
+int tm_sm_cycle(struct tm_sm *s, struct tm_gpu *g);
+/* Has s anything left to do (CTAs resident, requests in flight)? */
+bool tm_sm_busy(const struct tm_sm *s);
+/* Retire every CTA (after a fault). */
+void tm_sm_abort(struct tm_sm *s);
+
+/* The SM currently stepping the engine (for the clock hook): set by sm.c. */
+void tm_gpu_set_stepping(struct tm_gpu *g, struct tm_sm *s);
+
+#endif
