@@ -640,14 +640,13 @@ static void requery_barrier(struct tm_sm *s, struct tm_cta *c)
     }
 }
 
-/* Release barriers of c that completed; -1 on a deadlock (the launch's fault). */
+/* Release barriers of c that completed (the last arrival may have released one inside its
+ * step, exits release them here); -1 on a deadlock (the launch's fault). */
 static int cta_release(struct tm_sm *s, struct tm_cta *c)
 {
-    int n = engine_cta_release(c->ec);
-    if (n < 0)
+    if (engine_cta_release(c->ec) < 0)
         return -1;
-    if (n > 0)
-        requery_barrier(s, c);
+    requery_barrier(s, c);
     return 0;
 }
 
@@ -942,7 +941,9 @@ static void operand_stage(struct tm_sm *s)
         outports = 1;
     uint32_t tput = (uint32_t)cfg->o.gpgpu_reg_file_port_throughput;
     memset(s->bank_used, 0, (size_t)s->nparts * s->nbanks * sizeof *s->bank_used);
-    for (uint32_t p = 0; p < s->nparts; p++) {
+    for (uint32_t pi = 0; pi < s->nparts; pi++) {
+        /* sub-cores take turns first (the shared OC_EX_MEM register goes round robin) */
+        uint32_t p = (uint32_t)((pi + s->cycle) % s->nparts);
         uint32_t *coll = &s->coll[p * s->ncoll];
         /* 1. instructions waiting in ID_OC registers take free collector units, oldest first */
         for (uint32_t port = 0; port < inports; port++) {
