@@ -6,6 +6,7 @@
  * derives, matches its functional device preset, survives dump -> reload), and that every
  * option Accel-Sim's tested configurations use is in the option table.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -591,6 +592,42 @@ static void test_accelsim_names(void)
     is_uint(tm_opt_count, TM_OPT__COUNT, "TM_OPT__COUNT is the table's length");
 }
 
+/* Accel-Sim's tested configurations themselves when a checkout is at hand:
+ * PTXEMU_ACCELSIM_CFGS=…/gpgpu-sim_distribution/configs/tested-cfgs. Each DIR/gpgpusim.config
+ * must read with no error and no unknown option (stray text such as merge markers may warn). */
+static void test_accelsim_files(void)
+{
+    const char *dir = getenv("PTXEMU_ACCELSIM_CFGS");
+    DIR *d = dir && *dir ? opendir(dir) : NULL;
+    if (!d) {
+        skip(1, "PTXEMU_ACCELSIM_CFGS does not name Accel-Sim's configs/tested-cfgs");
+        return;
+    }
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        char path[PATH_MAX];
+        if (e->d_name[0] == '.' ||
+            snprintf(path, sizeof path, "%s/%s/gpgpusim.config", dir, e->d_name) >=
+                (int)sizeof path ||
+            access(path, R_OK))
+            continue;
+        struct tm_config c;
+        struct capture cap;
+        tm_config_init(&c);
+        int rc = tm_config_read_file(&c, path, false, cap_open(&cap));
+        const char *t = cap_text(&cap);
+        ok(rc == 0 && !strstr(t, "unknown option"), "Accel-Sim %s reads without error", e->d_name);
+        if (*t)
+            diag("%s", t);
+        cap_free(&cap);
+        tm_config_free(&c);
+        n++;
+    }
+    closedir(d);
+    if (!n)
+        skip(1, "no DIR/gpgpusim.config under PTXEMU_ACCELSIM_CFGS");
+}
+
 int main(void)
 {
     test_syntax();
@@ -599,5 +636,6 @@ int main(void)
     test_presets();
     test_load();
     test_accelsim_names();
+    test_accelsim_files();
     return done_testing();
 }
