@@ -158,8 +158,8 @@ int tm_config_derive(struct tm_config *c, char *err, size_t errlen);
  * in it (line breaks included) becoming one space; the last assignment wins; `-config FILE`
  * reads FILE at that point (a relative FILE is relative to the including file's directory;
  * nesting at most TM_CONFIG_MAX_DEPTH files deep; a file that is already being read is an
- * include cycle). The old name `-smem_latency` (GPGPU-Sim 4.0, still in Accel-Sim's Kepler
- * config) is read as `-gpgpu_smem_latency`.
+ * include cycle). The old name `-smem_latency` (earlier GPGPU-Sim 4.x; still in Accel-Sim's
+ * Kepler config) is read as `-gpgpu_smem_latency`.
  *
  * Diagnostics go to `diag` (may be NULL) as `file:line: error: …` / `file:line: warning: …`.
  * An unknown option or stray text (not an -option) is a warning, an error when `strict`;

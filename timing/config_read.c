@@ -259,7 +259,14 @@ static int read_text(struct reader *r, const char *name, const char *text)
             const char *e = p + strcspn(p, " \t\r\v\f\n#");
             complain(r, name, line, "stray text '%.*s' ignored (expected -option)",
                      (int)(e - p > 40 ? 40 : e - p), p);
-            p += strcspn(p, "\n");
+            /* one diagnostic for the run of stray words up to the next -option of the line */
+            for (p = e; *p && *p != '\n' && *p != '#';) {
+                while (is_space(*p))
+                    p++;
+                if (*p == '-' || *p == '\n' || *p == '#' || !*p)
+                    break;
+                p += strcspn(p, " \t\r\v\f\n#");
+            }
             continue;
         }
         p++;

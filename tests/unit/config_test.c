@@ -151,6 +151,18 @@ static void test_diagnostics(void)
     diag_case("stray text (a merge marker, as in two Accel-Sim configs)",
               "<<<<<<< HEAD\n-gpgpu_n_mem 3\n", false, 0,
               "t.config:1: warning: stray text '<<<<<<<' ignored (expected -option)\n");
+    diag_case("stray words, then an option on the same line",
+              "-gpgpu_n_mem 3 4 five -gpgpu_n_clusters 5\n-gpgpu_n_clusters x\n", false, -EINVAL,
+              "t.config:1: warning: stray text '4' ignored (expected -option)\n"
+              "t.config:2: error: option -gpgpu_n_clusters: 'x' is not an integer\n");
+    {
+        struct tm_config c;
+        char *d;
+        read_str(&c, "-gpgpu_n_mem 3 4 five -gpgpu_n_clusters 5\n", false, &d);
+        is_int(c.o.gpgpu_n_clusters, 5, "an option after stray words on its line is read");
+        tm_config_free(&c);
+        free(d);
+    }
     diag_case("stray text, strict", "-gpgpu_n_mem 3 4\n", true, -EINVAL,
               "t.config:1: error: stray text '4' ignored (expected -option)\n");
     diag_case("several errors in one run", "-gpgpu_n_clusters x\n-gpgpu_shader_cta y\n", false,
