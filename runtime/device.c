@@ -35,6 +35,14 @@ static const struct preset presets[] = {
     /* Blackwell consumer (12.0): 1,536 threads, 24 blocks, at most 100 KiB shared per SM */
     {"rtx5090", "RTX 5090 (sm_120)", 120, 170, 1536, 24, 100, 99, 32, 98304, 73728, 2407,
      14001, 512},
+    /* The GPUs of Accel-Sim's correlated configurations (timing presets configs/NAME.config);
+     * clocks are the core clocks Accel-Sim correlated at. The Quadro GV100 is compute
+     * capability 7.0, below what CUDA 13 compiles for: it reports 7.5 (the sm_75 floor) with
+     * the GV100's resources (80 SMs, 96 KiB shared, 6 MiB L2, 4,096-bit HBM2). */
+    {"qv100", "Quadro GV100 (sm_70 as sm_75)", 75, 80, 2048, 32, 96, 96, 32, 6144, 0, 1132, 850,
+     4096},
+    {"rtx2060", "RTX 2060 (sm_75)", 75, 30, 1024, 16, 64, 64, 6, 3072, 0, 1365, 7001, 192},
+    {"rtx3070", "RTX 3070 (sm_86)", 86, 46, 1536, 16, 100, 99, 8, 4096, 3072, 1132, 7001, 256},
 };
 
 static void preset_apply(struct rt_device *d, const struct preset *p)
@@ -160,7 +168,7 @@ int rt_device_parse(struct rt_device *d, const char *spec, char *err, size_t err
             else {
                 snprintf(err, errlen,
                          "unknown device preset '%s' (h100, a100, l4, rtx4090, t4, b200, "
-                         "rtx5090, sm_XX)",
+                         "rtx5090, qv100, rtx2060, rtx3070, sm_XX)",
                          tok);
                 return -1;
             }
@@ -235,7 +243,8 @@ void rt_device_help(FILE *out)
             "device spec: comma-separated presets and key=value settings, applied in order\n"
             "  presets: h100 (default: sm_90, 132 SMs), a100 (sm_80, 108), l4 (sm_89, 58),\n"
             "           rtx4090 (sm_89, 128), t4 (sm_75, 40), b200 (sm_100, 148),\n"
-            "           rtx5090 (sm_120, 170), sm_XX (compute capability only)\n"
+            "           rtx5090 (sm_120, 170), qv100 (sm_70 reported as sm_75, 80),\n"
+            "           rtx2060 (sm_75, 30), rtx3070 (sm_86, 46), sm_XX (compute capability only)\n"
             "  keys: sm, nsm, mem, name, shared, shared-optin, shared-sm, clock (kHz),\n"
             "        threads-sm, blocks-sm, regs-sm   (sizes take K/M/G suffixes)\n"
             "  a spec naming a file is read from it: one setting per line, # comments\n");

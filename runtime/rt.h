@@ -90,7 +90,7 @@ struct rt_device {
 /* Fill an H100-class sm_90 device. */
 void rt_device_default(struct rt_device *d);
 /* Apply a device spec: a comma-separated list of presets ("h100", "a100", "l4", "rtx4090",
- * "t4", "b200", "rtx5090", "sm_80") and key=value settings (sm, nsm, mem, name, shared,
+ * "t4", "b200", "rtx5090", "qv100", "rtx2060", "rtx3070", "sm_80") and key=value settings (sm, nsm, mem, name, shared,
  * shared-optin, shared-sm, clock, threads-sm, blocks-sm, regs-sm), or the name of a file holding such settings one per
  * line. 0, or -1 with a message in err. */
 int rt_device_parse(struct rt_device *d, const char *spec, char *err, size_t errlen);

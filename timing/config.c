@@ -202,7 +202,9 @@ int tm_config_derive(struct tm_config *c, char *err, size_t errlen)
     uint32_t v[16];
     int n;
 
+    /* each factor bounded before the product: int64 overflow is undefined */
     if (o->gpgpu_n_clusters < 1 || o->gpgpu_n_cores_per_cluster < 1 ||
+        o->gpgpu_n_clusters > 4096 || o->gpgpu_n_cores_per_cluster > 4096 ||
         o->gpgpu_n_clusters * o->gpgpu_n_cores_per_cluster > 4096) {
         errf(err, errlen, "options -gpgpu_n_clusters/-gpgpu_n_cores_per_cluster: 1..4096 SMs");
         return -EINVAL;
@@ -396,17 +398,3 @@ int tm_config_derive(struct tm_config *c, char *err, size_t errlen)
     return 0;
 }
 
-/* Interim loader until the gpgpusim.config reader lands: the built-in defaults only. */
-int tm_config_load(struct tm_config *c, const char *spec, const char *device_key, bool strict,
-                   FILE *diag)
-{
-    (void)device_key;
-    (void)strict;
-    if (spec && *spec) {
-        if (diag)
-            fprintf(diag, "ptxemu: timing configuration '%s': presets and files are not "
-                          "readable yet\n", spec);
-        return -ENOENT;
-    }
-    return tm_config_init(c);
-}

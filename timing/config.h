@@ -44,6 +44,18 @@ struct tm_options {
 #undef TM_OPT
 };
 
+/* Index of each option in tm_opt_table (config.def order): TM_OPT_ID_<field>. */
+enum tm_opt_id {
+#define TM_OPT(name, field, type, def, flags, help) TM_OPT_ID_##field,
+#include "timing/config.def"
+#undef TM_OPT
+    TM_OPT__COUNT
+};
+
+/* Who last assigned an option (struct tm_config.opt_src), for the "accepted, not modelled"
+ * listing: options a compiled-in preset sets are not listed, those of the user's files are. */
+enum tm_opt_src { TM_SRC_DEFAULT = 0, TM_SRC_PRESET, TM_SRC_FILE };
+
 /* Row of the option table (tm_opt_table). */
 struct tm_opt_desc {
     const char *name; /* without the leading '-' */
@@ -110,6 +122,9 @@ struct tm_config {
     uint32_t shmem_opt[16];      /* -gpgpu_shmem_option carve-outs, KiB, ascending */
     uint32_t n_shmem_opt;
     uint32_t perfect_mem_latency; /* cycles of a global access with -gpgpu_perfect_mem */
+
+    /* set by the reader (config_read.c): enum tm_opt_src of each option's last assignment */
+    uint8_t opt_src[TM_OPT__COUNT];
 };
 
 /* The option table (config.def rows in order) and its length. */
@@ -134,10 +149,73 @@ int tm_config_set(struct tm_config *c, const char *name, const char *value, char
  * message naming the option in err. Call after the last tm_config_set. */
 int tm_config_derive(struct tm_config *c, char *err, size_t errlen);
 
-/* Load the configuration `spec` names: NULL or "" the preset of device `device_key`, a preset
- * name, or a gpgpusim.config file (strict: unknown options are errors). Defaults first; not yet
- * derived. 0, or a negative error after a diagnostic on diag. */
+/* ======================================================================== reading files
+ * timing/config_read.c: GPGPU-Sim's gpgpusim.config syntax, compiled-in presets, dumping.
+ *
+ * Syntax (as GPGPU-Sim's option parser reads it): `-name value` pairs separated by white
+ * space, the value on the same line as its name; `#` starts a comment anywhere (also inside
+ * quotes, as in GPGPU-Sim); a value in double quotes may span lines, each run of white space
+ * in it (line breaks included) becoming one space; the last assignment wins; `-config FILE`
+ * reads FILE at that point (a relative FILE is relative to the including file's directory;
+ * nesting at most TM_CONFIG_MAX_DEPTH files deep; a file that is already being read is an
+ * include cycle). The old name `-smem_latency` (earlier GPGPU-Sim 4.x; still in Accel-Sim's
+ * Kepler config) is read as `-gpgpu_smem_latency`.
+ *
+ * Diagnostics go to `diag` (may be NULL) as `file:line: error: …` / `file:line: warning: …`.
+ * An unknown option or stray text (not an -option) is a warning, an error when `strict`;
+ * a malformed value, a missing value, an unterminated quote, an unreadable or cyclic
+ * -config are errors. Reading goes on after an error (up to TM_CONFIG_MAX_ERRORS), so one run
+ * reports them all; nothing exits. */
+
+#define TM_CONFIG_MAX_DEPTH 16
+#define TM_CONFIG_MAX_ERRORS 20
+
+/* A preset compiled into the binary from configs/NAME.config (build/gen/tm_presets.c, made
+ * by scripts/gen-presets.pl), so presets work from any directory. */
+struct tm_preset {
+    const char *name; /* "qv100" */
+    const char *path; /* "configs/qv100.config": the name its diagnostics use */
+    const char *text; /* the file's contents */
+};
+extern const struct tm_preset tm_presets[];
+extern const size_t tm_preset_count;
+
+/* Preset by name (case-insensitive), or NULL. */
+const struct tm_preset *tm_preset_find(const char *name);
+
+/* Read a gpgpusim.config-style file into *c (already initialised: tm_config_init), on top of
+ * what it holds. 0; -EINVAL after error diagnostics; -ENOENT the file cannot be read;
+ * -ENOMEM. Options it sets are marked TM_SRC_FILE. Does not derive. */
+int tm_config_read_file(struct tm_config *c, const char *path, bool strict, FILE *diag);
+
+/* The same for text in memory; `name` is the file name diagnostics give, `src` what the
+ * options it sets are marked as (TM_SRC_FILE or TM_SRC_PRESET). A relative -config inside
+ * is relative to the directory part of `name` (the working directory if it has none). */
+int tm_config_read_text(struct tm_config *c, const char *name, const char *text,
+                        enum tm_opt_src src, bool strict, FILE *diag);
+
+/* The whole set-up the --timing switch needs: initialise *c to the defaults, read the
+ * configuration `spec` names, list the accepted-but-unmodelled options the user's files set
+ * (once, on diag), and derive.
+ *   spec NULL or ""  the preset of the emulated device: `device_key` is the functional
+ *                    device's preset key or spec ("h100", "a100,nsm=8": its first
+ *                    comma-separated word); a key with no timing preset of its own falls back
+ *                    to the preset of the same SM architecture (t4 -> rtx2060, l4 -> rtx4090,
+ *                    sm_XX -> the preset of that compute capability); NULL or "" -> h100 (the
+ *                    default device); anything else is an error.
+ *   a preset name    that preset (tm_presets).
+ *   otherwise        a file path (tm_config_read_file).
+ * 0, or a negative errno after diagnostics on diag; on failure *c holds nothing to free. */
 int tm_config_load(struct tm_config *c, const char *spec, const char *device_key, bool strict,
                    FILE *diag);
+
+/* Print every option, one `-name value` line each in config.def order (what GPGPU-Sim prints
+ * at start); values with white space, '#', or nothing in them are quoted. Reading the output
+ * back gives the same options. */
+void tm_config_dump(const struct tm_config *c, FILE *out);
+
+/* Print `note: accepted, not modelled: -a, -b, …` listing the TM_ACCEPTED options set by the
+ * user's files (TM_SRC_FILE), if any; returns how many. tm_config_load calls it once. */
+size_t tm_config_list_accepted(const struct tm_config *c, FILE *out);
 
 #endif
