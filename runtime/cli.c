@@ -53,6 +53,8 @@ static const char usage_text[] =
     "                                     run one kernel of a PTX file\n"
     "  run [OPTIONS] -- PROGRAM ARGS...   run a CUDA program built with nvcc -cudart shared\n"
     "  fatbin PROGRAM                     list the fat binary entries of a CUDA executable\n"
+    "  timing-config [--timing[=SPEC]] [--timing-set NAME=VALUE] [--device D]\n"
+    "                                     print every option of a timing configuration\n"
     "  --help, --version\n"
     "\n"
     "exec options:\n"
@@ -1268,6 +1270,55 @@ static int cmd_fatbin(int argc, char **argv)
     return rc;
 }
 
+/* ============================================================================= timing-config */
+
+/* Print every timing option of the configuration --timing[=SPEC] (with --timing-set and
+ * --device) would use, as `-name value` lines a gpgpusim.config file could hold. */
+static int cmd_timing_config(int argc, char **argv)
+{
+    struct run_opts o = {.trace_thread = -1};
+    for (int i = 0; i < argc; i++) {
+        int c = common_opt(&o, argc, argv, &i);
+        if (c < 0)
+            return EXIT_USAGE;
+        if (c == 0) {
+            free(o.timing_set);
+            return usage_error("timing-config: unexpected argument '%s'", argv[i]);
+        }
+    }
+    struct tm_config cfg;
+    char key[64];
+    const char *dev = o.device ? o.device : "h100";
+    size_t k = strcspn(dev, ",");
+    snprintf(key, sizeof key, "%.*s", (int)(k < sizeof key ? k : sizeof key - 1), dev);
+    int rc = 0;
+    if (tm_config_load(&cfg, o.timing.spec, key, o.timing.strict, stderr) < 0) {
+        free(o.timing_set);
+        return 1;
+    }
+    char err[256] = "";
+    const char *p = o.timing_set;
+    while (p && *p && !rc) {
+        size_t n = strcspn(p, ";");
+        char item[512];
+        snprintf(item, sizeof item, "%.*s", (int)(n < sizeof item ? n : sizeof item - 1), p);
+        char *eq = strchr(item, '=');
+        *eq = 0;
+        if (tm_config_set(&cfg, item[0] == '-' ? item + 1 : item, eq + 1, err, sizeof err) < 0)
+            rc = 1;
+        p += n + (p[n] != 0);
+    }
+    if (!rc && tm_config_derive(&cfg, err, sizeof err) < 0)
+        rc = 1;
+    if (rc)
+        fprintf(stderr, "ptxemu: timing-config: %s\n", err);
+    else
+        tm_config_dump(&cfg, stdout);
+    tm_config_free(&cfg);
+    free(o.timing_set);
+    return rc;
+}
+
 /* ======================================================================================= run */
 
 static int cmd_run(int argc, char **argv)
@@ -1395,6 +1446,8 @@ int main(int argc, char **argv)
         return cmd_show(argc - 2, argv + 2, "print", false, ir_print_module);
     if (!strcmp(cmd, "info"))
         return cmd_show(argc - 2, argv + 2, "info", false, show_info);
+    if (!strcmp(cmd, "timing-config"))
+        return cmd_timing_config(argc - 2, argv + 2);
     if (!strcmp(cmd, "cfg"))
         return cmd_cfg(argc - 2, argv + 2);
     if (!strcmp(cmd, "exec"))

@@ -356,8 +356,9 @@ int tm_launch(struct tm_gpu *g, struct interp_dev *d, const struct interp_launch
         }
         /* CTA dispatch: one CTA per SM per cycle, round robin from the SM after the last */
         if (next < nctas && g->cycle >= k.start_cycle) {
+            const uint32_t first = g->last_sm + 1;
             for (uint32_t i = 0; i < g->nsm && next < nctas; i++) {
-                uint32_t si = (g->last_sm + 1 + i) % g->nsm;
+                uint32_t si = (first + i) % g->nsm;
                 struct tm_sm *s = &g->sm[si];
                 if (!tm_sm_can_take(s, &k))
                     continue;
