@@ -205,20 +205,20 @@ struct rt_timing_opts {
     bool strict;            /* unknown options are errors */
 };
 
-/* A simulated GPU shared by the runtime's workers (kernels run on it one at a time). */
+/* A simulated GPU shared by the runtime's workers. */
 struct rt_timing {
-    pthread_mutex_t mu;
     struct tm_gpu *gpu;
     FILE *json;
 };
 
 /* Create the simulated GPU for options o and the --device spec (its preset names the default
- * timing configuration); statistics go to log. 0, or negative with a message in err. */
+ * timing configuration; an nsm=N setting there sets the simulated SM count too); statistics go
+ * to log. 0, or negative with a message in err. */
 int rt_timing_open(const struct rt_timing_opts *o, const char *device_spec, FILE *log,
                    struct rt_timing **out, char *err, size_t errlen);
 /* Close the JSON statistics and free the GPU. */
 void rt_timing_close(struct rt_timing *t);
-/* tm_launch under the GPU's lock (workers of independent streams take turns). */
+/* tm_launch: kernels of workers of independent streams run on the GPU together. */
 int rt_timing_launch(struct rt_timing *t, struct interp_dev *d, const struct interp_launch *l,
                      struct interp_stats *st, struct trap *trap);
 /* Simulated nanoseconds so far (event timestamps in timing mode). */

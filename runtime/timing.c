@@ -71,6 +71,21 @@ int rt_timing_open(const struct rt_timing_opts *o, const char *device_spec, FILE
         free(t);
         return r;
     }
+    /* the program sees the device's SM count: a --device nsm=N setting applies to the
+     * simulated GPU too (-gpgpu_n_clusters, keeping -gpgpu_n_cores_per_cluster if it divides) */
+    if (device_spec && *device_spec) {
+        struct rt_device dev;
+        char derr[256];
+        rt_device_default(&dev);
+        if (rt_device_parse(&dev, device_spec, derr, sizeof derr) == 0 && dev.nsm &&
+            dev.nsm != cfg.n_sm) {
+            int64_t per = cfg.o.gpgpu_n_cores_per_cluster;
+            if (per < 1 || dev.nsm % per)
+                per = 1;
+            cfg.o.gpgpu_n_cores_per_cluster = per;
+            cfg.o.gpgpu_n_clusters = dev.nsm / per;
+        }
+    }
     r = apply_sets(&cfg, o->set, err, errlen);
     if (!r)
         r = tm_config_derive(&cfg, err, errlen);
@@ -98,7 +113,6 @@ int rt_timing_open(const struct rt_timing_opts *o, const char *device_spec, FILE
         snprintf(err, errlen, "cannot create the simulated GPU");
         return r;
     }
-    pthread_mutex_init(&t->mu, NULL);
     *out = t;
     return 0;
 }
@@ -110,25 +124,19 @@ void rt_timing_close(struct rt_timing *t)
     tm_gpu_destroy(t->gpu);
     if (t->json)
         fclose(t->json);
-    pthread_mutex_destroy(&t->mu);
     free(t);
 }
 
 int rt_timing_launch(struct rt_timing *t, struct interp_dev *d, const struct interp_launch *l,
                      struct interp_stats *st, struct trap *trap)
 {
-    pthread_mutex_lock(&t->mu);
-    int r = tm_launch(t->gpu, d, l, st, trap, NULL);
-    pthread_mutex_unlock(&t->mu);
-    return r;
+    /* kernels of independent streams run together on the simulated GPU */
+    return tm_launch(t->gpu, d, l, st, trap, NULL);
 }
 
 double rt_timing_ns(struct rt_timing *t)
 {
-    pthread_mutex_lock(&t->mu);
-    double ns = tm_gpu_ns(t->gpu);
-    pthread_mutex_unlock(&t->mu);
-    return ns;
+    return tm_gpu_ns(t->gpu);
 }
 
 /* Timing options from the environment (PTXEMU_TIMING, PTXEMU_TIMING_SET,

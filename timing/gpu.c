@@ -7,6 +7,8 @@
 
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -32,6 +34,7 @@ struct tm_gpu {
     struct tm_sm *sm;
     uint32_t nsm;
     uint64_t cycle;             /* core cycles since creation (gpu_tot_sim_cycle) */
+    _Atomic uint64_t pub_cycle; /* the same, for readers on other threads (tm_gpu_ns) */
     uint64_t dom_cycle[DOM__COUNT];
     double dom_period[DOM__COUNT]; /* ns */
     double dom_next[DOM__COUNT];   /* ns of the domain's next edge */
@@ -41,6 +44,19 @@ struct tm_gpu {
     uint64_t uid;
     struct tm_sm *stepping;     /* SM whose warp is in engine_step (clock hook) */
     uint32_t last_sm;           /* CTA dispatch resumes after it */
+
+    /* Kernels of independent streams run together: each tm_launch caller adds its kernel
+     * and waits; one of them at a time drives the cycles (until its own kernel is done). */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    bool driving;
+    struct tm_kernel **run;     /* kernels on the GPU (only the driver touches this list) */
+    uint32_t nrun, caprun;
+    struct tm_kernel **pend;    /* added by tm_launch, taken by the driver (under mu) */
+    uint32_t npend, cappend;
+    _Atomic uint32_t pending;
+    uint32_t next_kernel;       /* CTA dispatch: kernel to try first */
+    bool oom;
 };
 
 /* ====================================================================== configuration copy */
@@ -97,6 +113,8 @@ int tm_gpu_create(const struct tm_config *cfg, FILE *log, FILE *json, struct tm_
         g->dom_next[d] = g->dom_period[d];
     }
     g->last_sm = g->nsm - 1;
+    pthread_mutex_init(&g->mu, NULL);
+    pthread_cond_init(&g->cv, NULL);
     *out = g;
     return 0;
 }
@@ -112,14 +130,21 @@ void tm_gpu_destroy(struct tm_gpu *g)
     if (g->json && g->json_open)
         fputs("\n]\n", g->json);
     tm_config_free(&g->cfg);
+    free(g->run);
+    free(g->pend);
+    pthread_mutex_destroy(&g->mu);
+    pthread_cond_destroy(&g->cv);
     free(g);
 }
 
-uint64_t tm_gpu_cycle(const struct tm_gpu *g) { return g->cycle; }
+uint64_t tm_gpu_cycle(const struct tm_gpu *g)
+{
+    return atomic_load_explicit(&((struct tm_gpu *)g)->pub_cycle, memory_order_relaxed);
+}
 
 double tm_gpu_ns(const struct tm_gpu *g)
 {
-    return (double)g->cycle * g->dom_period[DOM_CORE] + g->idle_ns;
+    return (double)tm_gpu_cycle(g) * g->dom_period[DOM_CORE] + g->idle_ns;
 }
 
 void tm_gpu_idle_ns(struct tm_gpu *g, double ns)
@@ -239,7 +264,7 @@ static void print_stats(struct tm_gpu *g, const char *name, const struct tm_kern
                            ((double)act * g->cfg.max_warps_per_sm)
                      : 0;
     fprintf(f, "kernel_name = %s\n", name);
-    fprintf(f, "kernel_launch_uid = %llu\n", (unsigned long long)g->uid);
+    fprintf(f, "kernel_launch_uid = %llu\n", (unsigned long long)k->uid);
     fprintf(f, "gpu_sim_cycle = %llu\n", (unsigned long long)r->cycles);
     fprintf(f, "gpu_sim_insn = %llu\n", (unsigned long long)r->thread_insns);
     fprintf(f, "gpu_ipc = %12.4f\n", ipc);
@@ -284,7 +309,8 @@ static void json_counters(FILE *f, const uint64_t *st)
     fputc('}', f);
 }
 
-static void json_kernel(struct tm_gpu *g, const char *name, const struct tm_kernel_result *r)
+static void json_kernel(struct tm_gpu *g, const char *name, const struct tm_kernel_result *r,
+                        const uint64_t *per)
 {
     FILE *f = g->json;
     if (!f)
@@ -297,14 +323,14 @@ static void json_kernel(struct tm_gpu *g, const char *name, const struct tm_kern
             ", \"kernel_launch_uid\": %llu, \"gpu_sim_cycle\": %llu, \"gpu_sim_insn\": %llu, "
             "\"gpu_tot_sim_cycle\": %llu, \"gpu_tot_sim_insn\": %llu, \"start_cycle\": %llu, "
             "\"sim_time_ns\": %.1f,\n \"totals\": ",
-            (unsigned long long)g->uid, (unsigned long long)r->cycles,
+            (unsigned long long)r->uid, (unsigned long long)r->cycles,
             (unsigned long long)r->thread_insns, (unsigned long long)g->cycle,
             (unsigned long long)g->tot_insn, (unsigned long long)r->start_cycle, r->ns);
     json_counters(f, r->st);
     fputs(",\n \"sm\": [", f);
-    for (uint32_t i = 0; i < g->nsm; i++) {
+    for (uint32_t i = 0; i < g->nsm && per; i++) {
         fputs(i ? ",\n  " : "\n  ", f);
-        json_counters(f, g->sm[i].st);
+        json_counters(f, &per[(size_t)i * TM_ST__COUNT]);
     }
     fputs("]}", f);
     fflush(f);
@@ -319,6 +345,136 @@ static double now_s(void)
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
+/* Move kernels added by tm_launch into the running list (driver only). */
+static int admit(struct tm_gpu *g)
+{
+    if (!atomic_load_explicit(&g->pending, memory_order_acquire))
+        return 0;
+    pthread_mutex_lock(&g->mu);
+    int r = 0;
+    if (g->nrun + g->npend > g->caprun) {
+        uint32_t nc = (g->nrun + g->npend) * 2;
+        struct tm_kernel **p = realloc(g->run, nc * sizeof *p);
+        if (!p)
+            r = -ENOMEM;
+        else
+            g->run = p, g->caprun = nc;
+    }
+    if (!r) {
+        for (uint32_t i = 0; i < g->npend; i++)
+            g->run[g->nrun++] = g->pend[i];
+        g->npend = 0;
+        atomic_store_explicit(&g->pending, 0, memory_order_release);
+    }
+    pthread_mutex_unlock(&g->mu);
+    return r;
+}
+
+/* CTA dispatch: each SM in round robin from the one after the last that got a CTA takes at
+ * most one CTA per cycle, from the first running kernel (round robin) with CTAs left that
+ * fits. */
+static void dispatch(struct tm_gpu *g)
+{
+    const uint32_t first = g->last_sm + 1;
+    const uint64_t tb_lat = (uint64_t)g->cfg.o.gpgpu_TB_launch_latency;
+    for (uint32_t i = 0; i < g->nsm; i++) {
+        uint32_t si = (first + i) % g->nsm;
+        struct tm_sm *s = &g->sm[si];
+        for (uint32_t j = 0; j < g->nrun; j++) {
+            struct tm_kernel *k = g->run[(g->next_kernel + j) % g->nrun];
+            if (k->next_cta >= k->nctas || g->cycle < k->start_cycle || !tm_sm_can_take(s, k))
+                continue;
+            s->cycle = g->cycle;
+            int r = tm_sm_start_cta(s, k, k->next_cta, tb_lat);
+            if (r == -EBUSY)
+                continue;
+            if (r) {
+                g->oom = true;
+                return;
+            }
+            k->next_cta++;
+            g->last_sm = si;
+            break;
+        }
+    }
+    if (g->nrun)
+        g->next_kernel = (g->next_kernel + 1) % g->nrun;
+}
+
+/* Run cycles until kernel `mine` is done. Returns 0, or -ENOMEM. */
+static int drive(struct tm_gpu *g, struct tm_kernel *mine)
+{
+    while (!mine->done) {
+        if (admit(g))
+            return -ENOMEM;
+        /* launches that faulted stop their warps; they drain and retire */
+        for (uint32_t j = 0; j < g->nrun; j++) {
+            struct tm_kernel *k = g->run[j];
+            if (!k->faulted && engine_launch_trapped(k->L)) {
+                k->faulted = true;
+                k->next_cta = k->nctas;
+                for (uint32_t i = 0; i < g->nsm; i++)
+                    tm_sm_stop_kernel(&g->sm[i], k);
+            }
+        }
+        dispatch(g);
+        if (g->oom)
+            return -ENOMEM;
+        bool busy = false;
+        for (uint32_t i = 0; i < g->nsm; i++) {
+            struct tm_sm *s = &g->sm[i];
+            if (!tm_sm_busy(s))
+                continue;
+            busy = true;
+            s->cycle = g->cycle;
+            if (tm_sm_cycle(s, g) < 0) {
+                g->stepping = NULL;
+                return -ENOMEM;
+            }
+        }
+        g->stepping = NULL;
+        for (uint32_t i = 0; i < g->nsm; i++)
+            if (g->sm[i].to_mem.n)
+                perfect_mem_cycle(g, &g->sm[i]);
+        g->cycle++;
+        atomic_store_explicit(&g->pub_cycle, g->cycle, memory_order_relaxed);
+        /* the other clock domains follow the core's time (no components in them yet) */
+        double t = (double)g->cycle * g->dom_period[DOM_CORE];
+        for (int dm = DOM_ICNT; dm < DOM__COUNT; dm++)
+            while (g->dom_next[dm] <= t) {
+                g->dom_cycle[dm]++;
+                g->dom_next[dm] += g->dom_period[dm];
+            }
+        /* kernels whose CTAs all retired are done */
+        bool waiting = false;
+        uint64_t next_start = UINT64_MAX;
+        for (uint32_t j = 0; j < g->nrun;) {
+            struct tm_kernel *k = g->run[j];
+            if (k->next_cta >= k->nctas && !k->live_ctas) {
+                k->end_cycle = g->cycle;
+                pthread_mutex_lock(&g->mu);
+                k->done = true;
+                pthread_cond_broadcast(&g->cv);
+                pthread_mutex_unlock(&g->mu);
+                g->run[j] = g->run[--g->nrun];
+                continue;
+            }
+            if (k->next_cta < k->nctas) {
+                waiting = true;
+                if (k->start_cycle < next_start)
+                    next_start = k->start_cycle;
+            }
+            j++;
+        }
+        /* nothing to simulate until a launch latency ends: jump there */
+        if (!busy && waiting && next_start > g->cycle && next_start != UINT64_MAX) {
+            g->cycle = next_start;
+            atomic_store_explicit(&g->pub_cycle, g->cycle, memory_order_relaxed);
+        }
+    }
+    return 0;
+}
+
 int tm_launch(struct tm_gpu *g, struct interp_dev *d, const struct interp_launch *l,
               struct interp_stats *st, struct trap *trap, struct tm_kernel_result *res)
 {
@@ -330,113 +486,103 @@ int tm_launch(struct tm_gpu *g, struct interp_dev *d, const struct interp_launch
     engine_launch_set_clock(L, clock_hook, g);
     struct interp_kernel_info info;
     interp_kernel_info(l->kernel, &info);
-    struct tm_kernel k = {.L = L, .info = &info};
-    r = kernel_setup(g, &k, l, trap);
+    struct tm_kernel *k = calloc(1, sizeof *k);
+    if (k)
+        k->st0 = malloc((size_t)g->nsm * TM_ST__COUNT * sizeof *k->st0);
+    if (!k || !k->st0) {
+        if (k)
+            free(k->st0);
+        free(k);
+        engine_launch_end(L, NULL);
+        snprintf(trap->msg, sizeof trap->msg, "timing: out of memory");
+        return -ENOMEM;
+    }
+    k->L = L;
+    k->info = &info;
+    k->nctas = engine_launch_ctas(L);
+    r = kernel_setup(g, k, l, trap);
     if (r) {
+        free(k->st0);
+        free(k);
         engine_launch_end(L, NULL);
         return r;
     }
-    g->uid++;
-    uint64_t start = g->cycle;
-    double start_ns = tm_gpu_ns(g);
-    k.start_cycle = start + (uint64_t)g->cfg.o.gpgpu_kernel_launch_latency;
-    for (uint32_t i = 0; i < g->nsm; i++) {
-        g->sm[i].k = &k;
-        memset(g->sm[i].st, 0, sizeof g->sm[i].st);
-    }
 
-    const uint64_t nctas = engine_launch_ctas(L);
-    uint64_t next = 0;
-    bool fault = false;
-    const uint64_t tb_lat = (uint64_t)g->cfg.o.gpgpu_TB_launch_latency;
-    for (;;) {
-        if (engine_launch_trapped(L)) {
-            fault = true;
-            break;
+    /* join the GPU: counters and clocks start now */
+    pthread_mutex_lock(&g->mu);
+    if (g->npend == g->cappend) {
+        uint32_t nc = g->cappend ? g->cappend * 2 : 8;
+        struct tm_kernel **p = realloc(g->pend, nc * sizeof *p);
+        if (!p) {
+            pthread_mutex_unlock(&g->mu);
+            free(k->st0);
+            free(k);
+            engine_launch_end(L, NULL);
+            snprintf(trap->msg, sizeof trap->msg, "timing: out of memory");
+            return -ENOMEM;
         }
-        /* CTA dispatch: one CTA per SM per cycle, round robin from the SM after the last */
-        if (next < nctas && g->cycle >= k.start_cycle) {
-            const uint32_t first = g->last_sm + 1;
-            for (uint32_t i = 0; i < g->nsm && next < nctas; i++) {
-                uint32_t si = (first + i) % g->nsm;
-                struct tm_sm *s = &g->sm[si];
-                if (!tm_sm_can_take(s, &k))
-                    continue;
-                s->cycle = g->cycle;
-                r = tm_sm_start_cta(s, next, tb_lat);
-                if (r == -EBUSY)
-                    continue;
-                if (r) {
-                    snprintf(trap->msg, sizeof trap->msg, "timing: cannot create CTA %llu",
-                             (unsigned long long)next);
-                    fault = true;
-                    break;
-                }
-                next++;
-                g->last_sm = si;
-            }
-            if (fault)
-                break;
-        }
-        /* the core clock domain: every SM with work; the memory system after them */
-        bool busy = false;
-        for (uint32_t i = 0; i < g->nsm; i++) {
-            struct tm_sm *s = &g->sm[i];
-            if (!tm_sm_busy(s))
-                continue;
-            busy = true;
-            s->cycle = g->cycle;
-            if (tm_sm_cycle(s, g) < 0) {
-                fault = true;
-                break;
-            }
-        }
-        g->stepping = NULL;
-        if (fault)
-            break;
-        for (uint32_t i = 0; i < g->nsm; i++)
-            if (g->sm[i].to_mem.n)
-                perfect_mem_cycle(g, &g->sm[i]);
-        g->cycle++;
-        /* the other clock domains follow the core's time (no components in them yet) */
-        double t = (double)g->cycle * g->dom_period[DOM_CORE];
-        for (int dm = DOM_ICNT; dm < DOM__COUNT; dm++)
-            while (g->dom_next[dm] <= t) {
-                g->dom_cycle[dm]++;
-                g->dom_next[dm] += g->dom_period[dm];
-            }
-        if (!busy && next >= nctas)
-            break;
-        if (!busy && g->cycle < k.start_cycle) /* launch latency: nothing to simulate */
-            g->cycle = k.start_cycle;
+        g->pend = p;
+        g->cappend = nc;
     }
-    if (fault || engine_launch_trapped(L))
+    k->uid = ++g->uid;
+    k->start = g->cycle;
+    k->start_ns = (double)g->cycle * g->dom_period[DOM_CORE] + g->idle_ns;
+    k->start_cycle = g->cycle + (uint64_t)g->cfg.o.gpgpu_kernel_launch_latency;
+    for (uint32_t i = 0; i < g->nsm; i++)
+        memcpy(&k->st0[(size_t)i * TM_ST__COUNT], g->sm[i].st, sizeof g->sm[i].st);
+    g->pend[g->npend++] = k;
+    atomic_store_explicit(&g->pending, 1, memory_order_release);
+    pthread_cond_broadcast(&g->cv);
+    int dr = 0;
+    while (!k->done && !dr) {
+        if (g->driving) {
+            pthread_cond_wait(&g->cv, &g->mu);
+            continue;
+        }
+        g->driving = true;
+        pthread_mutex_unlock(&g->mu);
+        dr = drive(g, k);
+        pthread_mutex_lock(&g->mu);
+        g->driving = false;
+        pthread_cond_broadcast(&g->cv);
+    }
+    pthread_mutex_unlock(&g->mu);
+    if (dr) { /* out of memory: nothing can go on */
         for (uint32_t i = 0; i < g->nsm; i++)
             tm_sm_abort(&g->sm[i]);
-    int trapped = engine_launch_end(L, st);
-    if (fault && !trapped && !trap->msg[0])
         snprintf(trap->msg, sizeof trap->msg, "timing: out of memory");
-
-    struct tm_kernel_result kr = {.start_cycle = start, .cycles = g->cycle - start,
-                                  .start_ns = start_ns};
-    kr.ns = tm_gpu_ns(g) - start_ns;
-    for (uint32_t i = 0; i < g->nsm; i++) {
-        for (int j = 0; j < TM_ST__COUNT; j++)
-            kr.st[j] += g->sm[i].st[j];
-        g->sm[i].k = NULL;
     }
+    int trapped = engine_launch_end(L, st);
+
+    /* this kernel's counters: what every SM did while it ran */
+    struct tm_kernel_result kr = {.uid = k->uid, .start_cycle = k->start, .cycles = k->end_cycle - k->start,
+                                  .start_ns = k->start_ns};
+    kr.ns = (double)kr.cycles * g->dom_period[DOM_CORE];
+    uint64_t *per = malloc((size_t)g->nsm * TM_ST__COUNT * sizeof *per);
+    for (uint32_t i = 0; i < g->nsm; i++)
+        for (int j = 0; j < TM_ST__COUNT; j++) {
+            uint64_t v = g->sm[i].st[j] - k->st0[(size_t)i * TM_ST__COUNT + j];
+            kr.st[j] += v;
+            if (per)
+                per[(size_t)i * TM_ST__COUNT + j] = v;
+        }
     kr.warp_insns = kr.st[TM_ST_WARP_INSN];
     kr.thread_insns = kr.st[TM_ST_THREAD_INSN];
+    kr.host_seconds = now_s() - t0;
+    pthread_mutex_lock(&g->mu); /* statistics output: one kernel at a time */
     g->tot_insn += kr.thread_insns;
     g->tot_warp_insn += kr.warp_insns;
     for (int j = 0; j < TM_ST__COUNT; j++)
         g->tot_st[j] += kr.st[j];
-    kr.host_seconds = now_s() - t0;
-    print_stats(g, info.name, &kr, &k);
-    json_kernel(g, info.name, &kr);
+    print_stats(g, info.name, &kr, k);
+    json_kernel(g, info.name, &kr, per);
+    pthread_mutex_unlock(&g->mu);
+    free(per);
+    free(k->st0);
+    free(k);
     if (res)
         *res = kr;
     if (trapped)
         return 1;
-    return fault ? -ENOMEM : 0;
+    return dr ? -ENOMEM : 0;
 }

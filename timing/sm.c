@@ -305,9 +305,14 @@ bool tm_sm_can_take(const struct tm_sm *s, const struct tm_kernel *k)
 {
     if (s->ncta >= s->ncta_slots)
         return false;
+    if (s->ncta && s->kernel != k && !s->cfg->o.gpgpu_concurrent_kernel_sm)
+        return false;
     if (k->cooperative)
         return s->warps_used + k->warps <= s->nwarp_slots;
-    if (s->ncta >= k->max_cta_per_sm)
+    uint32_t mine = 0;
+    for (uint32_t i = 0; i < s->ncta_slots; i++)
+        mine += s->cta[i].ec && s->cta[i].k == k;
+    if (mine >= k->max_cta_per_sm)
         return false;
     if (s->warps_used + k->warps > s->nwarp_slots)
         return false;
@@ -319,9 +324,8 @@ bool tm_sm_can_take(const struct tm_sm *s, const struct tm_kernel *k)
 
 /* Start CTA `linear` of the running kernel: the engine brings it up, the SM gives it a CTA
  * slot and a contiguous run of warp slots (GPGPU-Sim's hardware thread ids). */
-int tm_sm_start_cta(struct tm_sm *s, uint64_t linear, uint64_t latency)
+int tm_sm_start_cta(struct tm_sm *s, struct tm_kernel *k, uint64_t linear, uint64_t latency)
 {
-    const struct tm_kernel *k = s->k;
     uint32_t slot = 0;
     while (slot < s->ncta_slots && s->cta[slot].ec)
         slot++;
@@ -340,6 +344,7 @@ int tm_sm_start_cta(struct tm_sm *s, uint64_t linear, uint64_t latency)
     int r = engine_cta_create(k->L, linear, &c->ec);
     if (r)
         return r;
+    c->k = k;
     c->warp0 = w0;
     c->nwarps = k->warps;
     c->live = k->warps;
@@ -360,6 +365,8 @@ int tm_sm_start_cta(struct tm_sm *s, uint64_t linear, uint64_t latency)
         }
     }
     s->ncta++;
+    s->kernel = k;
+    k->live_ctas++;
     s->threads_used += k->threads;
     s->warps_used += k->warps;
     s->regs_used += k->regs_per_cta;
@@ -371,9 +378,11 @@ int tm_sm_start_cta(struct tm_sm *s, uint64_t linear, uint64_t latency)
 
 static void cta_retire(struct tm_sm *s, struct tm_cta *c)
 {
-    const struct tm_kernel *k = s->k;
+    struct tm_kernel *k = c->k;
     engine_cta_destroy(c->ec);
     c->ec = NULL;
+    c->k = NULL;
+    k->live_ctas--;
     s->ncta--;
     s->threads_used -= k->threads;
     s->warps_used -= k->warps;
@@ -424,6 +433,21 @@ void tm_sm_abort(struct tm_sm *s)
     s->ldst_cur = TM_NONE;
     s->heap_n = 0;
     s->to_mem.n = s->from_mem.n = 0;
+}
+
+void tm_sm_stop_kernel(struct tm_sm *s, const struct tm_kernel *k)
+{
+    for (uint32_t i = 0; i < s->nwarp_slots; i++) {
+        struct tm_warp *w = &s->w[i];
+        if (!w->cta || w->cta->k != k)
+            continue;
+        w->done = true;
+        w->at_bar = w->at_membar = false;
+        w->nib = 0;
+    }
+    for (uint32_t i = 0; i < s->nwarp_slots; i++)
+        if (s->w[i].cta && s->w[i].cta->k == k)
+            warp_try_finish(s, &s->w[i]);
 }
 
 bool tm_sm_busy(const struct tm_sm *s)
@@ -619,7 +643,7 @@ static void memop_fill(struct tm_sm *s, struct tm_memop *m, uint32_t wslot,
 /* Re-read the state of warps parked at a barrier of c after the engine released one. */
 static void requery_barrier(struct tm_sm *s, struct tm_cta *c)
 {
-    for (uint32_t i = 0; i < c->nwarps; i++) {
+    for (uint32_t i = 0; i < c->nwarps && c->ec; i++) {
         struct tm_warp *w = &s->w[c->warp0 + i];
         if (!w->at_bar)
             continue;
@@ -627,9 +651,10 @@ static void requery_barrier(struct tm_sm *s, struct tm_cta *c)
         if (engine_warp_query(c->ec, w->ew, &info) || info.status == ENGINE_WARP_BARRIER)
             continue;
         w->at_bar = false;
-        if (info.status == ENGINE_WARP_EXITED) {
+        if (info.status == ENGINE_WARP_EXITED || info.status == ENGINE_WARP_FAULTED) {
             w->done = true;
             w->nib = 0;
+            warp_try_finish(s, w);
             continue;
         }
         if (info.func != w->func || info.pc != w->pc) {
@@ -655,7 +680,9 @@ static int cta_release(struct tm_sm *s, struct tm_cta *c)
 enum stall { ST_NONE, ST_IDLE, ST_IBUF, ST_BAR, ST_MEMBAR, ST_SB, ST_PIPE };
 
 /* Issue the instruction at the head of w's buffer: the engine executes it now. Returns 1 when
- * issued, 0 when the warp turned out not ready, -1 when the launch faulted. */
+ * issued, 0 when the warp turned out not ready, -1 when out of memory. A fault (or a barrier
+ * deadlock) is recorded by the engine as the launch's trap; the driver sees it and stops the
+ * launch's warps (tm_sm_stop_kernel), and this warp stops at once. */
 static int issue_one(struct tm_sm *s, struct tm_gpu *g, uint32_t ws, uint8_t fu)
 {
     struct tm_warp *w = &s->w[ws];
@@ -667,12 +694,14 @@ static int issue_one(struct tm_sm *s, struct tm_gpu *g, uint32_t ws, uint8_t fu)
         struct engine_warp_info info;
         if (engine_warp_query(c->ec, w->ew, &info))
             return 0;
-        if (info.status == ENGINE_WARP_BARRIER)
+        if (info.status == ENGINE_WARP_BARRIER) {
             w->at_bar = true;
-        else if (info.status == ENGINE_WARP_EXITED)
-            w->done = true, w->nib = 0;
-        else if (info.status == ENGINE_WARP_FAULTED)
-            return -1;
+        } else if (info.status == ENGINE_WARP_EXITED || info.status == ENGINE_WARP_FAULTED) {
+            w->done = true;
+            w->nib = 0;
+            cta_release(s, c); /* its exit may complete a barrier */
+            warp_try_finish(s, w);
+        }
         return 0;
     }
     uint32_t ii = inst_alloc(s);
@@ -755,8 +784,11 @@ static int issue_one(struct tm_sm *s, struct tm_gpu *g, uint32_t ws, uint8_t fu)
         w->nib = 0;
         s->st[TM_ST_IBUF_FLUSH]++;
     }
-    if (r.flags & ENGINE_STEP_FAULT)
-        return -1;
+    if (r.flags & ENGINE_STEP_FAULT) {
+        w->done = true;
+        w->nib = 0;
+        return 1;
+    }
     if (x && (x->iflags & IF_FENCE))
         w->at_membar = true;
     if (r.flags & ENGINE_STEP_PARKED)
@@ -766,8 +798,7 @@ static int issue_one(struct tm_sm *s, struct tm_gpu *g, uint32_t ws, uint8_t fu)
         w->nib = 0;
     }
     if (r.flags & (ENGINE_STEP_BARRIER | ENGINE_STEP_WARP_DONE))
-        if (cta_release(s, c) < 0)
-            return -1;
+        cta_release(s, c); /* a deadlock is the launch's trap (the driver stops it) */
     return 1;
 }
 

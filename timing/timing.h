@@ -32,6 +32,7 @@ const char *tm_stat_name(enum tm_stat s);
 
 /* What one kernel cost. */
 struct tm_kernel_result {
+    uint64_t uid;                 /* kernel_launch_uid */
     uint64_t start_cycle, cycles; /* gpu_tot_sim_cycle at launch; gpu_sim_cycle */
     uint64_t warp_insns, thread_insns;
     double start_ns, ns;          /* the same in simulated nanoseconds (core clock) */

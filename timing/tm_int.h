@@ -65,9 +65,18 @@ static inline void tm_queue_push(struct tm_queue *q, const struct tm_req *r)
 
 /* ------------------------------------------------------------------ the kernel being run */
 
-/* What every SM reads about the running launch (read-only during cycles). */
+/* What every SM reads about a running launch (read-only during cycles, except the counters
+ * the driver keeps). */
 struct tm_kernel {
     struct engine_launch *L;
+    uint64_t nctas, next_cta; /* CTAs in the grid; the next one to dispatch */
+    uint32_t live_ctas;       /* dispatched, not yet retired */
+    bool done;                /* every CTA retired (or the launch faulted and drained) */
+    bool faulted;             /* its warps were stopped after a fault */
+    uint64_t uid;
+    uint64_t start, end_cycle; /* gpu cycle at launch and when the last CTA retired */
+    double start_ns;
+    uint64_t *st0;            /* per SM: counters when the kernel started [nsm][TM_ST__COUNT] */
     const struct interp_kernel_info *info;
     uint32_t threads, warps;  /* per CTA */
     uint32_t regs_per_cta, shmem_per_cta;
@@ -137,6 +146,7 @@ struct tm_warp {
 
 struct tm_cta {
     struct engine_cta *ec;    /* NULL: slot free */
+    struct tm_kernel *k;      /* the launch it belongs to */
     uint32_t warp0, nwarps;   /* SM warp slots warp0 … warp0+nwarps-1 */
     uint32_t live;            /* warps not yet finished (done and drained) */
 };
@@ -162,12 +172,12 @@ struct tm_heap_ent {
 struct tm_sm {
     uint32_t id;
     const struct tm_config *cfg;
-    const struct tm_kernel *k;
     uint64_t cycle;           /* core cycles since the GPU started (gpu_tot_sim_cycle + n) */
     uint32_t nparts;          /* sub-cores: schedulers (sub-core model) or 1 */
     uint32_t nsched;
 
-    /* resources */
+    /* resources (with -gpgpu_concurrent_kernel_sm 0 every resident CTA is of `kernel`) */
+    struct tm_kernel *kernel;
     uint32_t ncta, threads_used, regs_used, shmem_used, warps_used;
     uint32_t ncta_slots, nwarp_slots;
     struct tm_cta *cta;
@@ -219,9 +229,13 @@ int tm_sm_init(struct tm_sm *s, uint32_t id, const struct tm_config *cfg);
 void tm_sm_free(struct tm_sm *s);
 /* Can the SM take one more CTA of kernel k? */
 bool tm_sm_can_take(const struct tm_sm *s, const struct tm_kernel *k);
-/* Start CTA `linear` of the running kernel on s. 0, or a negative error. */
-int tm_sm_start_cta(struct tm_sm *s, uint64_t linear, uint64_t launch_latency);
-/* One core cycle of s. Returns -1 when the launch faulted (stop), else 0. */
+/* Start CTA `linear` of kernel k on s. 0, -EBUSY (no room), or a negative error. */
+int tm_sm_start_cta(struct tm_sm *s, struct tm_kernel *k, uint64_t linear,
+                    uint64_t launch_latency);
+/* Stop the warps of kernel k's CTAs on s (after k faulted): they issue nothing more, their
+ * instructions in flight drain, then the CTAs retire. */
+void tm_sm_stop_kernel(struct tm_sm *s, const struct tm_kernel *k);
+/* One core cycle of s. Returns -1 when out of memory (stop everything), else 0. */
 int tm_sm_cycle(struct tm_sm *s, struct tm_gpu *g);
 /* Has s anything left to do (CTAs resident, requests in flight)? */
 bool tm_sm_busy(const struct tm_sm *s);
