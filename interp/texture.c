@@ -217,37 +217,66 @@ struct tx_cache {
     const struct itex *t;
 };
 
-/* The live descriptor of handle h of kind `kind`, or NULL with a message in tf. Checks the
- * resource memory is still mapped, so a fetch never reads freed memory. */
-static const struct itex *tx_lookup(struct warp *w, struct tx_cache *c, uint64_t h,
-                                    unsigned kind, unsigned lane, struct tex_fault *tf)
+/* Is the descriptor self-consistent: a known format, and every element it can address inside
+ * its `bytes` (the descriptor is device memory a program can overwrite with cudaMemcpy, so the
+ * engine trusts nothing it has not checked)? */
+static bool tx_sane(const struct itex *t)
 {
-    if (c->t && c->h == h)
-        return c->t;
+    if ((t->nchan != 1 && t->nchan != 2 && t->nchan != 4) ||
+        (t->bits != 8 && t->bits != 16 && t->bits != 32) || t->elem != t->nchan * t->bits / 8 ||
+        t->fmt > ITEX_FLOAT || (t->fmt == ITEX_FLOAT && t->bits == 8) || t->dims < 1 ||
+        t->dims > 3 || (t->layered && t->dims == 3))
+        return false;
+    const uint64_t lim = UINT64_C(1) << 40; /* sizes and strides far beyond any device */
+    if (!t->width || !t->height || !t->depth || !t->layers || t->width >= lim ||
+        t->height >= lim || t->depth >= lim || t->layers >= lim || t->pitch >= lim ||
+        t->slice >= lim || t->bytes >= lim)
+        return false;
+    /* the last element: (slices - 1) * slice + (height - 1) * pitch + width * elem */
+    const uint64_t slices = t->layered ? t->layers : t->depth;
+    if (t->width * t->elem > t->pitch && t->height > 1)
+        return false;
+    unsigned __int128 end = (unsigned __int128)(slices - 1) * t->slice +
+                            (unsigned __int128)(t->height - 1) * t->pitch + t->width * t->elem;
+    return end <= t->bytes;
+}
+
+/* The live descriptor of handle h of kind `kind` in *out: 0, or TRAP_ILLEGAL (not a live,
+ * consistent descriptor) / TRAP_OOB (its resource memory was freed: a fetch never reads freed
+ * memory) with tf filled. */
+static int tx_lookup(struct warp *w, struct tx_cache *c, uint64_t h, unsigned kind,
+                     unsigned lane, struct tex_fault *tf, const struct itex **out)
+{
+    if (c->t && c->h == h) {
+        *out = c->t;
+        return 0;
+    }
     const struct mem *m = w->cta->L->dev->mem;
     const struct mem_alloc *a = mem_find(m, h, sizeof(struct itex));
     const struct itex *t = a && a->base == h && (a->flags & MEM_F_CONST)
                                ? (const struct itex *)(uintptr_t)h
                                : NULL;
-    if (!t || t->magic != ITEX_MAGIC || t->kind != kind) {
+    if (!t || t->magic != ITEX_MAGIC || t->kind != kind || !tx_sane(t)) {
         tf->lane = lane;
         tf->addr = h;
         snprintf(tf->msg, sizeof tf->msg, "%#" PRIx64 " is not a live %s object", h,
                  kind == ITEX_TEXTURE ? "texture" : "surface");
-        return NULL;
+        return TRAP_ILLEGAL;
     }
     if (t->bytes && !mem_find(m, t->base, t->bytes)) {
         tf->lane = lane;
         tf->addr = t->base;
+        tf->width = t->elem;
         snprintf(tf->msg, sizeof tf->msg,
                  "the memory of %s object %#" PRIx64 " (%" PRIu64 " bytes at %#" PRIx64
                  ") is no longer allocated",
                  kind == ITEX_TEXTURE ? "texture" : "surface", h, t->bytes, t->base);
-        return NULL;
+        return TRAP_OOB;
     }
     c->h = h;
     c->t = t;
-    return t;
+    *out = t;
+    return 0;
 }
 
 /* ============================================================================ texels */
@@ -657,9 +686,10 @@ int interp_tex_exec(struct warp *w, const struct ir_insn *in, const struct ir_op
         if (!(M >> l & 1))
             continue;
         uint64_t h = a->kind == OPK_ADDR ? vm_get(w, a, l) : tx_get(w, &all[a->first], l);
-        const struct itex *t = tx_lookup(w, &cache, h, kind, l, tf);
-        if (!t)
-            return TRAP_ILLEGAL;
+        const struct itex *t = NULL;
+        int k = tx_lookup(w, &cache, h, kind, l, tf, &t);
+        if (k)
+            return k;
         switch (in->op) {
         case OP_TEX:
         case OP_TLD4: tx_tex(w, in, O, &fm, t, l); break;
@@ -672,11 +702,10 @@ int interp_tex_exec(struct warp *w, const struct ir_insn *in, const struct ir_op
             vm_set(w, &O[0], l, q);
             break;
         }
-        default: {
-            int k = tx_surface(w, in, O, &fm, t, l, tf);
+        default:
+            k = tx_surface(w, in, O, &fm, t, l, tf);
             if (k)
                 return k;
-        }
         }
     }
     return 0;
