@@ -1,5 +1,6 @@
 /*
- * interp/texture.c — texture and surface instructions: tex (1d/2d/3d/a1d/a2d), tld4, txq,
+ * interp/texture.c — texture and surface instructions: tex (1d/2d/3d/a1d/a2d, plain, .level
+ * and .grad), tld4, txq,
  * istypep, suld.b, sust.b / sust.p, sured.b / sured.p, suq, on the descriptors of
  * interp/texture.h.
  *
@@ -21,7 +22,11 @@
  *   - a result component the format does not have is 0, alpha 1 (1.0f for float results);
  *   - .s32 coordinates are texel indices (no filtering); a linear-memory resource (tex1Dfetch)
  *     returns 0 outside [0, width);
- *   - the layer of a1d/a2d is an integer clamped to [0, layers - 1].
+ *   - the layer of a1d/a2d is an integer clamped to [0, layers - 1];
+ *   - mipmaps (not in the guide's appendix; ptxemu's rule, tx_sample_lod): level of detail 0
+ *     for tex, the operand of tex.level, log2 of the longer gradient in level-0 texels for
+ *     tex.grad; plus the bias, clamped to [lod_min, lod_max] and [0, levels - 1]; nearest level
+ *     (ties up) or the two levels around it blended with a 9-bit fixed-point fraction.
  * Surfaces: the x coordinate of suld.b / sust.b is in bytes (must be a multiple of the access
  * width), of sust.p in elements; y, z and the layer in elements. Outside the surface, .trap
  * faults (an out-of-bounds report naming the coordinates), .clamp accesses the nearest valid
@@ -40,7 +45,8 @@
 /* ======================================================================== instruction forms */
 
 enum tx_bound { TXB_TRAP = 0, TXB_CLAMP, TXB_ZERO };
-enum tx_query { TXQ_NONE = 0, TXQ_WIDTH, TXQ_HEIGHT, TXQ_DEPTH, TXQ_ARRAY_SIZE };
+enum tx_query { TXQ_NONE = 0, TXQ_WIDTH, TXQ_HEIGHT, TXQ_DEPTH, TXQ_ARRAY_SIZE, TXQ_LEVELS };
+enum tx_lod { TXL_NONE = 0, TXL_LEVEL, TXL_GRAD };
 
 struct tx_form {
     unsigned dims;   /* 1, 2, 3 */
@@ -52,6 +58,7 @@ struct tx_form {
     unsigned bound;  /* enum tx_bound */
     unsigned query;  /* enum tx_query */
     unsigned red;    /* sured operation (MODE_ADD …), 0 none */
+    unsigned lod;    /* enum tx_lod: tex.level / tex.grad */
 };
 
 /* The modifiers of an instruction as a form. */
@@ -77,6 +84,9 @@ static struct tx_form tx_form_of(const uint16_t *mods, const struct ir_insn *in)
         case MOD_HEIGHT: t.query = TXQ_HEIGHT; break;
         case MOD_DEPTH: t.query = TXQ_DEPTH; break;
         case MOD_ARRAY_SIZE: t.query = TXQ_ARRAY_SIZE; break;
+        case MOD_NUM_MIPMAP_LEVELS: t.query = TXQ_LEVELS; break;
+        case MOD_LEVEL: t.lod = TXL_LEVEL; break;
+        case MOD_GRAD: t.lod = TXL_GRAD; break;
         case MOD_ADD: t.red = MODE_ADD; break;
         case MOD_MIN: t.red = MODE_MIN; break;
         case MOD_MAX: t.red = MODE_MAX; break;
@@ -156,7 +166,24 @@ static unsigned tx_rf_of(unsigned t)
 /* tex / tld4 operands are d, the optional residency predicate `|p` (OPK_NONE when absent: the
  * engine does not write one), then the coordinate address; nothing after it (no lod, gradients,
  * offset or depth compare). */
-#define TX_NO_PRED(in, O) ((in)->nopnd == 3 && (O)[1].kind == OPK_NONE)
+#define TX_NO_PRED(in, O) ((O)[1].kind == OPK_NONE)
+
+/* The operands after a tex coordinate address: none, the level of tex.level (an f32 register
+ * or immediate), or the two gradient vectors of tex.grad (one component per coordinate: 1, 2,
+ * or 4 for 3d). */
+static bool tx_lod_ok(const struct ir_opnd *all, const struct ir_insn *in,
+                      const struct ir_opnd *O, const struct tx_form *t)
+{
+    switch (t->lod) {
+    case TXL_NONE: return in->nopnd == 3;
+    case TXL_LEVEL: return in->nopnd == 4 && in->type[1] == T_F32 && tx_reg(&O[3], RF_B32, false);
+    default: {
+        const unsigned n = t->dims == 3 ? 4 : t->dims;
+        return in->nopnd == 5 && in->type[1] == T_F32 && tx_data_ok(all, &O[3], n, RF_B32, false) &&
+               tx_data_ok(all, &O[4], n, RF_B32, false);
+    }
+    }
+}
 
 /* Does the engine run this texture / surface instruction (see the file comment)? */
 bool interp_tex_ok(const struct ir_func *f, const struct ir_insn *in, const struct ir_opnd *O)
@@ -168,18 +195,20 @@ bool interp_tex_ok(const struct ir_func *f, const struct ir_insn *in, const stru
     switch (in->op) {
     case OP_TEX:
         return t.dims && !t.b && !t.p && t.comp < 0 && !t.query && TX_NO_PRED(in, O) &&
+               tx_lod_ok(all, in, O, &t) &&
                (in->type[0] == T_F32 || in->type[0] == T_S32 || in->type[0] == T_U32) &&
                (in->type[1] == T_F32 || in->type[1] == T_S32) && in->vec == 4 &&
                tx_data_ok(all, &O[0], 4, RF_B32, true) && tx_addr_ok(all, &O[2], tx_ncoord(&t));
     case OP_TLD4:
-        return t.dims == 2 && !t.layered && t.comp >= 0 && !t.p && !t.query &&
-               TX_NO_PRED(in, O) &&
+        return t.dims == 2 && !t.layered && t.comp >= 0 && !t.p && !t.query && !t.lod &&
+               TX_NO_PRED(in, O) && in->nopnd == 3 &&
                (in->type[0] == T_F32 || in->type[0] == T_S32 || in->type[0] == T_U32) &&
                in->type[1] == T_F32 && in->vec == 4 && tx_data_ok(all, &O[0], 4, RF_B32, true) &&
                tx_addr_ok(all, &O[2], tx_ncoord(&t));
     case OP_TXQ:
     case OP_SUQ:
-        return t.query && !t.dims && in->nopnd == 2 && tx_reg(&O[0], RF_B32, false) &&
+        return t.query && !t.dims && !t.lod && (t.query != TXQ_LEVELS || in->op == OP_TXQ) &&
+               in->nopnd == 2 && tx_reg(&O[0], RF_B32, false) &&
                O[0].kind == OPK_REG && (tx_addr_ok(all, &O[1], 0));
     case OP_ISTYPEP:
         return in->nopnd == 2 &&
@@ -188,7 +217,8 @@ bool interp_tex_ok(const struct ir_func *f, const struct ir_insn *in, const stru
                O[0].kind == OPK_REG && O[0].rf == RF_PRED && tx_reg(&O[1], RF_B64, false);
     case OP_SURED: {
         const unsigned sz = ir_type_size((enum ir_type)in->type[0]);
-        return t.dims && !t.query && t.red && t.b != t.p && in->nopnd == 2 && in->vec <= 1 &&
+        return t.dims && !t.query && !t.lod && t.red && t.b != t.p && in->nopnd == 2 &&
+               in->vec <= 1 &&
                (sz == 4 || sz == 8) && vm_type_is_int(in->type[0]) &&
                vm_atom_form_ok(t.red, in->type[0]) && tx_addr_ok(all, &O[0], tx_ncoord(&t)) &&
                tx_data_ok(all, &O[1], 1, tx_rf_of(in->type[0]), false);
@@ -197,7 +227,7 @@ bool interp_tex_ok(const struct ir_func *f, const struct ir_insn *in, const stru
     case OP_SUST: {
         const unsigned v = in->vec ? in->vec : 1, sz = ir_type_size((enum ir_type)in->type[0]);
         const bool ld = in->op == OP_SULD;
-        if (!t.dims || t.query || (ld ? !t.b || t.p : t.b == t.p) || in->nopnd != 2)
+        if (!t.dims || t.query || t.lod || (ld ? !t.b || t.p : t.b == t.p) || in->nopnd != 2)
             return false;
         if (t.p ? (sz != 4 || v > 4) : (sz != 1 && sz != 2 && sz != 4 && sz != 8) || v > 4)
             return false;
@@ -238,7 +268,24 @@ static bool tx_sane(const struct itex *t)
         return false;
     unsigned __int128 end = (unsigned __int128)(slices - 1) * t->slice +
                             (unsigned __int128)(t->height - 1) * t->pitch + t->width * t->elem;
-    return end <= t->bytes;
+    if (end > t->bytes || t->nlevels < 1 || t->nlevels > ITEX_MAX_LEVELS ||
+        t->lv[0].base != t->base || t->lv[0].width != t->width ||
+        t->lv[0].height != t->height || t->lv[0].depth != t->depth ||
+        t->lv[0].pitch != t->pitch || t->lv[0].slice != t->slice || t->lv[0].bytes != t->bytes)
+        return false;
+    for (unsigned k = 1; k < t->nlevels; k++) { /* each level inside its own bytes */
+        const struct itex_level *g = &t->lv[k];
+        if (!g->width || !g->height || !g->depth || g->width > t->width ||
+            g->height > t->height || g->depth > t->depth || g->pitch >= lim ||
+            g->slice >= lim || g->bytes >= lim || (g->width * t->elem > g->pitch && g->height > 1))
+            return false;
+        const uint64_t sl = t->layered ? t->layers : g->depth;
+        end = (unsigned __int128)(sl - 1) * g->slice + (unsigned __int128)(g->height - 1) * g->pitch +
+              g->width * t->elem;
+        if (end > g->bytes)
+            return false;
+    }
+    return true;
 }
 
 /* The live descriptor of handle h of kind `kind` in *out: 0, or TRAP_ILLEGAL (not a live,
@@ -263,14 +310,18 @@ static int tx_lookup(struct warp *w, struct tx_cache *c, uint64_t h, unsigned ki
                  kind == ITEX_TEXTURE ? "texture" : "surface");
         return TRAP_ILLEGAL;
     }
-    if (t->bytes && !mem_find(m, t->base, t->bytes)) {
+    unsigned gone = 0;
+    while (gone < t->nlevels && mem_find(m, t->lv[gone].base, t->lv[gone].bytes))
+        gone++;
+    if (gone < t->nlevels) {
         tf->lane = lane;
-        tf->addr = t->base;
+        tf->addr = t->lv[gone].base;
         tf->width = t->elem;
         snprintf(tf->msg, sizeof tf->msg,
                  "the memory of %s object %#" PRIx64 " (%" PRIu64 " bytes at %#" PRIx64
                  ") is no longer allocated",
-                 kind == ITEX_TEXTURE ? "texture" : "surface", h, t->bytes, t->base);
+                 kind == ITEX_TEXTURE ? "texture" : "surface", h, t->lv[gone].bytes,
+                 t->lv[gone].base);
         return TRAP_OOB;
     }
     c->h = h;
@@ -323,11 +374,11 @@ static union tx_val tx_channel(const struct itex *t, const uint8_t *p, unsigned 
 }
 
 /* All four result components of the texel at (x, y, z, layer), all in range. */
-static void tx_texel(const struct itex *t, uint64_t x, uint64_t y, uint64_t z, uint64_t layer,
-                     union tx_val out[4])
+static void tx_texel(const struct itex *t, const struct itex_level *g, uint64_t x, uint64_t y,
+                     uint64_t z, uint64_t layer, union tx_val out[4])
 {
-    const uint8_t *p = (const uint8_t *)(uintptr_t)(t->base + (layer + z) * t->slice +
-                                                    y * t->pitch + x * t->elem);
+    const uint8_t *p = (const uint8_t *)(uintptr_t)(g->base + (layer + z) * g->slice +
+                                                    y * g->pitch + x * t->elem);
     const bool fl = tx_float_result(t);
     for (unsigned c = 0; c < 4; c++) {
         if (c < t->nchan)
@@ -386,12 +437,12 @@ static int64_t tx_floor(float u)
     return (int64_t)floorf(u);
 }
 
-/* Texel (i[0], i[1], i[2]) of layer `layer` with the address modes applied. */
-static void tx_fetch(const struct itex *t, const int64_t i[3], uint64_t layer, bool border0,
-                     union tx_val out[4])
+/* Texel (i[0], i[1], i[2]) of layer `layer` of level g with the address modes applied. */
+static void tx_fetch(const struct itex *t, const struct itex_level *g, const int64_t i[3],
+                     uint64_t layer, bool border0, union tx_val out[4])
 {
     uint64_t r[3] = {0, 0, 0};
-    const uint64_t n[3] = {t->width, t->height, t->depth};
+    const uint64_t n[3] = {g->width, g->height, g->depth};
     for (unsigned d = 0; d < t->dims; d++) {
         bool in = border0 ? (i[d] >= 0 && (uint64_t)i[d] < n[d] && ((r[d] = (uint64_t)i[d]), 1))
                           : tx_index(i[d], n[d], t->addr[d], t->norm_coords, &r[d]);
@@ -403,21 +454,25 @@ static void tx_fetch(const struct itex *t, const int64_t i[3], uint64_t layer, b
             return;
         }
     }
-    tx_texel(t, r[0], r[1], r[2], layer, out);
+    tx_texel(t, g, r[0], r[1], r[2], layer, out);
 }
 
-/* Sample t at float coordinates u[] (texel space after normalization) of one layer. */
-static void tx_sample(const struct itex *t, const float x[3], uint64_t layer, union tx_val out[4])
+/* Sample level g of t at coordinates x[] of one layer (unnormalized coordinates are level-0
+ * texels, scaled to the level). */
+static void tx_sample(const struct itex *t, const struct itex_level *g, const float x[3],
+                      uint64_t layer, union tx_val out[4])
 {
     float u[3];
-    const uint64_t n[3] = {t->width, t->height, t->depth};
+    const uint64_t n[3] = {g->width, g->height, g->depth}, n0[3] = {t->width, t->height, t->depth};
     for (unsigned d = 0; d < t->dims; d++)
-        u[d] = t->norm_coords ? x[d] * (float)n[d] : x[d];
+        u[d] = t->norm_coords ? x[d] * (float)n[d]
+               : g == t->lv  ? x[d]
+                             : x[d] * ((float)n[d] / (float)n0[d]);
     if (!t->linear || !tx_float_result(t)) {
         int64_t i[3] = {0, 0, 0};
         for (unsigned d = 0; d < t->dims; d++)
             i[d] = tx_floor(u[d]);
-        tx_fetch(t, i, layer, false, out);
+        tx_fetch(t, g, i, layer, false, out);
         return;
     }
     int64_t i0[3] = {0, 0, 0};
@@ -444,13 +499,74 @@ static void tx_sample(const struct itex *t, const float x[3], uint64_t layer, un
                 wgt *= hi ? a[d] : 256 - a[d];
         }
         union tx_val v[4];
-        tx_fetch(t, i, layer, false, v);
+        tx_fetch(t, g, i, layer, false, v);
         const float wf = (float)wgt * (t->dims == 1 ? 0x1p-8f : t->dims == 2 ? 0x1p-16f : 0x1p-24f);
         for (unsigned c = 0; c < 4; c++)
             acc[c] = k ? acc[c] + wf * v[c].f : wf * v[c].f;
     }
     for (unsigned c = 0; c < 4; c++)
         out[c].f = acc[c];
+}
+
+/* A fraction in [0, 1] as a 9-bit fixed-point weight: 0..256 (nearest 1/256, ties up). */
+static uint32_t tx_weight(float fr)
+{
+    if (!(fr > 0.0f))
+        return 0;
+    uint32_t a = (uint32_t)floorf(fr * 256.0f + 0.5f);
+    return a > 256 ? 256 : a;
+}
+
+/* Sample t with level of detail lambda (before bias and clamps): the mipmap level(s) it
+ * selects, point (nearest level, ties up) or linear (the two levels around it, weighted by
+ * the fraction in 9-bit fixed point like the texel weights). */
+static void tx_sample_lod(const struct itex *t, const float x[3], uint64_t layer, float lambda,
+                          union tx_val out[4])
+{
+    if (t->nlevels <= 1) {
+        tx_sample(t, t->lv, x, layer, out);
+        return;
+    }
+    float lam = lambda + t->lod_bias;
+    if (!(lam >= t->lod_min)) /* NaN too */
+        lam = t->lod_min;
+    if (lam > t->lod_max)
+        lam = t->lod_max;
+    const float top = (float)(t->nlevels - 1);
+    if (!(lam > 0.0f))
+        lam = 0.0f;
+    if (lam > top)
+        lam = top;
+    if (!t->mip_linear || !tx_float_result(t)) {
+        tx_sample(t, &t->lv[(unsigned)floorf(lam + 0.5f)], x, layer, out);
+        return;
+    }
+    const unsigned l0 = (unsigned)floorf(lam);
+    const uint32_t f = tx_weight(lam - (float)l0);
+    if (l0 + 1 >= t->nlevels || f == 0) {
+        tx_sample(t, &t->lv[l0], x, layer, out);
+        return;
+    }
+    union tx_val a[4], b[4];
+    tx_sample(t, &t->lv[l0], x, layer, a);
+    tx_sample(t, &t->lv[l0 + 1], x, layer, b);
+    const float w0 = (float)(256 - f) * 0x1p-8f, w1 = (float)f * 0x1p-8f;
+    for (unsigned c = 0; c < 4; c++)
+        out[c].f = w0 * a[c].f + w1 * b[c].f;
+}
+
+/* The level of detail of tex.grad: log2 of the longer of the two gradients measured in
+ * level-0 texels (isotropic: no anisotropic footprint). */
+static float tx_grad_lod(const struct itex *t, const float dx[3], const float dy[3])
+{
+    const uint64_t n0[3] = {t->width, t->height, t->depth};
+    float px = 0.0f, py = 0.0f;
+    for (unsigned d = 0; d < t->dims; d++) {
+        const float s = t->norm_coords ? (float)n0[d] : 1.0f;
+        px += (dx[d] * s) * (dx[d] * s);
+        py += (dy[d] * s) * (dy[d] * s);
+    }
+    return log2f(sqrtf(px > py ? px : py));
 }
 
 /* ======================================================================== instructions */
@@ -633,19 +749,34 @@ static void tx_tex(struct warp *w, const struct ir_insn *in, const struct ir_opn
         for (unsigned k = 0; k < 4; k++) {
             int64_t i[3] = {i0[0] + di[k], i0[1] + dj[k], 0};
             union tx_val v[4];
-            tx_fetch(t, i, layer, false, v);
+            tx_fetch(t, t->lv, i, layer, false, v);
             r[k] = v[fm->comp];
         }
     } else if (in->type[1] == T_S32) {
         int64_t i[3] = {0, 0, 0};
         for (unsigned d = 0; d < dims; d++)
             i[d] = (int32_t)xc[d];
-        tx_fetch(t, i, layer, t->res == ITEX_RES_LINEAR, r);
+        tx_fetch(t, t->lv, i, layer, t->res == ITEX_RES_LINEAR, r);
     } else {
         float x[3] = {0, 0, 0};
         for (unsigned d = 0; d < dims; d++)
             memcpy(&x[d], &xc[d], 4);
-        tx_sample(t, x, layer, r);
+        float lambda = 0.0f; /* tex: level 0 before bias and clamps */
+        if (fm->lod == TXL_LEVEL) {
+            uint32_t b = (uint32_t)tx_get(w, &O[3], l);
+            memcpy(&lambda, &b, 4);
+        } else if (fm->lod == TXL_GRAD) {
+            float g[2][3] = {{0, 0, 0}, {0, 0, 0}};
+            for (unsigned v = 0; v < 2; v++)
+                for (unsigned d = 0; d < dims; d++) {
+                    const struct ir_opnd *e = O[3 + v].kind == OPK_VEC ? &all[O[3 + v].first + d]
+                                                                       : &O[3 + v];
+                    uint32_t b = (uint32_t)tx_get(w, e, l);
+                    memcpy(&g[v][d], &b, 4);
+                }
+            lambda = tx_grad_lod(t, g[0], g[1]);
+        }
+        tx_sample_lod(t, x, layer, lambda, r);
     }
     for (unsigned k = 0; k < 4; k++)
         tx_put(w, all, &O[0], k, l, r[k].u);
@@ -698,6 +829,7 @@ int interp_tex_exec(struct warp *w, const struct ir_insn *in, const struct ir_op
             uint64_t q = fm.query == TXQ_WIDTH    ? t->width
                          : fm.query == TXQ_HEIGHT ? t->height
                          : fm.query == TXQ_DEPTH  ? t->depth
+                         : fm.query == TXQ_LEVELS ? t->nlevels
                                                   : (t->layered ? t->layers : 0);
             vm_set(w, &O[0], l, q);
             break;

@@ -25,6 +25,15 @@ enum itex_addr { ITEX_WRAP = 0, ITEX_CLAMP = 1, ITEX_MIRROR = 2, ITEX_BORDER = 3
 /* what the resource is (what cudaResourceDesc said) */
 enum itex_res { ITEX_RES_ARRAY = 0, ITEX_RES_LINEAR = 2, ITEX_RES_PITCH2D = 3 };
 
+/* Most levels a mipmapped resource has (1 + log2 of the largest 1D extent, 131072). */
+#define ITEX_MAX_LEVELS 18
+
+/* The memory of one mipmap level (level 0 repeats the descriptor's own fields). */
+struct itex_level {
+    uint64_t base, width, height, depth; /* as in struct itex */
+    uint64_t pitch, slice, bytes;
+};
+
 struct itex {
     uint32_t magic;    /* ITEX_MAGIC */
     uint8_t kind;      /* enum itex_kind */
@@ -46,6 +55,14 @@ struct itex {
     uint64_t slice;    /* bytes between 2D slices (3D) or layers */
     uint64_t bytes;    /* bytes from base the resource spans (checked before each access) */
     float border[4];   /* border color (address mode border) */
+    /* mipmaps: nlevels >= 1 levels in lv[] (lv[0] is the fields above); the level of detail
+       of a fetch is its LOD (0 for tex, the operand of tex.level, log2 of the gradients'
+       footprint for tex.grad) + lod_bias, clamped to [lod_min, lod_max] and [0, nlevels-1] */
+    uint32_t nlevels;
+    uint8_t mip_linear;  /* mipmap filter mode: 0 point, 1 linear */
+    uint8_t pad2_[3];
+    float lod_bias, lod_min, lod_max;
+    struct itex_level lv[ITEX_MAX_LEVELS];
 };
 
 #endif

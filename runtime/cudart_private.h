@@ -193,6 +193,7 @@ struct cudart_ctx {
     struct handle_set pools;  /* cudaMemPoolCreate pools */
     struct handle_set gmems;  /* graph allocations (struct gmem) */
     struct handle_set arrays; /* CUDA arrays (cudart_texture.c) */
+    struct handle_set mipmaps; /* mipmapped arrays (cudart_texture.c) */
     struct CUmemPoolHandle_st pool;
     cudaMemPool_t cur_pool;   /* cudaDeviceSetMemPool; NULL: the default pool */
     unsigned long long next_stream_id, next_capture_id;

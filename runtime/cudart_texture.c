@@ -8,6 +8,9 @@
  * layout is ours to choose. Copies with arrays are the pitched copies of cudart_memory.c on
  * that storage (same stream order, same checks).
  *
+ * A mipmapped array is one such array per level (cudaGetMipmappedArrayLevel hands them out
+ * for copies and surfaces; they are freed with it).
+ *
  * A texture or surface object is a descriptor (interp/texture.h `struct itex`, followed by
  * the resource and texture descriptions the program gave) in a small read-only device
  * allocation; the handle is its address. The engine validates the handle on every use.
@@ -40,6 +43,7 @@ struct cudaArray {
     size_t w, h, d;        /* elements, rows, slices or layers (each >= 1) */
     size_t pitch, slice, bytes;
     uint64_t dev;          /* device address of the storage */
+    bool level;            /* a level of a mipmapped array (freed with it, not alone) */
 };
 
 /* A channel format as the engine sees it: 0, or the error a GPU gives for it. */
@@ -174,6 +178,8 @@ EXPORT cudaError_t cudaFreeArray(cudaArray_t array)
         return cudaSuccess;
     if (!array_ok(array))
         return cr_ret(cudaErrorInvalidResourceHandle);
+    if (array->level) /* cudaFreeMipmappedArray frees it */
+        return cr_ret(cudaErrorInvalidValue);
     rt_wait(cr_ctx(), 0); /* as cudaFree: work queued before it may still read it */
     if (!cr_hs_del(&cr_g.arrays, array))
         return cr_ret(cudaErrorInvalidResourceHandle);
@@ -222,6 +228,112 @@ cudaError_t cr_array_pitched(cudaArray_const_t a, struct cudaPitchedPtr *pp, siz
     pp->ysize = a->h;
     *elem = a->elem;
     *depth = a->d;
+    return cudaSuccess;
+}
+
+/* ------------------------------------------------------------------- mipmapped arrays */
+
+#define MIPMAP_MAGIC 0x50494d4du /* "MMIP" */
+
+struct cudaMipmappedArray {
+    uint32_t magic;
+    unsigned nlevels;
+    struct cudaArray *lv[ITEX_MAX_LEVELS];
+};
+
+static bool mipmap_ok(const struct cudaMipmappedArray *m)
+{
+    return m && cr_hs_has(&cr_g.mipmaps, m) && m->magic == MIPMAP_MAGIC;
+}
+
+static void mipmap_free(struct cudaMipmappedArray *m)
+{
+    struct mem *dm = cr_dmem();
+    for (unsigned k = 0; k < m->nlevels; k++) {
+        struct cudaArray *a = m->lv[k];
+        cr_hs_del(&cr_g.arrays, a);
+        if (dm)
+            mem_free(dm, a->dev);
+        a->magic = 0;
+        free(a);
+    }
+    m->magic = 0;
+    free(m);
+}
+
+EXPORT cudaError_t cudaMallocMipmappedArray(cudaMipmappedArray_t *mipmappedArray,
+                                            const struct cudaChannelFormatDesc *desc,
+                                            struct cudaExtent extent, unsigned int numLevels,
+                                            unsigned int flags)
+{
+    CHECK_STICKY();
+    if (!mipmappedArray || !desc || numLevels == 0)
+        return cr_ret(cudaErrorInvalidValue);
+    *mipmappedArray = NULL;
+    const bool layered = flags & cudaArrayLayered;
+    /* levels: down to 1 x 1 x 1 in the largest dimension (layers do not shrink) */
+    size_t big = extent.width;
+    if (extent.height > big)
+        big = extent.height;
+    if (!layered && extent.depth > big)
+        big = extent.depth;
+    unsigned most = 1;
+    while (most < ITEX_MAX_LEVELS && (big >> most) != 0)
+        most++;
+    if (numLevels > most)
+        numLevels = most;
+    struct cudaMipmappedArray *m = calloc(1, sizeof *m);
+    if (!m)
+        return cr_ret(cudaErrorMemoryAllocation);
+    m->magic = MIPMAP_MAGIC;
+    for (unsigned k = 0; k < numLevels; k++) {
+        struct cudaExtent e = extent;
+        e.width = extent.width >> k ? extent.width >> k : 1;
+        if (extent.height)
+            e.height = extent.height >> k ? extent.height >> k : 1;
+        if (extent.depth && !layered)
+            e.depth = extent.depth >> k ? extent.depth >> k : 1;
+        cudaError_t err = array_new(&m->lv[k], desc, e, flags);
+        if (err) {
+            mipmap_free(m);
+            return err; /* array_new recorded it */
+        }
+        m->lv[k]->level = true;
+        m->nlevels = k + 1;
+    }
+    if (cr_hs_add(&cr_g.mipmaps, m) < 0) {
+        mipmap_free(m);
+        return cr_ret(cudaErrorMemoryAllocation);
+    }
+    *mipmappedArray = m;
+    return cudaSuccess;
+}
+
+EXPORT cudaError_t cudaGetMipmappedArrayLevel(cudaArray_t *levelArray,
+                                              cudaMipmappedArray_const_t mipmappedArray,
+                                              unsigned int level)
+{
+    if (!levelArray)
+        return cr_ret(cudaErrorInvalidValue);
+    if (!mipmap_ok(mipmappedArray))
+        return cr_ret(cudaErrorInvalidResourceHandle);
+    if (level >= mipmappedArray->nlevels)
+        return cr_ret(cudaErrorInvalidValue);
+    *levelArray = mipmappedArray->lv[level];
+    return cudaSuccess;
+}
+
+EXPORT cudaError_t cudaFreeMipmappedArray(cudaMipmappedArray_t mipmappedArray)
+{
+    CHECK_STICKY();
+    if (!mipmappedArray)
+        return cudaSuccess;
+    if (!mipmap_ok(mipmappedArray))
+        return cr_ret(cudaErrorInvalidResourceHandle);
+    rt_wait(cr_ctx(), 0);
+    if (!cr_hs_del(&cr_g.mipmaps, mipmappedArray))
+        return cr_ret(cudaErrorInvalidResourceHandle);
+    mipmap_free(mipmappedArray);
     return cudaSuccess;
 }
 
@@ -474,6 +586,15 @@ static struct tex_obj *obj_of(unsigned long long h, unsigned kind)
     return o->t.magic == ITEX_MAGIC && o->t.kind == kind ? o : NULL;
 }
 
+/* Level geometry of array a. */
+static struct itex_level level_of(const struct cudaArray *a)
+{
+    struct itex_level g = {.base = a->dev, .width = a->w, .height = a->h,
+                           .depth = a->layered ? 1 : a->d, .pitch = a->pitch,
+                           .slice = a->slice, .bytes = a->bytes};
+    return g;
+}
+
 /* Describe resource rd in *t (kind, format, sizes, memory). */
 static cudaError_t res_of(const struct cudaResourceDesc *rd, bool surface, struct itex *t)
 {
@@ -530,13 +651,30 @@ static cudaError_t res_of(const struct cudaResourceDesc *rd, bool surface, struc
             return cudaErrorInvalidValue;
         break;
     }
-    case cudaResourceTypeMipmappedArray:
-        cr_not_supported("texture objects of mipmapped arrays");
-        return cudaErrorNotSupported;
+    case cudaResourceTypeMipmappedArray: {
+        const struct cudaMipmappedArray *mm = rd->res.mipmap.mipmap;
+        if (!mipmap_ok(mm))
+            return cudaErrorInvalidResourceHandle;
+        if (surface)
+            return cudaErrorInvalidValue;
+        struct cudaResourceDesc r0 = {.resType = cudaResourceTypeArray};
+        r0.res.array.array = mm->lv[0];
+        e = res_of(&r0, false, t);
+        if (e)
+            return e;
+        t->nlevels = mm->nlevels;
+        for (unsigned k = 0; k < mm->nlevels; k++)
+            t->lv[k] = level_of(mm->lv[k]);
+        return cudaSuccess;
+    }
     default: return cudaErrorInvalidValue;
     }
     t->elem = (uint8_t)(t->nchan * t->bits / 8);
     t->read_norm = norm;
+    t->nlevels = 1;
+    t->lv[0] = (struct itex_level){.base = t->base, .width = t->width, .height = t->height,
+                                   .depth = t->depth, .pitch = t->pitch, .slice = t->slice,
+                                   .bytes = t->bytes};
     return cudaSuccess;
 }
 
@@ -609,6 +747,12 @@ EXPORT cudaError_t cudaCreateTextureObject(cudaTextureObject_t *pTexObject,
         return cr_ret(cudaErrorInvalidValue);
     o.t.norm_coords = td->normalizedCoords != 0;
     memcpy(o.t.border, td->borderColor, sizeof o.t.border);
+    if ((unsigned)td->mipmapFilterMode > cudaFilterModeLinear)
+        return cr_ret(cudaErrorInvalidValue);
+    o.t.mip_linear = td->mipmapFilterMode == cudaFilterModeLinear;
+    o.t.lod_bias = td->mipmapLevelBias;
+    o.t.lod_min = td->minMipmapLevelClamp;
+    o.t.lod_max = td->maxMipmapLevelClamp;
     o.rd = *pResDesc;
     o.td = *pTexDesc;
     unsigned long long h;
