@@ -104,10 +104,10 @@ const char *interp_unsupported_why(const struct ir_insn *in)
                "does not have)";
     case OP_TEX:
     case OP_TLD4:
-        return "unsupported (texture form: the engine runs tex{.level,.grad}.{1d,2d,3d,a1d,a2d}.v4 "
-               "and tld4.{r,g,b,a}.2d.v4 of .f32/.s32/.u32 on a texture object in a .b64 "
-               "register, without offsets or depth compare; texture references, cubemaps and "
-               "multisample geometries are not implemented)";
+        return "unsupported (texture form: the engine runs tex{.level,.grad}.{1d,2d,3d,a1d,a2d}.v4, "
+               "tex{.level}.{cube,acube}.v4 and tld4.{r,g,b,a}.2d.v4 of .f32/.s32/.u32 on a "
+               "texture object in a .b64 register, without offsets or depth compare; texture "
+               "references and multisample geometries are not implemented)";
     case OP_TXQ:
     case OP_SUQ:
         return "unsupported (query form: the engine answers .width, .height, .depth, "

@@ -23,6 +23,9 @@
  *   - .s32 coordinates are texel indices (no filtering); a linear-memory resource (tex1Dfetch)
  *     returns 0 outside [0, width);
  *   - the layer of a1d/a2d is an integer clamped to [0, layers - 1];
+ *   - cube / acube: the direction's major axis picks the face, the guide's table the face
+ *     coordinates (normalized); a cubemap is a layered 2D resource with 6 faces a cube, faces
+ *     are sampled with clamp addressing (no filtering across faces: not seamless);
  *   - mipmaps (not in the guide's appendix; ptxemu's rule, tx_sample_lod): level of detail 0
  *     for tex, the operand of tex.level, log2 of the longer gradient in level-0 texels for
  *     tex.grad; plus the bias, clamped to [lod_min, lod_max] and [0, levels - 1]; nearest level
@@ -50,7 +53,8 @@ enum tx_lod { TXL_NONE = 0, TXL_LEVEL, TXL_GRAD };
 
 struct tx_form {
     unsigned dims;   /* 1, 2, 3 */
-    bool layered;    /* a1d / a2d */
+    bool layered;    /* a1d / a2d / acube */
+    bool cube;       /* cube / acube */
     bool bad;        /* a modifier the engine does not implement */
     bool p;          /* sust.p */
     bool b;          /* .b */
@@ -72,6 +76,8 @@ static struct tx_form tx_form_of(const uint16_t *mods, const struct ir_insn *in)
         case MOD_DIM3D: t.dims = 3; break;
         case MOD_GEOM_A1D: t.dims = 1; t.layered = true; break;
         case MOD_GEOM_A2D: t.dims = 2; t.layered = true; break;
+        case MOD_GEOM_CUBE: t.dims = 2; t.cube = true; break;
+        case MOD_GEOM_ACUBE: t.dims = 2; t.cube = true; t.layered = true; break;
         case MOD_R: t.comp = 0; break;
         case MOD_G: t.comp = 1; break;
         case MOD_B: t.comp = 2; t.b = true; break;
@@ -106,6 +112,8 @@ static struct tx_form tx_form_of(const uint16_t *mods, const struct ir_insn *in)
 /* Coordinates a geometry takes (3d: x, y, z and an ignored fourth; a2d: layer, x, y, pad). */
 static unsigned tx_ncoord(const struct tx_form *t)
 {
+    if (t->cube) /* x, y, z and an ignored fourth; acube: layer, x, y, z */
+        return 4;
     if (t->layered)
         return t->dims == 1 ? 2 : 4;
     return t->dims == 3 ? 4 : t->dims;
@@ -195,12 +203,12 @@ bool interp_tex_ok(const struct ir_func *f, const struct ir_insn *in, const stru
     switch (in->op) {
     case OP_TEX:
         return t.dims && !t.b && !t.p && t.comp < 0 && !t.query && TX_NO_PRED(in, O) &&
-               tx_lod_ok(all, in, O, &t) &&
+               tx_lod_ok(all, in, O, &t) && (!t.cube || t.lod != TXL_GRAD) &&
                (in->type[0] == T_F32 || in->type[0] == T_S32 || in->type[0] == T_U32) &&
                (in->type[1] == T_F32 || in->type[1] == T_S32) && in->vec == 4 &&
                tx_data_ok(all, &O[0], 4, RF_B32, true) && tx_addr_ok(all, &O[2], tx_ncoord(&t));
     case OP_TLD4:
-        return t.dims == 2 && !t.layered && t.comp >= 0 && !t.p && !t.query && !t.lod &&
+        return t.dims == 2 && !t.layered && !t.cube && t.comp >= 0 && !t.p && !t.query && !t.lod &&
                TX_NO_PRED(in, O) && in->nopnd == 3 &&
                (in->type[0] == T_F32 || in->type[0] == T_S32 || in->type[0] == T_U32) &&
                in->type[1] == T_F32 && in->vec == 4 && tx_data_ok(all, &O[0], 4, RF_B32, true) &&
@@ -217,7 +225,7 @@ bool interp_tex_ok(const struct ir_func *f, const struct ir_insn *in, const stru
                O[0].kind == OPK_REG && O[0].rf == RF_PRED && tx_reg(&O[1], RF_B64, false);
     case OP_SURED: {
         const unsigned sz = ir_type_size((enum ir_type)in->type[0]);
-        return t.dims && !t.query && !t.lod && t.red && t.b != t.p && in->nopnd == 2 &&
+        return t.dims && !t.cube && !t.query && !t.lod && t.red && t.b != t.p && in->nopnd == 2 &&
                in->vec <= 1 &&
                (sz == 4 || sz == 8) && vm_type_is_int(in->type[0]) &&
                vm_atom_form_ok(t.red, in->type[0]) && tx_addr_ok(all, &O[0], tx_ncoord(&t)) &&
@@ -227,7 +235,7 @@ bool interp_tex_ok(const struct ir_func *f, const struct ir_insn *in, const stru
     case OP_SUST: {
         const unsigned v = in->vec ? in->vec : 1, sz = ir_type_size((enum ir_type)in->type[0]);
         const bool ld = in->op == OP_SULD;
-        if (!t.dims || t.query || t.lod || (ld ? !t.b || t.p : t.b == t.p) || in->nopnd != 2)
+        if (!t.dims || t.cube || t.query || t.lod || (ld ? !t.b || t.p : t.b == t.p) || in->nopnd != 2)
             return false;
         if (t.p ? (sz != 4 || v > 4) : (sz != 1 && sz != 2 && sz != 4 && sz != 8) || v > 4)
             return false;
@@ -255,7 +263,8 @@ static bool tx_sane(const struct itex *t)
     if ((t->nchan != 1 && t->nchan != 2 && t->nchan != 4) ||
         (t->bits != 8 && t->bits != 16 && t->bits != 32) || t->elem != t->nchan * t->bits / 8 ||
         t->fmt > ITEX_FLOAT || (t->fmt == ITEX_FLOAT && t->bits == 8) || t->dims < 1 ||
-        t->dims > 3 || (t->layered && t->dims == 3))
+        t->dims > 3 || (t->layered && t->dims == 3) ||
+        (t->cube && (!t->layered || t->dims != 2 || t->layers % 6 || t->width != t->height)))
         return false;
     const uint64_t lim = UINT64_C(1) << 40; /* sizes and strides far beyond any device */
     if (!t->width || !t->height || !t->depth || !t->layers || t->width >= lim ||
@@ -445,7 +454,8 @@ static void tx_fetch(const struct itex *t, const struct itex_level *g, const int
     const uint64_t n[3] = {g->width, g->height, g->depth};
     for (unsigned d = 0; d < t->dims; d++) {
         bool in = border0 ? (i[d] >= 0 && (uint64_t)i[d] < n[d] && ((r[d] = (uint64_t)i[d]), 1))
-                          : tx_index(i[d], n[d], t->addr[d], t->norm_coords, &r[d]);
+                          : tx_index(i[d], n[d], t->cube ? ITEX_CLAMP : t->addr[d],
+                                     t->norm_coords, &r[d]);
         if (!in) {
             if (border0)
                 memset(out, 0, 4 * sizeof *out);
@@ -716,6 +726,34 @@ static int tx_surface(struct warp *w, const struct ir_insn *in, const struct ir_
     return 0;
 }
 
+/* The face of cubemap direction (x, y, z) and its normalized face coordinates (CUDA
+ * programming guide, cubemap textures: the major axis m picks the face, (s/m + 1) / 2 and
+ * (t/m + 1) / 2 the position; ties go to x, then y). */
+static void tx_cube_face(const float v[3], unsigned *face, float out[3])
+{
+    const float ax = fabsf(v[0]), ay = fabsf(v[1]), az = fabsf(v[2]);
+    float m, sc, tc;
+    if (ax >= ay && ax >= az) {
+        *face = v[0] >= 0.0f ? 0 : 1;
+        m = ax;
+        sc = v[0] >= 0.0f ? -v[2] : v[2];
+        tc = -v[1];
+    } else if (ay >= az) {
+        *face = v[1] >= 0.0f ? 2 : 3;
+        m = ay;
+        sc = v[0];
+        tc = v[1] >= 0.0f ? v[2] : -v[2];
+    } else {
+        *face = v[2] >= 0.0f ? 4 : 5;
+        m = az;
+        sc = v[2] >= 0.0f ? v[0] : -v[0];
+        tc = -v[1];
+    }
+    out[0] = (sc / m + 1.0f) * 0.5f;
+    out[1] = (tc / m + 1.0f) * 0.5f;
+    out[2] = 0.0f;
+}
+
 /* tex / tld4 on lane l. */
 static void tx_tex(struct warp *w, const struct ir_insn *in, const struct ir_opnd *O,
                    const struct tx_form *fm, const struct itex *t, unsigned l)
@@ -734,6 +772,22 @@ static void tx_tex(struct warp *w, const struct ir_insn *in, const struct ir_opn
     }
     union tx_val r[4];
     const unsigned dims = t->dims < fm->dims ? t->dims : fm->dims;
+    float cx[3] = {0, 0, 0};
+    if (fm->cube) { /* the direction picks a face (layer) and normalized face coordinates */
+        memcpy(cx, xc, sizeof cx);
+        unsigned face;
+        float x[3] = {0, 0, 0};
+        tx_cube_face(cx, &face, x);
+        const uint64_t cubes = t->cube ? t->layers / 6 : 1;
+        layer = fm->layered ? (uint64_t)tx_clampi((int64_t)c[0], (int64_t)cubes) * 6 + face : face;
+        if (!t->cube)
+            layer = 0; /* not a cubemap: face 0 of layer 0 */
+        if (!t->norm_coords) { /* tx_sample takes level-0 texels then */
+            x[0] *= (float)t->width;
+            x[1] *= (float)t->height;
+        }
+        memcpy(cx, x, sizeof cx);
+    }
     if (in->op == OP_TLD4) {
         float u[2] = {0, 0};
         int64_t i0[2];
@@ -761,6 +815,8 @@ static void tx_tex(struct warp *w, const struct ir_insn *in, const struct ir_opn
         float x[3] = {0, 0, 0};
         for (unsigned d = 0; d < dims; d++)
             memcpy(&x[d], &xc[d], 4);
+        if (fm->cube)
+            memcpy(x, cx, sizeof x);
         float lambda = 0.0f; /* tex: level 0 before bias and clamps */
         if (fm->lod == TXL_LEVEL) {
             uint32_t b = (uint32_t)tx_get(w, &O[3], l);

@@ -48,7 +48,8 @@ struct itex {
     uint8_t linear;    /* filter mode: 0 point, 1 linear */
     uint8_t read_norm; /* readMode cudaReadModeNormalizedFloat (8/16-bit integer formats) */
     uint8_t norm_coords; /* normalized coordinates */
-    uint8_t pad_[2];
+    uint8_t cube;      /* cubemap: layered 2D with 6 faces a layer, sampled by direction */
+    uint8_t pad_;
     uint64_t base;     /* device address of element (0, 0, 0) of layer 0 */
     uint64_t width, height, depth, layers; /* elements (height/depth 1 when absent) */
     uint64_t pitch;    /* bytes between rows */

@@ -36,7 +36,8 @@ struct cudaArray {
     struct cudaExtent ext; /* as the program gave it (0 height / depth where absent) */
     unsigned flags;
     unsigned dims;         /* 1, 2 or 3 */
-    bool layered;
+    bool layered;          /* layers in d (a cubemap too: 6 faces a cube) */
+    bool cube;
     uint8_t fmt, nchan, bits; /* enum itex_fmt, channels, bits per channel */
     bool norm;             /* a normalized-integer channel kind: reads are normalized floats */
     size_t elem;           /* bytes per element */
@@ -112,21 +113,26 @@ static cudaError_t array_new(cudaArray_t *out, const struct cudaChannelFormatDes
     if (!out || !desc)
         return cr_ret(cudaErrorInvalidValue);
     *out = NULL;
-    if (flags & (cudaArrayCubemap | cudaArraySparse | cudaArrayDeferredMapping)) {
-        cr_not_supported("cubemap, sparse and deferred-mapping CUDA arrays");
+    if (flags & (cudaArraySparse | cudaArrayDeferredMapping)) {
+        cr_not_supported("sparse and deferred-mapping CUDA arrays");
         return cr_ret(cudaErrorNotSupported);
     }
     if (flags & ~(unsigned)(cudaArrayLayered | cudaArraySurfaceLoadStore |
-                            cudaArrayTextureGather | cudaArrayColorAttachment))
+                            cudaArrayTextureGather | cudaArrayColorAttachment | cudaArrayCubemap))
         return cr_ret(cudaErrorInvalidValue);
     struct cudaArray a = {.magic = ARRAY_MAGIC, .desc = *desc, .ext = e, .flags = flags};
     cudaError_t err = fmt_of(desc, &a.fmt, &a.nchan, &a.bits, &a.norm);
     if (err)
         return cr_ret(err);
     a.elem = (size_t)a.nchan * a.bits / 8;
-    a.layered = flags & cudaArrayLayered;
+    a.cube = flags & cudaArrayCubemap;
+    a.layered = (flags & cudaArrayLayered) || a.cube;
     if (e.width == 0 || (e.height == 0 && e.depth != 0 && !a.layered) ||
         (a.layered && e.depth == 0))
+        return cr_ret(cudaErrorInvalidValue);
+    /* a cubemap: square faces, 6 of them (a multiple of 6 when layered) */
+    if (a.cube && (e.width != e.height ||
+                   ((flags & cudaArrayLayered) ? e.depth % 6 != 0 : e.depth != 6)))
         return cr_ret(cudaErrorInvalidValue);
     a.dims = e.height == 0 ? 1 : (e.depth == 0 || a.layered) ? 2 : 3;
     a.w = e.width;
@@ -134,7 +140,8 @@ static cudaError_t array_new(cudaArray_t *out, const struct cudaChannelFormatDes
     a.d = e.depth ? e.depth : 1;
     const size_t maxw = a.dims == 1 ? ARRAY_MAX_1D : a.dims == 2 ? ARRAY_MAX_2D : ARRAY_MAX_3D;
     if (a.w > maxw || (a.dims >= 2 && a.h > maxw) ||
-        (a.dims == 3 && a.d > ARRAY_MAX_3D) || (a.layered && a.d > ARRAY_MAX_LAYERS))
+        (a.dims == 3 && a.d > ARRAY_MAX_3D) ||
+        (a.layered && a.d > (a.cube ? 6 * ARRAY_MAX_LAYERS : ARRAY_MAX_LAYERS)))
         return cr_ret(cudaErrorInvalidValue);
     a.pitch = (a.w * a.elem + ARRAY_ROW_ALIGN - 1) / ARRAY_ROW_ALIGN * ARRAY_ROW_ALIGN;
     a.slice = a.pitch * a.h;
@@ -270,8 +277,8 @@ EXPORT cudaError_t cudaMallocMipmappedArray(cudaMipmappedArray_t *mipmappedArray
     if (!mipmappedArray || !desc || numLevels == 0)
         return cr_ret(cudaErrorInvalidValue);
     *mipmappedArray = NULL;
-    const bool layered = flags & cudaArrayLayered;
-    /* levels: down to 1 x 1 x 1 in the largest dimension (layers do not shrink) */
+    const bool layered = flags & (cudaArrayLayered | cudaArrayCubemap);
+    /* levels: down to 1 x 1 x 1 in the largest dimension (layers and faces do not shrink) */
     size_t big = extent.width;
     if (extent.height > big)
         big = extent.height;
@@ -614,6 +621,7 @@ static cudaError_t res_of(const struct cudaResourceDesc *rd, bool surface, struc
         norm = a->norm;
         t->dims = (uint8_t)a->dims;
         t->layered = a->layered;
+        t->cube = a->cube;
         t->width = a->w;
         t->height = a->h;
         t->depth = a->layered ? 1 : a->d;
