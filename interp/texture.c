@@ -19,6 +19,9 @@
  *   - readMode normalized float maps 8/16-bit unsigned v to v / (2^n - 1), signed to
  *     max(v / (2^(n-1) - 1), -1); half texels are widened to f32; otherwise the element's bits
  *     are returned (integers sign- or zero-extended to 32 bits);
+ *   - sRGB textures (8-bit unsigned, normalized read) decode r, g, b with the IEC 61966-2-1
+ *     curve in f32 (v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055)^2.4, host powf) before
+ *     filtering; alpha stays linear;
  *   - a result component the format does not have is 0, alpha 1 (1.0f for float results);
  *   - .s32 coordinates are texel indices (no filtering); a linear-memory resource (tex1Dfetch)
  *     returns 0 outside [0, width);
@@ -372,6 +375,8 @@ static union tx_val tx_channel(const struct itex *t, const uint8_t *p, unsigned 
     if (t->read_norm && t->bits < 32) {
         if (t->fmt == ITEX_UINT) {
             v.f = (float)raw / (float)((1u << t->bits) - 1);
+            if (t->srgb && c < 3) /* IEC 61966-2-1 decoding, in f32 */
+                v.f = v.f <= 0.04045f ? v.f / 12.92f : powf((v.f + 0.055f) / 1.055f, 2.4f);
         } else {
             float x = (float)sv / (float)((1u << (t->bits - 1)) - 1);
             v.f = x < -1.0f ? -1.0f : x;

@@ -61,7 +61,8 @@ struct itex {
        footprint for tex.grad) + lod_bias, clamped to [lod_min, lod_max] and [0, nlevels-1] */
     uint32_t nlevels;
     uint8_t mip_linear;  /* mipmap filter mode: 0 point, 1 linear */
-    uint8_t pad2_[3];
+    uint8_t srgb;        /* sRGB to linear on the color channels of 8-bit unorm reads */
+    uint8_t pad2_[2];
     float lod_bias, lod_min, lod_max;
     struct itex_level lv[ITEX_MAX_LEVELS];
 };

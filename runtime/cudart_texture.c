@@ -725,10 +725,6 @@ EXPORT cudaError_t cudaCreateTextureObject(cudaTextureObject_t *pTexObject,
         cr_not_supported("texture objects with a resource view");
         return cr_ret(cudaErrorNotSupported);
     }
-    if (pTexDesc->sRGB) {
-        cr_not_supported("sRGB texture objects");
-        return cr_ret(cudaErrorNotSupported);
-    }
     struct tex_obj o;
     memset(&o, 0, sizeof o);
     o.t.magic = ITEX_MAGIC;
@@ -750,6 +746,8 @@ EXPORT cudaError_t cudaCreateTextureObject(cudaTextureObject_t *pTexObject,
             return cr_ret(cudaErrorInvalidValue);
         o.t.read_norm = 1;
     }
+    /* sRGB decoding applies to 8-bit unsigned channels read as normalized floats */
+    o.t.srgb = td->sRGB && o.t.read_norm && o.t.fmt == ITEX_UINT && o.t.bits == 8;
     o.t.linear = td->filterMode == cudaFilterModeLinear;
     if (o.t.linear && o.t.fmt != ITEX_FLOAT && !o.t.read_norm) /* filtering needs floats */
         return cr_ret(cudaErrorInvalidValue);
