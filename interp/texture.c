@@ -360,9 +360,16 @@ static bool tx_float_result(const struct itex *t)
 static union tx_val tx_channel(const struct itex *t, const uint8_t *p, unsigned c)
 {
     union tx_val v;
-    const uint8_t *q = p + c * (t->bits / 8u);
-    uint32_t raw = 0;
-    memcpy(&raw, q, t->bits / 8u);
+    uint32_t raw;
+    if (t->bits == 32) {
+        memcpy(&raw, p + 4 * c, 4);
+    } else if (t->bits == 16) {
+        uint16_t h;
+        memcpy(&h, p + 2 * c, 2);
+        raw = h;
+    } else {
+        raw = p[c];
+    }
     if (t->fmt == ITEX_FLOAT) {
         if (t->bits == 16)
             v.f = fpu_h2f((uint16_t)raw);
@@ -421,6 +428,10 @@ static void tx_border(const struct itex *t, union tx_val out[4])
 static bool tx_index(int64_t i, uint64_t n, unsigned mode, bool norm, uint64_t *r)
 {
     const int64_t N = (int64_t)n;
+    if (i >= 0 && i < N) { /* inside: every mode agrees (no division) */
+        *r = (uint64_t)i;
+        return true;
+    }
     if (!norm && (mode == ITEX_WRAP || mode == ITEX_MIRROR))
         mode = ITEX_CLAMP;
     switch (mode) {
@@ -448,7 +459,8 @@ static int64_t tx_floor(float u)
         return INT64_C(1) << 62;
     if (u <= -0x1p62f)
         return -(INT64_C(1) << 62);
-    return (int64_t)floorf(u);
+    int64_t i = (int64_t)u; /* toward zero; one less for negative non-integers */
+    return (float)i > u ? i - 1 : i;
 }
 
 /* Texel (i[0], i[1], i[2]) of layer `layer` of level g with the address modes applied. */
@@ -470,6 +482,15 @@ static void tx_fetch(const struct itex *t, const struct itex_level *g, const int
         }
     }
     tx_texel(t, g, r[0], r[1], r[2], layer, out);
+}
+
+/* A fraction in [0, 1] as a 9-bit fixed-point weight: 0..256 (nearest 1/256, ties up). */
+static uint32_t tx_weight(float fr)
+{
+    if (!(fr > 0.0f))
+        return 0;
+    uint32_t a = (uint32_t)(fr * 256.0f + 0.5f) /* >= 0: truncation is floor */;
+    return a > 256 ? 256 : a;
 }
 
 /* Sample level g of t at coordinates x[] of one layer (unnormalized coordinates are level-0
@@ -495,12 +516,9 @@ static void tx_sample(const struct itex *t, const struct itex_level *g, const fl
     for (unsigned d = 0; d < t->dims; d++) {
         float xb = u[d] - 0.5f;
         i0[d] = tx_floor(xb);
-        float fr = xb - floorf(xb);
-        if (!(fr == fr) || fr < 0.0f)
-            fr = 0.0f;
-        a[d] = (uint32_t)floorf(fr * 256.0f + 0.5f);
-        if (a[d] > 256)
-            a[d] = 256;
+        /* frac(xB): exact; 0 for NaN and for |xB| >= 2^23 (those floats are integers) */
+        const float fr = fabsf(xb) < 0x1p23f ? xb - (float)i0[d] : 0.0f;
+        a[d] = tx_weight(fr);
     }
     float acc[4] = {0, 0, 0, 0};
     const unsigned nt = 1u << t->dims;
@@ -521,15 +539,6 @@ static void tx_sample(const struct itex *t, const struct itex_level *g, const fl
     }
     for (unsigned c = 0; c < 4; c++)
         out[c].f = acc[c];
-}
-
-/* A fraction in [0, 1] as a 9-bit fixed-point weight: 0..256 (nearest 1/256, ties up). */
-static uint32_t tx_weight(float fr)
-{
-    if (!(fr > 0.0f))
-        return 0;
-    uint32_t a = (uint32_t)floorf(fr * 256.0f + 0.5f);
-    return a > 256 ? 256 : a;
 }
 
 /* Sample t with level of detail lambda (before bias and clamps): the mipmap level(s) it
