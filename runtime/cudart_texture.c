@@ -344,6 +344,44 @@ EXPORT cudaError_t cudaFreeMipmappedArray(cudaMipmappedArray_t mipmappedArray)
     return cudaSuccess;
 }
 
+/* Sparse properties and memory requirements exist for arrays made with cudaArraySparse /
+ * cudaArrayDeferredMapping, which ptxemu does not make: for every other array, level or
+ * argument these return cudaErrorInvalidValue, as CUDA documents. */
+EXPORT cudaError_t cudaArrayGetSparseProperties(struct cudaArraySparseProperties *sparseProperties,
+                                                cudaArray_t array)
+{
+    (void)sparseProperties;
+    (void)array;
+    return cr_ret(cudaErrorInvalidValue);
+}
+
+EXPORT cudaError_t cudaMipmappedArrayGetSparseProperties(
+    struct cudaArraySparseProperties *sparseProperties, cudaMipmappedArray_t mipmap)
+{
+    (void)sparseProperties;
+    (void)mipmap;
+    return cr_ret(cudaErrorInvalidValue);
+}
+
+EXPORT cudaError_t cudaArrayGetMemoryRequirements(
+    struct cudaArrayMemoryRequirements *memoryRequirements, cudaArray_t array, int device)
+{
+    (void)memoryRequirements;
+    (void)array;
+    (void)device;
+    return cr_ret(cudaErrorInvalidValue);
+}
+
+EXPORT cudaError_t cudaMipmappedArrayGetMemoryRequirements(
+    struct cudaArrayMemoryRequirements *memoryRequirements, cudaMipmappedArray_t mipmap,
+    int device)
+{
+    (void)memoryRequirements;
+    (void)mipmap;
+    (void)device;
+    return cr_ret(cudaErrorInvalidValue);
+}
+
 /* ----------------------------------------------------------------- 2D copies with arrays */
 
 /* The device address of byte (wOffset, hOffset) of slice 0 of a, after checking that a
