@@ -27,7 +27,7 @@
 
 /* ============================================================================== arrays */
 
-#define ARRAY_MAGIC 0x41525241u /* "ARRA" */
+#define ARRAY_MAGIC     0x41525241u /* "ARRA" */
 #define ARRAY_ROW_ALIGN 64
 
 struct cudaArray {
@@ -35,16 +35,16 @@ struct cudaArray {
     struct cudaChannelFormatDesc desc;
     struct cudaExtent ext; /* as the program gave it (0 height / depth where absent) */
     unsigned flags;
-    unsigned dims;         /* 1, 2 or 3 */
-    bool layered;          /* layers in d (a cubemap too: 6 faces a cube) */
+    unsigned dims; /* 1, 2 or 3 */
+    bool layered;  /* layers in d (a cubemap too: 6 faces a cube) */
     bool cube;
     uint8_t fmt, nchan, bits; /* enum itex_fmt, channels, bits per channel */
-    bool norm;             /* a normalized-integer channel kind: reads are normalized floats */
-    size_t elem;           /* bytes per element */
-    size_t w, h, d;        /* elements, rows, slices or layers (each >= 1) */
+    bool norm;                /* a normalized-integer channel kind: reads are normalized floats */
+    size_t elem;              /* bytes per element */
+    size_t w, h, d;           /* elements, rows, slices or layers (each >= 1) */
     size_t pitch, slice, bytes;
-    uint64_t dev;          /* device address of the storage */
-    bool level;            /* a level of a mipmapped array (freed with it, not alone) */
+    uint64_t dev; /* device address of the storage */
+    bool level;   /* a level of a mipmapped array (freed with it, not alone) */
 };
 
 /* A channel format as the engine sees it: 0, or the error a GPU gives for it. */
@@ -101,9 +101,9 @@ static bool array_ok(const struct cudaArray *a)
 }
 
 /* Largest extent per dimension (sm_80-class limits: maxTexture1D / 2D / 3D / layered). */
-#define ARRAY_MAX_1D 131072
-#define ARRAY_MAX_2D 65536
-#define ARRAY_MAX_3D 16384
+#define ARRAY_MAX_1D     131072
+#define ARRAY_MAX_2D     65536
+#define ARRAY_MAX_3D     16384
 #define ARRAY_MAX_LAYERS 2048
 
 static cudaError_t array_new(cudaArray_t *out, const struct cudaChannelFormatDesc *desc,
@@ -117,8 +117,8 @@ static cudaError_t array_new(cudaArray_t *out, const struct cudaChannelFormatDes
         cr_not_supported("sparse and deferred-mapping CUDA arrays");
         return cr_ret(cudaErrorNotSupported);
     }
-    if (flags & ~(unsigned)(cudaArrayLayered | cudaArraySurfaceLoadStore |
-                            cudaArrayTextureGather | cudaArrayColorAttachment | cudaArrayCubemap))
+    if (flags & ~(unsigned)(cudaArrayLayered | cudaArraySurfaceLoadStore | cudaArrayTextureGather |
+                            cudaArrayColorAttachment | cudaArrayCubemap))
         return cr_ret(cudaErrorInvalidValue);
     struct cudaArray a = {.magic = ARRAY_MAGIC, .desc = *desc, .ext = e, .flags = flags};
     cudaError_t err = fmt_of(desc, &a.fmt, &a.nchan, &a.bits, &a.norm);
@@ -131,16 +131,15 @@ static cudaError_t array_new(cudaArray_t *out, const struct cudaChannelFormatDes
         (a.layered && e.depth == 0))
         return cr_ret(cudaErrorInvalidValue);
     /* a cubemap: square faces, 6 of them (a multiple of 6 when layered) */
-    if (a.cube && (e.width != e.height ||
-                   ((flags & cudaArrayLayered) ? e.depth % 6 != 0 : e.depth != 6)))
+    if (a.cube &&
+        (e.width != e.height || ((flags & cudaArrayLayered) ? e.depth % 6 != 0 : e.depth != 6)))
         return cr_ret(cudaErrorInvalidValue);
     a.dims = e.height == 0 ? 1 : (e.depth == 0 || a.layered) ? 2 : 3;
     a.w = e.width;
     a.h = e.height ? e.height : 1;
     a.d = e.depth ? e.depth : 1;
     const size_t maxw = a.dims == 1 ? ARRAY_MAX_1D : a.dims == 2 ? ARRAY_MAX_2D : ARRAY_MAX_3D;
-    if (a.w > maxw || (a.dims >= 2 && a.h > maxw) ||
-        (a.dims == 3 && a.d > ARRAY_MAX_3D) ||
+    if (a.w > maxw || (a.dims >= 2 && a.h > maxw) || (a.dims == 3 && a.d > ARRAY_MAX_3D) ||
         (a.layered && a.d > (a.cube ? 6 * ARRAY_MAX_LAYERS : ARRAY_MAX_LAYERS)))
         return cr_ret(cudaErrorInvalidValue);
     a.pitch = (a.w * a.elem + ARRAY_ROW_ALIGN - 1) / ARRAY_ROW_ALIGN * ARRAY_ROW_ALIGN;
@@ -373,8 +372,7 @@ EXPORT cudaError_t cudaArrayGetMemoryRequirements(
 }
 
 EXPORT cudaError_t cudaMipmappedArrayGetMemoryRequirements(
-    struct cudaArrayMemoryRequirements *memoryRequirements, cudaMipmappedArray_t mipmap,
-    int device)
+    struct cudaArrayMemoryRequirements *memoryRequirements, cudaMipmappedArray_t mipmap, int device)
 {
     (void)memoryRequirements;
     (void)mipmap;
@@ -400,16 +398,15 @@ static cudaError_t array_at(cudaArray_const_t a, size_t wOffset, size_t hOffset,
 
 /* A 2D copy to / from / between arrays: synchronous (stream NULL, blocking) or queued. */
 static cudaError_t copy2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
-                          size_t height, enum cudaMemcpyKind kind, cudaStream_t stream,
-                          bool async)
+                          size_t height, enum cudaMemcpyKind kind, cudaStream_t stream, bool async)
 {
     return async ? cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, kind, stream)
                  : cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind);
 }
 
 static cudaError_t to_array_2d(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src,
-                               size_t spitch, size_t width, size_t height,
-                               enum cudaMemcpyKind kind, cudaStream_t stream, bool async)
+                               size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind,
+                               cudaStream_t stream, bool async)
 {
     void *p;
     cudaError_t e = array_at(dst, wOffset, hOffset, width, height, &p);
@@ -434,8 +431,8 @@ static cudaError_t from_array_2d(void *dst, size_t dpitch, cudaArray_const_t src
 }
 
 EXPORT cudaError_t cudaMemcpy2DToArray(cudaArray_t dst, size_t wOffset, size_t hOffset,
-                                       const void *src, size_t spitch, size_t width,
-                                       size_t height, enum cudaMemcpyKind kind)
+                                       const void *src, size_t spitch, size_t width, size_t height,
+                                       enum cudaMemcpyKind kind)
 {
     return to_array_2d(dst, wOffset, hOffset, src, spitch, width, height, kind, NULL, false);
 }
@@ -463,10 +460,10 @@ EXPORT cudaError_t cudaMemcpy2DFromArrayAsync(void *dst, size_t dpitch, cudaArra
     return from_array_2d(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream, true);
 }
 
-EXPORT cudaError_t cudaMemcpy2DArrayToArray(cudaArray_t dst, size_t wOffsetDst,
-                                            size_t hOffsetDst, cudaArray_const_t src,
-                                            size_t wOffsetSrc, size_t hOffsetSrc, size_t width,
-                                            size_t height, enum cudaMemcpyKind kind)
+EXPORT cudaError_t cudaMemcpy2DArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst,
+                                            cudaArray_const_t src, size_t wOffsetSrc,
+                                            size_t hOffsetSrc, size_t width, size_t height,
+                                            enum cudaMemcpyKind kind)
 {
     void *d, *s;
     cudaError_t e = array_at(dst, wOffsetDst, hOffsetDst, width, height, &d);
@@ -483,8 +480,8 @@ EXPORT cudaError_t cudaMemcpy2DArrayToArray(cudaArray_t dst, size_t wOffsetDst,
  * next rows: at most three rectangles (the rest of the first row, whole rows, the start of
  * the last row). */
 static cudaError_t linear_copy(cudaArray_const_t a, size_t wOffset, size_t hOffset, void *host,
-                               size_t count, bool to, enum cudaMemcpyKind kind,
-                               cudaStream_t stream, bool async)
+                               size_t count, bool to, enum cudaMemcpyKind kind, cudaStream_t stream,
+                               bool async)
 {
     if (!array_ok(a))
         return cr_ret(cudaErrorInvalidResourceHandle);
@@ -501,10 +498,9 @@ static cudaError_t linear_copy(cudaArray_const_t a, size_t wOffset, size_t hOffs
             rows = count / row;
             n = row;
         }
-        cudaError_t e = to ? to_array_2d((cudaArray_t)(uintptr_t)a, wOffset, hOffset, h, n, n,
-                                         rows, kind, stream, async)
-                           : from_array_2d(h, n, a, wOffset, hOffset, n, rows, kind, stream,
-                                           async);
+        cudaError_t e = to ? to_array_2d((cudaArray_t)(uintptr_t)a, wOffset, hOffset, h, n, n, rows,
+                                         kind, stream, async)
+                           : from_array_2d(h, n, a, wOffset, hOffset, n, rows, kind, stream, async);
         if (e)
             return e;
         h += n * rows;
@@ -523,11 +519,11 @@ EXPORT cudaError_t cudaMemcpyToArray(cudaArray_t dst, size_t wOffset, size_t hOf
 }
 
 EXPORT cudaError_t cudaMemcpyToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset,
-                                          const void *src, size_t count,
-                                          enum cudaMemcpyKind kind, cudaStream_t stream)
+                                          const void *src, size_t count, enum cudaMemcpyKind kind,
+                                          cudaStream_t stream)
 {
-    return linear_copy(dst, wOffset, hOffset, (void *)(uintptr_t)src, count, true, kind,
-                       stream, true);
+    return linear_copy(dst, wOffset, hOffset, (void *)(uintptr_t)src, count, true, kind, stream,
+                       true);
 }
 
 EXPORT cudaError_t cudaMemcpyFromArray(void *dst, cudaArray_const_t src, size_t wOffset,
@@ -537,16 +533,15 @@ EXPORT cudaError_t cudaMemcpyFromArray(void *dst, cudaArray_const_t src, size_t 
 }
 
 EXPORT cudaError_t cudaMemcpyFromArrayAsync(void *dst, cudaArray_const_t src, size_t wOffset,
-                                            size_t hOffset, size_t count,
-                                            enum cudaMemcpyKind kind, cudaStream_t stream)
+                                            size_t hOffset, size_t count, enum cudaMemcpyKind kind,
+                                            cudaStream_t stream)
 {
     return linear_copy(src, wOffset, hOffset, dst, count, false, kind, stream, true);
 }
 
 EXPORT cudaError_t cudaMemcpyArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst,
                                           cudaArray_const_t src, size_t wOffsetSrc,
-                                          size_t hOffsetSrc, size_t count,
-                                          enum cudaMemcpyKind kind)
+                                          size_t hOffsetSrc, size_t count, enum cudaMemcpyKind kind)
 {
     if (!array_ok(dst) || !array_ok(src))
         return cr_ret(cudaErrorInvalidResourceHandle);
@@ -556,11 +551,10 @@ EXPORT cudaError_t cudaMemcpyArrayToArray(cudaArray_t dst, size_t wOffsetDst, si
             return cudaSuccess;
         if (wOffsetDst + count > dr || wOffsetSrc + count > sr)
             return cr_ret(cudaErrorInvalidValue);
-        return cudaMemcpy2DArrayToArray(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc,
-                                        hOffsetSrc, count, 1, kind);
+        return cudaMemcpy2DArrayToArray(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc,
+                                        count, 1, kind);
     }
-    return cudaMemcpy2DArrayToArray(dst, 0, hOffsetDst, src, 0, hOffsetSrc, sr, count / sr,
-                                    kind);
+    return cudaMemcpy2DArrayToArray(dst, 0, hOffsetDst, src, 0, hOffsetSrc, sr, count / sr, kind);
 }
 
 /* The _ptds / _ptsz entry points of --default-stream per-thread programs. */
@@ -577,26 +571,26 @@ EXPORT __typeof__(cudaMemcpyArrayToArray) cudaMemcpyArrayToArray_ptds
 EXPORT __typeof__(cudaMemcpyFromArray) cudaMemcpyFromArray_ptds
     __attribute__((alias("cudaMemcpyFromArray")));
 
-EXPORT cudaError_t cudaMemcpy2DFromArrayAsync_ptsz(void *dst, size_t dpitch,
-                                                   cudaArray_const_t src, size_t wOffset,
-                                                   size_t hOffset, size_t width, size_t height,
-                                                   enum cudaMemcpyKind kind, cudaStream_t stream)
+EXPORT cudaError_t cudaMemcpy2DFromArrayAsync_ptsz(void *dst, size_t dpitch, cudaArray_const_t src,
+                                                   size_t wOffset, size_t hOffset, size_t width,
+                                                   size_t height, enum cudaMemcpyKind kind,
+                                                   cudaStream_t stream)
 {
     return cudaMemcpy2DFromArrayAsync(dst, dpitch, src, wOffset, hOffset, width, height, kind,
                                       cr_ptsz(stream));
 }
 
-EXPORT cudaError_t cudaMemcpy2DToArrayAsync_ptsz(cudaArray_t dst, size_t wOffset,
-                                                 size_t hOffset, const void *src, size_t spitch,
-                                                 size_t width, size_t height,
-                                                 enum cudaMemcpyKind kind, cudaStream_t stream)
+EXPORT cudaError_t cudaMemcpy2DToArrayAsync_ptsz(cudaArray_t dst, size_t wOffset, size_t hOffset,
+                                                 const void *src, size_t spitch, size_t width,
+                                                 size_t height, enum cudaMemcpyKind kind,
+                                                 cudaStream_t stream)
 {
     return cudaMemcpy2DToArrayAsync(dst, wOffset, hOffset, src, spitch, width, height, kind,
                                     cr_ptsz(stream));
 }
 
-EXPORT cudaError_t cudaMemcpyFromArrayAsync_ptsz(void *dst, cudaArray_const_t src,
-                                                 size_t wOffset, size_t hOffset, size_t count,
+EXPORT cudaError_t cudaMemcpyFromArrayAsync_ptsz(void *dst, cudaArray_const_t src, size_t wOffset,
+                                                 size_t hOffset, size_t count,
                                                  enum cudaMemcpyKind kind, cudaStream_t stream)
 {
     return cudaMemcpyFromArrayAsync(dst, src, wOffset, hOffset, count, kind, cr_ptsz(stream));
@@ -634,9 +628,13 @@ static struct tex_obj *obj_of(unsigned long long h, unsigned kind)
 /* Level geometry of array a. */
 static struct itex_level level_of(const struct cudaArray *a)
 {
-    struct itex_level g = {.base = a->dev, .width = a->w, .height = a->h,
-                           .depth = a->layered ? 1 : a->d, .pitch = a->pitch,
-                           .slice = a->slice, .bytes = a->bytes};
+    struct itex_level g = {.base = a->dev,
+                           .width = a->w,
+                           .height = a->h,
+                           .depth = a->layered ? 1 : a->d,
+                           .pitch = a->pitch,
+                           .slice = a->slice,
+                           .bytes = a->bytes};
     return g;
 }
 
@@ -675,8 +673,8 @@ static cudaError_t res_of(const struct cudaResourceDesc *rd, bool surface, struc
         if (surface)
             return cudaErrorInvalidValue;
         const bool lin = rd->resType == cudaResourceTypeLinear;
-        e = fmt_of(lin ? &rd->res.linear.desc : &rd->res.pitch2D.desc, &t->fmt, &t->nchan,
-                   &t->bits, &norm);
+        e = fmt_of(lin ? &rd->res.linear.desc : &rd->res.pitch2D.desc, &t->fmt, &t->nchan, &t->bits,
+                   &norm);
         if (e)
             return e;
         void *p = lin ? rd->res.linear.devPtr : rd->res.pitch2D.devPtr;
@@ -689,8 +687,8 @@ static cudaError_t res_of(const struct cudaResourceDesc *rd, bool surface, struc
         t->pitch = lin ? rd->res.linear.sizeInBytes : rd->res.pitch2D.pitchInBytes;
         t->slice = 0;
         t->base = (uint64_t)(uintptr_t)p;
-        t->bytes = lin ? t->width * elem
-                       : (t->height ? (t->height - 1) * t->pitch + t->width * elem : 0);
+        t->bytes =
+            lin ? t->width * elem : (t->height ? (t->height - 1) * t->pitch + t->width * elem : 0);
         if (!p || !t->width || !t->height || (!lin && t->pitch < t->width * elem))
             return cudaErrorInvalidValue;
         if (!mem_find(cr_dmem(), t->base, t->bytes))
@@ -713,13 +711,18 @@ static cudaError_t res_of(const struct cudaResourceDesc *rd, bool surface, struc
             t->lv[k] = level_of(mm->lv[k]);
         return cudaSuccess;
     }
-    default: return cudaErrorInvalidValue;
+    default:
+        return cudaErrorInvalidValue;
     }
     t->elem = (uint8_t)(t->nchan * t->bits / 8);
     t->read_norm = norm;
     t->nlevels = 1;
-    t->lv[0] = (struct itex_level){.base = t->base, .width = t->width, .height = t->height,
-                                   .depth = t->depth, .pitch = t->pitch, .slice = t->slice,
+    t->lv[0] = (struct itex_level){.base = t->base,
+                                   .width = t->width,
+                                   .height = t->height,
+                                   .depth = t->depth,
+                                   .pitch = t->pitch,
+                                   .slice = t->slice,
                                    .bytes = t->bytes};
     return cudaSuccess;
 }
