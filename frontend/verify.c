@@ -747,10 +747,14 @@ static void verify_types(struct vctx *v, const struct declmap *dm, const struct 
                 if (!ew)
                     continue;
             }
+            /* 8-bit ld/st vector elements live in wider registers (there are no 8-bit
+               ones: nvcc -G writes ld.param.v4.b8 {%rs1, …} for a returned uchar4); wider
+               elements must match, as ptxas requires */
+            const bool ewide = wide && ir_type_size((enum ir_type)ew) == 1;
             for (unsigned k = 0; k < o->n; k++) {
                 const struct ir_opnd *e = &f->opnds[o->first + k];
                 if (e->kind == OPK_REG)
-                    check_reg(v, dm, in, e, i, ew, false, true);
+                    check_reg(v, dm, in, e, i, ew, ewide, true);
             }
         } else if (o->kind == OPK_SREG && type_kind(want) == TK_F) {
             VERR(v, in, "operand %u of '%s': special register %s used as .%s", i + 1,

@@ -430,6 +430,20 @@ int interp_free(struct interp_dev *d, uint64_t addr);
 /* devlib.c: release the device frees deferred during a launch (launch.c calls it at the end). */
 void interp_heap_release(struct interp_dev *d);
 
+/* texture.c: tex / tld4 / txq / istypep / suld / sust / suq on the descriptors of
+ * interp/texture.h. interp_tex_ok (selection, load time): does the engine run this form?
+ * interp_tex_exec: run it on lanes M; 0, or a trap kind with *tf saying where and why. */
+struct tex_fault {
+    unsigned lane;
+    uint64_t addr;
+    unsigned width;
+    bool wr;
+    char msg[256];
+};
+bool interp_tex_ok(const struct ir_func *f, const struct ir_insn *in, const struct ir_opnd *O);
+int interp_tex_exec(struct warp *w, const struct ir_insn *in, const struct ir_opnd *O,
+                    uint32_t M, struct tex_fault *tf);
+
 /* v rounded up to a multiple of a (a == 0: v). */
 static inline uint32_t interp_align32(uint32_t v, uint32_t a)
 {

@@ -102,6 +102,24 @@ const char *interp_unsupported_why(const struct ir_insn *in)
     case OP_MULTIMEM_RED:
         return "unsupported (multimem: multicast memory spans several GPUs, which the emulator "
                "does not have)";
+    case OP_TEX:
+    case OP_TLD4:
+        return "unsupported (texture form: the engine runs tex{.level,.grad}.{1d,2d,3d,a1d,a2d}.v4, "
+               "tex{.level}.{cube,acube}.v4 and tld4.{r,g,b,a}.2d.v4 of .f32/.s32/.u32 on a "
+               "texture object in a .b64 register, without offsets or depth compare; "
+               "multisample geometries are not implemented; texture references (.texref "
+               "variables) cannot be bound: CUDA 13 has no API for them, use texture objects)";
+    case OP_TXQ:
+    case OP_SUQ:
+        return "unsupported (query form: the engine answers .width, .height, .depth, "
+               ".array_size (and txq .num_mipmap_levels) of an object in a .b64 register)";
+    case OP_SULD:
+    case OP_SUST:
+    case OP_SURED:
+        return "unsupported (surface form: the engine runs suld.b / sust.b / sust.p and 32/64-bit "
+               "integer sured.b / sured.p {1d,2d,3d,a1d,a2d} on a surface object in a .b64 "
+               "register; surface references (.surfref variables) cannot be bound: CUDA 13 has "
+               "no API for them, use surface objects)";
     default: return NULL;
     }
 }

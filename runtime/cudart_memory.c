@@ -394,15 +394,40 @@ EXPORT cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, 
     return copy2d(dst, dpitch, src, spitch, width, height, kind, stream, false);
 }
 
-/* cudaMemcpy3DParms (pitched pointers only) as a copy_desc. */
+/* cudaMemcpy3DParms (pitched pointers, or CUDA arrays: cudart_texture.c) as a copy_desc. */
 cudaError_t cr_desc_of_3d(const struct cudaMemcpy3DParms *p, struct copy_desc *cd)
 {
     if (!p)
         return cudaErrorInvalidValue;
-    if (p->srcArray || p->dstArray) {
-        cr_not_supported("cudaMemcpy3D and graph memcpy nodes with CUDA arrays");
-        return cudaErrorNotSupported;
+    struct cudaMemcpy3DParms q = *p; /* arrays as pitched pointers to their storage */
+    if ((p->srcArray && p->srcPtr.ptr) || (p->dstArray && p->dstPtr.ptr))
+        return cudaErrorInvalidValue;
+    size_t es = 0, ed = 0, sdep = 0, ddep = 0;
+    if (p->srcArray) {
+        cudaError_t e = cr_array_pitched(p->srcArray, &q.srcPtr, &es, &sdep);
+        if (e)
+            return e;
     }
+    if (p->dstArray) {
+        cudaError_t e = cr_array_pitched(p->dstArray, &q.dstPtr, &ed, &ddep);
+        if (e)
+            return e;
+    }
+    if (es && ed && es != ed)
+        return cudaErrorInvalidValue;
+    if (es || ed) { /* extent in elements; an array's x position too */
+        q.extent.width *= es ? es : ed;
+        q.srcPos.x *= es ? es : 1;
+        q.dstPos.x *= ed ? ed : 1;
+        const struct cudaExtent *x = &q.extent;
+        if (x->width && x->height && x->depth &&
+            ((es && (q.srcPos.x + x->width > q.srcPtr.xsize ||
+                     q.srcPos.y + x->height > q.srcPtr.ysize || q.srcPos.z + x->depth > sdep)) ||
+             (ed && (q.dstPos.x + x->width > q.dstPtr.xsize ||
+                     q.dstPos.y + x->height > q.dstPtr.ysize || q.dstPos.z + x->depth > ddep))))
+            return cudaErrorInvalidValue;
+    }
+    p = &q;
     const struct cudaPitchedPtr *s = &p->srcPtr, *d = &p->dstPtr;
     size_t w = p->extent.width, h = p->extent.height, dep = p->extent.depth;
     if (w && h && dep) {
@@ -947,14 +972,6 @@ EXPORT cudaError_t cudaMemPoolTrimTo(cudaMemPool_t memPool, size_t minBytesToKee
 {
     (void)minBytesToKeep;
     return pool_ok(memPool) ? cudaSuccess : cr_ret(cudaErrorInvalidValue);
-}
-
-EXPORT cudaError_t cudaFreeArray(cudaArray_t array)
-{
-    if (!array)
-        return cudaSuccess;
-    cr_not_supported("cudaFreeArray (CUDA arrays)");
-    return cr_ret(cudaErrorNotSupported);
 }
 
 EXPORT struct cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w,

@@ -192,6 +192,8 @@ struct cudart_ctx {
     struct handle_set streams, events, graphs, execs;
     struct handle_set pools;  /* cudaMemPoolCreate pools */
     struct handle_set gmems;  /* graph allocations (struct gmem) */
+    struct handle_set arrays; /* CUDA arrays (cudart_texture.c) */
+    struct handle_set mipmaps; /* mipmapped arrays (cudart_texture.c) */
     struct CUmemPoolHandle_st pool;
     cudaMemPool_t cur_pool;   /* cudaDeviceSetMemPool; NULL: the default pool */
     unsigned long long next_stream_id, next_capture_id;
@@ -269,6 +271,13 @@ cudaError_t cr_desc_of_3d(const struct cudaMemcpy3DParms *p, struct copy_desc *c
 cudaError_t cr_symbol_lookup(const void *symbol, uint64_t *addr, uint64_t *size);
 /* A pool block is freed: drop it from its pool's usage. */
 void cr_pool_forget(uint64_t addr);
+
+/* =================================================================== arrays (texture) */
+
+/* A CUDA array as a pitched pointer (its storage), its element size and its slice (depth or
+ * layer) count; cudaErrorInvalidResourceHandle for anything else. */
+cudaError_t cr_array_pitched(cudaArray_const_t a, struct cudaPitchedPtr *pp, size_t *elem,
+                             size_t *depth);
 
 /* ======================================================================== graphs (graph) */
 

@@ -11,6 +11,8 @@
 #     -cudart static, and registration as PTXEMU_DEBUG_REG=1 prints it.
 #   - scheduling: cooperative grids larger than the host threads (3 and 5 threads),
 #     per-thread default streams of two host threads.
+#   - CUDA arrays in a --default-stream per-thread build (the _ptds/_ptsz array copies);
+#     the exact fault report of a surface store outside its surface (.trap).
 # Executables go to $PTXEMU_BUILD/fixtures/rt/ (default build/).  nvcc parts skip
 # without nvcc.  PTXEMU_TIMEOUT (seconds, default 300) bounds each program.
 use strict;
@@ -398,6 +400,34 @@ my @c80 = ('-gencode', 'arch=compute_80,code=compute_80');
     ok_($st == 0 && $out =~ /^PASS$/m,
         'per-thread default streams of two host threads run concurrently (stream 0, _ptsz): PASS',
         "status $st", $out, $err);
+
+    # CUDA arrays through the _ptds / _ptsz entry points (cudaMemcpy2DToArray_ptds, …)
+    $exe = "$fx/arrays_ptsz";
+    $e = nvcc_build($exe, ['fixtures/cuda/rt_arrays.cu'], '-Ifixtures/cuda', '--default-stream',
+        'per-thread', '-cudart', 'shared', @c80);
+    $imports = $e ? '' : `nm -D --undefined-only $exe 2>/dev/null`;
+    ($st, $out, $err) = $e ? (-1, '', $e) : run(\%env, $exe);
+    ok_($st == 0 && $out =~ /^PASS$/m && $imports =~ /\bcudaMemcpy2DToArray_ptds\b/ &&
+        $imports =~ /\bcudaMemcpy2DFromArrayAsync_ptsz\b/,
+        'CUDA arrays in a per-thread default stream build (_ptds/_ptsz array copies): PASS',
+        "status $st", $out, $err, $imports);
+
+    # a surface store outside the surface (.trap) is a fault report like any other
+    $exe = "$fx/rt_surf_fault";  # the report names its PTX after the program
+    $e = nvcc_build($exe, ['fixtures/cuda/rt_surf_fault.cu'], '-Ifixtures/cuda', '-cudart',
+        'shared', @c80);
+    ($st, $out, $err) = $e ? (-1, '', $e) : run(\%env, $exe);
+    my $want = join('', map { "=========$_\n" }
+        ' Invalid __global__ write of size 4 bytes',
+        '     at _Z10edge_storeyi+0xb0 (rt_surf_fault.compute_80.ptx:36)',
+        '     by thread (3,0,0) in block (1,0,0)',
+        '     Address ADDR is out of bounds',
+        '     surface coordinate (x=28 bytes, y=2, z=0) is outside the 7x3x1 surface of '
+            . '4-byte elements (.trap)');
+    (my $got = $err) =~ s/Address 0x[0-9a-f]+ is/Address ADDR is/;
+    ok_($st == 0 && $out =~ /^PASS$/m && $got eq $want,
+        'surface store outside the surface (.trap): the exact fault report, sticky error',
+        "status $st", $out, "stderr:", $err, "want:", $want);
 }
 
 print "1..$n\n";
