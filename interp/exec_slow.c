@@ -17,6 +17,7 @@ struct slow {
     uint32_t pc, active, rpc, seg, M;
     uint64_t ninsn, nthread, limit;
     struct engine_step_report *rep; /* stepping: accesses are recorded here */
+    unsigned check;                 /* CHECK_LOOP tools on: accesses go to check_access */
 };
 
 /* How a handler left: where the loop goes on. */
@@ -168,6 +169,12 @@ static void slow_mem(struct warp *w, struct slow *S, unsigned l, uint64_t addr, 
                      bool wr, const void *val)
 {
     struct engine_step_report *r = S->rep;
+    if (S->check) {
+        uint64_t a = addr;
+        uint8_t sp;
+        step_space(S->in, &a, &sp);
+        check_access(w, S->pc, l, a, width, wr, sp, S->in->op == OP_ATOM || S->in->op == OP_RED);
+    }
     if (r) {
         if (r->naccess == ENGINE_MAX_ACCESS) {
             r->access_dropped++;
@@ -242,6 +249,37 @@ static const slow_handler slow_table[HND__COUNT] = {
 #undef H
 };
 
+/* ------------------------------------------------------------------ checking hook */
+
+/* Before warp instruction `in` at pc runs for lanes M in the checking loop: count the step
+ * (racecheck tells one warp instruction's lanes apart from later ones), synccheck barriers and
+ * warp collectives' member masks, and let bar.warp.sync order the warp's shared accesses. */
+static void check_pre(struct warp *w, uint32_t pc, const struct ir_insn *in, uint32_t M,
+                      unsigned check)
+{
+    const struct ir_opnd *O = w->fn->opnds + in->opnd;
+    check_step(w);
+    if (check & CHECK_SYNCCHECK) {
+        if ((in->op == OP_BAR || in->op == OP_BARRIER) && in->mode != MODE_ARRIVE &&
+            (in->op == OP_BAR || (in->fl & IR_FL(FL_ALIGNED)))) {
+            check_barrier(w, pc, M, w->valid & ~w->exited);
+        } else if (in->nopnd >= 1 &&
+                   (in->op == OP_BAR_WARP_SYNC ||
+                    ((in->op == OP_SHFL || in->op == OP_VOTE || in->op == OP_MATCH ||
+                      in->op == OP_REDUX || in->op == OP_ELECT) &&
+                     (in->fl & IR_FL(FL_SYNC))))) {
+            const struct ir_opnd *mo = in->op == OP_BAR_WARP_SYNC ? &O[0] : &O[in->nopnd - 1];
+            uint32_t members[32] = {0};
+            for (unsigned l = 0; l < 32; l++)
+                if (M >> l & 1)
+                    members[l] = (uint32_t)vm_get(w, mo, l);
+            check_warp_sync(w, pc, M, members);
+        }
+    }
+    if (in->op == OP_BAR_WARP_SYNC)
+        check_syncwarp(w);
+}
+
 /* ------------------------------------------------------------------ the loop */
 
 /*
@@ -251,7 +289,8 @@ static const slow_handler slow_table[HND__COUNT] = {
  */
 static enum warp_state slow_loop(struct warp *w, struct engine_step_report *rep)
 {
-    struct slow S = {.limit = rep ? UINT64_MAX : w->cta->L->quantum, .rep = rep};
+    struct slow S = {.limit = rep ? UINT64_MAX : w->cta->L->quantum, .rep = rep,
+                     .check = rep ? 0 : w->cta->L->check};
     const unsigned trace = rep ? 0 : w->cta->L->cfg->trace;
     bool stepped = false;
 
@@ -301,6 +340,8 @@ fetch:
         S.pc++;
         goto fetch;
     }
+    if (S.check)
+        check_pre(w, S.pc, in, M, S.check);
     S.in = in;
     S.O = w->fn->opnds + in->opnd;
     S.M = M;
@@ -329,7 +370,8 @@ out:
     return w->state;
 }
 
-/* Run warp w for about one quantum with per-instruction tracing (--trace). */
+/* Run warp w for about one quantum with per-instruction tracing (--trace) and/or the
+ * sanitizer's checks (launch_state.check). */
 enum warp_state exec_warp_trace(struct warp *w)
 {
     return slow_loop(w, NULL);
