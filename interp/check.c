@@ -476,9 +476,16 @@ static void race_access(struct warp *w, uint32_t pc, unsigned lane, uint64_t off
                 raw = true;
                 race_report(w, lane, F_RACE_RAW, &cell->w, &cur);
             }
-            if (cell->r.fn && cell->r.ep == c->chk_ep && cell->r.tid != cur.tid)
+            /* keep at most two readers of the epoch, by different threads: any later writer
+             * differs from one of them; further reads add nothing (and cost cache traffic) */
+            const bool rl = cell->r.fn && cell->r.ep == c->chk_ep;
+            if (!rl) {
+                cell->r = cur;
+            } else if (cell->r.tid != cur.tid &&
+                       !(cell->r2.fn && cell->r2.ep == c->chk_ep)) {
                 cell->r2 = cell->r;
-            cell->r = cur;
+                cell->r = cur;
+            }
         }
     }
 }
