@@ -176,6 +176,7 @@ enum fkind {
     F_INIT_SHARED,
     F_SYNC_BLOCK,
     F_SYNC_WARP,
+    F_SYNC_COUNT,
 };
 
 /* One finding: kind, its instruction(s), how often, where first (lowest CTA, thread). */
@@ -322,6 +323,15 @@ static void finding_print(FILE *o, const struct finding *f, const struct launch_
         if (f->count > 1)
             fprintf(o, "%s     (%" PRIu64 " such reads by this instruction)\n", CHK_P, f->count);
         break;
+    case F_SYNC_COUNT:
+        fprintf(o, "%s Barrier error detected. Invalid arguments\n", CHK_P);
+        fprintf(o, "%s     at ", CHK_P);
+        site_print(o, f->fn1, f->pc1);
+        fputc('\n', o);
+        thread_print(o, f, L);
+        fprintf(o, "%s     barrier thread count %u is not a multiple of the warp size\n", CHK_P,
+                f->need);
+        break;
     case F_SYNC_BLOCK:
     case F_SYNC_WARP:
         fprintf(o, "%s Barrier error detected. Divergent thread(s) in %s\n", CHK_P,
@@ -379,20 +389,52 @@ struct check_cell {
     struct check_acc w, r, r2; /* last write; last read, and an earlier one by another thread */
 };
 
+/* A CTA slot's shadow state, sized for `cap` bytes of shared memory. Per 4-byte word of it,
+ * two epochs let a read skip the cells: `wrote`, the last epoch a byte of the word was
+ * written in (no write in this epoch: no read-after-write), and `sat`, the epoch in which
+ * every byte of the word got two readers (nothing more to record). */
+struct check_cta {
+    size_t cap;
+    struct check_cell *cell;      /* racecheck, per byte */
+    uint32_t *wrote, *sat;        /* racecheck, per word */
+    uint8_t *shinit;              /* initcheck: bit per shared byte written */
+    const struct mem_alloc *last; /* initcheck: allocation of the last global access */
+};
+
+static void cta_state_free(struct check_cta *k)
+{
+    if (!k)
+        return;
+    free(k->cell);
+    free(k->wrote);
+    free(k->sat);
+    free(k->shinit);
+    free(k);
+}
+
 /* Fresh shadow state for CTA c (see internal.h). */
 int check_cta_begin(struct cta *c)
 {
     size_t need = c->L->shared_total ? c->L->shared_total : 1;
-    if (c->chk_cap < need) {
-        free(c->chk_race);
-        free(c->chk_shinit);
-        c->chk_race = calloc(need, sizeof *c->chk_race);
-        c->chk_shinit = calloc(need / 8 + 1, 1);
-        c->chk_cap = c->chk_race && c->chk_shinit ? need : 0;
-        if (!c->chk_cap)
+    struct check_cta *k = c->chk;
+    if (!k || k->cap < need) {
+        cta_state_free(k);
+        c->chk = k = calloc(1, sizeof *k);
+        if (!k)
             return -1;
+        k->cell = calloc(need, sizeof *k->cell);
+        k->wrote = calloc(need / 4 + 1, sizeof *k->wrote);
+        k->sat = calloc(need / 4 + 1, sizeof *k->sat);
+        k->shinit = calloc(need / 8 + 3, 1); /* bits_all reads two bytes on */
+        if (!k->cell || !k->wrote || !k->sat || !k->shinit) {
+            cta_state_free(k);
+            c->chk = NULL;
+            return -1;
+        }
+        k->cap = need;
     }
-    memset(c->chk_shinit, 0, need / 8 + 1);
+    memset(k->shinit, 0, need / 8 + 3);
+    k->last = NULL; /* allocations may have been freed since the slot's last CTA */
     c->chk_ep++;
     return 0;
 }
@@ -400,11 +442,8 @@ int check_cta_begin(struct cta *c)
 /* Free the shadow state of a CTA slot (see internal.h). */
 void check_cta_free(struct cta *c)
 {
-    free(c->chk_race);
-    free(c->chk_shinit);
-    c->chk_race = NULL;
-    c->chk_shinit = NULL;
-    c->chk_cap = 0;
+    cta_state_free(c->chk);
+    c->chk = NULL;
 }
 
 /* A new warp instruction (see internal.h). */
@@ -447,15 +486,25 @@ static void race_access(struct warp *w, uint32_t pc, unsigned lane, uint64_t off
                         bool wr)
 {
     struct cta *c = w->cta;
+    struct check_cta *k = c->chk;
+    const uint32_t ep = c->chk_ep;
+    const uint64_t w0 = off / 4, w1 = (off + width - 1) / 4;
+    if (!wr) {
+        uint64_t j = w0;
+        while (j <= w1 && k->wrote[j] != ep && k->sat[j] == ep)
+            j++;
+        if (j > w1)
+            return; /* no write this epoch, two readers known for every byte */
+    }
     const struct check_acc cur = {.fn = w->fn,
                                   .pc = pc,
-                                  .ep = c->chk_ep,
+                                  .ep = ep,
                                   .wep = w->chk_wep,
                                   .step = c->chk_step,
                                   .tid = w->id * 32 + lane};
     bool waw = false, war = false, raw = false;
     for (unsigned i = 0; i < width; i++) {
-        struct check_cell *cell = &c->chk_race[off + i];
+        struct check_cell *cell = &k->cell[off + i];
         if (wr) {
             if (!waw && race_conflict(c, &cell->w, &cur)) {
                 waw = true;
@@ -488,11 +537,31 @@ static void race_access(struct warp *w, uint32_t pc, unsigned lane, uint64_t off
             }
         }
     }
+    for (uint64_t j = w0; j <= w1; j++) {
+        if (wr) {
+            k->wrote[j] = ep;
+            continue;
+        }
+        bool full = true;
+        for (uint64_t b = j * 4; b < j * 4 + 4 && b < k->cap && full; b++)
+            full = k->cell[b].r.ep == ep && k->cell[b].r.fn && k->cell[b].r2.ep == ep &&
+                   k->cell[b].r2.fn;
+        if (full)
+            k->sat[j] = ep;
+    }
 }
 
-/* One lane's access seen by the checking loop (see internal.h). */
-void check_access(struct warp *w, uint32_t pc, unsigned lane, uint64_t addr, unsigned width,
-                  bool wr, unsigned space, bool atomic)
+/* Bits [i, i+n) of bitmap b all set? (n <= 16) */
+static inline bool bits_all(const uint8_t *b, uint64_t i, unsigned n)
+{
+    uint32_t v = b[i >> 3] | (uint32_t)b[(i >> 3) + 1] << 8 | (uint32_t)b[(i >> 3) + 2] << 16;
+    uint32_t m = ((1u << n) - 1) << (i & 7);
+    return (v & m) == m;
+}
+
+/* One lane's access (space and address as engine_access has them). */
+static void check_one(struct warp *w, uint32_t pc, unsigned lane, uint64_t addr, unsigned width,
+                      bool wr, unsigned space, bool atomic)
 {
     struct cta *c = w->cta;
     struct launch_state *L = c->L;
@@ -500,11 +569,11 @@ void check_access(struct warp *w, uint32_t pc, unsigned lane, uint64_t addr, uns
         if (addr >= c->shared_size || width > c->shared_size - addr)
             return; /* a fault (memcheck) */
         if (L->check & CHECK_INITCHECK) {
-            uint8_t *b = c->chk_shinit;
+            uint8_t *b = c->chk->shinit;
             if (wr || atomic) {
                 for (uint64_t i = addr; i < addr + width; i++)
                     b[i >> 3] |= (uint8_t)(1u << (i & 7));
-            } else {
+            } else if (width > 16 || !bits_all(b, addr, width)) {
                 for (uint64_t i = addr; i < addr + width; i++)
                     if (!(b[i >> 3] >> (i & 7) & 1)) {
                         struct finding x;
@@ -519,8 +588,14 @@ void check_access(struct warp *w, uint32_t pc, unsigned lane, uint64_t addr, uns
         if ((L->check & CHECK_RACECHECK) && !atomic)
             race_access(w, pc, lane, addr, width, wr);
     } else if (space == SP_GLOBAL && (L->check & CHECK_INITCHECK)) {
-        const struct mem_alloc *a = mem_find(L->dev->mem, addr, width);
-        if (!a || !a->init)
+        const struct mem_alloc *a = c->chk->last;
+        if (!a || addr < a->base || addr - a->base + width > a->size) {
+            a = mem_find(L->dev->mem, addr, width);
+            if (!a)
+                return;
+            c->chk->last = a;
+        }
+        if (!a->init)
             return;
         if (wr || atomic) {
             mem_mark_init(L->dev->mem, addr, width);
@@ -539,12 +614,26 @@ void check_access(struct warp *w, uint32_t pc, unsigned lane, uint64_t addr, uns
     }
 }
 
-/* synccheck of an aligned barrier (see internal.h). */
-void check_barrier(struct warp *w, uint32_t pc, uint32_t M, uint32_t need)
+/* The accesses of one warp instruction (see internal.h). */
+void check_accesses(struct warp *w, uint32_t pc, const struct engine_access *acc, unsigned n,
+                    bool atomic)
 {
+    for (unsigned i = 0; i < n; i++)
+        check_one(w, pc, acc[i].lane, acc[i].addr, acc[i].width, acc[i].write, acc[i].space,
+                  atomic);
+}
+
+/* synccheck of a barrier (see internal.h). */
+void check_barrier(struct warp *w, uint32_t pc, uint32_t M, uint32_t need, uint32_t count)
+{
+    struct finding x;
+    if (count % 32) {
+        finding_at(&x, w, pc, (unsigned)__builtin_ctz(M), F_SYNC_COUNT);
+        x.need = count;
+        finding_add(w->cta->L, &x);
+    }
     if (M == need)
         return;
-    struct finding x;
     finding_at(&x, w, pc, (unsigned)__builtin_ctz(M), F_SYNC_BLOCK);
     x.mask = M;
     x.need = need;

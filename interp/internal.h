@@ -282,12 +282,10 @@ struct cta {
      * …) during a scheduling round; the worker then yields its host thread (grid.c) */
     bool spin;
     /* checking loop (check.c): barrier epoch (bumped at cta_begin and every barrier release),
-     * warp-instruction counter, racecheck shadow (per byte of shared memory) and initcheck
-     * bitmap of shared bytes written, sized for chk_cap bytes */
+     * warp-instruction counter, the shadow state (racecheck cells, initcheck bitmap of the
+     * shared bytes written, …) kept for the slot's next CTAs */
     uint32_t chk_ep, chk_step;
-    struct check_cell *chk_race;
-    uint8_t *chk_shinit;
-    size_t chk_cap;
+    struct check_cta *chk;
 };
 
 /* The cluster barrier's slot in warp.bar_id and cta.bar_pending (after the 16 named ones).
@@ -432,18 +430,20 @@ unsigned exec_select_isa(void);
 
 /* check.c: the checking loop's state and hooks. check_launch_begin/end: per-launch findings
  * (end prints them, sorted, to the device's check log); check_cta_begin: fresh shadow state
- * for a CTA (0 or -1 out of memory); check_access: one lane's access seen by the checking loop
- * (space SP_SHARED / SP_GLOBAL / …, shared addresses as offsets); check_barrier: synccheck of
- * a barrier executed by lanes M of w that needs the lanes `need`; check_warp_sync: synccheck
- * of a warp-collective whose lane l names members[l]; check_syncwarp: bar.warp.sync orders
- * the warp's earlier shared accesses before its later ones. */
+ * for a CTA (0 or -1 out of memory); check_accesses: the n lane accesses of one warp
+ * instruction at pc (engine_access: space SP_SHARED / SP_GLOBAL / …, shared addresses as
+ * offsets; atomic: an atom/red); check_barrier: synccheck of a barrier executed by lanes M of
+ * w that needs the lanes `need`, with thread count `count` (0: none); check_warp_sync:
+ * synccheck of a warp-collective whose lane l names members[l]; check_step: a new warp
+ * instruction; check_syncwarp: bar.warp.sync orders the warp's earlier shared accesses
+ * before its later ones. */
 int check_launch_begin(struct launch_state *L);
 void check_launch_end(struct launch_state *L);
 int check_cta_begin(struct cta *c);
 void check_cta_free(struct cta *c);
-void check_access(struct warp *w, uint32_t pc, unsigned lane, uint64_t addr, unsigned width,
-                  bool wr, unsigned space, bool atomic);
-void check_barrier(struct warp *w, uint32_t pc, uint32_t M, uint32_t need);
+void check_accesses(struct warp *w, uint32_t pc, const struct engine_access *acc, unsigned n,
+                    bool atomic);
+void check_barrier(struct warp *w, uint32_t pc, uint32_t M, uint32_t need, uint32_t count);
 void check_warp_sync(struct warp *w, uint32_t pc, uint32_t M, const uint32_t members[32]);
 void check_step(struct warp *w);
 void check_syncwarp(struct warp *w);
