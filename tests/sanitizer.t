@@ -1,6 +1,6 @@
 #!/usr/bin/env perl
 # tests/sanitizer.t - `--check` on CUDA programs (the hand-written PTX cases of every tool are
-# fixtures/ptx/check/*.ptx, run by tests/fixtures.t):
+# fixtures/check/*.ptx, run by tests/fixtures.t):
 #   - fixtures/sanitizer/*.cu, built with nvcc -lineinfo: racecheck reports with CUDA source
 #     lines, initcheck of cudaMalloc memory (cudaMemset / cudaMemcpy / kernel stores count as
 #     writes), leakcheck at exit and at cudaDeviceReset; --error-exitcode, --print-limit,
@@ -162,7 +162,7 @@ R
 
 # ------------------------------------------------------------------ usage
 {
-    my ($st, $out, $err) = run({}, $ptxemu, 'exec', 'fixtures/ptx/check/racecheck.ptx', '--kernel',
+    my ($st, $out, $err) = run({}, $ptxemu, 'exec', 'fixtures/check/racecheck.ptx', '--kernel',
         'waw', '--grid', '1', '--block', '64', '--check', 'racecheck,bogus');
     ok_($st == 2 && $err =~ /^ptxemu: --check: unknown tool 'bogus' \(memcheck, racecheck, initcheck, synccheck, leakcheck, all\)$/m,
         '--check with an unknown tool is a usage error naming it', "status $st", $err);
