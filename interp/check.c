@@ -177,6 +177,7 @@ enum fkind {
     F_SYNC_BLOCK,
     F_SYNC_WARP,
     F_SYNC_COUNT,
+    F_SYNC_PATH,
 };
 
 /* One finding: kind, its instruction(s), how often, where first (lowest CTA, thread). */
@@ -323,6 +324,16 @@ static void finding_print(FILE *o, const struct finding *f, const struct launch_
         if (f->count > 1)
             fprintf(o, "%s     (%" PRIu64 " such reads by this instruction)\n", CHK_P, f->count);
         break;
+    case F_SYNC_PATH:
+        fprintf(o, "%s Barrier error detected. Divergent thread(s) in block\n", CHK_P);
+        fprintf(o, "%s     at ", CHK_P);
+        site_print(o, f->fn1, f->pc1);
+        fputc('\n', o);
+        thread_print(o, f, L);
+        fprintf(o, "%s     barrier %u is waited for at ", CHK_P, f->need);
+        site_print(o, f->fn2, f->pc2);
+        fprintf(o, " too, in the same phase\n");
+        break;
     case F_SYNC_COUNT:
         fprintf(o, "%s Barrier error detected. Invalid arguments\n", CHK_P);
         fprintf(o, "%s     at ", CHK_P);
@@ -398,6 +409,11 @@ struct check_cta {
     struct check_cell *cell;      /* racecheck, per byte */
     uint32_t *wrote, *sat;        /* racecheck, per word */
     uint8_t *shinit;              /* initcheck: bit per shared byte written */
+    struct {
+        uint32_t ep;           /* the CTA epoch of the first arrival (this phase if chk_ep) */
+        const struct xfunc *fn;
+        uint32_t pc;
+    } bar[16];                 /* synccheck: where each barrier was first waited for */
     const struct mem_alloc *last; /* initcheck: allocation of the last global access */
 };
 
@@ -632,12 +648,32 @@ void check_barrier(struct warp *w, uint32_t pc, uint32_t M, uint32_t need, uint3
         x.need = count;
         finding_add(w->cta->L, &x);
     }
-    if (M == need)
+    if (M != need) {
+        finding_at(&x, w, pc, (unsigned)__builtin_ctz(M), F_SYNC_BLOCK);
+        x.mask = M;
+        x.need = need;
+        finding_add(w->cta->L, &x);
+    }
+    /* a barrier for the whole CTA (no thread count, immediate id: what __syncthreads is)
+     * waited for at two instructions in one phase: warps took different paths to it */
+    const struct ir_insn *in = &w->fn->insns[pc];
+    const struct ir_opnd *id = &w->fn->opnds[in->opnd + (in->mode == MODE_RED ? 1 : 0)];
+    struct cta *c = w->cta;
+    if (count || id->kind != OPK_IMM || id->imm.u > 15)
         return;
-    finding_at(&x, w, pc, (unsigned)__builtin_ctz(M), F_SYNC_BLOCK);
-    x.mask = M;
-    x.need = need;
-    finding_add(w->cta->L, &x);
+    struct check_cta *k = c->chk;
+    unsigned b = (unsigned)id->imm.u;
+    if (k->bar[b].ep != c->chk_ep) {
+        k->bar[b].ep = c->chk_ep;
+        k->bar[b].fn = w->fn;
+        k->bar[b].pc = pc;
+    } else if (k->bar[b].fn != w->fn || k->bar[b].pc != pc) {
+        finding_at(&x, w, pc, (unsigned)__builtin_ctz(M), F_SYNC_PATH);
+        x.fn2 = k->bar[b].fn;
+        x.pc2 = k->bar[b].pc;
+        x.need = b;
+        finding_add(c->L, &x);
+    }
 }
 
 /* synccheck of a warp collective (see internal.h). */
