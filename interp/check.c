@@ -268,8 +268,20 @@ static void site_print(FILE *o, const struct xfunc *fn, uint32_t pc)
     const struct ir_insn *in = pc < fn->ninsns ? &fn->f->insns[pc] : &fn->insns[fn->ninsns];
     fprintf(o, "%s+%#x (%s:%u)", ir_str(m, fn->f->name), pc * 16,
             m->filename ? m->filename : "<ptx>", in->line);
-    if (in->loc_file && in->loc_file < m->nfiles && m->files[in->loc_file])
-        fprintf(o, " in %s:%u", ir_str(m, m->files[in->loc_file]), in->loc_line);
+    if (!in->loc_file || in->loc_file >= m->nfiles || !m->files[in->loc_file])
+        return;
+    fprintf(o, " in %s:%u", ir_str(m, m->files[in->loc_file]), in->loc_line);
+    /* code inlined from a header (an intrinsic, a device function): the call sites, innermost
+     * first, as fault reports give them */
+    struct ir_srcpos site[8];
+    unsigned ns = pc < fn->ninsns ? ir_inlined_chain(m, (uint32_t)(fn->f - m->funcs), pc, site, 8)
+                                  : 0;
+    for (unsigned i = 0; i < ns; i++)
+        fprintf(o, "%s%s:%u", i ? ", " : " inlined at ",
+                site[i].file < m->nfiles && m->files[site[i].file]
+                    ? ir_str(m, m->files[site[i].file])
+                    : "?",
+                site[i].line);
 }
 
 static void thread_print(FILE *o, const struct finding *f, const struct launch_state *L)

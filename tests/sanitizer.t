@@ -2,7 +2,7 @@
 # tests/sanitizer.t - `--check` on CUDA programs (the hand-written PTX cases of every tool are
 # fixtures/check/*.ptx, run by tests/fixtures.t):
 #   - fixtures/sanitizer/*.cu, built with nvcc -lineinfo: racecheck reports with CUDA source
-#     lines, initcheck of cudaMalloc memory (cudaMemset / cudaMemcpy / kernel stores count as
+#     lines, synccheck (divergent __syncthreads, __shfl_sync masks), initcheck of cudaMalloc memory (cudaMemset / cudaMemcpy / kernel stores count as
 #     writes), leakcheck at exit and at cudaDeviceReset; --error-exitcode, --print-limit,
 #     --log-file, PTXEMU_CHECK through the drop-in libcudart without `ptxemu run`;
 #   - every fixtures/cuda/NAME.cu program (build/fixtures/NAME, as tests/cuda_programs.t
@@ -73,7 +73,7 @@ sub build_one {
 }
 
 my @fixtures = sort glob('fixtures/cuda/*.cu');
-print "1..", 9 + scalar(@fixtures), "\n";
+print "1..", 10 + scalar(@fixtures), "\n";
 
 # ------------------------------------------------------------------ racecheck, source lines
 {
@@ -113,6 +113,30 @@ R
 R
     ok_($st == 3 && $out eq "2\n" && $got eq $want,
         'initcheck: the half cudaMemset did not write, once per instruction; memcpy and kernel stores count; --error-exitcode',
+        "status $st", $out, $err, "got:\n$got");
+}
+
+# ------------------------------------------------------------------ synccheck
+{
+    my $e = build_one('sync');
+    my ($st, $out, $err) = $e ? (-1, '', $e) : run({%asan}, $ptxemu, 'run', '--check', 'synccheck',
+        '--', "$fx/sync");
+    my $got = report($err);
+    $got =~ s/\(\S+?:(\d+)\)/(PTX:$1)/g;
+    $got =~ s{(in|at|,) \S*?(fixtures/sanitizer/sync\.cu|sm_30_intrinsics\.hpp)}{$1 $2}g;
+    my $want = <<'R';
+========= Barrier error detected. Divergent thread(s) in block
+=========     at _Z9divergentPi+0x60 (PTX:35) in fixtures/sanitizer/sync.cu:10
+=========     by thread (0,0,0) in block (0,0,0)
+=========     lanes 0000ffff of warp 0 executed the barrier; its live lanes are ffffffff
+========= Barrier error detected. Divergent thread(s) in warp
+=========     at _Z9divergentPi+0xa0 (PTX:41) in sm_30_intrinsics.hpp:373 inlined at fixtures/sanitizer/sync.cu:12
+=========     by thread (0,0,0) in block (0,0,0)
+=========     shfl.sync member mask ffffffff names lanes that do not execute it (0000ffff do)
+========= ERROR SUMMARY: 2 errors
+R
+    ok_($st == 0 && $out eq "3 35\n" && $got eq $want,
+        'synccheck on nvcc output: __syncthreads skipped by half a warp, a full-mask __shfl_sync in half a warp (inlined intrinsic), the masked one clean',
         "status $st", $out, $err, "got:\n$got");
 }
 
