@@ -274,8 +274,8 @@ static void site_print(FILE *o, const struct xfunc *fn, uint32_t pc)
     /* code inlined from a header (an intrinsic, a device function): the call sites, innermost
      * first, as fault reports give them */
     struct ir_srcpos site[8];
-    unsigned ns = pc < fn->ninsns ? ir_inlined_chain(m, (uint32_t)(fn->f - m->funcs), pc, site, 8)
-                                  : 0;
+    unsigned ns =
+        pc < fn->ninsns ? ir_inlined_chain(m, (uint32_t)(fn->f - m->funcs), pc, site, 8) : 0;
     for (unsigned i = 0; i < ns; i++)
         fprintf(o, "%s%s:%u", i ? ", " : " inlined at ",
                 site[i].file < m->nfiles && m->files[site[i].file]
@@ -418,14 +418,14 @@ struct check_cell {
  * every byte of the word got two readers (nothing more to record). */
 struct check_cta {
     size_t cap;
-    struct check_cell *cell;      /* racecheck, per byte */
-    uint32_t *wrote, *sat;        /* racecheck, per word */
-    uint8_t *shinit;              /* initcheck: bit per shared byte written */
+    struct check_cell *cell; /* racecheck, per byte */
+    uint32_t *wrote, *sat;   /* racecheck, per word */
+    uint8_t *shinit;         /* initcheck: bit per shared byte written */
     struct {
-        uint32_t ep;           /* the CTA epoch of the first arrival (this phase if chk_ep) */
+        uint32_t ep; /* the CTA epoch of the first arrival (this phase if chk_ep) */
         const struct xfunc *fn;
         uint32_t pc;
-    } bar[16];                 /* synccheck: where each barrier was first waited for */
+    } bar[16];                    /* synccheck: where each barrier was first waited for */
     const struct mem_alloc *last; /* initcheck: allocation of the last global access */
 };
 
@@ -558,8 +558,7 @@ static void race_access(struct warp *w, uint32_t pc, unsigned lane, uint64_t off
             const bool rl = cell->r.fn && cell->r.ep == c->chk_ep;
             if (!rl) {
                 cell->r = cur;
-            } else if (cell->r.tid != cur.tid &&
-                       !(cell->r2.fn && cell->r2.ep == c->chk_ep)) {
+            } else if (cell->r.tid != cur.tid && !(cell->r2.fn && cell->r2.ep == c->chk_ep)) {
                 cell->r2 = cell->r;
                 cell->r = cur;
             }
