@@ -52,6 +52,7 @@ static bool try_release(struct cta *c, unsigned id)
     b->arrived = 0;
     b->nparked = 0;
     c->bar_pending &= ~(1u << id);
+    c->chk_ep++; /* racecheck: accesses before and after the barrier are ordered */
     return true;
 }
 
@@ -114,6 +115,7 @@ static bool cluster_try_release(struct cta *c)
     }
     c->clu_count = 0;
     c->clu_phase++;
+    c->chk_ep++;
     c->bar_pending &= ~(1u << CTA_BAR_CLUSTER);
     return true;
 }
@@ -207,6 +209,7 @@ static int cta_buffers(struct cta *c, struct launch_state *L)
 /* Free a CTA slot's buffers. */
 void cta_free(struct cta *c)
 {
+    check_cta_free(c);
     for (size_t i = 0; i < c->warps_cap; i++)
         warp_free(&c->warps[i]);
     free(c->warps);
@@ -278,6 +281,8 @@ int cta_begin(struct cta *c, struct launch_state *L, uint64_t linear)
     c->clu_count = 0;
     c->clu_phase = 0;
     c->clock0 = 0;
+    if (L->check && check_cta_begin(c) != 0)
+        return -1;
     for (uint32_t i = 0; i < c->nwarps; i++) {
         uint32_t first = i * 32, n = L->nthreads - first;
         uint32_t valid = n >= 32 ? ~0u : ((1u << n) - 1);
@@ -295,7 +300,7 @@ int cta_begin(struct cta *c, struct launch_state *L, uint64_t linear)
 int cta_round(struct cta *c, uint64_t *ninsn, uint64_t *nthread)
 {
     struct launch_state *L = c->L;
-    const bool trace = L->trace;
+    const bool slow = L->trace || L->check; /* the tracing / checking loop */
     const uint64_t budget = L->cfg->insn_budget;
     bool ran = false, live = false;
     int rc = CTA_RUNNING;
@@ -307,7 +312,7 @@ int cta_round(struct cta *c, uint64_t *ninsn, uint64_t *nthread)
         if (w->state != WS_RUN)
             continue;
         uint64_t before = w->ninsn;
-        enum warp_state st = trace ? exec_warp_trace(w) : exec_warp(w);
+        enum warp_state st = slow ? exec_warp_trace(w) : exec_warp(w);
         ran = true;
         if (st == WS_TRAP) {
             rc = CTA_STOP;

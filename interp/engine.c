@@ -40,6 +40,7 @@ int engine_launch_begin(struct interp_dev *d, const struct interp_launch *l, str
     }
     el->L.nworkers = 1;
     el->L.resident = 1;
+    el->L.check = 0; /* stepping runs no checks (exec_slow.c); no shadow state per CTA */
     *out = el;
     return 0;
 }

@@ -17,6 +17,11 @@ struct slow {
     uint32_t pc, active, rpc, seg, M;
     uint64_t ninsn, nthread, limit;
     struct engine_step_report *rep; /* stepping: accesses are recorded here */
+    unsigned check;                 /* CHECK_LOOP tools on: accesses go to check_accesses */
+    bool trace_mem;                 /* --trace mem: accesses are printed */
+    uint32_t cpc;                   /* checking: the instruction whose accesses are in cacc */
+    unsigned ncacc;
+    struct engine_access *cacc;     /* ENGINE_MAX_ACCESS entries */
 };
 
 /* How a handler left: where the loop goes on. */
@@ -138,7 +143,7 @@ static void trace_mem(const struct warp *w, unsigned l, uint64_t addr, unsigned 
 
 /* The space and address of an access as engine.h reports it: shared and local as offsets in
  * their windows, generic addresses resolved. */
-static void step_space(const struct ir_insn *in, uint64_t *addr, uint8_t *space)
+static inline void step_space(const struct ir_insn *in, uint64_t *addr, uint8_t *space)
 {
     uint64_t a = *addr;
     switch (in->space) {
@@ -163,11 +168,28 @@ static void step_space(const struct ir_insn *in, uint64_t *addr, uint8_t *space)
     }
 }
 
-/* One lane's memory access: recorded when stepping, printed when tracing memory. */
+/* Checking: hand the accesses recorded for instruction S->cpc to the checks. */
+static void check_flush(struct warp *w, struct slow *S)
+{
+    check_accesses(w, S->cpc, S->cacc, S->ncacc, S->in->op == OP_ATOM || S->in->op == OP_RED);
+    S->ncacc = 0;
+}
+
+/* One lane's memory access: recorded when stepping or checking, printed when tracing memory. */
 static void slow_mem(struct warp *w, struct slow *S, unsigned l, uint64_t addr, unsigned width,
                      bool wr, const void *val)
 {
     struct engine_step_report *r = S->rep;
+    if (S->check) {
+        if (S->ncacc == ENGINE_MAX_ACCESS)
+            check_flush(w, S);
+        struct engine_access *a = &S->cacc[S->ncacc++];
+        a->addr = addr;
+        a->lane = l;
+        a->width = (uint16_t)width;
+        a->write = wr;
+        step_space(S->in, &a->addr, &a->space);
+    }
     if (r) {
         if (r->naccess == ENGINE_MAX_ACCESS) {
             r->access_dropped++;
@@ -181,7 +203,7 @@ static void slow_mem(struct warp *w, struct slow *S, unsigned l, uint64_t addr, 
         step_space(S->in, &a->addr, &a->space);
         return;
     }
-    if (w->cta->L->cfg->trace & TRACE_MEM)
+    if (S->trace_mem)
         trace_mem(w, l, addr, width, wr, val);
 }
 
@@ -242,6 +264,41 @@ static const slow_handler slow_table[HND__COUNT] = {
 #undef H
 };
 
+/* ------------------------------------------------------------------ checking hook */
+
+/* Before warp instruction `in` at pc runs for lanes M in the checking loop: count the step
+ * (racecheck tells one warp instruction's lanes apart from later ones), synccheck barriers and
+ * warp collectives' member masks, and let bar.warp.sync order the warp's shared accesses. */
+static void check_pre(struct warp *w, uint32_t pc, const struct ir_insn *in, uint32_t M,
+                      unsigned check)
+{
+    const struct ir_opnd *O = w->fn->opnds + in->opnd;
+    check_step(w);
+    if (check & CHECK_SYNCCHECK) {
+        if ((in->op == OP_BAR || in->op == OP_BARRIER) && in->mode != MODE_ARRIVE &&
+            (in->op == OP_BAR || (in->fl & IR_FL(FL_ALIGNED)))) {
+            const unsigned ci = in->mode == MODE_RED ? 2 : 1; /* the count operand */
+            const uint32_t cnt = in->nopnd > ci + (in->mode == MODE_RED)
+                                     ? (uint32_t)vm_get(w, &O[ci], (unsigned)__builtin_ctz(M))
+                                     : 0;
+            check_barrier(w, pc, M, w->valid & ~w->exited, cnt);
+        } else if (in->nopnd >= 1 &&
+                   (in->op == OP_BAR_WARP_SYNC ||
+                    ((in->op == OP_SHFL || in->op == OP_VOTE || in->op == OP_MATCH ||
+                      in->op == OP_REDUX || in->op == OP_ELECT) &&
+                     (in->fl & IR_FL(FL_SYNC))))) {
+            const struct ir_opnd *mo = in->op == OP_BAR_WARP_SYNC ? &O[0] : &O[in->nopnd - 1];
+            uint32_t members[32] = {0};
+            for (unsigned l = 0; l < 32; l++)
+                if (M >> l & 1)
+                    members[l] = (uint32_t)vm_get(w, mo, l);
+            check_warp_sync(w, pc, M, members);
+        }
+    }
+    if (in->op == OP_BAR_WARP_SYNC)
+        check_syncwarp(w);
+}
+
 /* ------------------------------------------------------------------ the loop */
 
 /*
@@ -251,7 +308,10 @@ static const slow_handler slow_table[HND__COUNT] = {
  */
 static enum warp_state slow_loop(struct warp *w, struct engine_step_report *rep)
 {
-    struct slow S = {.limit = rep ? UINT64_MAX : w->cta->L->quantum, .rep = rep};
+    struct engine_access cbuf[ENGINE_MAX_ACCESS];
+    struct slow S = {.limit = rep ? UINT64_MAX : w->cta->L->quantum, .rep = rep, .cacc = cbuf,
+                     .check = rep ? 0 : w->cta->L->check,
+                     .trace_mem = !rep && (w->cta->L->cfg->trace & TRACE_MEM)};
     const unsigned trace = rep ? 0 : w->cta->L->cfg->trace;
     bool stepped = false;
 
@@ -301,10 +361,19 @@ fetch:
         S.pc++;
         goto fetch;
     }
+    if (S.check)
+        check_pre(w, S.pc, in, M, S.check);
     S.in = in;
     S.O = w->fn->opnds + in->opnd;
     S.M = M;
-    switch (slow_table[in->handler](w, &S)) {
+    S.cpc = S.pc;
+    const int how = slow_table[in->handler](w, &S);
+    if (S.ncacc) {
+        if (how != SLOW_FAULT) /* a faulting instruction's accesses are memcheck's */
+            check_flush(w, &S);
+        S.ncacc = 0;
+    }
+    switch (how) {
     case SLOW_FETCH:
         if (trace & TRACE_REGS)
             trace_regs(w, in, M);
@@ -329,7 +398,8 @@ out:
     return w->state;
 }
 
-/* Run warp w for about one quantum with per-instruction tracing (--trace). */
+/* Run warp w for about one quantum with per-instruction tracing (--trace) and/or the
+ * sanitizer's checks (launch_state.check). */
 enum warp_state exec_warp_trace(struct warp *w)
 {
     return slow_loop(w, NULL);

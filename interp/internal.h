@@ -238,6 +238,7 @@ struct warp {
     /* the last barrier arrival (cta.c), for step reports: id (CTA_BAR_CLUSTER for
      * barrier.cluster), count operand, lanes counted */
     uint32_t last_bar_id, last_bar_count, last_bar_arrive;
+    uint32_t chk_wep;           /* checking loop: __syncwarp epoch (bar.warp.sync count) */
 };
 
 /* ====================================================================== CTAs */
@@ -280,6 +281,11 @@ struct cta {
     /* set by loads and atomics of spin-waits on other CTAs (ld.volatile, atom.cas, nanosleep
      * …) during a scheduling round; the worker then yields its host thread (grid.c) */
     bool spin;
+    /* checking loop (check.c): barrier epoch (bumped at cta_begin and every barrier release),
+     * warp-instruction counter, the shadow state (racecheck cells, initcheck bitmap of the
+     * shared bytes written, …) kept for the slot's next CTAs */
+    uint32_t chk_ep, chk_step;
+    struct check_cta *chk;
 };
 
 /* The cluster barrier's slot in warp.bar_id and cta.bar_pending (after the 16 named ones).
@@ -339,6 +345,8 @@ struct launch_state {
     void *clock_ctx;
     /* CTAs retired through the engine seam (engine.c): their counts */
     _Atomic uint64_t eng_ninsn, eng_nthread, eng_nctas;
+    unsigned check;             /* CHECK_LOOP bits on: warps run the checking loop */
+    struct check_launch *chk;   /* their findings until launch_finish prints them (check.c) */
 };
 
 /* ====================================================================== entry points */
@@ -412,13 +420,33 @@ enum warp_state exec_warp(struct warp *w);
 /* The fast loop's instantiations (exec_loop.h): portable (exec.c), x86-64-v3 (exec_v3.c). */
 enum warp_state exec_loop_fast(struct warp *w);
 enum warp_state exec_loop_fast_v3(struct warp *w);
-/* exec_slow.c: one quantum with tracing; exactly one warp instruction, its PC, masks and
+/* exec_slow.c: one quantum with tracing and/or checks (launch_state.check); exactly one warp instruction, its PC, masks and
  * memory accesses recorded in *rep (engine.c fills in the rest of the report). */
 enum warp_state exec_warp_trace(struct warp *w);
 enum warp_state exec_warp_step(struct warp *w, struct engine_step_report *rep);
 /* exec.c: the fast-loop variant this host can run (PTXEMU_EXEC_PORTABLE=1 forces portable). */
 enum { EXEC_ISA_PORTABLE = 0, EXEC_ISA_V3 = 1 };
 unsigned exec_select_isa(void);
+
+/* check.c: the checking loop's state and hooks. check_launch_begin/end: per-launch findings
+ * (end prints them, sorted, to the device's check log); check_cta_begin: fresh shadow state
+ * for a CTA (0 or -1 out of memory); check_accesses: the n lane accesses of one warp
+ * instruction at pc (engine_access: space SP_SHARED / SP_GLOBAL / …, shared addresses as
+ * offsets; atomic: an atom/red); check_barrier: synccheck of a barrier executed by lanes M of
+ * w that needs the lanes `need`, with thread count `count` (0: none); check_warp_sync:
+ * synccheck of a warp-collective whose lane l names members[l]; check_step: a new warp
+ * instruction; check_syncwarp: bar.warp.sync orders the warp's earlier shared accesses
+ * before its later ones. */
+int check_launch_begin(struct launch_state *L);
+void check_launch_end(struct launch_state *L);
+int check_cta_begin(struct cta *c);
+void check_cta_free(struct cta *c);
+void check_accesses(struct warp *w, uint32_t pc, const struct engine_access *acc, unsigned n,
+                    bool atomic);
+void check_barrier(struct warp *w, uint32_t pc, uint32_t M, uint32_t need, uint32_t count);
+void check_warp_sync(struct warp *w, uint32_t pc, uint32_t M, const uint32_t members[32]);
+void check_step(struct warp *w);
+void check_syncwarp(struct warp *w);
 
 /* fault.c: fault recording (first fault wins) */
 void interp_fault(struct warp *w, uint32_t pc, unsigned lane, enum trap_kind kind,

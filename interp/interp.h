@@ -37,6 +37,20 @@ struct interp_config {
     uint64_t heap_size;      /* device malloc heap bytes (0: 8 MiB) */
     uint64_t stack_size;     /* per-thread .local bytes limit (0: 1 KiB + frames) */
     unsigned printf_fifo;    /* device printf buffer bytes (0: 1 MiB) */
+    unsigned check;          /* CHECK_* tools on (0: no sanitizer; faults still trap) */
+    struct interp_check_log *check_log; /* where check reports go (needed when check != 0) */
+};
+
+/* Sanitizer tools (--check): memcheck is the engine's fault detection (always on; with a log
+ * its reports are counted); the others run warps in the checking loop (exec_slow.c). */
+enum {
+    CHECK_MEMCHECK = 1 << 0,  /* out-of-bounds / misaligned accesses, traps (counted) */
+    CHECK_RACECHECK = 1 << 1, /* shared-memory hazards between barriers */
+    CHECK_INITCHECK = 1 << 2, /* reads of never-written global (cudaMalloc) and shared memory */
+    CHECK_SYNCCHECK = 1 << 3, /* divergent barriers, warp-sync masks naming absent lanes */
+    CHECK_LEAKCHECK = 1 << 4, /* device allocations not freed at exit / cudaDeviceReset */
+    CHECK_ALL = (1 << 5) - 1,
+    CHECK_LOOP = CHECK_RACECHECK | CHECK_INITCHECK | CHECK_SYNCCHECK, /* need the slow loop */
 };
 
 enum trap_kind {
@@ -79,6 +93,27 @@ struct trap {
 
 /* Print a compute-sanitizer-style report of a trap. */
 void interp_trap_report(FILE *out, const struct trap *t);
+
+/* ------------------------------------------------------------------ sanitizer log (check.c) */
+
+/* A sanitizer session's report sink: every error found by any device and launch is counted
+ * here and printed ("========= " lines) until print_limit of them were (0: no limit). It
+ * outlives devices (cudaDeviceReset destroys the device, not the count). */
+struct interp_check_log;
+struct interp_check_log *interp_check_log_create(FILE *out, uint64_t print_limit);
+void interp_check_log_destroy(struct interp_check_log *g);
+/* Parse a --check list ("memcheck,racecheck", "all") into CHECK_* bits: 0, or -1 (the bad
+ * word is copied into bad, bad_len bytes). memcheck is always included. */
+int interp_check_parse(const char *list, unsigned *bits, char *bad, size_t bad_len);
+/* Count and print a fault (memcheck). */
+void interp_check_trap(struct interp_check_log *g, const struct trap *t);
+/* leakcheck: count and print every live cudaMalloc allocation of m, then a LEAK SUMMARY line
+ * when there were any; returns how many. */
+uint64_t interp_check_leaks(struct interp_check_log *g, struct mem *m);
+/* Errors counted so far. */
+uint64_t interp_check_errors(struct interp_check_log *g);
+/* Print the final "========= ERROR SUMMARY: N errors" line. */
+void interp_check_summary(struct interp_check_log *g);
 
 struct interp_dev;
 struct interp_program;

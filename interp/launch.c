@@ -104,9 +104,17 @@ int launch_prepare(struct interp_dev *d, const struct interp_launch *l, struct t
     L->trace = d->cfg.trace != 0;
     L->trace_out = d->cfg.trace_out ? d->cfg.trace_out : stderr;
     L->exec_isa = exec_select_isa();
+    L->check = d->cfg.check_log ? d->cfg.check & CHECK_LOOP : 0;
+    L->chk = NULL;
+    if (L->check && check_launch_begin(L) != 0) {
+        free(L->params);
+        snprintf(trap->msg, sizeof trap->msg, "out of host memory");
+        return -ENOMEM;
+    }
     pthread_mutex_init(&L->trap_lock, NULL);
     int rc = pf_take(d, &L->pf);
     if (rc < 0) {
+        check_launch_end(L);
         pthread_mutex_destroy(&L->trap_lock);
         free(L->params);
         return rc;
@@ -115,6 +123,7 @@ int launch_prepare(struct interp_dev *d, const struct interp_launch *l, struct t
         /* grid.sync() of cooperative groups counts arrivals in this workspace */
         if (mem_alloc(d->mem, 64, 0, &L->grid_ws) < 0 || mem_set(d->mem, L->grid_ws, 0, 64) < 0) {
             pf_give(d, L->pf);
+            check_launch_end(L);
             pthread_mutex_destroy(&L->trap_lock);
             free(L->params);
             snprintf(trap->msg, sizeof trap->msg, "out of device memory");
@@ -133,6 +142,7 @@ void launch_finish(struct launch_state *L)
     dev_printf_buf_flush(L->pf, d->cfg.printf_out ? d->cfg.printf_out : stdout,
                          d->cfg.deterministic);
     pf_give(d, L->pf);
+    check_launch_end(L); /* the sanitizer's findings, after the kernel's printf output */
     interp_heap_release(d);
     pthread_mutex_destroy(&L->trap_lock);
     free(L->params);

@@ -655,6 +655,8 @@ static int mem_remove(struct mem *m, struct mem_node *node)
 
 static void node_release_host(struct mem_node *n)
 {
+    free(n->a.init);
+    n->a.init = NULL;
     if (!n->host)
         return;
     if (n->maplen)
@@ -843,6 +845,7 @@ int mem_write(struct mem *m, uint64_t dst, const void *src, uint64_t len)
     if (!mem_find(m, dst, len))
         return -EFAULT;
     memcpy((void *)(uintptr_t)dst, src, len);
+    mem_mark_init(m, dst, len);
     return 0;
 }
 
@@ -853,7 +856,88 @@ int mem_set(struct mem *m, uint64_t dst, int byte, uint64_t len)
     if (!mem_find(m, dst, len))
         return -EFAULT;
     memset((void *)(uintptr_t)dst, byte, len);
+    mem_mark_init(m, dst, len);
     return 0;
+}
+
+/* ================================================================ initcheck shadow */
+
+/* Give the allocation at addr its written-bytes bitmap (see mem.h). */
+int mem_track_init(struct mem *m, uint64_t addr)
+{
+    pthread_mutex_lock(&m->lock);
+    int rc = -EINVAL;
+    const struct mem_alloc *a = mem_find(m, addr, 0);
+    if (a && a->base == addr) {
+        struct mem_node *node = (struct mem_node *)(uintptr_t)a;
+        rc = 0;
+        if (!node->a.init) {
+            node->a.init = calloc(1, (size_t)(a->size / 8 + 1));
+            if (!node->a.init)
+                rc = -ENOMEM;
+        }
+    }
+    pthread_mutex_unlock(&m->lock);
+    return rc;
+}
+
+/* Set bits [lo, hi) of a bitmap, atomically per byte (CTAs on several host threads). */
+static void bits_set(uint8_t *b, uint64_t lo, uint64_t hi)
+{
+    while (lo < hi && (lo & 7)) {
+        __atomic_fetch_or(&b[lo >> 3], (uint8_t)(1u << (lo & 7)), __ATOMIC_RELAXED);
+        lo++;
+    }
+    if (hi - lo >= 8 && lo < hi) {
+        uint64_t nb = (hi - lo) >> 3;
+        for (uint64_t i = 0; i < nb; i++)
+            __atomic_store_n(&b[(lo >> 3) + i], (uint8_t)0xff, __ATOMIC_RELAXED);
+        lo += nb << 3;
+    }
+    while (lo < hi) {
+        __atomic_fetch_or(&b[lo >> 3], (uint8_t)(1u << (lo & 7)), __ATOMIC_RELAXED);
+        lo++;
+    }
+}
+
+/* Record [addr, addr+len) as written in the tracked allocations it touches (see mem.h). */
+void mem_mark_init(const struct mem *m, uint64_t addr, uint64_t len)
+{
+    uint64_t end = addr + len < addr ? UINT64_MAX : addr + len;
+    while (addr < end) {
+        const struct mem_alloc *a = mem_find(m, addr, 1);
+        if (!a)
+            return; /* copies lie in one allocation (callers checked) */
+        uint64_t aend = a->base + a->size, hi = end < aend ? end : aend;
+        if (a->init)
+            bits_set(a->init, addr - a->base, hi - a->base);
+        addr = hi;
+    }
+}
+
+/* The first byte of [addr, addr+len) in a never written, or UINT64_MAX (see mem.h). */
+uint64_t mem_first_uninit(const struct mem_alloc *a, uint64_t addr, uint64_t len)
+{
+    if (!a->init)
+        return UINT64_MAX;
+    for (uint64_t i = addr - a->base, e = i + len; i < e && i < a->size; i++)
+        if (!(__atomic_load_n(&a->init[i >> 3], __ATOMIC_RELAXED) >> (i & 7) & 1))
+            return a->base + i;
+    return UINT64_MAX;
+}
+
+/* Visit the live allocations with one of `flags` (see mem.h). */
+void mem_foreach(struct mem *m, uint32_t flags, void (*fn)(void *ctx, const struct mem_alloc *a),
+                 void *ctx)
+{
+    pthread_mutex_lock(&m->lock);
+    struct mem_node *last = m->head;
+    while (last && last->next)
+        last = last->next;
+    for (struct mem_node *n = last; n; n = n->prev)
+        if (n->a.flags & flags)
+            fn(ctx, &n->a);
+    pthread_mutex_unlock(&m->lock);
 }
 
 /* The string must end (NUL) inside the allocation that holds addr. */

@@ -41,6 +41,8 @@ struct mem_alloc {
     uint64_t size;   /* bytes requested (bounds are byte-precise) */
     uint32_t flags;  /* MEM_F_* */
     uint32_t id;     /* stable id for reports */
+    uint8_t *init;   /* initcheck: bit per byte written since allocation (host copies and
+                        memsets, kernel stores), updated atomically; NULL when not tracked */
 };
 
 struct mem;
@@ -112,6 +114,18 @@ int mem_set(struct mem *m, uint64_t dst, int byte, uint64_t len);
  * returning the string's full length; -EFAULT when addr is not in an allocation or the
  * allocation ends before a NUL. Same shape as printf.h's dev_printf_read_str. */
 int mem_read_str(const struct mem *m, uint64_t addr, char *buf, size_t cap);
+
+/* initcheck shadow. mem_track_init gives the allocation starting at addr its bitmap (all
+ * unwritten): 0, -EINVAL, -ENOMEM. mem_mark_init records [addr, addr+len) as written in every
+ * tracked allocation it touches; mem_write and mem_set do it themselves. mem_first_uninit:
+ * the first never-written byte of [addr, addr+len) inside a, or UINT64_MAX. */
+int mem_track_init(struct mem *m, uint64_t addr);
+void mem_mark_init(const struct mem *m, uint64_t addr, uint64_t len);
+uint64_t mem_first_uninit(const struct mem_alloc *a, uint64_t addr, uint64_t len);
+/* Call fn for every live allocation with a flag in `flags`, in allocation order, holding the
+ * store's lock (fn must not allocate or free). */
+void mem_foreach(struct mem *m, uint32_t flags, void (*fn)(void *ctx, const struct mem_alloc *a),
+                 void *ctx);
 
 /* Bytes currently allocated with MEM_F_DEVICE|MEM_F_MANAGED (cudaMemGetInfo). */
 uint64_t mem_used(const struct mem *m);

@@ -61,6 +61,8 @@ static const char usage_text[] =
     "  --arg SPEC          one per kernel parameter, in order:\n"
     "      TYPE:VALUE          scalar; TYPE is u8..u64, s8..s64, b8..b64, f16, f32, f64\n"
     "      buf:zero=SIZE       device buffer of SIZE zero bytes (its address is passed)\n"
+    "      buf:uninit=SIZE     device buffer never written: zero bytes, but --check initcheck\n"
+    "                          reports reads of it (cudaMalloc memory is not cleared on a GPU)\n"
     "      buf:file=PATH       device buffer holding the file's bytes\n"
     "      buf:rand=SIZE,SEED  SIZE bytes of splitmix64(SEED) output, 8 little-endian bytes\n"
     "                          per step (the last step truncated)\n"
@@ -91,11 +93,17 @@ static const char usage_text[] =
     "  --timing-set NAME=VALUE  override one timing option (repeatable)\n"
     "  --timing-stats FILE.json every counter per kernel and per SM\n"
     "  --timing-strict     unknown options in timing configurations are errors\n"
+    "  --check TOOL[,TOOL...]  sanitizer: memcheck (always on), racecheck, initcheck,\n"
+    "                      synccheck, leakcheck, all; reports in compute-sanitizer's format\n"
+    "                      and a final '========= ERROR SUMMARY: N errors' line\n"
+    "  --error-exitcode N  with --check: exit with N when any error was found\n"
+    "  --print-limit N     with --check: print at most N reports (default 100, 0: all)\n"
+    "  --log-file PATH     with --check: write the reports to PATH instead of stderr\n"
     "\n"
     "run options (passed to the program as PTXEMU_* environment variables):\n"
     "  --device SPEC, --threads N, --stats, --deterministic, --trace LIST, --trace-thread N,\n"
     "  --budget N, --timing[=SPEC], --timing-set NAME=VALUE, --timing-stats FILE,\n"
-    "  --timing-strict\n";
+    "  --timing-strict, --check LIST, --error-exitcode N, --print-limit N, --log-file PATH\n";
 
 static int usage_error(const char *fmt, const char *arg)
 {
@@ -367,6 +375,7 @@ struct exec_arg {
     uint8_t *data; /* buffer initial contents (NULL: zero) */
     uint64_t size;
     uint64_t addr; /* device address once allocated */
+    bool uninit;   /* buf:uninit: never written (initcheck reports reads of it) */
 };
 
 /* Parse an --arg SPEC; on error prints a message and returns -1. */
@@ -397,9 +406,10 @@ static int parse_arg(struct exec_arg *a, const char *spec)
     }
     size_t kl = (size_t)(eq - b);
     const char *v = eq + 1;
-    if (kl == 4 && !strncmp(b, "zero", 4)) {
+    if ((kl == 4 && !strncmp(b, "zero", 4)) || (kl == 6 && !strncmp(b, "uninit", 6))) {
         if (parse_u64(v, &a->size) < 0)
             goto bad;
+        a->uninit = kl == 6;
         return 0;
     }
     if (kl == 4 && !strncmp(b, "file", 4)) {
@@ -471,8 +481,8 @@ static int parse_arg(struct exec_arg *a, const char *spec)
     }
     return 0;
 bad:
-    fprintf(stderr, "ptxemu: --arg %s: malformed buffer spec (buf:zero=SIZE, buf:file=PATH, "
-                    "buf:rand=SIZE,SEED, buf:TYPE=v1,v2,..., buf:iota.TYPE=N)\n",
+    fprintf(stderr, "ptxemu: --arg %s: malformed buffer spec (buf:zero=SIZE, buf:uninit=SIZE, "
+                    "buf:file=PATH, buf:rand=SIZE,SEED, buf:TYPE=v1,v2,..., buf:iota.TYPE=N)\n",
             spec);
     return -1;
 nomem:
@@ -494,6 +504,13 @@ struct run_opts {
     bool budget_set;
     struct rt_timing_opts timing; /* --timing[=SPEC], --timing-set, --timing-stats, --timing-strict */
     char *timing_set;             /* accumulated --timing-set NAME=VALUE (';'-separated) */
+    const char *check;          /* --check list (NULL: no sanitizer) */
+    unsigned check_bits;        /* CHECK_* */
+    uint64_t print_limit;
+    bool print_limit_set;
+    const char *log_file;
+    uint64_t error_exitcode;
+    bool error_exitcode_set;
 };
 
 /* Try to consume a common option at argv[*i]. 1 consumed, 0 not ours, -1 error (printed). */
@@ -502,7 +519,9 @@ static int common_opt(struct run_opts *o, int argc, char **argv, int *i)
     const char *a = argv[*i];
     bool has_val = !strcmp(a, "--device") || !strcmp(a, "--threads") || !strcmp(a, "--trace") ||
                    !strcmp(a, "--trace-thread") || !strcmp(a, "--budget") ||
-                   !strcmp(a, "--timing-set") || !strcmp(a, "--timing-stats");
+                   !strcmp(a, "--timing-set") || !strcmp(a, "--timing-stats") ||
+                   !strcmp(a, "--check") || !strcmp(a, "--error-exitcode") ||
+                   !strcmp(a, "--print-limit") || !strcmp(a, "--log-file");
     if (!strcmp(a, "--timing") || !strncmp(a, "--timing=", 9)) {
         o->timing.on = true;
         o->timing.spec = a[8] == '=' && a[9] ? a + 9 : NULL;
@@ -574,6 +593,35 @@ static int common_opt(struct run_opts *o, int argc, char **argv, int *i)
         }
         o->trace_thread = (int64_t)n;
         o->trace_thread_set = true;
+    } else if (!strcmp(a, "--check")) {
+        char bad[64];
+        if (interp_check_parse(v, &o->check_bits, bad, sizeof bad) < 0) {
+            usage_error("--check: unknown tool '%s' (memcheck, racecheck, initcheck, synccheck, "
+                        "leakcheck, all)",
+                        bad);
+            return -1;
+        }
+        o->check = v;
+    } else if (!strcmp(a, "--error-exitcode")) {
+        if (parse_u64(v, &n) < 0 || n > 255) {
+            usage_error("--error-exitcode: expected an exit status from 0 to 255, not '%s'", v);
+            return -1;
+        }
+        o->error_exitcode = n;
+        o->error_exitcode_set = true;
+    } else if (!strcmp(a, "--print-limit")) {
+        if (parse_u64(v, &n) < 0) {
+            usage_error("--print-limit: bad count '%s'", v);
+            return -1;
+        }
+        o->print_limit = n;
+        o->print_limit_set = true;
+    } else if (!strcmp(a, "--log-file")) {
+        if (!*v) {
+            usage_error("--log-file: empty path%s", "");
+            return -1;
+        }
+        o->log_file = v;
     } else {
         if (parse_u64(v, &n) < 0) {
             usage_error("--budget: bad count '%s'", v);
@@ -751,6 +799,9 @@ static int cmd_exec(int argc, char **argv)
     struct rt_timing *timing = NULL;
     uint8_t *params = NULL;
     bool have_grid = false, have_block = false;
+    struct interp_check_log *chk = NULL;
+    FILE *logf = NULL;
+    bool launched = false;
     if (!args || !prints || !dumps) {
         fprintf(stderr, "ptxemu: out of memory\n");
         goto out;
@@ -827,6 +878,23 @@ static int cmd_exec(int argc, char **argv)
         rc = usage_error("exec needs --grid and --block%s", "");
         goto out;
     }
+    if (!o.check && (o.error_exitcode_set || o.print_limit_set || o.log_file)) {
+        rc = usage_error("--error-exitcode, --print-limit and --log-file need --check%s", "");
+        goto out;
+    }
+    if (o.check) {
+        if (o.log_file && !(logf = fopen(o.log_file, "w"))) {
+            fprintf(stderr, "ptxemu: --log-file: cannot write %s: %s\n", o.log_file,
+                    strerror(errno));
+            goto out;
+        }
+        chk = interp_check_log_create(logf ? logf : stderr,
+                                      o.print_limit_set ? o.print_limit : 100);
+        if (!chk) {
+            fprintf(stderr, "ptxemu: out of memory\n");
+            goto out;
+        }
+    }
     struct rt_device dspec;
     rt_device_default(&dspec);
     char derr[256];
@@ -857,6 +925,8 @@ static int cmd_exec(int argc, char **argv)
         .insn_budget = o.budget,
         .trace = o.trace ? (unsigned)o.trace_bits : 0,
         .trace_thread = o.trace_thread_set ? o.trace_thread : -1,
+        .check = o.check_bits,
+        .check_log = chk,
     };
     if (m->target_sm > cfg.sm)
         cfg.sm = m->target_sm;
@@ -931,10 +1001,17 @@ static int cmd_exec(int argc, char **argv)
                         (unsigned long long)a->size);
                 goto out;
             }
+            /* initcheck: the buffer is written at allocation unless it is buf:uninit */
+            if ((o.check_bits & CHECK_INITCHECK) && mem_track_init(mem, a->addr) < 0) {
+                fprintf(stderr, "ptxemu: --arg %u: out of memory\n", i);
+                goto out;
+            }
             if (a->data && a->size && mem_write(mem, a->addr, a->data, a->size) < 0) {
                 fprintf(stderr, "ptxemu: --arg %u: cannot initialise the buffer\n", i);
                 goto out;
             }
+            if (!a->data && !a->uninit)
+                mem_mark_init(mem, a->addr, a->size);
             memcpy(params + ki.param_offset[i], &a->addr, addr_bytes);
         } else {
             if (ki.param_size[i] != a->scalar_size) {
@@ -959,6 +1036,7 @@ static int cmd_exec(int argc, char **argv)
         int lr = timing ? tm_launch(timing->gpu, dev, &l, &st, &trap, NULL)
                         : interp_launch(dev, &l, &st, &trap);
         fflush(stdout);
+        launched = true;
         if (lr < 0) {
             fprintf(stderr, "ptxemu: invalid launch of %s: %s\n", kname,
                     trap.msg[0] ? trap.msg : "rejected by the device");
@@ -967,7 +1045,10 @@ static int cmd_exec(int argc, char **argv)
         if (o.stats)
             rt_print_stats(stderr, kname, grid, block, &st);
         if (lr == 1) {
-            interp_trap_report(stderr, &trap);
+            if (chk)
+                interp_check_trap(chk, &trap);
+            else
+                interp_trap_report(stderr, &trap);
             goto out;
         }
     }
@@ -1010,6 +1091,16 @@ static int cmd_exec(int argc, char **argv)
 out:
     rt_timing_close(timing);
     free(o.timing_set);
+    if (chk && launched) {
+        interp_check_summary(chk);
+        if (o.error_exitcode_set && o.error_exitcode && interp_check_errors(chk))
+            rc = (int)o.error_exitcode;
+    }
+    interp_check_log_destroy(chk);
+    if (logf && fclose(logf) != 0) {
+        fprintf(stderr, "ptxemu: --log-file: cannot write %s\n", o.log_file);
+        rc = 1;
+    }
     if (prog)
         interp_program_unload(prog);
     if (dev)
@@ -1341,6 +1432,8 @@ static int cmd_run(int argc, char **argv)
     }
     if (i >= argc)
         return usage_error("run needs a program: ptxemu run [OPTIONS] -- PROGRAM ARGS...%s", "");
+    if (!o.check && (o.error_exitcode_set || o.print_limit_set || o.log_file))
+        return usage_error("--error-exitcode, --print-limit and --log-file need --check%s", "");
     char path[PATH_MAX];
     if (find_program(argv[i], path, sizeof path) < 0) {
         fprintf(stderr, "ptxemu: %s: no such executable\n", argv[i]);
@@ -1415,6 +1508,18 @@ static int cmd_run(int argc, char **argv)
         if (o.timing.strict)
             setenv("PTXEMU_TIMING_STRICT", "1", 1);
     }
+    if (o.check)
+        setenv("PTXEMU_CHECK", o.check, 1);
+    if (o.error_exitcode_set) {
+        snprintf(num, sizeof num, "%llu", (unsigned long long)o.error_exitcode);
+        setenv("PTXEMU_ERROR_EXITCODE", num, 1);
+    }
+    if (o.print_limit_set) {
+        snprintf(num, sizeof num, "%llu", (unsigned long long)o.print_limit);
+        setenv("PTXEMU_PRINT_LIMIT", num, 1);
+    }
+    if (o.log_file)
+        setenv("PTXEMU_LOG_FILE", o.log_file, 1);
     fflush(NULL);
     execv(path, argv + i);
     fprintf(stderr, "ptxemu: cannot run %s: %s\n", path, strerror(errno));

@@ -9,6 +9,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "runtime/cudart_private.h"
 
@@ -55,6 +56,22 @@ struct rt_ctx *cr_ctx(void)
 {
     pthread_once(&g_once, ctx_init_once);
     return &cr_g.rt;
+}
+
+/* --check (PTXEMU_CHECK): at process exit, once device work is done, the leak check and the
+ * ERROR SUMMARY line; with PTXEMU_ERROR_EXITCODE and errors found, that is the exit status.
+ * A destructor of this library runs after the program's atexit handlers (its fat binaries
+ * are unregistered by then), so nothing of the program runs after the summary. */
+__attribute__((destructor)) static void cr_check_fini(void)
+{
+    if (!cr_g.rt.chk)
+        return;
+    cr_sync_point(0);
+    int rc = rt_check_exit(&cr_g.rt);
+    if (rc >= 0) {
+        fflush(NULL);
+        _exit(rc);
+    }
 }
 
 static _Thread_local cudaError_t tls_last;

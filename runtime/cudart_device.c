@@ -460,6 +460,7 @@ EXPORT cudaError_t cudaDeviceReset(void)
         c->reg.funcs[i]->kernel = NULL;
     for (unsigned i = 0; i < c->reg.nvars; i++)
         c->reg.vars[i]->addr = 0;
+    rt_check_leaks(c); /* --check leakcheck: what the program did not free */
     if (c->idev)
         interp_dev_destroy(c->idev);
     c->idev = NULL;

@@ -230,6 +230,7 @@ static cudaError_t node_run(struct CUgraphNode_st *nd)
                     memcpy(row + x * 4, &v, 4);
                 }
             }
+            mem_mark_init(m, (uint64_t)(uintptr_t)row, nd->width * nd->elem); /* initcheck */
         }
         return cudaSuccess;
     case NK_HOST:

@@ -44,6 +44,9 @@ static cudaError_t alloc_common(void **p, size_t size, uint32_t flags)
         *p = NULL;
         return cr_ret(cudaErrorMemoryAllocation);
     }
+    /* --check initcheck: cudaMalloc memory is not cleared on a GPU; track what is written */
+    if ((flags & MEM_F_DEVICE) && (cr_ctx()->icfg.check & CHECK_INITCHECK))
+        (void)mem_track_init(m, a); /* out of memory: the allocation goes unchecked */
     *p = (void *)(uintptr_t)a;
     return cudaSuccess;
 }
@@ -276,6 +279,12 @@ static void copy_desc_do(const struct copy_desc *cd)
         for (size_t y = 0; y < cd->height; y++)
             memmove((uint8_t *)cd->dst + z * cd->dslice + y * cd->dpitch,
                     (const uint8_t *)cd->src + z * cd->sslice + y * cd->spitch, cd->width);
+    struct mem *m = cr_ctx()->icfg.check & CHECK_INITCHECK ? cr_dmem() : NULL;
+    if (m) /* initcheck: the copy wrote its destination rows */
+        for (size_t z = 0; z < cd->depth; z++)
+            for (size_t y = 0; y < cd->height; y++)
+                mem_mark_init(m, (uint64_t)(uintptr_t)cd->dst + z * cd->dslice + y * cd->dpitch,
+                              cd->width);
 }
 
 cudaError_t cr_run_copy_desc(const struct copy_desc *cd)
@@ -482,6 +491,7 @@ cudaError_t cr_run_memset2d(void *dst, size_t pitch, int value, size_t width, si
         if (width && !dev_range(m, row, width))
             return cudaErrorInvalidValue;
         memset(row, value, width);
+        mem_mark_init(m, (uint64_t)(uintptr_t)row, width); /* initcheck */
     }
     return cudaSuccess;
 }

@@ -307,6 +307,32 @@ void rt_ctx_init(struct rt_ctx *c)
     }
     if ((v = getenv("PTXEMU_TRACE_THREAD")) && *v)
         c->icfg.trace_thread = strtoll(v, NULL, 10);
+    if ((v = getenv("PTXEMU_CHECK")) && *v) {
+        unsigned bits;
+        char bad[64];
+        if (interp_check_parse(v, &bits, bad, sizeof bad) < 0) {
+            fprintf(stderr, "ptxemu: PTXEMU_CHECK: unknown tool '%s' (ignored)\n", bad);
+        } else {
+            const char *lf = getenv("PTXEMU_LOG_FILE");
+            if (lf && *lf && !(c->chk_file = fopen(lf, "w")))
+                fprintf(stderr, "ptxemu: PTXEMU_LOG_FILE: cannot write %s (using stderr)\n", lf);
+            /* else the process's stderr as it is now: a program that redirects its stderr
+             * later (freopen) does not take the reports with it, as compute-sanitizer's go to
+             * its own process's output */
+            int fd = c->chk_file ? -1 : dup(2);
+            if (fd >= 0 && !(c->chk_file = fdopen(fd, "w")))
+                close(fd);
+            const char *pl = getenv("PTXEMU_PRINT_LIMIT");
+            c->chk = interp_check_log_create(c->chk_file ? c->chk_file : stderr,
+                                             pl && *pl ? strtoull(pl, NULL, 10) : 100);
+            if (c->chk) {
+                c->icfg.check = bits;
+                c->icfg.check_log = c->chk;
+            }
+            if ((v = getenv("PTXEMU_ERROR_EXITCODE")) && *v)
+                c->error_exitcode = (int)strtol(v, NULL, 10);
+        }
+    }
     c->stats = env_flag("PTXEMU_STATS");
     c->debug_reg = env_flag("PTXEMU_DEBUG_REG");
     c->sync = env_flag("PTXEMU_SYNC");
@@ -346,4 +372,26 @@ struct interp_dev *rt_ctx_dev(struct rt_ctx *c)
     if (!c->cache)
         c->cache = fe_cache_new();
     return c->idev;
+}
+
+/* Sanitizer: leakcheck of the current device (see rt.h). Caller holds c->lock. */
+void rt_check_leaks(struct rt_ctx *c)
+{
+    if (c->chk && (c->icfg.check & CHECK_LEAKCHECK) && c->idev)
+        interp_check_leaks(c->chk, interp_dev_mem(c->idev));
+}
+
+/* Sanitizer at process exit (see rt.h). */
+int rt_check_exit(struct rt_ctx *c)
+{
+    if (!c->chk)
+        return -1;
+    pthread_mutex_lock(&c->lock);
+    rt_check_leaks(c);
+    pthread_mutex_unlock(&c->lock);
+    interp_check_summary(c->chk);
+    int rc = c->error_exitcode && interp_check_errors(c->chk) ? c->error_exitcode : -1;
+    if (c->chk_file)
+        fflush(c->chk_file);
+    return rc;
 }

@@ -246,12 +246,23 @@ struct rt_ctx {
     char init_err[512];         /* why the device could not be created */
     struct rt_timing_opts topts; /* PTXEMU_TIMING* */
     struct rt_timing *timing;   /* timing mode: created with the device */
+    /* sanitizer (PTXEMU_CHECK): the report log (NULL: off), its --log-file stream, the
+     * PTXEMU_ERROR_EXITCODE status (0: the program's own) */
+    struct interp_check_log *chk;
+    FILE *chk_file;
+    int error_exitcode;
 };
 
 /* Initialise a context from the environment (PTXEMU_DEVICE, PTXEMU_THREADS, PTXEMU_STATS,
- * PTXEMU_TRACE, PTXEMU_TRACE_THREAD, PTXEMU_DETERMINISTIC, PTXEMU_BUDGET, PTXEMU_DEBUG_REG).
+ * PTXEMU_TRACE, PTXEMU_TRACE_THREAD, PTXEMU_DETERMINISTIC, PTXEMU_BUDGET, PTXEMU_DEBUG_REG,
+ * PTXEMU_CHECK, PTXEMU_ERROR_EXITCODE, PTXEMU_PRINT_LIMIT, PTXEMU_LOG_FILE).
  * Never fails: a bad setting is reported on stderr and ignored. */
 void rt_ctx_init(struct rt_ctx *c);
+/* Sanitizer: leakcheck of the current device (cudaDeviceReset, exit), when on. */
+void rt_check_leaks(struct rt_ctx *c);
+/* Sanitizer at process exit: leakcheck, the ERROR SUMMARY line; returns the exit status to
+ * force (PTXEMU_ERROR_EXITCODE when errors were found), or -1 to keep the program's. */
+int rt_check_exit(struct rt_ctx *c);
 /* Release everything (device memory, modules, registry). */
 void rt_ctx_fini(struct rt_ctx *c);
 /* The interpreter device, created on first use. NULL (and c->init_err) on failure. */

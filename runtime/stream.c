@@ -140,7 +140,10 @@ void rt_launch_exec(struct rt_ctx *c, struct rt_kernel_op *k)
     if (lr == 1) {
         rt_printf_flush(c, true); /* output up to the fault, then the report */
         fflush(stdout);
-        interp_trap_report(stderr, &trap);
+        if (c->chk)
+            interp_check_trap(c->chk, &trap);
+        else
+            interp_trap_report(stderr, &trap);
         pthread_mutex_lock(&c->lock);
         if (!c->sticky)
             c->sticky = rt_trap_error(trap.kind);

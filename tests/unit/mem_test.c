@@ -490,6 +490,53 @@ static void bench(struct mem *m)
     ok(sink == (unsigned)ITERS * 128, "benchmark lookups all valid");
 }
 
+/* initcheck shadow: bitmaps per tracked allocation, marked by writes, copies and memsets;
+ * mem_foreach lists live allocations in allocation order (leakcheck). */
+struct visit_log {
+    unsigned n, host;
+    uint64_t prev, last; /* sizes of the last two visited */
+};
+
+static void visit(void *ctx, const struct mem_alloc *a)
+{
+    struct visit_log *v = ctx;
+    v->n++;
+    v->host += (a->flags & MEM_F_HOST) != 0;
+    v->prev = v->last;
+    v->last = a->size;
+}
+
+static void test_init_shadow(struct mem *m)
+{
+    uint64_t a = 0, b = 0, c = 0;
+    is_int(mem_alloc(m, 100, MEM_F_DEVICE, &a), 0, "alloc 100");
+    is_int(mem_alloc(m, 40, MEM_F_HOST, &b), 0, "alloc 40 host");
+    is_int(mem_alloc(m, 7, MEM_F_DEVICE, &c), 0, "alloc 7");
+    const struct mem_alloc *al = mem_find(m, a, 1);
+    ok(al && al->init == NULL, "untracked until mem_track_init");
+    is_uint(mem_first_uninit(al, a, 100), UINT64_MAX, "untracked: nothing reported");
+    is_int(mem_track_init(m, a + 1), -EINVAL, "mem_track_init needs the allocation's start");
+    is_int(mem_track_init(m, a), 0, "track the 100-byte allocation");
+    al = mem_find(m, a, 1);
+    is_uint(mem_first_uninit(al, a, 100), a, "fresh: its first byte is unwritten");
+    uint8_t v[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+    is_int(mem_write(m, a + 3, v, 5), 0, "write bytes 3-7");
+    is_uint(mem_first_uninit(al, a + 3, 5), UINT64_MAX, "bytes 3-7 written");
+    is_uint(mem_first_uninit(al, a + 2, 4), a + 2, "byte 2 not");
+    is_uint(mem_first_uninit(al, a + 4, 8), a + 8, "byte 8 not");
+    is_int(mem_set(m, a + 8, 0, 92), 0, "memset bytes 8-99");
+    is_uint(mem_first_uninit(al, a + 3, 97), UINT64_MAX, "bytes 3-99 written");
+    mem_mark_init(m, a, 3);
+    is_uint(mem_first_uninit(al, a, 100), UINT64_MAX, "mem_mark_init: all written");
+    struct visit_log vl = {0};
+    mem_foreach(m, MEM_F_DEVICE, visit, &vl);
+    ok(vl.n >= 2 && vl.host == 0 && vl.prev == 100 && vl.last == 7,
+       "mem_foreach: device allocations in allocation order, host ones left out");
+    is_int(mem_free(m, a), 0, "free the tracked allocation (its bitmap with it)");
+    is_int(mem_free(m, b), 0, "free b");
+    is_int(mem_free(m, c), 0, "free c");
+}
+
 int main(void)
 {
     struct mem *m = NULL;
@@ -508,6 +555,7 @@ int main(void)
     test_windows(m);
     test_register(m);
     test_nearest(m);
+    test_init_shadow(m);
     test_concurrent(m);
     bench(m);
     mem_destroy(m);

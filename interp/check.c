@@ -1,0 +1,711 @@
+/*
+ * interp/check.c — the sanitizer: the report log shared by every device and launch of a
+ * session (error count, print limit), and the checking loop's hooks (exec_slow.c calls them
+ * per instruction and per lane access when a launch has CHECK_LOOP tools on).
+ *
+ * racecheck: every byte of a CTA's shared memory has a shadow cell holding its last write and
+ *   its last two reads by different threads, each stamped with the CTA's barrier epoch (bumped
+ *   when a barrier completes, cta.c), the accessing warp's __syncwarp epoch and the CTA's
+ *   instruction counter. Two accesses of one epoch by different threads, at least one a write,
+ *   are a hazard unless they are one warp instruction (lanes of one access) or the same warp
+ *   with a bar.warp.sync between them (independent thread scheduling: lock step is not an
+ *   ordering). Atomics are never hazards. Epochs only grow, so a CTA needs no shadow clearing.
+ * initcheck: cudaMalloc allocations carry a written-bytes bitmap (mem.h), set by host copies,
+ *   memsets and kernel stores; a CTA's shared memory has one, cleared at the CTA's start.
+ * synccheck: an aligned barrier (bar.sync, barrier.sync.aligned, __syncthreads) executed by
+ *   part of the warp's live lanes, and a .sync warp collective whose member mask names lanes
+ *   that do not execute it.
+ *
+ * Findings are collected per launch, deduplicated (racecheck per pair of instructions and
+ * kind, initcheck and synccheck per instruction), and printed sorted when the launch ends, so
+ * the report does not depend on how CTAs were spread over host threads; each carries the
+ * first thread (lowest CTA, then thread) that hit it.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "frontend/frontend.h"
+#include "interp/internal.h"
+
+#define CHK_P "========="
+
+/* ====================================================================== the log */
+
+struct interp_check_log {
+    pthread_mutex_t lock;
+    FILE *out;
+    uint64_t limit;   /* reports printed at most (0: all) */
+    uint64_t errors;  /* counted */
+    uint64_t printed; /* reports printed */
+};
+
+/* Create a log printing to out (see interp.h). */
+struct interp_check_log *interp_check_log_create(FILE *out, uint64_t print_limit)
+{
+    struct interp_check_log *g = calloc(1, sizeof *g);
+    if (!g)
+        return NULL;
+    pthread_mutex_init(&g->lock, NULL);
+    g->out = out ? out : stderr;
+    g->limit = print_limit;
+    return g;
+}
+
+/* Free a log (its stream belongs to the caller). */
+void interp_check_log_destroy(struct interp_check_log *g)
+{
+    if (!g)
+        return;
+    pthread_mutex_destroy(&g->lock);
+    free(g);
+}
+
+/* Count one error; true when its report is to be printed (under the print limit). Caller
+ * holds g->lock. */
+static bool log_count(struct interp_check_log *g)
+{
+    g->errors++;
+    if (g->limit && g->printed >= g->limit)
+        return false;
+    g->printed++;
+    return true;
+}
+
+/* Parse a --check list (see interp.h). */
+int interp_check_parse(const char *list, unsigned *bits, char *bad, size_t bad_len)
+{
+    static const struct {
+        const char *name;
+        unsigned bit;
+    } tools[] = {{"memcheck", CHECK_MEMCHECK},   {"racecheck", CHECK_RACECHECK},
+                 {"initcheck", CHECK_INITCHECK}, {"synccheck", CHECK_SYNCCHECK},
+                 {"leakcheck", CHECK_LEAKCHECK}, {"all", CHECK_ALL}};
+    unsigned b = CHECK_MEMCHECK;
+    const char *p = list;
+    for (;;) {
+        const char *e = strchr(p, ',');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        size_t i = 0;
+        for (; i < sizeof tools / sizeof tools[0]; i++)
+            if (strlen(tools[i].name) == n && !strncmp(tools[i].name, p, n))
+                break;
+        if (i == sizeof tools / sizeof tools[0]) {
+            if (bad_len)
+                snprintf(bad, bad_len, "%.*s", (int)n, p);
+            return -1;
+        }
+        b |= tools[i].bit;
+        if (!e)
+            break;
+        p = e + 1;
+    }
+    *bits = b;
+    return 0;
+}
+
+/* Count and print a fault (see interp.h). */
+void interp_check_trap(struct interp_check_log *g, const struct trap *t)
+{
+    pthread_mutex_lock(&g->lock);
+    if (log_count(g)) {
+        interp_trap_report(g->out, t);
+        fflush(g->out);
+    }
+    pthread_mutex_unlock(&g->lock);
+}
+
+struct leak_walk {
+    struct interp_check_log *g;
+    uint64_t n, bytes;
+};
+
+static void leak_one(void *ctx, const struct mem_alloc *a)
+{
+    struct leak_walk *lw = ctx;
+    lw->n++;
+    lw->bytes += a->size;
+    if (log_count(lw->g))
+        fprintf(lw->g->out, "%s Leaked %" PRIu64 " bytes at %#" PRIx64 "\n", CHK_P, a->size,
+                a->base);
+}
+
+/* leakcheck (see interp.h). */
+uint64_t interp_check_leaks(struct interp_check_log *g, struct mem *m)
+{
+    struct leak_walk lw = {.g = g};
+    pthread_mutex_lock(&g->lock);
+    mem_foreach(m, MEM_F_DEVICE, leak_one, &lw);
+    if (lw.n)
+        fprintf(g->out, "%s LEAK SUMMARY: %" PRIu64 " bytes leaked in %" PRIu64 " allocation%s\n",
+                CHK_P, lw.bytes, lw.n, lw.n == 1 ? "" : "s");
+    fflush(g->out);
+    pthread_mutex_unlock(&g->lock);
+    return lw.n;
+}
+
+/* Errors so far (see interp.h). */
+uint64_t interp_check_errors(struct interp_check_log *g)
+{
+    pthread_mutex_lock(&g->lock);
+    uint64_t n = g->errors;
+    pthread_mutex_unlock(&g->lock);
+    return n;
+}
+
+/* The final summary line (see interp.h). */
+void interp_check_summary(struct interp_check_log *g)
+{
+    pthread_mutex_lock(&g->lock);
+    fprintf(g->out, "%s ERROR SUMMARY: %" PRIu64 " error%s\n", CHK_P, g->errors,
+            g->errors == 1 ? "" : "s");
+    if (g->limit && g->errors > g->printed)
+        fprintf(g->out, "%s %" PRIu64 " error%s not printed (--print-limit %" PRIu64 ")\n", CHK_P,
+                g->errors - g->printed, g->errors - g->printed == 1 ? "" : "s", g->limit);
+    fflush(g->out);
+    pthread_mutex_unlock(&g->lock);
+}
+
+/* ====================================================================== findings */
+
+enum fkind {
+    F_RACE_WAW, /* ordered as printed within one pair of instructions */
+    F_RACE_RAW,
+    F_RACE_WAR,
+    F_INIT_GLOBAL,
+    F_INIT_SHARED,
+    F_SYNC_BLOCK,
+    F_SYNC_WARP,
+    F_SYNC_COUNT,
+    F_SYNC_PATH,
+};
+
+/* One finding: kind, its instruction(s), how often, where first (lowest CTA, thread). */
+struct finding {
+    enum fkind kind;
+    const struct xfunc *fn1, *fn2; /* fn2/pc2: the second access of a hazard */
+    uint32_t pc1, pc2;
+    uint64_t count;
+    uint64_t cta_linear;
+    uint32_t tid; /* thread in the CTA */
+    uint32_t cta[3];
+    uint64_t addr;       /* initcheck: first unwritten byte */
+    uint64_t base, size; /* initcheck global: the allocation */
+    unsigned width;
+    uint32_t mask, need; /* synccheck: lanes that executed it, lanes it needed */
+    char what[24];       /* synccheck warp: the instruction ("shfl.sync") */
+};
+
+struct check_launch {
+    pthread_mutex_t lock;
+    struct finding *f;
+    size_t n, cap;
+};
+
+/* Set up the findings of launch L (see internal.h). */
+int check_launch_begin(struct launch_state *L)
+{
+    L->chk = calloc(1, sizeof *L->chk);
+    if (!L->chk)
+        return -1;
+    pthread_mutex_init(&L->chk->lock, NULL);
+    return 0;
+}
+
+/* Record an occurrence of finding *x (key: kind, fn1/pc1, fn2/pc2). */
+static void finding_add(struct launch_state *L, const struct finding *x)
+{
+    struct check_launch *k = L->chk;
+    pthread_mutex_lock(&k->lock);
+    for (size_t i = 0; i < k->n; i++) {
+        struct finding *f = &k->f[i];
+        if (f->kind == x->kind && f->fn1 == x->fn1 && f->pc1 == x->pc1 && f->fn2 == x->fn2 &&
+            f->pc2 == x->pc2) {
+            f->count++;
+            if (x->cta_linear < f->cta_linear ||
+                (x->cta_linear == f->cta_linear && x->tid < f->tid)) {
+                uint64_t c = f->count;
+                *f = *x;
+                f->count = c;
+            }
+            pthread_mutex_unlock(&k->lock);
+            return;
+        }
+    }
+    if (k->n == k->cap) {
+        size_t nc = k->cap ? k->cap * 2 : 16;
+        struct finding *nf = realloc(k->f, nc * sizeof *nf);
+        if (!nf) {
+            pthread_mutex_unlock(&k->lock);
+            return; /* out of memory: the finding is lost, the run goes on */
+        }
+        k->f = nf;
+        k->cap = nc;
+    }
+    k->f[k->n] = *x;
+    k->f[k->n].count = 1;
+    k->n++;
+    pthread_mutex_unlock(&k->lock);
+}
+
+/* A finding at (w, pc, lane). */
+static void finding_at(struct finding *x, const struct warp *w, uint32_t pc, unsigned lane,
+                       enum fkind kind)
+{
+    memset(x, 0, sizeof *x);
+    x->kind = kind;
+    x->fn1 = w->fn;
+    x->pc1 = pc;
+    x->cta_linear = w->cta->linear;
+    memcpy(x->cta, w->cta->id, sizeof x->cta);
+    x->tid = w->id * 32 + lane;
+}
+
+/* "K+0x40 (file.ptx:31) in a.cu:10" for instruction pc of fn. */
+static void site_print(FILE *o, const struct xfunc *fn, uint32_t pc)
+{
+    const struct ir_module *m = fn->m;
+    const struct ir_insn *in = pc < fn->ninsns ? &fn->f->insns[pc] : &fn->insns[fn->ninsns];
+    fprintf(o, "%s+%#x (%s:%u)", ir_str(m, fn->f->name), pc * 16,
+            m->filename ? m->filename : "<ptx>", in->line);
+    if (!in->loc_file || in->loc_file >= m->nfiles || !m->files[in->loc_file])
+        return;
+    fprintf(o, " in %s:%u", ir_str(m, m->files[in->loc_file]), in->loc_line);
+    /* code inlined from a header (an intrinsic, a device function): the call sites, innermost
+     * first, as fault reports give them */
+    struct ir_srcpos site[8];
+    unsigned ns =
+        pc < fn->ninsns ? ir_inlined_chain(m, (uint32_t)(fn->f - m->funcs), pc, site, 8) : 0;
+    for (unsigned i = 0; i < ns; i++)
+        fprintf(o, "%s%s:%u", i ? ", " : " inlined at ",
+                site[i].file < m->nfiles && m->files[site[i].file]
+                    ? ir_str(m, m->files[site[i].file])
+                    : "?",
+                site[i].line);
+}
+
+static void thread_print(FILE *o, const struct finding *f, const struct launch_state *L)
+{
+    const uint32_t *b = L->l->block;
+    fprintf(o, "%s     by thread (%u,%u,%u) in block (%u,%u,%u)\n", CHK_P, f->tid % b[0],
+            f->tid / b[0] % b[1], f->tid / (b[0] * b[1]), f->cta[0], f->cta[1], f->cta[2]);
+}
+
+static int finding_cmp(const void *pa, const void *pb)
+{
+    const struct finding *a = pa, *b = pb;
+    uint64_t ka = (uint64_t)a->fn1->serial << 32 | a->pc1,
+             kb = (uint64_t)b->fn1->serial << 32 | b->pc1;
+    if (ka != kb)
+        return ka < kb ? -1 : 1;
+    ka = a->fn2 ? (uint64_t)a->fn2->serial << 32 | a->pc2 : 0;
+    kb = b->fn2 ? (uint64_t)b->fn2->serial << 32 | b->pc2 : 0;
+    if (ka != kb)
+        return ka < kb ? -1 : 1;
+    return (int)a->kind - (int)b->kind;
+}
+
+static void finding_print(FILE *o, const struct finding *f, const struct launch_state *L)
+{
+    static const char *const acc[][2] = {{"Write", "Write"}, {"Write", "Read"}, {"Read", "Write"}};
+    switch (f->kind) {
+    case F_RACE_WAW:
+    case F_RACE_RAW:
+    case F_RACE_WAR:
+        fprintf(o, "%s Error: Race reported between %s access at ", CHK_P, acc[f->kind][0]);
+        site_print(o, f->fn1, f->pc1);
+        fprintf(o, "\n%s     and %s access at ", CHK_P, acc[f->kind][1]);
+        site_print(o, f->fn2, f->pc2);
+        fprintf(o, " [%" PRIu64 " hazard%s]\n", f->count, f->count == 1 ? "" : "s");
+        break;
+    case F_INIT_GLOBAL:
+    case F_INIT_SHARED:
+        fprintf(o, "%s Uninitialized %s memory read of size %u bytes\n", CHK_P,
+                f->kind == F_INIT_GLOBAL ? "__global__" : "__shared__", f->width);
+        fprintf(o, "%s     at ", CHK_P);
+        site_print(o, f->fn1, f->pc1);
+        fputc('\n', o);
+        thread_print(o, f, L);
+        if (f->kind == F_INIT_GLOBAL)
+            fprintf(o,
+                    "%s     Address %#" PRIx64 " is %" PRIu64
+                    " bytes into the allocation of %" PRIu64 " bytes at %#" PRIx64 "\n",
+                    CHK_P, f->addr, f->addr - f->base, f->size, f->base);
+        else
+            fprintf(o, "%s     Address %#" PRIx64 " in shared memory\n", CHK_P, f->addr);
+        if (f->count > 1)
+            fprintf(o, "%s     (%" PRIu64 " such reads by this instruction)\n", CHK_P, f->count);
+        break;
+    case F_SYNC_PATH:
+        fprintf(o, "%s Barrier error detected. Divergent thread(s) in block\n", CHK_P);
+        fprintf(o, "%s     at ", CHK_P);
+        site_print(o, f->fn1, f->pc1);
+        fputc('\n', o);
+        thread_print(o, f, L);
+        fprintf(o, "%s     barrier %u is waited for at ", CHK_P, f->need);
+        site_print(o, f->fn2, f->pc2);
+        fprintf(o, " too, in the same phase\n");
+        break;
+    case F_SYNC_COUNT:
+        fprintf(o, "%s Barrier error detected. Invalid arguments\n", CHK_P);
+        fprintf(o, "%s     at ", CHK_P);
+        site_print(o, f->fn1, f->pc1);
+        fputc('\n', o);
+        thread_print(o, f, L);
+        fprintf(o, "%s     barrier thread count %u is not a multiple of the warp size\n", CHK_P,
+                f->need);
+        break;
+    case F_SYNC_BLOCK:
+    case F_SYNC_WARP:
+        fprintf(o, "%s Barrier error detected. Divergent thread(s) in %s\n", CHK_P,
+                f->kind == F_SYNC_BLOCK ? "block" : "warp");
+        fprintf(o, "%s     at ", CHK_P);
+        site_print(o, f->fn1, f->pc1);
+        fputc('\n', o);
+        thread_print(o, f, L);
+        if (f->kind == F_SYNC_BLOCK)
+            fprintf(o,
+                    "%s     lanes %08x of warp %u executed the barrier; its live lanes are %08x\n",
+                    CHK_P, f->mask, f->tid / 32, f->need);
+        else
+            fprintf(o, "%s     %s member mask %08x names lanes that do not execute it (%08x do)\n",
+                    CHK_P, f->what, f->need, f->mask);
+        break;
+    }
+}
+
+/* Print and free the findings of launch L (see internal.h). */
+void check_launch_end(struct launch_state *L)
+{
+    struct check_launch *k = L->chk;
+    if (!k)
+        return;
+    struct interp_check_log *g = L->dev->cfg.check_log;
+    if (g && k->n) {
+        qsort(k->f, k->n, sizeof *k->f, finding_cmp);
+        pthread_mutex_lock(&g->lock);
+        for (size_t i = 0; i < k->n; i++)
+            if (log_count(g))
+                finding_print(g->out, &k->f[i], L);
+        fflush(g->out);
+        pthread_mutex_unlock(&g->lock);
+    }
+    pthread_mutex_destroy(&k->lock);
+    free(k->f);
+    free(k);
+    L->chk = NULL;
+}
+
+/* ====================================================================== per CTA */
+
+/* One access in a racecheck shadow cell. */
+struct check_acc {
+    const struct xfunc *fn; /* NULL: none */
+    uint32_t pc;
+    uint32_t ep;   /* CTA barrier epoch */
+    uint32_t wep;  /* the warp's __syncwarp epoch */
+    uint32_t step; /* CTA warp-instruction counter: one warp instruction */
+    uint32_t tid;  /* thread in the CTA */
+};
+
+struct check_cell {
+    struct check_acc w, r, r2; /* last write; last read, and an earlier one by another thread */
+};
+
+/* A CTA slot's shadow state, sized for `cap` bytes of shared memory. Per 4-byte word of it,
+ * two epochs let a read skip the cells: `wrote`, the last epoch a byte of the word was
+ * written in (no write in this epoch: no read-after-write), and `sat`, the epoch in which
+ * every byte of the word got two readers (nothing more to record). */
+struct check_cta {
+    size_t cap;
+    struct check_cell *cell; /* racecheck, per byte */
+    uint32_t *wrote, *sat;   /* racecheck, per word */
+    uint8_t *shinit;         /* initcheck: bit per shared byte written */
+    struct {
+        uint32_t ep; /* the CTA epoch of the first arrival (this phase if chk_ep) */
+        const struct xfunc *fn;
+        uint32_t pc;
+    } bar[16];                    /* synccheck: where each barrier was first waited for */
+    const struct mem_alloc *last; /* initcheck: allocation of the last global access */
+};
+
+static void cta_state_free(struct check_cta *k)
+{
+    if (!k)
+        return;
+    free(k->cell);
+    free(k->wrote);
+    free(k->sat);
+    free(k->shinit);
+    free(k);
+}
+
+/* Fresh shadow state for CTA c (see internal.h). */
+int check_cta_begin(struct cta *c)
+{
+    size_t need = c->L->shared_total ? c->L->shared_total : 1;
+    struct check_cta *k = c->chk;
+    if (!k || k->cap < need) {
+        cta_state_free(k);
+        c->chk = k = calloc(1, sizeof *k);
+        if (!k)
+            return -1;
+        k->cell = calloc(need, sizeof *k->cell);
+        k->wrote = calloc(need / 4 + 1, sizeof *k->wrote);
+        k->sat = calloc(need / 4 + 1, sizeof *k->sat);
+        k->shinit = calloc(need / 8 + 3, 1); /* bits_all reads two bytes on */
+        if (!k->cell || !k->wrote || !k->sat || !k->shinit) {
+            cta_state_free(k);
+            c->chk = NULL;
+            return -1;
+        }
+        k->cap = need;
+    }
+    memset(k->shinit, 0, need / 8 + 3);
+    k->last = NULL; /* allocations may have been freed since the slot's last CTA */
+    c->chk_ep++;
+    return 0;
+}
+
+/* Free the shadow state of a CTA slot (see internal.h). */
+void check_cta_free(struct cta *c)
+{
+    cta_state_free(c->chk);
+    c->chk = NULL;
+}
+
+/* A new warp instruction (see internal.h). */
+void check_step(struct warp *w)
+{
+    w->cta->chk_step++;
+}
+
+/* bar.warp.sync (see internal.h). */
+void check_syncwarp(struct warp *w)
+{
+    w->chk_wep++;
+}
+
+/* Do access a (earlier) and cur conflict: different threads not ordered by a barrier, by a
+ * __syncwarp of their warp, or by being one warp instruction? */
+static bool race_conflict(const struct cta *c, const struct check_acc *a,
+                          const struct check_acc *cur)
+{
+    if (!a->fn || a->ep != c->chk_ep || a->tid == cur->tid || a->step == cur->step)
+        return false;
+    return !(a->tid / 32 == cur->tid / 32 && a->wep != cur->wep);
+}
+
+static void race_report(struct warp *w, unsigned lane, enum fkind kind, const struct check_acc *a,
+                        const struct check_acc *cur)
+{
+    struct finding x;
+    finding_at(&x, w, cur->pc, lane, kind);
+    x.fn1 = a->fn;
+    x.pc1 = a->pc;
+    x.fn2 = cur->fn;
+    x.pc2 = cur->pc;
+    finding_add(w->cta->L, &x);
+}
+
+/* racecheck of one lane's access to shared bytes [off, off+width). One report per kind per
+ * access (the first conflicting byte). */
+static void race_access(struct warp *w, uint32_t pc, unsigned lane, uint64_t off, unsigned width,
+                        bool wr)
+{
+    struct cta *c = w->cta;
+    struct check_cta *k = c->chk;
+    const uint32_t ep = c->chk_ep;
+    const uint64_t w0 = off / 4, w1 = (off + width - 1) / 4;
+    if (!wr) {
+        uint64_t j = w0;
+        while (j <= w1 && k->wrote[j] != ep && k->sat[j] == ep)
+            j++;
+        if (j > w1)
+            return; /* no write this epoch, two readers known for every byte */
+    }
+    const struct check_acc cur = {.fn = w->fn,
+                                  .pc = pc,
+                                  .ep = ep,
+                                  .wep = w->chk_wep,
+                                  .step = c->chk_step,
+                                  .tid = w->id * 32 + lane};
+    bool waw = false, war = false, raw = false;
+    for (unsigned i = 0; i < width; i++) {
+        struct check_cell *cell = &k->cell[off + i];
+        if (wr) {
+            if (!waw && race_conflict(c, &cell->w, &cur)) {
+                waw = true;
+                race_report(w, lane, F_RACE_WAW, &cell->w, &cur);
+            }
+            if (!war) {
+                const struct check_acc *r = race_conflict(c, &cell->r, &cur)    ? &cell->r
+                                            : race_conflict(c, &cell->r2, &cur) ? &cell->r2
+                                                                                : NULL;
+                if (r) {
+                    war = true;
+                    race_report(w, lane, F_RACE_WAR, r, &cur);
+                }
+            }
+            cell->w = cur;
+        } else {
+            if (!raw && race_conflict(c, &cell->w, &cur)) {
+                raw = true;
+                race_report(w, lane, F_RACE_RAW, &cell->w, &cur);
+            }
+            /* keep at most two readers of the epoch, by different threads: any later writer
+             * differs from one of them; further reads add nothing (and cost cache traffic) */
+            const bool rl = cell->r.fn && cell->r.ep == c->chk_ep;
+            if (!rl) {
+                cell->r = cur;
+            } else if (cell->r.tid != cur.tid && !(cell->r2.fn && cell->r2.ep == c->chk_ep)) {
+                cell->r2 = cell->r;
+                cell->r = cur;
+            }
+        }
+    }
+    for (uint64_t j = w0; j <= w1; j++) {
+        if (wr) {
+            k->wrote[j] = ep;
+            continue;
+        }
+        bool full = true;
+        for (uint64_t b = j * 4; b < j * 4 + 4 && b < k->cap && full; b++)
+            full = k->cell[b].r.ep == ep && k->cell[b].r.fn && k->cell[b].r2.ep == ep &&
+                   k->cell[b].r2.fn;
+        if (full)
+            k->sat[j] = ep;
+    }
+}
+
+/* Bits [i, i+n) of bitmap b all set? (n <= 16) */
+static inline bool bits_all(const uint8_t *b, uint64_t i, unsigned n)
+{
+    uint32_t v = b[i >> 3] | (uint32_t)b[(i >> 3) + 1] << 8 | (uint32_t)b[(i >> 3) + 2] << 16;
+    uint32_t m = ((1u << n) - 1) << (i & 7);
+    return (v & m) == m;
+}
+
+/* One lane's access (space and address as engine_access has them). */
+static void check_one(struct warp *w, uint32_t pc, unsigned lane, uint64_t addr, unsigned width,
+                      bool wr, unsigned space, bool atomic)
+{
+    struct cta *c = w->cta;
+    struct launch_state *L = c->L;
+    if (space == SP_SHARED) {
+        if (addr >= c->shared_size || width > c->shared_size - addr)
+            return; /* a fault (memcheck) */
+        if (L->check & CHECK_INITCHECK) {
+            uint8_t *b = c->chk->shinit;
+            if (wr || atomic) {
+                for (uint64_t i = addr; i < addr + width; i++)
+                    b[i >> 3] |= (uint8_t)(1u << (i & 7));
+            } else if (width > 16 || !bits_all(b, addr, width)) {
+                for (uint64_t i = addr; i < addr + width; i++)
+                    if (!(b[i >> 3] >> (i & 7) & 1)) {
+                        struct finding x;
+                        finding_at(&x, w, pc, lane, F_INIT_SHARED);
+                        x.addr = i;
+                        x.width = width;
+                        finding_add(L, &x);
+                        break;
+                    }
+            }
+        }
+        if ((L->check & CHECK_RACECHECK) && !atomic)
+            race_access(w, pc, lane, addr, width, wr);
+    } else if (space == SP_GLOBAL && (L->check & CHECK_INITCHECK)) {
+        const struct mem_alloc *a = c->chk->last;
+        if (!a || addr < a->base || addr - a->base + width > a->size) {
+            a = mem_find(L->dev->mem, addr, width);
+            if (!a)
+                return;
+            c->chk->last = a;
+        }
+        if (!a->init)
+            return;
+        if (wr || atomic) {
+            mem_mark_init(L->dev->mem, addr, width);
+            return;
+        }
+        uint64_t bad = mem_first_uninit(a, addr, width);
+        if (bad != UINT64_MAX) {
+            struct finding x;
+            finding_at(&x, w, pc, lane, F_INIT_GLOBAL);
+            x.addr = bad;
+            x.width = width;
+            x.base = a->base;
+            x.size = a->size;
+            finding_add(L, &x);
+        }
+    }
+}
+
+/* The accesses of one warp instruction (see internal.h). */
+void check_accesses(struct warp *w, uint32_t pc, const struct engine_access *acc, unsigned n,
+                    bool atomic)
+{
+    for (unsigned i = 0; i < n; i++)
+        check_one(w, pc, acc[i].lane, acc[i].addr, acc[i].width, acc[i].write, acc[i].space,
+                  atomic);
+}
+
+/* synccheck of a barrier (see internal.h). */
+void check_barrier(struct warp *w, uint32_t pc, uint32_t M, uint32_t need, uint32_t count)
+{
+    struct finding x;
+    if (count % 32) {
+        finding_at(&x, w, pc, (unsigned)__builtin_ctz(M), F_SYNC_COUNT);
+        x.need = count;
+        finding_add(w->cta->L, &x);
+    }
+    if (M != need) {
+        finding_at(&x, w, pc, (unsigned)__builtin_ctz(M), F_SYNC_BLOCK);
+        x.mask = M;
+        x.need = need;
+        finding_add(w->cta->L, &x);
+    }
+    /* a barrier for the whole CTA (no thread count, immediate id: what __syncthreads is)
+     * waited for at two instructions in one phase: warps took different paths to it */
+    const struct ir_insn *in = &w->fn->insns[pc];
+    const struct ir_opnd *id = &w->fn->opnds[in->opnd + (in->mode == MODE_RED ? 1 : 0)];
+    struct cta *c = w->cta;
+    if (count || id->kind != OPK_IMM || id->imm.u > 15)
+        return;
+    struct check_cta *k = c->chk;
+    unsigned b = (unsigned)id->imm.u;
+    if (k->bar[b].ep != c->chk_ep) {
+        k->bar[b].ep = c->chk_ep;
+        k->bar[b].fn = w->fn;
+        k->bar[b].pc = pc;
+    } else if (k->bar[b].fn != w->fn || k->bar[b].pc != pc) {
+        finding_at(&x, w, pc, (unsigned)__builtin_ctz(M), F_SYNC_PATH);
+        x.fn2 = k->bar[b].fn;
+        x.pc2 = k->bar[b].pc;
+        x.need = b;
+        finding_add(c->L, &x);
+    }
+}
+
+/* synccheck of a warp collective (see internal.h). */
+void check_warp_sync(struct warp *w, uint32_t pc, uint32_t M, const uint32_t members[32])
+{
+    for (unsigned l = 0; l < 32; l++) {
+        if (!(M >> l & 1) || !(members[l] & ~M))
+            continue;
+        struct finding x;
+        finding_at(&x, w, pc, l, F_SYNC_WARP);
+        x.mask = M;
+        x.need = members[l];
+        const struct ir_insn *in = &w->fn->f->insns[pc];
+        snprintf(x.what, sizeof x.what, "%s",
+                 in->op == OP_SHFL    ? "shfl.sync"
+                 : in->op == OP_VOTE  ? "vote.sync"
+                 : in->op == OP_MATCH ? "match.sync"
+                 : in->op == OP_REDUX ? "redux.sync"
+                 : in->op == OP_ELECT ? "elect.sync"
+                                      : "bar.warp.sync");
+        finding_add(w->cta->L, &x);
+        return;
+    }
+}

@@ -1,0 +1,259 @@
+#!/usr/bin/env perl
+# tests/sanitizer.t - `--check` on CUDA programs (the hand-written PTX cases of every tool are
+# fixtures/check/*.ptx, run by tests/fixtures.t):
+#   - fixtures/sanitizer/*.cu, built with nvcc -lineinfo: racecheck reports with CUDA source
+#     lines, synccheck (divergent __syncthreads, __shfl_sync masks), initcheck of cudaMalloc memory (cudaMemset / cudaMemcpy / kernel stores count as
+#     writes), leakcheck at exit and at cudaDeviceReset; --error-exitcode, --print-limit,
+#     --log-file, PTXEMU_CHECK through the drop-in libcudart without `ptxemu run`;
+#   - every fixtures/cuda/NAME.cu program (build/fixtures/NAME, as tests/cuda_programs.t
+#     builds it) under `ptxemu run --check all`: PASS and "ERROR SUMMARY: 0 errors", except
+#     rt_fault and rt_errors, whose findings are asserted exactly (deliberate faults, a leak
+#     at cudaDeviceReset, a race).
+# Reports' addresses (host addresses, different per run) are compared as ADDR. Without nvcc
+# everything is skipped. PTXEMU_TIMEOUT (seconds, default 300) bounds each program.
+use strict;
+use warnings;
+use File::Basename qw(dirname basename);
+use File::Path qw(make_path);
+use File::Temp qw(tempdir);
+use Cwd qw(getcwd);
+use lib dirname(__FILE__) . '/lib';
+use PtxemuTest qw(find_nvcc run_bounded);
+
+chdir(dirname(__FILE__) . '/..') or die "chdir: $!";
+my $root    = getcwd();
+my $build   = $ENV{PTXEMU_BUILD} // 'build';
+my $ptxemu  = "$build/ptxemu";
+my $timeout = $ENV{PTXEMU_TIMEOUT} // 300;
+my $tmp     = tempdir(CLEANUP => 1);
+
+my $nvcc = find_nvcc();
+if (!$nvcc) {
+    print "1..0 # SKIP nvcc not found\n";
+    exit 0;
+}
+
+my $libdir = "$root/$build/lib";
+my %asan;
+if ($build =~ /asan/) {
+    chomp(my $so = `gcc -print-file-name=libasan.so`);
+    $asan{LD_PRELOAD} = $so if $so =~ m{/};
+}
+my %env = (%asan, LD_LIBRARY_PATH => $libdir);
+
+my $n = 0;
+sub ok_ {
+    my ($cond, $desc, @diag) = @_;
+    $n++;
+    print(($cond ? "ok" : "not ok") . " $n - $desc\n");
+    if (!$cond) { print "# $_\n" for map { split /\n/ } grep { defined } @diag }
+    return $cond;
+}
+
+sub run { return (run_bounded($timeout, @_))[0 .. 2] }
+
+# The report lines ("=========") of some output, addresses as ADDR.
+sub report {
+    my ($text) = @_;
+    my @l = grep { /^=========/ } split /\n/, $text;
+    s/0x[0-9a-f]{6,}/ADDR/g for @l;
+    return join('', map { "$_\n" } @l);
+}
+
+# Build fixtures/sanitizer/NAME.cu with -lineinfo unless up to date; '' or an error.
+my $fx = "$build/fixtures/sanitizer";
+make_path($fx);
+sub build_one {
+    my ($name) = @_;
+    my ($src, $exe) = ("fixtures/sanitizer/$name.cu", "$fx/$name");
+    return '' if -x $exe && -M $exe <= -M $src;
+    my ($st, $out, $err) = run({}, $nvcc, '-cudart', 'shared', '-lineinfo', '-O3', '-gencode',
+        'arch=compute_80,code=compute_80', '-o', $exe, $src);
+    return $st ? "nvcc failed: $err" : '';
+}
+
+my @fixtures = sort glob('fixtures/cuda/*.cu');
+print "1..", 10 + scalar(@fixtures), "\n";
+
+# ------------------------------------------------------------------ racecheck, source lines
+{
+    my $e = build_one('race');
+    my ($st, $out, $err) = $e ? (-1, '', $e) : run({%asan}, $ptxemu, 'run', '--check', 'racecheck', '--',
+        "$fx/race");
+    my $want = <<'R';
+========= Error: Race reported between Write access at _Z4racyPi+0x70 (PTX:35) in fixtures/sanitizer/race.cu:13
+=========     and Read access at _Z4racyPi+0xb0 (PTX:40) in fixtures/sanitizer/race.cu:14 [63 hazards]
+========= Error: Race reported between Read access at _Z4racyPi+0xb0 (PTX:40) in fixtures/sanitizer/race.cu:14
+=========     and Write access at _Z4racyPi+0x70 (PTX:35) in fixtures/sanitizer/race.cu:13 [1 hazard]
+========= ERROR SUMMARY: 2 errors
+R
+    my $got = report($err);
+    $got =~ s/\(\S+?:(\d+)\)/(PTX:$1)/g;
+    $got =~ s{in \S*?(fixtures/sanitizer/race\.cu)}{in $1}g;
+    ok_($st == 0 && $out eq "done\n" && $got eq $want,
+        'racecheck: read-after-write and write-after-read hazards with both CUDA source lines, the fixed kernel clean',
+        "status $st", $out, $err, "got:\n$got");
+}
+
+# ------------------------------------------------------------------ initcheck
+{
+    my $e = build_one('initcheck');
+    my ($st, $out, $err) = $e ? (-1, '', $e) : run({%asan}, $ptxemu, 'run', '--check', 'initcheck',
+        '--error-exitcode', '3', '--', "$fx/initcheck");
+    my $got = report($err);
+    $got =~ s/\(\S+?:(\d+)\)/(PTX)/g;
+    $got =~ s{in \S*?(fixtures/sanitizer/initcheck\.cu)}{in $1}g;
+    my $want = <<'R';
+========= Uninitialized __global__ memory read of size 4 bytes
+=========     at _Z3sumPKiPii+0xc0 (PTX) in fixtures/sanitizer/initcheck.cu:10
+=========     by thread (0,0,0) in block (1,0,0)
+=========     Address ADDR is 512 bytes into the allocation of 1024 bytes at ADDR
+=========     (128 such reads by this instruction)
+========= ERROR SUMMARY: 1 error
+R
+    ok_($st == 3 && $out eq "2\n" && $got eq $want,
+        'initcheck: the half cudaMemset did not write, once per instruction; memcpy and kernel stores count; --error-exitcode',
+        "status $st", $out, $err, "got:\n$got");
+}
+
+# ------------------------------------------------------------------ synccheck
+{
+    my $e = build_one('sync');
+    my ($st, $out, $err) = $e ? (-1, '', $e) : run({%asan}, $ptxemu, 'run', '--check', 'synccheck',
+        '--', "$fx/sync");
+    my $got = report($err);
+    $got =~ s/\(\S+?:(\d+)\)/(PTX:$1)/g;
+    $got =~ s{(in|at|,) \S*?(fixtures/sanitizer/sync\.cu|sm_30_intrinsics\.hpp)}{$1 $2}g;
+    my $want = <<'R';
+========= Barrier error detected. Divergent thread(s) in block
+=========     at _Z9divergentPi+0x60 (PTX:35) in fixtures/sanitizer/sync.cu:10
+=========     by thread (0,0,0) in block (0,0,0)
+=========     lanes 0000ffff of warp 0 executed the barrier; its live lanes are ffffffff
+========= Barrier error detected. Divergent thread(s) in warp
+=========     at _Z9divergentPi+0xa0 (PTX:41) in sm_30_intrinsics.hpp:373 inlined at fixtures/sanitizer/sync.cu:12
+=========     by thread (0,0,0) in block (0,0,0)
+=========     shfl.sync member mask ffffffff names lanes that do not execute it (0000ffff do)
+========= ERROR SUMMARY: 2 errors
+R
+    ok_($st == 0 && $out eq "3 35\n" && $got eq $want,
+        'synccheck on nvcc output: __syncthreads skipped by half a warp, a full-mask __shfl_sync in half a warp (inlined intrinsic), the masked one clean',
+        "status $st", $out, $err, "got:\n$got");
+}
+
+# ------------------------------------------------------------------ leakcheck
+{
+    my $e = build_one('leak');
+    my ($st, $out, $err) = $e ? (-1, '', $e) : run({%asan}, $ptxemu, 'run', '--check', 'leakcheck',
+        '--error-exitcode', '5', '--', "$fx/leak");
+    my $want = <<'R';
+========= Leaked 1024 bytes at ADDR
+========= Leaked 64 bytes at ADDR
+========= LEAK SUMMARY: 1088 bytes leaked in 2 allocations
+========= ERROR SUMMARY: 2 errors
+R
+    ok_($st == 5 && $out eq "exit\n" && report($err) eq $want,
+        'leakcheck at exit: the allocations not freed, in allocation order; --error-exitcode 5',
+        "status $st", $out, $err);
+
+    ($st, $out, $err) = $e ? (-1, '', $e) : run({%asan}, $ptxemu, 'run', '--check', 'all', '--',
+        "$fx/leak", 'reset');
+    ok_($st == 0 && $out eq "reset\n" && report($err) eq $want,
+        'leakcheck at cudaDeviceReset (nothing left at exit); no --error-exitcode: the program\'s status',
+        "status $st", $out, $err);
+
+    ($st, $out, $err) = $e ? (-1, '', $e) : run({%asan}, $ptxemu, 'run', '--check', 'leakcheck',
+        '--print-limit', '1', '--log-file', "$tmp/log", '--', "$fx/leak");
+    my $log = '';
+    if (open(my $fh, '<', "$tmp/log")) { local $/; $log = <$fh> }
+    ok_($st == 0 && $err eq '' && report($log) eq <<'R',
+========= Leaked 1024 bytes at ADDR
+========= LEAK SUMMARY: 1088 bytes leaked in 2 allocations
+========= ERROR SUMMARY: 2 errors
+========= 1 error not printed (--print-limit 1)
+R
+        '--print-limit 1 --log-file: one report printed, both counted, nothing on stderr',
+        "status $st", $err, "log:\n$log");
+
+    ($st, $out, $err) = $e ? (-1, '', $e) : run({ %env, PTXEMU_CHECK => 'leakcheck',
+        PTXEMU_ERROR_EXITCODE => '4' }, "$fx/leak");
+    ok_($st == 4 && report($err) eq $want,
+        'PTXEMU_CHECK / PTXEMU_ERROR_EXITCODE through the drop-in libcudart (no ptxemu run)',
+        "status $st", $out, $err);
+
+    ($st, $out, $err) = $e ? (-1, '', $e) : run(\%env, "$fx/leak");
+    ok_($st == 0 && $err eq '', 'without --check: no report, no summary', "status $st", $err);
+}
+
+# ------------------------------------------------------------------ usage
+{
+    my ($st, $out, $err) = run({}, $ptxemu, 'exec', 'fixtures/check/racecheck.ptx', '--kernel',
+        'waw', '--grid', '1', '--block', '64', '--check', 'racecheck,bogus');
+    ok_($st == 2 && $err =~ /^ptxemu: --check: unknown tool 'bogus' \(memcheck, racecheck, initcheck, synccheck, leakcheck, all\)$/m,
+        '--check with an unknown tool is a usage error naming it', "status $st", $err);
+    ($st, $out, $err) = run({}, $ptxemu, 'run', '--error-exitcode', '3', '--', 'true');
+    ok_($st == 2 && $err =~ /^ptxemu: --error-exitcode, --print-limit and --log-file need --check$/m,
+        '--error-exitcode without --check is a usage error', "status $st", $err);
+}
+
+# ------------------------------------------------------------------ fixtures/cuda under --check all
+my @stale = grep { my $e = 'build/fixtures/' . basename($_, '.cu'); !-x $e || -M $e > -M $_ } @fixtures;
+if (@stale) {
+    local $ENV{NVCC} = $nvcc;
+    my @names = map { basename($_, '.cu') } @stale;
+    `scripts/gen-fixtures.sh --exe --variants '' @names 2>&1`;
+}
+for my $src (@fixtures) {
+    my $name = basename($src, '.cu');
+    my $exe  = "build/fixtures/$name";
+    if (!-x $exe) {
+        ok_(0, "--check all: $name", "nvcc failed to build $exe");
+        next;
+    }
+    my ($st, $out, $err) = run({%asan}, $ptxemu, 'run', '--check', 'all', '--error-exitcode', '99',
+        '--', "./$exe");
+    my $rep = report($err);
+    if ($name eq 'rt_fault') {
+        # its fault is deliberate (memcheck); the buffer cannot be freed before the
+        # cudaDeviceReset that clears the sticky error (leakcheck reports it there)
+        my $want = <<'R';
+========= Invalid __global__ write of size 4 bytes
+=========     at _Z5storePiii+0xc0 (rt_fault.compute_80.ptx:39)
+=========     by thread (64,0,0) in block (0,0,0)
+=========     Address ADDR is out of bounds
+=========     and is 0 bytes after the nearest allocation at ADDR of size 256 bytes
+========= Leaked 256 bytes at ADDR
+========= LEAK SUMMARY: 256 bytes leaked in 1 allocation
+========= ERROR SUMMARY: 2 errors
+R
+        ok_($st == 99 && $out =~ /^PASS$/m && $rep eq $want,
+            "--check all: $name (its deliberate fault, the buffer alive at cudaDeviceReset)",
+            "status $st", $out, $err);
+        next;
+    }
+    if ($name eq 'rt_errors') {
+        # its oob kernel and assert are deliberate (memcheck), it resets the device with its
+        # 256-byte buffer still allocated (leakcheck), and big_shared's threads 1-31 read s[0]
+        # that thread 0 stored in the instruction before, without __syncwarp (racecheck)
+        my $want = <<'R';
+========= Error: Race reported between Write access at _Z10big_sharedPi+0x70 (rt_errors.compute_80.ptx:70)
+=========     and Read access at _Z10big_sharedPi+0x80 (rt_errors.compute_80.ptx:71) [31 hazards]
+========= Invalid __global__ write of size 4 bytes
+=========     at _Z3oobPi+0x70 (rt_errors.compute_80.ptx:92)
+=========     by thread (0,0,0) in block (0,0,0)
+=========     Address ADDR is out of bounds
+========= Leaked 256 bytes at ADDR
+========= LEAK SUMMARY: 256 bytes leaked in 1 allocation
+========= Device assertion failed
+=========     at _Z12fails_asserti+0xe0 (rt_errors.compute_80.ptx:128)
+=========     by thread (0,0,0) in block (0,0,0)
+=========     fixtures/cuda/rt_errors.cu:31: void fails_assert(int): block: [0,0,0], thread: [0,0,0] Assertion `v == 42` failed.
+========= ERROR SUMMARY: 4 errors
+R
+        ok_($st == 99 && $out =~ /^PASS$/m && $rep eq $want,
+            "--check all: $name (its deliberate faults, a leak at cudaDeviceReset, an intra-warp race)",
+            "status $st", $out, $err);
+        next;
+    }
+    ok_($st == 0 && $out =~ /^PASS$/m && $rep eq "========= ERROR SUMMARY: 0 errors\n",
+        "--check all: $name runs clean", "status $st", $out, $err);
+}
