@@ -32,6 +32,7 @@
 #include "interp/fpu.h"
 #include "interp/internal.h"
 #include "interp/ops/helpers.h"
+#include "interp/tensor.h"
 
 /* x86-64 with GCC or Clang: a second fast loop compiled for x86-64-v3 (exec_v3.c). */
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) &&                        \
