@@ -44,4 +44,18 @@ int tensor_wmma_store(struct warp *w, uint32_t pc, uint32_t M, const struct ir_i
 int tensor_wmma_mma(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
                     const struct ir_opnd *O);
 
+/* ------------------------------------------------------------------ async.c */
+
+/* Does async.c implement this cp.async / mbarrier instruction? Load time only. */
+bool async_supported(const struct ir_func *f, const struct ir_insn *in, const struct ir_opnd *O);
+/* Why such an instruction is refused, or NULL when it is not one of async.c's. */
+const char *async_unsupported_why(const struct ir_func *f, const struct ir_insn *in);
+/* cp.async.{ca,cg}.shared.global (completed at once, with the src-size zero fill). */
+int async_cp(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
+             const struct ir_opnd *O);
+/* mbarrier.{init,inval,arrive,arrive_drop,test_wait,try_wait,pending_count},
+ * cp.async.mbarrier.arrive{.noinc}. */
+int async_mbarrier(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
+                   const struct ir_opnd *O);
+
 #endif
