@@ -93,7 +93,7 @@ static unsigned tc_bits(unsigned t)
     case T_F16: case T_BF16: case T_B16: return 16;
     case T_TF32: case T_F32: case T_S32: return 32;
     case T_F64: return 64;
-    case T_S8: case T_U8: return 8;
+    case T_S8: case T_U8: case T_E4M3: case T_E5M2: return 8;
     default: return 0;
     }
 }
@@ -156,6 +156,8 @@ static inline double tc_fval(unsigned t, uint64_t b)
     case T_BF16: return fpu_h2d((uint16_t)b, 1);
     case T_TF32: return (double)fpu_u2f((uint32_t)b & 0xffffe000u);
     case T_F32: return (double)fpu_u2f((uint32_t)b);
+    case T_E4M3: return fpu_unpack(b, FPU_E4M3);
+    case T_E5M2: return fpu_unpack(b, FPU_E5M2);
     default: return fpu_u2d(b);
     }
 }
@@ -271,8 +273,8 @@ static bool tc_is_int(unsigned t)
     return t == T_S8 || t == T_U8;
 }
 
-/* D = A * B + C per the numerics in the header comment; D left as element bits in D's bytes
- * (reinterpreted through tc_fbits / the integer clamp) by tc_result. */
+/* D = A * B + C per the numerics in the header comment, as doubles in g->D (integer results
+ * already wrapped or clamped to 32 bits); tc_result turns them into D's element bits. */
 static void tc_compute(struct tc_gemm *g)
 {
     const unsigned M = g->m, N = g->n, K = g->k;
@@ -382,6 +384,13 @@ static bool tc_mma_form(const struct tc_insn *d, struct tc_mma_form *fm)
         }
         return false;
     }
+    if (ta == T_E4M3 || ta == T_E5M2) { /* sm_89: the 8-bit layouts of .s8 */
+        if ((tb != T_E4M3 && tb != T_E5M2) || (td != T_F16 && td != T_F32) ||
+            (tc != T_F16 && tc != T_F32) || M != 16 || N != 8 || (K != 16 && K != 32) || d->satf)
+            return false;
+        fm->fa = FR_A8, fm->fb = FR_B8;
+        return true;
+    }
     if (tc_is_int(ta)) {
         if (!tc_is_int(tb) || td != T_S32 || tc != T_S32)
             return false;
@@ -427,9 +436,10 @@ int tensor_mma(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in
     struct tc_insn d;
     struct tc_mma_form fm;
     tc_decode(w->fn->f, in, &d);
-    if (!tc_mma_form(&d, &fm)) /* selection let only implemented forms through */
-        return interp_fault(w, pc, 0, TRAP_ILLEGAL, 0, 0, 0, false, "mma: form not implemented"),
-               -1;
+    if (!tc_mma_form(&d, &fm)) { /* selection lets only implemented forms through */
+        interp_fault(w, pc, 0, TRAP_ILLEGAL, 0, 0, 0, false, "mma: form not implemented");
+        return -1;
+    }
     struct tc_gemm g;
     g.m = d.m, g.n = d.n, g.k = d.k;
     g.td = d.t[0], g.ta = d.t[1], g.tb = d.t[2], g.tc = d.t[3];
@@ -480,12 +490,11 @@ static bool tc_ldst_ok(const struct ir_func *f, const struct ir_insn *in, const 
 
 /* The row addresses of ldmatrix / stmatrix: lanes 0 .. 8 * num - 1 give one 16-byte row each
  * (matrix j's row r comes from lane 8 * j + r); rows[l] is the host pointer. */
-static int tc_rows(struct warp *w, uint32_t pc, uint32_t M, const struct ir_opnd *a, unsigned num,
-                   bool wr, const char *what, uint8_t *rows[32])
+static int tc_rows(struct warp *w, uint32_t pc, const struct ir_opnd *a, unsigned num, bool wr,
+                   const char *what, uint8_t *rows[32])
 {
     const unsigned xs = vm_xs(w, a);
     for (unsigned l = 0; l < 8 * num; l++) {
-        (void)M;
         const uint64_t ad = vm_addr(w, a, l);
         const int k = vm_xlate(w, xs, l, ad, 16, wr, &rows[l]);
         if (k) {
@@ -508,7 +517,7 @@ int tensor_ldmatrix(struct warp *w, uint32_t pc, uint32_t M, const struct ir_ins
     struct tc_insn d;
     tc_decode(w->fn->f, in, &d);
     uint8_t *rows[32];
-    if (tc_rows(w, pc, M, &O[1], d.num, false, "ldmatrix", rows))
+    if (tc_rows(w, pc, &O[1], d.num, false, "ldmatrix", rows))
         return -1;
     uint16_t mat[4][8][8];
     for (unsigned j = 0; j < d.num; j++)
@@ -538,7 +547,7 @@ int tensor_stmatrix(struct warp *w, uint32_t pc, uint32_t M, const struct ir_ins
     struct tc_insn d;
     tc_decode(w->fn->f, in, &d);
     uint8_t *rows[32];
-    if (tc_rows(w, pc, M, &O[0], d.num, true, "stmatrix", rows))
+    if (tc_rows(w, pc, &O[0], d.num, true, "stmatrix", rows))
         return -1;
     uint16_t mat[4][8][8];
     for (unsigned j = 0; j < d.num; j++) {
@@ -846,7 +855,8 @@ const char *tensor_unsupported_why(const struct ir_func *f, const struct ir_insn
     case OP_MMA:
         return "unsupported (mma: implemented are the dense .row.col forms m16n8k8/m16n8k16 "
                ".f16/.bf16, m16n8k4/m16n8k8 .tf32, m8n8k4/m16n8k4/m16n8k8/m16n8k16 .f64, "
-               "m8n8k16/m16n8k16/m16n8k32 .s8/.u8; not this shape, type or .kind)";
+               "m8n8k16/m16n8k16/m16n8k32 .s8/.u8, m16n8k16/m16n8k32 .e4m3/.e5m2; not this "
+               "shape, type or .kind)";
     case OP_MMA_SP:
     case OP_MMA_SP_ORDERED:
         return "unsupported (mma.sp: sparse matrix multiply not implemented)";
