@@ -34,6 +34,8 @@ struct tc_insn {
     unsigned num;        /* .x1 / .x2 / .x4 (0: none) */
     bool trans, satf;
     char which;          /* wmma.load .a/.b/.c, wmma.store .d (0: none) */
+    char bop;            /* .b1 mma: 'x' (.xor) or 'a' (.and), with .popc */
+    bool popc;
     bool other;          /* a modifier this file does not implement (.kind, .block_scale, …) */
 };
 
@@ -56,6 +58,11 @@ static void tc_decode(const struct ir_func *f, const struct ir_insn *in, struct 
         case MOD_M16N8K8: d->m = 16, d->n = 8, d->k = 8; break;
         case MOD_M16N8K16: d->m = 16, d->n = 8, d->k = 16; break;
         case MOD_M16N8K32: d->m = 16, d->n = 8, d->k = 32; break;
+        case MOD_M8N8K32: d->m = 8, d->n = 8, d->k = 32; break;
+        case MOD_M16N8K64: d->m = 16, d->n = 8, d->k = 64; break;
+        case MOD_M8N8K128: d->m = 8, d->n = 8, d->k = 128; break;
+        case MOD_M16N8K128: d->m = 16, d->n = 8, d->k = 128; break;
+        case MOD_M16N8K256: d->m = 16, d->n = 8, d->k = 256; break;
         case MOD_M16N16K16: d->m = 16, d->n = 16, d->k = 16; break;
         case MOD_M32N8K16: d->m = 32, d->n = 8, d->k = 16; break;
         case MOD_M8N32K16: d->m = 8, d->n = 32, d->k = 16; break;
@@ -76,6 +83,9 @@ static void tc_decode(const struct ir_func *f, const struct ir_insn *in, struct 
         case MOD_B: d->which = 'b'; break;
         case MOD_C: d->which = 'c'; break;
         case MOD_D: d->which = 'd'; break;
+        case MOD_XOR: d->bop = 'x'; break;
+        case MOD_AND: d->bop = 'a'; break;
+        case MOD_POPC: d->popc = true; break;
         case MOD_SYNC: case MOD_ALIGNED: case MOD_SHARED: case MOD_SHARED_CTA: case MOD_GLOBAL:
         case MOD_RN:
             break;
@@ -94,6 +104,8 @@ static unsigned tc_bits(unsigned t)
     case T_TF32: case T_F32: case T_S32: return 32;
     case T_F64: return 64;
     case T_S8: case T_U8: case T_E4M3: case T_E5M2: return 8;
+    case T_S4: case T_U4: return 4;
+    case T_B1: return 1;
     default: return 0;
     }
 }
@@ -107,15 +119,19 @@ enum tc_frag {
     FR_B16,   /* B, 16-bit elements (k8, k16) */
     FR_A32,   /* A, tf32 / f64 elements, m16 (k4, k8, k16) */
     FR_B32,   /* B, tf32 / f64 elements (and m8n8k4 .f64) */
-    FR_A8,    /* A, 8-bit elements, m16 (k16, k32) */
-    FR_B8,    /* B, 8-bit elements (m16n8k16, m16n8k32, m8n8k16) */
-    FR_A8M8,  /* A, 8-bit elements, m8n8k16 */
+    FR_A8,    /* A, P = 32 / bits elements of 8, 4 or 1 bits per register, m16 */
+    FR_B8,    /* B, P elements per register (m16n8 and m8n8 shapes) */
+    FR_A8M8,  /* A, P elements per register, m8n8 */
     FR_A64M8, /* A, m8n8k4 .f64 */
     FR_C16,   /* C / D, m16n8 */
     FR_C8,    /* C / D, m8n8 */
 };
 
-static inline void tc_rc(unsigned fr, unsigned l, unsigned i, unsigned *r, unsigned *c)
+/* P: elements per 32-bit register of the FR_A8 / FR_B8 / FR_A8M8 layouts (4 for .s8/.u8/fp8,
+ * 8 for .s4/.u4, 32 for .b1: the ISA's "threadID_in_group * P + (i & (P - 1))" pattern, the
+ * second register pair of A and the second register of B P * 4 columns / rows further). */
+static inline void tc_rc(unsigned fr, unsigned P, unsigned l, unsigned i, unsigned *r,
+                         unsigned *c)
 {
     const unsigned g = l >> 2, t = l & 3;
     switch (fr) {
@@ -123,9 +139,9 @@ static inline void tc_rc(unsigned fr, unsigned l, unsigned i, unsigned *r, unsig
     case FR_B16: *r = 2 * t + (i & 1) + 8 * (i >> 1); *c = g; break;
     case FR_A32: *r = g + 8 * (i & 1); *c = t + 4 * (i >> 1); break;
     case FR_B32: *r = t + 4 * i; *c = g; break;
-    case FR_A8: *r = g + 8 * ((i >> 2) & 1); *c = 4 * t + (i & 3) + 16 * (i >> 3); break;
-    case FR_B8: *r = 4 * t + (i & 3) + 16 * (i >> 2); *c = g; break;
-    case FR_A8M8: *r = g; *c = 4 * t + i; break;
+    case FR_A8: *r = g + 8 * ((i / P) & 1); *c = P * t + i % P + 4 * P * (i / (2 * P)); break;
+    case FR_B8: *r = P * t + i % P + 4 * P * (i / P); *c = g; break;
+    case FR_A8M8: *r = g; *c = P * t + i; break;
     case FR_A64M8: *r = g; *c = t; break;
     case FR_C16: *r = g + 8 * (i >> 1); *c = 2 * t + (i & 1); break;
     default: *r = g; *c = 2 * t + i; break;
@@ -166,6 +182,9 @@ static inline int64_t tc_ival(unsigned t, uint64_t b)
     switch (t) {
     case T_S8: return (int8_t)(uint8_t)b;
     case T_U8: return (uint8_t)b;
+    case T_S4: return (int64_t)((b & 15) ^ 8) - 8;
+    case T_U4: return (int64_t)(b & 15);
+    case T_B1: return (int64_t)(b & 1);
     default: return (int32_t)(uint32_t)b;
     }
 }
@@ -257,20 +276,23 @@ static int tc_whole_warp(struct warp *w, uint32_t pc, uint32_t M, const char *wh
 
 /* ====================================================================== the product */
 
-enum { TC_MAXE = 512 }; /* largest matrix: 16 x 32 (mma A, k32) or 32 x 16 (wmma m32n8k16 A) */
+/* Largest matrices: floating point 16 x 32 (mma A, k32) or 32 x 16 (wmma m32n8k16 A);
+ * integer A 16 x 256 and B 256 x 8 (mma .b1 m16n8k256). */
+enum { TC_MAXE = 512, TC_MAXA_INT = 4096, TC_MAXB_INT = 2048 };
 
 /* A matrix operation: types and dense row-major operands. */
 struct tc_gemm {
     unsigned m, n, k;
     unsigned td, ta, tb, tc;
     bool satf;
+    char bop; /* .b1: 'x' / 'a': a bit product is a ^ b / a & b (summed: .popc) */
     double A[TC_MAXE], B[TC_MAXE], C[TC_MAXE / 2], D[TC_MAXE / 2];
-    int64_t iA[TC_MAXE], iB[TC_MAXE], iC[TC_MAXE / 2];
+    int64_t iA[TC_MAXA_INT], iB[TC_MAXB_INT], iC[TC_MAXE / 2];
 };
 
 static bool tc_is_int(unsigned t)
 {
-    return t == T_S8 || t == T_U8;
+    return t == T_S8 || t == T_U8 || t == T_S4 || t == T_U4 || t == T_B1;
 }
 
 /* D = A * B + C per the numerics in the header comment, as doubles in g->D (integer results
@@ -286,8 +308,15 @@ static void tc_compute(struct tc_gemm *g)
         for (unsigned i = 0; i < M; i++)
             for (unsigned q = 0; q < K; q++) {
                 const int64_t a = g->iA[i * K + q];
-                for (unsigned j = 0; j < N; j++)
-                    acc[i * N + j] += a * g->iB[q * N + j];
+                if (g->bop == 'x')
+                    for (unsigned j = 0; j < N; j++)
+                        acc[i * N + j] += a ^ g->iB[q * N + j];
+                else if (g->bop == 'a')
+                    for (unsigned j = 0; j < N; j++)
+                        acc[i * N + j] += a & g->iB[q * N + j];
+                else
+                    for (unsigned j = 0; j < N; j++)
+                        acc[i * N + j] += a * g->iB[q * N + j];
             }
         for (unsigned x = 0; x < M * N; x++) {
             int64_t s = acc[x];
@@ -341,6 +370,7 @@ static inline void tc_set(struct tc_gemm *g, unsigned which, unsigned t, unsigne
 struct tc_mma_form {
     unsigned fa, fb, fc;
     unsigned na, nb, nc; /* elements per lane */
+    unsigned P;          /* elements per register of the 8/4/1-bit layouts (tc_rc) */
 };
 
 /* The form of an mma instruction this file implements (false: not implemented). */
@@ -349,12 +379,15 @@ static bool tc_mma_form(const struct tc_insn *d, struct tc_mma_form *fm)
     if (d->nt != 4 || d->nlay != 2 || d->col[0] || !d->col[1] || d->other || d->num ||
         d->trans || d->which)
         return false;
+    if ((d->bop != 0) != (d->t[1] == T_B1) || d->popc != (d->bop != 0))
+        return false; /* .b1 takes .xor.popc or .and.popc, nothing else does */
     const unsigned td = d->t[0], ta = d->t[1], tb = d->t[2], tc = d->t[3];
     const unsigned M = d->m, N = d->n, K = d->k;
     if (!M || !K)
         return false;
     fm->na = M * K / 32, fm->nb = K * N / 32, fm->nc = M * N / 32;
     fm->fc = M == 16 ? FR_C16 : FR_C8;
+    fm->P = tc_bits(ta) && tc_bits(ta) <= 32 ? 32 / tc_bits(ta) : 1;
     if (ta == T_F16 || ta == T_BF16) {
         if (tb != ta || M != 16 || N != 8 || (K != 8 && K != 16) || d->satf)
             return false;
@@ -390,6 +423,22 @@ static bool tc_mma_form(const struct tc_insn *d, struct tc_mma_form *fm)
             return false;
         fm->fa = FR_A8, fm->fb = FR_B8;
         return true;
+    }
+    if (ta == T_S4 || ta == T_U4 || ta == T_B1) {
+        const bool b1 = ta == T_B1;
+        if ((b1 ? tb != T_B1 : (tb != T_S4 && tb != T_U4)) || td != T_S32 || tc != T_S32 ||
+            (b1 && d->satf))
+            return false;
+        const unsigned k0 = b1 ? 128 : 32; /* m8n8k0, m16n8k0, m16n8k(2 k0) */
+        if (M == 8 && N == 8 && K == k0) {
+            fm->fa = FR_A8M8, fm->fb = FR_B8;
+            return true;
+        }
+        if (M == 16 && N == 8 && (K == k0 || K == 2 * k0)) {
+            fm->fa = FR_A8, fm->fb = FR_B8;
+            return true;
+        }
+        return false;
     }
     if (tc_is_int(ta)) {
         if (!tc_is_int(tb) || td != T_S32 || tc != T_S32)
@@ -444,20 +493,21 @@ int tensor_mma(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in
     g.m = d.m, g.n = d.n, g.k = d.k;
     g.td = d.t[0], g.ta = d.t[1], g.tb = d.t[2], g.tc = d.t[3];
     g.satf = d.satf;
+    g.bop = d.bop;
     const unsigned ba = tc_bits(g.ta), bb = tc_bits(g.tb), bc = tc_bits(g.tc),
                    bd = tc_bits(g.td);
     for (unsigned l = 0; l < 32; l++) {
         unsigned r, c;
         for (unsigned i = 0; i < fm.na; i++) {
-            tc_rc(fm.fa, l, i, &r, &c);
+            tc_rc(fm.fa, fm.P, l, i, &r, &c);
             tc_set(&g, 0, g.ta, r * g.k + c, tc_get(w, &O[1], ba, i, l));
         }
         for (unsigned i = 0; i < fm.nb; i++) {
-            tc_rc(fm.fb, l, i, &r, &c);
+            tc_rc(fm.fb, fm.P, l, i, &r, &c);
             tc_set(&g, 1, g.tb, r * g.n + c, tc_get(w, &O[2], bb, i, l));
         }
         for (unsigned i = 0; i < fm.nc; i++) {
-            tc_rc(fm.fc, l, i, &r, &c);
+            tc_rc(fm.fc, fm.P, l, i, &r, &c);
             tc_set(&g, 2, g.tc, r * g.n + c, tc_get(w, &O[3], bc, i, l));
         }
     }
@@ -467,7 +517,7 @@ int tensor_mma(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in
     for (unsigned l = 0; l < 32; l++)
         for (unsigned i = 0; i < fm.nc; i++) {
             unsigned r, c;
-            tc_rc(fm.fc, l, i, &r, &c);
+            tc_rc(fm.fc, fm.P, l, i, &r, &c);
             tc_put(&out, bd, i, l, tc_result(&g, r * g.n + c));
         }
     tc_write(w, &O[0], bd, tc_nregs(fm.nc, bd), &out, M);
@@ -817,6 +867,7 @@ int tensor_wmma_mma(struct warp *w, uint32_t pc, uint32_t M, const struct ir_ins
     g.m = d.m, g.n = d.n, g.k = d.k;
     g.td = t[0], g.ta = t[1], g.tb = t[2], g.tc = t[3];
     g.satf = d.satf;
+    g.bop = 0;
     tc_wgather(w, &O[1], &fa, &g, 0);
     tc_wgather(w, &O[2], &fb, &g, 1);
     tc_wgather(w, &O[3], &fc, &g, 2);
@@ -855,7 +906,8 @@ const char *tensor_unsupported_why(const struct ir_func *f, const struct ir_insn
     case OP_MMA:
         return "unsupported (mma: implemented are the dense .row.col forms m16n8k8/m16n8k16 "
                ".f16/.bf16, m16n8k4/m16n8k8 .tf32, m8n8k4/m16n8k4/m16n8k8/m16n8k16 .f64, "
-               "m8n8k16/m16n8k16/m16n8k32 .s8/.u8, m16n8k16/m16n8k32 .e4m3/.e5m2; not this "
+               "m8n8k16/m16n8k16/m16n8k32 .s8/.u8, m8n8k32/m16n8k32/m16n8k64 .s4/.u4, "
+               "m8n8k128/m16n8k128/m16n8k256 .b1, m16n8k16/m16n8k32 .e4m3/.e5m2; not this "
                "shape, type or .kind)";
     case OP_MMA_SP:
     case OP_MMA_SP_ORDERED:
