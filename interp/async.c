@@ -141,7 +141,7 @@ const char *async_unsupported_why(const struct ir_func *f, const struct ir_insn 
  * policy}: copy min(src-size, cp-size) bytes and zero-fill the rest of cp-size; completed at
  * once. */
 int async_cp(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
-             const struct ir_opnd *O)
+             const struct ir_opnd *O, const struct tc_mem *mr)
 {
     const unsigned cp = (unsigned)O[2].imm.u;
     const bool hint = (in->fl & IR_FL(FL_L2_HINT)) != 0;
@@ -178,8 +178,10 @@ int async_cp(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
                 return -1;
             }
             memmove(dp, sp, n);
+            tc_mem_report(mr, l, sa, XS_GLOBAL, n, false, sp);
         }
         memset(dp + n, 0, cp - n);
+        tc_mem_report(mr, l, da, XS_SHARED, cp, true, dp);
     }
     return 0;
 }
@@ -209,13 +211,14 @@ static int mb_ptr(struct warp *w, uint32_t pc, const struct ir_opnd *a, unsigned
 }
 
 /* Read lane l's valid mbarrier object (a fault when it was never initialized or was
- * invalidated). */
+ * invalidated); the read is reported to mr. */
 static int mb_load(struct warp *w, uint32_t pc, const struct ir_opnd *a, unsigned l,
-                   const char *what, uint8_t **p, uint64_t *v)
+                   const char *what, uint8_t **p, uint64_t *v, const struct tc_mem *mr)
 {
     if (mb_ptr(w, pc, a, l, what, p))
         return -1;
     memcpy(v, *p, 8);
+    tc_mem_report(mr, l, vm_addr(w, a, l), vm_xs(w, a), 8, false, *p);
     if (!(*v & MB_VALID)) {
         char msg[128];
         snprintf(msg, sizeof msg,
@@ -251,7 +254,7 @@ static int mb_arrive(uint64_t *v, uint64_t cnt, bool drop, bool nocomp)
 /* mbarrier.init / inval / arrive / arrive_drop / test_wait / try_wait / pending_count and
  * cp.async.mbarrier.arrive, lane by lane in lane order. */
 int async_mbarrier(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
-                   const struct ir_opnd *O)
+                   const struct ir_opnd *O, const struct tc_mem *mr)
 {
     const char *what = ir_op_name((enum ir_op)in->op);
     const struct ir_func *f = w->fn->f;
@@ -269,7 +272,7 @@ int async_mbarrier(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn
                 continue;
             uint8_t *p;
             uint64_t v;
-            if (mb_load(w, pc, &O[1], l, what, &p, &v))
+            if (mb_load(w, pc, &O[1], l, what, &p, &v, mr))
                 return -1;
             const uint64_t s = vm_get(w, &O[2], l);
             const uint64_t want = parity ? (s & 1) : (s >> 63);
@@ -298,16 +301,18 @@ int async_mbarrier(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn
             }
             v = mb_make(0, c, c);
             memcpy(p, &v, 8);
+            tc_mem_report(mr, l, vm_addr(w, a, l), vm_xs(w, a), 8, true, p);
             break;
         }
         case OP_MBARRIER_INVAL:
-            if (mb_load(w, pc, a, l, what, &p, &v))
+            if (mb_load(w, pc, a, l, what, &p, &v, mr))
                 return -1;
             v = 0;
             memcpy(p, &v, 8);
+            tc_mem_report(mr, l, vm_addr(w, a, l), vm_xs(w, a), 8, true, p);
             break;
         case OP_CP_ASYNC_MBARRIER_ARRIVE:
-            if (mb_load(w, pc, a, l, what, &p, &v))
+            if (mb_load(w, pc, a, l, what, &p, &v, mr))
                 return -1;
             /* without .noinc the pending count is raised by one before the asynchronous
              * arrival, which lowers it again when the thread's copies complete (at once here):
@@ -317,7 +322,7 @@ int async_mbarrier(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn
             /* fall through */
         case OP_MBARRIER_ARRIVE:
         case OP_MBARRIER_ARRIVE_DROP: {
-            if (in->op != OP_CP_ASYNC_MBARRIER_ARRIVE && mb_load(w, pc, a, l, what, &p, &v))
+            if (in->op != OP_CP_ASYNC_MBARRIER_ARRIVE && mb_load(w, pc, a, l, what, &p, &v, mr))
                 return -1;
             const uint64_t old = v;
             const uint64_t c = in->op != OP_CP_ASYNC_MBARRIER_ARRIVE && in->nopnd > 2
@@ -338,6 +343,7 @@ int async_mbarrier(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn
                 return -1;
             }
             memcpy(p, &v, 8);
+            tc_mem_report(mr, l, vm_addr(w, a, l), vm_xs(w, a), 8, true, p);
             if (in->op != OP_CP_ASYNC_MBARRIER_ARRIVE && O[0].kind == OPK_REG)
                 w->r64[O[0].slot][l].u = (old & MB_PHASE) | MB_VALID |
                                          (mb_pending(old) - c); /* see the header */

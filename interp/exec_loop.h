@@ -85,6 +85,12 @@
 #define TRACE_MEM_ACCESS(l, addr, width, wr, valp)
 #endif
 
+/* Matrix and asynchronous instructions (interp/tensor.h) report their accesses here: nothing
+ * to report in the fast loops (exec_slow.c defines a recorder). */
+#ifndef TC_MEM_REPORT
+#define TC_MEM_REPORT NULL
+#endif
+
 /* Population count without a libgcc call (the default x86-64 target has no popcnt). */
 static inline unsigned exec_popc(uint32_t x)
 {

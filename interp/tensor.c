@@ -260,6 +260,21 @@ static bool tc_frag_ok(const struct ir_func *f, const struct ir_opnd *o, unsigne
     return true;
 }
 
+/* See tensor.h. */
+void tc_mem_report(const struct tc_mem *mr, unsigned l, uint64_t addr, unsigned xs,
+                   unsigned width, bool wr, const void *val)
+{
+    if (!mr)
+        return;
+    const int sp = vm_xs_space(xs, addr);
+    if (xs == XS_GENERIC)
+        addr -= sp == SP_SHARED ? MEM_SHARED_BASE
+              : sp == SP_LOCAL  ? MEM_LOCAL_BASE
+              : sp == SP_PARAM  ? MEM_PARAM_BASE
+                                : 0;
+    mr->fn(mr->ctx, l, addr, width, wr, sp, val);
+}
+
 /* The whole warp must execute a .sync.aligned matrix instruction. */
 static int tc_whole_warp(struct warp *w, uint32_t pc, uint32_t M, const char *what)
 {
@@ -541,11 +556,12 @@ static bool tc_ldst_ok(const struct ir_func *f, const struct ir_insn *in, const 
 /* The row addresses of ldmatrix / stmatrix: lanes 0 .. 8 * num - 1 give one 16-byte row each
  * (matrix j's row r comes from lane 8 * j + r); rows[l] is the host pointer. */
 static int tc_rows(struct warp *w, uint32_t pc, const struct ir_opnd *a, unsigned num, bool wr,
-                   const char *what, uint8_t *rows[32])
+                   const char *what, uint8_t *rows[32], uint64_t ads[32])
 {
     const unsigned xs = vm_xs(w, a);
     for (unsigned l = 0; l < 8 * num; l++) {
         const uint64_t ad = vm_addr(w, a, l);
+        ads[l] = ad;
         const int k = vm_xlate(w, xs, l, ad, 16, wr, &rows[l]);
         if (k) {
             char msg[96];
@@ -560,19 +576,23 @@ static int tc_rows(struct warp *w, uint32_t pc, const struct ir_opnd *a, unsigne
 /* ldmatrix.sync.aligned.m8n8.xN{.trans}{.shared{::cta}}.b16 d, [a]: lane l receives, for matrix
  * j, the elements (groupID, 2 * threadID_in_group + {0, 1}) (.trans: of the transpose). */
 int tensor_ldmatrix(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
-                    const struct ir_opnd *O)
+                    const struct ir_opnd *O, const struct tc_mem *mr)
 {
     if (tc_whole_warp(w, pc, M, "ldmatrix"))
         return -1;
     struct tc_insn d;
     tc_decode(w->fn->f, in, &d);
     uint8_t *rows[32];
-    if (tc_rows(w, pc, &O[1], d.num, false, "ldmatrix", rows))
+    uint64_t ads[32];
+    if (tc_rows(w, pc, &O[1], d.num, false, "ldmatrix", rows, ads))
         return -1;
     uint16_t mat[4][8][8];
     for (unsigned j = 0; j < d.num; j++)
-        for (unsigned r = 0; r < 8; r++)
+        for (unsigned r = 0; r < 8; r++) {
             memcpy(mat[j][r], rows[8 * j + r], 16);
+            tc_mem_report(mr, 8 * j + r, ads[8 * j + r], vm_xs(w, &O[1]), 16, false,
+                          rows[8 * j + r]);
+        }
     for (unsigned j = 0; j < d.num; j++) {
         const struct ir_opnd e = vm_elem(w->fn, &O[0], j);
         for (unsigned l = 0; l < 32; l++) {
@@ -590,14 +610,15 @@ int tensor_ldmatrix(struct warp *w, uint32_t pc, uint32_t M, const struct ir_ins
 
 /* stmatrix.sync.aligned.m8n8.xN{.trans}{.shared{::cta}}.b16 [a], r: the inverse of ldmatrix. */
 int tensor_stmatrix(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
-                    const struct ir_opnd *O)
+                    const struct ir_opnd *O, const struct tc_mem *mr)
 {
     if (tc_whole_warp(w, pc, M, "stmatrix"))
         return -1;
     struct tc_insn d;
     tc_decode(w->fn->f, in, &d);
     uint8_t *rows[32];
-    if (tc_rows(w, pc, &O[0], d.num, true, "stmatrix", rows))
+    uint64_t ads[32];
+    if (tc_rows(w, pc, &O[0], d.num, true, "stmatrix", rows, ads))
         return -1;
     uint16_t mat[4][8][8];
     for (unsigned j = 0; j < d.num; j++) {
@@ -612,8 +633,11 @@ int tensor_stmatrix(struct warp *w, uint32_t pc, uint32_t M, const struct ir_ins
         }
     }
     for (unsigned j = 0; j < d.num; j++)
-        for (unsigned r = 0; r < 8; r++)
+        for (unsigned r = 0; r < 8; r++) {
             memcpy(rows[8 * j + r], mat[j][r], 16);
+            tc_mem_report(mr, 8 * j + r, ads[8 * j + r], vm_xs(w, &O[0]), 16, true,
+                          rows[8 * j + r]);
+        }
     return 0;
 }
 
@@ -731,7 +755,7 @@ static inline uint64_t tc_waddr(uint64_t base, uint64_t stride, bool col, unsign
  * the elements its fragment holds (stride in elements; default: the matrix's row length for
  * .row, its column length for .col). */
 int tensor_wmma_load(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
-                     const struct ir_opnd *O)
+                     const struct ir_opnd *O, const struct tc_mem *mr)
 {
     if (tc_whole_warp(w, pc, M, "wmma.load"))
         return -1;
@@ -760,6 +784,7 @@ int tensor_wmma_load(struct warp *w, uint32_t pc, uint32_t M, const struct ir_in
             }
             uint64_t v = 0;
             memcpy(&v, p, es);
+            tc_mem_report(mr, l, ad, xs, es, false, p);
             tc_put(&out, fr.bits, e, l, v);
         }
     }
@@ -769,7 +794,7 @@ int tensor_wmma_load(struct warp *w, uint32_t pc, uint32_t M, const struct ir_in
 
 /* wmma.store.d.sync.aligned.layout.shape{.space}.type [p], r{, stride}. */
 int tensor_wmma_store(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
-                      const struct ir_opnd *O)
+                      const struct ir_opnd *O, const struct tc_mem *mr)
 {
     if (tc_whole_warp(w, pc, M, "wmma.store"))
         return -1;
@@ -796,6 +821,7 @@ int tensor_wmma_store(struct warp *w, uint32_t pc, uint32_t M, const struct ir_i
             }
             const uint64_t v = tc_get(w, &O[1], fr.bits, e, l);
             memcpy(p, &v, es);
+            tc_mem_report(mr, l, ad, xs, es, true, p);
         }
     }
     return 0;

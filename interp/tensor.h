@@ -17,6 +17,21 @@
 
 struct warp;
 
+/* Where the memory accesses of these instructions are reported, lane by lane: the tracing
+ * and single-step loop (exec_slow.c: --trace mem, engine step reports) passes one; the fast
+ * loops pass NULL. space is the access's enum ir_space, addr an offset in that space's window
+ * (shared, local, param) or a device address (global). */
+struct tc_mem {
+    void (*fn)(void *ctx, unsigned lane, uint64_t addr, unsigned width, bool wr, int space,
+               const void *val);
+    void *ctx;
+};
+
+/* Report lane l's access of `width` bytes at addr (space class xs of interp/ops/helpers.h,
+ * generic addresses resolved to their window) to mr, if any; val: the bytes accessed. */
+void tc_mem_report(const struct tc_mem *mr, unsigned l, uint64_t addr, unsigned xs,
+                   unsigned width, bool wr, const void *val);
+
 /* ------------------------------------------------------------------ tensor.c */
 
 /* Does tensor.c implement this mma / wmma / ldmatrix / stmatrix / movmatrix instruction (its
@@ -31,16 +46,16 @@ int tensor_mma(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in
                const struct ir_opnd *O);
 /* ldmatrix / stmatrix .m8n8 .x1/.x2/.x4 {.trans} .b16, movmatrix.m8n8.trans.b16. */
 int tensor_ldmatrix(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
-                    const struct ir_opnd *O);
+                    const struct ir_opnd *O, const struct tc_mem *mr);
 int tensor_stmatrix(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
-                    const struct ir_opnd *O);
+                    const struct ir_opnd *O, const struct tc_mem *mr);
 int tensor_movmatrix(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
                      const struct ir_opnd *O);
 /* wmma.load.{a,b,c} / wmma.store.d / wmma.mma. */
 int tensor_wmma_load(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
-                     const struct ir_opnd *O);
+                     const struct ir_opnd *O, const struct tc_mem *mr);
 int tensor_wmma_store(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
-                      const struct ir_opnd *O);
+                      const struct ir_opnd *O, const struct tc_mem *mr);
 int tensor_wmma_mma(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
                     const struct ir_opnd *O);
 
@@ -52,10 +67,10 @@ bool async_supported(const struct ir_func *f, const struct ir_insn *in, const st
 const char *async_unsupported_why(const struct ir_func *f, const struct ir_insn *in);
 /* cp.async.{ca,cg}.shared.global (completed at once, with the src-size zero fill). */
 int async_cp(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
-             const struct ir_opnd *O);
+             const struct ir_opnd *O, const struct tc_mem *mr);
 /* mbarrier.{init,inval,arrive,arrive_drop,test_wait,try_wait,pending_count},
  * cp.async.mbarrier.arrive{.noinc}. */
 int async_mbarrier(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
-                   const struct ir_opnd *O);
+                   const struct ir_opnd *O, const struct tc_mem *mr);
 
 #endif
