@@ -698,6 +698,10 @@ static void verify_other(struct vctx *v, const struct declmap *dm, const struct 
                  in->type[0] != T_B64)
             VERR(v, in, "'%s' takes type .b64", name);
         break;
+    case OP_SHFL:
+        if (ntype == 1 && in->type[0] != T_B32)
+            VERR(v, in, "'%s' takes type .b32", name);
+        break;
     default:
         break;
     }
