@@ -475,12 +475,27 @@ static unsigned tc_rf(unsigned bits)
     return bits == 64 ? RF_B64 : RF_B32;
 }
 
+/* Is this the sm_70 quad-pair form mma.m8n8k4.alayout.blayout.dtype.f16.f16.ctype (four
+ * independent 8x8x4 products, any layouts, f16 or f32 C/D; an f32 C needs an f32 D)? */
+static bool tc_is_884(const struct tc_insn *d)
+{
+    return d->m == 8 && d->n == 8 && d->k == 4 && d->nt == 4 && d->t[1] == T_F16 &&
+           d->t[2] == T_F16 && (d->t[0] == T_F16 || d->t[0] == T_F32) &&
+           (d->t[3] == T_F16 || d->t[3] == T_F32) && !(d->t[3] == T_F32 && d->t[0] == T_F16) &&
+           d->nlay == 2 && !d->other && !d->num &&
+           !d->trans && !d->which && !d->satf && !d->bop && !d->popc;
+}
+
 /* Is this mma form implemented, with operand vectors of the right registers? */
 static bool tc_mma_ok(const struct ir_func *f, const struct ir_insn *in, const struct ir_opnd *O)
 {
     struct tc_insn d;
     struct tc_mma_form fm;
     tc_decode(f, in, &d);
+    if (in->nopnd == 4 && tc_is_884(&d)) /* A, B: 2 .f16x2; C, D: 4 .f16x2 or 8 .f32 */
+        return tc_frag_ok(f, &O[0], d.t[0] == T_F16 ? 4 : 8, RF_B32, true) &&
+               tc_frag_ok(f, &O[1], 2, RF_B32, false) && tc_frag_ok(f, &O[2], 2, RF_B32, false) &&
+               tc_frag_ok(f, &O[3], d.t[3] == T_F16 ? 4 : 8, RF_B32, false);
     if (in->nopnd != 4 || !tc_mma_form(&d, &fm))
         return false;
     const unsigned bd = tc_bits(d.t[0]), ba = tc_bits(d.t[1]), bb = tc_bits(d.t[2]),
@@ -489,6 +504,63 @@ static bool tc_mma_ok(const struct ir_func *f, const struct ir_insn *in, const s
            tc_frag_ok(f, &O[1], tc_nregs(fm.na, ba), tc_rf(ba), false) &&
            tc_frag_ok(f, &O[2], tc_nregs(fm.nb, bb), tc_rf(bb), false) &&
            tc_frag_ok(f, &O[3], tc_nregs(fm.nc, bc), tc_rf(bc), false);
+}
+
+/* Accumulator position of element i of lane l in the quad-pair m8n8k4 form (h: the lane is in
+ * the high group, lanes 16-31): a whole row for .f16, the ISA's X / col formula for .f32. */
+static inline void tc_rc884(unsigned t, unsigned l, unsigned i, unsigned *r, unsigned *c)
+{
+    const unsigned h = l >= 16 ? 4 : 0;
+    if (t == T_F16) {
+        *r = l % 4 + h, *c = i;
+        return;
+    }
+    *r = (l & 1) + (i & 2) + h;
+    *c = (i & 4) + (l & 2) + (i & 1);
+}
+
+/* mma.sync.aligned.m8n8k4.alayout.blayout.dtype.f16.f16.ctype: four independent 8x8x4
+ * products; product q uses lanes 4q..4q+3 (rows 0-3 of C/D, and of A or columns 0-3 of B) and
+ * 16+4q..16+4q+3 (rows / columns 4-7), per the ISA's fragment formulas for each layout. */
+static void tc_mma884(struct warp *w, const struct tc_insn *d, const struct ir_opnd *O,
+                      uint32_t M)
+{
+    const unsigned td = d->t[0], tc = d->t[3];
+    const unsigned bd = tc_bits(td), bc = tc_bits(tc), nc = 8;
+    const bool acol = d->col[0], bcol = d->col[1];
+    struct tc_gemm g;
+    struct tc_out out;
+    memset(&out, 0, sizeof out);
+    g.m = 8, g.n = 8, g.k = 4, g.td = td, g.ta = T_F16, g.tb = T_F16, g.tc = tc;
+    g.satf = false, g.bop = 0;
+    for (unsigned q = 0; q < 4; q++) {
+        for (unsigned hh = 0; hh < 2; hh++)
+            for (unsigned j = 0; j < 4; j++) {
+                const unsigned l = 4 * q + 16 * hh + j, h = 4 * hh;
+                for (unsigned i = 0; i < 4; i++) {
+                    const unsigned ra = acol ? i + h : j + h, ca = acol ? j : i;
+                    const unsigned rb = bcol ? i : j, cb = bcol ? j + h : i + h;
+                    tc_set(&g, 0, T_F16, ra * 4 + ca, tc_get(w, &O[1], 16, i, l));
+                    tc_set(&g, 1, T_F16, rb * 8 + cb, tc_get(w, &O[2], 16, i, l));
+                }
+                for (unsigned i = 0; i < nc; i++) {
+                    unsigned r, c;
+                    tc_rc884(tc, l, i, &r, &c);
+                    tc_set(&g, 2, tc, r * 8 + c, tc_get(w, &O[3], bc, i, l));
+                }
+            }
+        tc_compute(&g);
+        for (unsigned hh = 0; hh < 2; hh++)
+            for (unsigned j = 0; j < 4; j++) {
+                const unsigned l = 4 * q + 16 * hh + j;
+                for (unsigned i = 0; i < nc; i++) {
+                    unsigned r, c;
+                    tc_rc884(td, l, i, &r, &c);
+                    tc_put(&out, bd, i, l, tc_result(&g, r * 8 + c));
+                }
+            }
+    }
+    tc_write(w, &O[0], bd, tc_nregs(nc, bd), &out, M);
 }
 
 /* Execute mma.sync.aligned: gather A, B, C by the fragment layouts, compute, scatter D. */
@@ -500,6 +572,10 @@ int tensor_mma(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in
     struct tc_insn d;
     struct tc_mma_form fm;
     tc_decode(w->fn->f, in, &d);
+    if (tc_is_884(&d)) {
+        tc_mma884(w, &d, O, M);
+        return 0;
+    }
     if (!tc_mma_form(&d, &fm)) { /* selection lets only implemented forms through */
         interp_fault(w, pc, 0, TRAP_ILLEGAL, 0, 0, 0, false, "mma: form not implemented");
         return -1;
@@ -930,7 +1006,8 @@ const char *tensor_unsupported_why(const struct ir_func *f, const struct ir_insn
     (void)f;
     switch (in->op) {
     case OP_MMA:
-        return "unsupported (mma: implemented are the dense .row.col forms m16n8k8/m16n8k16 "
+        return "unsupported (mma: implemented are m8n8k4 .f16 and the dense .row.col forms "
+               "m16n8k8/m16n8k16 "
                ".f16/.bf16, m16n8k4/m16n8k8 .tf32, m8n8k4/m16n8k4/m16n8k8/m16n8k16 .f64, "
                "m8n8k16/m16n8k16/m16n8k32 .s8/.u8, m8n8k32/m16n8k32/m16n8k64 .s4/.u4, "
                "m8n8k128/m16n8k128/m16n8k256 .b1, m16n8k16/m16n8k32 .e4m3/.e5m2; not this "
