@@ -834,13 +834,18 @@ int cfg_undef_regs(const struct ir_func *f, const struct cfg *c, uint64_t *const
     if (!mem || !order)
         goto all;
     /* blocks in reverse postorder; OUT sets start at "everything defined" (the top of the
-     * must-analysis lattice), the entry's IN is empty */
+     * must-analysis lattice), the entry's IN is empty. The ranks count the virtual exit node
+     * too (0 .. nblocks), and blocks that cannot reach the exit (a spin or trap loop) may come
+     * after it: place by rank, then close the exit's gap. */
     uint32_t nord = 0;
+    for (uint32_t i = 0; i <= c->nblocks; i++)
+        order[i] = CFG_NONE;
     for (uint32_t b = 0; b < c->nblocks; b++)
-        if (c->blocks[b].rpo != CFG_NONE && c->blocks[b].rpo < c->nblocks) {
+        if (c->blocks[b].rpo != CFG_NONE && c->blocks[b].rpo <= c->nblocks)
             order[c->blocks[b].rpo] = b;
-            nord++;
-        }
+    for (uint32_t i = 0; i <= c->nblocks; i++)
+        if (order[i] != CFG_NONE)
+            order[nord++] = order[i];
     uint64_t *cur = mem + (size_t)c->nblocks * words;
     memset(mem, 0xff, (size_t)c->nblocks * words * sizeof *mem);
     for (bool changed = true; changed;) {

@@ -167,14 +167,23 @@ uint32_t ir_reg_pressure(const struct ir_func *f)
             x.remat[w] &= ~other[w];
     }
     free(other);
-    /* reachable blocks in postorder (reverse of the RPO), for a backward problem */
+    /* reachable blocks in postorder (reverse of the RPO), for a backward problem. The ranks
+     * count the virtual exit node too (0 .. nblocks), and blocks that cannot reach the exit
+     * (a spin or trap loop) may rank after it: place by rank, close the exit's gap, reverse. */
     uint32_t nord = 0;
+    for (uint32_t i = 0; i <= c->nblocks; i++)
+        order[i] = CFG_NONE;
     for (uint32_t b = 0; b < c->nblocks; b++)
-        if (c->blocks[b].rpo != CFG_NONE && c->blocks[b].rpo < c->nblocks)
-            nord++;
-    for (uint32_t b = 0; b < c->nblocks; b++)
-        if (c->blocks[b].rpo != CFG_NONE && c->blocks[b].rpo < c->nblocks)
-            order[nord - 1 - c->blocks[b].rpo] = b;
+        if (c->blocks[b].rpo != CFG_NONE && c->blocks[b].rpo <= c->nblocks)
+            order[c->blocks[b].rpo] = b;
+    for (uint32_t i = 0; i <= c->nblocks; i++)
+        if (order[i] != CFG_NONE)
+            order[nord++] = order[i];
+    for (uint32_t i = 0; i < nord / 2; i++) {
+        const uint32_t t = order[i];
+        order[i] = order[nord - 1 - i];
+        order[nord - 1 - i] = t;
+    }
     for (bool changed = true; changed;) {
         changed = false;
         for (uint32_t i = 0; i < nord; i++) {

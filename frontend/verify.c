@@ -481,7 +481,7 @@ static void verify_type_allowed(struct vctx *v, const struct ir_insn *in, enum t
 }
 
 /* The modifiers of an instruction as ptxas counts them: no modifier twice (types aside: mma's
- * .f16.f16 repeats them), the instruction types the opcode takes (cvt, set and slct two; add,
+ * .f16.f16 repeats them; so do the layouts of wmma.mma / mma, .row.row), the instruction types the opcode takes (cvt, set and slct two; add,
  * sub, mul, mad, fma, min and max one or two different ones, the mixed-precision forms; the
  * other probed instructions exactly one), a comparison for setp and set, .lo/.hi/.wide for
  * integer mul and mad, and for ld/st a vector operand exactly when .v2/.v4 is given. */
@@ -496,8 +496,18 @@ static void verify_form(struct vctx *v, const struct ir_insn *in, bool typed)
             ntype++;
             continue;
         }
-        if (md == MOD_SYNC || md == MOD_UNI) /* ptxas takes bar.sync.sync, call.uni.uni */
+        if (md == MOD_SYNC || md == MOD_UNI || md == MOD_SHIFTAMT) /* ptxas takes bar.sync.sync,
+                                                        call.uni.uni, bfind.shiftamt.shiftamt */
             continue;
+        /* the A and B layouts of wmma.mma / mma (.row.row, .col.col): two, not three */
+        if ((md == MOD_ROW || md == MOD_COL) && (in->op == OP_WMMA_MMA || in->op == OP_MMA)) {
+            unsigned nlay = 0;
+            for (unsigned j = 0; j <= i; j++)
+                nlay += f->mods[in->mod + j] == MOD_ROW || f->mods[in->mod + j] == MOD_COL;
+            if (nlay == 3)
+                VERR(v, in, "'%s' takes two layouts (of A and B), not more", name);
+            continue;
+        }
         for (unsigned j = 0; j < i; j++)
             if (f->mods[in->mod + j] == md) {
                 VERR(v, in, "modifier '.%s' given twice to '%s'", ir_mod_name(md), name);
@@ -527,6 +537,9 @@ static void verify_form(struct vctx *v, const struct ir_insn *in, bool typed)
     if ((in->op == OP_MUL || in->op == OP_MAD) && (k == TK_I || k == TK_B) &&
         in->mode != MODE_LO && in->mode != MODE_HI && in->mode != MODE_WIDE)
         VERR(v, in, "integer '%s' needs .lo, .hi or .wide", name);
+    if ((in->op == OP_MUL || in->op == OP_MAD) && k == TK_F &&
+        (in->mode == MODE_LO || in->mode == MODE_HI || in->mode == MODE_WIDE))
+        VERR(v, in, "'%s.%s' takes no .lo, .hi or .wide", name, ir_type_name(in->type[0]));
     /* rounding modifiers became mandatory with PTX ISA 2.0 (sm_20) */
     bool fp = k == TK_F && in->type[0] != T_F16 && v->m->version_major >= 2;
     if ((in->op == OP_FMA || (in->op == OP_MAD && fp)) && fp && in->rnd == RND_NONE)
@@ -681,6 +694,13 @@ static void verify_other(struct vctx *v, const struct declmap *dm, const struct 
     case OP_MATCH: case OP_TCGEN05_ALLOC: case OP_TCGEN05_DEALLOC:
         if (ntype > 1)
             VERR(v, in, "'%s' takes one instruction type, not %u", name, ntype);
+        else if (ntype == 1 && in->op >= OP_MBARRIER_INIT && in->op <= OP_MBARRIER_PENDING_COUNT &&
+                 in->type[0] != T_B64)
+            VERR(v, in, "'%s' takes type .b64", name);
+        break;
+    case OP_SHFL:
+        if (ntype == 1 && in->type[0] != T_B32)
+            VERR(v, in, "'%s' takes type .b32", name);
         break;
     default:
         break;

@@ -32,6 +32,7 @@
 #include "interp/fpu.h"
 #include "interp/internal.h"
 #include "interp/ops/helpers.h"
+#include "interp/tensor.h"
 
 /* x86-64 with GCC or Clang: a second fast loop compiled for x86-64-v3 (exec_v3.c). */
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) &&                        \
@@ -82,6 +83,12 @@
  * records them for tracing and for step reports). */
 #ifndef TRACE_MEM_ACCESS
 #define TRACE_MEM_ACCESS(l, addr, width, wr, valp)
+#endif
+
+/* Matrix and asynchronous instructions (interp/tensor.h) report their accesses here: nothing
+ * to report in the fast loops (exec_slow.c defines a recorder). */
+#ifndef TC_MEM_REPORT
+#define TC_MEM_REPORT NULL
 #endif
 
 /* Population count without a libgcc call (the default x86-64 target has no popcnt). */

@@ -207,6 +207,36 @@ static void slow_mem(struct warp *w, struct slow *S, unsigned l, uint64_t addr, 
         trace_mem(w, l, addr, width, wr, val);
 }
 
+/* The tc_mem recorder of matrix and asynchronous instructions (interp/tensor.h): as slow_mem,
+ * with the space each access names (cp.async reads global and writes shared memory). */
+struct slow_tc {
+    struct warp *w;
+    struct slow *S;
+};
+static void slow_tc_mem(void *ctx, unsigned l, uint64_t addr, unsigned width, bool wr, int space,
+                        const void *val)
+{
+    const struct slow_tc *c = ctx;
+    struct engine_step_report *r = c->S->rep;
+    if (r) {
+        if (r->naccess == ENGINE_MAX_ACCESS) {
+            r->access_dropped++;
+            return;
+        }
+        struct engine_access *a = &r->access[r->naccess++];
+        a->addr = addr;
+        a->lane = l;
+        a->width = (uint16_t)width;
+        a->write = wr;
+        a->space = (uint8_t)space;
+        return;
+    }
+    if (c->w->cta->L->cfg->trace & TRACE_MEM)
+        trace_mem(c->w, l, addr, width, wr, val);
+}
+#undef TC_MEM_REPORT
+#define TC_MEM_REPORT (&(const struct tc_mem){slow_tc_mem, &(struct slow_tc){w, S}})
+
 /* ------------------------------------------------------------------ handlers out of line */
 
 /* Each body becomes a function with the loop's locals as locals: it reads them from S and

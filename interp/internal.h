@@ -36,7 +36,7 @@ enum interp_handler {
 unsigned interp_select(const struct ir_module *m, const struct ir_func *f,
                        const struct ir_insn *in, const struct ir_opnd *O);
 /* select.c: the reason an instruction without a handler is refused, or NULL */
-const char *interp_unsupported_why(const struct ir_insn *in);
+const char *interp_unsupported_why(const struct ir_func *f, const struct ir_insn *in);
 /* select.c: the handler's name ("ADD_S32"). */
 const char *interp_handler_name(unsigned h);
 

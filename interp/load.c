@@ -706,7 +706,7 @@ static int build_xfunc(struct interp_program *p, unsigned mi, uint32_t fi, FILE 
         in->handler = (uint16_t)h;
         if (h == HND_NONE) {
             const char *why = pp ? "unsupported (PTXPlus form not executed yet)"
-                                 : interp_unsupported_why(in);
+                                 : interp_unsupported_why(f, in);
             load_error(diag, m, f, &f->insns[pc], why ? why : "unsupported");
             errors++;
         }

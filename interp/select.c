@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "interp/internal.h"
+#include "interp/tensor.h"
 
 /* Does the instruction carry modifier `mod` (in source order list)? */
 static bool sel_has_mod(const struct ir_func *f, const struct ir_insn *in, unsigned mod)
@@ -91,8 +92,11 @@ const char *interp_handler_name(unsigned h)
  * Why an instruction the engine refuses (interp_select gave HND_NONE) is not executed, for the
  * load error, or NULL when there is nothing more specific to say than "unsupported".
  */
-const char *interp_unsupported_why(const struct ir_insn *in)
+const char *interp_unsupported_why(const struct ir_func *f, const struct ir_insn *in)
 {
+    const char *why = tensor_unsupported_why(f, in);
+    if (why || (why = async_unsupported_why(f, in)))
+        return why;
     switch (in->op) {
     case OP_RED_ASYNC:
         return "unsupported (red.async: an asynchronous reduction on another cluster CTA's "

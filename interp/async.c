@@ -1,0 +1,358 @@
+/*
+ * interp/async.c — asynchronous copies (cp.async) and mbarrier objects in shared memory.
+ *
+ * The functional engine completes a cp.async when it is issued: the destination holds the data
+ * (and the zero fill) right after the instruction, so cp.async.commit_group / wait_group /
+ * wait_all have nothing left to wait for. A program that reads the destination before waiting
+ * still gets the data here; a GPU could give it stale bytes (a --check-async mode that delays
+ * the copies is not implemented).
+ *
+ * An mbarrier is the 64-bit object at its shared-memory address, in this encoding (opaque to
+ * programs, as on the GPU):
+ *     bits  0..20  pending arrivals of the current phase
+ *     bits 21..41  expected arrivals per phase (set by init, lowered by arrive_drop)
+ *     bit  62      valid (set by init, cleared by inval: an object used without init is a fault)
+ *     bit  63      phase parity
+ * mbarrier.arrive returns as its state the phase it arrived in (bit 63) and the arrivals that
+ * phase still waited for after this one (bits 0..20, what mbarrier.pending_count reads; the
+ * ISA defines that count for .noComplete arrivals, which must not complete the phase);
+ * test_wait / try_wait compare the state's phase with the current one (.parity: the given
+ * parity). A
+ * CTA's shared memory is only touched by the host thread running that CTA, so these are plain
+ * read-modify-writes, in lane order.
+ */
+#include <string.h>
+
+#include "interp/internal.h"
+#include "interp/ops/helpers.h"
+#include "interp/tensor.h"
+
+enum {
+    MB_CNT_BITS = 21,
+};
+#define MB_CNT_MASK ((UINT64_C(1) << MB_CNT_BITS) - 1)
+#define MB_VALID (UINT64_C(1) << 62)
+#define MB_PHASE (UINT64_C(1) << 63)
+#define MB_MAX_COUNT ((UINT64_C(1) << 20) - 1)
+
+static inline uint64_t mb_pending(uint64_t v)
+{
+    return v & MB_CNT_MASK;
+}
+static inline uint64_t mb_expected(uint64_t v)
+{
+    return v >> MB_CNT_BITS & MB_CNT_MASK;
+}
+static inline uint64_t mb_make(uint64_t phase, uint64_t expected, uint64_t pending)
+{
+    return phase | MB_VALID | expected << MB_CNT_BITS | pending;
+}
+
+/* Does the instruction carry modifier `mod`? */
+static bool as_has(const struct ir_func *f, const struct ir_insn *in, unsigned mod)
+{
+    for (unsigned i = 0; i < in->nmod && in->mod + i < f->nmods; i++)
+        if (f->mods[in->mod + i] == mod)
+            return true;
+    return false;
+}
+
+/* A modifier that names a form this file does not implement (.expect_tx, ::cluster
+ * spaces). */
+static bool as_unimplemented_mod(const struct ir_func *f, const struct ir_insn *in)
+{
+    return as_has(f, in, MOD_EXPECT_TX) || in->space == SP_SHARED_CLUSTER;
+}
+
+static bool as_value_opnd(const struct ir_opnd *o)
+{
+    return (o->kind == OPK_REG || o->kind == OPK_IMM) && o->slot != IR_NOSLOT;
+}
+
+/* ====================================================================== selection */
+
+/* See tensor.h. */
+bool async_supported(const struct ir_func *f, const struct ir_insn *in, const struct ir_opnd *O)
+{
+    if (as_unimplemented_mod(f, in))
+        return false;
+    switch (in->op) {
+    case OP_CP_ASYNC: {
+        if (in->nopnd < 3 || in->nopnd > 5 || O[0].kind != OPK_ADDR || O[1].kind != OPK_ADDR ||
+            O[2].kind != OPK_IMM)
+            return false;
+        const uint64_t n = O[2].imm.u;
+        if (n != 4 && n != 8 && n != 16)
+            return false;
+        if (in->fl & IR_FL(FL_CG) ? n != 16 : !(in->fl & IR_FL(FL_CA)))
+            return false;
+        for (unsigned i = 3; i < in->nopnd; i++)
+            if (!as_value_opnd(&O[i]))
+                return false;
+        return true;
+    }
+    case OP_CP_ASYNC_MBARRIER_ARRIVE:
+    case OP_MBARRIER_INVAL:
+        return in->nopnd == 1 && O[0].kind == OPK_ADDR;
+    case OP_MBARRIER_INIT:
+        return in->nopnd == 2 && O[0].kind == OPK_ADDR && as_value_opnd(&O[1]);
+    case OP_MBARRIER_ARRIVE:
+    case OP_MBARRIER_ARRIVE_DROP:
+        return (in->nopnd == 2 || in->nopnd == 3) && O[1].kind == OPK_ADDR &&
+               ((O[0].kind == OPK_REG && O[0].rf == RF_B64) || O[0].kind == OPK_SINK) &&
+               (in->nopnd == 2 || as_value_opnd(&O[2]));
+    case OP_MBARRIER_TEST_WAIT:
+    case OP_MBARRIER_TRY_WAIT:
+        return (in->nopnd == 3 || (in->nopnd == 4 && OP_MBARRIER_TRY_WAIT == in->op)) &&
+               O[0].kind == OPK_REG && O[0].rf == RF_PRED && O[1].kind == OPK_ADDR &&
+               as_value_opnd(&O[2]);
+    case OP_MBARRIER_PENDING_COUNT:
+        return in->nopnd == 2 && O[0].kind == OPK_REG && as_value_opnd(&O[1]);
+    default:
+        return false;
+    }
+}
+
+/* See tensor.h. */
+const char *async_unsupported_why(const struct ir_func *f, const struct ir_insn *in)
+{
+    switch (in->op) {
+    case OP_CP_ASYNC:
+    case OP_CP_ASYNC_MBARRIER_ARRIVE:
+    case OP_MBARRIER_INIT: case OP_MBARRIER_INVAL: case OP_MBARRIER_ARRIVE:
+    case OP_MBARRIER_ARRIVE_DROP: case OP_MBARRIER_TEST_WAIT: case OP_MBARRIER_TRY_WAIT:
+    case OP_MBARRIER_PENDING_COUNT: case OP_MBARRIER_EXPECT_TX: case OP_MBARRIER_COMPLETE_TX:
+        if (as_unimplemented_mod(f, in) || in->op == OP_MBARRIER_EXPECT_TX ||
+            in->op == OP_MBARRIER_COMPLETE_TX)
+            return "unsupported (mbarrier transaction counts (.expect_tx, complete_tx) and "
+                   "::cluster objects are not implemented)";
+        return "unsupported (this operand form of cp.async / mbarrier is not implemented)";
+    case OP_CP_ASYNC_BULK: case OP_CP_ASYNC_BULK_PREFETCH: case OP_CP_ASYNC_BULK_TENSOR:
+    case OP_CP_ASYNC_BULK_PREFETCH_TENSOR: case OP_CP_ASYNC_BULK_COMMIT_GROUP:
+    case OP_CP_ASYNC_BULK_WAIT_GROUP:
+        return "unsupported (cp.async.bulk: bulk and tensor (TMA) copies are not implemented)";
+    default: return NULL;
+    }
+}
+
+/* ====================================================================== cp.async */
+
+/* cp.async.{ca,cg}.shared{::cta}.global [dst], [src], cp-size{, src-size | ignore-src}{,
+ * policy}: copy min(src-size, cp-size) bytes and zero-fill the rest of cp-size; completed at
+ * once. */
+int async_cp(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
+             const struct ir_opnd *O, const struct tc_mem *mr)
+{
+    const unsigned cp = (unsigned)O[2].imm.u;
+    const bool hint = (in->fl & IR_FL(FL_L2_HINT)) != 0;
+    const struct ir_opnd *sz = NULL;
+    if (in->nopnd == 5 || (in->nopnd == 4 && !(hint && O[3].rf == RF_B64)))
+        sz = &O[3];
+    for (unsigned l = 0; l < 32; l++) {
+        if (!(M >> l & 1))
+            continue;
+        unsigned n = cp;
+        if (sz && sz->rf == RF_PRED) {
+            const bool ig = ((w->pred[sz->slot] >> l) & 1) ^ ((sz->flags & OPF_NEG) != 0);
+            n = ig ? 0 : cp;
+        } else if (sz) {
+            const uint64_t s = vm_get(w, sz, l);
+            n = s < cp ? (unsigned)s : cp;
+        }
+        const uint64_t da = vm_addr(w, &O[0], l), sa = vm_addr(w, &O[1], l);
+        uint8_t *dp, *sp = NULL;
+        int k = vm_xlate(w, XS_SHARED, l, da, cp, true, &dp);
+        if (k) {
+            interp_fault(w, pc, l, (enum trap_kind)k, da, cp, SP_SHARED, true,
+                         "cp.async: destination");
+            return -1;
+        }
+        if (n) {
+            uint8_t *last;
+            k = sa & (cp - 1) ? TRAP_MISALIGNED : vm_xlate(w, XS_GLOBAL, l, sa, 1, false, &sp);
+            if (!k)
+                k = vm_xlate(w, XS_GLOBAL, l, sa + n - 1, 1, false, &last);
+            if (k) {
+                interp_fault(w, pc, l, (enum trap_kind)k, sa, n, SP_GLOBAL, false,
+                             "cp.async: source");
+                return -1;
+            }
+            memmove(dp, sp, n);
+            tc_mem_report(mr, l, sa, XS_GLOBAL, n, false, sp);
+        }
+        memset(dp + n, 0, cp - n);
+        tc_mem_report(mr, l, da, XS_SHARED, cp, true, dp);
+    }
+    return 0;
+}
+
+/* ====================================================================== mbarrier */
+
+/* The mbarrier object of lane l: a host pointer to its 8 bytes in the CTA's shared memory. */
+static int mb_ptr(struct warp *w, uint32_t pc, const struct ir_opnd *a, unsigned l,
+                  const char *what, uint8_t **p)
+{
+    const unsigned xs = vm_xs(w, a);
+    const uint64_t ad = vm_addr(w, a, l);
+    const int space = vm_xs_space(xs, ad);
+    char msg[128];
+    if (space != SP_SHARED) {
+        snprintf(msg, sizeof msg, "%s: the mbarrier object is not in shared memory", what);
+        interp_fault(w, pc, l, TRAP_ILLEGAL, ad, 8, space, false, msg);
+        return -1;
+    }
+    const int k = vm_xlate(w, xs, l, ad, 8, true, p);
+    if (k) {
+        snprintf(msg, sizeof msg, "%s: mbarrier object", what);
+        interp_fault(w, pc, l, (enum trap_kind)k, ad, 8, space, true, msg);
+        return -1;
+    }
+    return 0;
+}
+
+/* Read lane l's valid mbarrier object (a fault when it was never initialized or was
+ * invalidated); the read is reported to mr. */
+static int mb_load(struct warp *w, uint32_t pc, const struct ir_opnd *a, unsigned l,
+                   const char *what, uint8_t **p, uint64_t *v, const struct tc_mem *mr)
+{
+    if (mb_ptr(w, pc, a, l, what, p))
+        return -1;
+    memcpy(v, *p, 8);
+    tc_mem_report(mr, l, vm_addr(w, a, l), vm_xs(w, a), 8, false, *p);
+    if (!(*v & MB_VALID)) {
+        char msg[128];
+        snprintf(msg, sizeof msg,
+                 "%s: the mbarrier object is not initialized (no mbarrier.init, or after "
+                 "mbarrier.inval)",
+                 what);
+        const uint64_t ad = vm_addr(w, a, l);
+        interp_fault(w, pc, l, TRAP_ILLEGAL, ad, 8, vm_xs_space(vm_xs(w, a), ad), false, msg);
+        return -1;
+    }
+    return 0;
+}
+
+/* Arrive `cnt` times on *v (drop: also lower the expected count); the phase completes when no
+ * arrival is pending. -1 when more arrivals than pending, or when a .noComplete arrival
+ * (nocomp) would complete the phase. */
+static int mb_arrive(uint64_t *v, uint64_t cnt, bool drop, bool nocomp)
+{
+    uint64_t pend = mb_pending(*v), exp = mb_expected(*v), ph = *v & MB_PHASE;
+    if (cnt > pend || (drop && cnt > exp) || (nocomp && cnt == pend))
+        return -1;
+    pend -= cnt;
+    if (drop)
+        exp -= cnt;
+    if (pend == 0) {
+        ph ^= MB_PHASE;
+        pend = exp;
+    }
+    *v = mb_make(ph, exp, pend);
+    return 0;
+}
+
+/* mbarrier.init / inval / arrive / arrive_drop / test_wait / try_wait / pending_count and
+ * cp.async.mbarrier.arrive, lane by lane in lane order. */
+int async_mbarrier(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
+                   const struct ir_opnd *O, const struct tc_mem *mr)
+{
+    const char *what = ir_op_name((enum ir_op)in->op);
+    const struct ir_func *f = w->fn->f;
+    if (in->op == OP_MBARRIER_PENDING_COUNT) {
+        for (unsigned l = 0; l < 32; l++)
+            if (M >> l & 1)
+                vm_set(w, &O[0], l, mb_pending(vm_get(w, &O[1], l)));
+        return 0;
+    }
+    if (in->op == OP_MBARRIER_TEST_WAIT || in->op == OP_MBARRIER_TRY_WAIT) {
+        const bool parity = as_has(f, in, MOD_PARITY);
+        uint32_t done = 0;
+        for (unsigned l = 0; l < 32; l++) {
+            if (!(M >> l & 1))
+                continue;
+            uint8_t *p;
+            uint64_t v;
+            if (mb_load(w, pc, &O[1], l, what, &p, &v, mr))
+                return -1;
+            const uint64_t s = vm_get(w, &O[2], l);
+            const uint64_t want = parity ? (s & 1) : (s >> 63);
+            done |= (uint32_t)((v >> 63) != want) << l;
+        }
+        w->pred[O[0].slot] = (w->pred[O[0].slot] & ~M) | done;
+        return 0;
+    }
+    const struct ir_opnd *a = in->op == OP_MBARRIER_ARRIVE || in->op == OP_MBARRIER_ARRIVE_DROP
+                                  ? &O[1]
+                                  : &O[0];
+    for (unsigned l = 0; l < 32; l++) {
+        if (!(M >> l & 1))
+            continue;
+        uint8_t *p;
+        uint64_t v;
+        switch (in->op) {
+        case OP_MBARRIER_INIT: {
+            if (mb_ptr(w, pc, a, l, what, &p))
+                return -1;
+            const uint64_t c = vm_get(w, &O[1], l);
+            if (c < 1 || c > MB_MAX_COUNT) {
+                interp_fault(w, pc, l, TRAP_ILLEGAL, c, 0, 0, false,
+                             "mbarrier.init: the count must be in 1 .. 2^20 - 1");
+                return -1;
+            }
+            v = mb_make(0, c, c);
+            memcpy(p, &v, 8);
+            tc_mem_report(mr, l, vm_addr(w, a, l), vm_xs(w, a), 8, true, p);
+            break;
+        }
+        case OP_MBARRIER_INVAL:
+            if (mb_load(w, pc, a, l, what, &p, &v, mr))
+                return -1;
+            v = 0;
+            memcpy(p, &v, 8);
+            tc_mem_report(mr, l, vm_addr(w, a, l), vm_xs(w, a), 8, true, p);
+            break;
+        case OP_CP_ASYNC_MBARRIER_ARRIVE:
+            if (mb_load(w, pc, a, l, what, &p, &v, mr))
+                return -1;
+            /* without .noinc the pending count is raised by one before the asynchronous
+             * arrival, which lowers it again when the thread's copies complete (at once here):
+             * no change. With .noinc the arrival counts as one of the phase's. */
+            if (!as_has(f, in, MOD_NOINC))
+                break;
+            /* fall through */
+        case OP_MBARRIER_ARRIVE:
+        case OP_MBARRIER_ARRIVE_DROP: {
+            if (in->op != OP_CP_ASYNC_MBARRIER_ARRIVE && mb_load(w, pc, a, l, what, &p, &v, mr))
+                return -1;
+            const uint64_t old = v;
+            const uint64_t c = in->op != OP_CP_ASYNC_MBARRIER_ARRIVE && in->nopnd > 2
+                                   ? vm_get(w, &O[2], l)
+                                   : 1;
+            const bool nocomp = as_has(f, in, MOD_NOCOMPLETE);
+            if (c < 1 || c > MB_MAX_COUNT ||
+                mb_arrive(&v, c, in->op == OP_MBARRIER_ARRIVE_DROP, nocomp)) {
+                char msg[200];
+                snprintf(msg, sizeof msg,
+                         "%s: %llu arrival(s) on an mbarrier phase with %llu pending (expected "
+                         "%llu per phase)%s",
+                         what, (unsigned long long)c, (unsigned long long)mb_pending(old),
+                         (unsigned long long)mb_expected(old),
+                         nocomp ? "; a .noComplete arrival must not complete the phase" : "");
+                const uint64_t ad = vm_addr(w, a, l);
+                interp_fault(w, pc, l, TRAP_ILLEGAL, ad, 8, SP_SHARED, true, msg);
+                return -1;
+            }
+            memcpy(p, &v, 8);
+            tc_mem_report(mr, l, vm_addr(w, a, l), vm_xs(w, a), 8, true, p);
+            if (in->op != OP_CP_ASYNC_MBARRIER_ARRIVE && O[0].kind == OPK_REG)
+                w->r64[O[0].slot][l].u = (old & MB_PHASE) | MB_VALID |
+                                         (mb_pending(old) - c); /* see the header */
+            break;
+        }
+        default:
+            interp_fault(w, pc, l, TRAP_ILLEGAL, 0, 0, 0, false, "mbarrier: not implemented");
+            return -1;
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,76 @@
+/*
+ * interp/tensor.h — warp-level matrix instructions (interp/tensor.c) and asynchronous copies and
+ * mbarrier objects (interp/async.c), executed one call per warp instruction.
+ *
+ * Private to interp/: the handler rows of interp/ops/tensor.inc call these functions out of
+ * line (the dispatch loops stay small), select.c asks which forms they implement. Every
+ * function that executes an instruction returns 0, or -1 after recording a fault with
+ * interp_fault (the handler then leaves the loop through its fault exit).
+ */
+#ifndef PTXEMU_INTERP_TENSOR_H
+#define PTXEMU_INTERP_TENSOR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "frontend/ir.h"
+
+struct warp;
+
+/* Where the memory accesses of these instructions are reported, lane by lane: the tracing
+ * and single-step loop (exec_slow.c: --trace mem, engine step reports) passes one; the fast
+ * loops pass NULL. space is the access's enum ir_space, addr an offset in that space's window
+ * (shared, local, param) or a device address (global). */
+struct tc_mem {
+    void (*fn)(void *ctx, unsigned lane, uint64_t addr, unsigned width, bool wr, int space,
+               const void *val);
+    void *ctx;
+};
+
+/* Report lane l's access of `width` bytes at addr (space class xs of interp/ops/helpers.h,
+ * generic addresses resolved to their window) to mr, if any; val: the bytes accessed. */
+void tc_mem_report(const struct tc_mem *mr, unsigned l, uint64_t addr, unsigned xs,
+                   unsigned width, bool wr, const void *val);
+
+/* ------------------------------------------------------------------ tensor.c */
+
+/* Does tensor.c implement this mma / wmma / ldmatrix / stmatrix / movmatrix instruction (its
+ * shape, types, layouts and operand vectors)? Load time only (select.c). */
+bool tensor_supported(const struct ir_func *f, const struct ir_insn *in, const struct ir_opnd *O);
+/* Why such an instruction is refused (a form tensor.c does not implement), or NULL when the
+ * instruction is not a matrix instruction. For the load error. */
+const char *tensor_unsupported_why(const struct ir_func *f, const struct ir_insn *in);
+
+/* mma.sync.aligned (dense, f16/bf16/tf32/f64/s8/u8 forms): D = A * B + C over the whole warp. */
+int tensor_mma(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
+               const struct ir_opnd *O);
+/* ldmatrix / stmatrix .m8n8 .x1/.x2/.x4 {.trans} .b16, movmatrix.m8n8.trans.b16. */
+int tensor_ldmatrix(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
+                    const struct ir_opnd *O, const struct tc_mem *mr);
+int tensor_stmatrix(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
+                    const struct ir_opnd *O, const struct tc_mem *mr);
+int tensor_movmatrix(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
+                     const struct ir_opnd *O);
+/* wmma.load.{a,b,c} / wmma.store.d / wmma.mma. */
+int tensor_wmma_load(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
+                     const struct ir_opnd *O, const struct tc_mem *mr);
+int tensor_wmma_store(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
+                      const struct ir_opnd *O, const struct tc_mem *mr);
+int tensor_wmma_mma(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
+                    const struct ir_opnd *O);
+
+/* ------------------------------------------------------------------ async.c */
+
+/* Does async.c implement this cp.async / mbarrier instruction? Load time only. */
+bool async_supported(const struct ir_func *f, const struct ir_insn *in, const struct ir_opnd *O);
+/* Why such an instruction is refused, or NULL when it is not one of async.c's. */
+const char *async_unsupported_why(const struct ir_func *f, const struct ir_insn *in);
+/* cp.async.{ca,cg}.shared.global (completed at once, with the src-size zero fill). */
+int async_cp(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
+             const struct ir_opnd *O, const struct tc_mem *mr);
+/* mbarrier.{init,inval,arrive,arrive_drop,test_wait,try_wait,pending_count},
+ * cp.async.mbarrier.arrive{.noinc}. */
+int async_mbarrier(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
+                   const struct ir_opnd *O, const struct tc_mem *mr);
+
+#endif
