@@ -216,9 +216,12 @@ int warp_init(struct warp *w, struct cta *c, uint32_t id, struct xfunc *kf, uint
     w->sp = 0;
     w->alloca_top = align_up(kf->local_size, 16);
     w->local = c->local_mem + (size_t)id * 32 * c->local_stride;
-    if (kf->local_size)
+    /* fresh local memory reads as zero: clear what the slot's previous CTA wrote (the
+     * buffer starts zeroed, every local store raises local_hwm) */
+    if (w->local_hwm)
         for (unsigned l = 0; l < 32; l++)
-            memset(w->local + (size_t)l * c->local_stride, 0, kf->local_size);
+            memset(w->local + (size_t)l * c->local_stride, 0, w->local_hwm);
+    w->local_hwm = 0;
     frame_fill(w);
     if (warp_push(w, 0, IR_NOPC, valid) != 0)
         return -1;

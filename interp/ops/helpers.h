@@ -194,6 +194,8 @@ static inline bool vm_in(uint64_t off, uint64_t size, unsigned width)
 /*
  * Translate an access of `width` bytes at address a in space class xs (lane l) to a host
  * pointer. Returns 0 and *p, or the trap kind (TRAP_OOB, TRAP_MISALIGNED, TRAP_READONLY).
+ * A local write (wr) raises the warp's local_hwm, so the next CTA in this warp slot clears
+ * what this one wrote (warp_init).
  */
 static inline int vm_xlate(struct warp *w, unsigned xs, unsigned l, uint64_t a, unsigned width,
                            bool wr, uint8_t **p)
@@ -236,6 +238,8 @@ static inline int vm_xlate(struct warp *w, unsigned xs, unsigned l, uint64_t a, 
     local:
         if (!vm_in(a, c->local_stride, width))
             return TRAP_OOB;
+        if (wr && a + width > w->local_hwm)
+            w->local_hwm = (uint32_t)(a + width);
         *p = w->local + (size_t)l * c->local_stride + a;
         return 0;
     case XS_KPARAM:
