@@ -373,6 +373,7 @@ void b_spec(struct ptx_builder *b, enum b_spec kind, struct ptx_tok t)
     }
     case BS_VEC:
         b->spec.vec = (uint8_t)(s[1] - '0');
+        b->spec.vec_off = t.off;
         break;
     case BS_TYPE: {
         int md = smap_get(&b->mods, s, n);
@@ -426,9 +427,29 @@ void b_spec_align(struct ptx_builder *b, struct ptx_tok n)
         b->spec.align = (uint32_t)v;
 }
 
+static unsigned elem_size(struct ptx_builder *b);
+
+/* The vector part of a declaration, as ptxas decides it (once per declaration): .v2 and .v4
+ * only (.v8 is an instruction width, not a variable's), no vector of .pred, at most 128 bits. */
+static void spec_vec_check(struct ptx_builder *b)
+{
+    if (b->spec.vec <= 1 || b->spec.vec_checked)
+        return;
+    b->spec.vec_checked = 1;
+    if (b->spec.vec != 2 && b->spec.vec != 4)
+        b_err(b, b->spec.vec_off, "'.v%u' in a declaration: variables and registers are .v2 or .v4",
+              b->spec.vec);
+    else if (b->spec.has_type && b->spec.type == T_PRED)
+        b_err(b, b->spec.vec_off, "a .pred register cannot be a vector");
+    else if (b->spec.has_type && elem_size(b) > 16)
+        b_err(b, b->spec.vec_off, "'.v%u .%s' is %u bits, more than the 128 a vector may hold",
+              b->spec.vec, ir_type_name((enum ir_type)b->spec.type), elem_size(b) * 8);
+}
+
 /* The name of a variable being declared (dimensions and initializer follow). */
 void b_decl_name(struct ptx_builder *b, struct ptx_tok name)
 {
+    spec_vec_check(b);
     b->decl.name = name;
     b->decl.ndims = 0;
     b->decl.has_init = 0;
@@ -443,6 +464,7 @@ void b_decl_name(struct ptx_builder *b, struct ptx_tok name)
 void b_decl_range(struct ptx_builder *b, struct ptx_tok name, struct ptx_tok n)
 {
     uint64_t v = 0;
+    spec_vec_check(b);
     if (b->spec.space != SP_REG) {
         b_err(b, name.off, "'<N>' ranges are only allowed for .reg");
         return;
@@ -843,6 +865,7 @@ void b_params_ret(struct ptx_builder *b)
 /* One parameter name (its specifiers and dimensions were given before). */
 void b_param_name(struct ptx_builder *b, struct ptx_tok name)
 {
+    spec_vec_check(b);
     if (!b->spec.has_type)
         b_err(b, name.off, "parameter '%.*s' without a type", (int)name.len, tok_s(b, name));
     if (b->spec.has_space && b->spec.space != SP_PARAM && b->spec.space != SP_REG)

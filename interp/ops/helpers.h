@@ -280,6 +280,28 @@ static inline int vm_xs_space(unsigned xs, uint64_t a)
     }
 }
 
+/* Element k of mov's vector operand o: of a {…} list or a .v2/.v4 register (an OPK_SINK
+ * operand, which mov skips, past its elements); a scalar stands for every element. Bounded by
+ * o's own element count, so an unverified mov (exec does not run the verifier) reads and
+ * writes nothing outside o. */
+static inline struct ir_opnd vm_velem(const struct xfunc *fn, const struct ir_opnd *o, unsigned k)
+{
+    struct ir_opnd e = *o;
+    if (o->kind == OPK_VEC) {
+        if (k < o->n)
+            return fn->opnds[o->first + k];
+        e.kind = OPK_SINK;
+    } else if (o->kind == OPK_REG && o->n > 1) {
+        if (k < o->n) {
+            e.slot += k;
+            e.n = 1;
+        } else {
+            e.kind = OPK_SINK;
+        }
+    }
+    return e;
+}
+
 /* Element operand k of a (possibly vector) register operand: for OPK_VEC the k-th element,
  * for a register of n slots slot + k. */
 static inline struct ir_opnd vm_elem(const struct xfunc *fn, const struct ir_opnd *o, unsigned k)
