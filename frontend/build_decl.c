@@ -873,8 +873,18 @@ void b_param_name(struct ptx_builder *b, struct ptx_tok name)
               tok_s(b, name));
     if (!b->spec.has_space)
         b->spec.space = SP_PARAM;
+    if (b->spec.space == SP_REG && b->cur >= 0 && b->funcs[b->cur].is_entry)
+        b_err(b, name.off, "kernel parameter '%.*s' must be in .param, not .reg", (int)name.len,
+              tok_s(b, name));
+    bool reg = b->spec.space == SP_REG;
     struct ir_sym s = sym_from_spec(b, name);
     s.space = SP_PARAM;
+    if (reg)
+        s.flags |= VF_REG_PARAM;
+    if (reg && s.type == T_PRED && s.size == 0) {
+        s.size = 1; /* a .reg .pred passes its bit in one byte of the parameter frame */
+        s.align = s.align ? s.align : 1;
+    }
     memset(&b->spec, 0, sizeof b->spec);
     b->decl.ndims = 0;
     VEC_PUSH(b, b->pend, b->npend, b->cappend, s);
@@ -887,9 +897,12 @@ static void pend_flush(struct ptx_builder *b, uint32_t from, uint32_t to, uint32
         /* a declaration seen before: reuse its parameter variables (names as now written) */
         for (uint32_t i = 0; i < *count; i++) {
             struct ir_sym *o = &b->syms[*first + i];
-            uint32_t fl = o->flags, line = o->line;
+            uint32_t fl = o->flags, line = o->line, rslot = o->reg_slot;
+            uint8_t rrf = o->reg_rf;
             *o = b->pend[from + i];
             o->line = line; /* the first declaration's position (printing order) */
+            o->reg_rf = rrf; /* a .reg parameter's register, if its body came first */
+            o->reg_slot = rslot;
             o->func = b->cur;
             o->flags |= (fl & VF_RETURN) | (is_ret ? VF_RETURN : 0);
         }
@@ -1049,8 +1062,18 @@ void b_func_body(struct ptx_builder *b, struct ptx_tok t)
         uint32_t si = i < f->nret ? f->ret + i : f->param + i - f->nret;
         const char *nm = b->strtab + b->syms[si].name;
         int32_t e = ent_get(b, nm, strlen(nm));
-        if (e >= 0)
+        if (e >= 0 && (b->syms[si].flags & VF_REG_PARAM)) {
+            /* a .reg parameter: a register of the body, which the call fills (warp.c) */
+            uint32_t k = b->fb.nregs;
+            reg_declare(b, e, b->syms[si].type, b->syms[si].vec, 0, t.off);
+            if (b->fb.nregs == k + 1) {
+                b->fb.regs[k].param = 1;
+                b->syms[si].reg_rf = b->fb.regs[k].rf;
+                b->syms[si].reg_slot = b->fb.regs[k].slot;
+            }
+        } else if (e >= 0) {
             bind_push(b, e, BK_SYM, si, t.off);
+        }
         f = &b->funcs[b->cur];
     }
     for (uint32_t i = 0; i < b->nmregs; i++) {

@@ -93,6 +93,56 @@ static void frame_set(struct warp *w, unsigned rf, uint32_t slot, unsigned l, ui
     }
 }
 
+static uint64_t frame_get(const struct warp *w, unsigned rf, uint32_t slot, unsigned l)
+{
+    switch (rf) {
+    case RF_PRED: return w->pred[slot] >> l & 1;
+    case RF_B16: return w->r16[slot][l].u;
+    case RF_B32: return w->r32[slot][l].u;
+    default: return w->r64[slot][l].u;
+    }
+}
+
+/*
+ * Move function fn's .reg parameters (VF_REG_PARAM) among syms [first, first + n) between
+ * its parameter frame, where the call put the arguments and where finish_call takes return
+ * values from, and the registers its body reads and writes them as: into the registers
+ * (to_regs, at a call) or out of them (at its return). Lanes M; fn's frame is the current one.
+ */
+static void reg_params_move(struct warp *w, const struct xfunc *fn, uint32_t first, uint32_t n,
+                            uint32_t M, bool to_regs)
+{
+    const struct interp_program *p = w->cta->L->k->prog;
+    const uint32_t *poff = p->mods[fn->mod_index].param_off;
+    const uint32_t pf = fn->param_frame;
+    for (uint32_t k = 0; k < n; k++) {
+        const struct ir_sym *s = &fn->m->syms[first + k];
+        if (!(s->flags & VF_REG_PARAM))
+            continue;
+        const unsigned spe = s->type == T_B128 ? 2 : 1; /* slots per element */
+        const unsigned ne = (s->vec > 1 ? s->vec : 1) * spe;
+        const unsigned cb = (unsigned)(s->size / ne); /* frame bytes per slot */
+        if (cb == 0 || cb > 8 || (uint64_t)poff[first + k] + s->size > pf ||
+            (uint64_t)s->reg_slot + ne > fn->f->nslots[s->reg_rf])
+            continue;
+        for (unsigned l = 0; l < 32; l++) {
+            if (!(M >> l & 1))
+                continue;
+            uint8_t *pp = w->params + (size_t)l * pf + poff[first + k];
+            for (unsigned e = 0; e < ne; e++, pp += cb) {
+                uint64_t v = 0;
+                if (to_regs) {
+                    memcpy(&v, pp, cb);
+                    frame_set(w, s->reg_rf, s->reg_slot + e, l, v);
+                } else {
+                    v = frame_get(w, s->reg_rf, s->reg_slot + e, l);
+                    memcpy(pp, &v, cb);
+                }
+            }
+        }
+    }
+}
+
 /* Value of special register s in lane l of warp w. */
 static uint64_t sreg_value(const struct warp *w, unsigned s, unsigned l)
 {
@@ -270,6 +320,7 @@ static void finish_call(struct warp *w)
     const uint32_t cpf = callee->param_frame;
     const uint32_t lanes = r->mask & ~w->exited;
 
+    reg_params_move(w, callee, cf->ret, cf->nret, lanes, false);
     w->fn = r->caller;
     w->frame_off = r->frame_off;
     warp_bind(w);
@@ -480,6 +531,7 @@ int warp_call(struct warp *w, uint32_t M, struct xfunc *callee, const struct cal
     w->sp = sp;
     w->alloca_top = align_up(sp + callee->local_size, 16);
     frame_fill(w);
+    reg_params_move(w, callee, cf->param, cf->nparam, M, true);
     if (warp_push(w, 0, IR_NOPC, M) != 0)
         return TRAP_STACK;
     return 0;
