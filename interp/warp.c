@@ -21,8 +21,14 @@
 
 #include "interp/internal.h"
 
-#define WARP_MAX_DEPTH (1u << 16)
-#define WARP_MAX_CALLS 4096u
+#define WARP_MAX_DEPTH (1u << 21)
+/* Calls are bounded by the per-thread stack (cudaLimitStackSize): each activation takes its
+ * .local frame (which holds nvcc's call-site .param blocks), at least WARP_CALL_FRAME bytes, as
+ * a GPU's ABI call saves the return address and registers on the stack (ptxas gives a small
+ * recursive function 16-24 bytes of stack frame). WARP_MAX_CALLS only bounds a warp's call
+ * records (the largest stack, 16 MiB, in minimal frames). */
+#define WARP_CALL_FRAME 16u
+#define WARP_MAX_CALLS (1u << 20)
 
 static uint32_t align_up(uint32_t v, uint32_t a)
 {
@@ -468,7 +474,9 @@ int warp_call(struct warp *w, uint32_t M, struct xfunc *callee, const struct cal
     if (w->ncalls >= WARP_MAX_CALLS)
         return TRAP_STACK;
     uint32_t sp = align_up(w->alloca_top, 16);
-    if ((uint64_t)sp + callee->local_size > w->cta->local_stride)
+    const uint32_t frame = callee->local_size > WARP_CALL_FRAME ? callee->local_size
+                                                                : WARP_CALL_FRAME;
+    if ((uint64_t)sp + frame > w->cta->local_stride)
         return TRAP_STACK;
     if (w->ncalls == w->calls_cap) {
         uint32_t cap = w->calls_cap ? w->calls_cap * 2 : 8;
@@ -529,7 +537,7 @@ int warp_call(struct warp *w, uint32_t M, struct xfunc *callee, const struct cal
     w->frame_off = off;
     warp_bind(w);
     w->sp = sp;
-    w->alloca_top = align_up(sp + callee->local_size, 16);
+    w->alloca_top = align_up(sp + frame, 16);
     frame_fill(w);
     reg_params_move(w, callee, cf->param, cf->nparam, M, true);
     if (warp_push(w, 0, IR_NOPC, M) != 0)

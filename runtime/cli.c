@@ -813,6 +813,9 @@ static int cmd_exec(int argc, char **argv)
     struct interp_config cfg = {
         .sm = dspec.sm,
         .nsm = dspec.nsm,
+        .stack_size = dspec.stack_size,
+        .heap_size = dspec.heap_size,
+        .printf_fifo = (unsigned)dspec.printf_fifo,
         .threads = o.threads,
         .deterministic = o.deterministic,
         .insn_budget = o.budget,

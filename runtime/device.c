@@ -5,9 +5,11 @@
 #include "runtime/rt.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 #include <unistd.h>
 
 /* ======================================================================== device presets */
@@ -197,6 +199,12 @@ int rt_device_parse(struct rt_device *d, const char *spec, char *err, size_t err
             d->blocks_per_sm = (unsigned)n;
         else if (!strcmp(k, "regs-sm") && n >= 1024)
             d->regs_per_sm = (unsigned)n;
+        else if (!strcmp(k, "stack") && n >= 16 && n <= (UINT64_C(1) << 30))
+            d->stack_size = n;
+        else if (!strcmp(k, "heap") && n >= 1)
+            d->heap_size = n;
+        else if (!strcmp(k, "printf-fifo") && n >= 64 && n <= (UINT64_C(1) << 31))
+            d->printf_fifo = n;
         else {
             snprintf(err, errlen, "unknown device setting or value out of range: %s=%s", k, v);
             return -1;
@@ -237,7 +245,8 @@ void rt_device_help(FILE *out)
             "           rtx4090 (sm_89, 128), t4 (sm_75, 40), b200 (sm_100, 148),\n"
             "           rtx5090 (sm_120, 170), sm_XX (compute capability only)\n"
             "  keys: sm, nsm, mem, name, shared, shared-optin, shared-sm, clock (kHz),\n"
-            "        threads-sm, blocks-sm, regs-sm   (sizes take K/M/G suffixes)\n"
+            "        threads-sm, blocks-sm, regs-sm, stack (per-thread bytes, default 1K),\n"
+            "        heap (device malloc, 8M), printf-fifo (1M)   (sizes take K/M/G suffixes)\n"
             "  a spec naming a file is read from it: one setting per line, # comments\n");
 }
 
@@ -276,6 +285,13 @@ void rt_ctx_init(struct rt_ctx *c)
 {
     memset(c, 0, sizeof *c);
     pthread_mutex_init(&c->lock, NULL);
+    pthread_rwlockattr_t ra;
+    pthread_rwlockattr_init(&ra);
+    /* readers first: a queue worker must get in while a reset waits for the callers whose
+     * work it runs */
+    pthread_rwlockattr_setkind_np(&ra, PTHREAD_RWLOCK_PREFER_READER_NP);
+    pthread_rwlock_init(&c->reset_rw, &ra);
+    pthread_rwlockattr_destroy(&ra);
     rt_device_default(&c->dev);
     char err[256];
     const char *v = getenv("PTXEMU_DEVICE");
@@ -283,6 +299,9 @@ void rt_ctx_init(struct rt_ctx *c)
         fprintf(stderr, "ptxemu: PTXEMU_DEVICE: %s (ignored)\n", err);
     c->icfg.sm = c->dev.sm;
     c->icfg.nsm = c->dev.nsm;
+    c->icfg.stack_size = c->dev.stack_size;
+    c->icfg.heap_size = c->dev.heap_size;
+    c->icfg.printf_fifo = (unsigned)c->dev.printf_fifo;
     c->icfg.trace_thread = -1;
     if ((v = getenv("PTXEMU_THREADS")) && *v)
         c->icfg.threads = (unsigned)strtoul(v, NULL, 10);
@@ -308,6 +327,46 @@ void rt_ctx_init(struct rt_ctx *c)
     /* device printf output waits here for CUDA's flush points (stream.c) */
     c->printf_mem = open_memstream(&c->printf_buf, &c->printf_len);
     c->icfg.printf_out = c->printf_mem ? c->printf_mem : stdout;
+}
+
+/* This thread's nesting of device uses, and whether it is a queue worker (per-thread state
+ * of the reset protocol, see rt.h). */
+static _Thread_local unsigned dev_depth;
+static _Thread_local bool dev_worker;
+
+void rt_dev_worker_thread(void)
+{
+    dev_worker = true;
+}
+
+void rt_dev_enter(struct rt_ctx *c)
+{
+    if (dev_depth++ > 0)
+        return;
+    while (!dev_worker && atomic_load(&c->resetting)) {
+        struct timespec ts = {0, 100000};
+        nanosleep(&ts, NULL);
+    }
+    pthread_rwlock_rdlock(&c->reset_rw);
+}
+
+void rt_dev_leave(struct rt_ctx *c)
+{
+    if (--dev_depth == 0)
+        pthread_rwlock_unlock(&c->reset_rw);
+}
+
+void rt_dev_reset_begin(struct rt_ctx *c)
+{
+    atomic_fetch_add(&c->resetting, 1);
+    pthread_rwlock_wrlock(&c->reset_rw);
+    atomic_fetch_add(&c->gen, 1);
+}
+
+void rt_dev_reset_end(struct rt_ctx *c)
+{
+    pthread_rwlock_unlock(&c->reset_rw);
+    atomic_fetch_sub(&c->resetting, 1);
 }
 
 /* The interpreter device, created on first use (caller holds c->lock). */
