@@ -339,6 +339,11 @@ void rt_dev_worker_thread(void)
     dev_worker = true;
 }
 
+bool rt_dev_is_worker(void)
+{
+    return dev_worker;
+}
+
 void rt_dev_enter(struct rt_ctx *c)
 {
     if (dev_depth++ > 0)

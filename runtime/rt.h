@@ -245,6 +245,7 @@ void rt_dev_leave(struct rt_ctx *c);
 /* Mark the calling thread as a device-work queue worker (stream.c): it never waits for a
  * reset to finish before using the device (the reset may be waiting for its work). */
 void rt_dev_worker_thread(void);
+bool rt_dev_is_worker(void);
 /* cudaDeviceReset's exclusive section: hold new calls back, wait for the ones in progress,
  * hold reset_rw for writing and count the reset (begin); release (end). */
 void rt_dev_reset_begin(struct rt_ctx *c);
@@ -334,6 +335,10 @@ void rt_launch_exec(struct rt_ctx *c, struct rt_kernel_op *k);
 /* Prepare and run now (graph nodes, which already run on the worker). */
 int rt_launch(struct rt_ctx *c, const struct rt_launch_req *r);
 
+/* Operations the queue may hold (submitted, not retired) before rt_submit makes the submitting
+ * host thread wait for the oldest, as a driver's full push buffer does: a program launching
+ * without synchronizing runs in bounded memory. */
+#define RT_QUEUE_DEPTH 1024u
 /* Queue fn(c, arg) to run once the work o names is done (o NULL: after everything submitted
  * so far); returns its sequence number. Work runs inline, after all earlier work, when
  * c->sync or no worker thread can be started. */

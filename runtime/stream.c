@@ -431,6 +431,10 @@ uint64_t rt_submit(struct rt_ctx *c, const struct rt_order *o,
     struct rt_queue *q = &c->q;
     struct rt_op *op = c->sync ? NULL : calloc(1, sizeof *op);
     pthread_mutex_lock(&q->mu);
+    /* back-pressure (RT_QUEUE_DEPTH): wait for the oldest operation; a queue worker (a graph
+     * or callback submitting) never waits, the work it would wait for may be its own */
+    while (op && q->submitted - q->retired >= RT_QUEUE_DEPTH && !rt_dev_is_worker())
+        q_wait_dep(q, (struct rt_dep){q->submitted - RT_QUEUE_DEPTH + 1, NULL});
     if (op && !q->workers)
         q_grow(c);
     const enum rt_order_kind kind = o ? o->kind : RT_ORDER_ALL;
