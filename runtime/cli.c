@@ -824,8 +824,10 @@ static int cmd_exec(int argc, char **argv)
     };
     if (m->target_sm > cfg.sm)
         cfg.sm = m->target_sm;
-    if (interp_dev_create(&cfg, &dev) < 0 || !dev) {
-        fprintf(stderr, "ptxemu: cannot create the emulated device\n");
+    int dr = interp_dev_create(&cfg, &dev);
+    if (dr < 0 || !dev) {
+        fprintf(stderr, "ptxemu: cannot create the emulated device: %s\n",
+                dr < 0 ? strerror(-dr) : "unknown error");
         dev = NULL;
         goto out;
     }

@@ -41,6 +41,11 @@ static cudaError_t alloc_common(void **p, size_t size, uint32_t flags)
         *p = NULL;
         return cr_ret(cudaErrorMemoryAllocation);
     }
+    /* pinned host memory is host memory: no more than the host has (1 TiB used to succeed) */
+    if ((flags & MEM_F_HOST) && size > rt_host_memory()) {
+        *p = NULL;
+        return cr_ret(cudaErrorMemoryAllocation);
+    }
     uint64_t a;
     if (mem_alloc(m, size, flags, &a) < 0) {
         *p = NULL;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -62,6 +63,7 @@ static void preset_apply(struct rt_device *d, const struct preset *p)
     d->shared_per_sm = p->shared_sm_kib * 1024;
     d->reserved_shared_per_block = p->sm >= 80 ? 1024 : 0; /* 1 KiB from compute 8.0 on */
     d->global_mem = (uint64_t)p->gmem_gib << 30;
+    d->mem_given = false;
     d->const_mem = 64 * 1024;
     d->l2_size = p->l2_kib * 1024;
     d->persisting_l2_max = p->persist_l2_kib * 1024;
@@ -183,8 +185,10 @@ int rt_device_parse(struct rt_device *d, const char *spec, char *err, size_t err
             d->sm = (unsigned)n;
         else if (!strcmp(k, "nsm") && n >= 1 && n <= 4096)
             d->nsm = (unsigned)n;
-        else if (!strcmp(k, "mem") && n >= 1 << 20)
+        else if (!strcmp(k, "mem") && n >= 1 << 20) {
             d->global_mem = n;
+            d->mem_given = true;
+        }
         else if (!strcmp(k, "shared") && n <= d->shared_per_block_optin)
             d->shared_per_block = n;
         else if (!strcmp(k, "shared-optin") && n >= d->shared_per_block && n <= d->shared_per_sm)
@@ -211,6 +215,26 @@ int rt_device_parse(struct rt_device *d, const char *spec, char *err, size_t err
         }
     }
     return 0;
+}
+
+/* Host memory (see rt.h). */
+uint64_t rt_host_memory(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+    uint64_t m = pages > 0 && psz > 0 ? (uint64_t)pages * (uint64_t)psz : UINT64_MAX;
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < m)
+        m = rl.rlim_cur;
+    return m;
+}
+
+/* Cap global memory to the host (see rt.h): a preset's 80 GiB on a 23 GiB host would let a
+ * program fill host RAM until the OOM killer came. */
+void rt_device_fit_host(struct rt_device *d)
+{
+    uint64_t h = rt_host_memory();
+    if (!d->mem_given && d->global_mem > h)
+        d->global_mem = h & ~((UINT64_C(1) << 20) - 1);
 }
 
 /* Resident CTAs per SM (see rt.h). */
@@ -297,6 +321,7 @@ void rt_ctx_init(struct rt_ctx *c)
     const char *v = getenv("PTXEMU_DEVICE");
     if (v && *v && rt_device_parse(&c->dev, v, err, sizeof err) < 0)
         fprintf(stderr, "ptxemu: PTXEMU_DEVICE: %s (ignored)\n", err);
+    rt_device_fit_host(&c->dev);
     c->icfg.sm = c->dev.sm;
     c->icfg.nsm = c->dev.nsm;
     c->icfg.stack_size = c->dev.stack_size;
@@ -383,7 +408,8 @@ struct interp_dev *rt_ctx_dev(struct rt_ctx *c)
         return NULL;
     int r = interp_dev_create(&c->icfg, &c->idev);
     if (r < 0 || !c->idev) {
-        snprintf(c->init_err, sizeof c->init_err, "cannot create the emulated device (%d)", r);
+        snprintf(c->init_err, sizeof c->init_err, "cannot create the emulated device: %s",
+                 r < 0 ? strerror(-r) : "unknown error");
         c->idev = NULL;
         return NULL;
     }

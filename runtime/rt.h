@@ -89,8 +89,14 @@ struct rt_device {
      * 1 KiB / 8 MiB / 1 MiB); keys stack, heap, printf-fifo */
     uint64_t stack_size, heap_size;
     uint64_t printf_fifo;
+    bool mem_given;              /* `mem=` was set: not capped to the host (rt_device_fit_host) */
 };
 
+/* The bytes the host can back: physical memory, and the address-space limit (ulimit -v)
+ * when lower. */
+uint64_t rt_host_memory(void);
+/* Cap the device's global memory to what the host can back, unless `mem=` set it. */
+void rt_device_fit_host(struct rt_device *d);
 /* Fill an H100-class sm_90 device. */
 void rt_device_default(struct rt_device *d);
 /* Apply a device spec: a comma-separated list of presets ("h100", "a100", "l4", "rtx4090",
