@@ -33,7 +33,7 @@ if ($build =~ /asan/) {
 my $tmp    = tempdir(CLEANUP => 1);
 my $n      = 0;
 
-sub ok_ {
+sub ok_ ($@) { # ($@): the condition in scalar context (a failed =~ is then false, not an empty list)
     my ($cond, $desc, @diag) = @_;
     $n++;
     print(($cond ? "ok" : "not ok") . " $n - $desc\n");
