@@ -566,6 +566,18 @@ static void verify_form(struct vctx *v, const struct ir_insn *in, bool typed)
          * vector size", "Vector qualifier is not allowed"); without .vN a vector operand is
          * pack/unpack, .bN only, and a .v2/.v4 register its elements packed */
         const struct ir_opnd *o0 = ir_opnd(f, in, 0), *o1 = ir_opnd(f, in, 1);
+        /* no memory operand, alone or in a list (ptxas: "must be register", "Arguments
+         * mismatch", a syntax error in a list): mov has no address to read */
+        bool mem = false;
+        for (unsigned i = 0; i < 2; i++) {
+            const struct ir_opnd *o = i ? o1 : o0;
+            mem |= o->kind == OPK_ADDR;
+            for (unsigned k = 0; o->kind == OPK_VEC && k < o->n && o->first + k < f->nopnds; k++)
+                mem |= f->opnds[o->first + k].kind == OPK_ADDR;
+        }
+        if (mem)
+            VERR(v, in, "'mov' takes registers, constants and variable names, not a memory "
+                        "operand [...]");
         bool vv0 = o0->kind == OPK_VEC || (o0->kind == OPK_REG && o0->n > 1);
         bool vv1 = o1->kind == OPK_VEC || (o1->kind == OPK_REG && o1->n > 1);
         if (in->vec > 4)
