@@ -118,6 +118,11 @@ static uint64_t frame_get(const struct warp *w, unsigned rf, uint32_t slot, unsi
 static void reg_params_move(struct warp *w, const struct xfunc *fn, uint32_t first, uint32_t n,
                             uint32_t M, bool to_regs)
 {
+    /* the builder declares a function's .reg parameters first in its body: none there, none
+     * at all (the common case, checked once per call) */
+    const struct ir_func *f = fn->f;
+    if (n == 0 || f->nregdecls == 0 || !f->regdecls[0].param)
+        return;
     const struct interp_program *p = w->cta->L->k->prog;
     const uint32_t *poff = p->mods[fn->mod_index].param_off;
     const uint32_t pf = fn->param_frame;
