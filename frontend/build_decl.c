@@ -373,6 +373,7 @@ void b_spec(struct ptx_builder *b, enum b_spec kind, struct ptx_tok t)
     }
     case BS_VEC:
         b->spec.vec = (uint8_t)(s[1] - '0');
+        b->spec.vec_off = t.off;
         break;
     case BS_TYPE: {
         int md = smap_get(&b->mods, s, n);
@@ -426,9 +427,29 @@ void b_spec_align(struct ptx_builder *b, struct ptx_tok n)
         b->spec.align = (uint32_t)v;
 }
 
+static unsigned elem_size(struct ptx_builder *b);
+
+/* The vector part of a declaration, as ptxas decides it (once per declaration): .v2 and .v4
+ * only (.v8 is an instruction width, not a variable's), no vector of .pred, at most 128 bits. */
+static void spec_vec_check(struct ptx_builder *b)
+{
+    if (b->spec.vec <= 1 || b->spec.vec_checked)
+        return;
+    b->spec.vec_checked = 1;
+    if (b->spec.vec != 2 && b->spec.vec != 4)
+        b_err(b, b->spec.vec_off, "'.v%u' in a declaration: variables and registers are .v2 or .v4",
+              b->spec.vec);
+    else if (b->spec.has_type && b->spec.type == T_PRED)
+        b_err(b, b->spec.vec_off, "a .pred register cannot be a vector");
+    else if (b->spec.has_type && elem_size(b) > 16)
+        b_err(b, b->spec.vec_off, "'.v%u .%s' is %u bits, more than the 128 a vector may hold",
+              b->spec.vec, ir_type_name((enum ir_type)b->spec.type), elem_size(b) * 8);
+}
+
 /* The name of a variable being declared (dimensions and initializer follow). */
 void b_decl_name(struct ptx_builder *b, struct ptx_tok name)
 {
+    spec_vec_check(b);
     b->decl.name = name;
     b->decl.ndims = 0;
     b->decl.has_init = 0;
@@ -443,6 +464,7 @@ void b_decl_name(struct ptx_builder *b, struct ptx_tok name)
 void b_decl_range(struct ptx_builder *b, struct ptx_tok name, struct ptx_tok n)
 {
     uint64_t v = 0;
+    spec_vec_check(b);
     if (b->spec.space != SP_REG) {
         b_err(b, name.off, "'<N>' ranges are only allowed for .reg");
         return;
@@ -843,6 +865,7 @@ void b_params_ret(struct ptx_builder *b)
 /* One parameter name (its specifiers and dimensions were given before). */
 void b_param_name(struct ptx_builder *b, struct ptx_tok name)
 {
+    spec_vec_check(b);
     if (!b->spec.has_type)
         b_err(b, name.off, "parameter '%.*s' without a type", (int)name.len, tok_s(b, name));
     if (b->spec.has_space && b->spec.space != SP_PARAM && b->spec.space != SP_REG)
@@ -850,8 +873,18 @@ void b_param_name(struct ptx_builder *b, struct ptx_tok name)
               tok_s(b, name));
     if (!b->spec.has_space)
         b->spec.space = SP_PARAM;
+    if (b->spec.space == SP_REG && b->cur >= 0 && b->funcs[b->cur].is_entry)
+        b_err(b, name.off, "kernel parameter '%.*s' must be in .param, not .reg", (int)name.len,
+              tok_s(b, name));
+    bool reg = b->spec.space == SP_REG;
     struct ir_sym s = sym_from_spec(b, name);
     s.space = SP_PARAM;
+    if (reg)
+        s.flags |= VF_REG_PARAM;
+    if (reg && s.type == T_PRED && s.size == 0) {
+        s.size = 1; /* a .reg .pred passes its bit in one byte of the parameter frame */
+        s.align = s.align ? s.align : 1;
+    }
     memset(&b->spec, 0, sizeof b->spec);
     b->decl.ndims = 0;
     VEC_PUSH(b, b->pend, b->npend, b->cappend, s);
@@ -864,9 +897,12 @@ static void pend_flush(struct ptx_builder *b, uint32_t from, uint32_t to, uint32
         /* a declaration seen before: reuse its parameter variables (names as now written) */
         for (uint32_t i = 0; i < *count; i++) {
             struct ir_sym *o = &b->syms[*first + i];
-            uint32_t fl = o->flags, line = o->line;
+            uint32_t fl = o->flags, line = o->line, rslot = o->reg_slot;
+            uint8_t rrf = o->reg_rf;
             *o = b->pend[from + i];
             o->line = line; /* the first declaration's position (printing order) */
+            o->reg_rf = rrf; /* a .reg parameter's register, if its body came first */
+            o->reg_slot = rslot;
             o->func = b->cur;
             o->flags |= (fl & VF_RETURN) | (is_ret ? VF_RETURN : 0);
         }
@@ -1026,8 +1062,18 @@ void b_func_body(struct ptx_builder *b, struct ptx_tok t)
         uint32_t si = i < f->nret ? f->ret + i : f->param + i - f->nret;
         const char *nm = b->strtab + b->syms[si].name;
         int32_t e = ent_get(b, nm, strlen(nm));
-        if (e >= 0)
+        if (e >= 0 && (b->syms[si].flags & VF_REG_PARAM)) {
+            /* a .reg parameter: a register of the body, which the call fills (warp.c) */
+            uint32_t k = b->fb.nregs;
+            reg_declare(b, e, b->syms[si].type, b->syms[si].vec, 0, t.off);
+            if (b->fb.nregs == k + 1) {
+                b->fb.regs[k].param = 1;
+                b->syms[si].reg_rf = b->fb.regs[k].rf;
+                b->syms[si].reg_slot = b->fb.regs[k].slot;
+            }
+        } else if (e >= 0) {
             bind_push(b, e, BK_SYM, si, t.off);
+        }
         f = &b->funcs[b->cur];
     }
     for (uint32_t i = 0; i < b->nmregs; i++) {

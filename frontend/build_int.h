@@ -156,6 +156,8 @@ struct ptx_builder {
     /* declaration state */
     struct {
         uint8_t linkage, space, type, vec, ptr, managed, has_space, has_type, ptr_space;
+        uint8_t vec_checked; /* spec_vec_check reported on this declaration */
+        uint32_t vec_off;    /* the .v2/.v4/.v8 token */
         uint32_t align;
         uint32_t ptr_align; /* `.ptr … .align N`: the pointee's alignment */
         uint32_t off;

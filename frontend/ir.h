@@ -351,6 +351,11 @@ enum {
     VF_RETURN = 1 << 3,   /* function return parameter */
     VF_BRANCHTARGETS = 1 << 4,
     VF_CALLPROTOTYPE = 1 << 5,
+    VF_REG_PARAM = 1 << 6, /* a .func parameter or return value declared in .reg (`.func (.reg
+                              .u32 r) f(.reg .u32 a)`): laid out in the parameter frame as a
+                              .param one (the call moves it there), and the body's register
+                              reg_rf/reg_slot, which the call fills from the frame and `ret`
+                              copies back into it */
 };
 
 /* A relocation in an initializer: at byte `at` of the variable's image, store the address of
@@ -394,6 +399,8 @@ struct ir_sym {
                            (enum ir_space; SP_NONE: generic / not given) with VF_PARAM_PTR */
     uint32_t ptr_align; /* its `.align N`: the pointee's alignment (0: not given); `align` above
                            stays the parameter's own, which lays out the parameter block */
+    uint8_t reg_rf;     /* VF_REG_PARAM: the body's register (enum ir_rf, first slot) */
+    uint32_t reg_slot;
 };
 
 /* Members of texture / sampler / surface initializers (ir_sym.tex_init). */
@@ -428,7 +435,8 @@ struct ir_regdecl {
     uint8_t type;     /* enum ir_type as declared */
     uint8_t vec;      /* .v2/.v4 */
     uint8_t rf;
-    uint8_t pad_;
+    uint8_t param;    /* 1: a .reg parameter or return value (VF_REG_PARAM), declared in the
+                         function's header, not in its body */
     uint32_t slot;    /* slot of the first register */
 };
 

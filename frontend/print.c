@@ -474,7 +474,7 @@ static void print_params(FILE *o, const struct ir_module *m, uint32_t first, uin
 {
     for (uint32_t i = 0; i < n; i++) {
         const struct ir_sym *s = &m->syms[first + i];
-        fprintf(o, "%s\n\t.param ", i ? "," : "");
+        fprintf(o, "%s\n\t.%s ", i ? "," : "", (s->flags & VF_REG_PARAM) ? "reg" : "param");
         if (s->flags & VF_PARAM_PTR) {
             fprintf(o, ".%s .ptr ", ir_type_name((enum ir_type)s->type));
             if (s->ptr_space && s->ptr_space < SP__COUNT)
@@ -484,7 +484,7 @@ static void print_params(FILE *o, const struct ir_module *m, uint32_t first, uin
             fputs(ir_str(m, s->name), o);
             continue;
         }
-        if (s->align)
+        if (s->align && !(s->flags & VF_REG_PARAM))
             fprintf(o, ".align %" PRIu32 " ", s->align);
         if (s->vec > 1)
             fprintf(o, ".v%u ", s->vec);
@@ -609,6 +609,8 @@ static void print_body(FILE *o, const struct ir_module *m, uint32_t fi)
     print_pragmas(o, m, (int32_t)fi, PRAGMA_BODY_TOP, "\t");
     for (uint32_t i = 0; i < f->nregdecls; i++) {
         const struct ir_regdecl *r = &f->regdecls[i];
+        if (r->param)
+            continue; /* declared in the header */
         fputs("\t.reg ", o);
         if (r->vec > 1)
             fprintf(o, ".v%u ", r->vec);

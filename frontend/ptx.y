@@ -177,6 +177,10 @@ pipe ::= PIPE.                              { b_o_pipe(B); }
 opnd ::= ID(T).                             { b_o_id(B, T, 0); }
 opnd ::= NOT ID(T).                         { b_o_id(B, T, OPF_NEG); }
 opnd ::= MINUS ID(T).                       { b_o_id(B, T, OPF_NEG); }
+/* a vector register's component without '%': v.x, v.a (the lexer makes `v.x` one DOTTED) */
+opnd ::= DOTTED(T).                         { b_o_id(B, T, 0); }
+opnd ::= NOT DOTTED(T).                     { b_o_id(B, T, OPF_NEG); }
+opnd ::= MINUS DOTTED(T).                   { b_o_id(B, T, OPF_NEG); }
 /* sym+N, reg+N (N a sum of integers: WARP_SZ+1, %r1+1+2, %r1+-1; ptxas takes no reg-N) */
 opnd ::= ID(T) PLUS csum.                   { b_o_idoff(B, T, 0); }
 opnd ::= ID(T) MINUS INT(O).                { b_c_add(B, O, 1); b_o_idoff(B, T, 1); }

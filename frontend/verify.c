@@ -574,11 +574,41 @@ static void verify_form(struct vctx *v, const struct ir_insn *in, bool typed)
     }
     if (in->op == OP_CVTA && in->space == SP_NONE)
         VERR(v, in, "'cvta' needs a state space (.global, .shared, ...)");
-    if (in->op == OP_MOV && k != TK_B)
-        for (unsigned i = 0; i < in->nopnd && i < 2; i++)
-            if (ir_opnd(f, in, i)->kind == OPK_VEC)
-                VERR(v, in, "'mov' packs or unpacks vectors only with a .bN type, not .%s",
-                     ir_type_name((enum ir_type)in->type[0]));
+    if (in->op == OP_MOV && in->nopnd >= 2) {
+        /* mov.v2/.v4: element-wise between vectors of any type but .pred (ptxas: "Illegal
+         * vector size", "Vector qualifier is not allowed"); without .vN a vector operand is
+         * pack/unpack, .bN only, and a .v2/.v4 register its elements packed */
+        const struct ir_opnd *o0 = ir_opnd(f, in, 0), *o1 = ir_opnd(f, in, 1);
+        /* no memory operand, alone or in a list (ptxas: "must be register", "Arguments
+         * mismatch", a syntax error in a list): mov has no address to read */
+        bool mem = false;
+        for (unsigned i = 0; i < 2; i++) {
+            const struct ir_opnd *o = i ? o1 : o0;
+            mem |= o->kind == OPK_ADDR;
+            for (unsigned k = 0; o->kind == OPK_VEC && k < o->n && o->first + k < f->nopnds; k++)
+                mem |= f->opnds[o->first + k].kind == OPK_ADDR;
+        }
+        if (mem)
+            VERR(v, in, "'mov' takes registers, constants and variable names, not a memory "
+                        "operand [...]");
+        bool vv0 = o0->kind == OPK_VEC || (o0->kind == OPK_REG && o0->n > 1);
+        bool vv1 = o1->kind == OPK_VEC || (o1->kind == OPK_REG && o1->n > 1);
+        if (in->vec > 4)
+            VERR(v, in, "'mov.v%u': illegal vector size (mov takes .v2 or .v4)", in->vec);
+        else if (in->vec > 1 && k == TK_PRED)
+            VERR(v, in, "'mov.v%u.pred': mov takes no vector of predicates", in->vec);
+        else if (in->vec > 1 && !vv1 && o1->kind == OPK_REG)
+            VERR(v, in, "'mov.v%u' needs a vector source of %u elements, not a scalar",
+                 in->vec, in->vec);
+        else if (in->vec <= 1 && (vv0 || vv1) && k != TK_B)
+            VERR(v, in, "'mov' packs or unpacks vectors only with a .bN type, not .%s",
+                 ir_type_name((enum ir_type)in->type[0]));
+        else if (in->vec <= 1 && vv0 && vv1)
+            VERR(v, in, "'mov' packs or unpacks: one operand is a scalar");
+        else if (in->vec > 1 && vv1 && o1->n != in->vec)
+            VERR(v, in, "'mov.v%u' needs a vector source of %u elements, not %u", in->vec,
+                 in->vec, o1->n);
+    }
     if ((in->op == OP_LD || in->op == OP_LDU || in->op == OP_ST || in->op == OP_RED ||
          (in->op == OP_ATOM && in->nopnd >= 3) || (in->op == OP_MOV && in->vec > 1)) &&
         in->nopnd >= 2) {
@@ -756,6 +786,13 @@ static void verify_types(struct vctx *v, const struct declmap *dm, const struct 
         bool wide = data_wide && (c == 'd' || c == 'a' || c == 's');
         if (o->kind == OPK_REG && o->n <= 1) {
             check_reg(v, dm, in, o, i, want, wide, false);
+        } else if (o->kind == OPK_REG && in->op == OP_MOV && in->vec <= 1 &&
+                   type_kind(in->type[0]) == TK_B) {
+            /* mov.b64 %rd, %v (a .v2 .u32 register): its elements packed */
+            unsigned sz = ir_type_size((enum ir_type)want) / o->n;
+            unsigned ew = sz == 1 ? T_B8 : sz == 2 ? T_B16 : sz == 4 ? T_B32 : sz == 8 ? T_B64 : 0;
+            if (ew)
+                check_reg(v, dm, in, o, i, ew, false, true);
         } else if (o->kind == OPK_REG) {
             check_reg(v, dm, in, o, i, want, false, true); /* a .v2/.v4 register */
         } else if (o->kind == OPK_VEC && o->first + o->n <= f->nopnds && o->n) {

@@ -198,10 +198,22 @@ static int cta_buffers(struct cta *c, struct launch_state *L)
         lo = 1;
     if (c->local_cap < lo) {
         free(c->local_buf);
-        c->local_buf = malloc(lo);
+        c->local_buf = calloc(lo, 1);
         if (!c->local_buf)
             return -1;
         c->local_cap = lo;
+        for (size_t i = 0; i < c->warps_cap; i++)
+            c->warps[i].local_hwm = 0;
+        c->local_layout = L->local_stride;
+    } else if (c->local_layout != L->local_stride) {
+        /* the lanes' areas move: clear what the warps wrote where the old stride put it */
+        for (size_t i = 0; i < c->warps_cap; i++) {
+            struct warp *w = &c->warps[i];
+            for (size_t l = 0; l < 32 && w->local_hwm; l++)
+                memset(c->local_buf + (i * 32 + l) * c->local_layout, 0, w->local_hwm);
+            w->local_hwm = 0;
+        }
+        c->local_layout = L->local_stride;
     }
     return 0;
 }

@@ -65,6 +65,28 @@ struct mem *interp_dev_mem(struct interp_dev *d)
     return d->mem;
 }
 
+/*
+ * Change the device's limits after its creation (cudaDeviceSetLimit): per-thread stack
+ * bytes (0: the default), device malloc heap bytes and printf FIFO bytes (0: unchanged). For
+ * the launches that start afterwards; the caller makes sure none is running.
+ */
+void interp_dev_set_limits(struct interp_dev *d, uint64_t stack_size, uint64_t heap_size,
+                           unsigned printf_fifo)
+{
+    d->cfg.stack_size = stack_size;
+    if (heap_size) {
+        d->cfg.heap_size = heap_size;
+        d->heap_size = heap_size;
+    }
+    if (printf_fifo && printf_fifo != d->cfg.printf_fifo) {
+        d->cfg.printf_fifo = printf_fifo;
+        pthread_mutex_lock(&d->pf_lock); /* spare buffers have the old size */
+        while (d->npf_spare)
+            dev_printf_buf_destroy(d->pf_spare[--d->npf_spare]);
+        pthread_mutex_unlock(&d->pf_lock);
+    }
+}
+
 /* The configuration the device was created with (defaults filled in). */
 const struct interp_config *interp_dev_config(const struct interp_dev *d)
 {

@@ -231,6 +231,9 @@ struct warp {
     uint64_t nprintf;           /* printf records issued (ordering) */
 
     uint8_t *local;             /* lane l's local area: local + l * local_stride */
+    uint32_t local_hwm;         /* bytes from the start of each lane's local area that may be
+                                   nonzero (raised by local stores, helpers.h vm_xlate; cleared
+                                   back to 0 by warp_init), so a CTA never reads another's data */
     uint64_t ninsn, nthread;    /* statistics */
     /* barrier.cluster (split phase, cta.c): lanes that arrived and have not waited yet, and
      * the subset whose arrival is in the cluster barrier's current (incomplete) phase */
@@ -272,8 +275,9 @@ struct cta {
     size_t warps_cap;
     uint8_t *shared_buf;
     size_t shared_cap;
-    uint8_t *local_buf;
+    uint8_t *local_buf;         /* zeroed when allocated; warps' local_hwm bound what is not */
     size_t local_cap;
+    uint32_t local_layout;      /* the local_stride the warps' local_hwm refer to */
     /* barrier.cluster: threads of the current phase that arrived (only live threads: an
      * arrived thread that exits is taken out again), completed phases */
     uint32_t clu_count;

@@ -126,6 +126,10 @@ void interp_dev_destroy(struct interp_dev *d);
 /* The device's memory (for cudaMalloc, cudaMemcpy, exec arguments). */
 struct mem *interp_dev_mem(struct interp_dev *d);
 const struct interp_config *interp_dev_config(const struct interp_dev *d);
+/* Set the stack size (0: default), heap and printf FIFO sizes (0: unchanged) for later
+ * launches. */
+void interp_dev_set_limits(struct interp_dev *d, uint64_t stack_size, uint64_t heap_size,
+                           unsigned printf_fifo);
 
 /* Load one or more modules as one program (n > 1 links -rdc modules: .extern variables and
  * functions resolve across modules). The modules must outlive the program. Errors (unsupported

@@ -38,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #define XXH_INLINE_ALL
@@ -1041,6 +1042,13 @@ int mem_create(struct mem **out)
                                      {MEM_PARAM_BASE, MEM_PARAM_SIZE}};
     for (int i = 0; i < 3 && !MEM_TSAN; i++) {
         int rc = reserve_window(w[i][0], w[i][1]);
+        /* Under an address-space limit (ulimit -v) the 12 GiB of PROT_NONE reservations may
+         * not fit: go on without them. They only keep host mappings out of the windows;
+         * allocations and registrations that would overlap a window are refused anyway
+         * (in_windows), and the kernel places mappings far below these addresses. */
+        struct rlimit rl;
+        if (rc == -ENOMEM && getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+            break;
         if (rc)
             return rc;
     }

@@ -37,6 +37,31 @@ static bool sel_rf(const struct ir_opnd *o, unsigned rf)
             o->kind == OPK_SYM) && o->rf == rf && o->slot != IR_NOSLOT;
 }
 
+/* Can mov read (dst false) or write operand o element by element: a register, or (a source)
+ * a constant, special register or address slot, or a {…} list of those and '_'? Anything
+ * else (an address, a label) has no slot to read or write. */
+static bool sel_vec_elem_ok(const struct ir_opnd *e, bool dst)
+{
+    if (e->slot == IR_NOSLOT)
+        return false;
+    return e->kind == OPK_REG ||
+           (!dst && (e->kind == OPK_IMM || e->kind == OPK_SREG || e->kind == OPK_SYM));
+}
+
+static bool sel_vec_ok(const struct ir_func *f, const struct ir_opnd *o, bool dst)
+{
+    if (o->kind != OPK_VEC)
+        return sel_vec_elem_ok(o, dst);
+    if ((uint64_t)o->first + o->n > f->nopnds)
+        return false;
+    for (unsigned k = 0; k < o->n; k++) {
+        const struct ir_opnd *e = &f->opnds[o->first + k];
+        if (e->kind != OPK_SINK && !sel_vec_elem_ok(e, dst))
+            return false;
+    }
+    return true;
+}
+
 /* Is the direct call target the function named `name` (a library call the engine runs)? */
 static bool sel_callee_is(const struct ir_module *m, const struct ir_insn *in,
                           const struct ir_opnd *O, const char *name)
@@ -54,6 +79,7 @@ static bool sel_callee_is(const struct ir_module *m, const struct ir_insn *in,
 #define RFIS(i, x) sel_rf(&O[i], RF_##x)
 #define TSIZE0 (ir_type_size(in->type[0]))
 #define SREGIS(i, x) (O[i].kind == OPK_SREG && O[i].sreg == SR_##x)
+#define VECOK(i, dst) sel_vec_ok(f, &O[i], dst)
 
 /*
  * Pick the handler for one instruction (HND_NONE when the engine cannot run it): used by

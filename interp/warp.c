@@ -21,8 +21,14 @@
 
 #include "interp/internal.h"
 
-#define WARP_MAX_DEPTH (1u << 16)
-#define WARP_MAX_CALLS 4096u
+#define WARP_MAX_DEPTH (1u << 21)
+/* Calls are bounded by the per-thread stack (cudaLimitStackSize): each activation takes its
+ * .local frame (which holds nvcc's call-site .param blocks), at least WARP_CALL_FRAME bytes, as
+ * a GPU's ABI call saves the return address and registers on the stack (ptxas gives a small
+ * recursive function 16-24 bytes of stack frame). WARP_MAX_CALLS only bounds a warp's call
+ * records (the largest stack, 16 MiB, in minimal frames). */
+#define WARP_CALL_FRAME 16u
+#define WARP_MAX_CALLS (1u << 20)
 
 static uint32_t align_up(uint32_t v, uint32_t a)
 {
@@ -90,6 +96,61 @@ static void frame_set(struct warp *w, unsigned rf, uint32_t slot, unsigned l, ui
     case RF_B16: w->r16[slot][l].u = (uint16_t)v; break;
     case RF_B32: w->r32[slot][l].u = (uint32_t)v; break;
     default: w->r64[slot][l].u = v; break;
+    }
+}
+
+static uint64_t frame_get(const struct warp *w, unsigned rf, uint32_t slot, unsigned l)
+{
+    switch (rf) {
+    case RF_PRED: return w->pred[slot] >> l & 1;
+    case RF_B16: return w->r16[slot][l].u;
+    case RF_B32: return w->r32[slot][l].u;
+    default: return w->r64[slot][l].u;
+    }
+}
+
+/*
+ * Move function fn's .reg parameters (VF_REG_PARAM) among syms [first, first + n) between
+ * its parameter frame, where the call put the arguments and where finish_call takes return
+ * values from, and the registers its body reads and writes them as: into the registers
+ * (to_regs, at a call) or out of them (at its return). Lanes M; fn's frame is the current one.
+ */
+static void reg_params_move(struct warp *w, const struct xfunc *fn, uint32_t first, uint32_t n,
+                            uint32_t M, bool to_regs)
+{
+    /* the builder declares a function's .reg parameters first in its body: none there, none
+     * at all (the common case, checked once per call) */
+    const struct ir_func *f = fn->f;
+    if (n == 0 || f->nregdecls == 0 || !f->regdecls[0].param)
+        return;
+    const struct interp_program *p = w->cta->L->k->prog;
+    const uint32_t *poff = p->mods[fn->mod_index].param_off;
+    const uint32_t pf = fn->param_frame;
+    for (uint32_t k = 0; k < n; k++) {
+        const struct ir_sym *s = &fn->m->syms[first + k];
+        if (!(s->flags & VF_REG_PARAM))
+            continue;
+        const unsigned spe = s->type == T_B128 ? 2 : 1; /* slots per element */
+        const unsigned ne = (s->vec > 1 ? s->vec : 1) * spe;
+        const unsigned cb = (unsigned)(s->size / ne); /* frame bytes per slot */
+        if (cb == 0 || cb > 8 || (uint64_t)poff[first + k] + s->size > pf ||
+            (uint64_t)s->reg_slot + ne > fn->f->nslots[s->reg_rf])
+            continue;
+        for (unsigned l = 0; l < 32; l++) {
+            if (!(M >> l & 1))
+                continue;
+            uint8_t *pp = w->params + (size_t)l * pf + poff[first + k];
+            for (unsigned e = 0; e < ne; e++, pp += cb) {
+                uint64_t v = 0;
+                if (to_regs) {
+                    memcpy(&v, pp, cb);
+                    frame_set(w, s->reg_rf, s->reg_slot + e, l, v);
+                } else {
+                    v = frame_get(w, s->reg_rf, s->reg_slot + e, l);
+                    memcpy(pp, &v, cb);
+                }
+            }
+        }
     }
 }
 
@@ -216,9 +277,12 @@ int warp_init(struct warp *w, struct cta *c, uint32_t id, struct xfunc *kf, uint
     w->sp = 0;
     w->alloca_top = align_up(kf->local_size, 16);
     w->local = c->local_mem + (size_t)id * 32 * c->local_stride;
-    if (kf->local_size)
+    /* fresh local memory reads as zero: clear what the slot's previous CTA wrote (the
+     * buffer starts zeroed, every local store raises local_hwm) */
+    if (w->local_hwm)
         for (unsigned l = 0; l < 32; l++)
-            memset(w->local + (size_t)l * c->local_stride, 0, kf->local_size);
+            memset(w->local + (size_t)l * c->local_stride, 0, w->local_hwm);
+    w->local_hwm = 0;
     frame_fill(w);
     if (warp_push(w, 0, IR_NOPC, valid) != 0)
         return -1;
@@ -267,6 +331,7 @@ static void finish_call(struct warp *w)
     const uint32_t cpf = callee->param_frame;
     const uint32_t lanes = r->mask & ~w->exited;
 
+    reg_params_move(w, callee, cf->ret, cf->nret, lanes, false);
     w->fn = r->caller;
     w->frame_off = r->frame_off;
     warp_bind(w);
@@ -414,7 +479,9 @@ int warp_call(struct warp *w, uint32_t M, struct xfunc *callee, const struct cal
     if (w->ncalls >= WARP_MAX_CALLS)
         return TRAP_STACK;
     uint32_t sp = align_up(w->alloca_top, 16);
-    if ((uint64_t)sp + callee->local_size > w->cta->local_stride)
+    const uint32_t frame = callee->local_size > WARP_CALL_FRAME ? callee->local_size
+                                                                : WARP_CALL_FRAME;
+    if ((uint64_t)sp + frame > w->cta->local_stride)
         return TRAP_STACK;
     if (w->ncalls == w->calls_cap) {
         uint32_t cap = w->calls_cap ? w->calls_cap * 2 : 8;
@@ -475,8 +542,9 @@ int warp_call(struct warp *w, uint32_t M, struct xfunc *callee, const struct cal
     w->frame_off = off;
     warp_bind(w);
     w->sp = sp;
-    w->alloca_top = align_up(sp + callee->local_size, 16);
+    w->alloca_top = align_up(sp + frame, 16);
     frame_fill(w);
+    reg_params_move(w, callee, cf->param, cf->nparam, M, true);
     if (warp_push(w, 0, IR_NOPC, M) != 0)
         return TRAP_STACK;
     return 0;

@@ -920,6 +920,9 @@ static int cmd_exec(int argc, char **argv)
     struct interp_config cfg = {
         .sm = dspec.sm,
         .nsm = dspec.nsm,
+        .stack_size = dspec.stack_size,
+        .heap_size = dspec.heap_size,
+        .printf_fifo = (unsigned)dspec.printf_fifo,
         .threads = o.threads,
         .deterministic = o.deterministic,
         .insn_budget = o.budget,
@@ -930,8 +933,10 @@ static int cmd_exec(int argc, char **argv)
     };
     if (m->target_sm > cfg.sm)
         cfg.sm = m->target_sm;
-    if (interp_dev_create(&cfg, &dev) < 0 || !dev) {
-        fprintf(stderr, "ptxemu: cannot create the emulated device\n");
+    int dr = interp_dev_create(&cfg, &dev);
+    if (dr < 0 || !dev) {
+        fprintf(stderr, "ptxemu: cannot create the emulated device: %s\n",
+                dr < 0 ? strerror(-dr) : "unknown error");
         dev = NULL;
         goto out;
     }

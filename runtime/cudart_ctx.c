@@ -37,6 +37,8 @@ _Static_assert((int)RT_ERR_HARDWARE_STACK_ERROR == (int)cudaErrorHardwareStackEr
 _Static_assert((int)RT_ERR_ILLEGAL_INSTRUCTION == (int)cudaErrorIllegalInstruction, "errors");
 _Static_assert((int)RT_ERR_MISALIGNED_ADDRESS == (int)cudaErrorMisalignedAddress, "errors");
 _Static_assert((int)RT_ERR_LAUNCH_FAILURE == (int)cudaErrorLaunchFailure, "error values");
+_Static_assert((int)RT_ERR_CONTEXT_IS_DESTROYED == (int)cudaErrorContextIsDestroyed,
+               "error values");
 _Static_assert((int)RT_ERR_COOPERATIVE_LAUNCH_TOO_LARGE == (int)cudaErrorCooperativeLaunchTooLarge,
                "error values");
 

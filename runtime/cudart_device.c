@@ -351,16 +351,29 @@ EXPORT cudaError_t cudaDeviceGetLimit(size_t *pValue, enum cudaLimit limit)
 EXPORT cudaError_t cudaDeviceSetLimit(enum cudaLimit limit, size_t value)
 {
     struct rt_ctx *c = cr_ctx();
+    /* limits apply to later launches: earlier work finishes first */
+    if (limit == cudaLimitStackSize || limit == cudaLimitPrintfFifoSize ||
+        limit == cudaLimitMallocHeapSize)
+        cr_sync_point(0);
+    CR_DEVICE_USE();
     pthread_mutex_lock(&c->lock);
-    bool created = c->idev != NULL;
     cudaError_t e = cudaSuccess;
     switch (limit) {
-    case cudaLimitStackSize: c->icfg.stack_size = value; break;
-    case cudaLimitPrintfFifoSize:
-        if (created) e = cudaErrorInvalidValue; else c->icfg.printf_fifo = (unsigned)value;
+    case cudaLimitStackSize:
+        /* the per-thread stack: each call takes a frame of it (interp/warp.c), recursion
+         * deeper than it holds is a stack-overflow fault */
+        if (value > (size_t)16 << 20) e = cudaErrorMemoryAllocation;
+        else c->icfg.stack_size = value ? value : 16;
         break;
-    case cudaLimitMallocHeapSize:
-        if (created) e = cudaErrorInvalidValue; else c->icfg.heap_size = value;
+    case cudaLimitPrintfFifoSize: /* fixed once a kernel calling printf was launched */
+        if (atomic_load(&c->used_printf) || value < 64 || value > (size_t)1 << 31)
+            e = cudaErrorInvalidValue;
+        else
+            c->icfg.printf_fifo = (unsigned)value;
+        break;
+    case cudaLimitMallocHeapSize: /* fixed once a kernel calling malloc was launched */
+        if (atomic_load(&c->used_malloc) || value == 0) e = cudaErrorInvalidValue;
+        else c->icfg.heap_size = value;
         break;
     case cudaLimitDevRuntimeSyncDepth:
     case cudaLimitDevRuntimePendingLaunchCount:
@@ -371,6 +384,9 @@ EXPORT cudaError_t cudaDeviceSetLimit(enum cudaLimit limit, size_t value)
         break;
     default: e = cudaErrorUnsupportedLimit; break;
     }
+    if (!e && c->idev)
+        interp_dev_set_limits(c->idev, c->icfg.stack_size, c->icfg.heap_size,
+                              c->icfg.printf_fifo);
     pthread_mutex_unlock(&c->lock);
     return e ? cr_ret(e) : cudaSuccess;
 }
@@ -444,6 +460,8 @@ EXPORT cudaError_t cudaDeviceReset(void)
 {
     struct rt_ctx *c = cr_ctx();
     cr_sync_point(0);
+    /* other host threads' calls finish first; their later work is refused (rt.h) */
+    rt_dev_reset_begin(c);
     pthread_mutex_lock(&c->lock);
     c->async_err = 0;
     for (unsigned i = 0; i < c->reg.nfatbins; i++) {
@@ -466,7 +484,14 @@ EXPORT cudaError_t cudaDeviceReset(void)
     c->idev = NULL;
     c->init_err[0] = 0;
     c->sticky = 0;
+    /* the limits are the context's: back to the device's defaults */
+    c->icfg.stack_size = c->dev.stack_size;
+    c->icfg.heap_size = c->dev.heap_size;
+    c->icfg.printf_fifo = (unsigned)c->dev.printf_fifo;
+    atomic_store(&c->used_printf, false);
+    atomic_store(&c->used_malloc, false);
     pthread_mutex_unlock(&c->lock);
+    rt_dev_reset_end(c);
     cr_clear_last_error();
     return cudaSuccess;
 }

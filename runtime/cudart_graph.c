@@ -218,6 +218,7 @@ static cudaError_t node_run(struct CUgraphNode_st *nd)
             return cr_run_memset2d(nd->dst, nd->pitch, (int)nd->value, nd->width, nd->height);
         for (size_t y = 0; y < nd->height; y++) {
             uint8_t *row = (uint8_t *)nd->dst + y * nd->pitch;
+            CR_DEVICE_USE();
             struct mem *m = cr_dmem();
             if (!m || !mem_find(m, (uint64_t)(uintptr_t)row, nd->width * nd->elem))
                 return cudaErrorInvalidValue;
@@ -245,6 +246,7 @@ static cudaError_t node_run(struct CUgraphNode_st *nd)
         struct gmem *gm = cr_gmem_find((uint64_t)(uintptr_t)nd->dst);
         if (gm)
             return cr_gmem_unmap(gm);
+        CR_DEVICE_USE();
         struct mem *m = cr_dmem();
         if (!m || mem_free(m, (uint64_t)(uintptr_t)nd->dst) < 0)
             return cudaErrorInvalidValue;
@@ -361,6 +363,7 @@ static void gmem_dispose_locked(struct gmem *gm)
  * only while an allocation node's launch has it allocated. */
 cudaError_t cr_gmem_new(size_t size, struct gmem **out)
 {
+    CR_DEVICE_USE();
     struct mem *m = cr_dmem();
     if (!m)
         return cudaErrorInitializationError;
@@ -392,6 +395,7 @@ cudaError_t cr_gmem_new(size_t size, struct gmem **out)
  * AutoFreeOnLaunch relaunch (or an unordered free): the old allocation ends first. */
 static cudaError_t gmem_map(struct gmem *gm)
 {
+    CR_DEVICE_USE();
     struct mem *m = cr_dmem();
     if (!gm || !m)
         return cudaErrorInvalidValue;
@@ -410,6 +414,7 @@ static cudaError_t gmem_map(struct gmem *gm)
  * cudaErrorInvalidValue when it is not allocated. */
 cudaError_t cr_gmem_unmap(struct gmem *gm)
 {
+    CR_DEVICE_USE();
     struct mem *m = cr_dmem();
     cudaError_t e = cudaSuccess;
     pthread_mutex_lock(&cr_g.hlock);
@@ -757,6 +762,7 @@ EXPORT cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t *pGraphNode, cudaGrap
                                            const cudaGraphNode_t *pDependencies,
                                            size_t numDependencies, void *dptr)
 {
+    CR_DEVICE_USE();
     struct mem *m = cr_dmem();
     if (!dptr || !m ||
         (!cr_gmem_find((uint64_t)(uintptr_t)dptr) && !mem_find(m, (uint64_t)(uintptr_t)dptr, 1)))

@@ -16,6 +16,7 @@
 EXPORT cudaError_t cudaMemGetInfo(size_t *free_, size_t *total)
 {
     CHECK_STICKY();
+    CR_DEVICE_USE();
     struct mem *m = cr_dmem();
     if (!m)
         return cr_ret(cudaErrorInitializationError);
@@ -32,10 +33,16 @@ static cudaError_t alloc_common(void **p, size_t size, uint32_t flags)
     CHECK_STICKY();
     if (!p)
         return cr_ret(cudaErrorInvalidValue);
+    CR_DEVICE_USE();
     struct mem *m = cr_dmem();
     if (!m)
         return cr_ret(cudaErrorInitializationError);
     if ((flags & (MEM_F_DEVICE | MEM_F_MANAGED)) && size > cr_ctx()->dev.global_mem - mem_used(m)) {
+        *p = NULL;
+        return cr_ret(cudaErrorMemoryAllocation);
+    }
+    /* pinned host memory is host memory: no more than the host has (1 TiB used to succeed) */
+    if ((flags & MEM_F_HOST) && size > rt_host_memory()) {
         *p = NULL;
         return cr_ret(cudaErrorMemoryAllocation);
     }
@@ -113,6 +120,7 @@ static cudaError_t free_common(void *p, uint32_t want)
     if (!p)
         return cudaSuccess;
     rt_wait(cr_ctx(), 0); /* cudaFree synchronizes with the device */
+    CR_DEVICE_USE();
     struct mem *m = cr_dmem();
     if (!m)
         return cr_ret(cudaErrorInitializationError);
@@ -145,6 +153,7 @@ EXPORT cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags)
     CHECK_STICKY();
     if (!ptr || !size || (flags & ~0xfu))
         return cr_ret(cudaErrorInvalidValue);
+    CR_DEVICE_USE();
     struct mem *m = cr_dmem();
     if (!m)
         return cr_ret(cudaErrorInitializationError);
@@ -158,6 +167,7 @@ EXPORT cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags)
 EXPORT cudaError_t cudaHostUnregister(void *ptr)
 {
     CHECK_STICKY();
+    CR_DEVICE_USE();
     struct mem *m = cr_dmem();
     if (!ptr || !m)
         return cr_ret(cudaErrorInvalidValue);
@@ -173,6 +183,7 @@ EXPORT cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost, unsigne
 {
     if (!pDevice || flags)
         return cr_ret(cudaErrorInvalidValue);
+    CR_DEVICE_USE();
     struct mem *m = cr_dmem();
     if (!m || !mem_find(m, (uint64_t)(uintptr_t)pHost, 1))
         return cr_ret(cudaErrorInvalidValue);
@@ -182,6 +193,7 @@ EXPORT cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost, unsigne
 
 EXPORT cudaError_t cudaHostGetFlags(unsigned int *pFlags, void *pHost)
 {
+    CR_DEVICE_USE();
     struct mem *m = cr_dmem();
     if (!pFlags || !m || !mem_find(m, (uint64_t)(uintptr_t)pHost, 1))
         return cr_ret(cudaErrorInvalidValue);
@@ -194,6 +206,7 @@ EXPORT cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attrib
 {
     if (!attributes)
         return cr_ret(cudaErrorInvalidValue);
+    CR_DEVICE_USE();
     struct mem *m = cr_dmem();
     memset(attributes, 0, sizeof *attributes);
     const struct mem_alloc *a = m ? mem_find(m, (uint64_t)(uintptr_t)ptr, 1) : NULL;
@@ -234,6 +247,7 @@ static cudaError_t copy_check(void *dst, const void *src, size_t n, enum cudaMem
         return cudaSuccess;
     if (!dst || !src)
         return cudaErrorInvalidValue;
+    CR_DEVICE_USE();
     struct mem *m = cr_dmem();
     if (!m)
         return cudaErrorInitializationError;
@@ -306,6 +320,7 @@ struct copy_desc cr_copy_1d(void *dst, const void *src, size_t n, enum cudaMemcp
  * i.e. synchronous with the host. */
 static bool pageable(const void *p)
 {
+    CR_DEVICE_USE();
     struct mem *m = cr_dmem();
     return !m || !dev_range(m, p, 1);
 }
@@ -483,6 +498,7 @@ EXPORT cudaError_t cudaMemcpy3DAsync(const struct cudaMemcpy3DParms *p, cudaStre
 
 cudaError_t cr_run_memset2d(void *dst, size_t pitch, int value, size_t width, size_t height)
 {
+    CR_DEVICE_USE();
     struct mem *m = cr_dmem();
     if (!m)
         return cudaErrorInitializationError;
@@ -519,6 +535,7 @@ static cudaError_t memset_submit(void *dst, size_t pitch, int value, size_t widt
         nd->height = height;
         return cr_ret(cr_submit(stream, nd));
     }
+    CR_DEVICE_USE();
     struct mem *m = cr_dmem();
     if (!m)
         return cr_ret(cudaErrorInitializationError);
@@ -682,6 +699,7 @@ EXPORT cudaError_t cudaMemPrefetchAsync(const void *devPtr, size_t count,
     (void)location;
     (void)flags;
     CHECK_STICKY();
+    CR_DEVICE_USE();
     struct mem *m = cr_dmem();
     if (!m || !dev_range(m, devPtr, count))
         return cr_ret(cudaErrorInvalidValue);
@@ -693,6 +711,7 @@ EXPORT cudaError_t cudaMemAdvise(const void *devPtr, size_t count, enum cudaMemo
 {
     (void)advice;
     (void)location;
+    CR_DEVICE_USE();
     struct mem *m = cr_dmem();
     if (!m || !dev_range(m, devPtr, count))
         return cr_ret(cudaErrorInvalidValue);
@@ -706,6 +725,7 @@ EXPORT cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void *devPtr, s
     (void)flags;
     if (!cr_stream_ok(stream))
         return cr_ret(cudaErrorInvalidResourceHandle);
+    CR_DEVICE_USE();
     struct mem *m = cr_dmem();
     if (!m || !dev_range(m, devPtr, 1))
         return cr_ret(cudaErrorInvalidValue);
@@ -835,6 +855,7 @@ EXPORT cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t hStream)
     if (g < 0)
         return cr_ret(cudaErrorInvalidValue);
     if (g == 0) {
+        CR_DEVICE_USE();
         struct mem *m = cr_dmem();
         const struct mem_alloc *a = m ? mem_find(m, addr, 1) : NULL;
         if (!a || a->base != addr || !(a->flags & MEM_F_DEVICE))

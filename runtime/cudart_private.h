@@ -212,7 +212,21 @@ void cr_clear_last_error(void);
 /* The context's sticky error (a kernel fault), cudaSuccess if none. */
 cudaError_t cr_sticky(void);
 /* Return the sticky error from an API call. */
+/* Hold the device's state against a concurrent cudaDeviceReset until the end of the
+ * enclosing block (rt_dev_enter / rt_dev_leave; nested uses count once). */
+static inline void cr_dev_use_end(int *unused)
+{
+    (void)unused;
+    rt_dev_leave(cr_ctx());
+}
+#define CR_DEV_CAT2(a, b) a##b
+#define CR_DEV_CAT(a, b) CR_DEV_CAT2(a, b)
+#define CR_DEVICE_USE()                                                                       \
+    __attribute__((cleanup(cr_dev_use_end), unused)) int CR_DEV_CAT(cr_dev_use_, __LINE__) = \
+        (rt_dev_enter(cr_ctx()), 0)
+/* Every API call that checks the sticky error also holds the device (CR_DEVICE_USE). */
 #define CHECK_STICKY()                                                                        \
+    CR_DEVICE_USE();                                                                          \
     do {                                                                                      \
         cudaError_t s_ = cr_sticky();                                                         \
         if (s_)                                                                               \

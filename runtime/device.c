@@ -5,9 +5,12 @@
 #include "runtime/rt.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 /* ======================================================================== device presets */
@@ -68,6 +71,7 @@ static void preset_apply(struct rt_device *d, const struct preset *p)
     d->shared_per_sm = p->shared_sm_kib * 1024;
     d->reserved_shared_per_block = p->sm >= 80 ? 1024 : 0; /* 1 KiB from compute 8.0 on */
     d->global_mem = (uint64_t)p->gmem_gib << 30;
+    d->mem_given = false;
     d->const_mem = 64 * 1024;
     d->l2_size = p->l2_kib * 1024;
     d->persisting_l2_max = p->persist_l2_kib * 1024;
@@ -189,8 +193,10 @@ int rt_device_parse(struct rt_device *d, const char *spec, char *err, size_t err
             d->sm = (unsigned)n;
         else if (!strcmp(k, "nsm") && n >= 1 && n <= 4096)
             d->nsm = (unsigned)n;
-        else if (!strcmp(k, "mem") && n >= 1 << 20)
+        else if (!strcmp(k, "mem") && n >= 1 << 20) {
             d->global_mem = n;
+            d->mem_given = true;
+        }
         else if (!strcmp(k, "shared") && n <= d->shared_per_block_optin)
             d->shared_per_block = n;
         else if (!strcmp(k, "shared-optin") && n >= d->shared_per_block && n <= d->shared_per_sm)
@@ -205,12 +211,38 @@ int rt_device_parse(struct rt_device *d, const char *spec, char *err, size_t err
             d->blocks_per_sm = (unsigned)n;
         else if (!strcmp(k, "regs-sm") && n >= 1024)
             d->regs_per_sm = (unsigned)n;
+        else if (!strcmp(k, "stack") && n >= 16 && n <= (UINT64_C(1) << 30))
+            d->stack_size = n;
+        else if (!strcmp(k, "heap") && n >= 1)
+            d->heap_size = n;
+        else if (!strcmp(k, "printf-fifo") && n >= 64 && n <= (UINT64_C(1) << 31))
+            d->printf_fifo = n;
         else {
             snprintf(err, errlen, "unknown device setting or value out of range: %s=%s", k, v);
             return -1;
         }
     }
     return 0;
+}
+
+/* Host memory (see rt.h). */
+uint64_t rt_host_memory(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+    uint64_t m = pages > 0 && psz > 0 ? (uint64_t)pages * (uint64_t)psz : UINT64_MAX;
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < m)
+        m = rl.rlim_cur;
+    return m;
+}
+
+/* Cap global memory to the host (see rt.h): a preset's 80 GiB on a 23 GiB host would let a
+ * program fill host RAM until the OOM killer came. */
+void rt_device_fit_host(struct rt_device *d)
+{
+    uint64_t h = rt_host_memory();
+    if (!d->mem_given && d->global_mem > h)
+        d->global_mem = h & ~((UINT64_C(1) << 20) - 1);
 }
 
 /* Resident CTAs per SM (see rt.h). */
@@ -246,7 +278,8 @@ void rt_device_help(FILE *out)
             "           rtx5090 (sm_120, 170), qv100 (sm_70 reported as sm_75, 80),\n"
             "           rtx2060 (sm_75, 30), rtx3070 (sm_86, 46), sm_XX (compute capability only)\n"
             "  keys: sm, nsm, mem, name, shared, shared-optin, shared-sm, clock (kHz),\n"
-            "        threads-sm, blocks-sm, regs-sm   (sizes take K/M/G suffixes)\n"
+            "        threads-sm, blocks-sm, regs-sm, stack (per-thread bytes, default 1K),\n"
+            "        heap (device malloc, 8M), printf-fifo (1M)   (sizes take K/M/G suffixes)\n"
             "  a spec naming a file is read from it: one setting per line, # comments\n");
 }
 
@@ -285,13 +318,24 @@ void rt_ctx_init(struct rt_ctx *c)
 {
     memset(c, 0, sizeof *c);
     pthread_mutex_init(&c->lock, NULL);
+    pthread_rwlockattr_t ra;
+    pthread_rwlockattr_init(&ra);
+    /* readers first: a queue worker must get in while a reset waits for the callers whose
+     * work it runs */
+    pthread_rwlockattr_setkind_np(&ra, PTHREAD_RWLOCK_PREFER_READER_NP);
+    pthread_rwlock_init(&c->reset_rw, &ra);
+    pthread_rwlockattr_destroy(&ra);
     rt_device_default(&c->dev);
     char err[256];
     const char *v = getenv("PTXEMU_DEVICE");
     if (v && *v && rt_device_parse(&c->dev, v, err, sizeof err) < 0)
         fprintf(stderr, "ptxemu: PTXEMU_DEVICE: %s (ignored)\n", err);
+    rt_device_fit_host(&c->dev);
     c->icfg.sm = c->dev.sm;
     c->icfg.nsm = c->dev.nsm;
+    c->icfg.stack_size = c->dev.stack_size;
+    c->icfg.heap_size = c->dev.heap_size;
+    c->icfg.printf_fifo = (unsigned)c->dev.printf_fifo;
     c->icfg.trace_thread = -1;
     if ((v = getenv("PTXEMU_THREADS")) && *v)
         c->icfg.threads = (unsigned)strtoul(v, NULL, 10);
@@ -346,6 +390,51 @@ void rt_ctx_init(struct rt_ctx *c)
     c->icfg.printf_out = c->printf_mem ? c->printf_mem : stdout;
 }
 
+/* This thread's nesting of device uses, and whether it is a queue worker (per-thread state
+ * of the reset protocol, see rt.h). */
+static _Thread_local unsigned dev_depth;
+static _Thread_local bool dev_worker;
+
+void rt_dev_worker_thread(void)
+{
+    dev_worker = true;
+}
+
+bool rt_dev_is_worker(void)
+{
+    return dev_worker;
+}
+
+void rt_dev_enter(struct rt_ctx *c)
+{
+    if (dev_depth++ > 0)
+        return;
+    while (!dev_worker && atomic_load(&c->resetting)) {
+        struct timespec ts = {0, 100000};
+        nanosleep(&ts, NULL);
+    }
+    pthread_rwlock_rdlock(&c->reset_rw);
+}
+
+void rt_dev_leave(struct rt_ctx *c)
+{
+    if (--dev_depth == 0)
+        pthread_rwlock_unlock(&c->reset_rw);
+}
+
+void rt_dev_reset_begin(struct rt_ctx *c)
+{
+    atomic_fetch_add(&c->resetting, 1);
+    pthread_rwlock_wrlock(&c->reset_rw);
+    atomic_fetch_add(&c->gen, 1);
+}
+
+void rt_dev_reset_end(struct rt_ctx *c)
+{
+    pthread_rwlock_unlock(&c->reset_rw);
+    atomic_fetch_sub(&c->resetting, 1);
+}
+
 /* The interpreter device, created on first use (caller holds c->lock). */
 struct interp_dev *rt_ctx_dev(struct rt_ctx *c)
 {
@@ -355,7 +444,8 @@ struct interp_dev *rt_ctx_dev(struct rt_ctx *c)
         return NULL;
     int r = interp_dev_create(&c->icfg, &c->idev);
     if (r < 0 || !c->idev) {
-        snprintf(c->init_err, sizeof c->init_err, "cannot create the emulated device (%d)", r);
+        snprintf(c->init_err, sizeof c->init_err, "cannot create the emulated device: %s",
+                 r < 0 ? strerror(-r) : "unknown error");
         c->idev = NULL;
         return NULL;
     }

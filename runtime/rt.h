@@ -41,6 +41,7 @@ enum {
     RT_ERR_ILLEGAL_ADDRESS = 700,
     RT_ERR_LAUNCH_OUT_OF_RESOURCES = 701,
     RT_ERR_LAUNCH_TIMEOUT = 702,
+    RT_ERR_CONTEXT_IS_DESTROYED = 709,
     RT_ERR_ASSERT = 710,
     RT_ERR_HARDWARE_STACK_ERROR = 714,
     RT_ERR_ILLEGAL_INSTRUCTION = 715,
@@ -85,8 +86,18 @@ struct rt_device {
     unsigned clock_khz, mem_clock_khz, mem_bus_width;
     unsigned async_engines;
     unsigned pci_bus, pci_device, pci_domain;
+    /* the initial cudaLimitStackSize / MallocHeapSize / PrintfFifoSize (0: CUDA's defaults,
+     * 1 KiB / 8 MiB / 1 MiB); keys stack, heap, printf-fifo */
+    uint64_t stack_size, heap_size;
+    uint64_t printf_fifo;
+    bool mem_given;              /* `mem=` was set: not capped to the host (rt_device_fit_host) */
 };
 
+/* The bytes the host can back: physical memory, and the address-space limit (ulimit -v)
+ * when lower. */
+uint64_t rt_host_memory(void);
+/* Cap the device's global memory to what the host can back, unless `mem=` set it. */
+void rt_device_fit_host(struct rt_device *d);
 /* Fill an H100-class sm_90 device. */
 void rt_device_default(struct rt_device *d);
 /* Apply a device spec: a comma-separated list of presets ("h100", "a100", "l4", "rtx4090",
@@ -228,6 +239,17 @@ void rt_timing_env(struct rt_timing_opts *o);
 
 struct rt_ctx {
     pthread_mutex_t lock;       /* registry, lazy loading, device creation */
+    /* cudaDeviceReset against other host threads' calls: every use of the device's state
+     * (memory store, loaded modules, kernels) holds reset_rw for reading (rt_dev_enter), a
+     * reset holds it for writing while it destroys them; `resetting` holds new calls back
+     * meanwhile (queue workers, which finish earlier calls' work, are never held back), and
+     * `gen` counts resets, so work queued before one is refused after it */
+    pthread_rwlock_t reset_rw;
+    _Atomic int resetting;
+    _Atomic uint64_t gen;
+    /* a kernel calling printf / malloc was launched since the device was created or reset:
+     * their limits are fixed from then on (cudaDeviceSetLimit) */
+    _Atomic bool used_printf, used_malloc;
     struct rt_device dev;
     struct interp_config icfg;
     struct interp_dev *idev;    /* created at first use */
@@ -267,6 +289,19 @@ int rt_check_exit(struct rt_ctx *c);
 void rt_ctx_fini(struct rt_ctx *c);
 /* The interpreter device, created on first use. NULL (and c->init_err) on failure. */
 struct interp_dev *rt_ctx_dev(struct rt_ctx *c);
+/* Begin / end a use of the device's state by this thread (nested uses count once): it holds
+ * reset_rw for reading; an outermost use by a thread that is not a queue worker first waits
+ * while a reset is in progress. */
+void rt_dev_enter(struct rt_ctx *c);
+void rt_dev_leave(struct rt_ctx *c);
+/* Mark the calling thread as a device-work queue worker (stream.c): it never waits for a
+ * reset to finish before using the device (the reset may be waiting for its work). */
+void rt_dev_worker_thread(void);
+bool rt_dev_is_worker(void);
+/* cudaDeviceReset's exclusive section: hold new calls back, wait for the ones in progress,
+ * hold reset_rw for writing and count the reset (begin); release (end). */
+void rt_dev_reset_begin(struct rt_ctx *c);
+void rt_dev_reset_end(struct rt_ctx *c);
 /* Parse a PTXEMU_TRACE-style list ("insn,regs,mem") into TRACE_* bits; -1 if malformed. */
 int rt_parse_trace(const char *s);
 
@@ -290,6 +325,7 @@ struct rt_func {
     const struct interp_kernel *kernel; /* resolved at load */
     struct interp_kernel_info info;
     uint32_t max_dynamic_shared; /* cudaFuncAttributeMaxDynamicSharedMemorySize */
+    _Atomic unsigned devlib;    /* RT_DEVLIB_* bits of its module, once known */
     int preferred_carveout;
     int cache_config;
 };
@@ -333,8 +369,12 @@ struct rt_launch_req {
 };
 
 /* A validated launch with its own parameter block, ready to run. */
+/* rt_func.devlib: its module calls device printf (vprintf) / malloc or free; bits known */
+enum { RT_DEVLIB_PRINTF = 1, RT_DEVLIB_MALLOC = 2, RT_DEVLIB_KNOWN = 4 };
+
 struct rt_kernel_op {
     struct rt_func *func;
+    uint64_t gen;               /* rt_ctx.gen when prepared: refused after a reset */
     struct interp_launch l;
     uint8_t *params;
 };
@@ -347,6 +387,10 @@ void rt_launch_exec(struct rt_ctx *c, struct rt_kernel_op *k);
 /* Prepare and run now (graph nodes, which already run on the worker). */
 int rt_launch(struct rt_ctx *c, const struct rt_launch_req *r);
 
+/* Operations the queue may hold (submitted, not retired) before rt_submit makes the submitting
+ * host thread wait for the oldest, as a driver's full push buffer does: a program launching
+ * without synchronizing runs in bounded memory. */
+#define RT_QUEUE_DEPTH 1024u
 /* Queue fn(c, arg) to run once the work o names is done (o NULL: after everything submitted
  * so far); returns its sequence number. Work runs inline, after all earlier work, when
  * c->sync or no worker thread can be started. */

@@ -52,6 +52,24 @@ void rt_print_stats(FILE *out, const char *name, const uint32_t grid[3], const u
             st->end_skew);
 }
 
+/* RT_DEVLIB_* bits of module m: does it call device printf (vprintf) or malloc/free, whose
+ * limits a launch fixes (cudaDeviceSetLimit)? */
+static unsigned devlib_of(const struct ir_module *m)
+{
+    unsigned r = 0;
+    for (uint32_t i = 0; m && i < m->nfuncs; i++) {
+        const struct ir_func *f = &m->funcs[i];
+        if (f->defined)
+            continue;
+        const char *n = ir_str(m, f->name);
+        if (!strcmp(n, "vprintf"))
+            r |= RT_DEVLIB_PRINTF;
+        else if (!strcmp(n, "malloc") || !strcmp(n, "free"))
+            r |= RT_DEVLIB_MALLOC;
+    }
+    return r;
+}
+
 /* Validate a launch and copy its parameters (see rt.h). */
 int rt_launch_prepare(struct rt_ctx *c, const struct rt_launch_req *r, struct rt_kernel_op **out)
 {
@@ -102,6 +120,16 @@ int rt_launch_prepare(struct rt_ctx *c, const struct rt_launch_req *r, struct rt
         return e;
     }
     k->func = f;
+    k->gen = atomic_load(&c->gen);
+    unsigned dl = atomic_load(&f->devlib);
+    if (!(dl & RT_DEVLIB_KNOWN)) {
+        dl = RT_DEVLIB_KNOWN | devlib_of(f->info.module);
+        atomic_store(&f->devlib, dl);
+    }
+    if (dl & RT_DEVLIB_PRINTF)
+        atomic_store(&c->used_printf, true);
+    if (dl & RT_DEVLIB_MALLOC)
+        atomic_store(&c->used_malloc, true);
     k->l.kernel = f->kernel;
     memcpy(k->l.grid, r->grid, sizeof k->l.grid);
     memcpy(k->l.block, r->block, sizeof k->l.block);
@@ -118,9 +146,19 @@ void rt_launch_exec(struct rt_ctx *c, struct rt_kernel_op *k)
     struct interp_stats st = {0};
     struct trap trap;
     memset(&trap, 0, sizeof trap);
+    rt_dev_enter(c);
     pthread_mutex_lock(&c->lock);
     int prior = c->sticky;
+    bool stale = k->gen != atomic_load(&c->gen) || !c->idev;
+    if (stale && !prior && !c->async_err)
+        c->async_err = RT_ERR_CONTEXT_IS_DESTROYED;
     pthread_mutex_unlock(&c->lock);
+    if (stale) {
+        /* cudaDeviceReset ran between the launch and now: its module is gone */
+        fprintf(stderr, "ptxemu: launch of %s dropped: cudaDeviceReset ran after it was "
+                        "queued (cudaErrorContextIsDestroyed)\n", k->func->name);
+        goto out;
+    }
     if (prior) /* a faulted context runs nothing more */
         goto out;
     /* statistics only when printed: they cost two CPU-clock system calls per host thread */
@@ -150,6 +188,7 @@ void rt_launch_exec(struct rt_ctx *c, struct rt_kernel_op *k)
         pthread_mutex_unlock(&c->lock);
     }
 out:
+    rt_dev_leave(c);
     free(k->params);
     free(k);
 }
@@ -336,6 +375,7 @@ static void *worker_main(void *arg)
 {
     struct rt_ctx *c = arg;
     struct rt_queue *q = &c->q;
+    rt_dev_worker_thread();
     pthread_mutex_lock(&q->mu);
     for (;;) {
         bool more;
@@ -395,6 +435,10 @@ uint64_t rt_submit(struct rt_ctx *c, const struct rt_order *o,
     struct rt_queue *q = &c->q;
     struct rt_op *op = c->sync ? NULL : calloc(1, sizeof *op);
     pthread_mutex_lock(&q->mu);
+    /* back-pressure (RT_QUEUE_DEPTH): wait for the oldest operation; a queue worker (a graph
+     * or callback submitting) never waits, the work it would wait for may be its own */
+    while (op && q->submitted - q->retired >= RT_QUEUE_DEPTH && !rt_dev_is_worker())
+        q_wait_dep(q, (struct rt_dep){q->submitted - RT_QUEUE_DEPTH + 1, NULL});
     if (op && !q->workers)
         q_grow(c);
     const enum rt_order_kind kind = o ? o->kind : RT_ORDER_ALL;

@@ -35,7 +35,7 @@ if ($build =~ /asan/) {
 my $tmp    = tempdir(CLEANUP => 1);
 my $n      = 0;
 
-sub ok_ {
+sub ok_ ($@) { # ($@): the condition in scalar context (a failed =~ is then false, not an empty list)
     my ($cond, $desc, @diag) = @_;
     $n++;
     print(($cond ? "ok" : "not ok") . " $n - $desc\n");
@@ -221,6 +221,12 @@ int main(void)
     printf("shared/block %zu optin %zu shared/sm %zu regs/sm %d l2 %d gmem %zu\\n",
            u64(buf, 296), u64(buf, 672), u64(buf, 624), i32(buf, 632), i32(buf, 596),
            u64(buf, 288));
+    void *big = NULL;
+    size_t fr = 0, tot = 0;
+    cudaMemGetInfo(&fr, &tot);
+    printf("memgetinfo total %zu\\n", tot);
+    printf("pinned 1 TiB: %s\\n", cudaGetErrorName(cudaMallocHost(&big, (size_t)1 << 40)));
+    printf("device total + 1: %s\\n", cudaGetErrorName(cudaMalloc(&big, u64(buf, 288) + 1)));
     const struct cudaDeviceProp *p = (const struct cudaDeviceProp *)buf;
     int bad = 0, v;
     for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; i++) {
@@ -257,20 +263,44 @@ C
             'reserved 784');
         ok_($st == 0 && $out =~ /\Asizeof 1008\n\Q$offsets\E/,
             'cudaDeviceProp: CUDA 13 header layout (1,008 bytes, field offsets)', "status $st", $out, $err);
-        ok_($st == 0 && $out =~ /^bytes written past 1008: 0\n/m
+        # a preset's global memory, capped to what the host can back (rt_device_fit_host)
+        chomp(my $pages = `getconf _PHYS_PAGES`);
+        chomp(my $psz = `getconf PAGESIZE`);
+        my $host = $pages * $psz;
+        my $cap = sub { my ($g, $lim) = @_; $lim = $host if !defined $lim || $host < $lim;
+                        return $g < $lim ? $g : $lim - $lim % (1 << 20) };
+        my $gh = $cap->(85899345920);
+        ok_(!!($st == 0 && $out =~ /^bytes written past 1008: 0\n/m
             && $out =~ /^cc 9\.0 sms 132 warp 32 threads\/block 1024 threads\/sm 2048 blocks\/sm 32$/m
-            && $out =~ /^shared\/block 49152 optin 232448 shared\/sm 233472 regs\/sm 65536 l2 52428800 gmem 85899345920$/m,
+            && $out =~ /^shared\/block 49152 optin 232448 shared\/sm 233472 regs\/sm 65536 l2 52428800 gmem $gh$/m),
             'cudaGetDeviceProperties: H100 values at CUDA 13 byte offsets, nothing past 1,008 bytes',
             $out, $err);
         # the Blackwell presets: per-SM limits of compute capability 10.0 and 12.0
         my ($sb, $ob) = run({ %asan, LD_LIBRARY_PATH => $libabs, PTXEMU_DEVICE => 'b200' }, "$tmp/props");
-        ok_($sb == 0 && $ob =~ /^name ptxemu B200 \(sm_100\)\ncc 10\.0 sms 148 warp 32 threads\/block 1024 threads\/sm 2048 blocks\/sm 32$/m
-            && $ob =~ /^shared\/block 49152 optin 232448 shared\/sm 233472 regs\/sm 65536 l2 132120576 gmem 193273528320$/m,
+        ok_(!!($sb == 0 && $ob =~ /^name ptxemu B200 \(sm_100\)\ncc 10\.0 sms 148 warp 32 threads\/block 1024 threads\/sm 2048 blocks\/sm 32$/m
+            && $ob =~ /^shared\/block 49152 optin 232448 shared\/sm 233472 regs\/sm 65536 l2 132120576 gmem ${\ $cap->(193273528320)}$/m),
             'PTXEMU_DEVICE=b200: sm_100 device properties', $ob);
         my ($sr, $or) = run({ %asan, LD_LIBRARY_PATH => $libabs, PTXEMU_DEVICE => 'rtx5090' }, "$tmp/props");
-        ok_($sr == 0 && $or =~ /^name ptxemu RTX 5090 \(sm_120\)\ncc 12\.0 sms 170 warp 32 threads\/block 1024 threads\/sm 1536 blocks\/sm 24$/m
-            && $or =~ /^shared\/block 49152 optin 101376 shared\/sm 102400 regs\/sm 65536 l2 100663296 gmem 34359738368$/m,
+        ok_(!!($sr == 0 && $or =~ /^name ptxemu RTX 5090 \(sm_120\)\ncc 12\.0 sms 170 warp 32 threads\/block 1024 threads\/sm 1536 blocks\/sm 24$/m
+            && $or =~ /^shared\/block 49152 optin 101376 shared\/sm 102400 regs\/sm 65536 l2 100663296 gmem ${\ $cap->(34359738368)}$/m),
             'PTXEMU_DEVICE=rtx5090: sm_120 device properties', $or);
+        # memory limits: global memory what the host can back (also under ulimit -v, where the
+        # device is still created), an explicit mem= as given; pinned memory beyond the host
+        # and device memory beyond the total refused
+        ok_(!!($st == 0 && $out =~ /^memgetinfo total $gh\npinned 1 TiB: cudaErrorMemoryAllocation\ndevice total \+ 1: cudaErrorMemoryAllocation$/m),
+            "global memory capped to the host's $host bytes; 1 TiB pinned and total + 1 refused", $out, $err);
+        my ($sm, $om) = run({ %asan, LD_LIBRARY_PATH => $libabs, PTXEMU_DEVICE => 'h100,mem=2G' }, "$tmp/props");
+        ok_(!!($sm == 0 && $om =~ /gmem 2147483648$/m && $om =~ /^memgetinfo total 2147483648$/m),
+            'PTXEMU_DEVICE=h100,mem=2G: 2 GiB of global memory', $om);
+        if (%asan) {
+            skip_(1, 'ulimit -v: the ASan runtime reserves more address space than any limit');
+        } else {
+            my ($su, $ou, $eu) = run({ LD_LIBRARY_PATH => $libabs }, 'sh', '-c',
+                                     "ulimit -v 6000000 && exec $tmp/props");
+            my $gu = $cap->(85899345920, 6000000 * 1024);
+            ok_(!!($su == 0 && $ou =~ /gmem $gu$/m && $ou =~ /^memgetinfo total $gu$/m),
+                "ulimit -v 6000000: the device is created, global memory $gu bytes", "status $su", $ou, $eu);
+        }
         my $nattr = scalar @names;
         ok_($st == 0 && $nattr > 100 && $out =~ /^attributes $nattr, failing 0\nbad attribute: cudaErrorInvalidValue\nbad device: cudaErrorInvalidDevice\nnull value: cudaErrorInvalidValue\n\z/m,
             "cudaDeviceGetAttribute: all $nattr cudaDevAttr values succeed and agree with the properties",

@@ -194,6 +194,8 @@ static inline bool vm_in(uint64_t off, uint64_t size, unsigned width)
 /*
  * Translate an access of `width` bytes at address a in space class xs (lane l) to a host
  * pointer. Returns 0 and *p, or the trap kind (TRAP_OOB, TRAP_MISALIGNED, TRAP_READONLY).
+ * A local write (wr) raises the warp's local_hwm, so the next CTA in this warp slot clears
+ * what this one wrote (warp_init).
  */
 static inline int vm_xlate(struct warp *w, unsigned xs, unsigned l, uint64_t a, unsigned width,
                            bool wr, uint8_t **p)
@@ -236,6 +238,8 @@ static inline int vm_xlate(struct warp *w, unsigned xs, unsigned l, uint64_t a, 
     local:
         if (!vm_in(a, c->local_stride, width))
             return TRAP_OOB;
+        if (wr && a + width > w->local_hwm)
+            w->local_hwm = (uint32_t)(a + width);
         *p = w->local + (size_t)l * c->local_stride + a;
         return 0;
     case XS_KPARAM:
@@ -274,6 +278,28 @@ static inline int vm_xs_space(unsigned xs, uint64_t a)
             return SP_PARAM;
         return SP_GLOBAL;
     }
+}
+
+/* Element k of mov's vector operand o: of a {…} list or a .v2/.v4 register (an OPK_SINK
+ * operand, which mov skips, past its elements); a scalar stands for every element. Bounded by
+ * o's own element count, so an unverified mov (exec does not run the verifier) reads and
+ * writes nothing outside o. */
+static inline struct ir_opnd vm_velem(const struct xfunc *fn, const struct ir_opnd *o, unsigned k)
+{
+    struct ir_opnd e = *o;
+    if (o->kind == OPK_VEC) {
+        if (k < o->n)
+            return fn->opnds[o->first + k];
+        e.kind = OPK_SINK;
+    } else if (o->kind == OPK_REG && o->n > 1) {
+        if (k < o->n) {
+            e.slot += k;
+            e.n = 1;
+        } else {
+            e.kind = OPK_SINK;
+        }
+    }
+    return e;
 }
 
 /* Element operand k of a (possibly vector) register operand: for OPK_VEC the k-th element,

@@ -11,7 +11,9 @@
  *   - PTXEMU_SYNC (c->sync): work runs on the caller, in submission order;
  * and rt_build_params, which lays out a launch's parameter block.
  */
+#include <sched.h>
 #include <string.h>
+#include <time.h>
 
 #include "runtime/rt.h"
 #include "tests/tap.h"
@@ -84,6 +86,36 @@ static const char *log_str(struct log *l)
         k += (size_t)snprintf(buf + k, sizeof buf - k, "%s%d", i ? " " : "", l->ids[i]);
     pthread_mutex_unlock(&l->mu);
     return buf;
+}
+
+/* Back-pressure: a counting operation, and a host thread submitting one gated operation and
+ * then `n` counting ones to one stream. */
+static _Atomic int counted, submitted_n;
+static void op_count(struct rt_ctx *c, void *arg)
+{
+    (void)c;
+    (void)arg;
+    atomic_fetch_add(&counted, 1);
+}
+
+struct flood {
+    struct rt_ctx *c;
+    struct op *first;
+    int n;
+    int key;
+};
+
+static void *flood_main(void *arg)
+{
+    struct flood *f = arg;
+    struct rt_order o = {&f->key, RT_ORDER_BLOCKING, {0, 0}};
+    rt_submit(f->c, &o, op_run, f->first);
+    atomic_fetch_add(&submitted_n, 1);
+    for (int i = 0; i < f->n; i++) {
+        rt_submit(f->c, &o, op_count, NULL);
+        atomic_fetch_add(&submitted_n, 1);
+    }
+    return NULL;
 }
 
 /* Queue operation id on stream key (kind), optionally gated and after `after`. */
@@ -192,6 +224,29 @@ int main(void)
     rt_wait(&c, 0);
     is_str(log_str(&l), "3 1 2", "then runs");
     ok(rt_done(&c, all) && rt_done(&c, a), "rt_wait(0): everything done");
+
+    /* back-pressure: behind a gated operation, a host thread submits until the queue holds
+     * RT_QUEUE_DEPTH operations, then waits; opening the gate lets the rest through */
+    log_reset(&l);
+    gate_init(&g);
+    static struct flood fl;
+    ops[0] = (struct op){&l, &g, 0};
+    fl = (struct flood){&c, &ops[0], (int)RT_QUEUE_DEPTH + 200, 0};
+    pthread_t ft;
+    pthread_create(&ft, NULL, flood_main, &fl);
+    while (atomic_load(&submitted_n) < (int)RT_QUEUE_DEPTH)
+        sched_yield();
+    struct timespec pause = {0, 50 * 1000 * 1000};
+    nanosleep(&pause, NULL); /* without back-pressure the thread would be done by now */
+    pthread_mutex_lock(&c.q.mu);
+    uint64_t held = c.q.submitted - c.q.retired;
+    pthread_mutex_unlock(&c.q.mu);
+    is_uint(held, RT_QUEUE_DEPTH, "the queue holds RT_QUEUE_DEPTH operations behind the gate");
+    is_int(atomic_load(&submitted_n), (int)RT_QUEUE_DEPTH, "and the submitting thread waits");
+    gate_open(&g);
+    pthread_join(ft, NULL);
+    rt_wait(&c, 0);
+    is_int(atomic_load(&counted), (int)RT_QUEUE_DEPTH + 200, "then every operation runs");
 
     /* PTXEMU_SYNC: each operation runs on the calling thread before rt_submit returns */
     static struct rt_ctx cs;
