@@ -331,7 +331,7 @@ int tm_sm_start_cta(struct tm_sm *s, struct tm_kernel *k, uint64_t linear, uint6
         slot++;
     uint32_t w0 = 0, run = 0;
     for (uint32_t i = 0; i < s->nwarp_slots && run < k->warps; i++) {
-        if (s->w[i].cta) {
+        if (s->w[i].held) {
             run = 0;
             w0 = i + 1;
         } else {
@@ -354,6 +354,7 @@ int tm_sm_start_cta(struct tm_sm *s, struct tm_kernel *k, uint64_t linear, uint6
         memset(w, 0, sizeof *w);
         w->part = part;
         w->cta = c;
+        w->held = true;
         w->ew = i;
         w->ready_at = s->cycle + latency;
         w->age = s->next_age++;
@@ -379,6 +380,8 @@ int tm_sm_start_cta(struct tm_sm *s, struct tm_kernel *k, uint64_t linear, uint6
 static void cta_retire(struct tm_sm *s, struct tm_cta *c)
 {
     struct tm_kernel *k = c->k;
+    for (uint32_t i = 0; i < c->nwarps; i++) /* hardware warp slots free with their CTA */
+        s->w[c->warp0 + i].held = false;
     engine_cta_destroy(c->ec);
     c->ec = NULL;
     c->k = NULL;
@@ -408,8 +411,10 @@ void tm_sm_abort(struct tm_sm *s)
     for (uint32_t i = 0; i < s->ncta_slots; i++)
         if (s->cta[i].ec)
             cta_retire(s, &s->cta[i]);
-    for (uint32_t i = 0; i < s->nwarp_slots; i++)
+    for (uint32_t i = 0; i < s->nwarp_slots; i++) {
         s->w[i].cta = NULL;
+        s->w[i].held = false;
+    }
     /* drop everything in flight */
     if (s->inst_cap) {
         for (uint32_t i = 0; i < s->inst_cap; i++)
@@ -645,7 +650,7 @@ static void requery_barrier(struct tm_sm *s, struct tm_cta *c)
 {
     for (uint32_t i = 0; i < c->nwarps && c->ec; i++) {
         struct tm_warp *w = &s->w[c->warp0 + i];
-        if (!w->at_bar)
+        if (w->cta != c || !w->at_bar)
             continue;
         struct engine_warp_info info;
         if (engine_warp_query(c->ec, w->ew, &info) || info.status == ENGINE_WARP_BARRIER)

@@ -127,7 +127,8 @@ struct tm_inst {
 struct tm_cta;
 
 struct tm_warp {
-    struct tm_cta *cta;       /* NULL: slot free */
+    struct tm_cta *cta;       /* NULL: not running (finished, or the slot is free) */
+    bool held;                /* the slot belongs to a resident CTA (freed when it retires) */
     uint32_t ew;              /* warp index in the CTA (engine) */
     uint8_t part;             /* scheduler */
     bool done;                /* every lane exited (functionally) */
