@@ -202,6 +202,15 @@ if (@stale) {
     my @names = map { basename($_, '.cu') } @stale;
     `scripts/gen-fixtures.sh --exe --variants '' @names 2>&1`;
 }
+my %deliberate = (
+    rt_limits     => 'a stack overflow it provokes, buffers alive at its resets',
+    rt_reset_race => 'kernels of other threads cut off by cudaDeviceReset',
+    rt_surf_fault => 'a surface store outside its surface',
+    rt_tex_stale  => 'destroyed texture handles used on purpose',
+);
+my %known = (
+    async_copy => "initcheck does not see cp.async's writes to shared memory yet",
+);
 for my $src (@fixtures) {
     my $name = basename($src, '.cu');
     my $exe  = "build/fixtures/$name";
@@ -252,6 +261,20 @@ R
         ok_($st == 99 && $out =~ /^PASS$/m && $rep eq $want,
             "--check all: $name (its deliberate faults, a leak at cudaDeviceReset, an intra-warp race)",
             "status $st", $out, $err);
+        next;
+    }
+    if (my $why = $deliberate{$name}) {
+        # programs that test faults, stale handles or resets on purpose: their findings are
+        # the point; they must still pass and the sanitizer must find something
+        ok_($out =~ /^PASS$/m && $rep ne "========= ERROR SUMMARY: 0 errors\n",
+            "--check all: $name reports its deliberate errors ($why)", "status $st", $out, $err);
+        next;
+    }
+    if (my $todo = $known{$name}) {
+        my $clean = $st == 0 && $out =~ /^PASS$/m
+            && $rep eq "========= ERROR SUMMARY: 0 errors\n";
+        $n++;
+        print(($clean ? 'ok' : 'not ok'), " $n - --check all: $name runs clean # TODO $todo\n");
         next;
     }
     ok_($st == 0 && $out =~ /^PASS$/m && $rep eq "========= ERROR SUMMARY: 0 errors\n",
