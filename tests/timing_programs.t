@@ -6,8 +6,7 @@
 #
 # rt_fence (4,096 CTAs that each wait for the previous one's flag) runs on a device of 8 SMs
 # (PTXEMU_DEVICE=h100,nsm=8) and only in the release build: its chain is ~2.7 M simulated
-# cycles, about a minute here. rt_coop is a TODO: its largest cooperative grid (2,112 CTAs)
-# never leaves grid.sync() in timing mode yet.
+# cycles, about a minute here.
 use strict;
 use warnings;
 use File::Basename qw(dirname basename);
@@ -43,10 +42,6 @@ for my $src (@srcs) {
     $n++;
     my $name = basename($src, '.cu');
     my $exe = "build/fixtures/$name";
-    if ($name eq 'rt_coop') {
-        print "not ok $n - $name under --timing # TODO grid.sync() of a 2,112-CTA cooperative grid never completes in timing mode\n";
-        next;
-    }
     my %e = %env;
     if ($name eq 'rt_fence') {
         if ($asan) {

@@ -1021,18 +1021,25 @@ static void operand_stage(struct tm_sm *s)
                 }
             }
         }
-        /* 3. collected instructions go to their unit's OC_EX register */
-        uint32_t sent = 0;
-        for (uint32_t q = 0; q < s->ncoll && sent < outports; q++) {
-            uint32_t cu = (s->coll_rr + q) % s->ncoll;
-            uint32_t ii = coll[cu];
-            if (ii == TM_NONE || s->inst[ii].src_left)
-                continue;
-            uint32_t part = s->inst[ii].fu == TM_FU_MEM ? 0 : p;
-            if (!pr_has_room(&s->oc_ex[s->inst[ii].fu], part))
-                continue;
-            pr_push(&s->oc_ex[s->inst[ii].fu], part, ii);
-            coll[cu] = TM_NONE;
+        /* 3. collected instructions go to their unit's OC_EX register, oldest first (a fixed
+         *    or cycle-parity order starves a collector when a unit frees every other cycle) */
+        for (uint32_t sent = 0; sent < outports;) {
+            uint32_t best = TM_NONE;
+            for (uint32_t cu = 0; cu < s->ncoll; cu++) {
+                uint32_t ii = coll[cu];
+                if (ii == TM_NONE || s->inst[ii].src_left)
+                    continue;
+                uint32_t part = s->inst[ii].fu == TM_FU_MEM ? 0 : p;
+                if (!pr_has_room(&s->oc_ex[s->inst[ii].fu], part))
+                    continue;
+                if (best == TM_NONE || s->inst[ii].t_issue < s->inst[coll[best]].t_issue)
+                    best = cu;
+            }
+            if (best == TM_NONE)
+                break;
+            uint32_t ii = coll[best];
+            pr_push(&s->oc_ex[s->inst[ii].fu], s->inst[ii].fu == TM_FU_MEM ? 0 : p, ii);
+            coll[best] = TM_NONE;
             sent++;
         }
     }
