@@ -198,7 +198,12 @@ static int kernel_setup(struct tm_gpu *g, struct tm_kernel *k, const struct inte
     k->warps = engine_launch_warps(k->L);
     uint32_t regs = (ki->nregs + 7) & ~7u;
     k->regs_per_cta = regs * k->warps * 32;
-    k->shmem_per_cta = ki->shared_static + l->shared_dynamic;
+    /* the driver's per-CTA reservation (sm_80+) counts as the CTA's, as the occupancy API
+     * counts it */
+    k->shmem_per_cta = ki->shared_static + l->shared_dynamic +
+                       (uint32_t)(c->o.ptxemu_shmem_reserved_per_cta > 0
+                                      ? c->o.ptxemu_shmem_reserved_per_cta
+                                      : 0);
     k->cooperative = l->cooperative;
 
     uint32_t n = (uint32_t)c->o.gpgpu_shader_cta;
