@@ -33,8 +33,12 @@ struct tm_req {
     uint8_t kind;      /* enum tm_req_kind */
     uint8_t space;     /* enum ir_space of the access (SP_NONE: instruction fetch) */
     uint8_t sectors;   /* bit i: sector i of the line */
-    uint8_t pad_;
+    uint8_t flags;     /* TM_RQF_* */
+    uint64_t bmask[2]; /* writes: bytes of the line written (bit i = byte i) */
 };
+
+#define TM_RQF_NOL1 1u      /* bypasses the L1 (.cg/.cv, atomics, -gpgpu_gmem_skip_L1D) */
+#define TM_RQF_WRITEBACK 2u /* an eviction from a cache above (no acknowledgement wanted) */
 
 /* Bounded FIFO of requests (ring buffer). */
 struct tm_queue {
