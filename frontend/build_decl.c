@@ -556,8 +556,16 @@ void b_init_num(struct ptx_builder *b, struct ptx_tok t, int neg)
     if (num_decode(b, t, neg, &n) < 0 || num_convert(b, &n, b->spec.type, t.off, &v) < 0)
         return;
     uint8_t *p = init_slot(b, t.off);
-    if (p)
-        memcpy(p, &v, ir_type_size(b->spec.type)); /* little-endian host */
+    if (!p)
+        return;
+    size_t sz = ir_type_size(b->spec.type);
+    if (sz <= sizeof v) {
+        memcpy(p, &v, sz); /* little-endian host */
+    } else {
+        /* .b128: the 64-bit value, sign-extended when it was negative */
+        memcpy(p, &v, sizeof v);
+        memset(p + sizeof v, neg && (int64_t)v < 0 ? 0xff : 0, sz - sizeof v);
+    }
 }
 
 static void init_sym(struct ptx_builder *b, struct ptx_tok fn, struct ptx_tok sym, int has_fn,
