@@ -22,8 +22,16 @@
  *   one node every cycle (over SM and memory nodes, as GPGPU-Sim), each taking its head's
  *   output if no earlier input did: the nearest requester after the start wins.
  * A full input buffer refuses pushes; a full output buffer refuses grants, so a node that
- * does not pop stalls its senders. Cost: only inputs with packets are visited; a cycle with
- * nothing in flight returns after counting it.
+ * does not pop stalls its senders. Cost: only input ports with packets are visited; a cycle
+ * with nothing in flight returns after counting it.
+ *
+ * The hierarchical crossbar (-network_mode 3) is the same crossbar over ports instead of
+ * nodes: the two SMs of a TPC share one port each way (taking turns, round robin), memory
+ * nodes have one each. SM s is in GPC s / -ptxemu_icnt_sms_per_gpc; the first half of the GPCs
+ * (2g < n_gpc) hangs off L2 half 0, the rest off half 1; memory node j is in half 0 when
+ * 2j < n_mem. A packet crossing between a GPC and the other half spends
+ * -ptxemu_icnt_far_latency more cycles after the crossbar (a constant-delay hop with unbounded
+ * width, counted against the destination's output buffer until it arrives).
  */
 #include "timing/icnt_int.h"
 
@@ -110,19 +118,25 @@ static void errf(char *err, size_t errlen, const char *fmt, ...)
     va_end(ap);
 }
 
-/* ------------------------------------------------------------------ the crossbar */
+/* ------------------------------------------------------------------ the crossbars */
 
+/* One subnet of the crossbar. Inputs and outputs are ports: a port per node in mode 2; in
+ * mode 3 the two SMs of a TPC share one port each way (the TPC's link), memory nodes have
+ * their own. */
 struct xbar {
-    struct ic_fifo *in;  /* per node: packets waiting at the input */
-    uint32_t *cur;       /* per node: packet crossing from this input, IC_NIL */
+    struct ic_fifo *in;  /* per node: packets waiting at its input */
+    uint32_t *cur;       /* per port: packet crossing from this input port, IC_NIL */
     uint64_t *done;      /* … the cycle its last flit crosses */
-    uint8_t *out_busy;   /* per node: an input is sending to this output */
-    uint32_t *resv;      /* per node: packets crossing towards this output */
-    uint32_t *ptr;       /* per node: iSLIP pointer of this output */
-    uint32_t *best;      /* per node: the winning requester this cycle (scratch) */
+    uint8_t *pick;       /* per port: the member node whose turn is next (TPC round robin) */
+    uint32_t *req;       /* per port: the member node requesting this cycle (scratch) */
+    uint8_t *out_busy;   /* per port: an input is sending to this output */
+    uint32_t *resv;      /* per port: packets crossing towards this output (or the far hop) */
+    uint32_t *ptr;       /* per port: iSLIP pointer of this output */
+    uint32_t *best;      /* per port: the winning requester this cycle (scratch) */
     uint32_t *touched, ntouched;
-    uint32_t *active, nactive; /* inputs with a packet waiting or crossing */
+    uint32_t *active, nactive; /* input ports with a packet waiting or crossing */
     uint8_t *is_active;
+    struct ic_fifo far;  /* mode 3: packets on the hop to the far L2 half (constant delay) */
     uint32_t grant_count;
 };
 
@@ -137,10 +151,18 @@ struct tm_icnt {
     struct ic_fifo *deliver;  /* per node: delivered, not yet popped */
     uint32_t *waiting;        /* per node: flits of those */
     uint64_t in_network;      /* packets pushed and not yet delivered */
+    /* crossbars (modes 2 and 3) */
+    uint32_t nports;
+    uint32_t *port_of;        /* per node: its port */
+    uint32_t *port_first;     /* per port: its first node */
+    uint8_t *port_cnt;        /* per port: how many nodes share it */
+    uint32_t *port_pkts;      /* per port: delivered packets not yet popped */
+    uint32_t sms_per_gpc, n_gpc, far_lat;
     struct xbar xb[2];
+    /* BookSim (mode 1) */
     struct ic_bs_net *bs[2];
     struct ic_bs_cfg bcfg;
-    uint32_t *map;            /* BookSim: GPU node -> network node */
+    uint32_t *map;            /* GPU node -> network node */
     char desc[512];
 };
 
@@ -155,11 +177,22 @@ static uint32_t flits_of(const struct tm_icnt *n, uint32_t bytes)
     return f ? f : 1;
 }
 
+/* Mode 3: the L2 half of a node. SM s is in GPC s / sms_per_gpc; the first half of the GPCs
+ * (rounded down) is attached to half 0; memory node j is in half 0 when 2j < n_mem. */
+static uint32_t half_of(const struct tm_icnt *n, uint32_t node)
+{
+    if (node < n->n_sm)
+        return 2 * (node / n->sms_per_gpc) / n->n_gpc;
+    return 2 * (node - n->n_sm) / n->n_mem;
+}
+
 static void xbar_free(struct xbar *x)
 {
     free(x->in);
     free(x->cur);
     free(x->done);
+    free(x->pick);
+    free(x->req);
     free(x->out_busy);
     free(x->resv);
     free(x->ptr);
@@ -170,28 +203,32 @@ static void xbar_free(struct xbar *x)
     memset(x, 0, sizeof *x);
 }
 
-static int xbar_init(struct xbar *x, uint32_t nodes, uint32_t grant_cycles)
+static int xbar_init(struct xbar *x, uint32_t nodes, uint32_t ports, uint32_t grant_cycles)
 {
     x->in = calloc(nodes, sizeof *x->in);
-    x->cur = malloc(nodes * sizeof *x->cur);
-    x->done = calloc(nodes, sizeof *x->done);
-    x->out_busy = calloc(nodes, 1);
-    x->resv = calloc(nodes, sizeof *x->resv);
-    x->ptr = calloc(nodes, sizeof *x->ptr);
-    x->best = malloc(nodes * sizeof *x->best);
-    x->touched = malloc(nodes * sizeof *x->touched);
-    x->active = malloc(nodes * sizeof *x->active);
-    x->is_active = calloc(nodes, 1);
-    if (!x->in || !x->cur || !x->done || !x->out_busy || !x->resv || !x->ptr || !x->best ||
-        !x->touched || !x->active || !x->is_active) {
+    x->cur = malloc(ports * sizeof *x->cur);
+    x->done = calloc(ports, sizeof *x->done);
+    x->pick = calloc(ports, 1);
+    x->req = calloc(ports, sizeof *x->req);
+    x->out_busy = calloc(ports, 1);
+    x->resv = calloc(ports, sizeof *x->resv);
+    x->ptr = calloc(ports, sizeof *x->ptr);
+    x->best = malloc(ports * sizeof *x->best);
+    x->touched = malloc(ports * sizeof *x->touched);
+    x->active = malloc(ports * sizeof *x->active);
+    x->is_active = calloc(ports, 1);
+    if (!x->in || !x->cur || !x->done || !x->pick || !x->req || !x->out_busy || !x->resv ||
+        !x->ptr || !x->best || !x->touched || !x->active || !x->is_active) {
         xbar_free(x);
         return -ENOMEM;
     }
-    for (uint32_t i = 0; i < nodes; i++) {
+    for (uint32_t i = 0; i < nodes; i++)
         ic_fifo_init(&x->in[i]);
+    for (uint32_t i = 0; i < ports; i++) {
         x->cur[i] = IC_NIL;
         x->best[i] = IC_NIL;
     }
+    ic_fifo_init(&x->far);
     x->grant_count = grant_cycles;
     return 0;
 }
@@ -217,24 +254,36 @@ void ic_deliver(struct tm_icnt *n, uint32_t p)
         *mx = lat;
     ic_fifo_push(&n->deliver[k->dst], &n->pool, p);
     n->waiting[k->dst] += k->nflits;
+    if (n->port_pkts)
+        n->port_pkts[n->port_of[k->dst]]++;
     n->in_network--;
 }
 
 /* One cycle of one crossbar subnet (see the file comment). */
 static void xbar_cycle(struct tm_icnt *n, struct xbar *x)
 {
-    uint32_t N = n->n_nodes;
+    uint32_t N = n->nports;
     bool islip = n->algo == 1;
     uint32_t start = (uint32_t)((n->now - 1) % N); /* round robin's start this cycle */
     bool requests = false;
 
-    /* requests: every free input with a waiting packet asks for its head's output */
+    /* requests: every free input port with a waiting packet asks for its head's output; a
+     * shared (TPC) port takes its members in turn */
     for (uint32_t a = 0; a < x->nactive; a++) {
         uint32_t i = x->active[a];
-        if (x->cur[i] != IC_NIL || !x->in[i].n)
+        if (x->cur[i] != IC_NIL)
+            continue;
+        uint32_t m = IC_NIL, cnt = n->port_cnt[i];
+        for (uint32_t j = 0; j < cnt && m == IC_NIL; j++) {
+            uint32_t node = n->port_first[i] + (x->pick[i] + j) % cnt;
+            if (x->in[node].n)
+                m = node;
+        }
+        if (m == IC_NIL)
             continue;
         requests = true;
-        uint32_t d = ic_pkt(&n->pool, x->in[i].head)->dst;
+        x->req[i] = m;
+        uint32_t d = n->port_of[ic_pkt(&n->pool, x->in[m].head)->dst];
         if (x->out_busy[d])
             continue;
         uint32_t base = islip ? x->ptr[d] : start;
@@ -249,9 +298,11 @@ static void xbar_cycle(struct tm_icnt *n, struct xbar *x)
     for (uint32_t t = 0; t < x->ntouched; t++) {
         uint32_t d = x->touched[t], i = x->best[d];
         x->best[d] = IC_NIL;
-        if (n->deliver[d].n + x->resv[d] >= n->out_limit)
+        if (n->port_pkts[d] + x->resv[d] >= n->out_limit)
             continue;
-        uint32_t p = ic_fifo_pop(&x->in[i], &n->pool);
+        uint32_t m = x->req[i];
+        uint32_t p = ic_fifo_pop(&x->in[m], &n->pool);
+        x->pick[i] = (uint8_t)((m - n->port_first[i] + 1) % n->port_cnt[i]);
         x->cur[i] = p;
         x->done[i] = n->now + ic_pkt(&n->pool, p)->nflits - 1;
         x->out_busy[d] = 1;
@@ -263,24 +314,66 @@ static void xbar_cycle(struct tm_icnt *n, struct xbar *x)
     if (islip && requests)
         x->grant_count = x->grant_count == 1 ? n->grant_cycles : x->grant_count - 1;
 
-    /* transfers whose last flit crosses this cycle deliver; idle inputs leave the list */
+    /* transfers whose last flit crosses this cycle deliver (or take the far hop); idle
+     * input ports leave the list */
     uint32_t keep = 0;
     for (uint32_t a = 0; a < x->nactive; a++) {
         uint32_t i = x->active[a];
         if (x->cur[i] != IC_NIL && x->done[i] == n->now) {
             uint32_t p = x->cur[i];
-            uint32_t d = ic_pkt(&n->pool, p)->dst;
+            struct ic_pkt *k = ic_pkt(&n->pool, p);
+            uint32_t d = n->port_of[k->dst];
             x->cur[i] = IC_NIL;
             x->out_busy[d] = 0;
-            x->resv[d]--;
-            ic_deliver(n, p);
+            if (n->far_lat && half_of(n, k->src) != half_of(n, k->dst)) {
+                k->t_due = n->now + n->far_lat;
+                ic_fifo_push(&x->far, &n->pool, p);
+            } else {
+                x->resv[d]--;
+                ic_deliver(n, p);
+            }
         }
-        if (x->cur[i] != IC_NIL || x->in[i].n)
+        bool more = x->cur[i] != IC_NIL;
+        for (uint32_t j = 0; j < n->port_cnt[i] && !more; j++)
+            more = x->in[n->port_first[i] + j].n != 0;
+        if (more)
             x->active[keep++] = i;
         else
             x->is_active[i] = 0;
     }
     x->nactive = keep;
+    /* the far hop: a constant delay, so its queue is in time order */
+    while (x->far.n && ic_pkt(&n->pool, x->far.head)->t_due <= n->now) {
+        uint32_t p = ic_fifo_pop(&x->far, &n->pool);
+        x->resv[n->port_of[ic_pkt(&n->pool, p)->dst]]--;
+        ic_deliver(n, p);
+    }
+}
+
+/* Ports of the crossbar: mode 2 one per node; mode 3 one per TPC (SMs 2t and 2t+1) and one
+ * per memory node. */
+static int ports_init(struct tm_icnt *n)
+{
+    uint32_t ntpc = n->mode == 3 ? (n->n_sm + 1) / 2 : n->n_sm;
+    n->nports = ntpc + n->n_mem;
+    n->port_of = malloc(n->n_nodes * sizeof *n->port_of);
+    n->port_first = malloc(n->nports * sizeof *n->port_first);
+    n->port_cnt = malloc(n->nports);
+    n->port_pkts = calloc(n->nports, sizeof *n->port_pkts);
+    if (!n->port_of || !n->port_first || !n->port_cnt || !n->port_pkts)
+        return -ENOMEM;
+    for (uint32_t i = 0; i < n->n_nodes; i++)
+        n->port_of[i] = i < n->n_sm ? (n->mode == 3 ? i / 2 : i) : ntpc + (i - n->n_sm);
+    for (uint32_t p = 0; p < n->nports; p++) {
+        if (p < ntpc && n->mode == 3) {
+            n->port_first[p] = 2 * p;
+            n->port_cnt[p] = 2 * p + 1 < n->n_sm ? 2 : 1;
+        } else {
+            n->port_first[p] = p < ntpc ? p : n->n_sm + (p - ntpc);
+            n->port_cnt[p] = 1;
+        }
+    }
+    return 0;
 }
 
 /* ------------------------------------------------------------------ the interface */
@@ -368,9 +461,9 @@ int tm_icnt_create(struct tm_icnt **out, const struct tm_config *cfg, uint32_t n
         errf(err, errlen, "interconnect: %u SMs and %u memory nodes", n_sm, n_mem);
         return -EINVAL;
     }
-    if (o->network_mode != 1 && o->network_mode != 2) {
-        errf(err, errlen, "-network_mode %lld: 1 (BookSim network) or 2 (crossbar)",
-             (long long)o->network_mode);
+    if (o->network_mode < 1 || o->network_mode > 3) {
+        errf(err, errlen, "-network_mode %lld: 1 (BookSim network), 2 (crossbar) or 3 "
+             "(hierarchical crossbar)", (long long)o->network_mode);
         return -EINVAL;
     }
     if (o->icnt_flit_size < 1 || o->icnt_flit_size > 65536) {
@@ -381,7 +474,7 @@ int tm_icnt_create(struct tm_icnt **out, const struct tm_config *cfg, uint32_t n
         errf(err, errlen, "-icnt_subnets %lld: 1 or 2", (long long)o->icnt_subnets);
         return -EINVAL;
     }
-    if (o->network_mode == 2) {
+    if (o->network_mode >= 2) {
         if (o->icnt_in_buffer_limit < 1 || o->icnt_out_buffer_limit < 1 ||
             o->icnt_in_buffer_limit > UINT32_MAX || o->icnt_out_buffer_limit > UINT32_MAX) {
             errf(err, errlen, "-icnt_in_buffer_limit %lld / -icnt_out_buffer_limit %lld: at "
@@ -399,6 +492,14 @@ int tm_icnt_create(struct tm_icnt **out, const struct tm_config *cfg, uint32_t n
                  (long long)o->icnt_grant_cycles);
             return -EINVAL;
         }
+    }
+    if (o->network_mode == 3 &&
+        (o->ptxemu_icnt_sms_per_gpc < 1 || o->ptxemu_icnt_sms_per_gpc > UINT32_MAX ||
+         o->ptxemu_icnt_far_latency < 0 || o->ptxemu_icnt_far_latency > 1000000)) {
+        errf(err, errlen, "-ptxemu_icnt_sms_per_gpc %lld / -ptxemu_icnt_far_latency %lld: at "
+             "least 1 SM / 0 to 1000000 cycles", (long long)o->ptxemu_icnt_sms_per_gpc,
+             (long long)o->ptxemu_icnt_far_latency);
+        return -EINVAL;
     }
     struct tm_icnt *n = calloc(1, sizeof *n);
     if (!n)
@@ -424,14 +525,31 @@ int tm_icnt_create(struct tm_icnt **out, const struct tm_config *cfg, uint32_t n
     }
     for (uint32_t i = 0; i < n->n_nodes; i++)
         ic_fifo_init(&n->deliver[i]);
-    if (n->mode == 2) {
+    if (n->mode >= 2) {
+        if (n->mode == 3) {
+            n->sms_per_gpc = (uint32_t)o->ptxemu_icnt_sms_per_gpc;
+            n->n_gpc = (n_sm + n->sms_per_gpc - 1) / n->sms_per_gpc;
+            n->far_lat = (uint32_t)o->ptxemu_icnt_far_latency;
+        }
+        if ((rc = ports_init(n)))
+            goto fail;
         for (uint32_t s = 0; s < n->nsub; s++)
-            if ((rc = xbar_init(&n->xb[s], n->n_nodes, n->grant_cycles)))
+            if ((rc = xbar_init(&n->xb[s], n->n_nodes, n->nports, n->grant_cycles)))
                 goto fail;
-        snprintf(n->desc, sizeof n->desc,
-                 "crossbar %ux%u, %u subnet%s, %s, %u-byte flits, buffers %u/%u packets",
-                 n_sm, n_mem, n->nsub, n->nsub > 1 ? "s" : "",
-                 n->algo ? "iSLIP" : "round robin", n->flit_size, n->in_limit, n->out_limit);
+        const char *arb = n->algo ? "iSLIP" : "round robin";
+        if (n->mode == 2)
+            snprintf(n->desc, sizeof n->desc,
+                     "crossbar %ux%u, %u subnet%s, %s, %u-byte flits, buffers %u/%u packets",
+                     n_sm, n_mem, n->nsub, n->nsub > 1 ? "s" : "", arb, n->flit_size,
+                     n->in_limit, n->out_limit);
+        else
+            snprintf(n->desc, sizeof n->desc,
+                     "hierarchical crossbar: %u SMs in %u TPCs, %u GPC%s of %u SMs, 2 L2 halves "
+                     "of %u memory nodes, far hop %u cycles, %u subnet%s, %s, %u-byte flits, "
+                     "buffers %u/%u packets",
+                     n_sm, (n_sm + 1) / 2, n->n_gpc, n->n_gpc > 1 ? "s" : "", n->sms_per_gpc,
+                     n_mem, n->far_lat, n->nsub, n->nsub > 1 ? "s" : "", arb, n->flit_size,
+                     n->in_limit, n->out_limit);
     } else {
         if ((rc = create_booksim(n, cfg, base_dir, err, errlen)))
             goto fail;
@@ -456,6 +574,10 @@ void tm_icnt_destroy(struct tm_icnt *n)
     }
     ic_bs_cfg_free(&n->bcfg);
     free(n->map);
+    free(n->port_of);
+    free(n->port_first);
+    free(n->port_cnt);
+    free(n->port_pkts);
     ic_pool_free(&n->pool);
     free(n->deliver);
     free(n->waiting);
@@ -472,7 +594,7 @@ bool tm_icnt_can_push(const struct tm_icnt *n, uint32_t src, uint32_t bytes)
         return false;
     uint32_t s = subnet_from(n, src);
     bool ok;
-    if (n->mode == 2)
+    if (n->mode >= 2)
         ok = n->xb[s].in[src].n < n->in_limit;
     else
         ok = ic_bs_can_inject(n->bs[s], src, flits_of(n, bytes));
@@ -501,12 +623,13 @@ void tm_icnt_push(struct tm_icnt *n, uint32_t src, uint32_t dst, const struct tm
     n->stats[k->rep ? TM_IS_PACKETS_REP : TM_IS_PACKETS_REQ]++;
     n->stats[k->rep ? TM_IS_FLITS_REP : TM_IS_FLITS_REQ] += k->nflits;
     n->in_network++;
-    if (n->mode == 2) {
+    if (n->mode >= 2) {
         struct xbar *x = &n->xb[k->subnet];
+        uint32_t port = n->port_of[src];
         ic_fifo_push(&x->in[src], &n->pool, p);
-        if (!x->is_active[src]) {
-            x->is_active[src] = 1;
-            x->active[x->nactive++] = src;
+        if (!x->is_active[port]) {
+            x->is_active[port] = 1;
+            x->active[x->nactive++] = port;
         }
     } else {
         ic_bs_inject(n->bs[k->subnet], &n->pool, p);
@@ -530,6 +653,8 @@ void tm_icnt_pop(struct tm_icnt *n, uint32_t dst)
     if (p == IC_NIL)
         return;
     n->waiting[dst] -= ic_pkt(&n->pool, p)->nflits;
+    if (n->port_pkts)
+        n->port_pkts[n->port_of[dst]]--;
     ic_pool_put(&n->pool, p);
 }
 
@@ -537,12 +662,12 @@ void tm_icnt_pop(struct tm_icnt *n, uint32_t dst)
 void tm_icnt_cycle(struct tm_icnt *n)
 {
     n->now++;
-    if (n->mode == 2) {
+    if (n->mode >= 2) {
         if (!n->in_network)
             return;
         n->stats[TM_IS_CYCLES]++;
         for (uint32_t s = 0; s < n->nsub; s++)
-            if (n->xb[s].nactive)
+            if (n->xb[s].nactive || n->xb[s].far.n)
                 xbar_cycle(n, &n->xb[s]);
         return;
     }

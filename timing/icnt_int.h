@@ -23,6 +23,7 @@
 struct ic_pkt {
     struct tm_req req;   /* the payload, copied on push */
     uint64_t t_inject;   /* icnt cycle count when pushed */
+    uint64_t t_due;      /* hierarchical crossbar: cycle it leaves the far hop */
     uint32_t src, dst;   /* GPU node numbers */
     uint32_t nflits;
     uint32_t next;       /* queue link / free list */

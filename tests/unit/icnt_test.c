@@ -238,6 +238,82 @@ static void test_xbar_arbiters(void)
     tm_icnt_destroy(n);
 }
 
+/* ------------------------------------------------------------------ hierarchical crossbar */
+
+static const char *const H3[] = {"network_mode", "3", "icnt_flit_size", "40",
+                                 "ptxemu_icnt_sms_per_gpc", "2", "ptxemu_icnt_far_latency", "5",
+                                 NULL};
+
+/* Delivery cycles of packets pushed together (src, dst pairs), in push order. */
+static void together(struct tm_icnt *n, const uint32_t (*pairs)[2], int np, uint32_t bytes,
+                     uint64_t *at)
+{
+    for (int i = 0; i < np; i++) {
+        struct tm_req r = req((uint32_t)i);
+        tm_icnt_push(n, pairs[i][0], pairs[i][1], &r, bytes);
+        at[i] = 0;
+    }
+    for (uint64_t c = 1; c <= 100; c++) {
+        tm_icnt_cycle(n);
+        for (int i = 0; i < np; i++) {
+            const struct tm_req *p = tm_icnt_peek(n, pairs[i][1]);
+            if (p && p->inst == (uint32_t)i) {
+                at[i] = c;
+                tm_icnt_pop(n, pairs[i][1]);
+            }
+        }
+    }
+}
+
+static void test_hier(void)
+{
+    /* 4 SMs: TPC 0 = SMs 0, 1 (GPC 0, L2 half 0), TPC 1 = SMs 2, 3 (GPC 1, half 1);
+     * memory 0, 1 (nodes 4, 5) in half 0, memory 2, 3 (nodes 6, 7) in half 1 */
+    struct tm_icnt *n = make(H3, 4, 4);
+    if (!n)
+        bail_out("network_mode 3");
+    is_str(tm_icnt_describe(n),
+           "hierarchical crossbar: 4 SMs in 2 TPCs, 2 GPCs of 2 SMs, 2 L2 halves of 4 memory "
+           "nodes, far hop 5 cycles, 2 subnets, iSLIP, 40-byte flits, buffers 64/64 packets",
+           "hierarchical description");
+    uint64_t at[4];
+    static const uint32_t near[][2] = {{0, 4}};
+    together(n, near, 1, 32, at);
+    is_uint(at[0], 1, "SM 0 -> memory 0, near half: 1 cycle");
+    static const uint32_t far[][2] = {{0, 6}};
+    together(n, far, 1, 32, at);
+    is_uint(at[0], 1 + 5, "SM 0 -> memory 2, far half: 1 + 5 cycles");
+    static const uint32_t far2[][2] = {{3, 5}};
+    together(n, far2, 1, 100, at);
+    is_uint(at[0], 3 + 5, "SM 3 -> memory 1, 3 flits, far: 8 cycles");
+    static const uint32_t rep[][2] = {{6, 0}, {7, 3}};
+    together(n, rep, 2, 32, at);
+    ok(at[0] == 6 && at[1] == 1, "replies: memory 2 -> SM 0 far (6), memory 3 -> SM 3 near (1)");
+    /* one TPC port each way: two SMs of a TPC serialise where a flat crossbar would not;
+     * the TPC takes its SMs in turn (SM 0 was served last above: SM 1 first now) */
+    static const uint32_t tpc[][2] = {{0, 4}, {1, 5}};
+    together(n, tpc, 2, 32, at);
+    ok(at[0] == 2 && at[1] == 1, "SMs 0 and 1 share their TPC's link: cycles 2 and 1");
+    static const uint32_t tpc4[][2] = {{0, 4}, {0, 4}, {1, 5}, {1, 5}};
+    uint64_t at4[4];
+    together(n, tpc4, 4, 32, at4);
+    ok(at4[2] == 1 && at4[0] == 2 && at4[3] == 3 && at4[1] == 4,
+       "two packets each: SM 1, SM 0, SM 1, SM 0 in cycles 1-4");
+    static const uint32_t tpc_rep[][2] = {{4, 0}, {5, 1}};
+    together(n, tpc_rep, 2, 32, at);
+    ok(at[0] == 1 && at[1] == 2, "replies to SMs 0 and 1 share the TPC's link: 1 and 2");
+    static const uint32_t diff[][2] = {{0, 4}, {2, 5}};
+    together(n, diff, 2, 32, at);
+    ok(at[0] == 1 && at[1] == 6, "different TPCs in parallel: 1, and 1 + 5 for the far one");
+    tm_icnt_destroy(n);
+
+    static const char *const flat[] = {"network_mode", "2", "icnt_flit_size", "40", NULL};
+    n = make(flat, 4, 4);
+    together(n, tpc, 2, 32, at);
+    ok(at[0] == 1 && at[1] == 1, "the flat crossbar: both in cycle 1");
+    tm_icnt_destroy(n);
+}
+
 /* ------------------------------------------------------------------ random traffic */
 
 static uint64_t rng_next(uint64_t *s)
@@ -347,6 +423,10 @@ static void test_random(void)
     random_traffic("crossbar iSLIP", x1, 8, 4, 3000, 1);
     random_traffic("crossbar round robin", x0, 6, 5, 3000, 2);
     random_traffic("crossbar, one subnet", x1s, 5, 3, 2000, 3);
+    static const char *const h3[] = {"network_mode", "3", "ptxemu_icnt_sms_per_gpc", "4",
+                                     "ptxemu_icnt_far_latency", "7", "icnt_in_buffer_limit", "3",
+                                     "icnt_out_buffer_limit", "2", NULL};
+    random_traffic("hierarchical crossbar", h3, 13, 6, 3000, 9);
     random_traffic("mesh 6x6", mesh, 28, 8, 3000, 4);
     random_traffic("4-ary 2-fly", fly, 10, 6, 3000, 5);
     random_traffic("torus 4x4", torus, 8, 8, 3000, 6);
@@ -627,7 +707,7 @@ static void test_create_errors(void)
     const char *kv2[] = {"network_mode", "7", NULL};
     cfg_make(&c, kv2);
     rc = tm_icnt_create(&n, &c, 4, 2, NULL, err, sizeof err);
-    ok(rc == -EINVAL && !strcmp(err, "-network_mode 7: 1 (BookSim network) or 2 (crossbar)"),
+    ok(rc == -EINVAL && !strcmp(err, "-network_mode 7: 1 (BookSim network), 2 (crossbar) or 3 (hierarchical crossbar)"),
        "an unknown network mode: %s", err);
     tm_config_free(&c);
 }
@@ -663,6 +743,7 @@ int main(void)
     test_xbar_serialize();
     test_xbar_backpressure();
     test_xbar_arbiters();
+    test_hier();
     test_booksim_latency();
     test_booksim_serialize();
     test_subnets();
