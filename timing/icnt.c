@@ -42,6 +42,7 @@
 
 /* ------------------------------------------------------------------ shared pieces */
 
+/* A free packet slot (a new 256-packet chunk when none is left), or IC_NIL. */
 uint32_t ic_pool_get(struct ic_pool *p)
 {
     if (p->free == IC_NIL) {
@@ -69,6 +70,7 @@ uint32_t ic_pool_get(struct ic_pool *p)
     return i;
 }
 
+/* Return a packet slot. */
 void ic_pool_put(struct ic_pool *p, uint32_t i)
 {
     ic_pkt(p, i)->next = p->free;
@@ -76,6 +78,7 @@ void ic_pool_put(struct ic_pool *p, uint32_t i)
     p->live--;
 }
 
+/* Free every chunk. */
 void ic_pool_free(struct ic_pool *p)
 {
     for (uint32_t c = 0; c < p->nchunk; c++)
@@ -85,6 +88,7 @@ void ic_pool_free(struct ic_pool *p)
     p->free = IC_NIL;
 }
 
+/* Append packet i (it may be in no other queue). */
 void ic_fifo_push(struct ic_fifo *q, const struct ic_pool *p, uint32_t i)
 {
     ic_pkt(p, i)->next = IC_NIL;
@@ -96,6 +100,7 @@ void ic_fifo_push(struct ic_fifo *q, const struct ic_pool *p, uint32_t i)
     q->n++;
 }
 
+/* Remove and return the oldest packet, or IC_NIL. */
 uint32_t ic_fifo_pop(struct ic_fifo *q, const struct ic_pool *p)
 {
     uint32_t i = q->head;
@@ -233,11 +238,13 @@ static int xbar_init(struct xbar *x, uint32_t nodes, uint32_t ports, uint32_t gr
     return 0;
 }
 
+/* The packet pool, for icnt_booksim.c. */
 struct ic_pool *ic_pool_of(struct tm_icnt *n)
 {
     return &n->pool;
 }
 
+/* Flits delivered to node and not yet popped (BookSim's boundary buffer reads it). */
 uint32_t ic_waiting(const struct tm_icnt *n, uint32_t node)
 {
     return n->waiting[node];

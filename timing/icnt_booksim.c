@@ -131,6 +131,7 @@ static void cfg_defaults(struct ic_bs_cfg *c)
     c->use_map = 1;
 }
 
+/* Free what a parsed configuration owns (its memory_node_map). */
 void ic_bs_cfg_free(struct ic_bs_cfg *c)
 {
     free(c->memory_node_map);
@@ -367,6 +368,7 @@ int ic_bs_parse(struct ic_bs_cfg *c, const char *name, const char *text, FILE *d
     }
 }
 
+/* Read and parse a BookSim file (diagnostics name `path`). */
 int ic_bs_parse_file(struct ic_bs_cfg *c, const char *path, FILE *diag, char *err,
                      size_t errlen)
 {
@@ -419,6 +421,7 @@ static uint32_t ipow(uint32_t b, uint32_t e)
     return (uint32_t)r;
 }
 
+/* Network nodes of the topology (0 for impossible sizes), to check them against the GPU. */
 uint32_t ic_bs_cfg_nodes(const struct ic_bs_cfg *c)
 {
     if (c->k < 1 || c->n < 1 || c->c < 1)
@@ -431,6 +434,7 @@ uint32_t ic_bs_cfg_nodes(const struct ic_bs_cfg *c)
     return r;
 }
 
+/* GPU node -> network node, as GPGPU-Sim's _CreateNodeMap places them. */
 int ic_bs_node_map(const struct ic_bs_cfg *c, const char *name, uint32_t n_sm, uint32_t n_mem,
                    uint32_t *map, char *err, size_t errlen)
 {
@@ -607,6 +611,7 @@ static inline void fring_pop(struct fring *r)
     r->n--;
 }
 
+/* Free a subnetwork (NULL and half-built ones too). */
 void ic_bs_net_destroy(struct ic_bs_net *b)
 {
     if (!b)
@@ -669,6 +674,7 @@ static uint32_t digit(uint32_t x, uint32_t k, uint32_t i)
     return x % k;
 }
 
+/* Build one subnetwork: check the parameters, allocate routers and nodes, wire the topology. */
 int ic_bs_net_create(struct ic_bs_net **out, const struct ic_bs_cfg *c, const char *name,
                      const uint32_t *map, uint32_t n_nodes, char *err, size_t errlen)
 {
@@ -916,12 +922,14 @@ static void activate_node(struct ic_bs_net *b, uint32_t nd)
     }
 }
 
+/* Room in the node's injection queue (flits; an empty queue takes any packet). */
 bool ic_bs_can_inject(const struct ic_bs_net *b, uint32_t node, uint32_t nflits)
 {
     const struct node *d = &b->nd[b->map[node]];
     return d->q_flits == 0 || d->q_flits + nflits <= b->inj_cap;
 }
 
+/* Queue a pushed packet at its source node. */
 void ic_bs_inject(struct ic_bs_net *b, const struct ic_pool *pool, uint32_t pkt)
 {
     const struct ic_pkt *k = ic_pkt(pool, pkt);
@@ -932,6 +940,7 @@ void ic_bs_inject(struct ic_bs_net *b, const struct ic_pool *pool, uint32_t pkt)
     activate_node(b, nd);
 }
 
+/* Flits anywhere or events (flits, credits) on the way. */
 bool ic_bs_busy(const struct ic_bs_net *b)
 {
     return b->flits || b->nev;
@@ -1117,6 +1126,7 @@ static void node_cycle(struct ic_bs_net *b, struct tm_icnt *n, struct ic_pool *p
     }
 }
 
+/* One cycle: due events, then every active router (VC, switch allocation), then every active node (injection, ejection). */
 bool ic_bs_cycle(struct ic_bs_net *b, struct tm_icnt *n, uint64_t now)
 {
     struct ic_pool *pool = ic_pool_of(n);

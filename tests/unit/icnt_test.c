@@ -585,6 +585,34 @@ static void test_subnets(void)
     unlink(path);
 }
 
+/* Credits: one router, one VC of one flit everywhere, credits back after credit_delay + 1 = 3
+ * cycles. A 3-flit packet: each flit waits for the credit of the one before. */
+static void test_credits(void)
+{
+    const char *text = "topology = crossbar; k = 2; routing_function = dest_tag; use_map = 0;\n"
+                       "num_vcs = 1; vc_buf_size = 1; ejection_buffer_size = 1;\n"
+                       "credit_delay = 2; routing_delay = 0; vc_alloc_delay = 1;\n"
+                       "sw_alloc_delay = 1; st_final_delay = 0; flit_size = 8;\n";
+    char path[] = "/tmp/icnt_cred_XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text))
+        bail_out("temp file");
+    close(fd);
+    const char *kv[] = {"network_mode", "1", "inter_config_file", path, NULL};
+    struct tm_icnt *n = make(kv, 1, 1);
+    if (!n)
+        bail_out("credit network");
+    /* H = 0 + 1 + 1 + 0 + 0 + 1 = 3. Head: injected 1, at the router 2, VC 2, switch 3,
+     * ejected 5 (router credit home at 6 -> body injected 6, at the router 7; the ejection
+     * credit of the head is home at 5 + 3 = 8) -> body switched 8, ejected 10 (its injection
+     * credit home at 11 -> tail injected 11, at the router 12; ejection credit at 13) -> tail
+     * switched 13, ejected 15. Without the credit waits: 2 + 3 + 2 = 7. */
+    is_uint(one_packet(n, 0, 1, 24), 15, "3 flits, 1-flit buffers, 3-cycle credit loop: 15");
+    is_uint(one_packet(n, 0, 1, 8), 2 + 3, "1 flit: 5");
+    tm_icnt_destroy(n);
+    unlink(path);
+}
+
 /* ------------------------------------------------------------------ the reader */
 
 static int parse(const char *text, char *diag_out, size_t dlen)
@@ -812,6 +840,7 @@ int main(void)
     test_booksim_latency();
     test_booksim_serialize();
     test_subnets();
+    test_credits();
     test_reader();
     test_create_errors();
     test_fixtures_parse();
