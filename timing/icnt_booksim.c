@@ -777,6 +777,16 @@ int ic_bs_net_create(struct ic_bs_net **out, const struct ic_bs_cfg *c, const ch
         nports = b->k;
         break;
     }
+    /* buffer slots the model would allocate: refuse absurd networks instead of exhausting
+     * memory (2^24 flit slots, 384 MiB; GPGPU-Sim's largest configurations need < 2^17) */
+    uint64_t slots = (uint64_t)b->nrouter * nports * b->V * (uint64_t)c->vc_buf_size +
+                     (uint64_t)b->nnode * b->V * ej_cap;
+    if (slots > (1u << 24)) {
+        errf(err, errlen, "%s: %u routers x %u ports x %u VCs x %d flits: too large to simulate",
+             name, b->nrouter, nports, b->V, c->vc_buf_size);
+        ic_bs_net_destroy(b);
+        return -EINVAL;
+    }
     int maxd = b->sd + b->sp + b->fd + 1;
     if (b->cd + 1 > maxd)
         maxd = b->cd + 1;

@@ -21,6 +21,12 @@
 
 static char err[1024];
 
+static uint64_t rng_next(uint64_t *s)
+{
+    *s = *s * 6364136223846793005ull + 1442695040888963407ull;
+    return *s >> 33;
+}
+
 /* A configuration from "name value" pairs (NULL-terminated) on top of the defaults. */
 static void cfg_make(struct tm_config *c, const char *const *kv)
 {
@@ -317,12 +323,6 @@ static void test_hier(void)
 }
 
 /* ------------------------------------------------------------------ random traffic */
-
-static uint64_t rng_next(uint64_t *s)
-{
-    *s = *s * 6364136223846793005ull + 1442695040888963407ull;
-    return *s >> 33;
-}
 
 /* SMs send requests to random memory nodes; memory nodes answer each with a reply to its
  * SM; every packet must arrive exactly once, at its destination, intact. */
@@ -702,6 +702,8 @@ static void test_create_errors(void)
          ":2: error: k = x: expected an integer"},
         {"topology = crossbar; k = 8; routing_function = dest_tag; use_map = 0; subnets = 3;",
          ": subnets = 3: 1 or 2 subnetworks"},
+        {"topology = mesh; k = 2; n = 16; routing_function = dor; use_map = 0;",
+         ": 65536 routers x 33 ports x 16 VCs x 8 flits: too large to simulate"},
     };
     char path[] = "/tmp/icnt_bad_XXXXXX";
     int fd = mkstemp(path);
@@ -740,6 +742,76 @@ static void test_create_errors(void)
     ok(rc == -EINVAL && !strcmp(err, "-network_mode 7: 1 (BookSim network), 2 (crossbar) or 3 (hierarchical crossbar)"),
        "an unknown network mode: %s", err);
     tm_config_free(&c);
+}
+
+/* Mutated fixtures (bytes replaced, cut short, lines dropped): the reader and the network
+ * builder either accept or refuse with a file:line error; nothing crashes (ASan runs this). */
+static void test_reader_fuzz(void)
+{
+    static const char *const files[] = {"fixtures/icnt/mesh66.icnt", "fixtures/icnt/fly4x2.icnt",
+                                        "fixtures/icnt/torus44.icnt",
+                                        "fixtures/icnt/crossbar12.icnt"};
+    static const char alphabet[] = "=;{}\"/ \n0123456789-.kxn_a";
+    uint64_t s = 42;
+    int accepted = 0, refused = 0, bad = 0;
+    for (int f = 0; f < 4; f++) {
+        FILE *in = fopen(files[f], "rb");
+        if (!in)
+            bail_out("fixture");
+        char orig[4096];
+        size_t len = fread(orig, 1, sizeof orig - 1, in);
+        fclose(in);
+        orig[len] = 0;
+        for (int round = 0; round < 300; round++) {
+            char t[4096];
+            memcpy(t, orig, len + 1);
+            size_t l = len;
+            int edits = 1 + (int)(rng_next(&s) % 4);
+            for (int e = 0; e < edits && l; e++) {
+                size_t at = rng_next(&s) % l;
+                switch (rng_next(&s) % 3) {
+                case 0:
+                    t[at] = alphabet[rng_next(&s) % (sizeof alphabet - 1)];
+                    break;
+                case 1:
+                    l = at;
+                    t[l] = 0;
+                    break;
+                default: {
+                    char *nl = strchr(t + at, '\n');
+                    if (nl)
+                        memmove(t + at, nl + 1, strlen(nl + 1) + 1), l = strlen(t);
+                }
+                }
+            }
+            struct ic_bs_cfg c;
+            err[0] = 0;
+            int rc = ic_bs_parse(&c, "t.icnt", t, NULL, err, sizeof err);
+            if (rc == 0) {
+                accepted++;
+                uint32_t nodes = ic_bs_cfg_nodes(&c);
+                if (nodes >= 2 && nodes <= 4096) {
+                    uint32_t *map = malloc(nodes * sizeof *map);
+                    struct ic_bs_net *b = NULL;
+                    for (uint32_t i = 0; i < nodes; i++)
+                        map[i] = i;
+                    if (!ic_bs_net_create(&b, &c, "t.icnt", map, nodes, err, sizeof err))
+                        ic_bs_net_destroy(b);
+                    else if (strncmp(err, "t.icnt", 6))
+                        bad++;
+                    free(map);
+                }
+            } else if (rc == -EINVAL && !strncmp(err, "t.icnt:", 7) && strstr(err, ": error: ")) {
+                refused++;
+            } else {
+                bad++;
+                diag("rc %d: %s", rc, err);
+            }
+            ic_bs_cfg_free(&c);
+        }
+    }
+    ok(!bad && accepted && refused, "1200 mutated files: %d accepted, %d refused with file:line",
+       accepted, refused);
 }
 
 static void test_fixtures_parse(void)
@@ -844,6 +916,7 @@ int main(void)
     test_reader();
     test_create_errors();
     test_fixtures_parse();
+    test_reader_fuzz();
     test_random();
     test_accelsim_icnt();
     return done_testing();
