@@ -414,12 +414,16 @@ static int create_booksim(struct tm_icnt *n, const struct tm_config *cfg, const 
     int rc = read_booksim(n, file, base_dir, path, sizeof path, err, errlen);
     if (rc)
         return rc;
+    if (n->bcfg.flit_size < 0 || n->bcfg.flit_size > 65536) {
+        errf(err, errlen, "%s: flit_size = %d: 1 to 65536 bytes", path, n->bcfg.flit_size);
+        return -EINVAL;
+    }
     if (n->bcfg.flit_size)
         n->flit_size = (uint32_t)n->bcfg.flit_size;
     if (n->bcfg.subnets)
         n->nsub = (uint32_t)n->bcfg.subnets;
-    if (n->nsub != 1 && n->nsub != 2) {
-        errf(err, errlen, "%s: subnets = %u: 1 or 2 subnetworks", path, n->nsub);
+    if (n->bcfg.subnets < 0 || (n->nsub != 1 && n->nsub != 2)) {
+        errf(err, errlen, "%s: subnets = %d: 1 or 2 subnetworks", path, n->bcfg.subnets);
         return -EINVAL;
     }
     uint32_t nn = ic_bs_cfg_nodes(&n->bcfg);

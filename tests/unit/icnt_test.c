@@ -702,6 +702,10 @@ static void test_create_errors(void)
          ":2: error: k = x: expected an integer"},
         {"topology = crossbar; k = 8; routing_function = dest_tag; use_map = 0; subnets = 3;",
          ": subnets = 3: 1 or 2 subnetworks"},
+        {"topology = crossbar; k = 8; routing_function = dest_tag; flit_size = -4;",
+         ": flit_size = -4: 1 to 65536 bytes"},
+        {"topology = crossbar; k = 8; routing_function = dest_tag; subnets = -1;",
+         ": subnets = -1: 1 or 2 subnetworks"},
         {"topology = mesh; k = 2; n = 16; routing_function = dor; use_map = 0;",
          ": 65536 routers x 33 ports x 16 VCs x 8 flits: too large to simulate"},
     };
