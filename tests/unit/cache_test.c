@@ -564,6 +564,158 @@ static void test_create_errors(void)
     tm_cache_destroy(c);
 }
 
+/* ------------------------------------------------------------------ random sequences */
+
+static uint64_t rnd(uint64_t *x)
+{
+    *x = *x * 6364136223846793005ull + 1442695040888963407ull;
+    return *x >> 33;
+}
+
+/* Random accesses, fills answered in random order (some split sector by sector), tokens
+ * popped at random, occasional invalidate and flush, on every policy combination: every read
+ * that did not hit comes back exactly once, the counters add up, and the cache ends idle. */
+static void test_random(void)
+{
+    static const char *const types[] = {"N", "S"};
+    static const char *const writes[] = {"T", "B", "E", "L", "R"};
+    static const char *const allocs[] = {"m", "f", "s"};
+    static const char *const wallocs[] = {"N", "W", "F", "L"};
+    int combos = 0, bad = 0;
+    for (int ti = 0; ti < 2; ti++)
+        for (int wi = 0; wi < 5; wi++)
+            for (int ai = 0; ai < 3; ai++)
+                for (int ki = 0; ki < 4; ki++) {
+                    char gs[96];
+                    snprintf(gs, sizeof gs, "%s:2:128:2,%s:%s:%s:%s:L,A:6:3,8:0,32", types[ti],
+                             (ki & 1) ? "F" : "L", writes[wi], allocs[ai], wallocs[ki]);
+                    struct tm_cache *c = mk(gs);
+                    enum { NTOK = 4096 };
+                    static uint8_t state[NTOK]; /* 0 none, 1 waiting, 2 returned */
+                    memset(state, 0, sizeof state);
+                    struct {
+                        uint64_t addr;
+                        uint8_t sectors;
+                    } fills[256];
+                    int nfill = 0, waiting = 0, dup = 0, reads = 0, writes_n = 0;
+                    uint64_t sent_sectors = 0, x = 12345 + (uint64_t)combos, tok = 0;
+                    for (uint64_t t = 1; t < 3000 || nfill || waiting || tm_cache_miss_peek(c);
+                         t++) {
+                        bool ending = t >= 3000;
+                        unsigned op = (unsigned)(rnd(&x) % 10);
+                        if (!ending && op < 4 && tok < NTOK) {
+                            uint64_t a = (rnd(&x) % 6) * 128 + (rnd(&x) % 128);
+                            uint8_t secs = (uint8_t)(rnd(&x) % 15 + 1);
+                            bool w = rnd(&x) % 3 == 0;
+                            uint64_t b0 = rnd(&x) << 32 | rnd(&x), b1 = rnd(&x) << 32 | rnd(&x);
+                            if (rnd(&x) % 2)
+                                b0 = b1 = UINT64_MAX;
+                            enum tm_cache_res r =
+                                w ? wr(c, a, secs, b0, b1, tok, t) : rd(c, a, secs, tok, t);
+                            if (w)
+                                writes_n++;
+                            else
+                                reads++;
+                            if (!w && (r == TM_CACHE_MISS || r == TM_CACHE_HIT_RESERVED)) {
+                                state[tok] = 1;
+                                waiting++;
+                            }
+                            tok++;
+                        } else if (op < 6 || ending) {
+                            const struct tm_cache_out *o = tm_cache_miss_peek(c);
+                            if (o && o->kind == TM_COUT_FILL && nfill < 256) {
+                                fills[nfill].addr = o->addr;
+                                fills[nfill].sectors = o->sectors;
+                                sent_sectors += (uint64_t)__builtin_popcount(o->sectors);
+                                nfill++;
+                                tm_cache_miss_pop(c);
+                            } else if (o && o->kind != TM_COUT_FILL) {
+                                tm_cache_miss_pop(c);
+                            }
+                            if (nfill && (rnd(&x) % 2 || ending)) {
+                                int k = (int)(rnd(&x) % (uint64_t)nfill);
+                                uint8_t s = fills[k].sectors, part = s & (uint8_t)-s;
+                                if (rnd(&x) % 2 && part != s) { /* one sector now */
+                                    tm_cache_fill(c, fills[k].addr, part, t);
+                                    fills[k].sectors &= (uint8_t)~part;
+                                } else {
+                                    tm_cache_fill(c, fills[k].addr, s, t);
+                                    fills[k] = fills[--nfill];
+                                }
+                            }
+                        }
+                        if ((op >= 6 && op < 9) || ending) {
+                            uint64_t k;
+                            while (tm_cache_next_ready(c, &k)) {
+                                if (k >= NTOK || state[k] != 1)
+                                    dup++;
+                                else {
+                                    state[k] = 2;
+                                    waiting--;
+                                }
+                                if (rnd(&x) % 2 && !ending)
+                                    break;
+                            }
+                        } else if (op == 9 && rnd(&x) % 8 == 0) {
+                            tm_cache_invalidate(c);
+                        } else if (op == 9) {
+                            tm_cache_flush(c);
+                        }
+                        if (t > 200000)
+                            break;
+                    }
+                    const uint64_t *S = tm_cache_stats(c);
+                    bool good = !dup && !waiting && tm_cache_idle(c) &&
+                                S[TM_CS_RD_HIT] + S[TM_CS_RD_HIT_RESERVED] + S[TM_CS_RD_MISS] +
+                                        S[TM_CS_RD_SECTOR_MISS] + S[TM_CS_RD_RESFAIL] ==
+                                    (uint64_t)reads &&
+                                S[TM_CS_WR_HIT] + S[TM_CS_WR_MISS] + S[TM_CS_WR_RESFAIL] ==
+                                    (uint64_t)writes_n &&
+                                S[TM_CS_FILLS] == sent_sectors &&
+                                S[TM_CS_RD_RESFAIL] + S[TM_CS_WR_RESFAIL] ==
+                                    S[TM_CS_FAIL_LINE_ALLOC] + S[TM_CS_FAIL_MISS_QUEUE] +
+                                        S[TM_CS_FAIL_MSHR_ENTRY] + S[TM_CS_FAIL_MSHR_MERGE];
+                    if (!good) {
+                        diag("%s: dup %d waiting %d idle %d reads %d writes %d fills %llu/%llu "
+                             "%s",
+                             gs, dup, waiting, tm_cache_idle(c), reads, writes_n,
+                             (unsigned long long)S[TM_CS_FILLS], (unsigned long long)sent_sectors,
+                             stats(c));
+                        bad++;
+                    }
+                    combos++;
+                    tm_cache_destroy(c);
+                }
+    is_int(combos, 120, "120 policy combinations");
+    is_int(bad, 0, "every combination: each waiting read returned once, counters add up, idle");
+}
+
+/* Many lines in and out of a 256-set direct-mapped cache: every survivor is still found (the
+ * line index keeps its probe runs intact when lines leave). */
+static void test_many_lines(void)
+{
+    struct tm_cache *c = mk("N:256:128:1,L:R:f:N:L,A:8:4,8");
+    for (uint64_t k = 0; k < 256; k++)
+        tm_cache_warm(c, k * 128, 0, k);
+    for (uint64_t k = 256; k < 384; k++) /* sets 0-127 again: lines 0-127 leave */
+        tm_cache_warm(c, k * 128, 0, k);
+    int in = 0, gone = 0;
+    for (uint64_t k = 0; k < 384; k++) {
+        bool p = tm_cache_probe(c, k * 128, 1);
+        in += p && k >= 128;
+        gone += !p && k < 128;
+    }
+    is_int(in, 256, "lines 128-383 all present");
+    is_int(gone, 128, "lines 0-127 all evicted");
+    for (uint64_t k = 128; k < 384; k += 2) /* a line of the same set evicts each even one */
+        tm_cache_warm(c, (k + 1024) * 128, 0, 1000 + k);
+    in = 0;
+    for (uint64_t k = 128; k < 384; k++)
+        in += tm_cache_probe(c, k * 128, 1) == (k % 2 == 1);
+    is_int(in, 256, "after evicting every other line, exactly the odd ones are left");
+    tm_cache_destroy(c);
+}
+
 int main(void)
 {
     test_read_basics();
@@ -582,5 +734,7 @@ int main(void)
     test_set_index();
     test_volta();
     test_create_errors();
+    test_random();
+    test_many_lines();
     return done_testing();
 }
