@@ -89,6 +89,7 @@ struct tm_cache {
     uint32_t nlines;
     uint64_t *tags; /* [set * assoc + way]: line address | 1, or 0 when empty */
     struct line *lines;
+    uint64_t *vkey; /* victim key: 0 empty, UINT64_MAX reserved, else replacement time + 1 */
     uint32_t *lidx; /* line address -> line: open addressing, linear probing, NONE empty */
     uint32_t lidx_mask, lidx_shift;
 
@@ -287,33 +288,44 @@ static void clear_line(struct tm_cache *c, uint32_t i)
     if (c->tags[i])
         lidx_remove(c, i);
     c->tags[i] = 0;
+    c->vkey[i] = 0;
     memset(&c->lines[i], 0, sizeof c->lines[i]);
 }
 
 /* GPGPU-Sim's victim: among lines not reserved for a fill, the last empty way, else the least
  * recently accessed (LRU) or earliest allocated (FIFO), the lowest way on a tie. NONE when
- * every way is reserved. */
+ * every way is reserved. One pass over the set's victim keys (tm_cache.vkey). */
 static uint32_t pick_victim(const struct tm_cache *c, uint32_t set)
 {
     uint32_t base = set * c->g.assoc, inv = NONE, best = NONE;
+    const uint64_t *k = c->vkey + base;
     uint64_t bt = UINT64_MAX;
-    bool fifo = c->g.repl == 'F';
     for (uint32_t w = 0; w < c->g.assoc; w++) {
-        uint32_t i = base + w;
-        const struct line *l = &c->lines[i];
-        if (l->pend)
-            continue;
-        if (!c->tags[i]) {
-            inv = i;
-            continue;
-        }
-        uint64_t t = fifo ? l->t_alloc : l->t_access;
-        if (best == NONE || t < bt) {
-            bt = t;
-            best = i;
+        if (!k[w])
+            inv = base + w;
+        else if (k[w] < bt) {
+            bt = k[w];
+            best = base + w;
         }
     }
     return inv != NONE ? inv : best;
+}
+
+/* Recompute line i's victim key after its tag, reservation or times changed. */
+static inline void vkey_set(struct tm_cache *c, uint32_t i)
+{
+    const struct line *l = &c->lines[i];
+    uint64_t t = c->g.repl == 'F' ? l->t_alloc : l->t_access;
+    c->vkey[i] = !c->tags[i]          ? 0
+                 : l->pend            ? UINT64_MAX
+                 : t < UINT64_MAX - 2 ? t + 1
+                                      : UINT64_MAX - 1;
+}
+
+static inline void touch(struct tm_cache *c, uint32_t i, uint64_t now)
+{
+    c->lines[i].t_access = now;
+    vkey_set(c, i);
 }
 
 static inline bool line_dirty(const struct tm_cache *c, uint32_t i)
@@ -376,6 +388,7 @@ static void alloc_line(struct tm_cache *c, uint32_t i, uint64_t key, uint64_t no
 {
     c->tags[i] = key;
     c->lines[i] = (struct line){.t_access = now, .t_alloc = now};
+    vkey_set(c, i);
     lidx_insert(c, i);
 }
 
@@ -557,6 +570,7 @@ int tm_cache_create(struct tm_cache **out, const struct tm_cache_geom *g, const 
     c->nlines = g->nset * g->assoc;
     c->tags = calloc(c->nlines, sizeof *c->tags);
     c->lines = calloc(c->nlines, sizeof *c->lines);
+    c->vkey = calloc(c->nlines, sizeof *c->vkey);
     uint32_t nl = 1;
     while (nl < 2 * c->nlines)
         nl *= 2;
@@ -574,7 +588,7 @@ int tm_cache_create(struct tm_cache **out, const struct tm_cache_geom *g, const 
     c->w = malloc((size_t)c->w_cap * sizeof *c->w);
     c->mq_cap = g->miss_queue + 4;
     c->mq = malloc((size_t)c->mq_cap * sizeof *c->mq);
-    if (!c->tags || !c->lines || !c->lidx || !c->ent || !c->bucket || !c->w || !c->mq) {
+    if (!c->tags || !c->lines || !c->vkey || !c->lidx || !c->ent || !c->bucket || !c->w || !c->mq) {
         tm_cache_destroy(c);
         return -ENOMEM;
     }
@@ -596,6 +610,7 @@ void tm_cache_destroy(struct tm_cache *c)
         return;
     free(c->tags);
     free(c->lines);
+    free(c->vkey);
     free(c->lidx);
     free(c->ent);
     free(c->bucket);
@@ -621,7 +636,7 @@ static enum tm_cache_res read_access(struct tm_cache *c, uint64_t addr, uint8_t 
     uint32_t i = find_line(c, la | 1);
     uint8_t miss = want & (uint8_t) ~(i != NONE ? c->lines[i].valid : 0);
     if (!miss) {
-        c->lines[i].t_access = now;
+        touch(c, i, now);
         c->stats[TM_CS_RD_HIT]++;
         return TM_CACHE_HIT;
     }
@@ -650,9 +665,9 @@ static enum tm_cache_res read_access(struct tm_cache *c, uint64_t addr, uint8_t 
         i = v;
     }
     if (i != NONE) {
-        c->lines[i].t_access = now;
         if (c->on_miss)
             c->lines[i].pend |= fetch;
+        touch(c, i, now);
     }
     if (e == NONE)
         e = mshr_new(c, la);
@@ -710,7 +725,7 @@ static enum tm_cache_res write_access(struct tm_cache *c, uint64_t addr, uint8_t
             invalidate_sectors(c, i, hs);
         } else {
             apply_write(c, i, bm, ws);
-            c->lines[i].t_access = now;
+            touch(c, i, now);
         }
         if (c->wpol != 'B')
             mq_push(c, TM_COUT_WRITE, la, token, bm, ws);
@@ -755,7 +770,7 @@ static enum tm_cache_res write_access(struct tm_cache *c, uint64_t addr, uint8_t
     }
     if (c->walloc != 'W') /* the naive write-allocate sends the write on: the line stays clean */
         apply_write(c, i, bm, ws);
-    c->lines[i].t_access = now;
+    touch(c, i, now);
     if (c->wpol != 'B' || c->walloc == 'W')
         mq_push(c, TM_COUT_WRITE, la, token, bm, ws);
     if (fetch) {
@@ -765,8 +780,10 @@ static enum tm_cache_res write_access(struct tm_cache *c, uint64_t addr, uint8_t
         bytes_of_sectors(c, fetch, b);
         mq_push(c, TM_COUT_FILL, la, 0, b, fetch);
         c->ent[e].pend |= fetch;
-        if (c->on_miss)
+        if (c->on_miss) {
             c->lines[i].pend |= fetch;
+            vkey_set(c, i);
+        }
         mshr_update(c, e);
     }
     c->stats[TM_CS_WR_MISS]++;
@@ -822,6 +839,7 @@ void tm_cache_fill(struct tm_cache *c, uint64_t addr, uint8_t sectors, uint64_t 
     if (i != NONE) {
         c->lines[i].valid |= s;
         c->lines[i].pend &= (uint8_t)~s;
+        vkey_set(c, i);
     }
     uint32_t e = mshr_find(c, la);
     if (e == NONE)
@@ -884,13 +902,14 @@ void tm_cache_warm(struct tm_cache *c, uint64_t addr, uint8_t sectors, uint64_t 
     if (i == NONE)
         return;
     c->lines[i].valid |= s;
-    c->lines[i].t_access = now;
+    touch(c, i, now);
 }
 
 void tm_cache_invalidate(struct tm_cache *c)
 {
     memset(c->tags, 0, (size_t)c->nlines * sizeof *c->tags);
     memset(c->lines, 0, (size_t)c->nlines * sizeof *c->lines);
+    memset(c->vkey, 0, (size_t)c->nlines * sizeof *c->vkey);
     memset(c->lidx, 0xFF, ((size_t)c->lidx_mask + 1) * sizeof *c->lidx);
 }
 
