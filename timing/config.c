@@ -147,35 +147,150 @@ static int parse_uints(const char *s, const char *seps, uint32_t *out, int max)
     }
 }
 
-/* GPGPU-Sim cache string; "none" (or empty) leaves the cache absent. */
+/* Cursor over a cache string for parse_cache. */
+struct cache_cur {
+    const char *p, *opt, *s;
+    char *err;
+    size_t errlen;
+};
+
+/* One policy letter that must be one of `allowed`; `what` names the field in the message. */
+static int cache_letter(struct cache_cur *k, const char *what, const char *allowed, char *out)
+{
+    char ch = *k->p;
+    if (!ch || !strchr(allowed, ch)) {
+        char list[32];
+        size_t n = 0;
+        for (const char *a = allowed; *a && n + 3 < sizeof list; a++) {
+            if (a != allowed)
+                list[n++] = ',';
+            list[n++] = *a;
+        }
+        list[n] = 0;
+        errf(k->err, k->errlen, "option -%s: cache configuration '%s': %s must be one of %s",
+             k->opt, k->s, what, list);
+        return -EINVAL;
+    }
+    *out = ch;
+    k->p++;
+    return 0;
+}
+
+static int cache_uint(struct cache_cur *k, const char *what, uint32_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long v = strtoul(k->p, &end, 10);
+    if (end == k->p || *k->p == '-' || *k->p == '+' || errno || v > UINT32_MAX) {
+        errf(k->err, k->errlen, "option -%s: cache configuration '%s': %s must be a number", k->opt,
+             k->s, what);
+        return -EINVAL;
+    }
+    *out = (uint32_t)v;
+    k->p = end;
+    return 0;
+}
+
+static int cache_sep(struct cache_cur *k, char sep, const char *before)
+{
+    if (*k->p != sep) {
+        errf(k->err, k->errlen, "option -%s: cache configuration '%s': expected '%c' before %s",
+             k->opt, k->s, sep, before);
+        return -EINVAL;
+    }
+    k->p++;
+    return 0;
+}
+
+/* GPGPU-Sim cache string, decoded field by field as cache_config::init reads it; "none" (or
+ * empty) leaves the cache absent. The letters are checked as GPGPU-Sim checks them; the
+ * optional fields are the result-FIFO size (":<fifo>" after the miss queue) and the data port
+ * width (",<bytes>", default the line size, as GPGPU-Sim). "<mq>,<port>" without the FIFO field
+ * reads the port width (GPGPU-Sim's sscanf stops at the second comma and keeps the default). */
 static int parse_cache(const char *name, const char *s, struct tm_cache_geom *g, char *err,
                        size_t errlen)
 {
     memset(g, 0, sizeof *g);
     if (!s || !*s || !strcmp(s, "none"))
         return 0;
-    char ct = 0, repl = 0, wr = 0, al = 0, wal = 0, si = 0, mt = 0;
-    unsigned ns = 0, ls = 0, as = 0, me = 0, mm = 0, mq = 0, ff = 0, dp = 0;
-    int n = sscanf(s, "%c:%u:%u:%u,%c:%c:%c:%c:%c,%c:%u:%u,%u:%u,%u", &ct, &ns, &ls, &as, &repl,
-                   &wr, &al, &wal, &si, &mt, &me, &mm, &mq, &ff, &dp);
-    if (n < 13) {
-        /* "…,<mq>,<port>" without the fifo field */
-        n = sscanf(s, "%c:%u:%u:%u,%c:%c:%c:%c:%c,%c:%u:%u,%u,%u", &ct, &ns, &ls, &as, &repl,
-                   &wr, &al, &wal, &si, &mt, &me, &mm, &mq, &dp);
-        if (n < 13) {
-            errf(err, errlen, "option -%s: malformed cache configuration '%s'", name, s);
-            return -EINVAL;
-        }
-    }
-    if ((ct != 'N' && ct != 'S') || !ns || !ls || !as || (ls & (ls - 1))) {
-        errf(err, errlen, "option -%s: bad cache geometry in '%s'", name, s);
+    struct cache_cur k = {.p = s, .opt = name, .s = s, .err = err, .errlen = errlen};
+    char ct = 0;
+    int r;
+    if ((r = cache_letter(&k, "the cache type", "NS", &ct)) ||
+        (r = cache_sep(&k, ':', "the sets")) ||
+        (r = cache_uint(&k, "the number of sets", &g->nset)) ||
+        (r = cache_sep(&k, ':', "the line size")) ||
+        (r = cache_uint(&k, "the line size", &g->line)) ||
+        (r = cache_sep(&k, ':', "the associativity")) ||
+        (r = cache_uint(&k, "the associativity", &g->assoc)) ||
+        (r = cache_sep(&k, ',', "the replacement policy")) ||
+        (r = cache_letter(&k, "the replacement policy", "LF", &g->repl)) ||
+        (r = cache_sep(&k, ':', "the write policy")) ||
+        (r = cache_letter(&k, "the write policy", "RBTEL", &g->write)) ||
+        (r = cache_sep(&k, ':', "the allocation policy")) ||
+        (r = cache_letter(&k, "the allocation policy", "mfs", &g->alloc)) ||
+        (r = cache_sep(&k, ':', "the write-allocate policy")) ||
+        (r = cache_letter(&k, "the write-allocate policy", "NWFL", &g->write_alloc)) ||
+        (r = cache_sep(&k, ':', "the set-index function")) ||
+        (r = cache_letter(&k, "the set-index function", "LHPCX", &g->set_index)) ||
+        (r = cache_sep(&k, ',', "the MSHR type")) ||
+        (r = cache_letter(&k, "the MSHR type", "AFTS", &g->mshr)) ||
+        (r = cache_sep(&k, ':', "the MSHR entries")) ||
+        (r = cache_uint(&k, "the number of MSHR entries", &g->mshr_entries)) ||
+        (r = cache_sep(&k, ':', "the MSHR merge limit")) ||
+        (r = cache_uint(&k, "the MSHR merge limit", &g->mshr_merge)) ||
+        (r = cache_sep(&k, ',', "the miss queue size")) ||
+        (r = cache_uint(&k, "the miss queue size", &g->miss_queue)))
+        return r;
+    if (*k.p == ':' && (k.p++, (r = cache_uint(&k, "the result FIFO size", &g->fifo_entries))))
+        return r;
+    if (*k.p == ',' && (k.p++, (r = cache_uint(&k, "the data port width", &g->data_port_width))))
+        return r;
+    if (*k.p) {
+        errf(err, errlen, "option -%s: cache configuration '%s': unexpected '%s' at the end", name,
+             s, k.p);
         return -EINVAL;
     }
-    *g = (struct tm_cache_geom){.present = true, .sectored = ct == 'S', .nset = ns, .line = ls,
-                                .assoc = as, .repl = repl, .write = wr, .alloc = al,
-                                .write_alloc = wal, .set_index = si, .mshr = mt,
-                                .mshr_entries = me, .mshr_merge = mm, .miss_queue = mq,
-                                .fifo_entries = ff, .data_port_width = dp};
+    g->present = true;
+    g->sectored = ct == 'S';
+    if (!g->nset || !g->assoc || !g->line || (g->line & (g->line - 1))) {
+        errf(err, errlen,
+             "option -%s: bad cache geometry in '%s' (sets and ways at least 1, the line a "
+             "power of two)",
+             name, s);
+        return -EINVAL;
+    }
+    if (g->sectored && g->line % 32) {
+        errf(err, errlen,
+             "option -%s: cache configuration '%s': a sectored cache needs a line "
+             "of whole 32-byte sectors",
+             name, s);
+        return -EINVAL;
+    }
+    bool p2 = !(g->nset & (g->nset - 1));
+    if ((g->set_index == 'H' && g->nset != 32 && g->nset != 64) ||
+        ((g->set_index == 'P' || g->set_index == 'X') && !p2)) {
+        errf(err, errlen, "option -%s: cache configuration '%s': set-index function '%c' needs %s",
+             name, s, g->set_index,
+             g->set_index == 'H' ? "32 or 64 sets" : "a power-of-two number of sets");
+        return -EINVAL;
+    }
+    if (!g->mshr_entries || !g->mshr_merge || !g->miss_queue) {
+        errf(err, errlen,
+             "option -%s: cache configuration '%s': MSHR entries, merge limit and "
+             "miss queue must be at least 1",
+             name, s);
+        return -EINVAL;
+    }
+    if (!g->data_port_width)
+        g->data_port_width = g->line;
+    if (g->line % g->data_port_width) {
+        errf(err, errlen,
+             "option -%s: cache configuration '%s': the data port width %u does "
+             "not divide the line size %u",
+             name, s, g->data_port_width, g->line);
+        return -EINVAL;
+    }
     return 0;
 }
 

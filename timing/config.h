@@ -93,9 +93,10 @@ struct tm_cache_geom {
     char write;          /* 'R' read-only, 'B' write-back, 'T' write-through, 'E' evict, 'L' local wb/global wt */
     char alloc;          /* 'm' on miss, 'f' on fill, 's' streaming */
     char write_alloc;    /* 'N' no, 'W' write-allocate, 'F' fetch-on-write, 'L' lazy fetch-on-read */
-    char set_index;      /* 'L' linear, 'H' hash (Fermi), 'P' IPOLY, 'X' custom */
-    char mshr;           /* 'A' associative, 'F' FIFO, 'T' texture FIFO, 'S' sector assoc */
-    uint32_t mshr_entries, mshr_merge, miss_queue, fifo_entries, data_port_width;
+    char set_index;      /* 'L' linear, 'H' Fermi hash, 'P' IPOLY, 'X' bitwise XOR, 'C' custom */
+    char mshr;           /* 'A' assoc, 'S' sector assoc, 'F' FIFO, 'T' sector FIFO (texture) */
+    uint32_t mshr_entries, mshr_merge, miss_queue, fifo_entries;
+    uint32_t data_port_width; /* bytes per cycle; the line size when the string leaves it out */
 };
 
 /* Latency and initiation interval of one operation class on one unit. */

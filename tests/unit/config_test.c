@@ -607,6 +607,91 @@ static void test_accelsim_names(void)
 /* Accel-Sim's tested configurations themselves when a checkout is at hand:
  * PTXEMU_ACCELSIM_CFGS=…/gpgpu-sim_distribution/configs/tested-cfgs. Each DIR/gpgpusim.config
  * must read with no error and no unknown option (stray text such as merge markers may warn). */
+/* ------------------------------------------------------------------ cache strings */
+
+/* Derive with -gpgpu_cache:dl1 set to s: 0 and the geometry, or the error text. */
+static int derive_dl1(const char *s, struct tm_cache_geom *g, char *err, size_t errlen)
+{
+    struct tm_config c;
+    tm_config_init(&c);
+    err[0] = 0;
+    int rc = tm_config_set(&c, "gpgpu_cache:dl1", s, err, errlen);
+    if (!rc)
+        rc = tm_config_derive(&c, err, errlen);
+    *g = c.dl1;
+    tm_config_free(&c);
+    return rc;
+}
+
+/* Every field of GPGPU-Sim's cache string, the optional ones, and the exact errors. */
+static void test_cache_strings(void)
+{
+    struct tm_cache_geom g;
+    char err[512];
+    is_int(derive_dl1("S:4:128:64,L:T:m:L:L,A:512:8,16:0,32", &g, err, sizeof err), 0,
+           "V100 L1D string derives");
+    ok(g.present && g.sectored && g.nset == 4 && g.line == 128 && g.assoc == 64 && g.repl == 'L' &&
+           g.write == 'T' && g.alloc == 'm' && g.write_alloc == 'L' && g.set_index == 'L' &&
+           g.mshr == 'A' && g.mshr_entries == 512 && g.mshr_merge == 8 && g.miss_queue == 16 &&
+           g.fifo_entries == 0 && g.data_port_width == 32,
+       "S:4:128:64,L:T:m:L:L,A:512:8,16:0,32: every field");
+    is_int(derive_dl1("N:64:128:16,F:R:f:N:H,S:2:48,4", &g, err, sizeof err), 0,
+           "no FIFO, no port width");
+    ok(!g.sectored && g.nset == 64 && g.assoc == 16 && g.repl == 'F' && g.write == 'R' &&
+           g.alloc == 'f' && g.write_alloc == 'N' && g.set_index == 'H' && g.mshr == 'S' &&
+           g.mshr_entries == 2 && g.mshr_merge == 48 && g.miss_queue == 4 && g.fifo_entries == 0 &&
+           g.data_port_width == 128,
+       "N:64:128:16,F:R:f:N:H,S:2:48,4: the port width defaults to the line size");
+    is_int(derive_dl1("N:4:128:256,L:R:m:N:L,T:512:8,128:2", &g, err, sizeof err), 0,
+           "texture string");
+    ok(g.mshr == 'T' && g.miss_queue == 128 && g.fifo_entries == 2 && g.data_port_width == 128,
+       "T:512:8,128:2: miss queue 128, result FIFO 2");
+    is_int(derive_dl1("S:32:128:24,L:B:s:W:P,F:192:4,32,64", &g, err, sizeof err), 0,
+           "miss queue then port width without the FIFO field");
+    ok(g.write == 'B' && g.alloc == 's' && g.write_alloc == 'W' && g.set_index == 'P' &&
+           g.mshr == 'F' && g.miss_queue == 32 && g.fifo_entries == 0 && g.data_port_width == 64,
+       "…,32,64: miss queue 32, port width 64");
+    is_int(derive_dl1("S:128:128:16,L:E:m:F:X,A:8:4,8:0,128", &g, err, sizeof err), 0,
+           "write-evict, fetch-on-write, XOR");
+    ok(g.write == 'E' && g.write_alloc == 'F' && g.set_index == 'X', "E, F, X");
+    is_int(derive_dl1("none", &g, err, sizeof err), 0, "none");
+    ok(!g.present, "none: absent");
+
+    static const struct {
+        const char *s, *err;
+    } bad[] = {
+        {"S:4:128:64,Q:T:m:L:L,A:512:8,16:0,32", "the replacement policy must be one of L,F"},
+        {"S:4:128:64,L:X:m:L:L,A:512:8,16:0,32", "the write policy must be one of R,B,T,E,L"},
+        {"S:4:128:64,L:T:M:L:L,A:512:8,16:0,32", "the allocation policy must be one of m,f,s"},
+        {"S:4:128:64,L:T:m:Z:L,A:512:8,16:0,32",
+         "the write-allocate policy must be one of N,W,F,L"},
+        {"S:4:128:64,L:T:m:L:Q,A:512:8,16:0,32", "the set-index function must be one of L,H,P,C,X"},
+        {"S:4:128:64,L:T:m:L:L,B:512:8,16:0,32", "the MSHR type must be one of A,F,T,S"},
+        {"X:4:128:64,L:T:m:L:L,A:512:8,16:0,32", "the cache type must be one of N,S"},
+        {"S:4:128:64,L:T:m:L:L,A:512:8", "expected ',' before the miss queue size"},
+        {"S:4:128:64,L:T:m:L:L,A:x:8,16", "the number of MSHR entries must be a number"},
+        {"S:4:128:64,L:T:m:L:L,A:512:8,16:0,32x", "unexpected 'x' at the end"},
+        {"S:4:128:64,L:T:m:L:H,A:512:8,16:0,32", "set-index function 'H' needs 32 or 64 sets"},
+        {"S:24:128:64,L:T:m:L:P,A:512:8,16:0,32",
+         "set-index function 'P' needs a power-of-two number of sets"},
+        {"S:4:100:64,L:T:m:L:L,A:512:8,16:0,32",
+         "bad cache geometry in 'S:4:100:64,L:T:m:L:L,A:512:8,16:0,32'"},
+        {"S:4:16:64,L:T:m:L:L,A:512:8,16:0,16",
+         "a sectored cache needs a line of whole 32-byte sectors"},
+        {"S:4:128:64,L:T:m:L:L,A:0:8,16:0,32",
+         "MSHR entries, merge limit and miss queue must be at least 1"},
+        {"S:4:128:64,L:T:m:L:L,A:512:8,16:0,48",
+         "the data port width 48 does not divide the line size 128"},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        int rc = derive_dl1(bad[k].s, &g, err, sizeof err);
+        ok(rc == -EINVAL && strstr(err, bad[k].err) && strstr(err, "option -gpgpu_cache:dl1: "),
+           "%s: error '%s'", bad[k].s, bad[k].err);
+        if (!strstr(err, bad[k].err))
+            diag("got: %s", err);
+    }
+}
+
 static void test_accelsim_files(void)
 {
     const char *dir = getenv("PTXEMU_ACCELSIM_CFGS");
@@ -649,5 +734,6 @@ int main(void)
     test_load();
     test_accelsim_names();
     test_accelsim_files();
+    test_cache_strings();
     return done_testing();
 }
