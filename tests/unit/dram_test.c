@@ -186,6 +186,31 @@ int main(void)
     returns("other bank group (tCCD)", 2, (uint64_t[]){208, 210}, (uint64_t[]){6, 7});
     tm_dram_destroy(d);
 
+    /* ---- tRTPL: nbkgrp=2, RTPL=6. Row 1 open in banks 1 and 2; then a hit on bank 0 and a
+     * conflict on bank 1 (same group): RD bank 0 at T, PRE bank 1 at T + 6, ACT T + 10, RD
+     * T + 15, returns T + 23; with the conflict on bank 2 (other group) PRE at T + 1 (the
+     * RD took cycle T), ACT T + 5, RD T + 10, returns T + 18 */
+    static const char *const rt[] = {
+        "gpgpu_dram_timing_opt",
+        "nbk=4:CCD=2:RRD=3:RCD=5:RAS=10:RP=4:RC=16:CL=6:WL=2:CDLR=3:WR=4:nbkgrp=2:CCDL=2:RTPL=6",
+        NULL};
+    make(rt, err, sizeof err);
+    push(0, 1, false, 1);
+    push(1, 1, false, 2);
+    push(2, 1, false, 3);
+    for (int i = 0; i < 3; i++)
+        until_ret(&t);
+    run_to(100);
+    push(0, 1, false, 4);
+    push(1, 2, false, 5);
+    returns("read -> precharge in the same group (tRTPL)", 2, (uint64_t[]){108, 123},
+            (uint64_t[]){4, 5});
+    run_to(200);
+    push(0, 1, false, 6);
+    push(2, 2, false, 7);
+    returns("read -> precharge in another group", 2, (uint64_t[]){208, 218}, (uint64_t[]){6, 7});
+    tm_dram_destroy(d);
+
     /* ---- write -> read: ACT at 0 (for the write), WR at tRCDWR = 2; RD at max(ACT + tRCD = 5,
      * WR + tWTR = 9) = 9, returns at 17; without turnaround at max(5, 2 + 2) = 5 -> 13 */
     make(NULL, err, sizeof err);
