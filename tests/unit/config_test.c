@@ -290,12 +290,12 @@ static void test_nesting(void)
 
     /* the accepted listing through tm_config_load on a file, once */
     snprintf(p, sizeof p, "%s/acc.config", dir);
-    write_file(p, "-config sub/acc2.config\n-dram_latency 20\n-gpgpu_n_clusters 2\n"
-                  "-dram_latency 30\n");
+    write_file(p, "-config sub/acc2.config\n-power_trace_enabled 1\n-gpgpu_n_clusters 2\n"
+                  "-power_trace_enabled 0\n");
     snprintf(q, sizeof q, "%s/sub/acc2.config", dir);
-    write_file(q, "-gpgpu_n_mem 4\n");
+    write_file(q, "-visualizer_zlevel 4\n");
     rc = tm_config_load(&c, p, "h100", false, cap_open(&cap));
-    is_str(cap_text(&cap), "note: accepted, not modelled: -gpgpu_n_mem, -dram_latency\n",
+    is_str(cap_text(&cap), "note: accepted, not modelled: -visualizer_zlevel, -power_trace_enabled\n",
            "accepted options of the files (nested too) listed once");
     ok(rc == 0 && c.n_sm == 2, "a file loads on top of the defaults (%u SMs)", c.n_sm);
     is_uint(tm_config_list_accepted(&c, NULL), 2, "tm_config_list_accepted counts them");
