@@ -93,6 +93,9 @@ static const char usage_text[] =
     "  --timing-set NAME=VALUE  override one timing option (repeatable)\n"
     "  --timing-stats FILE.json every counter per kernel and per SM\n"
     "  --timing-strict     unknown options in timing configurations are errors\n"
+    "  --timing-kernels LIST  simulate only these launches (kernel names, 0-based launch\n"
+    "                      indices N, ranges N-M; comma-separated); the others run\n"
+    "                      functionally and take no simulated time\n"
     "  --check TOOL[,TOOL...]  sanitizer: memcheck (always on), racecheck, initcheck,\n"
     "                      synccheck, leakcheck, all; reports in compute-sanitizer's format\n"
     "                      and a final '========= ERROR SUMMARY: N errors' line\n"
@@ -103,7 +106,8 @@ static const char usage_text[] =
     "run options (passed to the program as PTXEMU_* environment variables):\n"
     "  --device SPEC, --threads N, --stats, --deterministic, --trace LIST, --trace-thread N,\n"
     "  --budget N, --timing[=SPEC], --timing-set NAME=VALUE, --timing-stats FILE,\n"
-    "  --timing-strict, --check LIST, --error-exitcode N, --print-limit N, --log-file PATH\n";
+    "  --timing-strict, --timing-kernels LIST, --check LIST, --error-exitcode N,\n"
+    "  --print-limit N, --log-file PATH\n";
 
 static int usage_error(const char *fmt, const char *arg)
 {
@@ -520,6 +524,7 @@ static int common_opt(struct run_opts *o, int argc, char **argv, int *i)
     bool has_val = !strcmp(a, "--device") || !strcmp(a, "--threads") || !strcmp(a, "--trace") ||
                    !strcmp(a, "--trace-thread") || !strcmp(a, "--budget") ||
                    !strcmp(a, "--timing-set") || !strcmp(a, "--timing-stats") ||
+                   !strcmp(a, "--timing-kernels") ||
                    !strcmp(a, "--check") || !strcmp(a, "--error-exitcode") ||
                    !strcmp(a, "--print-limit") || !strcmp(a, "--log-file");
     if (!strcmp(a, "--timing") || !strncmp(a, "--timing=", 9)) {
@@ -586,6 +591,13 @@ static int common_opt(struct run_opts *o, int argc, char **argv, int *i)
         o->timing.set = ns;
     } else if (!strcmp(a, "--timing-stats")) {
         o->timing.stats_path = v;
+    } else if (!strcmp(a, "--timing-kernels")) {
+        char kerr[256];
+        if (rt_timing_kernels_check(v, kerr, sizeof kerr)) {
+            usage_error("%s", kerr);
+            return -1;
+        }
+        o->timing.kernels = v;
     } else if (!strcmp(a, "--trace-thread")) {
         if (parse_u64(v, &n) < 0 || n > INT64_MAX) {
             usage_error("--trace-thread: bad thread id '%s'", v);
@@ -1038,7 +1050,7 @@ static int cmd_exec(int argc, char **argv)
      * as a GPU benchmark's timed launches after a warm-up); --stats reports each launch */
     for (uint64_t r = 0; r < repeat; r++) {
         fflush(stdout);
-        int lr = timing ? tm_launch(timing->gpu, dev, &l, &st, &trap, NULL)
+        int lr = timing ? rt_timing_launch(timing, dev, &l, &st, &trap)
                         : interp_launch(dev, &l, &st, &trap);
         fflush(stdout);
         launched = true;
@@ -1512,6 +1524,8 @@ static int cmd_run(int argc, char **argv)
             setenv("PTXEMU_TIMING_STATS", o.timing.stats_path, 1);
         if (o.timing.strict)
             setenv("PTXEMU_TIMING_STRICT", "1", 1);
+        if (o.timing.kernels)
+            setenv("PTXEMU_TIMING_KERNELS", o.timing.kernels, 1);
     }
     if (o.check)
         setenv("PTXEMU_CHECK", o.check, 1);

@@ -293,6 +293,12 @@ static void copy_desc_do(const struct copy_desc *cd)
         for (size_t y = 0; y < cd->height; y++)
             memmove((uint8_t *)cd->dst + z * cd->dslice + y * cd->dpitch,
                     (const uint8_t *)cd->src + z * cd->sslice + y * cd->spitch, cd->width);
+    struct rt_timing *tm = cr_ctx()->timing;
+    if (tm && cd->kind == cudaMemcpyHostToDevice) /* -gpgpu_perf_sim_memcpy warms the L2 */
+        for (size_t z = 0; z < cd->depth; z++)
+            for (size_t y = 0; y < cd->height; y++)
+                rt_timing_h2d(tm, (uint64_t)(uintptr_t)cd->dst + z * cd->dslice + y * cd->dpitch,
+                              cd->width);
     struct mem *m = cr_ctx()->icfg.check & CHECK_INITCHECK ? cr_dmem() : NULL;
     if (m) /* initcheck: the copy wrote its destination rows */
         for (size_t z = 0; z < cd->depth; z++)

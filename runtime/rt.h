@@ -214,12 +214,15 @@ struct rt_timing_opts {
     const char *set;        /* "NAME=VALUE;…" overrides */
     const char *stats_path; /* JSON statistics file, or NULL */
     bool strict;            /* unknown options are errors */
+    const char *kernels;    /* --timing-kernels LIST: which launches are simulated (NULL: all) */
 };
 
 /* A simulated GPU shared by the runtime's workers. */
 struct rt_timing {
     struct tm_gpu *gpu;
     FILE *json;
+    char *kernels;          /* copy of rt_timing_opts.kernels, or NULL */
+    _Atomic uint64_t nlaunch; /* launches seen (their 0-based index selects them too) */
 };
 
 /* Create the simulated GPU for options o and the --device spec (its preset names the default
@@ -229,13 +232,23 @@ int rt_timing_open(const struct rt_timing_opts *o, const char *device_spec, FILE
                    struct rt_timing **out, char *err, size_t errlen);
 /* Close the JSON statistics and free the GPU. */
 void rt_timing_close(struct rt_timing *t);
-/* tm_launch: kernels of workers of independent streams run on the GPU together. */
+/* tm_launch: kernels of workers of independent streams run on the GPU together. A launch the
+ * --timing-kernels list does not select runs functionally (interp_launch) and takes no
+ * simulated time. */
 int rt_timing_launch(struct rt_timing *t, struct interp_dev *d, const struct interp_launch *l,
                      struct interp_stats *st, struct trap *trap);
+/* A host-to-device copy wrote [addr, addr+n) (the L2 warm-up of -gpgpu_perf_sim_memcpy). */
+void rt_timing_h2d(struct rt_timing *t, uint64_t addr, uint64_t n);
 /* Simulated nanoseconds so far (event timestamps in timing mode). */
 double rt_timing_ns(struct rt_timing *t);
-/* Options from PTXEMU_TIMING, PTXEMU_TIMING_SET, PTXEMU_TIMING_STATS, PTXEMU_TIMING_STRICT. */
+/* Options from PTXEMU_TIMING, PTXEMU_TIMING_SET, PTXEMU_TIMING_STATS, PTXEMU_TIMING_STRICT,
+ * PTXEMU_TIMING_KERNELS. */
 void rt_timing_env(struct rt_timing_opts *o);
+/* Is the --timing-kernels LIST well formed (comma-separated kernel names, launch indices N and
+ * ranges N-M)? 0, or -EINVAL with a message in err. */
+int rt_timing_kernels_check(const char *list, char *err, size_t errlen);
+/* Does LIST select the launch of kernel `name` with 0-based launch index idx? */
+bool rt_timing_kernels_match(const char *list, const char *name, uint64_t idx);
 
 struct rt_ctx {
     pthread_mutex_t lock;       /* registry, lazy loading, device creation */

@@ -6,6 +6,7 @@
 #include "runtime/rt.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,12 +56,83 @@ static int apply_sets(struct tm_config *c, const char *list, char *err, size_t e
     return 0;
 }
 
+int rt_timing_kernels_check(const char *list, char *err, size_t errlen)
+{
+    const char *p = list;
+    if (!p || !*p) {
+        snprintf(err, errlen, "--timing-kernels: empty list");
+        return -EINVAL;
+    }
+    while (*p) {
+        size_t n = strcspn(p, ",");
+        if (!n) {
+            snprintf(err, errlen, "--timing-kernels: empty item in '%s'", list);
+            return -EINVAL;
+        }
+        if (p[0] >= '0' && p[0] <= '9') {
+            /* N or N-M */
+            size_t i = 0;
+            while (i < n && p[i] >= '0' && p[i] <= '9')
+                i++;
+            if (i < n && p[i] == '-') {
+                size_t j = ++i;
+                while (i < n && p[i] >= '0' && p[i] <= '9')
+                    i++;
+                if (i == j) {
+                    snprintf(err, errlen, "--timing-kernels: bad range '%.*s'", (int)n, p);
+                    return -EINVAL;
+                }
+            }
+            if (i != n) {
+                snprintf(err, errlen, "--timing-kernels: '%.*s' is neither a launch index, a "
+                                      "range N-M nor a kernel name", (int)n, p);
+                return -EINVAL;
+            }
+        }
+        p += n;
+        if (*p)
+            p++;
+    }
+    return 0;
+}
+
+bool rt_timing_kernels_match(const char *list, const char *name, uint64_t idx)
+{
+    if (!list)
+        return true;
+    const char *p = list;
+    size_t nl = name ? strlen(name) : 0;
+    while (*p) {
+        size_t n = strcspn(p, ",");
+        if (p[0] >= '0' && p[0] <= '9') {
+            char *e;
+            unsigned long long lo = strtoull(p, &e, 10), hi = lo;
+            if (*e == '-')
+                hi = strtoull(e + 1, &e, 10);
+            if (idx >= lo && idx <= hi)
+                return true;
+        } else if (name && n == nl && !memcmp(p, name, n)) {
+            return true;
+        }
+        p += n;
+        if (*p)
+            p++;
+    }
+    return false;
+}
+
 int rt_timing_open(const struct rt_timing_opts *o, const char *device_spec, FILE *log,
                    struct rt_timing **out, char *err, size_t errlen)
 {
+    if (o->kernels && rt_timing_kernels_check(o->kernels, err, errlen))
+        return -EINVAL;
     struct rt_timing *t = calloc(1, sizeof *t);
     if (!t)
         return -ENOMEM;
+    if (o->kernels && !(t->kernels = strdup(o->kernels))) {
+        free(t);
+        return -ENOMEM;
+    }
     struct tm_config cfg;
     char key[64];
     device_key(device_spec, key, sizeof key);
@@ -68,6 +140,7 @@ int rt_timing_open(const struct rt_timing_opts *o, const char *device_spec, FILE
     if (r) {
         snprintf(err, errlen, "cannot load the timing configuration '%s'",
                  o->spec && *o->spec ? o->spec : key);
+        free(t->kernels);
         free(t);
         return r;
     }
@@ -91,6 +164,7 @@ int rt_timing_open(const struct rt_timing_opts *o, const char *device_spec, FILE
         r = tm_config_derive(&cfg, err, errlen);
     if (r) {
         tm_config_free(&cfg);
+        free(t->kernels);
         free(t);
         return r;
     }
@@ -100,17 +174,28 @@ int rt_timing_open(const struct rt_timing_opts *o, const char *device_spec, FILE
             snprintf(err, errlen, "--timing-stats: cannot write %s: %s", o->stats_path,
                      strerror(errno));
             tm_config_free(&cfg);
+            free(t->kernels);
             free(t);
             return -EIO;
         }
     }
-    r = tm_gpu_create(&cfg, log, t->json, &t->gpu);
+    /* a configuration file's directory is where its relative file options are found */
+    char base[4096] = "";
+    if (o->spec && strchr(o->spec, '/') && strlen(o->spec) < sizeof base) {
+        strcpy(base, o->spec);
+        *strrchr(base, '/') = 0;
+        if (!*base)
+            strcpy(base, "/");
+    }
+    char gerr[512] = "";
+    r = tm_gpu_create(&cfg, *base ? base : NULL, log, t->json, &t->gpu, gerr, sizeof gerr);
     tm_config_free(&cfg);
     if (r) {
         if (t->json)
             fclose(t->json);
+        free(t->kernels);
         free(t);
-        snprintf(err, errlen, "cannot create the simulated GPU");
+        snprintf(err, errlen, "cannot create the simulated GPU%s%s", *gerr ? ": " : "", gerr);
         return r;
     }
     *out = t;
@@ -124,14 +209,27 @@ void rt_timing_close(struct rt_timing *t)
     tm_gpu_destroy(t->gpu);
     if (t->json)
         fclose(t->json);
+    free(t->kernels);
     free(t);
 }
 
 int rt_timing_launch(struct rt_timing *t, struct interp_dev *d, const struct interp_launch *l,
                      struct interp_stats *st, struct trap *trap)
 {
+    uint64_t idx = atomic_fetch_add(&t->nlaunch, 1);
+    if (t->kernels) {
+        struct interp_kernel_info ki;
+        interp_kernel_info(l->kernel, &ki);
+        if (!rt_timing_kernels_match(t->kernels, ki.name, idx))
+            return interp_launch(d, l, st, trap);
+    }
     /* kernels of independent streams run together on the simulated GPU */
     return tm_launch(t->gpu, d, l, st, trap, NULL);
+}
+
+void rt_timing_h2d(struct rt_timing *t, uint64_t addr, uint64_t n)
+{
+    tm_gpu_memcpy_h2d(t->gpu, addr, n);
 }
 
 double rt_timing_ns(struct rt_timing *t)
@@ -153,4 +251,6 @@ void rt_timing_env(struct rt_timing_opts *o)
     o->stats_path = getenv("PTXEMU_TIMING_STATS");
     v = getenv("PTXEMU_TIMING_STRICT");
     o->strict = v && *v && strcmp(v, "0");
+    v = getenv("PTXEMU_TIMING_KERNELS");
+    o->kernels = v && *v ? v : NULL;
 }

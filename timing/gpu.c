@@ -5,6 +5,8 @@
  */
 #include "timing/tm_int.h"
 
+#include "timing/mem.h"
+
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
@@ -33,6 +35,9 @@ struct tm_gpu {
     bool json_open;
     struct tm_sm *sm;
     uint32_t nsm;
+    struct tm_mem *mem;         /* NULL: -gpgpu_perfect_mem */
+    char *base_dir;             /* where file options are looked up (NULL: cwd) */
+    size_t nmst;                /* tm_mem_nstats */
     uint64_t cycle;             /* core cycles since creation (gpu_tot_sim_cycle) */
     _Atomic uint64_t pub_cycle; /* the same, for readers on other threads (tm_gpu_ns) */
     uint64_t dom_cycle[DOM__COUNT];
@@ -86,7 +91,8 @@ static int config_copy(struct tm_config *dst, const struct tm_config *src)
 
 /* ====================================================================== create / destroy */
 
-int tm_gpu_create(const struct tm_config *cfg, FILE *log, FILE *json, struct tm_gpu **out)
+int tm_gpu_create(const struct tm_config *cfg, const char *base_dir, FILE *log, FILE *json,
+                  struct tm_gpu **out, char *err, size_t errlen)
 {
     struct tm_gpu *g = calloc(1, sizeof *g);
     if (!g)
@@ -108,6 +114,18 @@ int tm_gpu_create(const struct tm_config *cfg, FILE *log, FILE *json, struct tm_
             tm_gpu_destroy(g);
             return -ENOMEM;
         }
+    if (base_dir && !(g->base_dir = strdup(base_dir))) {
+        tm_gpu_destroy(g);
+        return -ENOMEM;
+    }
+    if (!g->cfg.o.gpgpu_perfect_mem) {
+        int r = tm_mem_create(&g->mem, &g->cfg, g->nsm, base_dir, err, errlen);
+        if (r) {
+            tm_gpu_destroy(g);
+            return r;
+        }
+        g->nmst = tm_mem_nstats(g->mem);
+    }
     for (int d = 0; d < DOM__COUNT; d++) {
         g->dom_period[d] = 1000.0 / g->cfg.clock_mhz[d];
         g->dom_next[d] = g->dom_period[d];
@@ -127,6 +145,8 @@ void tm_gpu_destroy(struct tm_gpu *g)
         for (uint32_t i = 0; i < g->nsm; i++)
             tm_sm_free(&g->sm[i]);
     free(g->sm);
+    tm_mem_destroy(g->mem);
+    free(g->base_dir);
     if (g->json && g->json_open)
         fputs("\n]\n", g->json);
     tm_config_free(&g->cfg);
@@ -135,6 +155,16 @@ void tm_gpu_destroy(struct tm_gpu *g)
     pthread_mutex_destroy(&g->mu);
     pthread_cond_destroy(&g->cv);
     free(g);
+}
+
+void tm_gpu_memcpy_h2d(struct tm_gpu *g, uint64_t addr, uint64_t bytes)
+{
+    if (!g->mem || !g->cfg.o.gpgpu_perf_sim_memcpy)
+        return;
+    pthread_mutex_lock(&g->mu);
+    if (!g->driving)
+        tm_mem_memcpy_to_device(g->mem, addr, bytes);
+    pthread_mutex_unlock(&g->mu);
 }
 
 uint64_t tm_gpu_cycle(const struct tm_gpu *g)
@@ -257,7 +287,7 @@ static int kernel_setup(struct tm_gpu *g, struct tm_kernel *k, const struct inte
 /* ====================================================================== statistics */
 
 static void print_stats(struct tm_gpu *g, const char *name, const struct tm_kernel_result *r,
-                        const struct tm_kernel *k)
+                        const struct tm_kernel *k, const uint64_t *md)
 {
     FILE *f = g->log;
     if (!f)
@@ -289,6 +319,17 @@ static void print_stats(struct tm_gpu *g, const char *name, const struct tm_kern
             (unsigned long long)((double)r->cycles / hs));
     for (int i = 0; i < TM_ST__COUNT; i++)
         fprintf(f, "%s = %llu\n", stat_names[i], (unsigned long long)r->st[i]);
+    uint64_t l1a = r->st[TM_ST_L1D_ACCESS];
+    if (g->mem && l1a)
+        fprintf(f, "L1D_total_cache_miss_rate = %.4f\n",
+                (double)r->st[TM_ST_L1D_MISS] / (double)l1a);
+    if (g->mem && md) {
+        tm_mem_print(g->mem, md, f);
+    } else if (!g->mem) {
+        fputs("L1D_total_cache = perfect (-gpgpu_perfect_mem)\n", f);
+        fputs("L2_total_cache = perfect (-gpgpu_perfect_mem)\n", f);
+        fputs("DRAM = perfect (-gpgpu_perfect_mem)\n", f);
+    }
     fflush(f);
 }
 
@@ -315,7 +356,7 @@ static void json_counters(FILE *f, const uint64_t *st)
 }
 
 static void json_kernel(struct tm_gpu *g, const char *name, const struct tm_kernel_result *r,
-                        const uint64_t *per)
+                        const uint64_t *per, const uint64_t *md)
 {
     FILE *f = g->json;
     if (!f)
@@ -332,7 +373,12 @@ static void json_kernel(struct tm_gpu *g, const char *name, const struct tm_kern
             (unsigned long long)r->thread_insns, (unsigned long long)g->cycle,
             (unsigned long long)g->tot_insn, (unsigned long long)r->start_cycle, r->ns);
     json_counters(f, r->st);
-    fputs(",\n \"sm\": [", f);
+    fputs(",\n \"memory\": {", f);
+    if (g->mem && md)
+        tm_mem_json(g->mem, md, f);
+    else
+        fputs("\"perfect\": true", f);
+    fputs("},\n \"sm\": [", f);
     for (uint32_t i = 0; i < g->nsm && per; i++) {
         fputs(i ? ",\n  " : "\n  ", f);
         json_counters(f, &per[(size_t)i * TM_ST__COUNT]);
@@ -406,10 +452,36 @@ static void dispatch(struct tm_gpu *g)
         g->next_kernel = (g->next_kernel + 1) % g->nrun;
 }
 
-/* Run cycles until kernel `mine` is done. Returns 0, or -ENOMEM. */
+#define DEADLOCK_CHECK 65536u   /* cycles between progress checks */
+#define DEADLOCK_WINDOW 16u     /* checks without progress that make a deadlock */
+
+/* Something happened since the last look: an instruction issued, a response arrived or a CTA
+ * started somewhere. */
+static uint64_t progress_mark(const struct tm_gpu *g)
+{
+    uint64_t v = 0;
+    for (uint32_t i = 0; i < g->nsm; i++)
+        v += g->sm[i].st[TM_ST_WARP_INSN] + g->sm[i].st[TM_ST_MEM_RESPONSES] +
+             g->sm[i].st[TM_ST_CTAS];
+    return v;
+}
+
+/* Run cycles until kernel `mine` is done. 0, -ENOMEM, or -EDEADLK (with
+ * -gpgpu_deadlock_detect: nothing issued, answered or dispatched for
+ * DEADLOCK_CHECK × DEADLOCK_WINDOW cycles while kernels wait: a timing-model deadlock). */
 static int drive(struct tm_gpu *g, struct tm_kernel *mine)
 {
+    uint64_t last_mark = progress_mark(g), next_check = g->cycle + DEADLOCK_CHECK;
+    uint32_t idle_checks = 0;
     while (!mine->done) {
+        if (g->cycle >= next_check && g->cfg.o.gpgpu_deadlock_detect) {
+            next_check = g->cycle + DEADLOCK_CHECK;
+            uint64_t mk = progress_mark(g);
+            idle_checks = mk == last_mark ? idle_checks + 1 : 0;
+            last_mark = mk;
+            if (idle_checks >= DEADLOCK_WINDOW)
+                return -EDEADLK;
+        }
         if (admit(g))
             return -ENOMEM;
         /* launches that faulted stop their warps; they drain and retire */
@@ -438,18 +510,37 @@ static int drive(struct tm_gpu *g, struct tm_kernel *mine)
             }
         }
         g->stepping = NULL;
-        for (uint32_t i = 0; i < g->nsm; i++)
-            if (g->sm[i].to_mem.n)
-                perfect_mem_cycle(g, &g->sm[i]);
+        if (!g->mem) {
+            for (uint32_t i = 0; i < g->nsm; i++)
+                if (g->sm[i].to_mem.n)
+                    perfect_mem_cycle(g, &g->sm[i]);
+        }
+        uint64_t core_now = g->cycle;
         g->cycle++;
         atomic_store_explicit(&g->pub_cycle, g->cycle, memory_order_relaxed);
-        /* the other clock domains follow the core's time (no components in them yet) */
+        /* the other clock domains follow the core's time: their edges up to this core edge,
+         * earliest first (interconnect, L2, DRAM on a tie) */
         double t = (double)g->cycle * g->dom_period[DOM_CORE];
-        for (int dm = DOM_ICNT; dm < DOM__COUNT; dm++)
-            while (g->dom_next[dm] <= t) {
-                g->dom_cycle[dm]++;
-                g->dom_next[dm] += g->dom_period[dm];
-            }
+        for (;;) {
+            int dm = -1;
+            for (int d = DOM_ICNT; d < DOM__COUNT; d++)
+                if (g->dom_next[d] <= t && (dm < 0 || g->dom_next[d] < g->dom_next[dm]))
+                    dm = d;
+            if (dm < 0)
+                break;
+            g->dom_cycle[dm]++;
+            g->dom_next[dm] += g->dom_period[dm];
+            if (!g->mem)
+                continue;
+            if (dm == DOM_ICNT)
+                tm_mem_icnt_cycle(g->mem, g->sm, g->cycle);
+            else if (dm == DOM_L2)
+                tm_mem_l2_cycle(g->mem, core_now);
+            else
+                tm_mem_dram_cycle(g->mem, core_now);
+        }
+        if (g->mem && !busy && tm_mem_busy(g->mem))
+            busy = true;
         /* kernels whose CTAs all retired are done */
         bool waiting = false;
         uint64_t next_start = UINT64_MAX;
@@ -535,6 +626,11 @@ int tm_launch(struct tm_gpu *g, struct interp_dev *d, const struct interp_launch
     k->start_cycle = g->cycle + (uint64_t)g->cfg.o.gpgpu_kernel_launch_latency;
     for (uint32_t i = 0; i < g->nsm; i++)
         memcpy(&k->st0[(size_t)i * TM_ST__COUNT], g->sm[i].st, sizeof g->sm[i].st);
+    if (g->mem) {
+        k->mst0 = malloc(g->nmst * sizeof *k->mst0);
+        if (k->mst0)
+            tm_mem_snapshot(g->mem, k->mst0);
+    }
     g->pend[g->npend++] = k;
     atomic_store_explicit(&g->pending, 1, memory_order_release);
     pthread_cond_broadcast(&g->cv);
@@ -552,10 +648,23 @@ int tm_launch(struct tm_gpu *g, struct interp_dev *d, const struct interp_launch
         pthread_cond_broadcast(&g->cv);
     }
     pthread_mutex_unlock(&g->mu);
-    if (dr) { /* out of memory: nothing can go on */
+    if (dr) { /* out of memory or a model deadlock: nothing can go on */
         for (uint32_t i = 0; i < g->nsm; i++)
             tm_sm_abort(&g->sm[i]);
-        snprintf(trap->msg, sizeof trap->msg, "timing: out of memory");
+        if (g->mem) { /* a fresh memory system (nothing of the abandoned one is in flight) */
+            char err[256];
+            tm_mem_destroy(g->mem);
+            if (tm_mem_create(&g->mem, &g->cfg, g->nsm, g->base_dir, err, sizeof err))
+                g->mem = NULL; /* out of memory: perfect memory from now on */
+        }
+        if (dr == -EDEADLK)
+            snprintf(trap->msg, sizeof trap->msg,
+                     "timing: the model made no progress for %u cycles at cycle %llu (a "
+                     "timing-model deadlock, not the program's: please report it with the "
+                     "configuration); the launch is abandoned",
+                     DEADLOCK_CHECK * DEADLOCK_WINDOW, (unsigned long long)g->cycle);
+        else
+            snprintf(trap->msg, sizeof trap->msg, "timing: out of memory");
     }
     int trapped = engine_launch_end(L, st);
 
@@ -579,15 +688,23 @@ int tm_launch(struct tm_gpu *g, struct interp_dev *d, const struct interp_launch
     g->tot_warp_insn += kr.warp_insns;
     for (int j = 0; j < TM_ST__COUNT; j++)
         g->tot_st[j] += kr.st[j];
-    print_stats(g, info.name, &kr, k);
-    json_kernel(g, info.name, &kr, per);
+    uint64_t *md = NULL;
+    if (g->mem && k->mst0 && (md = malloc(g->nmst * sizeof *md))) {
+        tm_mem_snapshot(g->mem, md);
+        for (size_t j = 0; j < g->nmst; j++)
+            md[j] -= k->mst0[j];
+    }
+    print_stats(g, info.name, &kr, k, md);
+    json_kernel(g, info.name, &kr, per, md);
     pthread_mutex_unlock(&g->mu);
+    free(md);
     free(per);
+    free(k->mst0);
     free(k->st0);
     free(k);
     if (res)
         *res = kr;
     if (trapped)
         return 1;
-    return dr ? -ENOMEM : 0;
+    return dr ? dr : 0;
 }

@@ -24,6 +24,8 @@
  */
 #include "timing/tm_int.h"
 
+#include "timing/cache.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -176,6 +178,8 @@ static uint32_t mop_alloc(struct tm_sm *s)
 
 /* ====================================================================== set-up */
 
+static int l1d_make(struct tm_sm *s, uint32_t shmem_bytes);
+
 int tm_sm_init(struct tm_sm *s, uint32_t id, const struct tm_config *cfg)
 {
     memset(s, 0, sizeof *s);
@@ -261,7 +265,10 @@ int tm_sm_init(struct tm_sm *s, uint32_t id, const struct tm_config *cfg)
         if (!s->itag || !s->ilru)
             goto nomem;
     }
-    if (tm_queue_init(&s->to_mem, 64) || tm_queue_init(&s->from_mem, 4096))
+    if (tm_queue_init(&s->to_mem, 64) || tm_queue_init(&s->from_mem, 4096) ||
+        tm_queue_init(&s->l1_hit, 256))
+        goto nomem;
+    if (l1d_make(s, 0) == -ENOMEM)
         goto nomem;
     return 0;
 nomem:
@@ -296,6 +303,8 @@ void tm_sm_free(struct tm_sm *s)
     free(s->ilru);
     tm_queue_free(&s->to_mem);
     tm_queue_free(&s->from_mem);
+    tm_queue_free(&s->l1_hit);
+    tm_cache_destroy(s->l1d);
     memset(s, 0, sizeof *s);
 }
 
@@ -324,6 +333,34 @@ bool tm_sm_can_take(const struct tm_sm *s, const struct tm_kernel *k)
 
 /* Start CTA `linear` of the running kernel: the engine brings it up, the SM gives it a CTA
  * slot and a contiguous run of warp slots (GPGPU-Sim's hardware thread ids). */
+/*
+ * (Re)build the SM's L1 data cache for a kernel whose shared-memory carve-out is shmem_bytes:
+ * with -gpgpu_adaptive_cache_config and -gpgpu_unified_l1d_size the L1D gets what the carve-out
+ * leaves of the unified array (ways = bytes / (sets × line)), as GPGPU-Sim sizes it. No L1D
+ * with -gpgpu_perfect_mem or -gpgpu_cache:dl1 none. Writes are modelled write-through (the
+ * GPU's L1 is write-through for global memory; a write-back policy for local memory is not
+ * modelled). 0, -ENOMEM, or -EINVAL (a geometry the cache model refuses: no L1D).
+ */
+static int l1d_make(struct tm_sm *s, uint32_t shmem_bytes)
+{
+    const struct tm_config *cfg = s->cfg;
+    tm_cache_destroy(s->l1d);
+    s->l1d = NULL;
+    if (cfg->o.gpgpu_perfect_mem || !cfg->dl1.present)
+        return 0;
+    struct tm_cache_geom g = cfg->dl1;
+    if (g.write == 'B' || g.write == 'L')
+        g.write = 'T';
+    if (cfg->o.gpgpu_adaptive_cache_config && cfg->o.gpgpu_unified_l1d_size > 0) {
+        uint64_t total = (uint64_t)cfg->o.gpgpu_unified_l1d_size * 1024;
+        uint64_t left = total > shmem_bytes ? total - shmem_bytes : 0;
+        uint64_t ways = left / ((uint64_t)g.nset * g.line);
+        if (ways)
+            g.assoc = (uint32_t)ways;
+    }
+    return tm_cache_create(&s->l1d, &g, "L1D");
+}
+
 int tm_sm_start_cta(struct tm_sm *s, struct tm_kernel *k, uint64_t linear, uint64_t latency)
 {
     uint32_t slot = 0;
@@ -340,6 +377,17 @@ int tm_sm_start_cta(struct tm_sm *s, struct tm_kernel *k, uint64_t linear, uint6
     }
     if (slot == s->ncta_slots || run < k->warps)
         return -EBUSY;
+    /* a kernel's first CTA here: the L1D starts empty (the GPU invalidates it at a kernel
+     * boundary) and takes what the kernel's carve-out leaves */
+    if (s->l1d_kernel != k->uid && (!s->l1d || tm_cache_idle(s->l1d)) && !s->l1_hit.n) {
+        if (!s->ncta) {
+            if (l1d_make(s, k->shmem_per_sm) == -ENOMEM)
+                return -ENOMEM;
+        } else if (s->l1d) {
+            tm_cache_invalidate(s->l1d);
+        }
+        s->l1d_kernel = k->uid;
+    }
     struct tm_cta *c = &s->cta[slot];
     int r = engine_cta_create(k->L, linear, &c->ec);
     if (r)
@@ -437,7 +485,9 @@ void tm_sm_abort(struct tm_sm *s)
             s->coll[i] = TM_NONE;
     s->ldst_cur = TM_NONE;
     s->heap_n = 0;
-    s->to_mem.n = s->from_mem.n = 0;
+    s->to_mem.n = s->from_mem.n = s->l1_hit.n = 0;
+    if (s->l1d && l1d_make(s, 0) < 0) /* its MSHRs name abandoned instructions */
+        s->l1d = NULL;
 }
 
 void tm_sm_stop_kernel(struct tm_sm *s, const struct tm_kernel *k)
@@ -457,7 +507,8 @@ void tm_sm_stop_kernel(struct tm_sm *s, const struct tm_kernel *k)
 
 bool tm_sm_busy(const struct tm_sm *s)
 {
-    return s->ncta || s->heap_n || s->to_mem.n || s->from_mem.n;
+    return s->ncta || s->heap_n || s->to_mem.n || s->from_mem.n || s->l1_hit.n ||
+           (s->l1d && !tm_cache_idle(s->l1d));
 }
 
 /* ====================================================================== helpers */
@@ -614,11 +665,26 @@ static void memop_fill(struct tm_sm *s, struct tm_memop *m, uint32_t wslot,
         m->degree = (uint16_t)(n ? n : 1);
         return;
     }
-    /* global, local (and other device memory): 128-byte lines, 32-byte sectors */
+    /* global, local (and other device memory): 128-byte lines, 32-byte sectors. The coalescer
+     * groups lanes as the hardware does: wide accesses in sub-warps (64-bit: half warps,
+     * 128-bit: quarter warps), each sub-warp's accesses merged per line, never across
+     * sub-warps. */
+    m->flags = 0;
+    if (m->kind == TM_REQ_ATOMIC || cfg->o.gpgpu_gmem_skip_L1D ||
+        (r->insn && (r->insn->fl & (IR_FL(FL_CG) | IR_FL(FL_CV)))))
+        m->flags |= TM_RQF_NOL1;
+    uint32_t group_first = 0; /* first line of the current sub-warp */
+    uint32_t cur_group = UINT32_MAX;
     for (uint32_t i = 0; i < r->naccess; i++) {
         const struct engine_access *a = &r->access[i];
         if (a->space != m->space)
             continue;
+        uint32_t lanes = a->width >= 16 ? 8 : a->width == 8 ? 16 : 32;
+        uint32_t grp = a->lane / lanes;
+        if (grp != cur_group) {
+            cur_group = grp;
+            group_first = m->nline;
+        }
         uint64_t addr = a->space == SP_LOCAL ? local_addr(s, wslot, a->addr, a->lane) : a->addr;
         uint64_t end = addr + (a->width ? a->width : 1) - 1;
         for (uint64_t ln = addr & ~127ull; ln <= (end & ~127ull); ln += 128) {
@@ -626,7 +692,7 @@ static void memop_fill(struct tm_sm *s, struct tm_memop *m, uint32_t wslot,
             uint8_t sec = 0;
             for (uint64_t q = (lo - ln) >> 5; q <= (hi - ln) >> 5; q++)
                 sec |= (uint8_t)(1u << q);
-            uint32_t k = 0;
+            uint32_t k = group_first;
             while (k < m->nline && m->line[k] != ln)
                 k++;
             if (k == m->nline) {
@@ -636,11 +702,14 @@ static void memop_fill(struct tm_sm *s, struct tm_memop *m, uint32_t wslot,
                     m->line[k] = ln;
                     m->sectors[k] = 0;
                     m->bytes[k] = 0;
+                    m->bmask[k][0] = m->bmask[k][1] = 0;
                     m->nline++;
                 }
             }
             m->sectors[k] |= sec;
             m->bytes[k] = (uint16_t)(m->bytes[k] + (hi - lo + 1));
+            for (uint64_t b = lo - ln; b <= hi - ln; b++)
+                m->bmask[k][b >> 6] |= 1ull << (b & 63);
         }
     }
 }
@@ -1097,32 +1166,71 @@ static void ldst_stage(struct tm_sm *s)
                 return;
             }
             s->ldst_cur = ii;
+            /* loads count their lines' answers from now: an L1 hit may answer an early line
+             * before the last one is sent */
+            if (m->kind != TM_REQ_WRITE)
+                in->resp_left = m->nline;
             break;
         }
     }
-    /* global / local / atomic: one line request per cycle into the queue to memory */
+    /* global / local / atomic: one line per cycle, through the L1D or into the queue to
+     * memory */
     uint32_t ii = s->ldst_cur;
     struct tm_inst *in = &s->inst[ii];
     struct tm_memop *m = &s->mop[in->memop];
-    if (tm_queue_full(&s->to_mem)) {
-        s->st[TM_ST_STALL_SHD_MEM]++;
-        return;
-    }
     struct tm_warp *w = &s->w[in->warp];
-    struct tm_req rq = {.addr = m->line[m->sent], .t_sent = s->cycle, .sm = (uint16_t)s->id,
-                        .bytes = m->bytes[m->sent], .kind = m->kind, .space = m->space,
-                        .sectors = m->sectors[m->sent]};
-    rq.inst = m->kind == TM_REQ_WRITE ? in->warp : ii;
-    tm_queue_push(&s->to_mem, &rq);
-    w->mem_pending++;
-    s->st[TM_ST_MEM_SECTORS] += (uint64_t)__builtin_popcount(rq.sectors);
+    uint32_t k = m->sent;
     bool local = m->space == SP_LOCAL;
-    if (m->kind == TM_REQ_ATOMIC)
-        s->st[TM_ST_MEM_ATOMIC]++;
-    else if (m->kind == TM_REQ_WRITE)
-        s->st[local ? TM_ST_MEM_WRITE_LOCAL : TM_ST_MEM_WRITE_GLOBAL]++;
-    else
-        s->st[local ? TM_ST_MEM_READ_LOCAL : TM_ST_MEM_READ_GLOBAL]++;
+    if (s->l1d && !(m->flags & TM_RQF_NOL1) && m->kind != TM_REQ_ATOMIC) {
+        bool wr = m->kind == TM_REQ_WRITE;
+        if (!wr && tm_queue_full(&s->l1_hit)) {
+            s->st[TM_ST_STALL_SHD_MEM]++;
+            return;
+        }
+        enum tm_cache_res res = tm_cache_access(s->l1d, m->line[k], m->sectors[k], wr,
+                                                m->bmask[k], wr ? in->warp : ii, s->cycle);
+        if (res == TM_CACHE_RESFAIL) {
+            s->st[TM_ST_L1D_RESFAIL]++;
+            s->st[TM_ST_STALL_SHD_MEM]++;
+            return;
+        }
+        s->st[TM_ST_L1D_ACCESS]++;
+        if (res == TM_CACHE_MISS)
+            s->st[TM_ST_L1D_MISS]++;
+        else if (res == TM_CACHE_HIT_RESERVED)
+            s->st[TM_ST_L1D_PENDING_HIT]++;
+        w->mem_pending++; /* a read's data, or (write-through) the write's acknowledgement */
+        if (!wr && res == TM_CACHE_HIT) {
+            struct tm_req h = {.addr = m->line[k], .t_sent = s->cycle,
+                               .t_ready = s->cycle + (uint64_t)s->cfg->o.gpgpu_l1_latency,
+                               .inst = ii, .sm = (uint16_t)s->id, .kind = TM_REQ_READ};
+            tm_queue_push(&s->l1_hit, &h);
+        }
+        if (wr)
+            s->st[local ? TM_ST_MEM_WRITE_LOCAL : TM_ST_MEM_WRITE_GLOBAL]++;
+        else
+            s->st[local ? TM_ST_MEM_READ_LOCAL : TM_ST_MEM_READ_GLOBAL]++;
+    } else {
+        if (tm_queue_full(&s->to_mem)) {
+            s->st[TM_ST_STALL_SHD_MEM]++;
+            return;
+        }
+        struct tm_req rq = {.addr = m->line[k], .t_sent = s->cycle, .sm = (uint16_t)s->id,
+                            .bytes = m->bytes[k], .kind = m->kind, .space = m->space,
+                            .sectors = m->sectors[k], .flags = TM_RQF_NOL1};
+        rq.bmask[0] = m->bmask[k][0];
+        rq.bmask[1] = m->bmask[k][1];
+        rq.inst = m->kind == TM_REQ_WRITE ? in->warp : ii;
+        tm_queue_push(&s->to_mem, &rq);
+        w->mem_pending++;
+        s->st[TM_ST_MEM_SECTORS] += (uint64_t)__builtin_popcount(rq.sectors);
+        if (m->kind == TM_REQ_ATOMIC)
+            s->st[TM_ST_MEM_ATOMIC]++;
+        else if (m->kind == TM_REQ_WRITE)
+            s->st[local ? TM_ST_MEM_WRITE_LOCAL : TM_ST_MEM_WRITE_GLOBAL]++;
+        else
+            s->st[local ? TM_ST_MEM_READ_LOCAL : TM_ST_MEM_READ_GLOBAL]++;
+    }
     if (++m->sent < m->nline) {
         s->st[TM_ST_UNIT_BUSY_MEM]++;
         return;
@@ -1131,9 +1239,41 @@ static void ldst_stage(struct tm_sm *s)
     if (m->kind == TM_REQ_WRITE) {
         /* stores retire once sent; the warp counts their acknowledgements */
         heap_push(s, s->cycle + 1, ii);
-    } else {
-        in->resp_left = m->nline;
     }
+}
+
+/* The L1D's misses and write-throughs into the queue to memory (one per cycle). */
+static void l1d_drain(struct tm_sm *s)
+{
+    const struct tm_cache_out *o = tm_cache_miss_peek(s->l1d);
+    if (!o || tm_queue_full(&s->to_mem))
+        return;
+    struct tm_req rq = {.addr = o->addr, .t_sent = s->cycle, .sm = (uint16_t)s->id,
+                        .sectors = o->sectors, .space = SP_GLOBAL};
+    rq.bmask[0] = o->bmask[0];
+    rq.bmask[1] = o->bmask[1];
+    uint32_t nb = (uint32_t)(__builtin_popcountll(o->bmask[0]) + __builtin_popcountll(o->bmask[1]));
+    switch (o->kind) {
+    case TM_COUT_FILL:
+        rq.kind = TM_REQ_READ;
+        rq.inst = TM_NONE; /* answered by tm_cache_fill */
+        rq.bytes = (uint16_t)(32 * __builtin_popcount(o->sectors));
+        break;
+    case TM_COUT_WRITE:
+        rq.kind = TM_REQ_WRITE;
+        rq.inst = (uint32_t)o->token; /* the writing warp's slot */
+        rq.bytes = (uint16_t)nb;
+        break;
+    default:
+        rq.kind = TM_REQ_WRITE;
+        rq.flags = TM_RQF_WRITEBACK;
+        rq.inst = TM_NONE;
+        rq.bytes = (uint16_t)nb;
+        break;
+    }
+    s->st[TM_ST_MEM_SECTORS] += (uint64_t)__builtin_popcount(rq.sectors);
+    tm_queue_push(&s->to_mem, &rq);
+    tm_cache_miss_pop(s->l1d);
 }
 
 static void execute_stage(struct tm_sm *s)
@@ -1172,6 +1312,15 @@ static void retire(struct tm_sm *s, uint32_t ii)
     warp_try_finish(s, w);
 }
 
+/* One line of load instruction ii has its data. */
+static void load_answered(struct tm_sm *s, uint32_t ii)
+{
+    struct tm_inst *in = &s->inst[ii];
+    s->w[in->warp].mem_pending--;
+    if (--in->resp_left == 0)
+        heap_push(s, s->cycle, ii);
+}
+
 static void response_stage(struct tm_sm *s)
 {
     struct tm_req *r;
@@ -1193,6 +1342,10 @@ static void response_stage(struct tm_sm *s)
                 tag[vict] = line + 1;
                 lru[vict] = s->cycle;
             }
+        } else if (r->inst == TM_NONE) {
+            /* an L1D fill: the loads waiting for it are answered below */
+            if (s->l1d && r->kind != TM_REQ_WRITE)
+                tm_cache_fill(s->l1d, r->addr, r->sectors, s->cycle);
         } else if (r->kind == TM_REQ_WRITE) {
             struct tm_warp *w = &s->w[r->inst];
             w->mem_pending--;
@@ -1200,12 +1353,18 @@ static void response_stage(struct tm_sm *s)
                 w->at_membar = false;
             warp_try_finish(s, w);
         } else {
-            struct tm_inst *in = &s->inst[r->inst];
-            s->w[in->warp].mem_pending--;
-            if (--in->resp_left == 0)
-                heap_push(s, s->cycle, r->inst);
+            load_answered(s, r->inst);
         }
         tm_queue_pop(&s->from_mem);
+    }
+    if (!s->l1d)
+        return;
+    uint64_t tok;
+    while (tm_cache_next_ready(s->l1d, &tok))
+        load_answered(s, (uint32_t)tok);
+    while ((r = tm_queue_front(&s->l1_hit)) && r->t_ready <= s->cycle) {
+        load_answered(s, r->inst);
+        tm_queue_pop(&s->l1_hit);
     }
 }
 
@@ -1292,6 +1451,8 @@ int tm_sm_cycle(struct tm_sm *s, struct tm_gpu *g)
     response_stage(s);
     writeback_stage(s);
     execute_stage(s);
+    if (s->l1d)
+        l1d_drain(s);
     operand_stage(s);
     if (issue_stage(s, g) < 0)
         return -1;

@@ -44,9 +44,12 @@ struct tm_kernel_result {
  * Create a simulated GPU from a derived configuration (copied: cfg may be freed after).
  * `log` receives the per-kernel statistics (NULL: none); `json`, when not NULL, receives a JSON
  * array with one object per kernel (every counter per kernel and per SM), closed by
- * tm_gpu_destroy. 0, -ENOMEM.
+ * tm_gpu_destroy. base_dir (may be NULL): where file options such as -inter_config_file are
+ * looked up first (the configuration file's directory). 0, -ENOMEM, or -EINVAL with a message
+ * in err (a memory-system configuration its components refuse).
  */
-int tm_gpu_create(const struct tm_config *cfg, FILE *log, FILE *json, struct tm_gpu **out);
+int tm_gpu_create(const struct tm_config *cfg, const char *base_dir, FILE *log, FILE *json,
+                  struct tm_gpu **out, char *err, size_t errlen);
 
 /* Free the GPU; closes the JSON array. */
 void tm_gpu_destroy(struct tm_gpu *g);
@@ -58,6 +61,12 @@ double tm_gpu_ns(const struct tm_gpu *g);
 /* Advance simulated time by ns nanoseconds with the GPU idle (host-side work such as a memcpy
  * the model does not time). */
 void tm_gpu_idle_ns(struct tm_gpu *g, double ns);
+
+/* A host-to-device copy wrote [addr, addr+bytes): with -gpgpu_perf_sim_memcpy 1 the L2 lines
+ * it covers become valid, as GPGPU-Sim's perf memcpy makes them (the copy itself is not timed).
+ * Ignored while a kernel is being simulated on another thread (the L2 belongs to it then) and
+ * under -gpgpu_perfect_mem. */
+void tm_gpu_memcpy_h2d(struct tm_gpu *g, uint64_t addr, uint64_t bytes);
 
 /* The configuration the GPU runs (its own copy). */
 const struct tm_config *tm_gpu_config(const struct tm_gpu *g);

@@ -35,6 +35,10 @@ struct tm_req {
     uint8_t sectors;   /* bit i: sector i of the line */
     uint8_t flags;     /* TM_RQF_* */
     uint64_t bmask[2]; /* writes: bytes of the line written (bit i = byte i) */
+    /* set by the memory system (latency breakdown) */
+    uint64_t t_part;   /* core cycle it reached its memory sub-partition */
+    uint32_t d_req;    /* cycles from t_sent to t_part */
+    uint16_t subp;     /* sub-partition that answered */
 };
 
 #define TM_RQF_NOL1 1u      /* bypasses the L1 (.cg/.cv, atomics, -gpgpu_gmem_skip_L1D) */
@@ -81,6 +85,7 @@ struct tm_kernel {
     uint64_t start, end_cycle; /* gpu cycle at launch and when the last CTA retired */
     double start_ns;
     uint64_t *st0;            /* per SM: counters when the kernel started [nsm][TM_ST__COUNT] */
+    uint64_t *mst0;           /* the memory system's counters then (tm_mem_snapshot), or NULL */
     const struct interp_kernel_info *info;
     uint32_t threads, warps;  /* per CTA */
     uint32_t regs_per_cta, shmem_per_cta;
@@ -106,10 +111,12 @@ struct tm_memop {
     uint16_t nline;    /* line requests (global/local/atomic) */
     uint16_t degree;   /* shared: bank-conflict degree; const: distinct words */
     uint16_t sent;     /* line requests sent so far */
+    uint8_t flags;     /* TM_RQF_NOL1 when the instruction's cache operator bypasses the L1 */
     uint32_t next;     /* free list */
     uint64_t line[TM_MAX_LINES];
     uint8_t sectors[TM_MAX_LINES];
     uint16_t bytes[TM_MAX_LINES];
+    uint64_t bmask[TM_MAX_LINES][2]; /* bytes of each line accessed */
 };
 
 /* One in-flight warp instruction, from issue to writeback. */
@@ -129,6 +136,7 @@ struct tm_inst {
 };
 
 struct tm_cta;
+struct tm_cache;
 
 struct tm_warp {
     struct tm_cta *cta;       /* NULL: not running (finished, or the slot is free) */
@@ -223,6 +231,12 @@ struct tm_sm {
     /* instruction cache tags (when not perfect) */
     uint64_t *itag;           /* [set * assoc + way]: line address + 1, 0 = invalid */
     uint64_t *ilru;
+
+    /* L1 data cache (NULL: none, or -gpgpu_perfect_mem) and its hits in flight (t_ready =
+     * when the data is back, inst = the instruction; pushed in t_ready order) */
+    struct tm_cache *l1d;
+    struct tm_queue l1_hit;
+    uint64_t l1d_kernel;      /* uid of the kernel the L1D was last invalidated for */
 
     /* queues shared with the memory system */
     struct tm_queue to_mem, from_mem;

@@ -1,0 +1,709 @@
+/*
+ * timing/mem.c — the memory system behind the SMs (issue 22): interconnect, memory
+ * sub-partitions (ROP delay, L2 slice, the four partition queues), DRAM channels. See mem.h
+ * for the path of a request.
+ */
+#include "timing/mem.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "timing/addrdec.h"
+#include "timing/cache.h"
+#include "timing/dram.h"
+#include "timing/icnt.h"
+#include "timing/tm_int.h"
+
+/* L2 access types and outcomes (GPGPU-Sim's L2_cache_stats_breakdown rows and columns). */
+enum { AT_GLOBAL_R, AT_LOCAL_R, AT_GLOBAL_W, AT_LOCAL_W, AT_L1_WRBK, AT_INST_R, AT_ATOMIC,
+       AT__COUNT };
+enum { AO_HIT, AO_HIT_RESERVED, AO_MISS, AO_RESFAIL, AO__COUNT };
+static const char *const at_name[AT__COUNT] = {"GLOBAL_ACC_R", "LOCAL_ACC_R", "GLOBAL_ACC_W",
+                                               "LOCAL_ACC_W", "L1_WRBK_ACC", "INST_ACC_R",
+                                               "ATOMIC_ACC"};
+static const char *const ao_name[AO__COUNT] = {"HIT", "HIT_RESERVED", "MISS",
+                                               "RESERVATION_FAIL"};
+
+/* Per sub-partition counters beyond the breakdown. */
+enum {
+    PS_REQ,          /* requests that reached the slice */
+    PS_READ_REPLIES, /* read / atomic / fetch replies sent */
+    PS_WRITE_ACKS,
+    PS_LAT_REQ,      /* sum over read replies: SM → slice cycles (network + queues) */
+    PS_LAT_PART,     /* sum over read replies: slice arrival → reply leaving (ROP, L2, DRAM) */
+    PS_LAT_TOTAL,    /* sum over read replies delivered to an SM: sent → delivered */
+    PS_DRAM_RD_SECT, /* sectors read from DRAM for this slice */
+    PS_DRAM_WR_SECT,
+    PS_STALL_ICNT_L2,/* cycles a request waited: ROP queue full */
+    PS_STALL_L2_DRAM,/* cycles the L2 miss queue waited: L2→DRAM queue full */
+    PS_STALL_L2_ICNT,/* cycles a reply waited: L2→icnt queue full */
+    PS__COUNT
+};
+static const char *const ps_name[PS__COUNT] = {
+    "requests", "read_replies", "write_acks", "lat_req_sum", "lat_partition_sum",
+    "lat_total_sum", "dram_read_sectors", "dram_write_sectors", "stall_icnt_to_l2_full",
+    "stall_l2_to_dram_full", "stall_l2_to_icnt_full"};
+
+#define SLICE_NST (AT__COUNT * AO__COUNT + TM_CS__COUNT + PS__COUNT)
+
+struct subpart {
+    uint32_t id, chip;
+    struct tm_cache *l2;          /* NULL: no L2 (-gpgpu_cache:dl2 none) */
+    struct tm_queue icnt_l2;      /* t_ready: when the ROP delay ends */
+    struct tm_queue l2_dram;      /* t_ready: when -dram_latency ends */
+    struct tm_queue dram_l2;
+    struct tm_queue l2_icnt;
+    /* requests waiting in the L2's MSHRs (token = index) */
+    struct tm_req *pend;
+    uint32_t *pfree;
+    uint32_t npfree, pcap;
+    uint64_t st[SLICE_NST];
+};
+
+struct tm_mem {
+    const struct tm_config *cfg;
+    uint32_t n_sm, n_mem, n_sub, nsp;
+    struct tm_addrdec ad;
+    struct tm_icnt *icnt;
+    struct subpart *sp;           /* [nsp] */
+    struct tm_dram **dram;        /* [n_mem] */
+    uint32_t *dram_rr;            /* [n_mem]: sub-partition to take from first */
+    uint64_t rop_lat, dram_lat;
+    bool l2_ideal;
+    bool perfect_dram;            /* DRAM answered at once (no controller) */
+};
+
+/* ====================================================================== helpers */
+
+static inline uint32_t popc8(uint8_t v) { return (uint32_t)__builtin_popcount(v); }
+
+static uint32_t popc_mask(const uint64_t m[2])
+{
+    return (uint32_t)(__builtin_popcountll(m[0]) + __builtin_popcountll(m[1]));
+}
+
+/* Bytes a packet occupies on the network (GPGPU-Sim: 8-byte header; data only where it
+ * travels). */
+static uint32_t req_bytes(const struct tm_req *r)
+{
+    switch (r->kind) {
+    case TM_REQ_WRITE: {
+        uint32_t n = popc_mask(r->bmask);
+        return 8 + (n ? n : r->bytes);
+    }
+    case TM_REQ_ATOMIC:
+        return 8 + r->bytes;
+    default:
+        return 8;
+    }
+}
+
+static uint32_t reply_bytes(const struct tm_req *r)
+{
+    switch (r->kind) {
+    case TM_REQ_WRITE:
+        return 8;
+    case TM_REQ_ATOMIC:
+        return 8 + r->bytes;
+    default:
+        return 8 + 32 * popc8(r->sectors);
+    }
+}
+
+static uint32_t access_type(const struct tm_req *r)
+{
+    bool local = r->space == SP_LOCAL;
+    switch (r->kind) {
+    case TM_REQ_FETCH:
+        return AT_INST_R;
+    case TM_REQ_ATOMIC:
+        return AT_ATOMIC;
+    case TM_REQ_WRITE:
+        if (r->flags & TM_RQF_WRITEBACK)
+            return AT_L1_WRBK;
+        return local ? AT_LOCAL_W : AT_GLOBAL_W;
+    default:
+        return local ? AT_LOCAL_R : AT_GLOBAL_R;
+    }
+}
+
+static int pend_alloc(struct subpart *p, const struct tm_req *r, uint32_t *idx)
+{
+    if (!p->npfree) {
+        uint32_t nc = p->pcap ? p->pcap * 2 : 256;
+        struct tm_req *np = realloc(p->pend, nc * sizeof *np);
+        if (!np)
+            return -ENOMEM;
+        p->pend = np;
+        uint32_t *nf = realloc(p->pfree, nc * sizeof *nf);
+        if (!nf)
+            return -ENOMEM;
+        p->pfree = nf;
+        for (uint32_t i = nc; i > p->pcap; i--)
+            p->pfree[p->npfree++] = i - 1;
+        p->pcap = nc;
+    }
+    *idx = p->pfree[--p->npfree];
+    p->pend[*idx] = *r;
+    return 0;
+}
+
+static inline void pend_free(struct subpart *p, uint32_t idx) { p->pfree[p->npfree++] = idx; }
+
+/* ====================================================================== create / destroy */
+
+static int queue_depth(const char *spec, int k, uint32_t dflt)
+{
+    /* "-gpgpu_dram_partition_queues a:b:c:d" */
+    const char *s = spec;
+    for (int i = 0; s && i < k; i++) {
+        s = strchr(s, ':');
+        if (s)
+            s++;
+    }
+    if (!s || !*s)
+        return (int)dflt;
+    char *e;
+    long v = strtol(s, &e, 10);
+    if (e == s || v <= 0)
+        return (int)dflt;
+    return (int)v;
+}
+
+int tm_mem_create(struct tm_mem **out, const struct tm_config *cfg, uint32_t n_sm,
+                  const char *base_dir, char *err, size_t errlen)
+{
+    struct tm_mem *m = calloc(1, sizeof *m);
+    if (!m)
+        return -ENOMEM;
+    m->cfg = cfg;
+    m->n_sm = n_sm;
+    m->n_mem = cfg->o.gpgpu_n_mem > 0 ? (uint32_t)cfg->o.gpgpu_n_mem : 1;
+    m->n_sub = cfg->o.gpgpu_n_sub_partition_per_mchannel > 0
+                   ? (uint32_t)cfg->o.gpgpu_n_sub_partition_per_mchannel
+                   : 1;
+    m->nsp = m->n_mem * m->n_sub;
+    m->rop_lat = cfg->o.gpgpu_l2_rop_latency > 0 ? (uint64_t)cfg->o.gpgpu_l2_rop_latency : 0;
+    m->dram_lat = cfg->o.dram_latency > 0 ? (uint64_t)cfg->o.dram_latency : 0;
+    m->l2_ideal = cfg->o.l2_ideal != 0;
+    int r = tm_addrdec_init(&m->ad, cfg, err, errlen);
+    if (r)
+        goto fail;
+    r = tm_icnt_create(&m->icnt, cfg, n_sm, m->nsp, base_dir, err, errlen);
+    if (r)
+        goto fail;
+    m->sp = calloc(m->nsp, sizeof *m->sp);
+    m->dram = calloc(m->n_mem, sizeof *m->dram);
+    m->dram_rr = calloc(m->n_mem, sizeof *m->dram_rr);
+    if (!m->sp || !m->dram || !m->dram_rr) {
+        r = -ENOMEM;
+        goto fail;
+    }
+    const char *qs = cfg->o.gpgpu_dram_partition_queues;
+    uint32_t q[4];
+    for (int i = 0; i < 4; i++)
+        q[i] = (uint32_t)queue_depth(qs, i, 8);
+    for (uint32_t i = 0; i < m->nsp; i++) {
+        struct subpart *p = &m->sp[i];
+        p->id = i;
+        p->chip = i / m->n_sub;
+        if (cfg->l2.present && !m->l2_ideal) {
+            r = tm_cache_create(&p->l2, &cfg->l2, "L2");
+            if (r) {
+                snprintf(err, errlen, "timing: -gpgpu_cache:dl2: a geometry the model cannot "
+                                      "hold");
+                goto fail;
+            }
+        }
+        if (tm_queue_init(&p->icnt_l2, q[0]) || tm_queue_init(&p->l2_dram, q[1]) ||
+            tm_queue_init(&p->dram_l2, q[2]) || tm_queue_init(&p->l2_icnt, q[3])) {
+            r = -ENOMEM;
+            goto fail;
+        }
+    }
+    for (uint32_t c = 0; c < m->n_mem; c++) {
+        r = tm_dram_create(&m->dram[c], cfg, c, err, errlen);
+        if (r)
+            goto fail;
+    }
+    *out = m;
+    return 0;
+fail:
+    tm_mem_destroy(m);
+    return r;
+}
+
+void tm_mem_destroy(struct tm_mem *m)
+{
+    if (!m)
+        return;
+    for (uint32_t i = 0; m->sp && i < m->nsp; i++) {
+        struct subpart *p = &m->sp[i];
+        tm_cache_destroy(p->l2);
+        tm_queue_free(&p->icnt_l2);
+        tm_queue_free(&p->l2_dram);
+        tm_queue_free(&p->dram_l2);
+        tm_queue_free(&p->l2_icnt);
+        free(p->pend);
+        free(p->pfree);
+    }
+    for (uint32_t c = 0; m->dram && c < m->n_mem; c++)
+        tm_dram_destroy(m->dram[c]);
+    free(m->sp);
+    free(m->dram);
+    free(m->dram_rr);
+    tm_icnt_destroy(m->icnt);
+    free(m);
+}
+
+/* ====================================================================== interconnect phase */
+
+void tm_mem_icnt_cycle(struct tm_mem *m, struct tm_sm *sms, uint64_t core_now)
+{
+    /* SMs inject one request each per cycle */
+    for (uint32_t i = 0; i < m->n_sm; i++) {
+        struct tm_sm *s = &sms[i];
+        const struct tm_req *r = tm_queue_front(&s->to_mem);
+        if (!r)
+            continue;
+        struct tm_addr a;
+        tm_addrdec_decode(&m->ad, r->addr, &a);
+        uint32_t b = req_bytes(r);
+        if (!tm_icnt_can_push(m->icnt, i, b))
+            continue;
+        tm_icnt_push(m->icnt, i, m->n_sm + a.subp % m->nsp, r, b);
+        tm_queue_pop(&s->to_mem);
+    }
+    for (uint32_t i = 0; i < m->nsp; i++) {
+        struct subpart *p = &m->sp[i];
+        uint32_t node = m->n_sm + i;
+        /* requests out of the network into the ROP queue */
+        const struct tm_req *r = tm_icnt_peek(m->icnt, node);
+        if (r) {
+            if (tm_queue_full(&p->icnt_l2)) {
+                p->st[AT__COUNT * AO__COUNT + TM_CS__COUNT + PS_STALL_ICNT_L2]++;
+            } else {
+                struct tm_req q = *r;
+                q.t_ready = core_now + m->rop_lat;
+                q.d_req = (uint32_t)(core_now - q.t_sent);
+                q.t_part = core_now;
+                tm_queue_push(&p->icnt_l2, &q);
+                tm_icnt_pop(m->icnt, node);
+            }
+        }
+        /* replies into the network */
+        struct tm_req *rp = tm_queue_front(&p->l2_icnt);
+        if (rp) {
+            uint32_t b = reply_bytes(rp);
+            if (tm_icnt_can_push(m->icnt, node, b)) {
+                tm_icnt_push(m->icnt, node, rp->sm, rp, b);
+                tm_queue_pop(&p->l2_icnt);
+            }
+        }
+    }
+    /* replies out of the network into the SMs */
+    for (uint32_t i = 0; i < m->n_sm; i++) {
+        const struct tm_req *r = tm_icnt_peek(m->icnt, i);
+        if (!r || tm_queue_full(&sms[i].from_mem))
+            continue;
+        struct tm_req q = *r;
+        q.t_ready = core_now;
+        if (q.kind != TM_REQ_WRITE && q.subp < m->nsp)
+            m->sp[q.subp].st[AT__COUNT * AO__COUNT + TM_CS__COUNT + PS_LAT_TOTAL] +=
+                core_now - q.t_sent;
+        tm_queue_push(&sms[i].from_mem, &q);
+        tm_icnt_pop(m->icnt, i);
+    }
+    tm_icnt_cycle(m->icnt);
+}
+
+/* ====================================================================== L2 phase */
+
+#define PS(p, k) ((p)->st[AT__COUNT * AO__COUNT + TM_CS__COUNT + (k)])
+
+/* Queue the reply to r (read data, or a write's acknowledgement) for the network. The caller
+ * checked there is room. */
+static void reply(struct subpart *p, const struct tm_req *r, uint64_t core_now)
+{
+    struct tm_req q = *r;
+    q.subp = (uint16_t)p->id;
+    if (q.kind == TM_REQ_WRITE) {
+        PS(p, PS_WRITE_ACKS)++;
+    } else {
+        PS(p, PS_READ_REPLIES)++;
+        PS(p, PS_LAT_REQ) += q.d_req;
+        PS(p, PS_LAT_PART) += core_now - q.t_part;
+    }
+    tm_queue_push(&p->l2_icnt, &q);
+}
+
+static void slice_cycle(struct tm_mem *m, struct subpart *p, uint64_t core_now)
+{
+    /* 1. data back from DRAM: fill the L2 (or answer directly without one) */
+    struct tm_req *d = tm_queue_front(&p->dram_l2);
+    if (d) {
+        if (p->l2) {
+            tm_cache_fill(p->l2, d->addr, d->sectors, core_now);
+            tm_queue_pop(&p->dram_l2);
+        } else if (!tm_queue_full(&p->l2_icnt)) {
+            reply(p, d, core_now);
+            tm_queue_pop(&p->dram_l2);
+        }
+    }
+    /* 2. requests the fills satisfied */
+    uint64_t tok;
+    while (p->l2 && !tm_queue_full(&p->l2_icnt) && tm_cache_next_ready(p->l2, &tok)) {
+        reply(p, &p->pend[tok], core_now);
+        pend_free(p, (uint32_t)tok);
+    }
+    /* 3. the next request whose ROP delay ended */
+    struct tm_req *r = tm_queue_front(&p->icnt_l2);
+    if (r && r->t_ready <= core_now) {
+        bool ack = !(r->kind == TM_REQ_WRITE && (r->flags & TM_RQF_WRITEBACK));
+        uint32_t at = access_type(r);
+        if (ack && tm_queue_full(&p->l2_icnt)) {
+            PS(p, PS_STALL_L2_ICNT)++;
+        } else if (m->l2_ideal) {
+            p->st[at * AO__COUNT + AO_HIT]++;
+            PS(p, PS_REQ)++;
+            if (ack)
+                reply(p, r, core_now);
+            tm_queue_pop(&p->icnt_l2);
+        } else if (!p->l2) {
+            /* no L2: straight to DRAM */
+            if (tm_queue_full(&p->l2_dram)) {
+                PS(p, PS_STALL_L2_DRAM)++;
+            } else {
+                struct tm_req q = *r;
+                q.t_ready = core_now + m->dram_lat;
+                PS(p, PS_REQ)++;
+                p->st[at * AO__COUNT + AO_MISS]++;
+                if (r->kind == TM_REQ_WRITE) {
+                    q.flags |= TM_RQF_WRITEBACK; /* DRAM writes are not answered */
+                    if (ack)
+                        reply(p, r, core_now);
+                }
+                tm_queue_push(&p->l2_dram, &q);
+                tm_queue_pop(&p->icnt_l2);
+            }
+        } else {
+            bool write = r->kind == TM_REQ_WRITE;
+            uint32_t idx = 0;
+            if (!write && pend_alloc(p, r, &idx) < 0) {
+                /* out of memory: leave the request queued (retried next cycle) */
+            } else {
+                uint64_t full[2] = {~0ull, ~0ull};
+                const uint64_t *bm = write ? (popc_mask(r->bmask) ? r->bmask : full) : NULL;
+                enum tm_cache_res res =
+                    tm_cache_access(p->l2, r->addr, r->sectors ? r->sectors : 0xf, write, bm,
+                                    idx, core_now);
+                switch (res) {
+                case TM_CACHE_HIT:
+                    p->st[at * AO__COUNT + AO_HIT]++;
+                    break;
+                case TM_CACHE_HIT_RESERVED:
+                    p->st[at * AO__COUNT + AO_HIT_RESERVED]++;
+                    break;
+                case TM_CACHE_MISS:
+                    p->st[at * AO__COUNT + AO_MISS]++;
+                    break;
+                case TM_CACHE_RESFAIL:
+                    p->st[at * AO__COUNT + AO_RESFAIL]++;
+                    break;
+                }
+                if (res == TM_CACHE_RESFAIL) {
+                    if (!write)
+                        pend_free(p, idx);
+                } else {
+                    PS(p, PS_REQ)++;
+                    if (write) {
+                        if (ack)
+                            reply(p, r, core_now);
+                    } else if (res == TM_CACHE_HIT) {
+                        reply(p, r, core_now);
+                        pend_free(p, idx);
+                    }
+                    tm_queue_pop(&p->icnt_l2);
+                }
+            }
+        }
+    }
+    /* 4. the L2's misses and write-backs towards DRAM */
+    const struct tm_cache_out *o;
+    while (p->l2 && (o = tm_cache_miss_peek(p->l2))) {
+        if (tm_queue_full(&p->l2_dram)) {
+            PS(p, PS_STALL_L2_DRAM)++;
+            break;
+        }
+        struct tm_req q = {.addr = o->addr, .t_sent = core_now,
+                           .t_ready = core_now + m->dram_lat, .sectors = o->sectors,
+                           .subp = (uint16_t)p->id};
+        if (o->kind == TM_COUT_FILL) {
+            q.kind = TM_REQ_READ;
+        } else {
+            q.kind = TM_REQ_WRITE;
+            q.flags = TM_RQF_WRITEBACK;
+            q.bmask[0] = o->bmask[0];
+            q.bmask[1] = o->bmask[1];
+        }
+        tm_queue_push(&p->l2_dram, &q);
+        tm_cache_miss_pop(p->l2);
+        break; /* one per cycle */
+    }
+}
+
+void tm_mem_l2_cycle(struct tm_mem *m, uint64_t core_now)
+{
+    for (uint32_t i = 0; i < m->nsp; i++) {
+        struct subpart *p = &m->sp[i];
+        if (!p->icnt_l2.n && !p->dram_l2.n && (!p->l2 || tm_cache_idle(p->l2)))
+            continue;
+        slice_cycle(m, p, core_now);
+    }
+}
+
+/* ====================================================================== DRAM phase */
+
+/* DRAM read token: the sub-partition (high half) and the index of the request kept in its
+ * pending pool while DRAM serves it (the L2's fill request, or the original request without
+ * an L2). */
+void tm_mem_dram_cycle(struct tm_mem *m, uint64_t core_now)
+{
+    for (uint32_t c = 0; c < m->n_mem; c++) {
+        struct tm_dram *d = m->dram[c];
+        /* accept one request from this channel's sub-partitions, round robin */
+        for (uint32_t k = 0; k < m->n_sub; k++) {
+            uint32_t si = c * m->n_sub + (m->dram_rr[c] + k) % m->n_sub;
+            struct subpart *p = &m->sp[si];
+            struct tm_req *r = tm_queue_front(&p->l2_dram);
+            if (!r || r->t_ready > core_now)
+                continue;
+            if (!tm_dram_can_accept(d))
+                break;
+            struct tm_addr a;
+            tm_addrdec_decode(&m->ad, r->addr, &a);
+            uint8_t sect = r->sectors ? r->sectors : 0xf;
+            struct tm_dram_req q = {.addr = r->addr, .bk = a.bk, .row = a.row, .col = a.col,
+                                    .bytes = 32 * popc8(sect),
+                                    .write = r->kind == TM_REQ_WRITE};
+            if (q.write) {
+                PS(p, PS_DRAM_WR_SECT) += popc8(sect);
+            } else {
+                uint32_t idx;
+                if (pend_alloc(p, r, &idx) < 0)
+                    break;
+                PS(p, PS_DRAM_RD_SECT) += popc8(sect);
+                q.token = (uint64_t)si << 32 | idx;
+            }
+            tm_dram_push(d, &q);
+            tm_queue_pop(&p->l2_dram);
+            m->dram_rr[c] = (si - c * m->n_sub + 1) % m->n_sub;
+            break;
+        }
+        tm_dram_cycle(d);
+        /* returned data to its sub-partition */
+        const struct tm_dram_req *q = tm_dram_peek(d);
+        if (q) {
+            uint32_t si = (uint32_t)(q->token >> 32), idx = (uint32_t)q->token;
+            struct subpart *p = &m->sp[si];
+            if (tm_queue_full(&p->dram_l2))
+                continue;
+            tm_queue_push(&p->dram_l2, &p->pend[idx]);
+            pend_free(p, idx);
+            tm_dram_pop(d);
+        }
+    }
+}
+
+bool tm_mem_busy(const struct tm_mem *m)
+{
+    if (tm_icnt_busy(m->icnt))
+        return true;
+    for (uint32_t i = 0; i < m->nsp; i++) {
+        const struct subpart *p = &m->sp[i];
+        if (p->icnt_l2.n || p->l2_dram.n || p->dram_l2.n || p->l2_icnt.n ||
+            (p->l2 && !tm_cache_idle(p->l2)))
+            return true;
+    }
+    for (uint32_t c = 0; c < m->n_mem; c++)
+        if (tm_dram_busy(m->dram[c]))
+            return true;
+    return false;
+}
+
+void tm_mem_memcpy_to_device(struct tm_mem *m, uint64_t addr, uint64_t bytes)
+{
+    if (!bytes)
+        return;
+    for (uint64_t ln = addr & ~127ull; ln < addr + bytes; ln += 128) {
+        struct tm_addr a;
+        tm_addrdec_decode(&m->ad, ln, &a);
+        struct subpart *p = &m->sp[a.subp % m->nsp];
+        if (!p->l2)
+            return;
+        uint64_t lo = addr > ln ? addr : ln, hi = addr + bytes < ln + 128 ? addr + bytes : ln + 128;
+        uint8_t sec = 0;
+        for (uint64_t q = (lo - ln) >> 5; q <= (hi - 1 - ln) >> 5; q++)
+            sec |= (uint8_t)(1u << q);
+        tm_cache_warm(p->l2, ln, sec, 0);
+    }
+}
+
+/* ====================================================================== statistics */
+
+size_t tm_mem_nstats(const struct tm_mem *m)
+{
+    return (size_t)m->nsp * SLICE_NST + (size_t)m->n_mem * TM_DS__COUNT + TM_IS__COUNT;
+}
+
+void tm_mem_snapshot(const struct tm_mem *m, uint64_t *out)
+{
+    for (uint32_t i = 0; i < m->nsp; i++) {
+        const struct subpart *p = &m->sp[i];
+        uint64_t *o = out + (size_t)i * SLICE_NST;
+        memcpy(o, p->st, sizeof p->st);
+        if (p->l2)
+            memcpy(o + AT__COUNT * AO__COUNT, tm_cache_stats(p->l2),
+                   TM_CS__COUNT * sizeof *o);
+    }
+    uint64_t *o = out + (size_t)m->nsp * SLICE_NST;
+    for (uint32_t c = 0; c < m->n_mem; c++)
+        memcpy(o + (size_t)c * TM_DS__COUNT, tm_dram_stats(m->dram[c]),
+               TM_DS__COUNT * sizeof *o);
+    memcpy(o + (size_t)m->n_mem * TM_DS__COUNT, tm_icnt_stats(m->icnt),
+           TM_IS__COUNT * sizeof *o);
+}
+
+struct mem_totals {
+    uint64_t bd[AT__COUNT][AO__COUNT];
+    uint64_t cs[TM_CS__COUNT];
+    uint64_t ps[PS__COUNT];
+    uint64_t acc, miss, pend, fail;
+};
+
+static void totals(const struct tm_mem *m, const uint64_t *d, struct mem_totals *t)
+{
+    memset(t, 0, sizeof *t);
+    for (uint32_t i = 0; i < m->nsp; i++) {
+        const uint64_t *s = d + (size_t)i * SLICE_NST;
+        for (int a = 0; a < AT__COUNT; a++)
+            for (int o = 0; o < AO__COUNT; o++)
+                t->bd[a][o] += s[a * AO__COUNT + o];
+        for (int k = 0; k < TM_CS__COUNT; k++)
+            t->cs[k] += s[AT__COUNT * AO__COUNT + k];
+        for (int k = 0; k < PS__COUNT; k++)
+            t->ps[k] += s[AT__COUNT * AO__COUNT + TM_CS__COUNT + k];
+    }
+    for (int a = 0; a < AT__COUNT; a++) {
+        t->acc += t->bd[a][AO_HIT] + t->bd[a][AO_HIT_RESERVED] + t->bd[a][AO_MISS];
+        t->miss += t->bd[a][AO_MISS];
+        t->pend += t->bd[a][AO_HIT_RESERVED];
+        t->fail += t->bd[a][AO_RESFAIL];
+    }
+}
+
+static double ratio(uint64_t a, uint64_t b) { return b ? (double)a / (double)b : 0.0; }
+
+void tm_mem_print(const struct tm_mem *m, const uint64_t *d, FILE *f)
+{
+    struct mem_totals t;
+    totals(m, d, &t);
+    bool perfect_l2 = m->l2_ideal;
+    for (int a = 0; a < AT__COUNT; a++)
+        for (int o = 0; o < AO__COUNT; o++)
+            if (t.bd[a][o])
+                fprintf(f, "L2_cache_stats_breakdown[%s][%s] = %" PRIu64 "\n", at_name[a],
+                        ao_name[o], t.bd[a][o]);
+    if (perfect_l2) {
+        fprintf(f, "L2_total_cache_accesses = %" PRIu64 "\n", t.acc);
+        fputs("L2_total_cache_misses = perfect\n", f);
+    } else if (!m->cfg->l2.present) {
+        fputs("L2_total_cache = none\n", f);
+    } else {
+        fprintf(f, "L2_total_cache_accesses = %" PRIu64 "\n", t.acc);
+        fprintf(f, "L2_total_cache_misses = %" PRIu64 "\n", t.miss);
+        fprintf(f, "L2_total_cache_miss_rate = %.4f\n", ratio(t.miss, t.acc));
+        fprintf(f, "L2_total_cache_pending_hits = %" PRIu64 "\n", t.pend);
+        fprintf(f, "L2_total_cache_reservation_fails = %" PRIu64 "\n", t.fail);
+        for (int k = 0; k < TM_CS__COUNT; k++)
+            fprintf(f, "L2_cache_%s = %" PRIu64 "\n", tm_cache_stat_name((enum tm_cache_stat)k),
+                    t.cs[k]);
+    }
+    for (int k = 0; k < PS__COUNT; k++)
+        fprintf(f, "L2_partition_%s = %" PRIu64 "\n", ps_name[k], t.ps[k]);
+    uint64_t nrep = t.ps[PS_READ_REPLIES];
+    fprintf(f, "averagemflatency = %.1f\n", ratio(t.ps[PS_LAT_TOTAL], nrep));
+    fprintf(f, "avg_latency_request_net = %.1f\n", ratio(t.ps[PS_LAT_REQ], nrep));
+    fprintf(f, "avg_latency_partition = %.1f\n", ratio(t.ps[PS_LAT_PART], nrep));
+    fprintf(f, "avg_latency_reply_net = %.1f\n",
+            ratio(t.ps[PS_LAT_TOTAL] > t.ps[PS_LAT_REQ] + t.ps[PS_LAT_PART]
+                      ? t.ps[PS_LAT_TOTAL] - t.ps[PS_LAT_REQ] - t.ps[PS_LAT_PART]
+                      : 0,
+                  nrep));
+    const uint64_t *dd = d + (size_t)m->nsp * SLICE_NST;
+    for (uint32_t c = 0; c < m->n_mem; c++) {
+        const uint64_t *s = dd + (size_t)c * TM_DS__COUNT;
+        fprintf(f, "DRAM[%u]:", c);
+        for (int k = 0; k < TM_DS__COUNT; k++)
+            fprintf(f, " %s=%" PRIu64, tm_dram_stat_name((enum tm_dram_stat)k), s[k]);
+        fprintf(f, " bw_util=%.4f\n", ratio(s[TM_DS_BUS_BUSY], s[TM_DS_N_CMD]));
+    }
+    const uint64_t *is = dd + (size_t)m->n_mem * TM_DS__COUNT;
+    fprintf(f, "icnt: %s\n", tm_icnt_describe(m->icnt));
+    fprintf(f, "icnt_packets_req = %" PRIu64 "\nicnt_packets_rep = %" PRIu64 "\n",
+            is[TM_IS_PACKETS_REQ], is[TM_IS_PACKETS_REP]);
+    fprintf(f, "icnt_flits_req = %" PRIu64 "\nicnt_flits_rep = %" PRIu64 "\n",
+            is[TM_IS_FLITS_REQ], is[TM_IS_FLITS_REP]);
+    fprintf(f, "icnt_avg_latency_req = %.1f\nicnt_avg_latency_rep = %.1f\n",
+            ratio(is[TM_IS_LAT_SUM_REQ], is[TM_IS_PACKETS_REQ]),
+            ratio(is[TM_IS_LAT_SUM_REP], is[TM_IS_PACKETS_REP]));
+    fprintf(f, "icnt_max_latency_req = %" PRIu64 "\nicnt_max_latency_rep = %" PRIu64 "\n",
+            is[TM_IS_LAT_MAX_REQ], is[TM_IS_LAT_MAX_REP]);
+}
+
+void tm_mem_json(const struct tm_mem *m, const uint64_t *d, FILE *f)
+{
+    struct mem_totals t;
+    totals(m, d, &t);
+    fprintf(f, "\"l2\": {\"perfect\": %s, \"accesses\": %" PRIu64 ", \"misses\": %" PRIu64
+               ", \"pending_hits\": %" PRIu64 ", \"reservation_fails\": %" PRIu64,
+            m->l2_ideal ? "true" : "false", t.acc, t.miss, t.pend, t.fail);
+    for (int a = 0; a < AT__COUNT; a++)
+        for (int o = 0; o < AO__COUNT; o++)
+            fprintf(f, ", \"%s.%s\": %" PRIu64, at_name[a], ao_name[o], t.bd[a][o]);
+    for (int k = 0; k < TM_CS__COUNT; k++)
+        fprintf(f, ", \"cache.%s\": %" PRIu64, tm_cache_stat_name((enum tm_cache_stat)k),
+                t.cs[k]);
+    for (int k = 0; k < PS__COUNT; k++)
+        fprintf(f, ", \"%s\": %" PRIu64, ps_name[k], t.ps[k]);
+    fputs(", \"slices\": [", f);
+    for (uint32_t i = 0; i < m->nsp; i++) {
+        const uint64_t *s = d + (size_t)i * SLICE_NST;
+        uint64_t acc = 0, miss = 0;
+        for (int a = 0; a < AT__COUNT; a++) {
+            acc += s[a * AO__COUNT + AO_HIT] + s[a * AO__COUNT + AO_HIT_RESERVED] +
+                   s[a * AO__COUNT + AO_MISS];
+            miss += s[a * AO__COUNT + AO_MISS];
+        }
+        fprintf(f, "%s{\"accesses\": %" PRIu64 ", \"misses\": %" PRIu64 "}", i ? ", " : "",
+                acc, miss);
+    }
+    fputs("]},\n \"dram\": [", f);
+    const uint64_t *dd = d + (size_t)m->nsp * SLICE_NST;
+    for (uint32_t c = 0; c < m->n_mem; c++) {
+        const uint64_t *s = dd + (size_t)c * TM_DS__COUNT;
+        fputs(c ? ", {" : "{", f);
+        for (int k = 0; k < TM_DS__COUNT; k++)
+            fprintf(f, "%s\"%s\": %" PRIu64, k ? ", " : "",
+                    tm_dram_stat_name((enum tm_dram_stat)k), s[k]);
+        fputc('}', f);
+    }
+    const uint64_t *is = dd + (size_t)m->n_mem * TM_DS__COUNT;
+    fprintf(f, "],\n \"icnt\": {\"packets_req\": %" PRIu64 ", \"packets_rep\": %" PRIu64
+               ", \"flits_req\": %" PRIu64 ", \"flits_rep\": %" PRIu64
+               ", \"latency_sum_req\": %" PRIu64 ", \"latency_sum_rep\": %" PRIu64 "}",
+            is[TM_IS_PACKETS_REQ], is[TM_IS_PACKETS_REP], is[TM_IS_FLITS_REQ],
+            is[TM_IS_FLITS_REP], is[TM_IS_LAT_SUM_REQ], is[TM_IS_LAT_SUM_REP]);
+}

@@ -1,0 +1,64 @@
+/*
+ * timing/mem.h — the memory system behind the SMs' request queues (issue 22): the
+ * interconnect, memory sub-partitions with their L2 slices, ROP delay and queues, and one DRAM
+ * controller per channel.
+ *
+ * Requests leave an SM through its `to_mem` queue (already filtered by the SM's L1D) and come
+ * back through `from_mem`; the memory system touches an SM only through those two queues, in
+ * its own phase of the cycle (tm_int.h's threading rule). Each clock domain has its step:
+ * tm_mem_icnt_cycle (interconnect clock: SM queues ↔ network ↔ sub-partitions),
+ * tm_mem_l2_cycle (L2 clock: the slices), tm_mem_dram_cycle (DRAM command clock).
+ * The GPU calls them at their domains' edges in time order.
+ *
+ * Path of a read: SM to_mem → network (request subnet) → sub-partition ROP queue
+ * (-gpgpu_l2_rop_latency core cycles) → L2 slice → on a miss the L2→DRAM queue
+ * (-dram_latency core cycles) → DRAM channel → DRAM→L2 queue → L2 fill → L2→network queue →
+ * network (reply subnet) → SM from_mem. Writes are acknowledged by the L2 slice. Queue depths
+ * are -gpgpu_dram_partition_queues (icnt→L2 : L2→DRAM : DRAM→L2 : L2→icnt).
+ */
+#ifndef PTXEMU_TIMING_MEM_H
+#define PTXEMU_TIMING_MEM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "timing/config.h"
+
+struct tm_sm;
+struct tm_mem; /* opaque */
+
+/* Build the memory system for n_sm SMs. 0; -EINVAL with a message in err (a configuration the
+ * components refuse); -ENOMEM. base_dir: where relative file options (-inter_config_file) are
+ * looked up first (NULL: the working directory). */
+int tm_mem_create(struct tm_mem **out, const struct tm_config *cfg, uint32_t n_sm,
+                  const char *base_dir, char *err, size_t errlen);
+void tm_mem_destroy(struct tm_mem *m);
+
+/* One interconnect cycle: requests from the SMs' to_mem queues into the network, requests out of
+ * the network into the sub-partitions, replies into the network, replies out of it into the SMs'
+ * from_mem queues (consumable from core cycle `core_now`). */
+void tm_mem_icnt_cycle(struct tm_mem *m, struct tm_sm *sms, uint64_t core_now);
+/* One L2 cycle of every sub-partition (core_now: the core cycle, for the ROP and DRAM delays). */
+void tm_mem_l2_cycle(struct tm_mem *m, uint64_t core_now);
+/* One DRAM command cycle of every channel. */
+void tm_mem_dram_cycle(struct tm_mem *m, uint64_t core_now);
+/* Anything in flight anywhere in the memory system? */
+bool tm_mem_busy(const struct tm_mem *m);
+
+/* Host-to-device copy of [addr, addr+bytes) with -gpgpu_perf_sim_memcpy: the L2 lines become
+ * valid as GPGPU-Sim's perf memcpy makes them. */
+void tm_mem_memcpy_to_device(struct tm_mem *m, uint64_t addr, uint64_t bytes);
+
+/* Counters: a flat vector (its length tm_mem_nstats) that tm_mem_snapshot copies out, so a
+ * kernel's share is the difference of two snapshots. */
+size_t tm_mem_nstats(const struct tm_mem *m);
+void tm_mem_snapshot(const struct tm_mem *m, uint64_t *out);
+/* Print the memory system's counters for the difference d (= snapshot after - before) in
+ * GPGPU-Sim's format (L2_cache_stats_breakdown, L2_total_cache_*, DRAM[i]: n_cmd=…, icnt_*). */
+void tm_mem_print(const struct tm_mem *m, const uint64_t *d, FILE *f);
+/* The same as JSON members (`"l2": {…}, "dram": [...], "icnt": {…}`), without braces around. */
+void tm_mem_json(const struct tm_mem *m, const uint64_t *d, FILE *f);
+
+#endif
