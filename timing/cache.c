@@ -41,7 +41,7 @@
 #define SECTOR    32u
 #define MAX_UNITS 4 /* sectors per line: lines are at most 128 bytes */
 
-/* Per-line state; tags live in their own array (tm_cache.tags), scanned for victims only. */
+/* Per-line state; the tag is in tm_cache.tags (found via tm_cache.lidx), the victim key in vkey. */
 struct line {
     uint64_t t_access; /* last access (LRU) */
     uint64_t t_alloc;  /* allocation (FIFO) */
