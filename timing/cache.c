@@ -520,7 +520,7 @@ static uint32_t log2u(uint64_t v)
 int tm_cache_create(struct tm_cache **out, const struct tm_cache_geom *g, const char *name)
 {
     *out = NULL;
-    if (!g || !g->present || !pow2(g->line) || g->line < 4 || g->line > 128 || !g->nset ||
+    if (!g || !g->present || !pow2(g->line) || g->line < 2 || g->line > 128 || !g->nset ||
         !g->assoc || (uint64_t)g->nset * g->assoc > (1u << 24))
         return -EINVAL;
     if (g->sectored && g->line % SECTOR)
