@@ -901,8 +901,8 @@ void tm_cache_warm(struct tm_cache *c, uint64_t addr, uint8_t sectors, uint64_t 
     uint32_t i = line_for_fill(c, la, now);
     if (i == NONE)
         return;
+    /* as GPGPU-Sim's tag_array::fill: a line already present keeps its access time */
     c->lines[i].valid |= s;
-    touch(c, i, now);
 }
 
 void tm_cache_invalidate(struct tm_cache *c)

@@ -222,6 +222,16 @@ static void test_replacement(void)
 {
     victim_order("N:1:128:2,L:R:m:N:L,A:4:4,8", true);
     victim_order("N:1:128:2,F:R:m:N:L,A:4:4,8", false);
+
+    /* warming (GPGPU-Sim's fill) does not refresh a present line's access time */
+    struct tm_cache *c = mk("S:1:128:2,L:R:f:N:L,A:4:4,8:0,32");
+    tm_cache_warm(c, 0x000, 0x1, 1);
+    tm_cache_warm(c, 0x080, 0x1, 2);
+    tm_cache_warm(c, 0x000, 0x2, 3);
+    tm_cache_warm(c, 0x100, 0x1, 4);
+    ok(!tm_cache_probe(c, 0x000, 0x1) && tm_cache_probe(c, 0x080, 0x1),
+       "LRU after warm A, warm B, warm A again, warm C: A (accessed at 1) evicted");
+    tm_cache_destroy(c);
 }
 
 static void test_non_sectored(void)
