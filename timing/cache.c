@@ -41,7 +41,7 @@
 #define SECTOR    32u
 #define MAX_UNITS 4 /* sectors per line: lines are at most 128 bytes */
 
-/* Per-line state; tags live in their own array (tm_cache.tags), scanned for victims only. */
+/* Per-line state; the tag is in tm_cache.tags (found via tm_cache.lidx), the victim key in vkey. */
 struct line {
     uint64_t t_access; /* last access (LRU) */
     uint64_t t_alloc;  /* allocation (FIFO) */
@@ -520,7 +520,7 @@ static uint32_t log2u(uint64_t v)
 int tm_cache_create(struct tm_cache **out, const struct tm_cache_geom *g, const char *name)
 {
     *out = NULL;
-    if (!g || !g->present || !pow2(g->line) || g->line < 4 || g->line > 128 || !g->nset ||
+    if (!g || !g->present || !pow2(g->line) || g->line < 2 || g->line > 128 || !g->nset ||
         !g->assoc || (uint64_t)g->nset * g->assoc > (1u << 24))
         return -EINVAL;
     if (g->sectored && g->line % SECTOR)
@@ -901,8 +901,8 @@ void tm_cache_warm(struct tm_cache *c, uint64_t addr, uint8_t sectors, uint64_t 
     uint32_t i = line_for_fill(c, la, now);
     if (i == NONE)
         return;
+    /* as GPGPU-Sim's tag_array::fill: a line already present keeps its access time */
     c->lines[i].valid |= s;
-    touch(c, i, now);
 }
 
 void tm_cache_invalidate(struct tm_cache *c)

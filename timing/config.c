@@ -253,10 +253,17 @@ static int parse_cache(const char *name, const char *s, struct tm_cache_geom *g,
     }
     g->present = true;
     g->sectored = ct == 'S';
-    if (!g->nset || !g->assoc || !g->line || (g->line & (g->line - 1))) {
+    if (!g->nset || !g->assoc || g->line < 2 || (g->line & (g->line - 1))) {
         errf(err, errlen,
              "option -%s: bad cache geometry in '%s' (sets and ways at least 1, the line a "
-             "power of two)",
+             "power of two of at least 2 bytes)",
+             name, s);
+        return -EINVAL;
+    }
+    if (g->line > 128) {
+        errf(err, errlen,
+             "option -%s: cache configuration '%s': lines of more than 128 bytes are not "
+             "modelled",
              name, s);
         return -EINVAL;
     }
@@ -280,6 +287,15 @@ static int parse_cache(const char *name, const char *s, struct tm_cache_geom *g,
              "option -%s: cache configuration '%s': MSHR entries, merge limit and "
              "miss queue must be at least 1",
              name, s);
+        return -EINVAL;
+    }
+    /* the miss-queue room one access may need (timing/cache.c, as GPGPU-Sim reserves it) */
+    uint32_t room = g->write == 'R' ? 1 : g->write_alloc == 'W' ? 3 : 2;
+    if (g->miss_queue < room) {
+        errf(err, errlen,
+             "option -%s: cache configuration '%s': a miss queue of %u cannot hold the %u "
+             "entries one access may queue",
+             name, s, g->miss_queue, room);
         return -EINVAL;
     }
     if (!g->data_port_width)

@@ -222,6 +222,16 @@ static void test_replacement(void)
 {
     victim_order("N:1:128:2,L:R:m:N:L,A:4:4,8", true);
     victim_order("N:1:128:2,F:R:m:N:L,A:4:4,8", false);
+
+    /* warming (GPGPU-Sim's fill) does not refresh a present line's access time */
+    struct tm_cache *c = mk("S:1:128:2,L:R:f:N:L,A:4:4,8:0,32");
+    tm_cache_warm(c, 0x000, 0x1, 1);
+    tm_cache_warm(c, 0x080, 0x1, 2);
+    tm_cache_warm(c, 0x000, 0x2, 3);
+    tm_cache_warm(c, 0x100, 0x1, 4);
+    ok(!tm_cache_probe(c, 0x000, 0x1) && tm_cache_probe(c, 0x080, 0x1),
+       "LRU after warm A, warm B, warm A again, warm C: A (accessed at 1) evicted");
+    tm_cache_destroy(c);
 }
 
 static void test_non_sectored(void)
@@ -238,6 +248,15 @@ static void test_non_sectored(void)
     is_str(ready(c), "1 2", "last sectors arrive: both released");
     ok(tm_cache_probe(c, 0x1000, 0x8), "the line hits");
     tm_cache_destroy(c);
+
+    /* lines shorter than a sector: one unit of line bytes */
+    struct tm_cache *s16 = mk("N:4:16:1,L:R:f:N:L,A:4:4,4");
+    is_int(rd(s16, 0x1018, 0x4, 1, 1), MISS, "16-byte line: MISS");
+    is_str(drain(s16), "FILL 0x1010 s=1 b=0:ffff t=0", "the 16 bytes of line 0x1010");
+    tm_cache_fill(s16, 0x1010, 0, 2);
+    is_int(rd(s16, 0x101F, 0x1, 2, 3), HIT, "then a hit");
+    ok(!tm_cache_probe(s16, 0x1020, 0x1), "the next line is another");
+    tm_cache_destroy(s16);
 }
 
 static void test_write_through(void)

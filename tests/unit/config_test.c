@@ -682,6 +682,11 @@ static void test_cache_strings(void)
          "MSHR entries, merge limit and miss queue must be at least 1"},
         {"S:4:128:64,L:T:m:L:L,A:512:8,16:0,48",
          "the data port width 48 does not divide the line size 128"},
+        {"N:4:256:4,L:R:f:N:L,A:8:8,4", "lines of more than 128 bytes are not modelled"},
+        {"S:4:128:64,L:T:m:L:L,A:512:8,1:0,32",
+         "a miss queue of 1 cannot hold the 2 entries one access may queue"},
+        {"S:4:128:64,L:B:m:W:L,A:512:8,2:0,32",
+         "a miss queue of 2 cannot hold the 3 entries one access may queue"},
     };
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
         int rc = derive_dl1(bad[k].s, &g, err, sizeof err);
