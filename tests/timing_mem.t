@@ -1,0 +1,232 @@
+#!/usr/bin/env perl
+# tests/timing_mem.t - the timing model's memory system (issue 22) on the clock64()-timed
+# microbenchmarks of tests/ubench/memory.cu (their committed PTX in fixtures/ptx/ubench):
+#   - pointer chases that hit the L1, hit the L2 (ld.global.cg) and miss to DRAM measure, per
+#     preset, exactly the latency the model reports for them (the kernel's own clock64 cycles
+#     minus the loop's overhead, which a -gpgpu_perfect_mem run of known latency gives), ordered
+#     L1 < L2 < DRAM, the L1 exactly -gpgpu_l1_latency and the L2 the ROP latency plus the two
+#     network crossings;
+#   - the coalescer's request and sector counts for 32/64/128-bit accesses at several strides
+#     (sub-warp grouping of wide accesses);
+#   - a write-only kernel reads no DRAM sector (the L2's lazy fetch-on-read write allocation);
+#   - FR-FCFS beats FIFO on a row-locality kernel through one channel;
+#   - STREAM triad's DRAM bandwidth is a fraction of the preset's peak in (0.3, 1];
+#   - statistics invariants (slices sum to totals), -l2_ideal prints "perfect", a BookSim mesh
+#     file runs.
+use strict;
+use warnings;
+use File::Basename qw(dirname);
+use File::Temp qw(tempdir);
+use JSON::PP qw(decode_json);
+use lib dirname(__FILE__) . '/lib';
+use PtxemuTest qw(run_bounded);
+
+chdir(dirname(__FILE__) . '/..') or die "chdir: $!";
+my $build = $ENV{PTXEMU_BUILD} // 'build';
+my $ptxemu = "$build/ptxemu";
+my $ptx = 'fixtures/ptx/ubench/memory.ptx';
+my $tmp = tempdir(CLEANUP => 1);
+my $n = 0;
+my $failed = 0;
+
+sub ok {
+    my ($cond, $name, @diag) = @_;
+    $n++;
+    print(($cond ? 'ok' : 'not ok'), " $n - $name\n");
+    if (!$cond) {
+        $failed++;
+        my @l = map { split /\n/ } grep { defined } @diag;
+        @l = (@l[0 .. 11], '...') if @l > 12;
+        print map { "#   $_\n" } @l;
+    }
+    return $cond;
+}
+
+sub run {
+    my ($code, $out, $err) = run_bounded(300, {}, $ptxemu, @_);
+    return ($code, $out, $err);
+}
+
+sub config {
+    my ($code, $out, $err) = run('timing-config', @_);
+    die "timing-config @_: $err" if $code;
+    my %o;
+    $o{$1} = $2 while $out =~ /^-(\S+)[ \t]+(.*?)[ \t]*$/mg;
+    return \%o;
+}
+
+# Every "name = value" statistics line of each kernel, in launch order.
+sub kernels_stats {
+    my ($err) = @_;
+    my @k;
+    for my $line (split /\n/, $err) {
+        push @k, {} if $line =~ /^kernel_name = /;
+        $k[-1]{$1} = $2 if @k && $line =~ /^(\S+) = (\S+)/;
+    }
+    return @k;
+}
+
+# Sum of a DRAM counter over the channels of a kernel's statistics text.
+sub dram_sum {
+    my ($err, $name) = @_;
+    my $s = 0;
+    $s += $1 while $err =~ /\b\Q$name\E=(\d+)/g;
+    return $s;
+}
+
+# ---------------------------------------------------------------- latency of a pointer chase
+my @chase = ('--grid', 1, '--block', 1, '--print', '5:s64:1');
+my $steps = 256;
+for my $p (qw(qv100 a100 rtx3070 h100)) {
+    my $cfg = config("--timing=$p");
+    # loop overhead: the chase under perfect memory of latency 20
+    my ($c0, $t0, $e0) = run('exec', $ptx, '--kernel', 'chase_cg', @chase, '--arg',
+        'buf:zero=65536', '--arg', 'u32:32', '--arg', 'u32:255', '--arg', 's32:0', '--arg',
+        "s32:$steps", '--arg', 'buf:zero=16', "--timing=$p", '--timing-set',
+        'gpgpu_perfect_mem=1', '--timing-set', 'ptxemu_perfect_mem_latency=20');
+    chomp $t0;
+    my $over = $t0 - 20 * $steps;
+    # L1 hits: 8 lines, warmed by 64 steps
+    my ($c1, $t1, $e1) = run('exec', $ptx, '--kernel', 'chase_ca', @chase, '--arg',
+        'buf:zero=65536', '--arg', 'u32:32', '--arg', 'u32:255', '--arg', 's32:64', '--arg',
+        "s32:$steps", '--arg', 'buf:zero=16', "--timing=$p");
+    chomp $t1;
+    my $l1 = ($t1 - $over) / $steps;
+    ok($c0 == 0 && $c1 == 0 && abs($l1 - $cfg->{gpgpu_l1_latency}) <= 2 / $steps,
+       "$p: an L1 hit takes -gpgpu_l1_latency ($cfg->{gpgpu_l1_latency}) cycles (within 2 of $steps x)",
+       "measured $l1 (exit $c0/$c1)", $e0, $e1);
+    # L2 hits: the second launch of a .cg chase over 8 lines (the first brought them in)
+    my ($c2, $t2, $e2) = run('exec', $ptx, '--kernel', 'chase_cg', @chase, '--arg',
+        'buf:zero=65536', '--arg', 'u32:32', '--arg', 'u32:255', '--arg', 's32:0', '--arg',
+        "s32:$steps", '--arg', 'buf:zero=16', "--timing=$p", '--repeat', 2);
+    chomp $t2;
+    my @k2 = kernels_stats($e2);
+    my $l2 = ($t2 - $over) / $steps;
+    my $rop = $cfg->{gpgpu_l2_rop_latency};
+    ok($c2 == 0 && @k2 == 2 && $k2[1]{L2_total_cache_misses} == 0
+       && abs($l2 - $k2[1]{averagemflatency}) < 0.05,
+       "$p: an L2 hit takes what the model reports as its latency ($k2[1]{averagemflatency})",
+       "measured $l2, misses $k2[1]{L2_total_cache_misses}", $e2);
+    my $net = $l2 - $rop;
+    ok($net >= 2 && $net <= 16,
+       "$p: an L2 hit is the ROP latency ($rop) plus two network crossings ($net cycles)");
+    # DRAM: a cold .cg chase with a 128-byte stride over 8 MiB (every step a new line)
+    my ($c3, $t3, $e3) = run('exec', $ptx, '--kernel', 'chase_cg', @chase, '--arg',
+        'buf:zero=8388608', '--arg', 'u32:32', '--arg', 'u32:2097151', '--arg', 's32:0',
+        '--arg', "s32:$steps", '--arg', 'buf:zero=16', "--timing=$p");
+    chomp $t3;
+    my ($k3) = kernels_stats($e3);
+    my $dram = ($t3 - $over) / $steps;
+    ok($c3 == 0 && $k3->{L2_total_cache_misses} >= $steps
+       && abs($dram - $k3->{averagemflatency}) < 1.0,
+       "$p: an L2 miss to DRAM takes what the model reports ($k3->{averagemflatency})",
+       "measured $dram, L2 misses $k3->{L2_total_cache_misses}", $e3);
+    ok($l1 < $l2 && $l2 + $cfg->{dram_latency} < $dram,
+       sprintf("$p: L1 (%.1f) < L2 (%.1f) < L2 + -dram_latency (%.1f) < DRAM (%.1f)", $l1, $l2,
+               $l2 + $cfg->{dram_latency}, $dram));
+}
+
+# ---------------------------------------------------------------- coalescer
+# (kernel, stride, read requests, sectors read + written) for one warp
+my @coal = (
+    ['read32', 1, 1, 4 + 4],  ['read32', 0, 1, 1 + 4],   ['read32', 2, 2, 8 + 4],
+    ['read32', 8, 8, 32 + 4], ['read32', 32, 32, 32 + 4],
+    ['read64', 1, 2, 8 + 8],  ['read64', 0, 2, 2 + 8],   ['read64', 4, 8, 32 + 8],
+    ['read128', 1, 4, 16 + 16], ['read128', 0, 4, 4 + 16], ['read128', 2, 8, 32 + 16],
+);
+for my $c (@coal) {
+    my ($k, $stride, $req, $sect) = @$c;
+    my ($code, $out, $err) = run('exec', $ptx, '--kernel', $k, '--grid', 1, '--block', 32,
+        '--arg', 'buf:zero=65536', '--arg', 'buf:zero=2048', '--arg', "s32:$stride",
+        '--timing=qv100');
+    my ($s) = kernels_stats($err);
+    ok($code == 0 && $s->{gpgpu_n_mem_read_global} == $req
+       && $s->{mem_sectors_requested} == $sect,
+       "$k stride $stride: $req read requests, $sect sectors with the store's",
+       "got $s->{gpgpu_n_mem_read_global} requests, $s->{mem_sectors_requested} sectors", $err);
+}
+
+# ---------------------------------------------------------------- write-only streaming
+{
+    my $json = "$tmp/wo.json";
+    my ($code, $out, $err) = run('exec', $ptx, '--kernel', 'write_only', '--grid', 64, '--block',
+        256, '--arg', 'buf:zero=262144', '--arg', 's32:65536', '--timing=qv100',
+        '--timing-stats', $json);
+    my ($s) = kernels_stats($err);
+    ok($code == 0 && dram_sum($err, 'n_rd') == 0 && $s->{L2_cache_FULL_SECTOR_WRITES} == 8192
+       && $s->{L2_total_cache_accesses} == 2048,
+       "a write-only kernel reads no DRAM sector: 2,048 L2 writes make 8,192 sectors valid",
+       "n_rd " . dram_sum($err, 'n_rd') . ", full-sector writes "
+       . ($s->{L2_cache_FULL_SECTOR_WRITES} // '?'), $err);
+    my $k = eval { decode_json(do { local (@ARGV, $/) = $json; <> })->[0] } // {};
+    my $l2 = $k->{memory}{l2} // {};
+    my ($acc, $miss) = (0, 0);
+    for my $sl (@{$l2->{slices} // []}) { $acc += $sl->{accesses}; $miss += $sl->{misses} }
+    ok(@{$l2->{slices} // []} == 64 && $acc == $l2->{accesses} && $miss == $l2->{misses},
+       "JSON: the 64 slices' accesses and misses sum to the L2 totals", "$acc/$miss");
+    my ($sm_acc) = (0);
+    $sm_acc += $_->{L1D_total_cache_accesses} for @{$k->{sm} // []};
+    ok($sm_acc == $k->{totals}{L1D_total_cache_accesses} && $sm_acc == 2048,
+       "JSON: per-SM L1D accesses sum to the total (2,048 write lines)", "$sm_acc");
+}
+
+# ---------------------------------------------------------------- FR-FCFS vs FIFO
+{
+    my %cyc;
+    for my $sch (0, 1) {
+        my ($code, $out, $err) = run('exec', $ptx, '--kernel', 'row_pingpong', '--grid', 8,
+            '--block', 256, '--arg', 'buf:zero=8388608', '--arg', 'buf:zero=8192', '--arg',
+            's32:1048576', '--arg', 's32:32', '--timing=qv100', '--timing-set',
+            "gpgpu_dram_scheduler=$sch", '--timing-set', 'gpgpu_n_mem=1', '--timing-set',
+            'gpgpu_n_sub_partition_per_mchannel=1', '--timing-set',
+            'gpgpu_memory_partition_indexing=0');
+        my ($s) = kernels_stats($err);
+        $cyc{$sch} = $code == 0 ? $s->{gpu_sim_cycle} : 0;
+    }
+    ok($cyc{0} && $cyc{1} && $cyc{1} < 0.9 * $cyc{0},
+       "FR-FCFS finishes the row-alternating kernel sooner than FIFO ($cyc{1} < $cyc{0} cycles)");
+}
+
+# ---------------------------------------------------------------- STREAM triad bandwidth
+for my $p (qw(qv100 a100)) {
+    my $cfg = config("--timing=$p");
+    my $nel = 1048576;
+    my ($code, $out, $err) = run('exec', $ptx, '--kernel', 'stream_triad', '--grid', 320,
+        '--block', 256, '--arg', "buf:iota.f32=$nel", '--arg', "buf:iota.f32=$nel", '--arg',
+        'buf:zero=' . 4 * $nel, '--arg', 'f32:3', '--arg', "s32:$nel", "--timing=$p");
+    my ($s) = kernels_stats($err);
+    my ($core, $dclk) = (split /:/, $cfg->{gpgpu_clock_domains})[0, 3];
+    my $peak = $cfg->{gpgpu_n_mem} * $cfg->{gpgpu_dram_buswidth}
+        * $cfg->{dram_data_command_freq_ratio} * $dclk / $core;    # bytes per core cycle
+    my $bytes = 12 * $nel;
+    my $frac = $s->{gpu_sim_cycle} ? $bytes / ($s->{gpu_sim_cycle} * $peak) : 0;
+    ok($code == 0 && $frac > 0.3 && $frac <= 1.0,
+       sprintf("$p: STREAM triad moves 12 MiB at %.2f of the %.0f B/cycle peak", $frac, $peak),
+       $err);
+}
+
+# ---------------------------------------------------------------- perfect L2, BookSim mesh
+{
+    my ($code, $out, $err) = run('exec', $ptx, '--kernel', 'chase_cg', @chase, '--arg',
+        'buf:zero=65536', '--arg', 'u32:32', '--arg', 'u32:255', '--arg', 's32:0', '--arg',
+        "s32:$steps", '--arg', 'buf:zero=16', '--timing=qv100', '--timing-set', 'l2_ideal=1');
+    ok($code == 0 && $err =~ /^L2_total_cache_misses = perfect$/m
+       && dram_sum($err, 'n_rd') == 0,
+       "-l2_ideal 1: the L2 says perfect and DRAM is never read", $err);
+    ($code, $out, $err) = run('exec', $ptx, '--kernel', 'chase_cg', @chase, '--arg',
+        'buf:zero=65536', '--arg', 'u32:32', '--arg', 'u32:255', '--arg', 's32:0', '--arg',
+        "s32:$steps", '--arg', 'buf:zero=16', '--timing=qv100', '--timing-set',
+        'network_mode=1', '--timing-set', 'inter_config_file=fixtures/icnt/mesh66.icnt',
+        '--timing-set', 'gpgpu_n_clusters=28', '--timing-set', 'gpgpu_n_mem=4');
+    ok($code == 0 && $err =~ /^icnt: booksim mesh 6-ary 2-cube .*28 SMs \+ 8 memory nodes/m,
+       "a BookSim 6x6 mesh file carries the traffic of 28 SMs and 8 L2 slices", $err);
+    ($code, $out, $err) = run('exec', $ptx, '--kernel', 'chase_cg', @chase, '--arg',
+        'buf:zero=65536', '--arg', 'u32:32', '--arg', 'u32:255', '--arg', 's32:0', '--arg',
+        "s32:$steps", '--arg', 'buf:zero=16', '--timing=qv100', '--timing-set',
+        'network_mode=1', '--timing-set', 'inter_config_file=fixtures/icnt/fly4x2.icnt');
+    ok($code != 0 && $err =~ /fly4x2\.icnt/,
+       "a network whose node count does not fit the GPU is refused, naming the file", $err);
+}
+
+print "1..$n\n";
+exit($failed ? 1 : 0);
