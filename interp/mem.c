@@ -121,6 +121,7 @@ struct mem {
     void **retired; /* blocks readers might still see; freed by mem_reclaim/mem_destroy */
     size_t nretired, capretired;
     uint32_t next_id;
+    uint64_t next_canon; /* mem_alloc.canon of the next block */
     _Atomic uint64_t used_bytes;
     uint64_t populate_budget; /* back large blocks up front while used_bytes stays below */
 };
@@ -683,11 +684,20 @@ static uint64_t counted_bytes(const struct mem_alloc *a)
     return (a->flags & (MEM_F_DEVICE | MEM_F_MANAGED)) ? a->size : 0;
 }
 
+#define MEM_CANON_ALIGN (UINT64_C(2) << 20) /* canonical blocks start 2 MiB apart, as cudaMalloc's */
+
 static int mem_publish(struct mem *m, struct mem_node *node, bool full_check)
 {
     pthread_mutex_lock(&m->lock);
     node->a.id = ++m->next_id;
+    if (!m->next_canon)
+        m->next_canon = UINT64_C(1) << 40;
+    node->a.canon = m->next_canon;
     int rc = mem_insert(m, node, full_check);
+    if (rc == 0) {
+        uint64_t span = (node->a.size + MEM_CANON_ALIGN - 1) & ~(MEM_CANON_ALIGN - 1);
+        m->next_canon += span ? span : MEM_CANON_ALIGN;
+    }
     if (rc == 0)
         atomic_fetch_add_explicit(&m->used_bytes, counted_bytes(&node->a), memory_order_relaxed);
     pthread_mutex_unlock(&m->lock);

@@ -41,6 +41,10 @@ struct mem_alloc {
     uint64_t size;   /* bytes requested (bounds are byte-precise) */
     uint32_t flags;  /* MEM_F_* */
     uint32_t id;     /* stable id for reports */
+    uint64_t canon;  /* deterministic address of the block (allocation order, 2 MiB-aligned
+                        bump from 1 TiB): what the timing model decodes into channels, banks
+                        and cache sets, so its results do not depend on where the host put
+                        the block */
     uint8_t *init;   /* initcheck: bit per byte written since allocation (host copies and
                         memsets, kernel stores), updated atomically; NULL when not tracked */
 };

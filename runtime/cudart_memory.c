@@ -294,10 +294,15 @@ static void copy_desc_do(const struct copy_desc *cd)
             memmove((uint8_t *)cd->dst + z * cd->dslice + y * cd->dpitch,
                     (const uint8_t *)cd->src + z * cd->sslice + y * cd->spitch, cd->width);
     struct rt_timing *tm = cr_ctx()->timing;
-    if (tm && cd->kind == cudaMemcpyHostToDevice) /* -gpgpu_perf_sim_memcpy warms the L2 */
+    const struct mem_alloc *ta =
+        tm && cd->kind == cudaMemcpyHostToDevice
+            ? mem_find(cr_dmem(), (uint64_t)(uintptr_t)cd->dst, 0)
+            : NULL;
+    if (ta) /* -gpgpu_perf_sim_memcpy warms the L2 (at the block's canonical address) */
         for (size_t z = 0; z < cd->depth; z++)
             for (size_t y = 0; y < cd->height; y++)
-                rt_timing_h2d(tm, (uint64_t)(uintptr_t)cd->dst + z * cd->dslice + y * cd->dpitch,
+                rt_timing_h2d(tm, (uint64_t)(uintptr_t)cd->dst + z * cd->dslice +
+                                      y * cd->dpitch - ta->base + ta->canon,
                               cd->width);
     struct mem *m = cr_ctx()->icfg.check & CHECK_INITCHECK ? cr_dmem() : NULL;
     if (m) /* initcheck: the copy wrote its destination rows */

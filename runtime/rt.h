@@ -237,7 +237,8 @@ void rt_timing_close(struct rt_timing *t);
  * simulated time. */
 int rt_timing_launch(struct rt_timing *t, struct interp_dev *d, const struct interp_launch *l,
                      struct interp_stats *st, struct trap *trap);
-/* A host-to-device copy wrote [addr, addr+n) (the L2 warm-up of -gpgpu_perf_sim_memcpy). */
+/* A host-to-device copy wrote [addr, addr+n), addr canonical (mem_alloc.canon; the L2 warm-up
+ * of -gpgpu_perf_sim_memcpy). */
 void rt_timing_h2d(struct rt_timing *t, uint64_t addr, uint64_t n);
 /* Simulated nanoseconds so far (event timestamps in timing mode). */
 double rt_timing_ns(struct rt_timing *t);

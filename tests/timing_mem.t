@@ -205,6 +205,22 @@ for my $p (qw(qv100 a100)) {
        $err);
 }
 
+# ---------------------------------------------------------------- run to run
+{
+    my @runs;
+    for (1 .. 3) {
+        my ($code, $out, $err) = run('exec', $ptx, '--kernel', 'stream_triad', '--grid', 80,
+            '--block', 256, '--arg', 'buf:iota.f32=262144', '--arg', 'buf:iota.f32=262144',
+            '--arg', 'buf:zero=1048576', '--arg', 'f32:3', '--arg', 's32:262144',
+            '--timing=a100');
+        $err =~ s/^gpgpu_simulation_(time|rate) .*\n//mg;    # host time differs, nothing else
+        push @runs, $code == 0 ? $err : "exit $code";
+    }
+    ok($runs[0] =~ /^gpu_sim_cycle = \d+$/m && $runs[0] eq $runs[1] && $runs[1] eq $runs[2],
+       "three runs print identical statistics (device blocks decoded at their canonical "
+       . "addresses, wherever the host put them)");
+}
+
 # ---------------------------------------------------------------- perfect L2, BookSim mesh
 {
     my ($code, $out, $err) = run('exec', $ptx, '--kernel', 'chase_cg', @chase, '--arg',
@@ -213,6 +229,15 @@ for my $p (qw(qv100 a100)) {
     ok($code == 0 && $err =~ /^L2_total_cache_misses = perfect$/m
        && dram_sum($err, 'n_rd') == 0,
        "-l2_ideal 1: the L2 says perfect and DRAM is never read", $err);
+    ($code, $out, $err) = run('exec', $ptx, '--kernel', 'chase_cg', @chase, '--arg',
+        'buf:zero=65536', '--arg', 'u32:32', '--arg', 'u32:255', '--arg', 's32:0', '--arg',
+        "s32:$steps", '--arg', 'buf:zero=16', '--timing=qv100', '--repeat', 2, '--timing-set',
+        'gpgpu_cache:dl2_texture_only=1');
+    my @k = kernels_stats($err);
+    ok($code == 0 && @k == 2 && $err =~ /^L2_total_cache = texture only/m
+       && dram_sum($err, 'n_rd') == 2 * $steps,
+       "-gpgpu_cache:dl2_texture_only 1: global loads bypass the L2 (every step of both "
+       . "launches reads DRAM)", "n_rd " . dram_sum($err, 'n_rd'), $err);
     ($code, $out, $err) = run('exec', $ptx, '--kernel', 'chase_cg', @chase, '--arg',
         'buf:zero=65536', '--arg', 'u32:32', '--arg', 'u32:255', '--arg', 's32:0', '--arg',
         "s32:$steps", '--arg', 'buf:zero=16', '--timing=qv100', '--timing-set',

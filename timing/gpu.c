@@ -594,6 +594,7 @@ int tm_launch(struct tm_gpu *g, struct interp_dev *d, const struct interp_launch
         return -ENOMEM;
     }
     k->L = L;
+    k->dmem = interp_dev_mem(d);
     k->info = &info;
     k->nctas = engine_launch_ctas(L);
     r = kernel_setup(g, k, l, trap);

@@ -72,7 +72,8 @@ struct tm_mem {
     uint32_t *dram_rr;            /* [n_mem]: sub-partition to take from first */
     uint64_t rop_lat, dram_lat;
     bool l2_ideal;
-    bool perfect_dram;            /* DRAM answered at once (no controller) */
+    bool l2_tex_only;             /* -gpgpu_cache:dl2_texture_only 1: global, local, constant
+                                     and instruction accesses bypass the L2 slices */
 };
 
 /* ====================================================================== helpers */
@@ -188,6 +189,7 @@ int tm_mem_create(struct tm_mem **out, const struct tm_config *cfg, uint32_t n_s
     m->rop_lat = cfg->o.gpgpu_l2_rop_latency > 0 ? (uint64_t)cfg->o.gpgpu_l2_rop_latency : 0;
     m->dram_lat = cfg->o.dram_latency > 0 ? (uint64_t)cfg->o.dram_latency : 0;
     m->l2_ideal = cfg->o.l2_ideal != 0;
+    m->l2_tex_only = cfg->o.gpgpu_cache_dl2_texture_only != 0;
     int r = tm_addrdec_init(&m->ad, cfg, err, errlen);
     if (r)
         goto fail;
@@ -344,7 +346,7 @@ static void slice_cycle(struct tm_mem *m, struct subpart *p, uint64_t core_now)
     /* 1. data back from DRAM: fill the L2 (or answer directly without one) */
     struct tm_req *d = tm_queue_front(&p->dram_l2);
     if (d) {
-        if (p->l2) {
+        if (p->l2 && !m->l2_tex_only) {
             tm_cache_fill(p->l2, d->addr, d->sectors, core_now);
             tm_queue_pop(&p->dram_l2);
         } else if (!tm_queue_full(&p->l2_icnt)) {
@@ -371,8 +373,8 @@ static void slice_cycle(struct tm_mem *m, struct subpart *p, uint64_t core_now)
             if (ack)
                 reply(p, r, core_now);
             tm_queue_pop(&p->icnt_l2);
-        } else if (!p->l2) {
-            /* no L2: straight to DRAM */
+        } else if (!p->l2 || m->l2_tex_only) {
+            /* no L2 (or one for textures only: no request here is one): straight to DRAM */
             if (tm_queue_full(&p->l2_dram)) {
                 PS(p, PS_STALL_L2_DRAM)++;
             } else {
@@ -621,6 +623,8 @@ void tm_mem_print(const struct tm_mem *m, const uint64_t *d, FILE *f)
         fputs("L2_total_cache_misses = perfect\n", f);
     } else if (!m->cfg->l2.present) {
         fputs("L2_total_cache = none\n", f);
+    } else if (m->l2_tex_only) {
+        fputs("L2_total_cache = texture only (-gpgpu_cache:dl2_texture_only 1)\n", f);
     } else {
         fprintf(f, "L2_total_cache_accesses = %" PRIu64 "\n", t.acc);
         fprintf(f, "L2_total_cache_misses = %" PRIu64 "\n", t.miss);

@@ -25,6 +25,7 @@
 #include "timing/tm_int.h"
 
 #include "timing/cache.h"
+#include "interp/mem.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -387,6 +388,7 @@ int tm_sm_start_cta(struct tm_sm *s, struct tm_kernel *k, uint64_t linear, uint6
             tm_cache_invalidate(s->l1d);
         }
         s->l1d_kernel = k->uid;
+        s->cv_lo = s->cv_hi = 0; /* blocks may have been freed and reused since */
     }
     struct tm_cta *c = &s->cta[slot];
     int r = engine_cta_create(k->L, linear, &c->ec);
@@ -588,6 +590,22 @@ static uint64_t local_addr(const struct tm_sm *s, uint32_t wslot, uint64_t off, 
            ((off >> 2) << 7 | lane << 2 | (off & 3));
 }
 
+/* The canonical address of a device-memory access (mem_alloc.canon: where allocation order,
+ * not the host, put the block), so that channels, banks and cache sets, hence every cycle
+ * count, are the same run to run. Addresses outside any block are kept. */
+static uint64_t canon_addr(struct tm_sm *s, const struct tm_kernel *k, uint64_t addr)
+{
+    if (addr - s->cv_lo < s->cv_hi - s->cv_lo)
+        return addr + s->cv_off;
+    const struct mem_alloc *a = k && k->dmem ? mem_find(k->dmem, addr, 0) : NULL;
+    if (!a)
+        return addr;
+    s->cv_lo = a->base;
+    s->cv_hi = a->base + (a->size ? a->size : 1);
+    s->cv_off = a->canon - a->base;
+    return addr + s->cv_off;
+}
+
 /* The memory part of an LD/ST instruction, from the step's accesses. */
 static void memop_fill(struct tm_sm *s, struct tm_memop *m, uint32_t wslot,
                        const struct engine_step_report *r)
@@ -685,7 +703,8 @@ static void memop_fill(struct tm_sm *s, struct tm_memop *m, uint32_t wslot,
             cur_group = grp;
             group_first = m->nline;
         }
-        uint64_t addr = a->space == SP_LOCAL ? local_addr(s, wslot, a->addr, a->lane) : a->addr;
+        uint64_t addr = a->space == SP_LOCAL ? local_addr(s, wslot, a->addr, a->lane)
+                                             : canon_addr(s, s->w[wslot].cta->k, a->addr);
         uint64_t end = addr + (a->width ? a->width : 1) - 1;
         for (uint64_t ln = addr & ~127ull; ln <= (end & ~127ull); ln += 128) {
             uint64_t lo = addr > ln ? addr : ln, hi = end < ln + 127 ? end : ln + 127;

@@ -62,7 +62,8 @@ double tm_gpu_ns(const struct tm_gpu *g);
  * the model does not time). */
 void tm_gpu_idle_ns(struct tm_gpu *g, double ns);
 
-/* A host-to-device copy wrote [addr, addr+bytes): with -gpgpu_perf_sim_memcpy 1 the L2 lines
+/* A host-to-device copy wrote [addr, addr+bytes) (addr canonical: mem_alloc.canon plus the
+ * offset in the block): with -gpgpu_perf_sim_memcpy 1 the L2 lines
  * it covers become valid, as GPGPU-Sim's perf memcpy makes them (the copy itself is not timed).
  * Ignored while a kernel is being simulated on another thread (the L2 belongs to it then) and
  * under -gpgpu_perfect_mem. */

@@ -77,6 +77,7 @@ static inline void tm_queue_push(struct tm_queue *q, const struct tm_req *r)
  * the driver keeps). */
 struct tm_kernel {
     struct engine_launch *L;
+    const struct mem *dmem;   /* the device's memory (canonical addresses of its blocks) */
     uint64_t nctas, next_cta; /* CTAs in the grid; the next one to dispatch */
     uint32_t live_ctas;       /* dispatched, not yet retired */
     bool done;                /* every CTA retired (or the launch faulted and drained) */
@@ -137,6 +138,7 @@ struct tm_inst {
 
 struct tm_cta;
 struct tm_cache;
+struct mem;
 
 struct tm_warp {
     struct tm_cta *cta;       /* NULL: not running (finished, or the slot is free) */
@@ -237,6 +239,8 @@ struct tm_sm {
     struct tm_cache *l1d;
     struct tm_queue l1_hit;
     uint64_t l1d_kernel;      /* uid of the kernel the L1D was last invalidated for */
+    /* the last device block an access fell in: [cv_lo, cv_hi) maps to canonical + cv_off */
+    uint64_t cv_lo, cv_hi, cv_off;
 
     /* queues shared with the memory system */
     struct tm_queue to_mem, from_mem;
