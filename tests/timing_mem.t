@@ -146,6 +146,19 @@ for my $c (@coal) {
        "got $s->{gpgpu_n_mem_read_global} requests, $s->{mem_sectors_requested} sectors", $err);
 }
 
+# ---------------------------------------------------------------- instruction cache
+{
+    my ($code, $out, $err) = run('exec', $ptx, '--kernel', 'read32', '--grid', 1, '--block', 32,
+        '--arg', 'buf:zero=65536', '--arg', 'buf:zero=2048', '--arg', 's32:1', '--timing=qv100',
+        '--timing-set', 'gpgpu_perfect_inst_const_cache=0', '--stats');
+    my ($s) = kernels_stats($err);
+    my ($w) = $err =~ /: (\d+) warp instructions/;
+    my $lines = defined $w ? int(($w + 7) / 8) : -1;
+    ok($code == 0 && $s->{icache_miss} == $lines && $s->{icache_access} > $lines,
+       "L1I: a straight-line kernel of $w instructions misses once per 128-byte line ($lines)",
+       "icache_miss $s->{icache_miss}, icache_access $s->{icache_access}", $err);
+}
+
 # ---------------------------------------------------------------- write-only streaming
 {
     my $json = "$tmp/wo.json";

@@ -259,13 +259,9 @@ int tm_sm_init(struct tm_sm *s, uint32_t id, const struct tm_config *cfg)
             s->unit[u].part = (uint8_t)(j % s->nparts);
         }
 
-    if (!cfg->o.gpgpu_perfect_inst_const_cache && cfg->il1.present) {
-        size_t n = (size_t)cfg->il1.nset * cfg->il1.assoc;
-        s->itag = calloc(n, sizeof *s->itag);
-        s->ilru = calloc(n, sizeof *s->ilru);
-        if (!s->itag || !s->ilru)
-            goto nomem;
-    }
+    if (!cfg->o.gpgpu_perfect_inst_const_cache && cfg->il1.present &&
+        tm_cache_create(&s->l1i, &cfg->il1, "L1I") == -ENOMEM)
+        goto nomem;
     if (tm_queue_init(&s->to_mem, 64) || tm_queue_init(&s->from_mem, 4096) ||
         tm_queue_init(&s->l1_hit, 256))
         goto nomem;
@@ -300,8 +296,7 @@ void tm_sm_free(struct tm_sm *s)
     free(s->inst);
     free(s->mop);
     free(s->heap);
-    free(s->itag);
-    free(s->ilru);
+    tm_cache_destroy(s->l1i);
     tm_queue_free(&s->to_mem);
     tm_queue_free(&s->from_mem);
     tm_queue_free(&s->l1_hit);
@@ -1347,20 +1342,9 @@ static void response_stage(struct tm_sm *s)
         s->st[TM_ST_MEM_RESPONSES]++;
         s->st[TM_ST_MEM_LATENCY_SUM] += r->t_ready - r->t_sent;
         if (r->kind == TM_REQ_FETCH) {
-            struct tm_warp *w = &s->w[r->inst];
-            w->fetching = false;
-            if (s->itag) { /* fill: replace the least recently used way */
-                const struct tm_cache_geom *gm = &s->cfg->il1;
-                uint64_t line = r->addr / gm->line;
-                uint32_t set = (uint32_t)(line % gm->nset), vict = 0;
-                uint64_t *tag = &s->itag[(size_t)set * gm->assoc];
-                uint64_t *lru = &s->ilru[(size_t)set * gm->assoc];
-                for (uint32_t i = 1; i < gm->assoc; i++)
-                    if (lru[i] < lru[vict])
-                        vict = i;
-                tag[vict] = line + 1;
-                lru[vict] = s->cycle;
-            }
+            /* an L1I fill: the warps waiting for it fetch again */
+            if (s->l1i)
+                tm_cache_fill(s->l1i, r->addr, r->sectors, s->cycle);
         } else if (r->inst == TM_NONE) {
             /* an L1D fill: the loads waiting for it are answered below */
             if (s->l1d && r->kind != TM_REQ_WRITE)
@@ -1376,9 +1360,11 @@ static void response_stage(struct tm_sm *s)
         }
         tm_queue_pop(&s->from_mem);
     }
+    uint64_t tok;
+    while (s->l1i && tm_cache_next_ready(s->l1i, &tok))
+        s->w[tok].fetching = false;
     if (!s->l1d)
         return;
-    uint64_t tok;
     while (tm_cache_next_ready(s->l1d, &tok))
         load_answered(s, (uint32_t)tok);
     while ((r = tm_queue_front(&s->l1_hit)) && r->t_ready <= s->cycle) {
@@ -1434,30 +1420,34 @@ static void fetch_stage(struct tm_sm *s)
         budget--;
         s->fetch_rr = ws + 1;
         s->st[TM_ST_FETCH]++;
-        if (s->itag) {
-            const struct tm_cache_geom *gm = &cfg->il1;
-            uint64_t addr = (uint64_t)(uintptr_t)w->func->insns + (uint64_t)w->pc * 16;
-            uint64_t line = addr / gm->line;
-            uint32_t set = (uint32_t)(line % gm->nset);
-            uint64_t *tag = &s->itag[(size_t)set * gm->assoc];
-            uint64_t *lru = &s->ilru[(size_t)set * gm->assoc];
-            uint32_t way = 0;
-            while (way < gm->assoc && tag[way] != line + 1)
-                way++;
-            if (way == gm->assoc) {
-                if (tm_queue_full(&s->to_mem))
-                    continue;
+        if (s->l1i) {
+            /* instruction addresses: the function's PTX line and the PC, so they are the same
+             * run to run (16 bytes per instruction) */
+            uint64_t addr = (UINT64_C(1) << 50) +
+                            (((uint64_t)w->func->line << 20) + w->pc) * 16;
+            uint32_t nsec = cfg->il1.line >= 32 ? cfg->il1.line / 32 : 1;
+            enum tm_cache_res res = tm_cache_access(s->l1i, addr, (uint8_t)((1u << nsec) - 1),
+                                                    false, NULL, ws, s->cycle);
+            if (res == TM_CACHE_RESFAIL)
+                continue;
+            if (res != TM_CACHE_HIT) {
                 s->st[TM_ST_FETCH_MISS]++;
-                struct tm_req rq = {.addr = line * gm->line, .t_sent = s->cycle, .inst = ws,
-                                    .sm = (uint16_t)s->id, .bytes = (uint16_t)gm->line,
-                                    .kind = TM_REQ_FETCH, .space = SP_NONE, .sectors = 0xf};
-                tm_queue_push(&s->to_mem, &rq);
                 w->fetching = true;
                 continue;
             }
-            lru[way] = s->cycle;
         }
         decode(w);
+    }
+    /* the L1I's misses into the queue to memory */
+    const struct tm_cache_out *o;
+    if (s->l1i && (o = tm_cache_miss_peek(s->l1i)) && !tm_queue_full(&s->to_mem)) {
+        struct tm_req rq = {.addr = o->addr, .t_sent = s->cycle, .inst = TM_NONE,
+                            .sm = (uint16_t)s->id,
+                            .bytes = (uint16_t)(32 * __builtin_popcount(o->sectors)),
+                            .kind = TM_REQ_FETCH, .space = SP_NONE, .sectors = o->sectors,
+                            .flags = TM_RQF_NOL1};
+        tm_queue_push(&s->to_mem, &rq);
+        tm_cache_miss_pop(s->l1i);
     }
 }
 

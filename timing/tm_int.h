@@ -230,9 +230,8 @@ struct tm_sm {
     struct tm_heap_ent *heap;
     uint32_t heap_n, heap_cap, heap_seq;
 
-    /* instruction cache tags (when not perfect) */
-    uint64_t *itag;           /* [set * assoc + way]: line address + 1, 0 = invalid */
-    uint64_t *ilru;
+    /* instruction cache (when not perfect) */
+    struct tm_cache *l1i;     /* NULL: -gpgpu_perfect_inst_const_cache 1 */
 
     /* L1 data cache (NULL: none, or -gpgpu_perfect_mem) and its hits in flight (t_ready =
      * when the data is back, inst = the instruction; pushed in t_ready order) */
