@@ -179,6 +179,21 @@ static uint32_t mop_alloc(struct tm_sm *s)
 
 /* ====================================================================== set-up */
 
+/* Keep the occupancy masks in step with w->cta. */
+static inline void occ_set(struct tm_sm *s, uint32_t ws, bool on)
+{
+    if (!s->occ_ok)
+        return;
+    uint64_t b = UINT64_C(1) << ws, bk = UINT64_C(1) << (ws / s->nsched);
+    if (on) {
+        s->occ_all |= b;
+        s->occ[ws % s->nsched] |= bk;
+    } else {
+        s->occ_all &= ~b;
+        s->occ[ws % s->nsched] &= ~bk;
+    }
+}
+
 static int l1d_make(struct tm_sm *s, uint32_t shmem_bytes);
 
 int tm_sm_init(struct tm_sm *s, uint32_t id, const struct tm_config *cfg)
@@ -196,6 +211,10 @@ int tm_sm_init(struct tm_sm *s, uint32_t id, const struct tm_config *cfg)
     s->w = calloc(s->nwarp_slots, sizeof *s->w);
     s->last_issued = malloc(s->nsched * sizeof *s->last_issued);
     s->rr_start = calloc(s->nsched, sizeof *s->rr_start);
+    s->occ_ok = s->nwarp_slots <= 64;
+    s->occ = calloc(s->nsched ? s->nsched : 1, sizeof *s->occ);
+    if (!s->occ)
+        goto nomem;
     s->order = calloc(s->nsched, sizeof *s->order);
     s->norder = calloc(s->nsched, sizeof *s->norder);
     if (!s->cta || !s->w || !s->last_issued || !s->rr_start || !s->order || !s->norder)
@@ -285,6 +304,7 @@ void tm_sm_free(struct tm_sm *s)
             free(s->order[i]);
     free(s->order);
     free(s->norder);
+    free(s->occ);
     free(s->active_pool);
     for (int f = 0; f < TM_FU__COUNT; f++) {
         pr_free(&s->id_oc[f]);
@@ -399,6 +419,7 @@ int tm_sm_start_cta(struct tm_sm *s, struct tm_kernel *k, uint64_t linear, uint6
         memset(w, 0, sizeof *w);
         w->part = part;
         w->cta = c;
+        occ_set(s, w0 + i, true);
         w->held = true;
         w->ew = i;
         w->ready_at = s->cycle + latency;
@@ -445,6 +466,7 @@ static void warp_try_finish(struct tm_sm *s, struct tm_warp *w)
         return;
     struct tm_cta *c = w->cta;
     w->cta = NULL;
+    occ_set(s, (uint32_t)(w - s->w), false);
     if (--c->live == 0)
         cta_retire(s, c);
 }
@@ -460,6 +482,9 @@ void tm_sm_abort(struct tm_sm *s)
         s->w[i].cta = NULL;
         s->w[i].held = false;
     }
+    s->occ_all = 0;
+    if (s->occ)
+        memset(s->occ, 0, s->nsched * sizeof *s->occ);
     /* drop everything in flight */
     if (s->inst_cap) {
         for (uint32_t i = 0; i < s->inst_cap; i++)
@@ -908,6 +933,16 @@ static void sched_order(struct tm_sm *s, uint32_t k)
             start = s->last_issued[k] == TM_NONE ? 0 : (s->last_issued[k] / s->nsched + 1) % per;
         else
             start = s->rr_start[k]++ % per;
+        if (s->occ_ok) { /* the running slots j >= start, then j < start */
+            uint64_t m = s->occ[k];
+            uint64_t hi = start < 64 ? m >> start : 0;
+            uint64_t lo = start ? m & ((UINT64_C(1) << start) - 1) : 0;
+            for (; hi; hi &= hi - 1)
+                o[n++] = (start + (uint32_t)__builtin_ctzll(hi)) * s->nsched + k;
+            for (; lo; lo &= lo - 1)
+                o[n++] = (uint32_t)__builtin_ctzll(lo) * s->nsched + k;
+            break;
+        }
         for (uint32_t i = 0; i < per; i++) {
             uint32_t ws = ((start + i) % per) * s->nsched + k;
             if (s->w[ws].cta)
@@ -921,7 +956,9 @@ static void sched_order(struct tm_sm *s, uint32_t k)
         if (greedy != TM_NONE && s->w[greedy].cta)
             o[n++] = greedy;
         uint32_t base = n;
-        for (uint32_t i = 0; i < per; i++) {
+        uint64_t m = s->occ_ok ? s->occ[k] : 0;
+        for (uint32_t i = s->occ_ok ? (m ? (uint32_t)__builtin_ctzll(m) : per) : 0; i < per;
+             i = s->occ_ok ? ((m &= m - 1) ? (uint32_t)__builtin_ctzll(m) : per) : i + 1) {
             uint32_t ws = i * s->nsched + k;
             if (!s->w[ws].cta || ws == greedy)
                 continue;
@@ -1411,8 +1448,28 @@ static void fetch_stage(struct tm_sm *s)
 {
     const struct tm_config *cfg = s->cfg;
     uint32_t budget = (uint32_t)cfg->o.gpgpu_inst_fetch_throughput;
+    /* running slots from fetch_rr on, wrapping (all slots when the masks are off) */
+    uint32_t start = s->fetch_rr % s->nwarp_slots;
+    uint64_t hi = ~UINT64_C(0), lo = 0;
+    if (s->occ_ok) {
+        hi = s->occ_all >> start;
+        lo = start ? s->occ_all & ((UINT64_C(1) << start) - 1) : 0;
+    }
     for (uint32_t i = 0; i < s->nwarp_slots && budget; i++) {
-        uint32_t ws = (s->fetch_rr + i) % s->nwarp_slots;
+        uint32_t ws;
+        if (s->occ_ok) {
+            if (hi) {
+                ws = start + (uint32_t)__builtin_ctzll(hi);
+                hi &= hi - 1;
+            } else if (lo) {
+                ws = (uint32_t)__builtin_ctzll(lo);
+                lo &= lo - 1;
+            } else {
+                break;
+            }
+        } else {
+            ws = (start + i) % s->nwarp_slots;
+        }
         struct tm_warp *w = &s->w[ws];
         if (!w->cta || w->done || w->nib || w->fetching || w->at_bar || !w->func ||
             w->ready_at > s->cycle)

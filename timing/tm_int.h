@@ -198,6 +198,11 @@ struct tm_sm {
     struct tm_cta *cta;
     struct tm_warp *w;
     uint64_t next_age;
+    /* running warps (w->cta != NULL) as bit masks, when nwarp_slots <= 64 (else 0 and the
+     * stages scan): occ_all bit i = slot i; occ[k] bit j = slot j * nsched + k */
+    bool occ_ok;
+    uint64_t occ_all;
+    uint64_t *occ;            /* [nsched] */
 
     /* schedulers */
     uint32_t *last_issued;    /* [sched] warp slot, TM_NONE */
