@@ -16,11 +16,14 @@
 struct engine_launch {
     struct launch_state L;
     _Atomic unsigned live; /* CTAs created and not yet destroyed */
+    struct cluster **clus; /* cluster launches: per cluster, made by its first CTA's create
+                              and freed with its last CTA (NULL: none live) */
 };
 
 struct engine_cta {
     struct cta c;
     struct engine_launch *el;
+    struct cluster own;    /* the CTA's cluster when clusters are single CTAs */
 };
 
 /* ------------------------------------------------------------------ launches */
@@ -37,6 +40,22 @@ int engine_launch_begin(struct interp_dev *d, const struct interp_launch *l, str
     if (rc != 0) {
         free(el);
         return rc;
+    }
+    if (el->L.csize > 1) {
+        /* The seam supports clusters (engine_cta_create), but a driver must then re-examine
+         * the warps of every CTA of the cluster after a barrier.cluster step: the last arrival
+         * releases warps of other CTAs. timing/ does not yet, and would wait forever. */
+        launch_finish(&el->L);
+        free(el);
+        snprintf(trap->msg, sizeof trap->msg,
+                 "thread-block clusters of more than one CTA are not supported by the timing "
+                 "model yet (run without --timing)");
+        return -EINVAL;
+    }
+    if (el->L.csize > 1 && !(el->clus = calloc(el->L.nclusters, sizeof *el->clus))) {
+        launch_finish(&el->L);
+        free(el);
+        return -ENOMEM;
     }
     el->L.nworkers = 1;
     el->L.resident = 1;
@@ -87,6 +106,9 @@ int engine_launch_end(struct engine_launch *el, struct interp_stats *st)
     }
     launch_finish(L);
     int rc = L->trapped ? 1 : 0;
+    for (uint64_t q = 0; el->clus && q < L->nclusters; q++)
+        free(el->clus[q]); /* clusters of CTAs never created (a stopped launch) */
+    free(el->clus);
     free(el);
     return rc;
 }
@@ -103,7 +125,27 @@ int engine_cta_create(struct engine_launch *el, uint64_t linear, struct engine_c
     if (!ec)
         return -ENOMEM;
     ec->el = el;
-    if (cta_begin(&ec->c, &el->L, linear) != 0) {
+    const uint32_t C = el->L.csize, rank = (uint32_t)(linear % C);
+    const uint64_t q = linear / C;
+    struct cluster *cl = &ec->own;
+    if (C > 1) {
+        if (!el->clus[q]) {
+            if (!(el->clus[q] = malloc(sizeof *cl))) {
+                free(ec);
+                return -ENOMEM;
+            }
+            cluster_init(el->clus[q], &el->L, q);
+        }
+        cl = el->clus[q];
+        if (cl->cta[rank] || cl->begun == C) { /* created twice */
+            free(ec);
+            return -EINVAL;
+        }
+    } else {
+        cluster_init(cl, &el->L, q);
+    }
+    if (cta_begin(&ec->c, &el->L, cl, q, rank) != 0) {
+        cl->cta[rank] = NULL;
         cta_free(&ec->c);
         free(ec);
         return -ENOMEM;
@@ -140,6 +182,15 @@ void engine_cta_destroy(struct engine_cta *ec)
     atomic_fetch_add(&L->eng_nthread, nt);
     atomic_fetch_add(&L->eng_nctas, 1);
     atomic_fetch_sub(&ec->el->live, 1);
+    struct cluster *cl = ec->c.clu;
+    if (cl && cl != &ec->own) {
+        /* the cluster outlives its CTAs until the last of them retires */
+        cl->cta[ec->c.rank] = NULL;
+        if (++cl->retired == cl->n) {
+            ec->el->clus[cl->index] = NULL;
+            free(cl);
+        }
+    }
     cta_free(&ec->c);
     free(ec);
 }
@@ -158,7 +209,7 @@ int engine_cta_release(struct engine_cta *ec)
             return 0;
         live |= s == WS_PARKED;
     }
-    if (!live)
+    if (!live || cta_cluster_peer_runs(c))
         return 0;
     cta_report_deadlock(c);
     return -1;

@@ -210,7 +210,8 @@ static cudaError_t node_run(struct CUgraphNode_st *nd)
         return cudaSuccess;
     switch (nd->kind) {
     case NK_KERNEL:
-        return cr_run_kernel(nd->func, nd->grid, nd->block, nd->shared, NULL, nd->params, false);
+        return cr_run_kernel(nd->func, nd->grid, nd->block, nd->shared, NULL, nd->params, false,
+                             nd->cluster);
     case NK_MEMCPY:
         return cr_run_copy_desc(&nd->cp);
     case NK_MEMSET:
