@@ -29,7 +29,6 @@ void cluster_init(struct cluster *cl, const struct launch_state *L, uint64_t q)
     const uint32_t nx = g[0] / cd[0], ny = g[1] / cd[1];
     memset(cl, 0, sizeof *cl);
     cl->n = L->csize;
-    cl->index = q;
     cl->id[0] = (uint32_t)(q % nx);
     cl->id[1] = (uint32_t)(q / nx % ny);
     cl->id[2] = (uint32_t)(q / ((uint64_t)nx * ny));
@@ -94,6 +93,17 @@ bool cluster_window(const struct warp *w, uint64_t a, bool own)
     if (o == UINT64_MAX)
         return false;
     return own ? o < CLU_STRIDE : o < (uint64_t)(w->cta->clu->n + 1) * CLU_STRIDE;
+}
+
+/* See internal.h. */
+uint64_t cluster_shared_left(const struct warp *w, uint64_t o)
+{
+    const struct cta *t = w->cta;
+    if (o >= CLU_STRIDE) {
+        t = w->cta->clu->cta[o / CLU_STRIDE - 1];
+        o %= CLU_STRIDE;
+    }
+    return t->shared_size - o;
 }
 
 /* See internal.h. */

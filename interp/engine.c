@@ -16,14 +16,12 @@
 struct engine_launch {
     struct launch_state L;
     _Atomic unsigned live; /* CTAs created and not yet destroyed */
-    struct cluster **clus; /* cluster launches: per cluster, made by its first CTA's create
-                              and freed with its last CTA (NULL: none live) */
 };
 
 struct engine_cta {
     struct cta c;
     struct engine_launch *el;
-    struct cluster own;    /* the CTA's cluster when clusters are single CTAs */
+    struct cluster own;    /* the CTA's cluster (clusters are single CTAs here) */
 };
 
 /* ------------------------------------------------------------------ launches */
@@ -42,20 +40,15 @@ int engine_launch_begin(struct interp_dev *d, const struct interp_launch *l, str
         return rc;
     }
     if (el->L.csize > 1) {
-        /* The seam supports clusters (engine_cta_create), but a driver must then re-examine
-         * the warps of every CTA of the cluster after a barrier.cluster step: the last arrival
-         * releases warps of other CTAs. timing/ does not yet, and would wait forever. */
+        /* A cluster's CTAs must be created together, and the last barrier.cluster arrival
+         * releases warps of other CTAs than the stepped one, which the driver would have to
+         * re-examine: timing/ does neither yet (it would wait forever). */
         launch_finish(&el->L);
         free(el);
         snprintf(trap->msg, sizeof trap->msg,
                  "thread-block clusters of more than one CTA are not supported by the timing "
                  "model yet (run without --timing)");
         return -EINVAL;
-    }
-    if (el->L.csize > 1 && !(el->clus = calloc(el->L.nclusters, sizeof *el->clus))) {
-        launch_finish(&el->L);
-        free(el);
-        return -ENOMEM;
     }
     el->L.nworkers = 1;
     el->L.resident = 1;
@@ -106,9 +99,6 @@ int engine_launch_end(struct engine_launch *el, struct interp_stats *st)
     }
     launch_finish(L);
     int rc = L->trapped ? 1 : 0;
-    for (uint64_t q = 0; el->clus && q < L->nclusters; q++)
-        free(el->clus[q]); /* clusters of CTAs never created (a stopped launch) */
-    free(el->clus);
     free(el);
     return rc;
 }
@@ -125,27 +115,8 @@ int engine_cta_create(struct engine_launch *el, uint64_t linear, struct engine_c
     if (!ec)
         return -ENOMEM;
     ec->el = el;
-    const uint32_t C = el->L.csize, rank = (uint32_t)(linear % C);
-    const uint64_t q = linear / C;
-    struct cluster *cl = &ec->own;
-    if (C > 1) {
-        if (!el->clus[q]) {
-            if (!(el->clus[q] = malloc(sizeof *cl))) {
-                free(ec);
-                return -ENOMEM;
-            }
-            cluster_init(el->clus[q], &el->L, q);
-        }
-        cl = el->clus[q];
-        if (cl->cta[rank] || cl->begun == C) { /* created twice */
-            free(ec);
-            return -EINVAL;
-        }
-    } else {
-        cluster_init(cl, &el->L, q);
-    }
-    if (cta_begin(&ec->c, &el->L, cl, q, rank) != 0) {
-        cl->cta[rank] = NULL;
+    cluster_init(&ec->own, &el->L, linear);
+    if (cta_begin(&ec->c, &el->L, &ec->own, linear, 0) != 0) {
         cta_free(&ec->c);
         free(ec);
         return -ENOMEM;
@@ -182,15 +153,6 @@ void engine_cta_destroy(struct engine_cta *ec)
     atomic_fetch_add(&L->eng_nthread, nt);
     atomic_fetch_add(&L->eng_nctas, 1);
     atomic_fetch_sub(&ec->el->live, 1);
-    struct cluster *cl = ec->c.clu;
-    if (cl && cl != &ec->own) {
-        /* the cluster outlives its CTAs until the last of them retires */
-        cl->cta[ec->c.rank] = NULL;
-        if (++cl->retired == cl->n) {
-            ec->el->clus[cl->index] = NULL;
-            free(cl);
-        }
-    }
     cta_free(&ec->c);
     free(ec);
 }

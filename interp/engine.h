@@ -87,16 +87,11 @@ int engine_launch_end(struct engine_launch *L, struct interp_stats *st);
 /* ------------------------------------------------------------------ CTAs */
 
 /* Create CTA `linear` (0 ≤ linear < engine_launch_ctas) with every warp at the kernel's
- * entry. 0, -EINVAL (linear out of range, or created twice), -ENOMEM. `linear` is the
- * dispatch order: with thread-block clusters of C CTAs, linear / C is the cluster (grid order
- * of %clusterid) and linear % C the CTA's rank in it, so a cluster's CTAs are consecutive;
- * without clusters it is the grid's linear CTA index. A cluster's CTAs wait for each other
- * (barrier.cluster, distributed shared memory): a driver must create all of them, and step
- * them from one host thread. */
+ * entry. 0, -EINVAL (linear out of range), -ENOMEM. (Launches with thread-block clusters of
+ * several CTAs are refused by engine_launch_begin: each CTA here is a cluster of one.) */
 int engine_cta_create(struct engine_launch *L, uint64_t linear, struct engine_cta **out);
 
-/* The CTA's linear index in the grid (x fastest; not the dispatch order of a cluster launch)
- * and its (x, y, z) id. */
+/* The CTA's linear index and its (x, y, z) id in the grid. */
 uint64_t engine_cta_linear(const struct engine_cta *c);
 void engine_cta_id(const struct engine_cta *c, uint32_t id[3]);
 

@@ -265,8 +265,8 @@ struct cta;
 #define CLU_STRIDE UINT64_C(0x100000)
 #define CLU_MAX 16u
 
-/* A thread-block cluster: its CTAs (by rank; NULL while not begun, or once retired by a step
- * driver), and the split-phase barrier of barrier.cluster over all their threads. The grid
+/* A thread-block cluster: its CTAs (by rank; NULL while not begun), and the split-phase
+ * barrier of barrier.cluster over all their threads. The grid
  * runner (grid.c) runs a cluster's CTAs on one host thread, interleaved round by round, so
  * nothing here needs a lock. Single-CTA launches run clusters of one. */
 struct cluster {
@@ -278,10 +278,7 @@ struct cluster {
                                    (only live threads: an arrived thread that exits is taken
                                    out again) */
     uint32_t phase;             /* completed phases */
-    uint64_t index;             /* cluster number in the launch (grid order of %clusterid) */
     uint32_t begun;             /* CTAs begun so far */
-    uint32_t retired;           /* CTAs retired by a step driver (engine.c frees the cluster
-                                   with its last CTA) */
     bool pending;               /* arrivals in the current phase */
 };
 
@@ -471,6 +468,9 @@ int cluster_mapa(const struct warp *w, uint64_t a, uint64_t r, bool generic, uin
 uint32_t cluster_rank_of(const struct warp *w, uint64_t a, bool generic);
 bool cluster_window(const struct warp *w, uint64_t a, bool own);
 uint64_t cluster_sreg(const struct cta *c, unsigned s);
+/* cluster.c: bytes from shared::cluster offset o (valid: vm_xlate accepted it) to the end of
+ * the shared memory of the CTA it is in. */
+uint64_t cluster_shared_left(const struct warp *w, uint64_t o);
 
 /* exec.c: run warp w for about one quantum. Returns the warp state. */
 enum warp_state exec_warp(struct warp *w);
