@@ -41,7 +41,7 @@ if ($asan) {
     $env{LD_PRELOAD} = $so if $so =~ m{/};
 }
 my %todo = map { ($_ => 'clusters of several CTAs: no cluster co-dispatch in the timing model yet') }
-    qw(cluster_hist cluster_launch_ex cluster_reduce cluster_regs);
+    qw(cluster_coop cluster_hist cluster_launch_ex cluster_reduce cluster_regs);
 print "1..", scalar(@srcs), "\n";
 my $n = 0;
 for my $src (@srcs) {
