@@ -1012,6 +1012,11 @@ void b_perf(struct ptx_builder *b, struct ptx_tok t)
         f->explicitcluster = 1;
     if (IS("explicitcluster") || b->perf_kind == 5 || b->perf_kind == 6)
         isa_feature(b, ISR_DIR_CLUSTER, s - 1, (int)t.len, t.off);
+    /* a cluster shape is either required or bounded, as ptxas has it */
+    if ((b->perf_kind == 5 && f->reqnctapercluster[0]) ||
+        (b->perf_kind == 6 && f->maxclusterrank))
+        b_err(b, t.off, "conflicting directives: .reqnctapercluster and .maxclusterrank cannot "
+                        "both be specified");
     if (b->perf_kind == 7 || b->perf_kind == 8)
         isa_feature(b, ISR_DIR_ABI_PRESERVE, s - 1, (int)t.len, t.off);
 #undef IS

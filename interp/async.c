@@ -57,11 +57,13 @@ static bool as_has(const struct ir_func *f, const struct ir_insn *in, unsigned m
     return false;
 }
 
-/* A modifier that names a form this file does not implement (.expect_tx, ::cluster
- * spaces). */
+/* A modifier that names a form this file does not implement (.expect_tx; ::cluster spaces
+ * except for mbarrier.arrive / arrive_drop, the remote arrivals on another CTA's mbarrier). */
 static bool as_unimplemented_mod(const struct ir_func *f, const struct ir_insn *in)
 {
-    return as_has(f, in, MOD_EXPECT_TX) || in->space == SP_SHARED_CLUSTER;
+    return as_has(f, in, MOD_EXPECT_TX) ||
+           (in->space == SP_SHARED_CLUSTER && in->op != OP_MBARRIER_ARRIVE &&
+            in->op != OP_MBARRIER_ARRIVE_DROP);
 }
 
 static bool as_value_opnd(const struct ir_opnd *o)
@@ -98,6 +100,10 @@ bool async_supported(const struct ir_func *f, const struct ir_insn *in, const st
         return in->nopnd == 2 && O[0].kind == OPK_ADDR && as_value_opnd(&O[1]);
     case OP_MBARRIER_ARRIVE:
     case OP_MBARRIER_ARRIVE_DROP:
+        /* .shared::cluster (an mbarrier of any CTA of the cluster: vm_xlate's shared::cluster
+         * window) has no state to return: the destination is the sink `_` */
+        if (in->space == SP_SHARED_CLUSTER && O[0].kind != OPK_SINK)
+            return false;
         return (in->nopnd == 2 || in->nopnd == 3) && O[1].kind == OPK_ADDR &&
                ((O[0].kind == OPK_REG && O[0].rf == RF_B64) || O[0].kind == OPK_SINK) &&
                (in->nopnd == 2 || as_value_opnd(&O[2]));
@@ -122,10 +128,14 @@ const char *async_unsupported_why(const struct ir_func *f, const struct ir_insn 
     case OP_MBARRIER_INIT: case OP_MBARRIER_INVAL: case OP_MBARRIER_ARRIVE:
     case OP_MBARRIER_ARRIVE_DROP: case OP_MBARRIER_TEST_WAIT: case OP_MBARRIER_TRY_WAIT:
     case OP_MBARRIER_PENDING_COUNT: case OP_MBARRIER_EXPECT_TX: case OP_MBARRIER_COMPLETE_TX:
-        if (as_unimplemented_mod(f, in) || in->op == OP_MBARRIER_EXPECT_TX ||
+        if (as_has(f, in, MOD_EXPECT_TX) || in->op == OP_MBARRIER_EXPECT_TX ||
             in->op == OP_MBARRIER_COMPLETE_TX)
             return "unsupported (mbarrier transaction counts (.expect_tx, complete_tx) and "
                    "::cluster objects are not implemented)";
+        if (in->space == SP_SHARED_CLUSTER)
+            return "unsupported (an mbarrier of another CTA of the cluster (.shared::cluster) "
+                   "is implemented only for mbarrier.arrive / arrive_drop with the sink "
+                   "destination `_`)";
         return "unsupported (this operand form of cp.async / mbarrier is not implemented)";
     case OP_CP_ASYNC_BULK: case OP_CP_ASYNC_BULK_PREFETCH: case OP_CP_ASYNC_BULK_TENSOR:
     case OP_CP_ASYNC_BULK_PREFETCH_TENSOR: case OP_CP_ASYNC_BULK_COMMIT_GROUP:

@@ -593,10 +593,19 @@ static void check_one(struct warp *w, uint32_t pc, unsigned lane, uint64_t addr,
     struct cta *c = w->cta;
     struct launch_state *L = c->L;
     if (space == SP_SHARED) {
-        if (addr >= c->shared_size || width > c->shared_size - addr)
+        struct cta *t = c; /* whose shared memory: another CTA's through the cluster window */
+        uint64_t win = 0;  /* where t's bytes start in the address the program used */
+        if (addr >= CLU_STRIDE) {
+            const uint64_t s = addr / CLU_STRIDE;
+            if (s > c->clu->n || !(t = c->clu->cta[s - 1]))
+                return; /* a fault (memcheck) */
+            win = s * CLU_STRIDE;
+            addr -= win;
+        }
+        if (addr >= t->shared_size || width > t->shared_size - addr)
             return; /* a fault (memcheck) */
         if (L->check & CHECK_INITCHECK) {
-            uint8_t *b = c->chk->shinit;
+            uint8_t *b = t->chk->shinit;
             if (wr || atomic) {
                 for (uint64_t i = addr; i < addr + width; i++)
                     b[i >> 3] |= (uint8_t)(1u << (i & 7));
@@ -605,14 +614,14 @@ static void check_one(struct warp *w, uint32_t pc, unsigned lane, uint64_t addr,
                     if (!(b[i >> 3] >> (i & 7) & 1)) {
                         struct finding x;
                         finding_at(&x, w, pc, lane, F_INIT_SHARED);
-                        x.addr = i;
+                        x.addr = win + i;
                         x.width = width;
                         finding_add(L, &x);
                         break;
                     }
             }
         }
-        if ((L->check & CHECK_RACECHECK) && !atomic)
+        if ((L->check & CHECK_RACECHECK) && !atomic && t == c) /* (within one CTA) */
             race_access(w, pc, lane, addr, width, wr);
     } else if (space == SP_GLOBAL && (L->check & CHECK_INITCHECK)) {
         const struct mem_alloc *a = c->chk->last;

@@ -9,8 +9,10 @@
  * predicate (popc / and / or) whose result every participating thread receives.
  *
  * barrier.cluster is split phase: arrive counts the thread without waiting, wait parks until
- * every live thread of the cluster (one CTA here) arrived in the phase the waiter arrived in.
- * A thread that waits without having arrived, or arrives twice in one phase, is a fault.
+ * every live thread of the cluster (all its CTAs, struct cluster) arrived in the phase the
+ * waiter arrived in; the last arrival releases the waiting warps of every CTA of the cluster.
+ * A thread that waits without having arrived, or arrives twice in one phase, is a fault. A
+ * CTA whose warps all wait is deadlocked only when no warp of its cluster can run.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -99,24 +101,36 @@ void cta_barrier(struct warp *w, uint32_t M, uint32_t arrive, unsigned id, unsig
 
 /* ------------------------------------------------------------------ barrier.cluster */
 
-/* Complete the cluster barrier's phase if every live thread arrived: waiting warps resume, and
- * every arrival of the phase counts as completed (a later wait by those lanes goes through). */
-static bool cluster_try_release(struct cta *c)
+/* Threads of cluster cl that have not exited (CTAs not begun yet count whole). */
+static uint32_t cluster_live(const struct cluster *cl, const struct launch_state *L)
 {
-    if (c->clu_count == 0 || c->clu_count < c->live_threads)
+    return cl->n * L->nthreads - cl->exited;
+}
+
+/* Complete the cluster barrier's phase if every live thread of the cluster arrived: waiting
+ * warps of every CTA of the cluster resume, and every arrival of the phase counts as completed
+ * (a later wait by those lanes goes through). */
+static bool cluster_try_release(struct cluster *cl, const struct launch_state *L)
+{
+    if (cl->arrived == 0 || cl->arrived < cluster_live(cl, L))
         return false;
-    for (uint32_t i = 0; i < c->nwarps; i++) {
-        struct warp *w = &c->warps[i];
-        w->clu_cur = 0;
-        if (w->state == WS_PARKED && w->bar_id == CTA_BAR_CLUSTER) {
-            w->state = WS_RUN;
-            w->clu_arr &= ~w->bar_mask;
+    for (uint32_t r = 0; r < cl->n; r++) {
+        struct cta *c = cl->cta[r];
+        if (!c)
+            continue;
+        for (uint32_t i = 0; i < c->nwarps; i++) {
+            struct warp *w = &c->warps[i];
+            w->clu_cur = 0;
+            if (w->state == WS_PARKED && w->bar_id == CTA_BAR_CLUSTER) {
+                w->state = WS_RUN;
+                w->clu_arr &= ~w->bar_mask;
+            }
         }
+        c->chk_ep++;
     }
-    c->clu_count = 0;
-    c->clu_phase++;
-    c->chk_ep++;
-    c->bar_pending &= ~(1u << CTA_BAR_CLUSTER);
+    cl->arrived = 0;
+    cl->phase++;
+    cl->pending = false;
     return true;
 }
 
@@ -124,6 +138,7 @@ static bool cluster_try_release(struct cta *c)
 int cta_cluster_arrive(struct warp *w, uint32_t A)
 {
     struct cta *c = w->cta;
+    struct cluster *cl = c->clu;
     if (A & w->clu_cur)
         return -1;
     w->last_bar_id = CTA_BAR_CLUSTER;
@@ -131,9 +146,9 @@ int cta_cluster_arrive(struct warp *w, uint32_t A)
     w->last_bar_arrive = A;
     w->clu_cur |= A;
     w->clu_arr |= A;
-    c->clu_count += (uint32_t)__builtin_popcount(A);
-    c->bar_pending |= 1u << CTA_BAR_CLUSTER;
-    cluster_try_release(c);
+    cl->arrived += (uint32_t)__builtin_popcount(A);
+    cl->pending = true;
+    cluster_try_release(cl, c->L);
     return 0;
 }
 
@@ -156,7 +171,9 @@ int cta_cluster_wait(struct warp *w, uint32_t M)
 /* Lanes of w exited (see internal.h); the phase may now be complete (release_pending). */
 void cta_lanes_exited(struct warp *w, uint32_t lanes)
 {
-    w->cta->clu_count -= (uint32_t)__builtin_popcount(lanes & w->clu_cur);
+    struct cluster *cl = w->cta->clu;
+    cl->arrived -= (uint32_t)__builtin_popcount(lanes & w->clu_cur);
+    cl->exited += (uint32_t)__builtin_popcount(lanes);
     w->clu_cur &= ~lanes;
     w->clu_arr &= ~lanes;
 }
@@ -168,9 +185,28 @@ int cta_release_pending(struct cta *c)
     for (unsigned id = 0; id < 16; id++)
         if (c->bar_pending >> id & 1)
             n += try_release(c, id);
-    if (c->bar_pending >> CTA_BAR_CLUSTER & 1)
-        n += cluster_try_release(c);
+    if (c->clu->pending)
+        n += cluster_try_release(c->clu, c->L);
     return n;
+}
+
+/* May another CTA of c's cluster still release c's warps (see internal.h)? */
+bool cta_cluster_peer_runs(const struct cta *c)
+{
+    const struct cluster *cl = c->clu;
+    if (cl->n == 1)
+        return false;
+    if (cl->begun < cl->n)
+        return true;
+    for (uint32_t r = 0; r < cl->n; r++) {
+        const struct cta *p = cl->cta[r];
+        if (!p || p == c)
+            continue;
+        for (uint32_t i = 0; i < p->nwarps; i++)
+            if (p->warps[i].state == WS_RUN)
+                return true;
+    }
+    return false;
 }
 
 /* Make sure the CTA's buffers fit this launch. */
@@ -240,9 +276,9 @@ void cta_report_deadlock(struct cta *c)
         char msg[256];
         if (w->bar_id == CTA_BAR_CLUSTER) {
             snprintf(msg, sizeof msg,
-                     "barrier.cluster can never complete: %u of %u threads arrived, every "
-                     "other live warp is waiting or has exited",
-                     c->clu_count, c->live_threads);
+                     "barrier.cluster can never complete: %u of %u threads of the cluster "
+                     "arrived, every other live warp is waiting or has exited",
+                     c->clu->arrived, c->clu->n * c->L->nthreads - c->clu->exited);
         } else {
             const struct barrier *b = &c->bars[w->bar_id];
             uint32_t need = b->expected ? b->expected : c->live_threads;
@@ -259,19 +295,25 @@ void cta_report_deadlock(struct cta *c)
 }
 
 /*
- * Set up CTA `linear` of launch L in slot c: buffers, barriers, every warp at the kernel's
- * entry. 0, or -1 when out of memory.
+ * Set up the CTA of rank `rank` of cluster q of launch L in slot c (see internal.h): buffers,
+ * barriers, every warp at the kernel's entry. 0, or -1 when out of memory.
  */
-int cta_begin(struct cta *c, struct launch_state *L, uint64_t linear)
+int cta_begin(struct cta *c, struct launch_state *L, struct cluster *cl, uint64_t q,
+              uint32_t rank)
 {
-    const uint32_t *g = L->l->grid;
+    const uint32_t *g = L->l->grid, *cd = L->cdim;
+    (void)q;
     if (cta_buffers(c, L) != 0)
         return -1;
     c->L = L;
-    c->linear = linear;
-    c->id[0] = (uint32_t)(linear % g[0]);
-    c->id[1] = (uint32_t)(linear / g[0] % g[1]);
-    c->id[2] = (uint32_t)(linear / ((uint64_t)g[0] * g[1]));
+    c->clu = cl;
+    c->rank = rank;
+    const uint32_t cr[3] = {rank % cd[0], rank / cd[0] % cd[1], rank / (cd[0] * cd[1])};
+    for (int i = 0; i < 3; i++)
+        c->id[i] = cl->id[i] * cd[i] + cr[i];
+    c->linear = c->id[0] + (uint64_t)g[0] * (c->id[1] + (uint64_t)g[1] * c->id[2]);
+    cl->cta[rank] = c;
+    cl->begun++;
     c->nthreads = L->nthreads;
     c->nwarps = (L->nthreads + 31) / 32;
     c->live_threads = L->nthreads;
@@ -290,8 +332,6 @@ int cta_begin(struct cta *c, struct launch_state *L, uint64_t linear)
     c->local_mem = c->local_buf;
     memset(c->bars, 0, sizeof c->bars);
     c->bar_pending = 0;
-    c->clu_count = 0;
-    c->clu_phase = 0;
     c->clock0 = 0;
     if (L->check && check_cta_begin(c) != 0)
         return -1;
@@ -354,7 +394,7 @@ int cta_round(struct cta *c, uint64_t *ninsn, uint64_t *nthread)
         rc = CTA_DONE;
         goto done;
     }
-    if (!ran && !cta_release_pending(c)) {
+    if (!ran && !cta_release_pending(c) && !cta_cluster_peer_runs(c)) {
         cta_report_deadlock(c);
         rc = CTA_STOP;
         goto done;

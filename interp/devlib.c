@@ -48,7 +48,7 @@ static const uint8_t *dev_span(struct warp *w, unsigned l, uint64_t a, size_t *l
         return NULL;
     const struct cta *c = w->cta;
     if (a - MEM_SHARED_BASE < MEM_SHARED_SIZE)
-        *len = c->shared_size - (a - MEM_SHARED_BASE);
+        *len = cluster_shared_left(w, a - MEM_SHARED_BASE);
     else if (a - MEM_LOCAL_BASE < MEM_LOCAL_SIZE)
         *len = c->local_stride - (a - MEM_LOCAL_BASE);
     else if (a - MEM_PARAM_BASE < MEM_PARAM_SIZE)

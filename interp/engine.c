@@ -21,6 +21,7 @@ struct engine_launch {
 struct engine_cta {
     struct cta c;
     struct engine_launch *el;
+    struct cluster own;    /* the CTA's cluster (clusters are single CTAs here) */
 };
 
 /* ------------------------------------------------------------------ launches */
@@ -37,6 +38,17 @@ int engine_launch_begin(struct interp_dev *d, const struct interp_launch *l, str
     if (rc != 0) {
         free(el);
         return rc;
+    }
+    if (el->L.csize > 1) {
+        /* A cluster's CTAs must be created together, and the last barrier.cluster arrival
+         * releases warps of other CTAs than the stepped one, which the driver would have to
+         * re-examine: timing/ does neither yet (it would wait forever). */
+        launch_finish(&el->L);
+        free(el);
+        snprintf(trap->msg, sizeof trap->msg,
+                 "thread-block clusters of more than one CTA are not supported by the timing "
+                 "model yet (run without --timing)");
+        return -EINVAL;
     }
     el->L.nworkers = 1;
     el->L.resident = 1;
@@ -103,7 +115,8 @@ int engine_cta_create(struct engine_launch *el, uint64_t linear, struct engine_c
     if (!ec)
         return -ENOMEM;
     ec->el = el;
-    if (cta_begin(&ec->c, &el->L, linear) != 0) {
+    cluster_init(&ec->own, &el->L, linear);
+    if (cta_begin(&ec->c, &el->L, &ec->own, linear, 0) != 0) {
         cta_free(&ec->c);
         free(ec);
         return -ENOMEM;
@@ -158,7 +171,7 @@ int engine_cta_release(struct engine_cta *ec)
             return 0;
         live |= s == WS_PARKED;
     }
-    if (!live)
+    if (!live || cta_cluster_peer_runs(c))
         return 0;
     cta_report_deadlock(c);
     return -1;

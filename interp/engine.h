@@ -87,7 +87,8 @@ int engine_launch_end(struct engine_launch *L, struct interp_stats *st);
 /* ------------------------------------------------------------------ CTAs */
 
 /* Create CTA `linear` (0 ≤ linear < engine_launch_ctas) with every warp at the kernel's
- * entry. 0, -EINVAL (linear out of range), -ENOMEM. */
+ * entry. 0, -EINVAL (linear out of range), -ENOMEM. (Launches with thread-block clusters of
+ * several CTAs are refused by engine_launch_begin: each CTA here is a cluster of one.) */
 int engine_cta_create(struct engine_launch *L, uint64_t linear, struct engine_cta **out);
 
 /* The CTA's linear index and its (x, y, z) id in the grid. */

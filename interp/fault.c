@@ -89,8 +89,28 @@ void interp_fault(struct warp *w, uint32_t pc, unsigned lane, enum trap_kind kin
                      " bytes",
                      a->base, a->size);
     } else if (kind == TRAP_OOB && space == SP_SHARED) {
-        snprintf(t->msg, sizeof t->msg, "and the CTA has %u bytes of shared memory",
-                 c->shared_size);
+        const uint64_t o = addr - MEM_SHARED_BASE < MEM_SHARED_SIZE ? addr - MEM_SHARED_BASE : addr;
+        const struct cluster *cl = c->clu;
+        const uint64_t slot = o / CLU_STRIDE;
+        if (slot == 0 || !cl)
+            snprintf(t->msg, sizeof t->msg, "and the CTA has %u bytes of shared memory",
+                     c->shared_size);
+        else if (slot > cl->n)
+            snprintf(t->msg, sizeof t->msg,
+                     "and is in the shared::cluster window of CTA rank %llu, outside the "
+                     "cluster of %u CTAs",
+                     (unsigned long long)(slot - 1), cl->n);
+        else if (!cl->cta[slot - 1])
+            snprintf(t->msg, sizeof t->msg,
+                     "and is in the shared memory of CTA rank %llu of the cluster, which is "
+                     "not running",
+                     (unsigned long long)(slot - 1));
+        else
+            snprintf(t->msg, sizeof t->msg,
+                     "and is byte %llu of the shared memory of CTA rank %llu of the cluster, "
+                     "which has %u bytes",
+                     (unsigned long long)(o % CLU_STRIDE), (unsigned long long)(slot - 1),
+                     cl->cta[slot - 1]->shared_size);
     } else if (kind == TRAP_OOB && space == SP_LOCAL) {
         snprintf(t->msg, sizeof t->msg, "and each thread has %u bytes of local memory",
                  c->local_stride);

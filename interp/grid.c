@@ -1,7 +1,10 @@
 /*
  * interp/grid.c — the CTAs of a launch over a pool of host threads.
  *
- * Workers take runs of consecutive CTAs from a shared atomic counter (guided self-scheduling:
+ * The unit of work is a thread-block cluster (a CTA when clusters are single CTAs): a worker
+ * begins every CTA of a cluster at once and runs them round-robin on its host thread, so they
+ * can wait for each other (cluster.c). Workers take runs of consecutive clusters from a shared
+ * atomic counter (guided self-scheduling:
  * a share of what is left, at most GRID_CHUNK_MAX, one at a time near the end; one at a time
  * for cooperative grids, whose taken CTAs must all be resident), or, when the
  * configuration asks for `deterministic`, worker i runs CTAs i, i + T, i + 2T, … (a fixed
@@ -40,14 +43,15 @@ unsigned interp_ncpu(void)
 /* Most consecutive CTAs a worker takes at once. */
 #define GRID_CHUNK_MAX 32
 
-/* The next CTA for worker wk, or UINT64_MAX when there is none. */
+/* The next cluster (a CTA, without clusters) for worker wk, or UINT64_MAX when there is
+ * none. */
 static uint64_t next_cta(struct worker *wk)
 {
     struct launch_state *L = wk->L;
     if (L->cfg->deterministic) {
         uint64_t i = wk->next_det;
         wk->next_det += L->nworkers;
-        return i < L->nctas ? i : UINT64_MAX;
+        return i < L->nclusters ? i : UINT64_MAX;
     }
     if (wk->chunk_next < wk->chunk_end)
         return wk->chunk_next++;
@@ -61,9 +65,9 @@ static uint64_t next_cta(struct worker *wk)
      * prefetchers fetched each other's lines) */
     uint64_t n = atomic_load_explicit(&L->next_cta, memory_order_relaxed);
     for (;;) {
-        if (n >= L->nctas)
+        if (n >= L->nclusters)
             return UINT64_MAX;
-        uint64_t c = (L->nctas - n) / (4u * L->nworkers);
+        uint64_t c = (L->nclusters - n) / (4u * L->nworkers);
         c = c < 1 ? 1 : c > GRID_CHUNK_MAX ? GRID_CHUNK_MAX : c;
         if (L->resident > 1)
             c = 1; /* co-resident grids (cooperative): a taken CTA must become resident now */
@@ -91,7 +95,7 @@ static double thread_cpu(void)
 }
 
 static void run_ctas(struct worker *wk);
-static void run_slots(struct worker *wk, bool *busy);
+static void run_slots(struct worker *wk, bool *busy, uint32_t *left, struct cluster *clu);
 
 /* A worker: run CTAs until none is left or the launch stops; its CPU time into wk->cpu when
  * statistics are wanted (the thread CPU clock is a system call, not a vDSO read). */
@@ -113,69 +117,97 @@ static void *worker_main(void *arg)
 static void run_ctas(struct worker *wk)
 {
     struct launch_state *L = wk->L;
+    const unsigned ng = wk->nres / L->csize;
     bool busy_one[64] = {false};
-    /* resident slots in use: cooperative grids may hold more than 64 CTAs per host thread */
-    bool *busy = wk->nres <= 64 ? busy_one : calloc(wk->nres, sizeof *busy);
-    if (!busy) {
+    uint32_t left_one[64];
+    struct cluster clu_one[4];
+    /* cooperative grids may hold more than 64 CTAs per host thread */
+    bool *busy = ng <= 64 ? busy_one : calloc(ng, sizeof *busy);
+    uint32_t *left = ng <= 64 ? left_one : calloc(ng, sizeof *left);
+    struct cluster *clu = ng <= 4 ? clu_one : calloc(ng, sizeof *clu);
+    if (busy && left && clu)
+        run_slots(wk, busy, left, clu);
+    else
         wk->failed = true;
+    if (wk->failed)
         atomic_store(&L->stop, 1);
-        return;
-    }
-    run_slots(wk, busy);
     if (busy != busy_one)
         free(busy);
+    if (left != left_one)
+        free(left);
+    if (clu != clu_one)
+        free(clu);
 }
 
-/* run_ctas with the slots' busy flags. */
-static void run_slots(struct worker *wk, bool *busy)
+/* run_ctas with the state of the worker's slot groups: a group is csize consecutive slots
+ * running the CTAs of one cluster (one slot without clusters), busy until all of them finished
+ * (a finished CTA's shared memory stays readable by the others), left[g] of them still
+ * running, clu[g] their cluster. The slots run round-robin, a quantum per warp per round, so
+ * a cluster's CTAs make progress together on one host thread and wait for each other in
+ * barrier.cluster or on each other's shared memory without locks. */
+static void run_slots(struct worker *wk, bool *busy, uint32_t *left, struct cluster *clu)
 {
     struct launch_state *L = wk->L;
+    const uint32_t C = L->csize;
+    const unsigned ng = wk->nres / C;
     unsigned nbusy = 0;
     bool more = true;
     wk->next_det = wk->index;
     wk->chunk_next = wk->chunk_end = 0;
     for (;;) {
-        while (more && nbusy < wk->nres) {
+        while (more && nbusy < ng) {
             if (atomic_load_explicit(&L->stop, memory_order_relaxed))
                 return;
-            uint64_t i = next_cta(wk);
-            if (i == UINT64_MAX) {
+            uint64_t q = next_cta(wk);
+            if (q == UINT64_MAX) {
                 more = false;
                 break;
             }
-            unsigned s = 0;
-            while (busy[s])
-                s++;
-            if (cta_begin(&wk->res[s], L, i) != 0) {
-                wk->failed = true;
-                atomic_store(&L->stop, 1);
-                return;
+            unsigned g = 0;
+            while (busy[g])
+                g++;
+            cluster_init(&clu[g], L, q);
+            for (uint32_t r = 0; r < C; r++) {
+                if (cta_begin(&wk->res[g * C + r], L, &clu[g], q, r) != 0) {
+                    wk->failed = true;
+                    return;
+                }
             }
-            busy[s] = true;
+            busy[g] = true;
+            left[g] = C;
             nbusy++;
         }
         if (nbusy == 0)
             return;
-        for (unsigned s = 0; s < wk->nres; s++) {
-            if (!busy[s])
+        for (unsigned g = 0; g < ng; g++) {
+            if (!busy[g])
                 continue;
-            int r = cta_round(&wk->res[s], &wk->ninsn, &wk->nthread);
-            if (r == CTA_RUNNING) {
-                if (wk->res[s].spin) {
-                    /* maybe waiting for a CTA of another host thread: if that thread waits for
-                     * a core, give it this one now, not at the end of our time slice */
-                    wk->res[s].spin = false;
-                    sched_yield();
+            for (uint32_t r = 0; r < C; r++) {
+                struct cta *c = &wk->res[g * C + r];
+                if (!c->clu) /* finished, its cluster still running */
+                    continue;
+                int rc = cta_round(c, &wk->ninsn, &wk->nthread);
+                if (rc == CTA_RUNNING) {
+                    if (c->spin) {
+                        /* maybe waiting for a CTA of another host thread: if that thread
+                         * waits for a core, give it this one now, not at the end of our
+                         * time slice */
+                        c->spin = false;
+                        sched_yield();
+                    }
+                    continue;
                 }
-                continue;
+                if (rc == CTA_STOP) {
+                    atomic_store(&L->stop, 1);
+                    return;
+                }
+                wk->nctas++;
+                c->clu = NULL;
+                if (--left[g] == 0) {
+                    busy[g] = false;
+                    nbusy--;
+                }
             }
-            if (r == CTA_STOP) {
-                atomic_store(&L->stop, 1);
-                return;
-            }
-            busy[s] = false;
-            nbusy--;
-            wk->nctas++;
         }
     }
 }
@@ -395,8 +427,8 @@ int grid_run(struct launch_state *L, struct interp_stats *st)
     unsigned T = L->cfg->threads ? L->cfg->threads : L->dev->ncpu; /* counted once per device */
     if (L->trace)
         T = 1; /* one ordered trace */
-    if (T > L->nctas)
-        T = (unsigned)L->nctas;
+    if (T > L->nclusters)
+        T = (unsigned)L->nclusters;
     if (T == 0)
         T = 1;
     p = pool_acquire(L->dev->pool);
@@ -409,8 +441,9 @@ int grid_run(struct launch_state *L, struct interp_stats *st)
      * a smaller cap here would leave CTAs never started while the others wait in grid.sync) */
     unsigned R = 1;
     if (L->l->cooperative)
-        R = (unsigned)((L->nctas + T - 1) / T);
+        R = (unsigned)((L->nclusters + T - 1) / T);
     L->resident = R;
+    R *= L->csize; /* slots: a group of csize per resident cluster */
     struct worker *wk = aligned_alloc(_Alignof(struct worker), T * sizeof *wk);
     if (wk)
         memset(wk, 0, T * sizeof *wk);

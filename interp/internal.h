@@ -255,11 +255,39 @@ struct barrier {
 };
 
 struct launch_state;
+struct cta;
+
+/* Clusters (cluster.c): the shared::cluster window of a CTA's shared memory addresses is its
+ * own shared memory at [0, CLU_STRIDE) and the shared memory of the cluster's CTA of rank r at
+ * [(r + 1) * CLU_STRIDE, (r + 2) * CLU_STRIDE), for every CTA of the cluster alike (generic:
+ * MEM_SHARED_BASE + that). CLU_MAX: most CTAs a cluster may have (sm_90's non-portable
+ * limit). */
+#define CLU_STRIDE UINT64_C(0x100000)
+#define CLU_MAX 16u
+
+/* A thread-block cluster: its CTAs (by rank; NULL while not begun), and the split-phase
+ * barrier of barrier.cluster over all their threads. The grid
+ * runner (grid.c) runs a cluster's CTAs on one host thread, interleaved round by round, so
+ * nothing here needs a lock. Single-CTA launches run clusters of one. */
+struct cluster {
+    struct cta *cta[CLU_MAX];
+    uint32_t n;                 /* CTAs in the cluster (%cluster_nctarank) */
+    uint32_t id[3];             /* %clusterid */
+    uint32_t exited;            /* threads of the cluster that exited */
+    uint32_t arrived;           /* barrier.cluster: threads of the current phase that arrived
+                                   (only live threads: an arrived thread that exits is taken
+                                   out again) */
+    uint32_t phase;             /* completed phases */
+    uint32_t begun;             /* CTAs begun so far */
+    bool pending;               /* arrivals in the current phase */
+};
 
 struct cta {
     struct launch_state *L;
     uint32_t id[3];
     uint64_t linear;
+    struct cluster *clu;        /* its cluster */
+    uint32_t rank;              /* %cluster_ctarank */
     uint32_t nthreads, nwarps;
     uint32_t live_threads;
     uint32_t live_warps;
@@ -278,10 +306,6 @@ struct cta {
     uint8_t *local_buf;         /* zeroed when allocated; warps' local_hwm bound what is not */
     size_t local_cap;
     uint32_t local_layout;      /* the local_stride the warps' local_hwm refer to */
-    /* barrier.cluster: threads of the current phase that arrived (only live threads: an
-     * arrived thread that exits is taken out again), completed phases */
-    uint32_t clu_count;
-    uint32_t clu_phase;
     /* set by loads and atomics of spin-waits on other CTAs (ld.volatile, atom.cas, nanosleep
      * …) during a scheduling round; the worker then yields its host thread (grid.c) */
     bool spin;
@@ -292,8 +316,8 @@ struct cta {
     struct check_cta *chk;
 };
 
-/* The cluster barrier's slot in warp.bar_id and cta.bar_pending (after the 16 named ones).
- * Clusters are single-CTA: barrier.cluster waits for every live thread of the CTA. */
+/* The cluster barrier's slot in warp.bar_id (after the 16 named ones): barrier.cluster waits
+ * for every live thread of the CTA's cluster (struct cluster). */
 enum { CTA_BAR_CLUSTER = 16 };
 
 /* A host thread running CTAs: up to `nres` resident CTAs interleaved round by round (more
@@ -324,6 +348,10 @@ struct launch_state {
     uint32_t param_size;
     uint32_t nthreads;          /* per CTA */
     uint64_t nctas;
+    uint32_t cdim[3];           /* cluster shape (%cluster_nctaid; 1,1,1 without clusters) */
+    uint32_t csize;             /* CTAs per cluster */
+    uint64_t nclusters;         /* nctas / csize: the grid runner's unit of work */
+    bool explicit_cluster;      /* launched with a cluster shape (%is_explicit_cluster) */
     uint32_t shared_total;      /* bytes of a CTA's shared buffer (static + dynamic part) */
     uint32_t local_stride;
     uint64_t quantum;           /* warp instructions per scheduling quantum */
@@ -398,9 +426,15 @@ int warp_call(struct warp *w, uint32_t M, struct xfunc *callee, const struct cal
 enum { CTA_RUNNING = 0, CTA_DONE = 1, CTA_STOP = 2 };
 /* Release every pending barrier that is complete (threads exited). Returns how many. */
 int cta_release_pending(struct cta *c);
+/* May another CTA of c's cluster still run (not begun yet, or a warp of it runnable), so that
+ * c's warps waiting at barrier.cluster are not deadlocked? */
+bool cta_cluster_peer_runs(const struct cta *c);
 /* Record a deadlock of c (every live warp parked, nothing to release) as the launch's fault. */
 void cta_report_deadlock(struct cta *c);
-int cta_begin(struct cta *c, struct launch_state *L, uint64_t linear);
+/* Set up the CTA of rank `rank` of cluster `q` (clusters in grid order of %clusterid) of
+ * launch L in slot c, as a member of cl (cluster_init made it for q). 0, or -1 out of memory. */
+int cta_begin(struct cta *c, struct launch_state *L, struct cluster *cl, uint64_t q,
+              uint32_t rank);
 int cta_round(struct cta *c, uint64_t *ninsn, uint64_t *nthread);
 void cta_free(struct cta *c);
 /* A barrier instruction by lanes M, counting lanes `arrive` as arrived (red: -1 arrive, 0 sync, 1 popc, 2 and, 3 or; predv the
@@ -418,6 +452,25 @@ int cta_cluster_wait(struct warp *w, uint32_t M);
 /* warp.c calls this when lanes exit: an arrival of theirs in the current phase no longer
  * counts (the barrier waits for non-exited threads only). */
 void cta_lanes_exited(struct warp *w, uint32_t lanes);
+
+/* cluster.c: clusters and distributed shared memory. cluster_init: cl is cluster q of L, no
+ * CTA begun. cluster_xlate: the host pointer of an access of `width` bytes at shared::cluster
+ * offset a (a >= CLU_STRIDE: another window than the CTA's own), 0 or TRAP_OOB.
+ * cluster_mapa: the address of shared address a (generic when `generic`) in the CTA of rank r;
+ * -1 (the reason in why[n]) when r is outside the cluster or a is not a shared address. cluster_rank_of: rank of the
+ * CTA owning (generic when `generic`) shared address a. cluster_window: is generic address a in
+ * the CTA's own shared window (own) or in the cluster's (!own)? cluster_sreg: value of a
+ * %cluster* special register. */
+void cluster_init(struct cluster *cl, const struct launch_state *L, uint64_t q);
+int cluster_xlate(const struct warp *w, uint64_t a, unsigned width, uint8_t **p);
+int cluster_mapa(const struct warp *w, uint64_t a, uint64_t r, bool generic, uint64_t *out,
+                 char *why, size_t n);
+uint32_t cluster_rank_of(const struct warp *w, uint64_t a, bool generic);
+bool cluster_window(const struct warp *w, uint64_t a, bool own);
+uint64_t cluster_sreg(const struct cta *c, unsigned s);
+/* cluster.c: bytes from shared::cluster offset o (valid: vm_xlate accepted it) to the end of
+ * the shared memory of the CTA it is in. */
+uint64_t cluster_shared_left(const struct warp *w, uint64_t o);
 
 /* exec.c: run warp w for about one quantum. Returns the warp state. */
 enum warp_state exec_warp(struct warp *w);

@@ -169,6 +169,9 @@ struct interp_launch {
     uint32_t shared_dynamic;      /* bytes of dynamic shared memory */
     const void *params;           /* parameter block image (param_size_total bytes, ABI layout) */
     bool cooperative;             /* all CTAs co-resident (grid.sync) */
+    uint32_t cluster[3];          /* cluster shape the launch asks for (cudaLaunchAttribute
+                                     ClusterDimension); all 0: none (the kernel's
+                                     .reqnctapercluster, else clusters of one CTA) */
 };
 
 struct interp_stats {

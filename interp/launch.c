@@ -36,6 +36,58 @@ static void pf_give(struct interp_dev *d, struct dev_printf_buf *b)
     dev_printf_buf_destroy(b);
 }
 
+/* The cluster shape of launch l into L (cdim, csize, nclusters, explicit_cluster): the
+ * kernel's .reqnctapercluster, else the launch's, else clusters of one CTA. 0, or -EINVAL with
+ * the reason in msg: the launch's shape differs from the kernel's, a kernel with
+ * .explicitcluster launched without one, the grid not a multiple of it, more CTAs than
+ * .maxclusterrank or CLU_MAX. */
+static int cluster_shape(const struct interp_launch *l, const struct ir_func *f,
+                         struct launch_state *L, char *msg, size_t n)
+{
+    const bool fk = f->reqnctapercluster[0] != 0;
+    const bool lk = l->cluster[0] || l->cluster[1] || l->cluster[2];
+    for (int i = 0; i < 3; i++) {
+        uint32_t v = fk ? f->reqnctapercluster[i] : l->cluster[i];
+        L->cdim[i] = v ? v : 1;
+    }
+    if (fk && lk) {
+        for (int i = 0; i < 3; i++) {
+            if ((l->cluster[i] ? l->cluster[i] : 1) != L->cdim[i]) {
+                snprintf(msg, n,
+                         "cluster dimension (%u,%u,%u) differs from the kernel's "
+                         ".reqnctapercluster %u, %u, %u",
+                         l->cluster[0], l->cluster[1], l->cluster[2], L->cdim[0], L->cdim[1],
+                         L->cdim[2]);
+                return -EINVAL;
+            }
+        }
+    }
+    if (f->explicitcluster && !fk && !lk) {
+        snprintf(msg, n, "the kernel has .explicitcluster: it must be launched with a cluster "
+                         "dimension");
+        return -EINVAL;
+    }
+    L->explicit_cluster = fk || lk;
+    const uint64_t cs = (uint64_t)L->cdim[0] * L->cdim[1] * L->cdim[2];
+    if (cs > CLU_MAX || (f->maxclusterrank && cs > f->maxclusterrank)) {
+        snprintf(msg, n, "cluster (%u,%u,%u) has %llu CTAs (at most %u)", L->cdim[0],
+                 L->cdim[1], L->cdim[2], (unsigned long long)cs,
+                 f->maxclusterrank && f->maxclusterrank < CLU_MAX ? f->maxclusterrank
+                                                                  : CLU_MAX);
+        return -EINVAL;
+    }
+    for (int i = 0; i < 3; i++) {
+        if (l->grid[i] % L->cdim[i]) {
+            snprintf(msg, n, "grid (%u,%u,%u) is not a multiple of the cluster (%u,%u,%u)",
+                     l->grid[0], l->grid[1], l->grid[2], L->cdim[0], L->cdim[1], L->cdim[2]);
+            return -EINVAL;
+        }
+    }
+    L->csize = (uint32_t)cs;
+    L->nclusters = L->nctas / cs;
+    return 0;
+}
+
 /* Validate a launch and set up its state (see internal.h). */
 int launch_prepare(struct interp_dev *d, const struct interp_launch *l, struct trap *trap,
                    struct launch_state *L)
@@ -90,6 +142,10 @@ int launch_prepare(struct interp_dev *d, const struct interp_launch *l, struct t
         memcpy(L->params, l->params, L->param_size);
     L->nthreads = (uint32_t)nthreads;
     L->nctas = nctas;
+    if (cluster_shape(l, k->xf->f, L, trap->msg, sizeof trap->msg) != 0) {
+        free(L->params);
+        return -EINVAL;
+    }
     L->shared_total = (uint32_t)shared;
     uint32_t maxlocal = 0;
     const struct interp_program *p = k->prog;

@@ -168,14 +168,18 @@ static uint64_t sreg_value(const struct warp *w, unsigned s, unsigned l)
     case SR_NTID_X: return b[0];
     case SR_NTID_Y: return b[1];
     case SR_NTID_Z: return b[2];
-    case SR_CTAID_X: case SR_CLUSTERID_X: return c->id[0];
-    case SR_CTAID_Y: case SR_CLUSTERID_Y: return c->id[1];
-    case SR_CTAID_Z: case SR_CLUSTERID_Z: return c->id[2];
-    case SR_NCTAID_X: case SR_NCLUSTERID_X: return g[0];
-    case SR_NCTAID_Y: case SR_NCLUSTERID_Y: return g[1];
-    case SR_NCTAID_Z: case SR_NCLUSTERID_Z: return g[2];
-    case SR_CLUSTER_NCTAID_X: case SR_CLUSTER_NCTAID_Y: case SR_CLUSTER_NCTAID_Z:
-    case SR_CLUSTER_NCTARANK: return 1;
+    case SR_CTAID_X: return c->id[0];
+    case SR_CTAID_Y: return c->id[1];
+    case SR_CTAID_Z: return c->id[2];
+    case SR_NCTAID_X: return g[0];
+    case SR_NCTAID_Y: return g[1];
+    case SR_NCTAID_Z: return g[2];
+    case SR_CLUSTERID_X: case SR_CLUSTERID_Y: case SR_CLUSTERID_Z: case SR_NCLUSTERID_X:
+    case SR_NCLUSTERID_Y: case SR_NCLUSTERID_Z: case SR_CLUSTER_CTAID_X:
+    case SR_CLUSTER_CTAID_Y: case SR_CLUSTER_CTAID_Z: case SR_CLUSTER_NCTAID_X:
+    case SR_CLUSTER_NCTAID_Y: case SR_CLUSTER_NCTAID_Z: case SR_CLUSTER_CTARANK:
+    case SR_CLUSTER_NCTARANK: case SR_IS_EXPLICIT_CLUSTER:
+        return cluster_sreg(c, s);
     case SR_LANEID: return l;
     case SR_WARPID: return w->id;
     case SR_NWARPID: return 64;

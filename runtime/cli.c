@@ -69,6 +69,8 @@ static const char usage_text[] =
     "      buf:TYPE=v1,v2,...  device buffer of typed values\n"
     "      buf:iota.TYPE=N     device buffer of N values 0, 1, ..., N-1 of TYPE\n"
     "  --shared BYTES      dynamic shared memory per block\n"
+    "  --cluster X[,Y,Z]   thread-block cluster shape (cudaLaunchAttributeClusterDimension;\n"
+    "                      default: the kernel's .reqnctapercluster, else clusters of one)\n"
     "  --print INDEX:TYPE[:COUNT]\n"
     "                      after the kernel, print buffer argument INDEX (0-based parameter\n"
     "                      index) one value per line: integers in decimal, f32 as %.9g,\n"
@@ -797,7 +799,7 @@ static void list_kernels(FILE *out, const struct ir_module *m)
 static int cmd_exec(int argc, char **argv)
 {
     const char *file = NULL, *kname = NULL;
-    uint32_t grid[3] = {0, 0, 0}, block[3] = {0, 0, 0};
+    uint32_t grid[3] = {0, 0, 0}, block[3] = {0, 0, 0}, cluster[3] = {0, 0, 0};
     uint64_t shared = 0, repeat = 1;
     struct run_opts o = {.trace_thread = -1};
     int rc = 1;
@@ -848,6 +850,12 @@ static int cmd_exec(int argc, char **argv)
                 goto out;
             }
             have_block = true;
+        } else if (!strcmp(a, "--cluster") && val) {
+            if (parse_dims(argv[++i], cluster) < 0) {
+                rc = usage_error("--cluster: expected X[,Y,Z] of positive integers, not '%s'",
+                                 argv[i]);
+                goto out;
+            }
         } else if (!strcmp(a, "--shared") && val) {
             if (parse_u64(argv[++i], &shared) < 0 || shared > UINT32_MAX) {
                 rc = usage_error("--shared: bad byte count '%s'", argv[i]);
@@ -1043,6 +1051,7 @@ static int cmd_exec(int argc, char **argv)
     struct interp_launch l = {.kernel = k, .shared_dynamic = (uint32_t)shared, .params = params};
     memcpy(l.grid, grid, sizeof grid);
     memcpy(l.block, block, sizeof block);
+    memcpy(l.cluster, cluster, sizeof cluster);
     struct interp_stats st = {0};
     struct trap trap;
     memset(&trap, 0, sizeof trap);

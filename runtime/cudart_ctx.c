@@ -41,6 +41,8 @@ _Static_assert((int)RT_ERR_CONTEXT_IS_DESTROYED == (int)cudaErrorContextIsDestro
                "error values");
 _Static_assert((int)RT_ERR_COOPERATIVE_LAUNCH_TOO_LARGE == (int)cudaErrorCooperativeLaunchTooLarge,
                "error values");
+_Static_assert((int)RT_ERR_INVALID_CLUSTER_SIZE == (int)cudaErrorInvalidClusterSize,
+               "error values");
 
 /* The process's one default context (cudart_private.h). */
 struct cudart_ctx cr_g = {.hlock = PTHREAD_MUTEX_INITIALIZER, .next_stream_id = 16,

@@ -210,7 +210,8 @@ static cudaError_t node_run(struct CUgraphNode_st *nd)
         return cudaSuccess;
     switch (nd->kind) {
     case NK_KERNEL:
-        return cr_run_kernel(nd->func, nd->grid, nd->block, nd->shared, NULL, nd->params, false);
+        return cr_run_kernel(nd->func, nd->grid, nd->block, nd->shared, NULL, nd->params, false,
+                             nd->cluster);
     case NK_MEMCPY:
         return cr_run_copy_desc(&nd->cp);
     case NK_MEMSET:
@@ -1441,29 +1442,48 @@ EXPORT cudaError_t cudaDeviceSetGraphMemAttribute(int device, enum cudaGraphMemA
     return value ? cudaSuccess : cr_ret(cudaErrorInvalidValue);
 }
 
-/* Kernel node attributes (access policy windows, priorities, …) are accepted and read back
- * as defaults: they change nothing in the functional model. */
+/* Kernel node attributes: the cluster dimension is the node's launch's cluster shape (a
+ * captured cudaLaunchKernelEx keeps its own); the others (access policy windows,
+ * priorities, …) are accepted and read back as defaults: they change nothing in the
+ * functional model. */
 EXPORT cudaError_t cudaGraphKernelNodeGetAttribute(cudaGraphNode_t hNode, cudaKernelNodeAttrID attr,
                                                    cudaKernelNodeAttrValue *value_out)
 {
-    (void)attr;
-    if (!NODE_OF(hNode, NK_KERNEL) || !value_out)
+    struct CUgraphNode_st *nd = NODE_OF(hNode, NK_KERNEL);
+    if (!nd || !value_out)
         return cr_ret(cudaErrorInvalidValue);
     memset(value_out, 0, sizeof *value_out);
+    if (attr == cudaKernelNodeAttributeClusterDimension) {
+        value_out->clusterDim.x = nd->cluster[0];
+        value_out->clusterDim.y = nd->cluster[1];
+        value_out->clusterDim.z = nd->cluster[2];
+    }
     return cudaSuccess;
 }
 
 EXPORT cudaError_t cudaGraphKernelNodeSetAttribute(cudaGraphNode_t hNode, cudaKernelNodeAttrID attr,
                                                    const cudaKernelNodeAttrValue *value)
 {
-    (void)attr;
-    return NODE_OF(hNode, NK_KERNEL) && value ? cudaSuccess : cr_ret(cudaErrorInvalidValue);
+    struct CUgraphNode_st *nd = NODE_OF(hNode, NK_KERNEL);
+    if (!nd || !value)
+        return cr_ret(cudaErrorInvalidValue);
+    if (attr == cudaKernelNodeAttributeClusterDimension) {
+        if (!value->clusterDim.x || !value->clusterDim.y || !value->clusterDim.z)
+            return cr_ret(cudaErrorInvalidValue);
+        nd->cluster[0] = value->clusterDim.x;
+        nd->cluster[1] = value->clusterDim.y;
+        nd->cluster[2] = value->clusterDim.z;
+    }
+    return cudaSuccess;
 }
 
 EXPORT cudaError_t cudaGraphKernelNodeCopyAttributes(cudaGraphNode_t hDst, cudaGraphNode_t hSrc)
 {
-    return NODE_OF(hDst, NK_KERNEL) && NODE_OF(hSrc, NK_KERNEL) ? cudaSuccess
-                                                                : cr_ret(cudaErrorInvalidValue);
+    struct CUgraphNode_st *d = NODE_OF(hDst, NK_KERNEL), *s = NODE_OF(hSrc, NK_KERNEL);
+    if (!d || !s)
+        return cr_ret(cudaErrorInvalidValue);
+    memcpy(d->cluster, s->cluster, sizeof d->cluster);
+    return cudaSuccess;
 }
 
 static cudaError_t event_node(cudaGraphNode_t node, enum node_kind k, cudaEvent_t *get,

@@ -196,7 +196,7 @@ static struct rt_func *resolve_func(const void *func)
 
 cudaError_t cr_run_kernel(struct rt_func *f, const uint32_t grid[3], const uint32_t block[3],
                               size_t shared, void **args, const uint8_t *params,
-                              bool cooperative)
+                              bool cooperative, const uint32_t *cluster)
 {
     struct rt_ctx *c = cr_ctx();
     void *argv_buf[64];
@@ -211,6 +211,8 @@ cudaError_t cr_run_kernel(struct rt_func *f, const uint32_t grid[3], const uint3
             argv[i] = (void *)(params + f->info.param_offset[i]);
     }
     struct rt_launch_req r = {.func = f, .shared = shared, .args = argv, .cooperative = cooperative};
+    if (cluster)
+        memcpy(r.cluster, cluster, sizeof r.cluster);
     memcpy(r.grid, grid, sizeof r.grid);
     memcpy(r.block, block, sizeof r.block);
     int e = rt_launch(c, &r);
@@ -223,8 +225,9 @@ static void kernel_op(struct rt_ctx *c, void *arg)
     rt_launch_exec(c, arg);
 }
 
+/* A launch (cluster: the cudaLaunchAttributeClusterDimension shape; NULL: none). */
 static cudaError_t launch_common(struct rt_func *f, dim3 g, dim3 b, void **args, size_t shared,
-                                 cudaStream_t stream, bool cooperative)
+                                 cudaStream_t stream, bool cooperative, const uint32_t *cluster)
 {
     CHECK_STICKY();
     if (!f)
@@ -250,6 +253,8 @@ static cudaError_t launch_common(struct rt_func *f, dim3 g, dim3 b, void **args,
             return cr_ret(cudaErrorInvalidValue);
         }
         nd->func = f;
+        if (cluster)
+            memcpy(nd->cluster, cluster, sizeof nd->cluster);
         memcpy(nd->grid, grid, sizeof grid);
         memcpy(nd->block, block, sizeof block);
         nd->shared = (uint32_t)shared;
@@ -257,6 +262,8 @@ static cudaError_t launch_common(struct rt_func *f, dim3 g, dim3 b, void **args,
     }
     struct rt_launch_req r = {.func = f, .shared = shared, .args = args,
                               .cooperative = cooperative};
+    if (cluster)
+        memcpy(r.cluster, cluster, sizeof r.cluster);
     memcpy(r.grid, grid, sizeof r.grid);
     memcpy(r.block, block, sizeof r.block);
     struct rt_kernel_op *k;
@@ -275,35 +282,63 @@ EXPORT cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, dim3 bl
                                       void **args, size_t sharedMem, cudaStream_t stream)
 {
     struct rt_func *f = rt_is_func(cr_ctx(), kernel) ? (struct rt_func *)kernel : NULL;
-    return launch_common(f, gridDim, blockDim, args, sharedMem, stream, false);
+    return launch_common(f, gridDim, blockDim, args, sharedMem, stream, false, NULL);
 }
 
 /* cudaLaunchKernel: func is a host stub (or a kernel handle). */
 EXPORT cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args,
                                     size_t sharedMem, cudaStream_t stream)
 {
-    return launch_common(resolve_func(func), gridDim, blockDim, args, sharedMem, stream, false);
+    return launch_common(resolve_func(func), gridDim, blockDim, args, sharedMem, stream, false,
+                         NULL);
 }
 
 EXPORT cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 gridDim, dim3 blockDim,
                                                void **args, size_t sharedMem, cudaStream_t stream)
 {
-    return launch_common(resolve_func(func), gridDim, blockDim, args, sharedMem, stream, true);
+    return launch_common(resolve_func(func), gridDim, blockDim, args, sharedMem, stream, true,
+                         NULL);
+}
+
+/* The launch attributes of config: cooperative, the cluster shape (all 0: none). The
+ * cluster scheduling policy preference is accepted (spread and load balancing are placement
+ * hints; every cluster's CTAs run together whatever it says). cudaErrorInvalidValue for a
+ * malformed list or a zero cluster dimension. */
+static cudaError_t launch_attrs(const cudaLaunchConfig_t *config, bool *coop, uint32_t cluster[3])
+{
+    if (!config || (config->numAttrs && !config->attrs))
+        return cudaErrorInvalidValue;
+    *coop = false;
+    cluster[0] = cluster[1] = cluster[2] = 0;
+    for (unsigned i = 0; i < config->numAttrs; i++) {
+        const cudaLaunchAttribute *a = &config->attrs[i];
+        if (a->id == cudaLaunchAttributeCooperative) {
+            *coop = a->val.cooperative != 0;
+        } else if (a->id == cudaLaunchAttributeClusterDimension) {
+            if (!a->val.clusterDim.x || !a->val.clusterDim.y || !a->val.clusterDim.z)
+                return cudaErrorInvalidValue;
+            cluster[0] = a->val.clusterDim.x;
+            cluster[1] = a->val.clusterDim.y;
+            cluster[2] = a->val.clusterDim.z;
+        } else if (a->id == cudaLaunchAttributeClusterSchedulingPolicyPreference) {
+            if ((unsigned)a->val.clusterSchedulingPolicyPreference >
+                cudaClusterSchedulingPolicyLoadBalancing)
+                return cudaErrorInvalidValue;
+        }
+    }
+    return cudaSuccess;
 }
 
 EXPORT cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *func,
                                        void **args)
 {
-    if (!config || (config->numAttrs && !config->attrs))
-        return cr_ret(cudaErrorInvalidValue);
-    bool coop = false;
-    for (unsigned i = 0; i < config->numAttrs; i++) {
-        const cudaLaunchAttribute *a = &config->attrs[i];
-        if (a->id == cudaLaunchAttributeCooperative)
-            coop = a->val.cooperative != 0;
-    }
+    bool coop;
+    uint32_t cl[3];
+    cudaError_t e = launch_attrs(config, &coop, cl);
+    if (e)
+        return cr_ret(e);
     return launch_common(resolve_func(func), config->gridDim, config->blockDim, args,
-                         config->dynamicSmemBytes, config->stream, coop);
+                         config->dynamicSmemBytes, config->stream, coop, cl);
 }
 
 cudaError_t cr_func_loaded(const void *func, struct rt_func **out)
@@ -348,6 +383,16 @@ EXPORT cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const 
         (int)(f->max_dynamic_shared ? f->max_dynamic_shared
                                     : d->shared_per_block - f->info.shared_static);
     attr->preferredShmemCarveout = f->preferred_carveout ? f->preferred_carveout : -1;
+    /* a kernel's cluster shape: .reqnctapercluster (__cluster_dims__), .explicitcluster */
+    const struct ir_func *fn = f->info.func;
+    if (fn && fn->reqnctapercluster[0]) {
+        attr->requiredClusterWidth = (int)fn->reqnctapercluster[0];
+        attr->requiredClusterHeight = (int)(fn->reqnctapercluster[1] ? fn->reqnctapercluster[1] : 1);
+        attr->requiredClusterDepth = (int)(fn->reqnctapercluster[2] ? fn->reqnctapercluster[2] : 1);
+    }
+    attr->clusterDimMustBeSet = fn && fn->explicitcluster && !fn->reqnctapercluster[0];
+    attr->clusterSchedulingPolicyPreference = f->cluster_policy;
+    attr->nonPortableClusterSizeAllowed = f->nonportable_cluster;
     return cudaSuccess;
 }
 
@@ -376,7 +421,14 @@ EXPORT cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute
     case cudaFuncAttributeRequiredClusterDepth:
         return cr_ret(cudaErrorInvalidValue); /* read-only */
     case cudaFuncAttributeNonPortableClusterSizeAllowed:
+        if (value < 0 || value > 1)
+            return cr_ret(cudaErrorInvalidValue);
+        f->nonportable_cluster = value == 1 && d->sm >= 90;
+        return cudaSuccess;
     case cudaFuncAttributeClusterSchedulingPolicyPreference:
+        if (value < 0 || value > (int)cudaClusterSchedulingPolicyLoadBalancing)
+            return cr_ret(cudaErrorInvalidValue);
+        f->cluster_policy = value;
         return cudaSuccess;
     default:
         return cr_ret(cudaErrorInvalidValue);
@@ -430,6 +482,119 @@ EXPORT cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks,
 {
     return cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize,
                                                                   dynamicSMemSize, 0);
+}
+
+/* The cluster size of an occupancy query: the kernel's __cluster_dims__, else config's
+ * cudaLaunchAttributeClusterDimension; 0 when neither gives one. cudaErrorInvalidValue for
+ * a malformed config, cudaErrorInvalidClusterSize when config's differs from the kernel's. */
+static cudaError_t occ_cluster(const struct rt_func *f, const cudaLaunchConfig_t *config,
+                               unsigned *size)
+{
+    bool coop;
+    uint32_t want[3];
+    cudaError_t e = launch_attrs(config, &coop, want);
+    if (e)
+        return e;
+    const struct ir_func *fn = f->info.func;
+    const bool lk = want[0] || want[1] || want[2];
+    *size = 0;
+    if (fn && fn->reqnctapercluster[0]) {
+        unsigned n = 1;
+        for (int i = 0; i < 3; i++) {
+            uint32_t c = fn->reqnctapercluster[i] ? fn->reqnctapercluster[i] : 1;
+            if (lk && want[i] != c)
+                return cudaErrorInvalidClusterSize;
+            n *= c;
+        }
+        *size = n;
+    } else if (lk) {
+        *size = want[0] * want[1] * want[2];
+    }
+    return cudaSuccess;
+}
+
+/* Does config's block fit the kernel and device (threads, shared memory)? */
+static bool occ_fits(const struct rt_device *d, const struct rt_func *f,
+                     const cudaLaunchConfig_t *config, unsigned *threads)
+{
+    const uint64_t t = (uint64_t)config->blockDim.x * config->blockDim.y * config->blockDim.z;
+    *threads = (unsigned)t;
+    return t && t <= d->threads_per_block && (!f->info.max_threads || t <= f->info.max_threads) &&
+           config->dynamicSmemBytes + f->info.shared_static <= d->shared_per_block_optin;
+}
+
+/* The most clusters of config's shape (or the kernel's) resident at once: clusters stay within
+ * a GPC (rt_cluster_occupancy). 0 when a block does not fit; cudaErrorInvalidClusterSize for a
+ * cluster larger than the kernel may have (8, 16 with the non-portable attribute). */
+EXPORT cudaError_t cudaOccupancyMaxActiveClusters(int *numClusters, const void *func,
+                                                  const cudaLaunchConfig_t *launchConfig)
+{
+    CHECK_STICKY();
+    if (!numClusters || !launchConfig)
+        return cr_ret(cudaErrorInvalidValue);
+    struct rt_func *f;
+    cudaError_t e = cr_func_loaded(func, &f);
+    if (e)
+        return cr_ret(e);
+    unsigned cs;
+    if ((e = occ_cluster(f, launchConfig, &cs)))
+        return cr_ret(e);
+    const struct rt_device *d = &cr_ctx()->dev;
+    if (!cs)
+        return cr_ret(cudaErrorInvalidValue); /* no cluster shape from the kernel or config */
+    unsigned max = rt_cluster_max(d, f->nonportable_cluster);
+    const struct ir_func *fn = f->info.func;
+    if (fn && fn->maxclusterrank && fn->maxclusterrank < max)
+        max = fn->maxclusterrank;
+    if (cs > max)
+        return cr_ret(cudaErrorInvalidClusterSize);
+    unsigned threads;
+    if (!occ_fits(d, f, launchConfig, &threads)) {
+        *numClusters = 0;
+        return cudaSuccess;
+    }
+    uint64_t n = rt_cluster_occupancy(d, &f->info, threads, launchConfig->dynamicSmemBytes, cs);
+    *numClusters = n > INT32_MAX ? INT32_MAX : (int)n;
+    return cudaSuccess;
+}
+
+/* The largest cluster size at which at least one cluster of the kernel fits (config's cluster
+ * dimension ignored; the kernel's own when it has one): at most 8, or 16 with the non-portable
+ * attribute, and no more than .maxclusterrank. */
+EXPORT cudaError_t cudaOccupancyMaxPotentialClusterSize(int *clusterSize, const void *func,
+                                                        const cudaLaunchConfig_t *launchConfig)
+{
+    CHECK_STICKY();
+    if (!clusterSize || !launchConfig)
+        return cr_ret(cudaErrorInvalidValue);
+    struct rt_func *f;
+    cudaError_t e = cr_func_loaded(func, &f);
+    if (e)
+        return cr_ret(e);
+    const struct rt_device *d = &cr_ctx()->dev;
+    const struct ir_func *fn = f->info.func;
+    if (fn && fn->reqnctapercluster[0]) {
+        unsigned n = 1;
+        for (int i = 0; i < 3; i++)
+            n *= fn->reqnctapercluster[i] ? fn->reqnctapercluster[i] : 1;
+        *clusterSize = (int)n;
+        return cudaSuccess;
+    }
+    bool coop;
+    uint32_t want[3];
+    if ((e = launch_attrs(launchConfig, &coop, want)))
+        return cr_ret(e);
+    unsigned threads, best = 0;
+    if (occ_fits(d, f, launchConfig, &threads)) {
+        unsigned max = rt_cluster_max(d, f->nonportable_cluster);
+        if (fn && fn->maxclusterrank && fn->maxclusterrank < max)
+            max = fn->maxclusterrank;
+        for (unsigned cs = max; cs >= 1 && !best; cs--)
+            if (rt_cluster_occupancy(d, &f->info, threads, launchConfig->dynamicSmemBytes, cs))
+                best = cs;
+    }
+    *clusterSize = (int)best;
+    return cudaSuccess;
 }
 
 EXPORT cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize,

@@ -157,6 +157,7 @@ struct CUgraphNode_st {
     struct CUgraph_st *graph;
     struct rt_func *func;             /* kernel */
     uint32_t grid[3], block[3];
+    uint32_t cluster[3];              /* kernel: cluster shape of a captured launch (0: none) */
     uint32_t shared;
     uint8_t *params;                  /* kernel parameter block copy */
     void *dst;                        /* memset / memfree target */
@@ -250,9 +251,11 @@ bool cr_hs_del(struct handle_set *s, const void *p);
 
 /* A registered kernel that is loaded, from a host stub or a handle (cudaErrorInvalid… else). */
 cudaError_t cr_func_loaded(const void *func, struct rt_func **out);
-/* Run a kernel now (graph nodes, on the worker): args per parameter, or a parameter block. */
+/* Run a kernel now (graph nodes, on the worker): args per parameter, or a parameter block;
+ * cluster: the launch's cluster shape (NULL: none). */
 cudaError_t cr_run_kernel(struct rt_func *f, const uint32_t grid[3], const uint32_t block[3],
-                          size_t shared, void **args, const uint8_t *params, bool cooperative);
+                          size_t shared, void **args, const uint8_t *params, bool cooperative,
+                          const uint32_t *cluster);
 
 /* ====================================================================== streams (stream) */
 

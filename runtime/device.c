@@ -268,6 +268,57 @@ unsigned rt_occupancy(const struct rt_device *d, const struct interp_kernel_info
     return n;
 }
 
+/* The largest cluster a launch may ask for (see rt.h). */
+unsigned rt_cluster_max(const struct rt_device *d, bool nonportable)
+{
+    if (d->sm < 90)
+        return 0;
+    return nonportable ? 16 : 8;
+}
+
+/* Clusters of csize CTAs that fit on d at once (see rt.h): each GPC holds
+ * floor(CTAs per SM * its SMs / csize) of them. */
+uint64_t rt_cluster_occupancy(const struct rt_device *d, const struct interp_kernel_info *k,
+                              unsigned block, uint64_t dyn, unsigned csize)
+{
+    if (!csize)
+        return 0;
+    const uint64_t per_sm = rt_occupancy(d, k, block, dyn);
+    const unsigned full = d->nsm / RT_GPC_SMS, rest = d->nsm % RT_GPC_SMS;
+    return full * (per_sm * RT_GPC_SMS / csize) + per_sm * rest / csize;
+}
+
+/* Check a launch's cluster shape (see rt.h). */
+int rt_cluster_check(const struct rt_device *d, const struct interp_kernel_info *k,
+                     const uint32_t grid[3], const uint32_t want[3], bool nonportable,
+                     uint32_t out[3])
+{
+    const struct ir_func *f = k->func;
+    const bool fk = f && f->reqnctapercluster[0];
+    const bool lk = want[0] || want[1] || want[2];
+    out[0] = out[1] = out[2] = 0;
+    if (!fk && !lk)
+        return f && f->explicitcluster ? RT_ERR_INVALID_CLUSTER_SIZE : RT_OK;
+    uint32_t c[3];
+    for (int i = 0; i < 3; i++) {
+        c[i] = fk ? f->reqnctapercluster[i] : want[i];
+        if (!c[i])
+            c[i] = 1;
+        if (fk && lk && (want[i] ? want[i] : 1) != c[i])
+            return RT_ERR_INVALID_CLUSTER_SIZE;
+    }
+    unsigned max = rt_cluster_max(d, nonportable);
+    if (f && f->maxclusterrank && f->maxclusterrank < max)
+        max = f->maxclusterrank;
+    if ((uint64_t)c[0] * c[1] * c[2] > max)
+        return RT_ERR_INVALID_CLUSTER_SIZE;
+    for (int i = 0; i < 3; i++)
+        if (grid[i] % c[i])
+            return RT_ERR_INVALID_CLUSTER_SIZE;
+    memcpy(out, c, sizeof c);
+    return RT_OK;
+}
+
 /* Help text for --device. */
 void rt_device_help(FILE *out)
 {

@@ -48,6 +48,7 @@ enum {
     RT_ERR_MISALIGNED_ADDRESS = 716,
     RT_ERR_LAUNCH_FAILURE = 719,
     RT_ERR_COOPERATIVE_LAUNCH_TOO_LARGE = 720,
+    RT_ERR_INVALID_CLUSTER_SIZE = 912,
     RT_ERR_INVALID_DEVICE_FUNCTION = 98,
     RT_ERR_NOT_SUPPORTED = 801,
     RT_ERR_UNKNOWN = 999,
@@ -105,6 +106,21 @@ void rt_device_default(struct rt_device *d);
  * shared-optin, shared-sm, clock, threads-sm, blocks-sm, regs-sm), or the name of a file holding such settings one per
  * line. 0, or -1 with a message in err. */
 int rt_device_parse(struct rt_device *d, const char *spec, char *err, size_t errlen);
+/* Thread-block clusters: the largest cluster a launch may ask for on d (8, the portable size;
+ * 16 with nonportable, on sm_90+; 0 before sm_90), and how many clusters of `csize` CTAs of a
+ * kernel fit on d at once (its CTAs per SM from rt_occupancy, clusters confined to a GPC of
+ * RT_GPC_SMS multiprocessors, as on sm_90 parts). */
+#define RT_GPC_SMS 18u
+unsigned rt_cluster_max(const struct rt_device *d, bool nonportable);
+uint64_t rt_cluster_occupancy(const struct rt_device *d, const struct interp_kernel_info *k,
+                              unsigned block, uint64_t dyn, unsigned csize);
+/* Check a launch's cluster shape against the kernel and the device: the shape the kernel's
+ * .reqnctapercluster fixes, else `want` (all 0: none) into out[3] (all 0: no cluster). RT_OK,
+ * RT_ERR_INVALID_CLUSTER_SIZE (differs from the kernel's, too large, grid not a multiple, a
+ * kernel with .explicitcluster without one) or RT_ERR_INVALID_CONFIGURATION. */
+int rt_cluster_check(const struct rt_device *d, const struct interp_kernel_info *k,
+                     const uint32_t grid[3], const uint32_t want[3], bool nonportable,
+                     uint32_t out[3]);
 /* Print the device spec keys and presets (help text). */
 void rt_device_help(FILE *out);
 /* CTAs of a kernel (k: registers per thread, static shared bytes) resident per SM of d for a
@@ -342,6 +358,8 @@ struct rt_func {
     _Atomic unsigned devlib;    /* RT_DEVLIB_* bits of its module, once known */
     int preferred_carveout;
     int cache_config;
+    bool nonportable_cluster;   /* cudaFuncAttributeNonPortableClusterSizeAllowed */
+    int cluster_policy;         /* cudaFuncAttributeClusterSchedulingPolicyPreference */
 };
 
 struct rt_var {
@@ -380,6 +398,7 @@ struct rt_launch_req {
     uint64_t shared;
     void **args;
     bool cooperative;
+    uint32_t cluster[3];        /* cudaLaunchAttributeClusterDimension; all 0: none */
 };
 
 /* A validated launch with its own parameter block, ready to run. */

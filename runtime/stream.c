@@ -101,6 +101,10 @@ int rt_launch_prepare(struct rt_ctx *c, const struct rt_launch_req *r, struct rt
                                     : 0);
     if (r->shared > dyn_limit || f->info.shared_static + r->shared > d->shared_per_block_optin)
         return RT_ERR_INVALID_VALUE;
+    uint32_t cluster[3];
+    e = rt_cluster_check(d, &f->info, r->grid, r->cluster, f->nonportable_cluster, cluster);
+    if (e)
+        return e;
     if (r->cooperative) {
         /* all CTAs must be co-resident: at most what the occupancy calculator says fits */
         uint64_t per_sm = rt_occupancy(d, &f->info, (unsigned)threads, r->shared);
@@ -136,6 +140,7 @@ int rt_launch_prepare(struct rt_ctx *c, const struct rt_launch_req *r, struct rt
     k->l.shared_dynamic = (uint32_t)r->shared;
     k->l.params = k->params;
     k->l.cooperative = r->cooperative;
+    memcpy(k->l.cluster, cluster, sizeof k->l.cluster);
     *out = k;
     return RT_OK;
 }

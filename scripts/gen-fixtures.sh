@@ -10,6 +10,9 @@
 #   fixtures/ptx/sm_80_G/NAME.ptx  nvcc -arch=sm_80 -ptx -O3 -G   (device debug)
 #   fixtures/ptx/sm_90_L/NAME.ptx  nvcc -arch=sm_90 -ptx -O3 -lineinfo   (source lines,
 #                                  inlining chains: .loc … inlined_at)
+# A source whose first line is `// fixtures: sm_NN` needs that architecture (thread-block
+# clusters need sm_90): only the variants of sm_NN and later are generated for it, and its
+# program embeds PTX for compute_NN instead of compute_80.
 # Two nvcc jobs at a time.  nvcc -G output depends on the source's absolute
 # path (debug strings, the hash in _INTERNAL_ names), so the sources are
 # compiled from a copy in a fixed directory, $GEN_DIR (default
@@ -67,9 +70,23 @@ if [ ${#names[@]} -eq 0 ]; then
     done
 fi
 
+# The architecture a source needs (its `// fixtures: sm_NN` first line), as NN; 0 for any.
+min_sm() {
+    local l
+    IFS= read -r l < "fixtures/cuda/$1.cu" || true
+    case $l in
+    "// fixtures: sm_"*) echo "${l#// fixtures: sm_}" ;;
+    *) echo 0 ;;
+    esac
+}
+export -f min_sm
+
 # One job: "VARIANT NAME", run in $GEN.
 gen_one() {
     local variant=$1 name=$2 arch=${1%_[GL]} flags=()
+    local need
+    need=$(min_sm "$name")
+    [ "${arch#sm_}" -ge "$need" ] || return 0
     case $variant in
     *_G) flags=(-G) ;;
     *_L) flags=(-lineinfo) ;;
@@ -105,8 +122,10 @@ if [ $exe -eq 1 ]; then
     for n in "${names[@]}"; do
         src=fixtures/cuda/$n.cu dst=build/fixtures/$n
         [ "$dst" -nt "$src" ] && continue
-        echo "$n"
-    done | xargs -r -P2 -I{} "$nvcc" -cudart shared -O3 \
-        -gencode arch=compute_80,code=sm_80 -gencode arch=compute_80,code=compute_80 \
-        -o build/fixtures/{} fixtures/cuda/{}.cu
+        cc=$(min_sm "$n")
+        [ "$cc" -gt 80 ] || cc=80
+        echo "$n $cc"
+    done | xargs -r -P2 -n2 bash -c '"$0" -cudart shared -O3 \
+        -gencode arch=compute_$2,code=sm_$2 -gencode arch=compute_$2,code=compute_$2 \
+        -o "build/fixtures/$1" "fixtures/cuda/$1.cu"' "$nvcc"
 fi

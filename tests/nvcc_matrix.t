@@ -81,9 +81,17 @@ my @rdc_srcs = sort glob('fixtures/cuda/rt_rdc/*.cu');
 
 # Part 1 jobs: [label, arch, flags, source]
 my @jobs;
+# The architecture a source needs: its `// fixtures: sm_NN` first line, 0 for any.
+sub min_sm {
+    my ($src) = @_;
+    open(my $fh, '<', $src) or return 0;
+    my $l = <$fh> // '';
+    return $l =~ m{^// fixtures: sm_(\d+)} ? $1 : 0;
+}
 for my $c (@configs) {
     my ($arch, $flags) = @$c;
-    my @s = @srcs;
+    my ($sm) = $arch =~ /^sm_(\d+)/;
+    my @s = grep { $sm >= min_sm($_) } @srcs;
     push @s, @rdc_srcs if $flags =~ /-rdc=true/;
     push @jobs, map { { kind => 'ptx', arch => $arch, flags => $flags, src => $_ } } @s;
 }

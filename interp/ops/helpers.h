@@ -231,7 +231,7 @@ static inline int vm_xlate(struct warp *w, unsigned xs, unsigned l, uint64_t a, 
     case XS_SHARED:
     shared:
         if (!vm_in(a, c->shared_size, width))
-            return TRAP_OOB;
+            return a >= CLU_STRIDE ? cluster_xlate(w, a, width, p) : TRAP_OOB;
         *p = c->shared + a;
         return 0;
     case XS_LOCAL:

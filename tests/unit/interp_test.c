@@ -717,8 +717,8 @@ int main(void)
     is_int(r.rc, 1, "cluster barrier vs bar.sync: traps");
     is_int(r.trap.kind, TRAP_DEADLOCK, "cluster barrier vs bar.sync: deadlock");
     is_str(r.trap.msg,
-           "barrier.cluster can never complete: 32 of 64 threads arrived, every other live "
-           "warp is waiting or has exited",
+           "barrier.cluster can never complete: 32 of 64 threads of the cluster arrived, every "
+           "other live warp is waiting or has exited",
            "cluster barrier deadlock: message");
     free(t);
 

@@ -2,7 +2,8 @@
  * tests/unit/step_test.c — the engine seam (interp/engine.h): a kernel driven one warp
  * instruction at a time, with the exact report of an ALU instruction, a divergent branch and
  * its reconvergence, shared and global stores, a barrier (park and release), exit, a fault,
- * the clock hook, and a deadlock found by engine_cta_release.
+ * the clock hook, a deadlock found by engine_cta_release, and the cluster launches the seam
+ * refuses.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -299,6 +300,22 @@ int main(void)
     struct interp_launch li = {.kernel = interp_program_kernel(prog, "k"),
                                .grid = {1, 1, 1}, .block = {2048, 1, 1}, .params = &buf};
     is_int(engine_launch_begin(d, &li, &trap, &L), -EINVAL, "2048 threads: invalid");
+    ok(L == NULL, "no launch state");
+
+    /* ---------------------------------------------------------------- clusters */
+    /* a grid that is not a multiple of the cluster shape is invalid (launch.c) */
+    struct interp_launch lc = {.kernel = interp_program_kernel(prog, "k"), .grid = {3, 1, 1},
+                               .block = {64, 1, 1}, .params = &buf, .cluster = {2, 1, 1}};
+    is_int(engine_launch_begin(d, &lc, &trap, &L), -EINVAL, "cluster of 2, grid of 3: invalid");
+    is_str(trap.msg, "grid (3,1,1) is not a multiple of the cluster (2,1,1)",
+           "cluster of 2, grid of 3: message");
+    /* clusters of several CTAs: refused until a driver can run a cluster's CTAs together */
+    lc.grid[0] = 4;
+    is_int(engine_launch_begin(d, &lc, &trap, &L), -EINVAL, "clusters of 2: refused");
+    is_str(trap.msg,
+           "thread-block clusters of more than one CTA are not supported by the timing model "
+           "yet (run without --timing)",
+           "clusters of 2: message");
     ok(L == NULL, "no launch state");
 
     free(r);
