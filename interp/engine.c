@@ -18,10 +18,20 @@ struct engine_launch {
     _Atomic unsigned live; /* CTAs created and not yet destroyed */
 };
 
+struct engine_cluster;
+
 struct engine_cta {
     struct cta c;
     struct engine_launch *el;
-    struct cluster own;    /* the CTA's cluster (clusters are single CTAs here) */
+    struct cluster own;          /* a cluster of one: the CTA's own */
+    struct engine_cluster *grp;  /* a cluster of several: shared with its peers, or NULL */
+};
+
+/* A cluster of several CTAs: its state and members, freed with its last member. */
+struct engine_cluster {
+    struct cluster cl;
+    uint32_t refs;               /* members not yet destroyed */
+    struct engine_cta *m[CLU_MAX];
 };
 
 /* ------------------------------------------------------------------ launches */
@@ -38,17 +48,6 @@ int engine_launch_begin(struct interp_dev *d, const struct interp_launch *l, str
     if (rc != 0) {
         free(el);
         return rc;
-    }
-    if (el->L.csize > 1) {
-        /* A cluster's CTAs must be created together, and the last barrier.cluster arrival
-         * releases warps of other CTAs than the stepped one, which the driver would have to
-         * re-examine: timing/ does neither yet (it would wait forever). */
-        launch_finish(&el->L);
-        free(el);
-        snprintf(trap->msg, sizeof trap->msg,
-                 "thread-block clusters of more than one CTA are not supported by the timing "
-                 "model yet (run without --timing)");
-        return -EINVAL;
     }
     el->L.nworkers = 1;
     el->L.resident = 1;
@@ -105,11 +104,53 @@ int engine_launch_end(struct engine_launch *el, struct interp_stats *st)
 
 /* ------------------------------------------------------------------ CTAs */
 
+/* CTAs per cluster. */
+uint32_t engine_launch_cluster_size(const struct engine_launch *el)
+{
+    return el->L.csize ? el->L.csize : 1;
+}
+
+/* Create the CTAs of cluster q together (see engine.h). */
+int engine_cluster_create(struct engine_launch *el, uint64_t q, struct engine_cta **out)
+{
+    const uint32_t C = engine_launch_cluster_size(el);
+    if (C == 1)
+        return q < el->L.nctas ? engine_cta_create(el, q, out) : -EINVAL;
+    if (q >= el->L.nctas / C || C > CLU_MAX)
+        return -EINVAL;
+    struct engine_cluster *g = calloc(1, sizeof *g);
+    if (!g)
+        return -ENOMEM;
+    cluster_init(&g->cl, &el->L, q);
+    for (uint32_t r = 0; r < C; r++) {
+        struct engine_cta *ec = calloc(1, sizeof *ec);
+        if (ec) {
+            ec->el = el;
+            ec->grp = g;
+            g->m[r] = ec;
+        }
+        if (!ec || cta_begin(&ec->c, &el->L, &g->cl, q, r) != 0) {
+            for (uint32_t i = 0; i <= r; i++)
+                if (g->m[i]) {
+                    cta_free(&g->m[i]->c);
+                    free(g->m[i]);
+                }
+            free(g);
+            return -ENOMEM;
+        }
+    }
+    g->refs = C;
+    for (uint32_t r = 0; r < C; r++)
+        out[r] = g->m[r];
+    atomic_fetch_add(&el->live, C);
+    return 0;
+}
+
 /* Create CTA `linear` (see engine.h). */
 int engine_cta_create(struct engine_launch *el, uint64_t linear, struct engine_cta **out)
 {
     *out = NULL;
-    if (linear >= el->L.nctas)
+    if (linear >= el->L.nctas || engine_launch_cluster_size(el) > 1)
         return -EINVAL;
     struct engine_cta *ec = calloc(1, sizeof *ec);
     if (!ec)
@@ -153,6 +194,19 @@ void engine_cta_destroy(struct engine_cta *ec)
     atomic_fetch_add(&L->eng_nthread, nt);
     atomic_fetch_add(&L->eng_nctas, 1);
     atomic_fetch_sub(&ec->el->live, 1);
+    struct engine_cluster *g = ec->grp;
+    if (g) { /* peers may still read its shared memory: freed with the last member */
+        for (uint32_t i = 0; i < ec->c.nwarps; i++)
+            ec->c.warps[i].ninsn = ec->c.warps[i].nthread = 0; /* counted once */
+        if (--g->refs)
+            return;
+        for (uint32_t r = 0; r < g->cl.n; r++) {
+            cta_free(&g->m[r]->c);
+            free(g->m[r]);
+        }
+        free(g);
+        return;
+    }
     cta_free(&ec->c);
     free(ec);
 }

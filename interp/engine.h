@@ -87,9 +87,20 @@ int engine_launch_end(struct engine_launch *L, struct interp_stats *st);
 /* ------------------------------------------------------------------ CTAs */
 
 /* Create CTA `linear` (0 ≤ linear < engine_launch_ctas) with every warp at the kernel's
- * entry. 0, -EINVAL (linear out of range), -ENOMEM. (Launches with thread-block clusters of
- * several CTAs are refused by engine_launch_begin: each CTA here is a cluster of one.) */
+ * entry. 0, -EINVAL (linear out of range, or a launch with clusters of several CTAs: those are
+ * created a cluster at a time, engine_cluster_create), -ENOMEM. */
 int engine_cta_create(struct engine_launch *L, uint64_t linear, struct engine_cta **out);
+
+/* CTAs per thread-block cluster of the launch (1: every CTA is a cluster of one). */
+uint32_t engine_launch_cluster_size(const struct engine_launch *L);
+
+/* Create the engine_launch_cluster_size(L) CTAs of cluster q (0 ≤ q < CTAs / size) together,
+ * out[r] = the CTA of rank r: they share the cluster's barrier and see each other's shared
+ * memory. A member's memory stays until every member was destroyed (peers may still read
+ * it). The last barrier.cluster arrival, inside one member's step or release, releases warps
+ * of the other members too: a driver re-queries their parked warps after any step or release
+ * of a member. 0, -EINVAL, -ENOMEM (nothing created). */
+int engine_cluster_create(struct engine_launch *L, uint64_t q, struct engine_cta **out);
 
 /* The CTA's linear index and its (x, y, z) id in the grid. */
 uint64_t engine_cta_linear(const struct engine_cta *c);

@@ -8,9 +8,9 @@
 # (PTXEMU_DEVICE=h100,nsm=8) and only in the release build: its chain is ~2.7 M simulated
 # cycles, about a minute here.
 #
-# The programs with thread-block clusters of several CTAs are TODO: the timing model has no
-# cluster co-dispatch yet (a barrier.cluster arrival in one CTA releases warps of another,
-# which timing/sm.c does not re-examine), so interp/engine.c refuses those launches.
+# Programs with thread-block clusters of several CTAs run too: a cluster's CTAs are dispatched
+# together, and a barrier.cluster released in one CTA makes the others' SMs re-query their
+# parked warps.
 use strict;
 use warnings;
 use File::Basename qw(dirname basename);
@@ -40,8 +40,7 @@ if ($asan) {
     chomp(my $so = `gcc -print-file-name=libasan.so`);
     $env{LD_PRELOAD} = $so if $so =~ m{/};
 }
-my %todo = map { ($_ => 'clusters of several CTAs: no cluster co-dispatch in the timing model yet') }
-    qw(cluster_coop cluster_hist cluster_launch_ex cluster_reduce cluster_regs);
+my %todo;
 print "1..", scalar(@srcs), "\n";
 my $n = 0;
 for my $src (@srcs) {

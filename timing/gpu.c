@@ -281,6 +281,13 @@ static int kernel_setup(struct tm_gpu *g, struct tm_kernel *k, const struct inte
             n = (uint32_t)(sh / k->shmem_per_cta);
     }
     k->max_cta_per_sm = n ? n : 1;
+    if (k->csize > 1 && (uint64_t)k->max_cta_per_sm * g->nsm < k->csize) {
+        snprintf(trap->msg, sizeof trap->msg,
+                 "timing: a cluster of %u CTAs does not fit the configured GPU (%u SMs x %u "
+                 "CTAs of this kernel)",
+                 k->csize, g->nsm, k->max_cta_per_sm);
+        return -EINVAL;
+    }
     return 0;
 }
 
@@ -433,6 +440,8 @@ static void dispatch(struct tm_gpu *g)
         struct tm_sm *s = &g->sm[si];
         for (uint32_t j = 0; j < g->nrun; j++) {
             struct tm_kernel *k = g->run[(g->next_kernel + j) % g->nrun];
+            if (k->csize > 1) /* clusters: dispatched whole, below */
+                continue;
             if (k->next_cta >= k->nctas || g->cycle < k->start_cycle || !tm_sm_can_take(s, k))
                 continue;
             s->cycle = g->cycle;
@@ -447,6 +456,37 @@ static void dispatch(struct tm_gpu *g)
             g->last_sm = si;
             break;
         }
+    }
+    /* thread-block clusters: a cluster's CTAs start together (at most one cluster per kernel
+     * per cycle), spread over the SMs from the one after the last that got a CTA, as many on
+     * one SM as fit; a cluster waits until all of its CTAs fit */
+    for (uint32_t j = 0; j < g->nrun; j++) {
+        struct tm_kernel *k = g->run[j];
+        if (k->csize < 2 || k->next_cta >= k->nctas || g->cycle < k->start_cycle)
+            continue;
+        uint32_t room_total = 0;
+        for (uint32_t i = 0; i < g->nsm && room_total < k->csize; i++)
+            room_total += tm_sm_room(&g->sm[(first + i) % g->nsm], k);
+        if (room_total < k->csize)
+            continue;
+        struct engine_cta *ec[32];
+        if (k->csize > 32 || engine_cluster_create(k->L, k->next_cta / k->csize, ec)) {
+            g->oom = true;
+            return;
+        }
+        uint32_t r = 0;
+        for (uint32_t i = 0; i < g->nsm && r < k->csize; i++) {
+            uint32_t si = (first + i) % g->nsm;
+            struct tm_sm *s = &g->sm[si];
+            s->cycle = g->cycle;
+            for (uint32_t room = tm_sm_room(s, k); room && r < k->csize; room--, r++)
+                if (tm_sm_place_cta(s, k, ec[r], tb_lat)) {
+                    g->oom = true; /* tm_sm_room said it fits: cannot happen */
+                    return;
+                }
+            g->last_sm = si;
+        }
+        k->next_cta += k->csize;
     }
     if (g->nrun)
         g->next_kernel = (g->next_kernel + 1) % g->nrun;
@@ -597,6 +637,7 @@ int tm_launch(struct tm_gpu *g, struct interp_dev *d, const struct interp_launch
     k->dmem = interp_dev_mem(d);
     k->info = &info;
     k->nctas = engine_launch_ctas(L);
+    k->csize = engine_launch_cluster_size(L);
     r = kernel_setup(g, k, l, trap);
     if (r) {
         free(k->st0);

@@ -195,6 +195,8 @@ static inline void occ_set(struct tm_sm *s, uint32_t ws, bool on)
 }
 
 static int l1d_make(struct tm_sm *s, uint32_t shmem_bytes);
+static int tm_sm_place_cta_(struct tm_sm *s, struct tm_kernel *k, struct engine_cta *ec,
+                            uint64_t linear, uint64_t latency);
 
 int tm_sm_init(struct tm_sm *s, uint32_t id, const struct tm_config *cfg)
 {
@@ -377,7 +379,64 @@ static int l1d_make(struct tm_sm *s, uint32_t shmem_bytes)
     return tm_cache_create(&s->l1d, &g, "L1D");
 }
 
+uint32_t tm_sm_room(const struct tm_sm *s, const struct tm_kernel *k)
+{
+    if (s->ncta >= s->ncta_slots || !k->warps)
+        return 0;
+    if (s->ncta && s->kernel != k && !s->cfg->o.gpgpu_concurrent_kernel_sm)
+        return 0;
+    uint32_t n = s->ncta_slots - s->ncta;
+    /* contiguous runs of free warp slots, each holding whole CTAs */
+    uint32_t by_warps = 0, run = 0;
+    for (uint32_t i = 0; i <= s->nwarp_slots; i++) {
+        if (i < s->nwarp_slots && !s->w[i].held) {
+            run++;
+            continue;
+        }
+        by_warps += run / k->warps;
+        run = 0;
+    }
+    if (by_warps < n)
+        n = by_warps;
+    if (k->cooperative || !n)
+        return n;
+    uint32_t mine = 0;
+    for (uint32_t i = 0; i < s->ncta_slots; i++)
+        mine += s->cta[i].ec && s->cta[i].k == k;
+    uint32_t left = mine < k->max_cta_per_sm ? k->max_cta_per_sm - mine : 0;
+    if (left < n)
+        n = left;
+    if (s->cfg->o.gpgpu_ignore_resources_limitation)
+        return n;
+    if (k->regs_per_cta) {
+        uint64_t free_regs = (uint64_t)s->cfg->o.gpgpu_shader_registers > s->regs_used
+                                 ? (uint64_t)s->cfg->o.gpgpu_shader_registers - s->regs_used
+                                 : 0;
+        if (free_regs / k->regs_per_cta < n)
+            n = (uint32_t)(free_regs / k->regs_per_cta);
+    }
+    if (k->shmem_per_cta) {
+        uint32_t free_sh = k->shmem_per_sm > s->shmem_used ? k->shmem_per_sm - s->shmem_used : 0;
+        if (free_sh / k->shmem_per_cta < n)
+            n = free_sh / k->shmem_per_cta;
+    }
+    return n;
+}
+
 int tm_sm_start_cta(struct tm_sm *s, struct tm_kernel *k, uint64_t linear, uint64_t latency)
+{
+    return tm_sm_place_cta_(s, k, NULL, linear, latency);
+}
+
+int tm_sm_place_cta(struct tm_sm *s, struct tm_kernel *k, struct engine_cta *ec,
+                    uint64_t latency)
+{
+    return tm_sm_place_cta_(s, k, ec, engine_cta_linear(ec), latency);
+}
+
+/* Start a CTA of k on s: ec, or (ec NULL) CTA `linear` created here. */
+static int tm_sm_place_cta_(struct tm_sm *s, struct tm_kernel *k, struct engine_cta *ec,
+                            uint64_t linear, uint64_t latency)
 {
     uint32_t slot = 0;
     while (slot < s->ncta_slots && s->cta[slot].ec)
@@ -406,10 +465,17 @@ int tm_sm_start_cta(struct tm_sm *s, struct tm_kernel *k, uint64_t linear, uint6
         s->cv_lo = s->cv_hi = 0; /* blocks may have been freed and reused since */
     }
     struct tm_cta *c = &s->cta[slot];
-    int r = engine_cta_create(k->L, linear, &c->ec);
-    if (r)
-        return r;
+    if (ec) {
+        c->ec = ec;
+    } else {
+        int r = engine_cta_create(k->L, linear, &c->ec);
+        if (r)
+            return r;
+    }
     c->k = k;
+    c->clu_seen = k->clu_epoch;
+    if (k->csize > 1)
+        s->nclu++;
     c->warp0 = w0;
     c->nwarps = k->warps;
     c->live = k->warps;
@@ -451,6 +517,10 @@ static void cta_retire(struct tm_sm *s, struct tm_cta *c)
     engine_cta_destroy(c->ec);
     c->ec = NULL;
     c->k = NULL;
+    if (k->csize > 1) {
+        s->nclu--;
+        k->clu_epoch++; /* its exit may complete a barrier.cluster of its peers */
+    }
     k->live_ctas--;
     s->ncta--;
     s->threads_used -= k->threads;
@@ -782,8 +852,11 @@ static void requery_barrier(struct tm_sm *s, struct tm_cta *c)
  * step, exits release them here); -1 on a deadlock (the launch's fault). */
 static int cta_release(struct tm_sm *s, struct tm_cta *c)
 {
-    if (engine_cta_release(c->ec) < 0)
+    int n = engine_cta_release(c->ec);
+    if (n < 0)
         return -1;
+    if (n > 0 && c->k->csize > 1)
+        c->k->clu_epoch++; /* the release may have freed warps of the cluster's other CTAs */
     requery_barrier(s, c);
     return 0;
 }
@@ -910,8 +983,11 @@ static int issue_one(struct tm_sm *s, struct tm_gpu *g, uint32_t ws, uint8_t fu)
         w->done = true;
         w->nib = 0;
     }
-    if (r.flags & (ENGINE_STEP_BARRIER | ENGINE_STEP_WARP_DONE))
+    if (r.flags & (ENGINE_STEP_BARRIER | ENGINE_STEP_WARP_DONE)) {
         cta_release(s, c); /* a deadlock is the launch's trap (the driver stops it) */
+        if (c->k && c->k->csize > 1)
+            c->k->clu_epoch++; /* warps of its cluster's other CTAs may have been released */
+    }
     return 1;
 }
 
@@ -1510,8 +1586,23 @@ static void fetch_stage(struct tm_sm *s)
 
 /* ====================================================================== the cycle */
 
+/* Warps parked at a barrier.cluster that a step elsewhere in the cluster (maybe on another
+ * SM) released: re-query the CTAs whose kernel's epoch moved. */
+static void cluster_requery(struct tm_sm *s)
+{
+    for (uint32_t i = 0; i < s->ncta_slots; i++) {
+        struct tm_cta *c = &s->cta[i];
+        if (!c->ec || c->k->csize < 2 || c->clu_seen == c->k->clu_epoch)
+            continue;
+        c->clu_seen = c->k->clu_epoch;
+        cta_release(s, c);
+    }
+}
+
 int tm_sm_cycle(struct tm_sm *s, struct tm_gpu *g)
 {
+    if (s->nclu)
+        cluster_requery(s);
     s->st[TM_ST_CYCLES_ACTIVE]++;
     s->st[TM_ST_WARP_CYCLES] += s->warps_used;
     response_stage(s);

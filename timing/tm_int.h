@@ -94,6 +94,9 @@ struct tm_kernel {
     uint32_t shmem_per_sm;    /* shared memory carve-out chosen for the kernel, bytes */
     uint64_t start_cycle;     /* first core cycle CTAs may be dispatched */
     bool cooperative;
+    uint32_t csize;           /* CTAs per thread-block cluster (dispatched together) */
+    uint64_t clu_epoch;       /* bumped when a step or release may have released warps of
+                                 another CTA of a cluster: SMs re-query theirs */
 };
 
 /* ------------------------------------------------------------------ SM */
@@ -164,6 +167,7 @@ struct tm_cta {
     struct tm_kernel *k;      /* the launch it belongs to */
     uint32_t warp0, nwarps;   /* SM warp slots warp0 … warp0+nwarps-1 */
     uint32_t live;            /* warps not yet finished (done and drained) */
+    uint64_t clu_seen;        /* k->clu_epoch when its parked warps were last re-queried */
 };
 
 /* A register set between two stages: per part (sub-core) a FIFO of instruction indices. */
@@ -245,6 +249,7 @@ struct tm_sm {
     uint64_t l1d_kernel;      /* uid of the kernel the L1D was last invalidated for */
     /* the last device block an access fell in: [cv_lo, cv_hi) maps to canonical + cv_off */
     uint64_t cv_lo, cv_hi, cv_off;
+    uint32_t nclu;            /* resident CTAs of multi-CTA clusters */
 
     /* queues shared with the memory system */
     struct tm_queue to_mem, from_mem;
@@ -258,6 +263,13 @@ void tm_sm_free(struct tm_sm *s);
 bool tm_sm_can_take(const struct tm_sm *s, const struct tm_kernel *k);
 /* Start CTA `linear` of kernel k on s. 0, -EBUSY (no room), or a negative error. */
 int tm_sm_start_cta(struct tm_sm *s, struct tm_kernel *k, uint64_t linear,
+                    uint64_t launch_latency);
+/* How many more CTAs of kernel k fit on s now (CTA slots, contiguous warp slots, registers,
+ * shared memory, the occupancy limit)? */
+uint32_t tm_sm_room(const struct tm_sm *s, const struct tm_kernel *k);
+/* Start the already created CTA ec of kernel k on s (a member of a cluster; the caller checked
+ * tm_sm_room). 0, or -EBUSY when it does not fit after all (ec untouched). */
+int tm_sm_place_cta(struct tm_sm *s, struct tm_kernel *k, struct engine_cta *ec,
                     uint64_t launch_latency);
 /* Stop the warps of kernel k's CTAs on s (after k faulted): they issue nothing more, their
  * instructions in flight drain, then the CTAs retire. */

@@ -2,8 +2,8 @@
  * tests/unit/step_test.c — the engine seam (interp/engine.h): a kernel driven one warp
  * instruction at a time, with the exact report of an ALU instruction, a divergent branch and
  * its reconvergence, shared and global stores, a barrier (park and release), exit, a fault,
- * the clock hook, a deadlock found by engine_cta_release, and the cluster launches the seam
- * refuses.
+ * the clock hook, a deadlock found by engine_cta_release, invalid cluster shapes and a cluster
+ * of two CTAs created together.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -309,14 +309,24 @@ int main(void)
     is_int(engine_launch_begin(d, &lc, &trap, &L), -EINVAL, "cluster of 2, grid of 3: invalid");
     is_str(trap.msg, "grid (3,1,1) is not a multiple of the cluster (2,1,1)",
            "cluster of 2, grid of 3: message");
-    /* clusters of several CTAs: refused until a driver can run a cluster's CTAs together */
+    /* clusters of several CTAs: created a cluster at a time, members share the cluster */
     lc.grid[0] = 4;
-    is_int(engine_launch_begin(d, &lc, &trap, &L), -EINVAL, "clusters of 2: refused");
-    is_str(trap.msg,
-           "thread-block clusters of more than one CTA are not supported by the timing model "
-           "yet (run without --timing)",
-           "clusters of 2: message");
-    ok(L == NULL, "no launch state");
+    is_int(engine_launch_begin(d, &lc, &trap, &L), 0, "clusters of 2: accepted");
+    if (L) {
+        is_int((int)engine_launch_cluster_size(L), 2, "cluster size 2");
+        struct engine_cta *one = NULL, *pair[2] = {NULL, NULL};
+        is_int(engine_cta_create(L, 0, &one), -EINVAL, "one CTA of a cluster alone: refused");
+        is_int(engine_cluster_create(L, 2, pair), -EINVAL, "cluster 2 of 2: out of range");
+        is_int(engine_cluster_create(L, 1, pair), 0, "cluster 1 created");
+        if (pair[0] && pair[1]) {
+            is_int((int)engine_cta_linear(pair[0]), 2, "cluster 1 rank 0 is CTA 2");
+            is_int((int)engine_cta_linear(pair[1]), 3, "cluster 1 rank 1 is CTA 3");
+            engine_cta_destroy(pair[1]); /* its memory stays until its peer goes too */
+            engine_cta_destroy(pair[0]);
+        }
+        is_int(engine_launch_end(L, NULL), 0, "clusters of 2: launch ends clean");
+    }
+    L = NULL;
 
     free(r);
     interp_program_unload(prog);
