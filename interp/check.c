@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "frontend/frontend.h"
+#include "interp/check.h"
 #include "interp/internal.h"
 
 #define CHK_P "========="
@@ -172,6 +173,9 @@ enum fkind {
     F_RACE_WAW, /* ordered as printed within one pair of instructions */
     F_RACE_RAW,
     F_RACE_WAR,
+    F_GRACE_WAW, /* global memory, same order */
+    F_GRACE_RAW,
+    F_GRACE_WAR,
     F_INIT_GLOBAL,
     F_INIT_SHARED,
     F_SYNC_BLOCK,
@@ -194,12 +198,25 @@ struct finding {
     unsigned width;
     uint32_t mask, need; /* synccheck: lanes that executed it, lanes it needed */
     char what[24];       /* synccheck warp: the instruction ("shfl.sync") */
+    bool warning;        /* racecheck severity: Warning (else Error) */
 };
+
+struct gpage;
 
 struct check_launch {
     pthread_mutex_t lock;
     struct finding *f;
     size_t n, cap;
+    /* global-memory racecheck (under glock): the shadow pages in an open-addressed table
+     * (the last one used cached), the functions its sites name, the release clocks */
+    pthread_mutex_t glock;
+    struct gpage **tab;
+    size_t tcap, tn;
+    struct gpage *last;
+    const struct xfunc *fns[255];
+    unsigned nfns;
+    uint32_t gclk; /* bumped by every release at .gpu scope or wider */
+    uint32_t cclk; /* bumped by every release at any scope */
 };
 
 /* Set up the findings of launch L (see internal.h). */
@@ -209,6 +226,7 @@ int check_launch_begin(struct launch_state *L)
     if (!L->chk)
         return -1;
     pthread_mutex_init(&L->chk->lock, NULL);
+    pthread_mutex_init(&L->chk->glock, NULL);
     return 0;
 }
 
@@ -220,7 +238,7 @@ static void finding_add(struct launch_state *L, const struct finding *x)
     for (size_t i = 0; i < k->n; i++) {
         struct finding *f = &k->f[i];
         if (f->kind == x->kind && f->fn1 == x->fn1 && f->pc1 == x->pc1 && f->fn2 == x->fn2 &&
-            f->pc2 == x->pc2) {
+            f->pc2 == x->pc2 && f->warning == x->warning) {
             f->count++;
             if (x->cta_linear < f->cta_linear ||
                 (x->cta_linear == f->cta_linear && x->tid < f->tid)) {
@@ -302,7 +320,9 @@ static int finding_cmp(const void *pa, const void *pb)
     kb = b->fn2 ? (uint64_t)b->fn2->serial << 32 | b->pc2 : 0;
     if (ka != kb)
         return ka < kb ? -1 : 1;
-    return (int)a->kind - (int)b->kind;
+    if (a->kind != b->kind)
+        return (int)a->kind - (int)b->kind;
+    return (int)a->warning - (int)b->warning;
 }
 
 static void finding_print(FILE *o, const struct finding *f, const struct launch_state *L)
@@ -317,6 +337,18 @@ static void finding_print(FILE *o, const struct finding *f, const struct launch_
         fprintf(o, "\n%s     and %s access at ", CHK_P, acc[f->kind][1]);
         site_print(o, f->fn2, f->pc2);
         fprintf(o, " [%" PRIu64 " hazard%s]\n", f->count, f->count == 1 ? "" : "s");
+        break;
+    case F_GRACE_WAW:
+    case F_GRACE_RAW:
+    case F_GRACE_WAR:
+        fprintf(o, "%s %s: Race reported between %s access at ", CHK_P,
+                f->warning ? "Warning" : "Error", acc[f->kind - F_GRACE_WAW][0]);
+        site_print(o, f->fn1, f->pc1);
+        fprintf(o, "\n%s     and %s access at ", CHK_P, acc[f->kind - F_GRACE_WAW][1]);
+        site_print(o, f->fn2, f->pc2);
+        fprintf(o, " [%" PRIu64 " hazard%s]\n", f->count, f->count == 1 ? "" : "s");
+        thread_print(o, f, L);
+        fprintf(o, "%s     Address %#" PRIx64 " in __global__ memory\n", CHK_P, f->addr);
         break;
     case F_INIT_GLOBAL:
     case F_INIT_SHARED:
@@ -391,6 +423,10 @@ void check_launch_end(struct launch_state *L)
         pthread_mutex_unlock(&g->lock);
     }
     pthread_mutex_destroy(&k->lock);
+    pthread_mutex_destroy(&k->glock);
+    for (size_t i = 0; i < k->tcap; i++)
+        free(k->tab[i]);
+    free(k->tab);
     free(k->f);
     free(k);
     L->chk = NULL;
@@ -427,6 +463,14 @@ struct check_cta {
         uint32_t pc;
     } bar[16];                    /* synccheck: where each barrier was first waited for */
     const struct mem_alloc *last; /* initcheck: allocation of the last global access */
+    /* global racecheck: per warp, the release clocks (check_launch) seen at its last
+     * acquire, and the barrier epoch up to which it has taken the CTA's barrier handoff;
+     * the CTA's handoff: the largest clocks warps had when they arrived at a barrier */
+    struct gwarp {
+        uint32_t gacq, cacq, ep;
+    } *gw;
+    uint32_t nw;
+    uint32_t pend_g, pend_c;
 };
 
 static void cta_state_free(struct check_cta *k)
@@ -437,6 +481,7 @@ static void cta_state_free(struct check_cta *k)
     free(k->wrote);
     free(k->sat);
     free(k->shinit);
+    free(k->gw);
     free(k);
 }
 
@@ -444,8 +489,9 @@ static void cta_state_free(struct check_cta *k)
 int check_cta_begin(struct cta *c)
 {
     size_t need = c->L->shared_total ? c->L->shared_total : 1;
+    const uint32_t nw = (c->L->nthreads + 31) / 32;
     struct check_cta *k = c->chk;
-    if (!k || k->cap < need) {
+    if (!k || k->cap < need || k->nw < nw) {
         cta_state_free(k);
         c->chk = k = calloc(1, sizeof *k);
         if (!k)
@@ -454,7 +500,9 @@ int check_cta_begin(struct cta *c)
         k->wrote = calloc(need / 4 + 1, sizeof *k->wrote);
         k->sat = calloc(need / 4 + 1, sizeof *k->sat);
         k->shinit = calloc(need / 8 + 3, 1); /* bits_all reads two bytes on */
-        if (!k->cell || !k->wrote || !k->sat || !k->shinit) {
+        k->gw = calloc(nw, sizeof *k->gw);
+        k->nw = nw;
+        if (!k->cell || !k->wrote || !k->sat || !k->shinit || !k->gw) {
             cta_state_free(k);
             c->chk = NULL;
             return -1;
@@ -463,6 +511,8 @@ int check_cta_begin(struct cta *c)
     }
     memset(k->shinit, 0, need / 8 + 3);
     k->last = NULL; /* allocations may have been freed since the slot's last CTA */
+    memset(k->gw, 0, k->nw * sizeof *k->gw);
+    k->pend_g = k->pend_c = 0;
     c->chk_ep++;
     return 0;
 }
@@ -578,6 +628,283 @@ static void race_access(struct warp *w, uint32_t pc, unsigned lane, uint64_t off
     }
 }
 
+/* ---------------------------------------------------------------------- global racecheck */
+
+/*
+ * Global memory: a shadow record per 4-byte word a launch touches — its last write and its
+ * last read (20 bytes each), in pages of GP_WORDS words found through an open-addressed
+ * table, made when first touched and freed with the launch (a launch boundary orders
+ * everything). Each access carries the launch's two release clocks as they were when it ran:
+ * gclk counts releases at .gpu scope or wider (fences, membar.gl, st/atom/red .release), cclk
+ * releases at any scope. A warp's acquire (a fence, an atom, ld.acquire) records the clocks
+ * as they are before its own release. An earlier access A by another warp is ordered before
+ * the current one when the current warp has acquired since a release that followed A: for a
+ * thread of another CTA, gacq > A.tg; of the same CTA, cacq > A.tc or a CTA barrier between
+ * them (A's barrier epoch is not the CTA's). A barrier hands the clocks its arriving warps had
+ * acquired to the warps it releases (thread 0's atomic, __syncthreads, then all read). The
+ * clocks are launch-wide, so a release by a third thread can order a pair (a missed race,
+ * never a false one). Two morally strong accesses (atomics, volatile, relaxed/acquire/
+ * release at a scope holding both threads) never race; an unordered pair with one strong
+ * access is a Warning (a programming-model hazard the author may intend, as a plain read of
+ * a flag set by an atomic), with two weak ones an Error. Lanes of one warp are not compared
+ * (shared-memory racecheck's warp-synchronous rules do not carry over to global memory).
+ */
+enum { GP_SHIFT = 8, GP_WORDS = 1u << GP_SHIFT };
+enum { GA_STRONG = 1, GA_CTA = 2, GA_RMW = 4 }; /* gacc.fl: strong access; its scope is the
+                                                 CTA; an atomic read-modify-write */
+
+struct gacc {
+    uint32_t site;   /* (function index + 1) << 24 | pc; 0: none */
+    uint32_t thread; /* CTA linear * threads per CTA + thread in the CTA (mod 2^32) */
+    uint32_t tg, tc; /* the launch's release clocks at the access */
+    uint16_t ep;     /* the CTA's barrier epoch (mod 2^16) */
+    uint8_t bytes;   /* bit per byte of the word accessed */
+    uint8_t fl;      /* GA_* */
+};
+
+struct gpage {
+    uint64_t key; /* word index >> GP_SHIFT */
+    struct gacc w[GP_WORDS], r[GP_WORDS];
+};
+
+/* The page of word index j, made when first touched; NULL out of memory. Caller holds glock. */
+static struct gpage *gpage_get(struct check_launch *k, uint64_t j)
+{
+    const uint64_t key = j >> GP_SHIFT;
+    if (k->last && k->last->key == key)
+        return k->last;
+    if (2 * (k->tn + 1) > k->tcap) {
+        size_t nc = k->tcap ? 2 * k->tcap : 64;
+        struct gpage **nt = calloc(nc, sizeof *nt);
+        if (!nt)
+            return NULL;
+        for (size_t i = 0; i < k->tcap; i++) {
+            if (!k->tab[i])
+                continue;
+            size_t h = (size_t)(k->tab[i]->key * 0x9e3779b97f4a7c15ull >> 20) & (nc - 1);
+            while (nt[h])
+                h = (h + 1) & (nc - 1);
+            nt[h] = k->tab[i];
+        }
+        free(k->tab);
+        k->tab = nt;
+        k->tcap = nc;
+    }
+    size_t h = (size_t)(key * 0x9e3779b97f4a7c15ull >> 20) & (k->tcap - 1);
+    while (k->tab[h] && k->tab[h]->key != key)
+        h = (h + 1) & (k->tcap - 1);
+    if (!k->tab[h]) {
+        struct gpage *p = calloc(1, sizeof *p);
+        if (!p)
+            return NULL;
+        p->key = key;
+        k->tab[h] = p;
+        k->tn++;
+    }
+    return k->last = k->tab[h];
+}
+
+/* The site number of (fn, pc); 0 when it cannot be numbered (more than 255 functions, a pc
+ * beyond 2^24: the access is not recorded). Caller holds glock. */
+static uint32_t gsite(struct check_launch *k, const struct xfunc *fn, uint32_t pc)
+{
+    if (pc >= 1u << 24)
+        return 0;
+    unsigned i = 0;
+    while (i < k->nfns && k->fns[i] != fn)
+        i++;
+    if (i == k->nfns) {
+        if (k->nfns == sizeof k->fns / sizeof k->fns[0])
+            return 0;
+        k->fns[k->nfns++] = fn;
+    }
+    return (uint32_t)(i + 1) << 24 | pc;
+}
+
+/* The warp's racecheck view, with the handoff of a barrier completed since it last looked. */
+static struct gwarp *gwarp_of(struct warp *w)
+{
+    struct cta *c = w->cta;
+    struct gwarp *g = &c->chk->gw[w->id];
+    if (g->ep != c->chk_ep) {
+        if (c->chk->pend_g > g->gacq)
+            g->gacq = c->chk->pend_g;
+        if (c->chk->pend_c > g->cacq)
+            g->cacq = c->chk->pend_c;
+        g->ep = c->chk_ep;
+    }
+    return g;
+}
+
+/* A release at scope `cta` (only the CTA) or wider, then an acquire. Caller holds glock. */
+static void gfence(struct check_launch *k, struct gwarp *g, bool cta)
+{
+    g->cacq = k->cclk++;
+    if (!cta)
+        g->gacq = k->gclk++;
+}
+
+/* Does the earlier access a (a write if a_wr) race with cur (a write if cur_wr; by the warp
+ * whose view is g)? 0: no, 1: a Warning, 2: an Error. */
+static int gconflict(const struct gacc *a, bool a_wr, const struct gacc *cur, bool cur_wr,
+                     const struct gwarp *g, uint32_t nthreads)
+{
+    if (!a->site || !(a->bytes & cur->bytes) || a->thread == cur->thread)
+        return 0;
+    const bool same = a->thread / nthreads == cur->thread / nthreads;
+    if (same) {
+        if (a->thread % nthreads / 32 == cur->thread % nthreads / 32 || a->ep != cur->ep ||
+            g->cacq > a->tc)
+            return 0;
+    } else if (g->gacq > a->tg) {
+        return 0;
+    }
+    const bool as = (a->fl & GA_STRONG) && (same || !(a->fl & GA_CTA)),
+               cs = (cur->fl & GA_STRONG) && (same || !(cur->fl & GA_CTA));
+    if (as && cs)
+        return 0;
+    /* a plain read next to atomic updates (the first guess of an atomicCAS loop, a progress
+     * read): whatever value it gets is one the atomics made, as the author expects */
+    if ((as && (a->fl & GA_RMW) && !cur_wr) || (cs && (cur->fl & GA_RMW) && !a_wr))
+        return 0;
+    return as || cs ? 1 : 2;
+}
+
+static void grace_report(struct warp *w, unsigned lane, enum fkind kind, int sev,
+                         const struct check_launch *k, const struct gacc *a, uint32_t pc,
+                         uint64_t addr)
+{
+    struct finding x;
+    finding_at(&x, w, pc, lane, kind);
+    x.fn1 = k->fns[(a->site >> 24) - 1];
+    x.pc1 = a->site & 0xffffff;
+    x.fn2 = w->fn;
+    x.pc2 = pc;
+    x.addr = addr;
+    x.warning = sev == 1;
+    finding_add(w->cta->L, &x);
+}
+
+/* racecheck of one lane's global access [addr, addr+width); fl: GA_*. One report per kind
+ * per access. Caller holds glock. */
+static void grace_access(struct warp *w, struct gwarp *g, uint32_t pc, unsigned lane,
+                         uint64_t addr, unsigned width, bool wr, uint8_t fl)
+{
+    struct cta *c = w->cta;
+    struct check_launch *k = c->L->chk;
+    const uint32_t nthreads = c->L->nthreads;
+    struct gacc cur = {.site = gsite(k, w->fn, pc),
+                       .thread = (uint32_t)(c->linear * nthreads) + w->id * 32 + lane,
+                       .tg = k->gclk,
+                       .tc = k->cclk,
+                       .ep = (uint16_t)c->chk_ep,
+                       .fl = fl};
+    if (!cur.site)
+        return;
+    bool waw = false, war = false, raw = false;
+    for (uint64_t a = addr; a < addr + width;) {
+        const uint64_t j = a / 4;
+        const unsigned lo = (unsigned)(a & 3);
+        const unsigned n = (unsigned)(addr + width - a < 4 - lo ? addr + width - a : 4 - lo);
+        cur.bytes = (uint8_t)(((1u << n) - 1) << lo);
+        struct gpage *p = gpage_get(k, j);
+        if (!p)
+            return;
+        struct gacc *pw = &p->w[j & (GP_WORDS - 1)], *pr = &p->r[j & (GP_WORDS - 1)];
+        int s;
+        if (wr) {
+            if (!waw && (s = gconflict(pw, true, &cur, true, g, nthreads))) {
+                waw = true;
+                grace_report(w, lane, F_GRACE_WAW, s, k, pw, pc, a);
+            }
+            if (!war && (s = gconflict(pr, false, &cur, true, g, nthreads))) {
+                war = true;
+                grace_report(w, lane, F_GRACE_WAR, s, k, pr, pc, a);
+            }
+            *pw = cur;
+        } else {
+            if (!raw && (s = gconflict(pw, true, &cur, false, g, nthreads))) {
+                raw = true;
+                grace_report(w, lane, F_GRACE_RAW, s, k, pw, pc, a);
+            }
+            /* one reader kept: the newest, unless the kept one is another thread's and not
+             * ordered before this read (then it stays, for a later writer to meet) */
+            if (!pr->site || pr->thread == cur.thread ||
+                !gconflict(pr, false,
+                           &(struct gacc){.site = 1, .thread = cur.thread, .tg = cur.tg,
+                                          .tc = cur.tc, .ep = cur.ep, .bytes = pr->bytes},
+                           true, g, nthreads))
+                *pr = cur;
+        }
+        a += n;
+    }
+}
+
+/* Scope of a memory-ordering instruction: true when it is the CTA only. */
+static bool scope_cta(const struct ir_insn *in)
+{
+    return in->scope == SCOPE_CTA;
+}
+
+/* Global-memory ordering (see check.h). */
+void check_order(struct warp *w, const struct ir_insn *in)
+{
+    struct cta *c = w->cta;
+    if (!(c->L->check & CHECK_RACECHECK) || !c->chk)
+        return;
+    struct gwarp *g = gwarp_of(w);
+    if (in->op == OP_MEMBAR || in->op == OP_FENCE) {
+        struct check_launch *k = c->L->chk;
+        pthread_mutex_lock(&k->glock);
+        gfence(k, g, scope_cta(in));
+        pthread_mutex_unlock(&k->glock);
+    } else if (in->op == OP_BAR || in->op == OP_BARRIER) {
+        if (g->gacq > c->chk->pend_g)
+            c->chk->pend_g = g->gacq;
+        if (g->cacq > c->chk->pend_c)
+            c->chk->pend_c = g->cacq;
+    }
+}
+
+/* The global accesses of one warp instruction: releases before them, acquires after. */
+static void grace_accesses(struct warp *w, uint32_t pc, const struct engine_access *acc,
+                           unsigned n)
+{
+    unsigned i = 0;
+    while (i < n && acc[i].space != SP_GLOBAL)
+        i++;
+    if (i == n)
+        return;
+    const struct ir_insn *in = &w->fn->insns[pc];
+    const bool atomic = in->op == OP_ATOM || in->op == OP_RED;
+    const bool cta = scope_cta(in);
+    uint8_t fl = 0;
+    if (atomic || (in->sem != SEM_NONE && in->sem != SEM_WEAK))
+        fl = GA_STRONG | (cta ? GA_CTA : 0) | (atomic ? GA_RMW : 0);
+    const bool rel = in->sem == SEM_RELEASE || in->sem == SEM_ACQ_REL || in->sem == SEM_SC;
+    const bool acq = (in->op == OP_ATOM || in->sem == SEM_ACQUIRE || in->sem == SEM_ACQ_REL ||
+                      in->sem == SEM_SC) &&
+                     in->op != OP_RED;
+    struct gwarp *g = gwarp_of(w);
+    struct check_launch *k = w->cta->L->chk;
+    pthread_mutex_lock(&k->glock);
+    const uint32_t g0 = k->gclk, c0 = k->cclk; /* what an acquire sees: not its own release */
+    if (rel) {
+        k->cclk++;
+        if (!cta)
+            k->gclk++;
+    }
+    for (; i < n; i++)
+        if (acc[i].space == SP_GLOBAL)
+            grace_access(w, g, pc, acc[i].lane, acc[i].addr, acc[i].width, acc[i].write, fl);
+    if (acq) {
+        g->cacq = c0;
+        if (!cta)
+            g->gacq = g0;
+    }
+    pthread_mutex_unlock(&k->glock);
+}
+
 /* Bits [i, i+n) of bitmap b all set? (n <= 16) */
 static inline bool bits_all(const uint8_t *b, uint64_t i, unsigned n)
 {
@@ -586,16 +913,16 @@ static inline bool bits_all(const uint8_t *b, uint64_t i, unsigned n)
     return (v & m) == m;
 }
 
-/* One lane's access (space and address as engine_access has them). */
+/* One lane's access (space and address as engine_access has them) for the tools `tools`. */
 static void check_one(struct warp *w, uint32_t pc, unsigned lane, uint64_t addr, unsigned width,
-                      bool wr, unsigned space, bool atomic)
+                      bool wr, unsigned space, bool atomic, unsigned tools)
 {
     struct cta *c = w->cta;
     struct launch_state *L = c->L;
     if (space == SP_SHARED) {
         if (addr >= c->shared_size || width > c->shared_size - addr)
             return; /* a fault (memcheck) */
-        if (L->check & CHECK_INITCHECK) {
+        if (tools & CHECK_INITCHECK) {
             uint8_t *b = c->chk->shinit;
             if (wr || atomic) {
                 for (uint64_t i = addr; i < addr + width; i++)
@@ -612,9 +939,9 @@ static void check_one(struct warp *w, uint32_t pc, unsigned lane, uint64_t addr,
                     }
             }
         }
-        if ((L->check & CHECK_RACECHECK) && !atomic)
+        if ((tools & CHECK_RACECHECK) && !atomic)
             race_access(w, pc, lane, addr, width, wr);
-    } else if (space == SP_GLOBAL && (L->check & CHECK_INITCHECK)) {
+    } else if (space == SP_GLOBAL && (tools & CHECK_INITCHECK)) {
         const struct mem_alloc *a = c->chk->last;
         if (!a || addr < a->base || addr - a->base + width > a->size) {
             a = mem_find(L->dev->mem, addr, width);
@@ -647,7 +974,21 @@ void check_accesses(struct warp *w, uint32_t pc, const struct engine_access *acc
 {
     for (unsigned i = 0; i < n; i++)
         check_one(w, pc, acc[i].lane, acc[i].addr, acc[i].width, acc[i].write, acc[i].space,
-                  atomic);
+                  atomic, w->cta->L->check);
+    if (w->cta->L->check & CHECK_RACECHECK)
+        grace_accesses(w, pc, acc, n);
+}
+
+/* The accesses of a matrix or asynchronous instruction, for initcheck (see check.h). */
+void check_async_accesses(struct warp *w, uint32_t pc, const struct engine_access *acc,
+                          unsigned n)
+{
+    struct launch_state *L = w->cta->L;
+    if (!(L->check & CHECK_INITCHECK))
+        return;
+    for (unsigned i = 0; i < n; i++)
+        check_one(w, pc, acc[i].lane, acc[i].addr, acc[i].width, acc[i].write, acc[i].space,
+                  false, CHECK_INITCHECK);
 }
 
 /* synccheck of a barrier (see internal.h). */

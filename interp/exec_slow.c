@@ -9,6 +9,7 @@
  * here prints it (--trace mem) or records it in the step report.
  */
 #include "interp/exec_loop.h"
+#include "interp/check.h"
 
 /* The loop state a handler sees and changes. */
 struct slow {
@@ -218,6 +219,11 @@ static void slow_tc_mem(void *ctx, unsigned l, uint64_t addr, unsigned width, bo
 {
     const struct slow_tc *c = ctx;
     struct engine_step_report *r = c->S->rep;
+    if (c->S->check) {
+        const struct engine_access a = {.addr = addr, .lane = l, .width = (uint16_t)width,
+                                        .write = wr, .space = (uint8_t)space};
+        check_async_accesses(c->w, c->S->cpc, &a, 1);
+    }
     if (r) {
         if (r->naccess == ENGINE_MAX_ACCESS) {
             r->access_dropped++;
@@ -327,6 +333,9 @@ static void check_pre(struct warp *w, uint32_t pc, const struct ir_insn *in, uin
     }
     if (in->op == OP_BAR_WARP_SYNC)
         check_syncwarp(w);
+    if ((check & CHECK_RACECHECK) && (in->op == OP_MEMBAR || in->op == OP_FENCE ||
+                                      in->op == OP_BAR || in->op == OP_BARRIER))
+        check_order(w, in);
 }
 
 /* ------------------------------------------------------------------ the loop */
