@@ -39,6 +39,8 @@ struct interp_check_log {
     uint64_t limit;   /* reports printed at most (0: all) */
     uint64_t errors;  /* counted */
     uint64_t printed; /* reports printed */
+    FILE *json;       /* --check-report: the same reports as JSON objects (NULL: none) */
+    bool json_some;   /* an object was written (the next one needs a comma) */
 };
 
 /* Create a log printing to out (see interp.h). */
@@ -51,6 +53,48 @@ struct interp_check_log *interp_check_log_create(FILE *out, uint64_t print_limit
     g->out = out ? out : stderr;
     g->limit = print_limit;
     return g;
+}
+
+/* Write the JSON report too (see interp.h). */
+void interp_check_log_json(struct interp_check_log *g, FILE *json)
+{
+    pthread_mutex_lock(&g->lock);
+    g->json = json;
+    g->json_some = false;
+    if (json)
+        fputs("[\n", json);
+    pthread_mutex_unlock(&g->lock);
+}
+
+/* A JSON string (quotes and escapes). */
+static void json_str(FILE *o, const char *s)
+{
+    fputc('"', o);
+    for (; *s; s++) {
+        const unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(o, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(o, "\\u%04x", c);
+        else
+            fputc(c, o);
+    }
+    fputc('"', o);
+}
+
+/* Start a report object of tool/kind in the JSON report. Caller holds g->lock. */
+static FILE *json_begin(struct interp_check_log *g, const char *tool, const char *kind)
+{
+    FILE *o = g->json;
+    if (!o)
+        return NULL;
+    fputs(g->json_some ? ",\n  {" : "  {", o);
+    g->json_some = true;
+    fputs("\"tool\": ", o);
+    json_str(o, tool);
+    fputs(", \"kind\": ", o);
+    json_str(o, kind);
+    return o;
 }
 
 /* Free a log (its stream belongs to the caller). */
@@ -105,6 +149,67 @@ int interp_check_parse(const char *list, unsigned *bits, char *bad, size_t bad_l
     return 0;
 }
 
+/* "file:line" of a PTX or source position, as a JSON string; null without a file. */
+static void json_pos(FILE *o, const char *file, uint32_t line)
+{
+    if (!file || !*file) {
+        fputs("null", o);
+        return;
+    }
+    char buf[600];
+    snprintf(buf, sizeof buf, "%s:%u", file, line);
+    json_str(o, buf);
+}
+
+static const char *const space_names[] = {
+    [SP_GLOBAL] = "global", [SP_SHARED] = "shared", [SP_LOCAL] = "local",
+    [SP_CONST] = "const",   [SP_PARAM] = "param",
+};
+
+static const char *space_name(unsigned sp)
+{
+    if (sp == SP_SHARED_CTA || sp == SP_SHARED_CLUSTER)
+        sp = SP_SHARED;
+    return sp < sizeof space_names / sizeof space_names[0] && space_names[sp] ? space_names[sp]
+                                                                              : "generic";
+}
+
+/* A fault as a JSON report object. Caller holds g->lock. */
+static void json_trap(struct interp_check_log *g, const struct trap *t)
+{
+    static const char *const kinds[] = {
+        [TRAP_OOB] = "out-of-bounds",       [TRAP_MISALIGNED] = "misaligned",
+        [TRAP_READONLY] = "read-only",      [TRAP_TRAP] = "trap",
+        [TRAP_BRKPT] = "breakpoint",        [TRAP_ASSERT] = "assert",
+        [TRAP_DEADLOCK] = "deadlock",       [TRAP_BUDGET] = "budget",
+        [TRAP_ILLEGAL] = "illegal-instruction", [TRAP_STACK] = "stack-overflow",
+        [TRAP_HEAP] = "heap",
+    };
+    const char *kind =
+        (unsigned)t->kind < sizeof kinds / sizeof kinds[0] && kinds[t->kind] ? kinds[t->kind]
+                                                                             : "error";
+    FILE *o = json_begin(g, "memcheck", kind);
+    if (!o)
+        return;
+    fputs(", \"severity\": \"error\", \"kernel\": ", o);
+    json_str(o, t->kernel);
+    fprintf(o, ", \"block\": [%u, %u, %u], \"thread\": [%u, %u, %u], \"function\": ", t->cta[0],
+            t->cta[1], t->cta[2], t->tid[0], t->tid[1], t->tid[2]);
+    json_str(o, t->func[0] ? t->func : t->kernel);
+    fprintf(o, ", \"pc\": \"%#x\", \"ptx\": ", t->pc * 16);
+    json_pos(o, t->ptx_file ? t->ptx_file : "<ptx>", t->line);
+    fputs(", \"source\": ", o);
+    json_pos(o, t->src_file, t->src_line);
+    if (t->kind == TRAP_OOB || t->kind == TRAP_MISALIGNED || t->kind == TRAP_READONLY) {
+        fprintf(o, ", \"space\": \"%s\", \"access\": \"%s\", \"address\": \"%#" PRIx64
+                   "\", \"size\": %u",
+                space_name(t->space), t->is_write ? "write" : "read", t->addr, t->width);
+    }
+    fputs(", \"message\": ", o);
+    json_str(o, t->msg);
+    fputc('}', o);
+}
+
 /* Count and print a fault (see interp.h). */
 void interp_check_trap(struct interp_check_log *g, const struct trap *t)
 {
@@ -112,6 +217,7 @@ void interp_check_trap(struct interp_check_log *g, const struct trap *t)
     if (log_count(g)) {
         interp_trap_report(g->out, t);
         fflush(g->out);
+        json_trap(g, t);
     }
     pthread_mutex_unlock(&g->lock);
 }
@@ -126,9 +232,16 @@ static void leak_one(void *ctx, const struct mem_alloc *a)
     struct leak_walk *lw = ctx;
     lw->n++;
     lw->bytes += a->size;
-    if (log_count(lw->g))
+    if (log_count(lw->g)) {
         fprintf(lw->g->out, "%s Leaked %" PRIu64 " bytes at %#" PRIx64 "\n", CHK_P, a->size,
                 a->base);
+        FILE *o = json_begin(lw->g, "leakcheck", "leak");
+        if (o)
+            fprintf(o,
+                    ", \"severity\": \"error\", \"address\": \"%#" PRIx64 "\", \"size\": %" PRIu64
+                    "}",
+                    a->base, a->size);
+    }
 }
 
 /* leakcheck (see interp.h). */
@@ -164,6 +277,13 @@ void interp_check_summary(struct interp_check_log *g)
         fprintf(g->out, "%s %" PRIu64 " error%s not printed (--print-limit %" PRIu64 ")\n", CHK_P,
                 g->errors - g->printed, g->errors - g->printed == 1 ? "" : "s", g->limit);
     fflush(g->out);
+    if (g->json) {
+        fprintf(g->json,
+                "%s  {\"summary\": {\"errors\": %" PRIu64 ", \"reported\": %" PRIu64 "}}\n]\n",
+                g->json_some ? ",\n" : "", g->errors, g->printed);
+        fflush(g->json);
+        g->json = NULL;
+    }
     pthread_mutex_unlock(&g->lock);
 }
 
@@ -406,6 +526,67 @@ static void finding_print(FILE *o, const struct finding *f, const struct launch_
     }
 }
 
+/* "function", "pc", "ptx" and "source" members of instruction pc of fn. */
+static void json_site(FILE *o, const struct xfunc *fn, uint32_t pc)
+{
+    const struct ir_module *m = fn->m;
+    const struct ir_insn *in = pc < fn->ninsns ? &fn->f->insns[pc] : &fn->insns[fn->ninsns];
+    fputs("\"function\": ", o);
+    json_str(o, ir_str(m, fn->f->name));
+    fprintf(o, ", \"pc\": \"%#x\", \"ptx\": ", pc * 16);
+    json_pos(o, m->filename ? m->filename : "<ptx>", in->line);
+    fputs(", \"source\": ", o);
+    if (in->loc_file && in->loc_file < m->nfiles && m->files[in->loc_file])
+        json_pos(o, ir_str(m, m->files[in->loc_file]), in->loc_line);
+    else
+        fputs("null", o);
+}
+
+/* A finding as a JSON report object. Caller holds g->lock. */
+static void json_finding(struct interp_check_log *g, const struct finding *f,
+                         const struct launch_state *L)
+{
+    static const struct {
+        const char *tool, *kind, *space;
+    } k[] = {
+        [F_RACE_WAW] = {"racecheck", "write-after-write", "shared"},
+        [F_RACE_RAW] = {"racecheck", "read-after-write", "shared"},
+        [F_RACE_WAR] = {"racecheck", "write-after-read", "shared"},
+        [F_GRACE_WAW] = {"racecheck", "write-after-write", "global"},
+        [F_GRACE_RAW] = {"racecheck", "read-after-write", "global"},
+        [F_GRACE_WAR] = {"racecheck", "write-after-read", "global"},
+        [F_INIT_GLOBAL] = {"initcheck", "uninitialized-read", "global"},
+        [F_INIT_SHARED] = {"initcheck", "uninitialized-read", "shared"},
+        [F_SYNC_BLOCK] = {"synccheck", "divergent-barrier", NULL},
+        [F_SYNC_WARP] = {"synccheck", "divergent-warp-collective", NULL},
+        [F_SYNC_COUNT] = {"synccheck", "barrier-thread-count", NULL},
+        [F_SYNC_PATH] = {"synccheck", "barrier-divergent-paths", NULL},
+    };
+    FILE *o = json_begin(g, k[f->kind].tool, k[f->kind].kind);
+    if (!o)
+        return;
+    const uint32_t *b = L->l->block;
+    const bool race = f->kind <= F_GRACE_WAR;
+    fprintf(o, ", \"severity\": \"%s\", \"kernel\": ", f->warning ? "warning" : "error");
+    json_str(o, ir_str(L->xf->m, L->xf->f->name));
+    fprintf(o, ", \"block\": [%u, %u, %u], \"thread\": [%u, %u, %u], ", f->cta[0], f->cta[1],
+            f->cta[2], f->tid % b[0], f->tid / b[0] % b[1], f->tid / (b[0] * b[1]));
+    /* the instruction `thread` ran; a race's or a barrier's earlier one is "first" */
+    json_site(o, race ? f->fn2 : f->fn1, race ? f->pc2 : f->pc1);
+    if (k[f->kind].space)
+        fprintf(o, ", \"space\": \"%s\"", k[f->kind].space);
+    if (f->kind >= F_GRACE_WAW && f->kind <= F_INIT_SHARED)
+        fprintf(o, ", \"address\": \"%#" PRIx64 "\"", f->addr);
+    if (f->kind == F_INIT_GLOBAL || f->kind == F_INIT_SHARED)
+        fprintf(o, ", \"size\": %u", f->width);
+    if (race || f->kind == F_SYNC_PATH) {
+        fputs(", \"first\": {", o);
+        json_site(o, race ? f->fn1 : f->fn2, race ? f->pc1 : f->pc2);
+        fputc('}', o);
+    }
+    fprintf(o, ", \"count\": %" PRIu64 "}", f->count);
+}
+
 /* Print and free the findings of launch L (see internal.h). */
 void check_launch_end(struct launch_state *L)
 {
@@ -417,8 +598,10 @@ void check_launch_end(struct launch_state *L)
         qsort(k->f, k->n, sizeof *k->f, finding_cmp);
         pthread_mutex_lock(&g->lock);
         for (size_t i = 0; i < k->n; i++)
-            if (log_count(g))
+            if (log_count(g)) {
                 finding_print(g->out, &k->f[i], L);
+                json_finding(g, &k->f[i], L);
+            }
         fflush(g->out);
         pthread_mutex_unlock(&g->lock);
     }
@@ -1049,4 +1232,31 @@ void check_warp_sync(struct warp *w, uint32_t pc, uint32_t M, const uint32_t mem
         finding_add(w->cta->L, &x);
         return;
     }
+}
+
+/* ====================================================================== --fill-uninit */
+
+/* Parse a fill pattern (see interp.h). */
+int interp_fill_parse(const char *s, uint32_t *word)
+{
+    if (!strcmp(s, "nan")) {
+        *word = 0x7fffffffu;
+        return 0;
+    }
+    if (s[0] != '0' || (s[1] != 'x' && s[1] != 'X') || !s[2] || strlen(s) > 4)
+        return -1;
+    char *e;
+    unsigned long b = strtoul(s + 2, &e, 16);
+    if (*e || b > 0xff)
+        return -1;
+    *word = (uint32_t)b * 0x01010101u;
+    return 0;
+}
+
+/* Fill memory with a pattern (see interp.h). */
+void interp_fill(void *p, uint64_t addr, uint64_t n, uint32_t word)
+{
+    uint8_t *b = p;
+    for (uint64_t i = 0; i < n; i++)
+        b[i] = (uint8_t)(word >> 8 * ((addr + i) & 3));
 }

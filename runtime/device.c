@@ -351,6 +351,13 @@ void rt_ctx_init(struct rt_ctx *c)
     }
     if ((v = getenv("PTXEMU_TRACE_THREAD")) && *v)
         c->icfg.trace_thread = strtoll(v, NULL, 10);
+    if ((v = getenv("PTXEMU_FILL_UNINIT")) && *v) {
+        if (interp_fill_parse(v, &c->icfg.fill_word) < 0)
+            fprintf(stderr, "ptxemu: PTXEMU_FILL_UNINIT: expected 0xNN or nan, not '%s' "
+                            "(ignored)\n", v);
+        else
+            c->icfg.fill = true;
+    }
     if ((v = getenv("PTXEMU_CHECK")) && *v) {
         unsigned bits;
         char bad[64];
@@ -372,6 +379,13 @@ void rt_ctx_init(struct rt_ctx *c)
             if (c->chk) {
                 c->icfg.check = bits;
                 c->icfg.check_log = c->chk;
+                const char *jf = getenv("PTXEMU_CHECK_REPORT");
+                if (jf && *jf && !(c->chk_json = fopen(jf, "w")))
+                    fprintf(stderr, "ptxemu: PTXEMU_CHECK_REPORT: cannot write %s (no JSON "
+                                    "report)\n",
+                            jf);
+                if (c->chk_json)
+                    interp_check_log_json(c->chk, c->chk_json);
             }
             if ((v = getenv("PTXEMU_ERROR_EXITCODE")) && *v)
                 c->error_exitcode = (int)strtol(v, NULL, 10);
@@ -483,5 +497,10 @@ int rt_check_exit(struct rt_ctx *c)
     int rc = c->error_exitcode && interp_check_errors(c->chk) ? c->error_exitcode : -1;
     if (c->chk_file)
         fflush(c->chk_file);
+    if (c->chk_json) {
+        if (fclose(c->chk_json) != 0)
+            fprintf(stderr, "ptxemu: PTXEMU_CHECK_REPORT: cannot write the report\n");
+        c->chk_json = NULL;
+    }
     return rc;
 }
