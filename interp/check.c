@@ -3,8 +3,8 @@
  * session (error count, print limit), and the checking loop's hooks (exec_slow.c calls them
  * per instruction and per lane access when a launch has CHECK_LOOP tools on).
  *
- * racecheck: every byte of a CTA's shared memory has a shadow cell holding its last write and
- *   its last two reads by different threads, each stamped with the CTA's barrier epoch (bumped
+ * racecheck: every 4-byte word of a CTA's shared memory has a shadow cell holding its last
+ *   write and its last two reads by different threads (with the bytes each touched), each stamped with the CTA's barrier epoch (bumped
  *   when a barrier completes, cta.c), the accessing warp's __syncwarp epoch and the CTA's
  *   instruction counter. Two accesses of one epoch by different threads, at least one a write,
  *   are a hazard unless they are one warp instruction (lanes of one access) or the same warp
@@ -587,6 +587,8 @@ static void json_finding(struct interp_check_log *g, const struct finding *f,
     fprintf(o, ", \"count\": %" PRIu64 "}", f->count);
 }
 
+static void gshadow_free(struct check_launch *k);
+
 /* Print and free the findings of launch L (see internal.h). */
 void check_launch_end(struct launch_state *L)
 {
@@ -607,9 +609,7 @@ void check_launch_end(struct launch_state *L)
     }
     pthread_mutex_destroy(&k->lock);
     pthread_mutex_destroy(&k->glock);
-    for (size_t i = 0; i < k->tcap; i++)
-        free(k->tab[i]);
-    free(k->tab);
+    gshadow_free(k);
     free(k->f);
     free(k);
     L->chk = NULL;
@@ -625,6 +625,7 @@ struct check_acc {
     uint32_t wep;  /* the warp's __syncwarp epoch */
     uint32_t step; /* CTA warp-instruction counter: one warp instruction */
     uint32_t tid;  /* thread in the CTA */
+    uint8_t bytes; /* bit per byte of the word accessed */
 };
 
 struct check_cell {
@@ -637,7 +638,7 @@ struct check_cell {
  * every byte of the word got two readers (nothing more to record). */
 struct check_cta {
     size_t cap;
-    struct check_cell *cell; /* racecheck, per byte */
+    struct check_cell *cell; /* racecheck, per 4-byte word */
     uint32_t *wrote, *sat;   /* racecheck, per word */
     uint8_t *shinit;         /* initcheck: bit per shared byte written */
     struct {
@@ -679,7 +680,7 @@ int check_cta_begin(struct cta *c)
         c->chk = k = calloc(1, sizeof *k);
         if (!k)
             return -1;
-        k->cell = calloc(need, sizeof *k->cell);
+        k->cell = calloc(need / 4 + 1, sizeof *k->cell);
         k->wrote = calloc(need / 4 + 1, sizeof *k->wrote);
         k->sat = calloc(need / 4 + 1, sizeof *k->sat);
         k->shinit = calloc(need / 8 + 3, 1); /* bits_all reads two bytes on */
@@ -724,7 +725,8 @@ void check_syncwarp(struct warp *w)
 static bool race_conflict(const struct cta *c, const struct check_acc *a,
                           const struct check_acc *cur)
 {
-    if (!a->fn || a->ep != c->chk_ep || a->tid == cur->tid || a->step == cur->step)
+    if (!a->fn || a->ep != c->chk_ep || a->tid == cur->tid || a->step == cur->step ||
+        !(a->bytes & cur->bytes))
         return false;
     return !(a->tid / 32 == cur->tid / 32 && a->wep != cur->wep);
 }
@@ -742,7 +744,7 @@ static void race_report(struct warp *w, unsigned lane, enum fkind kind, const st
 }
 
 /* racecheck of one lane's access to shared bytes [off, off+width). One report per kind per
- * access (the first conflicting byte). */
+ * access (the first conflicting word). */
 static void race_access(struct warp *w, uint32_t pc, unsigned lane, uint64_t off, unsigned width,
                         bool wr)
 {
@@ -755,17 +757,20 @@ static void race_access(struct warp *w, uint32_t pc, unsigned lane, uint64_t off
         while (j <= w1 && k->wrote[j] != ep && k->sat[j] == ep)
             j++;
         if (j > w1)
-            return; /* no write this epoch, two readers known for every byte */
+            return; /* no write this epoch, two readers of every byte known */
     }
-    const struct check_acc cur = {.fn = w->fn,
-                                  .pc = pc,
-                                  .ep = ep,
-                                  .wep = w->chk_wep,
-                                  .step = c->chk_step,
-                                  .tid = w->id * 32 + lane};
+    struct check_acc cur = {.fn = w->fn,
+                            .pc = pc,
+                            .ep = ep,
+                            .wep = w->chk_wep,
+                            .step = c->chk_step,
+                            .tid = w->id * 32 + lane};
     bool waw = false, war = false, raw = false;
-    for (unsigned i = 0; i < width; i++) {
-        struct check_cell *cell = &k->cell[off + i];
+    for (uint64_t j = w0; j <= w1; j++) {
+        const uint64_t lo = j * 4 > off ? j * 4 : off, hi = j * 4 + 4 < off + width ? j * 4 + 4
+                                                                                   : off + width;
+        cur.bytes = (uint8_t)(((1u << (hi - lo)) - 1) << (lo & 3));
+        struct check_cell *cell = &k->cell[j];
         if (wr) {
             if (!waw && race_conflict(c, &cell->w, &cur)) {
                 waw = true;
@@ -781,6 +786,7 @@ static void race_access(struct warp *w, uint32_t pc, unsigned lane, uint64_t off
                 }
             }
             cell->w = cur;
+            k->wrote[j] = ep;
         } else {
             if (!raw && race_conflict(c, &cell->w, &cur)) {
                 raw = true;
@@ -788,26 +794,17 @@ static void race_access(struct warp *w, uint32_t pc, unsigned lane, uint64_t off
             }
             /* keep at most two readers of the epoch, by different threads: any later writer
              * differs from one of them; further reads add nothing (and cost cache traffic) */
-            const bool rl = cell->r.fn && cell->r.ep == c->chk_ep;
+            const bool rl = cell->r.fn && cell->r.ep == ep;
             if (!rl) {
                 cell->r = cur;
-            } else if (cell->r.tid != cur.tid && !(cell->r2.fn && cell->r2.ep == c->chk_ep)) {
+            } else if (cell->r.tid != cur.tid && !(cell->r2.fn && cell->r2.ep == ep)) {
                 cell->r2 = cell->r;
                 cell->r = cur;
             }
+            if (cell->r2.fn && cell->r2.ep == ep && cell->r.ep == ep &&
+                (cell->r.bytes & cell->r2.bytes) == 0xf)
+                k->sat[j] = ep;
         }
-    }
-    for (uint64_t j = w0; j <= w1; j++) {
-        if (wr) {
-            k->wrote[j] = ep;
-            continue;
-        }
-        bool full = true;
-        for (uint64_t b = j * 4; b < j * 4 + 4 && b < k->cap && full; b++)
-            full = k->cell[b].r.ep == ep && k->cell[b].r.fn && k->cell[b].r2.ep == ep &&
-                   k->cell[b].r2.fn;
-        if (full)
-            k->sat[j] = ep;
     }
 }
 
@@ -846,9 +843,21 @@ struct gacc {
 };
 
 struct gpage {
-    uint64_t key; /* word index >> GP_SHIFT */
-    struct gacc w[GP_WORDS], r[GP_WORDS];
+    uint64_t key;     /* word index >> GP_SHIFT */
+    struct gacc *w, *r; /* GP_WORDS each, made when the page is first written / read */
 };
+
+/* Free the global racecheck shadow of a launch. */
+static void gshadow_free(struct check_launch *k)
+{
+    for (size_t i = 0; i < k->tcap; i++)
+        if (k->tab[i]) {
+            free(k->tab[i]->w);
+            free(k->tab[i]->r);
+            free(k->tab[i]);
+        }
+    free(k->tab);
+}
 
 /* The page of word index j, made when first touched; NULL out of memory. Caller holds glock. */
 static struct gpage *gpage_get(struct check_launch *k, uint64_t j)
@@ -929,7 +938,7 @@ static void gfence(struct check_launch *k, struct gwarp *g, bool cta)
 
 /* Does the earlier access a (a write if a_wr) race with cur (a write if cur_wr; by the warp
  * whose view is g)? 0: no, 1: a Warning, 2: an Error. */
-static int gconflict(const struct gacc *a, bool a_wr, const struct gacc *cur, bool cur_wr,
+static inline int gconflict(const struct gacc *a, bool a_wr, const struct gacc *cur, bool cur_wr,
                      const struct gwarp *g, uint32_t nthreads)
 {
     if (!a->site || !(a->bytes & cur->bytes) || a->thread == cur->thread)
@@ -968,22 +977,15 @@ static void grace_report(struct warp *w, unsigned lane, enum fkind kind, int sev
     finding_add(w->cta->L, &x);
 }
 
-/* racecheck of one lane's global access [addr, addr+width); fl: GA_*. One report per kind
- * per access. Caller holds glock. */
+/* racecheck of one lane's global access [addr, addr+width); *tmpl: the access (site,
+ * thread, clocks, epoch, strength) but for its bytes. One report per kind per access. Caller
+ * holds glock. */
 static void grace_access(struct warp *w, struct gwarp *g, uint32_t pc, unsigned lane,
-                         uint64_t addr, unsigned width, bool wr, uint8_t fl)
+                         uint64_t addr, unsigned width, bool wr, const struct gacc *tmpl)
 {
-    struct cta *c = w->cta;
-    struct check_launch *k = c->L->chk;
-    const uint32_t nthreads = c->L->nthreads;
-    struct gacc cur = {.site = gsite(k, w->fn, pc),
-                       .thread = (uint32_t)(c->linear * nthreads) + w->id * 32 + lane,
-                       .tg = k->gclk,
-                       .tc = k->cclk,
-                       .ep = (uint16_t)c->chk_ep,
-                       .fl = fl};
-    if (!cur.site)
-        return;
+    struct check_launch *k = w->cta->L->chk;
+    const uint32_t nthreads = w->cta->L->nthreads;
+    struct gacc cur = *tmpl;
     bool waw = false, war = false, raw = false;
     for (uint64_t a = addr; a < addr + width;) {
         const uint64_t j = a / 4;
@@ -993,20 +995,26 @@ static void grace_access(struct warp *w, struct gwarp *g, uint32_t pc, unsigned 
         struct gpage *p = gpage_get(k, j);
         if (!p)
             return;
-        struct gacc *pw = &p->w[j & (GP_WORDS - 1)], *pr = &p->r[j & (GP_WORDS - 1)];
+        /* a half of the page is made when it is first needed: read-only inputs get no write
+         * records, outputs no read records */
+        struct gacc **mine = wr ? &p->w : &p->r;
+        if (!*mine && !(*mine = calloc(GP_WORDS, sizeof **mine)))
+            return;
+        struct gacc *pw = p->w ? &p->w[j & (GP_WORDS - 1)] : NULL,
+                    *pr = p->r ? &p->r[j & (GP_WORDS - 1)] : NULL;
         int s;
         if (wr) {
             if (!waw && (s = gconflict(pw, true, &cur, true, g, nthreads))) {
                 waw = true;
                 grace_report(w, lane, F_GRACE_WAW, s, k, pw, pc, a);
             }
-            if (!war && (s = gconflict(pr, false, &cur, true, g, nthreads))) {
+            if (pr && !war && (s = gconflict(pr, false, &cur, true, g, nthreads))) {
                 war = true;
                 grace_report(w, lane, F_GRACE_WAR, s, k, pr, pc, a);
             }
             *pw = cur;
         } else {
-            if (!raw && (s = gconflict(pw, true, &cur, false, g, nthreads))) {
+            if (pw && !raw && (s = gconflict(pw, true, &cur, false, g, nthreads))) {
                 raw = true;
                 grace_report(w, lane, F_GRACE_RAW, s, k, pw, pc, a);
             }
@@ -1077,9 +1085,22 @@ static void grace_accesses(struct warp *w, uint32_t pc, const struct engine_acce
         if (!cta)
             k->gclk++;
     }
-    for (; i < n; i++)
-        if (acc[i].space == SP_GLOBAL)
-            grace_access(w, g, pc, acc[i].lane, acc[i].addr, acc[i].width, acc[i].write, fl);
+    struct cta *c = w->cta;
+    const struct gacc tmpl = {.site = gsite(k, w->fn, pc),
+                              .thread = (uint32_t)(c->linear * c->L->nthreads) + w->id * 32,
+                              .tg = k->gclk,
+                              .tc = k->cclk,
+                              .ep = (uint16_t)c->chk_ep,
+                              .fl = fl};
+    if (tmpl.site) {
+        struct gacc t = tmpl;
+        for (; i < n; i++)
+            if (acc[i].space == SP_GLOBAL) {
+                t.thread = tmpl.thread + acc[i].lane;
+                grace_access(w, g, pc, acc[i].lane, acc[i].addr, acc[i].width, acc[i].write,
+                             &t);
+            }
+    }
     if (acq) {
         g->cacq = c0;
         if (!cta)
@@ -1097,7 +1118,7 @@ static inline bool bits_all(const uint8_t *b, uint64_t i, unsigned n)
 }
 
 /* One lane's access (space and address as engine_access has them) for the tools `tools`. */
-static void check_one(struct warp *w, uint32_t pc, unsigned lane, uint64_t addr, unsigned width,
+static inline __attribute__((always_inline)) void check_one(struct warp *w, uint32_t pc, unsigned lane, uint64_t addr, unsigned width,
                       bool wr, unsigned space, bool atomic, unsigned tools)
 {
     struct cta *c = w->cta;
@@ -1107,7 +1128,12 @@ static void check_one(struct warp *w, uint32_t pc, unsigned lane, uint64_t addr,
             return; /* a fault (memcheck) */
         if (tools & CHECK_INITCHECK) {
             uint8_t *b = c->chk->shinit;
-            if (wr || atomic) {
+            if ((wr || atomic) && width <= 16) {
+                const uint32_t m = ((1u << width) - 1) << (addr & 7);
+                b[addr >> 3] |= (uint8_t)m;
+                b[(addr >> 3) + 1] |= (uint8_t)(m >> 8);
+                b[(addr >> 3) + 2] |= (uint8_t)(m >> 16);
+            } else if (wr || atomic) {
                 for (uint64_t i = addr; i < addr + width; i++)
                     b[i >> 3] |= (uint8_t)(1u << (i & 7));
             } else if (width > 16 || !bits_all(b, addr, width)) {
