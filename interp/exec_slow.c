@@ -30,8 +30,8 @@ enum { SLOW_FETCH, SLOW_RELOAD, SLOW_OUT, SLOW_FAULT };
 
 typedef int (*slow_handler)(struct warp *w, struct slow *S);
 
-static void slow_mem(struct warp *w, struct slow *S, unsigned l, uint64_t addr, unsigned width,
-                     bool wr, const void *val);
+static inline void slow_mem(struct warp *w, struct slow *S, unsigned l, uint64_t addr,
+                            unsigned width, bool wr, const void *val);
 
 #undef TRACE_MEM_ACCESS
 #define TRACE_MEM_ACCESS(l, addr, width, wr, valp) slow_mem(w, S, (l), (addr), (width), (wr), (valp))
@@ -177,8 +177,28 @@ static void check_flush(struct warp *w, struct slow *S)
 }
 
 /* One lane's memory access: recorded when stepping or checking, printed when tracing memory. */
-static void slow_mem(struct warp *w, struct slow *S, unsigned l, uint64_t addr, unsigned width,
-                     bool wr, const void *val)
+static void slow_mem_out(struct warp *w, struct slow *S, unsigned l, uint64_t addr,
+                         unsigned width, bool wr, const void *val);
+static inline __attribute__((always_inline)) void slow_mem(struct warp *w, struct slow *S,
+                                                           unsigned l, uint64_t addr,
+                                                           unsigned width, bool wr,
+                                                           const void *val)
+{
+    /* checking alone (the common case of the loop): record it here, in the handler */
+    if (S->check && !S->rep && !S->trace_mem && S->ncacc < ENGINE_MAX_ACCESS) {
+        struct engine_access *a = &S->cacc[S->ncacc++];
+        a->addr = addr;
+        a->lane = l;
+        a->width = (uint16_t)width;
+        a->write = wr;
+        step_space(S->in, &a->addr, &a->space);
+        return;
+    }
+    slow_mem_out(w, S, l, addr, width, wr, val);
+}
+
+static void slow_mem_out(struct warp *w, struct slow *S, unsigned l, uint64_t addr,
+                         unsigned width, bool wr, const void *val)
 {
     struct engine_step_report *r = S->rep;
     if (S->check) {
