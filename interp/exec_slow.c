@@ -144,7 +144,8 @@ static void trace_mem(const struct warp *w, unsigned l, uint64_t addr, unsigned 
 
 /* The space and address of an access as engine.h reports it: shared and local as offsets in
  * their windows, generic addresses resolved. */
-static inline void step_space(const struct ir_insn *in, uint64_t *addr, uint8_t *space)
+static inline __attribute__((always_inline)) void step_space(const struct ir_insn *in,
+                                                          uint64_t *addr, uint8_t *space)
 {
     uint64_t a = *addr;
     switch (in->space) {
