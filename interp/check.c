@@ -4,12 +4,15 @@
  * per instruction and per lane access when a launch has CHECK_LOOP tools on).
  *
  * racecheck: every 4-byte word of a CTA's shared memory has a shadow cell holding its last
- *   write and its last two reads by different threads (with the bytes each touched), each stamped with the CTA's barrier epoch (bumped
- *   when a barrier completes, cta.c), the accessing warp's __syncwarp epoch and the CTA's
+ *   write and its last two reads by different threads (with the bytes each touched), each
+ *   stamped with the CTA's barrier epoch (bumped when a barrier completes, cta.c, and when an
+ *   mbarrier phase does, async.c), the accessing warp's __syncwarp epoch and the CTA's
  *   instruction counter. Two accesses of one epoch by different threads, at least one a write,
  *   are a hazard unless they are one warp instruction (lanes of one access) or the same warp
  *   with a bar.warp.sync between them (independent thread scheduling: lock step is not an
  *   ordering). Atomics are never hazards. Epochs only grow, so a CTA needs no shadow clearing.
+ *   Global memory: a per-launch shadow ordered by release clocks (see "global racecheck"
+ *   below).
  * initcheck: cudaMalloc allocations carry a written-bytes bitmap (mem.h), set by host copies,
  *   memsets and kernel stores; a CTA's shared memory has one, cleared at the CTA's start.
  * synccheck: an aligned barrier (bar.sync, barrier.sync.aligned, __syncthreads) executed by
@@ -19,7 +22,8 @@
  * Findings are collected per launch, deduplicated (racecheck per pair of instructions and
  * kind, initcheck and synccheck per instruction), and printed sorted when the launch ends, so
  * the report does not depend on how CTAs were spread over host threads; each carries the
- * first thread (lowest CTA, then thread) that hit it.
+ * first thread (lowest CTA, then thread) that hit it. A log may also write its reports as JSON
+ * (--check-report). The --fill-uninit patterns live here too.
  */
 #include <inttypes.h>
 #include <stdlib.h>

@@ -319,9 +319,7 @@ my %deliberate = (
     rt_surf_fault => 'a surface store outside its surface',
     rt_tex_stale  => 'destroyed texture handles used on purpose',
 );
-my %known = (
-    async_copy => "racecheck does not take mbarrier phases as ordering shared memory yet; the program frees none of its buffers",
-);
+my %known = (); # NAME => why it does not run clean yet (a TODO test)
 for my $src (@fixtures) {
     my $name = basename($src, '.cu');
     my $exe  = "build/fixtures/$name";
