@@ -43,8 +43,10 @@ struct interp_check_log {
     uint64_t limit;   /* reports printed at most (0: all) */
     uint64_t errors;  /* counted */
     uint64_t printed; /* reports printed */
-    FILE *json;       /* --check-report: the same reports as JSON objects (NULL: none) */
-    bool json_some;   /* an object was written (the next one needs a comma) */
+    FILE *rep;        /* --check-report: the same reports as JSON or XML (NULL: none) */
+    bool xml;         /* rep is XML (else JSON) */
+    bool rep_some;    /* a report was written (JSON: the next one needs a comma) */
+    bool rep_first;   /* no member written yet in the current JSON object */
 };
 
 /* Create a log printing to out (see interp.h). */
@@ -59,46 +61,146 @@ struct interp_check_log *interp_check_log_create(FILE *out, uint64_t print_limit
     return g;
 }
 
-/* Write the JSON report too (see interp.h). */
-void interp_check_log_json(struct interp_check_log *g, FILE *json)
+/* Write the machine-readable report too (see interp.h). */
+void interp_check_log_report(struct interp_check_log *g, FILE *f, bool xml)
 {
     pthread_mutex_lock(&g->lock);
-    g->json = json;
-    g->json_some = false;
-    if (json)
-        fputs("[\n", json);
+    g->rep = f;
+    g->xml = xml;
+    g->rep_some = false;
+    if (f)
+        fputs(xml ? "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<reports>\n" : "[\n", f);
     pthread_mutex_unlock(&g->lock);
 }
 
-/* A JSON string (quotes and escapes). */
-static void json_str(FILE *o, const char *s)
+/*
+ * The machine-readable report: one record per printed report, written through these
+ * emitters (caller holds g->lock) as a JSON object ({"tool": …, "kind": …, "severity": …,
+ * members}) or an XML element (<report tool= kind= severity=>children</report>). A member's
+ * value is a string, a number, a hex address, an (x,y,z) triple or a nested record; NULL
+ * strings are JSON nulls and absent XML elements.
+ */
+static void rep_text(FILE *o, const char *s, bool xml)
 {
-    fputc('"', o);
     for (; *s; s++) {
         const unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
+        if (xml && (c == '&' || c == '<' || c == '>' || c == '"'))
+            fputs(c == '&' ? "&amp;" : c == '<' ? "&lt;" : c == '>' ? "&gt;" : "&quot;", o);
+        else if (!xml && (c == '"' || c == '\\'))
             fprintf(o, "\\%c", c);
         else if (c < 0x20)
-            fprintf(o, "\\u%04x", c);
+            fprintf(o, xml ? "&#%u;" : "\\u%04x", c);
         else
             fputc(c, o);
     }
+}
+
+static bool rep_begin(struct interp_check_log *g, const char *tool, const char *kind,
+                      bool warning)
+{
+    FILE *o = g->rep;
+    if (!o)
+        return false;
+    const char *sev = warning ? "warning" : "error";
+    if (g->xml)
+        fprintf(o, "  <report tool=\"%s\" kind=\"%s\" severity=\"%s\">", tool, kind, sev);
+    else
+        fprintf(o, "%s  {\"tool\": \"%s\", \"kind\": \"%s\", \"severity\": \"%s\"",
+                g->rep_some ? ",\n" : "", tool, kind, sev);
+    g->rep_some = true;
+    g->rep_first = false;
+    return true;
+}
+
+/* JSON: the member's name (after a comma unless it is the object's first). */
+static void rep_key(struct interp_check_log *g, const char *key)
+{
+    fprintf(g->rep, "%s\"%s\": ", g->rep_first ? "" : ", ", key);
+    g->rep_first = false;
+}
+
+static void rep_str(struct interp_check_log *g, const char *key, const char *v)
+{
+    FILE *o = g->rep;
+    if (g->xml) {
+        if (!v)
+            return;
+        fprintf(o, "<%s>", key);
+        rep_text(o, v, true);
+        fprintf(o, "</%s>", key);
+        return;
+    }
+    rep_key(g, key);
+    if (!v) {
+        fputs("null", o);
+        return;
+    }
+    fputc('"', o);
+    rep_text(o, v, false);
     fputc('"', o);
 }
 
-/* Start a report object of tool/kind in the JSON report. Caller holds g->lock. */
-static FILE *json_begin(struct interp_check_log *g, const char *tool, const char *kind)
+static void rep_num(struct interp_check_log *g, const char *key, uint64_t v)
 {
-    FILE *o = g->json;
-    if (!o)
-        return NULL;
-    fputs(g->json_some ? ",\n  {" : "  {", o);
-    g->json_some = true;
-    fputs("\"tool\": ", o);
-    json_str(o, tool);
-    fputs(", \"kind\": ", o);
-    json_str(o, kind);
-    return o;
+    if (g->xml) {
+        fprintf(g->rep, "<%s>%" PRIu64 "</%s>", key, v, key);
+        return;
+    }
+    rep_key(g, key);
+    fprintf(g->rep, "%" PRIu64, v);
+}
+
+static void rep_hex(struct interp_check_log *g, const char *key, uint64_t v)
+{
+    char buf[24];
+    snprintf(buf, sizeof buf, "%#" PRIx64, v);
+    rep_str(g, key, buf);
+}
+
+static void rep_xyz(struct interp_check_log *g, const char *key, const uint32_t v[3])
+{
+    if (g->xml) {
+        fprintf(g->rep, "<%s x=\"%u\" y=\"%u\" z=\"%u\"/>", key, v[0], v[1], v[2]);
+        return;
+    }
+    rep_key(g, key);
+    fprintf(g->rep, "[%u, %u, %u]", v[0], v[1], v[2]);
+}
+
+/* "file:line" (NULL without a file). */
+static void rep_pos(struct interp_check_log *g, const char *key, const char *file,
+                    uint32_t line)
+{
+    char buf[600];
+    if (file && *file)
+        snprintf(buf, sizeof buf, "%s:%u", file, line);
+    rep_str(g, key, file && *file ? buf : NULL);
+}
+
+/* A nested record: rep_open, its members, rep_close. */
+static void rep_open(struct interp_check_log *g, const char *key)
+{
+    if (g->xml) {
+        fprintf(g->rep, "<%s>", key);
+        return;
+    }
+    rep_key(g, key);
+    fputc('{', g->rep);
+    g->rep_first = true;
+}
+
+static void rep_close(struct interp_check_log *g, const char *key)
+{
+    if (g->xml)
+        fprintf(g->rep, "</%s>", key);
+    else
+        fputc('}', g->rep);
+    g->rep_first = false;
+}
+
+static void rep_end(struct interp_check_log *g)
+{
+    fputs(g->xml ? "</report>\n" : "}", g->rep);
 }
 
 /* Free a log (its stream belongs to the caller). */
@@ -153,18 +255,6 @@ int interp_check_parse(const char *list, unsigned *bits, char *bad, size_t bad_l
     return 0;
 }
 
-/* "file:line" of a PTX or source position, as a JSON string; null without a file. */
-static void json_pos(FILE *o, const char *file, uint32_t line)
-{
-    if (!file || !*file) {
-        fputs("null", o);
-        return;
-    }
-    char buf[600];
-    snprintf(buf, sizeof buf, "%s:%u", file, line);
-    json_str(o, buf);
-}
-
 static const char *const space_names[] = {
     [SP_GLOBAL] = "global", [SP_SHARED] = "shared", [SP_LOCAL] = "local",
     [SP_CONST] = "const",   [SP_PARAM] = "param",
@@ -178,8 +268,8 @@ static const char *space_name(unsigned sp)
                                                                               : "generic";
 }
 
-/* A fault as a JSON report object. Caller holds g->lock. */
-static void json_trap(struct interp_check_log *g, const struct trap *t)
+/* A fault as a report record. Caller holds g->lock. */
+static void rep_trap(struct interp_check_log *g, const struct trap *t)
 {
     static const char *const kinds[] = {
         [TRAP_OOB] = "out-of-bounds",       [TRAP_MISALIGNED] = "misaligned",
@@ -192,26 +282,23 @@ static void json_trap(struct interp_check_log *g, const struct trap *t)
     const char *kind =
         (unsigned)t->kind < sizeof kinds / sizeof kinds[0] && kinds[t->kind] ? kinds[t->kind]
                                                                              : "error";
-    FILE *o = json_begin(g, "memcheck", kind);
-    if (!o)
+    if (!rep_begin(g, "memcheck", kind, false))
         return;
-    fputs(", \"severity\": \"error\", \"kernel\": ", o);
-    json_str(o, t->kernel);
-    fprintf(o, ", \"block\": [%u, %u, %u], \"thread\": [%u, %u, %u], \"function\": ", t->cta[0],
-            t->cta[1], t->cta[2], t->tid[0], t->tid[1], t->tid[2]);
-    json_str(o, t->func[0] ? t->func : t->kernel);
-    fprintf(o, ", \"pc\": \"%#x\", \"ptx\": ", t->pc * 16);
-    json_pos(o, t->ptx_file ? t->ptx_file : "<ptx>", t->line);
-    fputs(", \"source\": ", o);
-    json_pos(o, t->src_file, t->src_line);
+    rep_str(g, "kernel", t->kernel);
+    rep_xyz(g, "block", t->cta);
+    rep_xyz(g, "thread", t->tid);
+    rep_str(g, "function", t->func[0] ? t->func : t->kernel);
+    rep_hex(g, "pc", (uint64_t)t->pc * 16);
+    rep_pos(g, "ptx", t->ptx_file ? t->ptx_file : "<ptx>", t->line);
+    rep_pos(g, "source", t->src_file, t->src_line);
     if (t->kind == TRAP_OOB || t->kind == TRAP_MISALIGNED || t->kind == TRAP_READONLY) {
-        fprintf(o, ", \"space\": \"%s\", \"access\": \"%s\", \"address\": \"%#" PRIx64
-                   "\", \"size\": %u",
-                space_name(t->space), t->is_write ? "write" : "read", t->addr, t->width);
+        rep_str(g, "space", space_name(t->space));
+        rep_str(g, "access", t->is_write ? "write" : "read");
+        rep_hex(g, "address", t->addr);
+        rep_num(g, "size", t->width);
     }
-    fputs(", \"message\": ", o);
-    json_str(o, t->msg);
-    fputc('}', o);
+    rep_str(g, "message", t->msg);
+    rep_end(g);
 }
 
 /* Count and print a fault (see interp.h). */
@@ -221,7 +308,7 @@ void interp_check_trap(struct interp_check_log *g, const struct trap *t)
     if (log_count(g)) {
         interp_trap_report(g->out, t);
         fflush(g->out);
-        json_trap(g, t);
+        rep_trap(g, t);
     }
     pthread_mutex_unlock(&g->lock);
 }
@@ -239,12 +326,11 @@ static void leak_one(void *ctx, const struct mem_alloc *a)
     if (log_count(lw->g)) {
         fprintf(lw->g->out, "%s Leaked %" PRIu64 " bytes at %#" PRIx64 "\n", CHK_P, a->size,
                 a->base);
-        FILE *o = json_begin(lw->g, "leakcheck", "leak");
-        if (o)
-            fprintf(o,
-                    ", \"severity\": \"error\", \"address\": \"%#" PRIx64 "\", \"size\": %" PRIu64
-                    "}",
-                    a->base, a->size);
+        if (rep_begin(lw->g, "leakcheck", "leak", false)) {
+            rep_hex(lw->g, "address", a->base);
+            rep_num(lw->g, "size", a->size);
+            rep_end(lw->g);
+        }
     }
 }
 
@@ -281,12 +367,17 @@ void interp_check_summary(struct interp_check_log *g)
         fprintf(g->out, "%s %" PRIu64 " error%s not printed (--print-limit %" PRIu64 ")\n", CHK_P,
                 g->errors - g->printed, g->errors - g->printed == 1 ? "" : "s", g->limit);
     fflush(g->out);
-    if (g->json) {
-        fprintf(g->json,
+    if (g->rep && g->xml)
+        fprintf(g->rep,
+                "  <summary errors=\"%" PRIu64 "\" reported=\"%" PRIu64 "\"/>\n</reports>\n",
+                g->errors, g->printed);
+    else if (g->rep)
+        fprintf(g->rep,
                 "%s  {\"summary\": {\"errors\": %" PRIu64 ", \"reported\": %" PRIu64 "}}\n]\n",
-                g->json_some ? ",\n" : "", g->errors, g->printed);
-        fflush(g->json);
-        g->json = NULL;
+                g->rep_some ? ",\n" : "", g->errors, g->printed);
+    if (g->rep) {
+        fflush(g->rep);
+        g->rep = NULL;
     }
     pthread_mutex_unlock(&g->lock);
 }
@@ -531,23 +622,22 @@ static void finding_print(FILE *o, const struct finding *f, const struct launch_
 }
 
 /* "function", "pc", "ptx" and "source" members of instruction pc of fn. */
-static void json_site(FILE *o, const struct xfunc *fn, uint32_t pc)
+static void rep_site(struct interp_check_log *g, const struct xfunc *fn, uint32_t pc)
 {
     const struct ir_module *m = fn->m;
     const struct ir_insn *in = pc < fn->ninsns ? &fn->f->insns[pc] : &fn->insns[fn->ninsns];
-    fputs("\"function\": ", o);
-    json_str(o, ir_str(m, fn->f->name));
-    fprintf(o, ", \"pc\": \"%#x\", \"ptx\": ", pc * 16);
-    json_pos(o, m->filename ? m->filename : "<ptx>", in->line);
-    fputs(", \"source\": ", o);
-    if (in->loc_file && in->loc_file < m->nfiles && m->files[in->loc_file])
-        json_pos(o, ir_str(m, m->files[in->loc_file]), in->loc_line);
-    else
-        fputs("null", o);
+    rep_str(g, "function", ir_str(m, fn->f->name));
+    rep_hex(g, "pc", (uint64_t)pc * 16);
+    rep_pos(g, "ptx", m->filename ? m->filename : "<ptx>", in->line);
+    rep_pos(g, "source",
+            in->loc_file && in->loc_file < m->nfiles && m->files[in->loc_file]
+                ? ir_str(m, m->files[in->loc_file])
+                : NULL,
+            in->loc_line);
 }
 
-/* A finding as a JSON report object. Caller holds g->lock. */
-static void json_finding(struct interp_check_log *g, const struct finding *f,
+/* A finding as a report record. Caller holds g->lock. */
+static void rep_finding(struct interp_check_log *g, const struct finding *f,
                          const struct launch_state *L)
 {
     static const struct {
@@ -566,29 +656,29 @@ static void json_finding(struct interp_check_log *g, const struct finding *f,
         [F_SYNC_COUNT] = {"synccheck", "barrier-thread-count", NULL},
         [F_SYNC_PATH] = {"synccheck", "barrier-divergent-paths", NULL},
     };
-    FILE *o = json_begin(g, k[f->kind].tool, k[f->kind].kind);
-    if (!o)
+    if (!rep_begin(g, k[f->kind].tool, k[f->kind].kind, f->warning))
         return;
     const uint32_t *b = L->l->block;
     const bool race = f->kind <= F_GRACE_WAR;
-    fprintf(o, ", \"severity\": \"%s\", \"kernel\": ", f->warning ? "warning" : "error");
-    json_str(o, ir_str(L->xf->m, L->xf->f->name));
-    fprintf(o, ", \"block\": [%u, %u, %u], \"thread\": [%u, %u, %u], ", f->cta[0], f->cta[1],
-            f->cta[2], f->tid % b[0], f->tid / b[0] % b[1], f->tid / (b[0] * b[1]));
+    const uint32_t tid[3] = {f->tid % b[0], f->tid / b[0] % b[1], f->tid / (b[0] * b[1])};
+    rep_str(g, "kernel", ir_str(L->xf->m, L->xf->f->name));
+    rep_xyz(g, "block", f->cta);
+    rep_xyz(g, "thread", tid);
     /* the instruction `thread` ran; a race's or a barrier's earlier one is "first" */
-    json_site(o, race ? f->fn2 : f->fn1, race ? f->pc2 : f->pc1);
+    rep_site(g, race ? f->fn2 : f->fn1, race ? f->pc2 : f->pc1);
     if (k[f->kind].space)
-        fprintf(o, ", \"space\": \"%s\"", k[f->kind].space);
+        rep_str(g, "space", k[f->kind].space);
     if (f->kind >= F_GRACE_WAW && f->kind <= F_INIT_SHARED)
-        fprintf(o, ", \"address\": \"%#" PRIx64 "\"", f->addr);
+        rep_hex(g, "address", f->addr);
     if (f->kind == F_INIT_GLOBAL || f->kind == F_INIT_SHARED)
-        fprintf(o, ", \"size\": %u", f->width);
+        rep_num(g, "size", f->width);
     if (race || f->kind == F_SYNC_PATH) {
-        fputs(", \"first\": {", o);
-        json_site(o, race ? f->fn1 : f->fn2, race ? f->pc1 : f->pc2);
-        fputc('}', o);
+        rep_open(g, "first");
+        rep_site(g, race ? f->fn1 : f->fn2, race ? f->pc1 : f->pc2);
+        rep_close(g, "first");
     }
-    fprintf(o, ", \"count\": %" PRIu64 "}", f->count);
+    rep_num(g, "count", f->count);
+    rep_end(g);
 }
 
 static void gshadow_free(struct check_launch *k);
@@ -606,7 +696,7 @@ void check_launch_end(struct launch_state *L)
         for (size_t i = 0; i < k->n; i++)
             if (log_count(g)) {
                 finding_print(g->out, &k->f[i], L);
-                json_finding(g, &k->f[i], L);
+                rep_finding(g, &k->f[i], L);
             }
         fflush(g->out);
         pthread_mutex_unlock(&g->lock);

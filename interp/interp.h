@@ -115,11 +115,12 @@ void interp_check_trap(struct interp_check_log *g, const struct trap *t);
 uint64_t interp_check_leaks(struct interp_check_log *g, struct mem *m);
 /* Errors counted so far. */
 uint64_t interp_check_errors(struct interp_check_log *g);
-/* Print the final "========= ERROR SUMMARY: N errors" line (and close the JSON report). */
+/* Print the final "========= ERROR SUMMARY: N errors" line (and end the report file). */
 void interp_check_summary(struct interp_check_log *g);
-/* Also write every report as one JSON object of an array in `json` (opened and closed by the
- * caller; interp_check_summary writes the summary object and ends the array). */
-void interp_check_log_json(struct interp_check_log *g, FILE *json);
+/* Also write every printed report to f (opened and closed by the caller), as one JSON object
+ * of an array, or (xml) one <report> element of a <reports> document; interp_check_summary
+ * writes the summary and ends the array or document. */
+void interp_check_log_report(struct interp_check_log *g, FILE *f, bool xml);
 
 /* --fill-uninit PATTERN: "0xff" or any byte "0xNN" (every byte), "nan" (0x7fffffff in every
  * 4-byte word: a NaN as f32 and as f64). 0 and *word, or -1. */

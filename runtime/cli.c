@@ -99,10 +99,10 @@ static const char usage_text[] =
     "  --error-exitcode N  with --check: exit with N when any error was found\n"
     "  --print-limit N     with --check: print at most N reports (default 100, 0: all)\n"
     "  --log-file PATH     with --check: write the reports to PATH instead of stderr\n"
-    "  --check-report FILE.json  with --check: the reports also as a JSON array, one object\n"
-    "                      each (tool, kind, severity, kernel, block, thread, function, pc,\n"
-    "                      ptx and source file:line, space, address, size, count), then a\n"
-    "                      summary object\n"
+    "  --check-report FILE.json|FILE.xml  with --check: the reports also as a JSON array\n"
+    "                      of objects or an XML <reports> document (tool, kind, severity,\n"
+    "                      kernel, block, thread, function, pc, ptx and source file:line,\n"
+    "                      space, address, size, count), then the summary\n"
     "  --fill-uninit=PATTERN  fresh device memory (cudaMalloc*, malloc, buf:uninit), shared\n"
     "                      and local memory and registers read before written hold PATTERN\n"
     "                      instead of zeros: 0xNN (every byte) or nan (0x7fffffff words)\n"
@@ -930,7 +930,9 @@ static int cmd_exec(int argc, char **argv)
                         o.check_report, strerror(errno));
                 goto out;
             }
-            interp_check_log_json(chk, jsonf);
+            const size_t nl = strlen(o.check_report); /* FILE.xml: XML, else JSON */
+            interp_check_log_report(chk, jsonf,
+                                    nl > 4 && !strcmp(o.check_report + nl - 4, ".xml"));
         }
     }
     struct rt_device dspec;

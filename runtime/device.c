@@ -384,8 +384,9 @@ void rt_ctx_init(struct rt_ctx *c)
                     fprintf(stderr, "ptxemu: PTXEMU_CHECK_REPORT: cannot write %s (no JSON "
                                     "report)\n",
                             jf);
-                if (c->chk_json)
-                    interp_check_log_json(c->chk, c->chk_json);
+                if (c->chk_json) /* FILE.xml: XML, else JSON */
+                    interp_check_log_report(c->chk, c->chk_json,
+                                            strlen(jf) > 4 && !strcmp(jf + strlen(jf) - 4, ".xml"));
             }
             if ((v = getenv("PTXEMU_ERROR_EXITCODE")) && *v)
                 c->error_exitcode = (int)strtol(v, NULL, 10);

@@ -75,7 +75,7 @@ sub build_one {
 }
 
 my @fixtures = sort glob('fixtures/cuda/*.cu');
-print "1..", 14 + scalar(@fixtures), "\n";
+print "1..", 15 + scalar(@fixtures), "\n";
 
 # ------------------------------------------------------------------ racecheck, source lines
 {
@@ -289,6 +289,31 @@ R
 J
     ok_($got eq $want,
         '--check-report FILE.json (run, PTXEMU_CHECK_REPORT, exec): racecheck, leakcheck and memcheck reports as JSON objects with the summary',
+        "got:\n$got");
+
+    # FILE.xml: the same records as an XML document
+    ($st, $out, $err) = $e ? (-1, '', $e) : run({ %env, PTXEMU_CHECK => 'leakcheck',
+        PTXEMU_CHECK_REPORT => "$tmp/leak.xml" }, "$fx/leak");
+    $got = $json->("$tmp/leak.xml");
+    ($st, $out, $err) = run({%asan}, $ptxemu, 'exec', 'fixtures/check/fill.ptx', '--kernel', 'inc',
+        '--grid', '1', '--block', '1', '--arg', 'buf:zero=2', '--check', 'memcheck',
+        '--check-report', "$tmp/mem.xml");
+    $got .= $json->("$tmp/mem.xml");
+    $want = <<'X';
+<?xml version="1.0" encoding="UTF-8"?>
+<reports>
+  <report tool="leakcheck" kind="leak" severity="error"><address>ADDR</address><size>1024</size></report>
+  <report tool="leakcheck" kind="leak" severity="error"><address>ADDR</address><size>64</size></report>
+  <summary errors="2" reported="2"/>
+</reports>
+<?xml version="1.0" encoding="UTF-8"?>
+<reports>
+  <report tool="memcheck" kind="out-of-bounds" severity="error"><kernel>inc</kernel><block x="0" y="0" z="0"/><thread x="0" y="0" z="0"/><function>inc</function><pc>0x10</pc><ptx>fixtures/check/fill.ptx:62</ptx><space>global</space><access>read</access><address>ADDR</address><size>4</size><message>and crosses the end of the allocation at ADDR of size 2 bytes</message></report>
+  <summary errors="1" reported="1"/>
+</reports>
+X
+    ok_($got eq $want,
+        '--check-report FILE.xml (PTXEMU_CHECK_REPORT, exec): the same records as an XML document',
         "got:\n$got");
 }
 
