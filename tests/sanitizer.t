@@ -4,7 +4,7 @@
 #   - fixtures/sanitizer/*.cu, built with nvcc -lineinfo: racecheck reports with CUDA source
 #     lines (shared memory; global memory between blocks and warps, with the fences, scopes,
 #     release/acquire and atomics that order them), --fill-uninit patterns, --check-report
-#     JSON, synccheck (divergent __syncthreads, __shfl_sync masks), initcheck of cudaMalloc memory (cudaMemset / cudaMemcpy / kernel stores count as
+#     JSON and XML, synccheck (divergent __syncthreads, __shfl_sync masks), initcheck of cudaMalloc memory (cudaMemset / cudaMemcpy / kernel stores count as
 #     writes), leakcheck at exit and at cudaDeviceReset; --error-exitcode, --print-limit,
 #     --log-file, PTXEMU_CHECK through the drop-in libcudart without `ptxemu run`;
 #   - every fixtures/cuda/NAME.cu program (build/fixtures/NAME, as tests/cuda_programs.t
