@@ -1155,12 +1155,17 @@ void check_order(struct warp *w, const struct ir_insn *in)
 static void grace_accesses(struct warp *w, uint32_t pc, const struct engine_access *acc,
                            unsigned n)
 {
+    const struct ir_insn *in = &w->fn->insns[pc];
+    switch (in->space) { /* a shared, local, param or const instruction: no global access */
+    case SP_SHARED: case SP_SHARED_CTA: case SP_SHARED_CLUSTER: case SP_LOCAL: case SP_PARAM:
+    case SP_PARAM_ENTRY: case SP_PARAM_FUNC: case SP_CONST: return;
+    default: break;
+    }
     unsigned i = 0;
     while (i < n && acc[i].space != SP_GLOBAL)
         i++;
     if (i == n)
         return;
-    const struct ir_insn *in = &w->fn->insns[pc];
     const bool atomic = in->op == OP_ATOM || in->op == OP_RED;
     const bool cta = scope_cta(in);
     uint8_t fl = 0;
