@@ -354,6 +354,10 @@ int async_mbarrier(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn
             }
             memcpy(p, &v, 8);
             tc_mem_report(mr, l, vm_addr(w, a, l), vm_xs(w, a), 8, true, p);
+            if ((v ^ old) & MB_PHASE) /* racecheck: a completed phase orders the accesses
+                                         before its arrivals and after its waits (for the
+                                         whole CTA: at worst a race is missed) */
+                w->cta->chk_ep++;
             if (in->op != OP_CP_ASYNC_MBARRIER_ARRIVE && O[0].kind == OPK_REG)
                 w->r64[O[0].slot][l].u = (old & MB_PHASE) | MB_VALID |
                                          (mb_pending(old) - c); /* see the header */

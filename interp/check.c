@@ -3,13 +3,16 @@
  * session (error count, print limit), and the checking loop's hooks (exec_slow.c calls them
  * per instruction and per lane access when a launch has CHECK_LOOP tools on).
  *
- * racecheck: every byte of a CTA's shared memory has a shadow cell holding its last write and
- *   its last two reads by different threads, each stamped with the CTA's barrier epoch (bumped
- *   when a barrier completes, cta.c), the accessing warp's __syncwarp epoch and the CTA's
+ * racecheck: every 4-byte word of a CTA's shared memory has a shadow cell holding its last
+ *   write and its last two reads by different threads (with the bytes each touched), each
+ *   stamped with the CTA's barrier epoch (bumped when a barrier completes, cta.c, and when an
+ *   mbarrier phase does, async.c), the accessing warp's __syncwarp epoch and the CTA's
  *   instruction counter. Two accesses of one epoch by different threads, at least one a write,
  *   are a hazard unless they are one warp instruction (lanes of one access) or the same warp
  *   with a bar.warp.sync between them (independent thread scheduling: lock step is not an
  *   ordering). Atomics are never hazards. Epochs only grow, so a CTA needs no shadow clearing.
+ *   Global memory: a per-launch shadow ordered by release clocks (see "global racecheck"
+ *   below).
  * initcheck: cudaMalloc allocations carry a written-bytes bitmap (mem.h), set by host copies,
  *   memsets and kernel stores; a CTA's shared memory has one, cleared at the CTA's start.
  * synccheck: an aligned barrier (bar.sync, barrier.sync.aligned, __syncthreads) executed by
@@ -19,13 +22,15 @@
  * Findings are collected per launch, deduplicated (racecheck per pair of instructions and
  * kind, initcheck and synccheck per instruction), and printed sorted when the launch ends, so
  * the report does not depend on how CTAs were spread over host threads; each carries the
- * first thread (lowest CTA, then thread) that hit it.
+ * first thread (lowest CTA, then thread) that hit it. A log may also write its reports as JSON
+ * (--check-report). The --fill-uninit patterns live here too.
  */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "frontend/frontend.h"
+#include "interp/check.h"
 #include "interp/internal.h"
 
 #define CHK_P "========="
@@ -38,6 +43,10 @@ struct interp_check_log {
     uint64_t limit;   /* reports printed at most (0: all) */
     uint64_t errors;  /* counted */
     uint64_t printed; /* reports printed */
+    FILE *rep;        /* --check-report: the same reports as JSON or XML (NULL: none) */
+    bool xml;         /* rep is XML (else JSON) */
+    bool rep_some;    /* a report was written (JSON: the next one needs a comma) */
+    bool rep_first;   /* no member written yet in the current JSON object */
 };
 
 /* Create a log printing to out (see interp.h). */
@@ -50,6 +59,148 @@ struct interp_check_log *interp_check_log_create(FILE *out, uint64_t print_limit
     g->out = out ? out : stderr;
     g->limit = print_limit;
     return g;
+}
+
+/* Write the machine-readable report too (see interp.h). */
+void interp_check_log_report(struct interp_check_log *g, FILE *f, bool xml)
+{
+    pthread_mutex_lock(&g->lock);
+    g->rep = f;
+    g->xml = xml;
+    g->rep_some = false;
+    if (f)
+        fputs(xml ? "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<reports>\n" : "[\n", f);
+    pthread_mutex_unlock(&g->lock);
+}
+
+/*
+ * The machine-readable report: one record per printed report, written through these
+ * emitters (caller holds g->lock) as a JSON object ({"tool": …, "kind": …, "severity": …,
+ * members}) or an XML element (<report tool= kind= severity=>children</report>). A member's
+ * value is a string, a number, a hex address, an (x,y,z) triple or a nested record; NULL
+ * strings are JSON nulls and absent XML elements.
+ */
+static void rep_text(FILE *o, const char *s, bool xml)
+{
+    for (; *s; s++) {
+        const unsigned char c = (unsigned char)*s;
+        if (xml && (c == '&' || c == '<' || c == '>' || c == '"'))
+            fputs(c == '&' ? "&amp;" : c == '<' ? "&lt;" : c == '>' ? "&gt;" : "&quot;", o);
+        else if (!xml && (c == '"' || c == '\\'))
+            fprintf(o, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(o, xml ? "&#%u;" : "\\u%04x", c);
+        else
+            fputc(c, o);
+    }
+}
+
+static bool rep_begin(struct interp_check_log *g, const char *tool, const char *kind,
+                      bool warning)
+{
+    FILE *o = g->rep;
+    if (!o)
+        return false;
+    const char *sev = warning ? "warning" : "error";
+    if (g->xml)
+        fprintf(o, "  <report tool=\"%s\" kind=\"%s\" severity=\"%s\">", tool, kind, sev);
+    else
+        fprintf(o, "%s  {\"tool\": \"%s\", \"kind\": \"%s\", \"severity\": \"%s\"",
+                g->rep_some ? ",\n" : "", tool, kind, sev);
+    g->rep_some = true;
+    g->rep_first = false;
+    return true;
+}
+
+/* JSON: the member's name (after a comma unless it is the object's first). */
+static void rep_key(struct interp_check_log *g, const char *key)
+{
+    fprintf(g->rep, "%s\"%s\": ", g->rep_first ? "" : ", ", key);
+    g->rep_first = false;
+}
+
+static void rep_str(struct interp_check_log *g, const char *key, const char *v)
+{
+    FILE *o = g->rep;
+    if (g->xml) {
+        if (!v)
+            return;
+        fprintf(o, "<%s>", key);
+        rep_text(o, v, true);
+        fprintf(o, "</%s>", key);
+        return;
+    }
+    rep_key(g, key);
+    if (!v) {
+        fputs("null", o);
+        return;
+    }
+    fputc('"', o);
+    rep_text(o, v, false);
+    fputc('"', o);
+}
+
+static void rep_num(struct interp_check_log *g, const char *key, uint64_t v)
+{
+    if (g->xml) {
+        fprintf(g->rep, "<%s>%" PRIu64 "</%s>", key, v, key);
+        return;
+    }
+    rep_key(g, key);
+    fprintf(g->rep, "%" PRIu64, v);
+}
+
+static void rep_hex(struct interp_check_log *g, const char *key, uint64_t v)
+{
+    char buf[24];
+    snprintf(buf, sizeof buf, "%#" PRIx64, v);
+    rep_str(g, key, buf);
+}
+
+static void rep_xyz(struct interp_check_log *g, const char *key, const uint32_t v[3])
+{
+    if (g->xml) {
+        fprintf(g->rep, "<%s x=\"%u\" y=\"%u\" z=\"%u\"/>", key, v[0], v[1], v[2]);
+        return;
+    }
+    rep_key(g, key);
+    fprintf(g->rep, "[%u, %u, %u]", v[0], v[1], v[2]);
+}
+
+/* "file:line" (NULL without a file). */
+static void rep_pos(struct interp_check_log *g, const char *key, const char *file,
+                    uint32_t line)
+{
+    char buf[600];
+    if (file && *file)
+        snprintf(buf, sizeof buf, "%s:%u", file, line);
+    rep_str(g, key, file && *file ? buf : NULL);
+}
+
+/* A nested record: rep_open, its members, rep_close. */
+static void rep_open(struct interp_check_log *g, const char *key)
+{
+    if (g->xml) {
+        fprintf(g->rep, "<%s>", key);
+        return;
+    }
+    rep_key(g, key);
+    fputc('{', g->rep);
+    g->rep_first = true;
+}
+
+static void rep_close(struct interp_check_log *g, const char *key)
+{
+    if (g->xml)
+        fprintf(g->rep, "</%s>", key);
+    else
+        fputc('}', g->rep);
+    g->rep_first = false;
+}
+
+static void rep_end(struct interp_check_log *g)
+{
+    fputs(g->xml ? "</report>\n" : "}", g->rep);
 }
 
 /* Free a log (its stream belongs to the caller). */
@@ -104,6 +255,52 @@ int interp_check_parse(const char *list, unsigned *bits, char *bad, size_t bad_l
     return 0;
 }
 
+static const char *const space_names[] = {
+    [SP_GLOBAL] = "global", [SP_SHARED] = "shared", [SP_LOCAL] = "local",
+    [SP_CONST] = "const",   [SP_PARAM] = "param",
+};
+
+static const char *space_name(unsigned sp)
+{
+    if (sp == SP_SHARED_CTA || sp == SP_SHARED_CLUSTER)
+        sp = SP_SHARED;
+    return sp < sizeof space_names / sizeof space_names[0] && space_names[sp] ? space_names[sp]
+                                                                              : "generic";
+}
+
+/* A fault as a report record. Caller holds g->lock. */
+static void rep_trap(struct interp_check_log *g, const struct trap *t)
+{
+    static const char *const kinds[] = {
+        [TRAP_OOB] = "out-of-bounds",       [TRAP_MISALIGNED] = "misaligned",
+        [TRAP_READONLY] = "read-only",      [TRAP_TRAP] = "trap",
+        [TRAP_BRKPT] = "breakpoint",        [TRAP_ASSERT] = "assert",
+        [TRAP_DEADLOCK] = "deadlock",       [TRAP_BUDGET] = "budget",
+        [TRAP_ILLEGAL] = "illegal-instruction", [TRAP_STACK] = "stack-overflow",
+        [TRAP_HEAP] = "heap",
+    };
+    const char *kind =
+        (unsigned)t->kind < sizeof kinds / sizeof kinds[0] && kinds[t->kind] ? kinds[t->kind]
+                                                                             : "error";
+    if (!rep_begin(g, "memcheck", kind, false))
+        return;
+    rep_str(g, "kernel", t->kernel);
+    rep_xyz(g, "block", t->cta);
+    rep_xyz(g, "thread", t->tid);
+    rep_str(g, "function", t->func[0] ? t->func : t->kernel);
+    rep_hex(g, "pc", (uint64_t)t->pc * 16);
+    rep_pos(g, "ptx", t->ptx_file ? t->ptx_file : "<ptx>", t->line);
+    rep_pos(g, "source", t->src_file, t->src_line);
+    if (t->kind == TRAP_OOB || t->kind == TRAP_MISALIGNED || t->kind == TRAP_READONLY) {
+        rep_str(g, "space", space_name(t->space));
+        rep_str(g, "access", t->is_write ? "write" : "read");
+        rep_hex(g, "address", t->addr);
+        rep_num(g, "size", t->width);
+    }
+    rep_str(g, "message", t->msg);
+    rep_end(g);
+}
+
 /* Count and print a fault (see interp.h). */
 void interp_check_trap(struct interp_check_log *g, const struct trap *t)
 {
@@ -111,6 +308,7 @@ void interp_check_trap(struct interp_check_log *g, const struct trap *t)
     if (log_count(g)) {
         interp_trap_report(g->out, t);
         fflush(g->out);
+        rep_trap(g, t);
     }
     pthread_mutex_unlock(&g->lock);
 }
@@ -125,9 +323,15 @@ static void leak_one(void *ctx, const struct mem_alloc *a)
     struct leak_walk *lw = ctx;
     lw->n++;
     lw->bytes += a->size;
-    if (log_count(lw->g))
+    if (log_count(lw->g)) {
         fprintf(lw->g->out, "%s Leaked %" PRIu64 " bytes at %#" PRIx64 "\n", CHK_P, a->size,
                 a->base);
+        if (rep_begin(lw->g, "leakcheck", "leak", false)) {
+            rep_hex(lw->g, "address", a->base);
+            rep_num(lw->g, "size", a->size);
+            rep_end(lw->g);
+        }
+    }
 }
 
 /* leakcheck (see interp.h). */
@@ -163,6 +367,18 @@ void interp_check_summary(struct interp_check_log *g)
         fprintf(g->out, "%s %" PRIu64 " error%s not printed (--print-limit %" PRIu64 ")\n", CHK_P,
                 g->errors - g->printed, g->errors - g->printed == 1 ? "" : "s", g->limit);
     fflush(g->out);
+    if (g->rep && g->xml)
+        fprintf(g->rep,
+                "  <summary errors=\"%" PRIu64 "\" reported=\"%" PRIu64 "\"/>\n</reports>\n",
+                g->errors, g->printed);
+    else if (g->rep)
+        fprintf(g->rep,
+                "%s  {\"summary\": {\"errors\": %" PRIu64 ", \"reported\": %" PRIu64 "}}\n]\n",
+                g->rep_some ? ",\n" : "", g->errors, g->printed);
+    if (g->rep) {
+        fflush(g->rep);
+        g->rep = NULL;
+    }
     pthread_mutex_unlock(&g->lock);
 }
 
@@ -172,6 +388,9 @@ enum fkind {
     F_RACE_WAW, /* ordered as printed within one pair of instructions */
     F_RACE_RAW,
     F_RACE_WAR,
+    F_GRACE_WAW, /* global memory, same order */
+    F_GRACE_RAW,
+    F_GRACE_WAR,
     F_INIT_GLOBAL,
     F_INIT_SHARED,
     F_SYNC_BLOCK,
@@ -194,12 +413,25 @@ struct finding {
     unsigned width;
     uint32_t mask, need; /* synccheck: lanes that executed it, lanes it needed */
     char what[24];       /* synccheck warp: the instruction ("shfl.sync") */
+    bool warning;        /* racecheck severity: Warning (else Error) */
 };
+
+struct gpage;
 
 struct check_launch {
     pthread_mutex_t lock;
     struct finding *f;
     size_t n, cap;
+    /* global-memory racecheck (under glock): the shadow pages in an open-addressed table
+     * (the last one used cached), the functions its sites name, the release clocks */
+    pthread_mutex_t glock;
+    struct gpage **tab;
+    size_t tcap, tn;
+    struct gpage *last;
+    const struct xfunc *fns[255];
+    unsigned nfns;
+    uint32_t gclk; /* bumped by every release at .gpu scope or wider */
+    uint32_t cclk; /* bumped by every release at any scope */
 };
 
 /* Set up the findings of launch L (see internal.h). */
@@ -209,6 +441,7 @@ int check_launch_begin(struct launch_state *L)
     if (!L->chk)
         return -1;
     pthread_mutex_init(&L->chk->lock, NULL);
+    pthread_mutex_init(&L->chk->glock, NULL);
     return 0;
 }
 
@@ -220,7 +453,7 @@ static void finding_add(struct launch_state *L, const struct finding *x)
     for (size_t i = 0; i < k->n; i++) {
         struct finding *f = &k->f[i];
         if (f->kind == x->kind && f->fn1 == x->fn1 && f->pc1 == x->pc1 && f->fn2 == x->fn2 &&
-            f->pc2 == x->pc2) {
+            f->pc2 == x->pc2 && f->warning == x->warning) {
             f->count++;
             if (x->cta_linear < f->cta_linear ||
                 (x->cta_linear == f->cta_linear && x->tid < f->tid)) {
@@ -302,7 +535,9 @@ static int finding_cmp(const void *pa, const void *pb)
     kb = b->fn2 ? (uint64_t)b->fn2->serial << 32 | b->pc2 : 0;
     if (ka != kb)
         return ka < kb ? -1 : 1;
-    return (int)a->kind - (int)b->kind;
+    if (a->kind != b->kind)
+        return (int)a->kind - (int)b->kind;
+    return (int)a->warning - (int)b->warning;
 }
 
 static void finding_print(FILE *o, const struct finding *f, const struct launch_state *L)
@@ -317,6 +552,18 @@ static void finding_print(FILE *o, const struct finding *f, const struct launch_
         fprintf(o, "\n%s     and %s access at ", CHK_P, acc[f->kind][1]);
         site_print(o, f->fn2, f->pc2);
         fprintf(o, " [%" PRIu64 " hazard%s]\n", f->count, f->count == 1 ? "" : "s");
+        break;
+    case F_GRACE_WAW:
+    case F_GRACE_RAW:
+    case F_GRACE_WAR:
+        fprintf(o, "%s %s: Race reported between %s access at ", CHK_P,
+                f->warning ? "Warning" : "Error", acc[f->kind - F_GRACE_WAW][0]);
+        site_print(o, f->fn1, f->pc1);
+        fprintf(o, "\n%s     and %s access at ", CHK_P, acc[f->kind - F_GRACE_WAW][1]);
+        site_print(o, f->fn2, f->pc2);
+        fprintf(o, " [%" PRIu64 " hazard%s]\n", f->count, f->count == 1 ? "" : "s");
+        thread_print(o, f, L);
+        fprintf(o, "%s     Address %#" PRIx64 " in __global__ memory\n", CHK_P, f->addr);
         break;
     case F_INIT_GLOBAL:
     case F_INIT_SHARED:
@@ -374,6 +621,68 @@ static void finding_print(FILE *o, const struct finding *f, const struct launch_
     }
 }
 
+/* "function", "pc", "ptx" and "source" members of instruction pc of fn. */
+static void rep_site(struct interp_check_log *g, const struct xfunc *fn, uint32_t pc)
+{
+    const struct ir_module *m = fn->m;
+    const struct ir_insn *in = pc < fn->ninsns ? &fn->f->insns[pc] : &fn->insns[fn->ninsns];
+    rep_str(g, "function", ir_str(m, fn->f->name));
+    rep_hex(g, "pc", (uint64_t)pc * 16);
+    rep_pos(g, "ptx", m->filename ? m->filename : "<ptx>", in->line);
+    rep_pos(g, "source",
+            in->loc_file && in->loc_file < m->nfiles && m->files[in->loc_file]
+                ? ir_str(m, m->files[in->loc_file])
+                : NULL,
+            in->loc_line);
+}
+
+/* A finding as a report record. Caller holds g->lock. */
+static void rep_finding(struct interp_check_log *g, const struct finding *f,
+                         const struct launch_state *L)
+{
+    static const struct {
+        const char *tool, *kind, *space;
+    } k[] = {
+        [F_RACE_WAW] = {"racecheck", "write-after-write", "shared"},
+        [F_RACE_RAW] = {"racecheck", "read-after-write", "shared"},
+        [F_RACE_WAR] = {"racecheck", "write-after-read", "shared"},
+        [F_GRACE_WAW] = {"racecheck", "write-after-write", "global"},
+        [F_GRACE_RAW] = {"racecheck", "read-after-write", "global"},
+        [F_GRACE_WAR] = {"racecheck", "write-after-read", "global"},
+        [F_INIT_GLOBAL] = {"initcheck", "uninitialized-read", "global"},
+        [F_INIT_SHARED] = {"initcheck", "uninitialized-read", "shared"},
+        [F_SYNC_BLOCK] = {"synccheck", "divergent-barrier", NULL},
+        [F_SYNC_WARP] = {"synccheck", "divergent-warp-collective", NULL},
+        [F_SYNC_COUNT] = {"synccheck", "barrier-thread-count", NULL},
+        [F_SYNC_PATH] = {"synccheck", "barrier-divergent-paths", NULL},
+    };
+    if (!rep_begin(g, k[f->kind].tool, k[f->kind].kind, f->warning))
+        return;
+    const uint32_t *b = L->l->block;
+    const bool race = f->kind <= F_GRACE_WAR;
+    const uint32_t tid[3] = {f->tid % b[0], f->tid / b[0] % b[1], f->tid / (b[0] * b[1])};
+    rep_str(g, "kernel", ir_str(L->xf->m, L->xf->f->name));
+    rep_xyz(g, "block", f->cta);
+    rep_xyz(g, "thread", tid);
+    /* the instruction `thread` ran; a race's or a barrier's earlier one is "first" */
+    rep_site(g, race ? f->fn2 : f->fn1, race ? f->pc2 : f->pc1);
+    if (k[f->kind].space)
+        rep_str(g, "space", k[f->kind].space);
+    if (f->kind >= F_GRACE_WAW && f->kind <= F_INIT_SHARED)
+        rep_hex(g, "address", f->addr);
+    if (f->kind == F_INIT_GLOBAL || f->kind == F_INIT_SHARED)
+        rep_num(g, "size", f->width);
+    if (race || f->kind == F_SYNC_PATH) {
+        rep_open(g, "first");
+        rep_site(g, race ? f->fn1 : f->fn2, race ? f->pc1 : f->pc2);
+        rep_close(g, "first");
+    }
+    rep_num(g, "count", f->count);
+    rep_end(g);
+}
+
+static void gshadow_free(struct check_launch *k);
+
 /* Print and free the findings of launch L (see internal.h). */
 void check_launch_end(struct launch_state *L)
 {
@@ -385,12 +694,16 @@ void check_launch_end(struct launch_state *L)
         qsort(k->f, k->n, sizeof *k->f, finding_cmp);
         pthread_mutex_lock(&g->lock);
         for (size_t i = 0; i < k->n; i++)
-            if (log_count(g))
+            if (log_count(g)) {
                 finding_print(g->out, &k->f[i], L);
+                rep_finding(g, &k->f[i], L);
+            }
         fflush(g->out);
         pthread_mutex_unlock(&g->lock);
     }
     pthread_mutex_destroy(&k->lock);
+    pthread_mutex_destroy(&k->glock);
+    gshadow_free(k);
     free(k->f);
     free(k);
     L->chk = NULL;
@@ -406,6 +719,7 @@ struct check_acc {
     uint32_t wep;  /* the warp's __syncwarp epoch */
     uint32_t step; /* CTA warp-instruction counter: one warp instruction */
     uint32_t tid;  /* thread in the CTA */
+    uint8_t bytes; /* bit per byte of the word accessed */
 };
 
 struct check_cell {
@@ -418,7 +732,7 @@ struct check_cell {
  * every byte of the word got two readers (nothing more to record). */
 struct check_cta {
     size_t cap;
-    struct check_cell *cell; /* racecheck, per byte */
+    struct check_cell *cell; /* racecheck, per 4-byte word */
     uint32_t *wrote, *sat;   /* racecheck, per word */
     uint8_t *shinit;         /* initcheck: bit per shared byte written */
     struct {
@@ -427,6 +741,14 @@ struct check_cta {
         uint32_t pc;
     } bar[16];                    /* synccheck: where each barrier was first waited for */
     const struct mem_alloc *last; /* initcheck: allocation of the last global access */
+    /* global racecheck: per warp, the release clocks (check_launch) seen at its last
+     * acquire, and the barrier epoch up to which it has taken the CTA's barrier handoff;
+     * the CTA's handoff: the largest clocks warps had when they arrived at a barrier */
+    struct gwarp {
+        uint32_t gacq, cacq, ep;
+    } *gw;
+    uint32_t nw;
+    uint32_t pend_g, pend_c;
 };
 
 static void cta_state_free(struct check_cta *k)
@@ -437,6 +759,7 @@ static void cta_state_free(struct check_cta *k)
     free(k->wrote);
     free(k->sat);
     free(k->shinit);
+    free(k->gw);
     free(k);
 }
 
@@ -444,17 +767,20 @@ static void cta_state_free(struct check_cta *k)
 int check_cta_begin(struct cta *c)
 {
     size_t need = c->L->shared_total ? c->L->shared_total : 1;
+    const uint32_t nw = (c->L->nthreads + 31) / 32;
     struct check_cta *k = c->chk;
-    if (!k || k->cap < need) {
+    if (!k || k->cap < need || k->nw < nw) {
         cta_state_free(k);
         c->chk = k = calloc(1, sizeof *k);
         if (!k)
             return -1;
-        k->cell = calloc(need, sizeof *k->cell);
+        k->cell = calloc(need / 4 + 1, sizeof *k->cell);
         k->wrote = calloc(need / 4 + 1, sizeof *k->wrote);
         k->sat = calloc(need / 4 + 1, sizeof *k->sat);
         k->shinit = calloc(need / 8 + 3, 1); /* bits_all reads two bytes on */
-        if (!k->cell || !k->wrote || !k->sat || !k->shinit) {
+        k->gw = calloc(nw, sizeof *k->gw);
+        k->nw = nw;
+        if (!k->cell || !k->wrote || !k->sat || !k->shinit || !k->gw) {
             cta_state_free(k);
             c->chk = NULL;
             return -1;
@@ -463,6 +789,8 @@ int check_cta_begin(struct cta *c)
     }
     memset(k->shinit, 0, need / 8 + 3);
     k->last = NULL; /* allocations may have been freed since the slot's last CTA */
+    memset(k->gw, 0, k->nw * sizeof *k->gw);
+    k->pend_g = k->pend_c = 0;
     c->chk_ep++;
     return 0;
 }
@@ -491,7 +819,8 @@ void check_syncwarp(struct warp *w)
 static bool race_conflict(const struct cta *c, const struct check_acc *a,
                           const struct check_acc *cur)
 {
-    if (!a->fn || a->ep != c->chk_ep || a->tid == cur->tid || a->step == cur->step)
+    if (!a->fn || a->ep != c->chk_ep || a->tid == cur->tid || a->step == cur->step ||
+        !(a->bytes & cur->bytes))
         return false;
     return !(a->tid / 32 == cur->tid / 32 && a->wep != cur->wep);
 }
@@ -509,7 +838,7 @@ static void race_report(struct warp *w, unsigned lane, enum fkind kind, const st
 }
 
 /* racecheck of one lane's access to shared bytes [off, off+width). One report per kind per
- * access (the first conflicting byte). */
+ * access (the first conflicting word). */
 static void race_access(struct warp *w, uint32_t pc, unsigned lane, uint64_t off, unsigned width,
                         bool wr)
 {
@@ -522,17 +851,20 @@ static void race_access(struct warp *w, uint32_t pc, unsigned lane, uint64_t off
         while (j <= w1 && k->wrote[j] != ep && k->sat[j] == ep)
             j++;
         if (j > w1)
-            return; /* no write this epoch, two readers known for every byte */
+            return; /* no write this epoch, two readers of every byte known */
     }
-    const struct check_acc cur = {.fn = w->fn,
-                                  .pc = pc,
-                                  .ep = ep,
-                                  .wep = w->chk_wep,
-                                  .step = c->chk_step,
-                                  .tid = w->id * 32 + lane};
+    struct check_acc cur = {.fn = w->fn,
+                            .pc = pc,
+                            .ep = ep,
+                            .wep = w->chk_wep,
+                            .step = c->chk_step,
+                            .tid = w->id * 32 + lane};
     bool waw = false, war = false, raw = false;
-    for (unsigned i = 0; i < width; i++) {
-        struct check_cell *cell = &k->cell[off + i];
+    for (uint64_t j = w0; j <= w1; j++) {
+        const uint64_t lo = j * 4 > off ? j * 4 : off, hi = j * 4 + 4 < off + width ? j * 4 + 4
+                                                                                   : off + width;
+        cur.bytes = (uint8_t)(((1u << (hi - lo)) - 1) << (lo & 3));
+        struct check_cell *cell = &k->cell[j];
         if (wr) {
             if (!waw && race_conflict(c, &cell->w, &cur)) {
                 waw = true;
@@ -548,6 +880,7 @@ static void race_access(struct warp *w, uint32_t pc, unsigned lane, uint64_t off
                 }
             }
             cell->w = cur;
+            k->wrote[j] = ep;
         } else {
             if (!raw && race_conflict(c, &cell->w, &cur)) {
                 raw = true;
@@ -555,27 +888,324 @@ static void race_access(struct warp *w, uint32_t pc, unsigned lane, uint64_t off
             }
             /* keep at most two readers of the epoch, by different threads: any later writer
              * differs from one of them; further reads add nothing (and cost cache traffic) */
-            const bool rl = cell->r.fn && cell->r.ep == c->chk_ep;
+            const bool rl = cell->r.fn && cell->r.ep == ep;
             if (!rl) {
                 cell->r = cur;
-            } else if (cell->r.tid != cur.tid && !(cell->r2.fn && cell->r2.ep == c->chk_ep)) {
+            } else if (cell->r.tid != cur.tid && !(cell->r2.fn && cell->r2.ep == ep)) {
                 cell->r2 = cell->r;
                 cell->r = cur;
             }
+            if (cell->r2.fn && cell->r2.ep == ep && cell->r.ep == ep &&
+                (cell->r.bytes & cell->r2.bytes) == 0xf)
+                k->sat[j] = ep;
         }
     }
-    for (uint64_t j = w0; j <= w1; j++) {
+}
+
+/* ---------------------------------------------------------------------- global racecheck */
+
+/*
+ * Global memory: a shadow record per 4-byte word a launch touches — its last write and its
+ * last read (20 bytes each), in pages of GP_WORDS words found through an open-addressed
+ * table, made when first touched and freed with the launch (a launch boundary orders
+ * everything). Each access carries the launch's two release clocks as they were when it ran:
+ * gclk counts releases at .gpu scope or wider (fences, membar.gl, st/atom/red .release), cclk
+ * releases at any scope. A warp's acquire (a fence, an atom, ld.acquire) records the clocks
+ * as they are before its own release. An earlier access A by another warp is ordered before
+ * the current one when the current warp has acquired since a release that followed A: for a
+ * thread of another CTA, gacq > A.tg; of the same CTA, cacq > A.tc or a CTA barrier between
+ * them (A's barrier epoch is not the CTA's). A barrier hands the clocks its arriving warps had
+ * acquired to the warps it releases (thread 0's atomic, __syncthreads, then all read). The
+ * clocks are launch-wide, so a release by a third thread can order a pair (a missed race,
+ * never a false one). Two morally strong accesses (atomics, volatile, relaxed/acquire/
+ * release at a scope holding both threads) never race; an unordered pair with one strong
+ * access is a Warning (a programming-model hazard the author may intend, as a plain read of
+ * a flag set by an atomic), with two weak ones an Error. Lanes of one warp are not compared
+ * (shared-memory racecheck's warp-synchronous rules do not carry over to global memory).
+ */
+enum { GP_SHIFT = 8, GP_WORDS = 1u << GP_SHIFT };
+enum { GA_STRONG = 1, GA_CTA = 2, GA_RMW = 4 }; /* gacc.fl: strong access; its scope is the
+                                                 CTA; an atomic read-modify-write */
+
+struct gacc {
+    uint32_t site;   /* (function index + 1) << 24 | pc; 0: none */
+    uint32_t thread; /* CTA linear * threads per CTA + thread in the CTA (mod 2^32) */
+    uint32_t tg, tc; /* the launch's release clocks at the access */
+    uint16_t ep;     /* the CTA's barrier epoch (mod 2^16) */
+    uint8_t bytes;   /* bit per byte of the word accessed */
+    uint8_t fl;      /* GA_* */
+};
+
+struct gpage {
+    uint64_t key;     /* word index >> GP_SHIFT */
+    struct gacc *w, *r; /* GP_WORDS each, made when the page is first written / read */
+};
+
+/* Free the global racecheck shadow of a launch. */
+static void gshadow_free(struct check_launch *k)
+{
+    for (size_t i = 0; i < k->tcap; i++)
+        if (k->tab[i]) {
+            free(k->tab[i]->w);
+            free(k->tab[i]->r);
+            free(k->tab[i]);
+        }
+    free(k->tab);
+}
+
+/* The page of word index j, made when first touched; NULL out of memory. Caller holds glock. */
+static struct gpage *gpage_get(struct check_launch *k, uint64_t j)
+{
+    const uint64_t key = j >> GP_SHIFT;
+    if (k->last && k->last->key == key)
+        return k->last;
+    if (2 * (k->tn + 1) > k->tcap) {
+        size_t nc = k->tcap ? 2 * k->tcap : 64;
+        struct gpage **nt = calloc(nc, sizeof *nt);
+        if (!nt)
+            return NULL;
+        for (size_t i = 0; i < k->tcap; i++) {
+            if (!k->tab[i])
+                continue;
+            size_t h = (size_t)(k->tab[i]->key * 0x9e3779b97f4a7c15ull >> 20) & (nc - 1);
+            while (nt[h])
+                h = (h + 1) & (nc - 1);
+            nt[h] = k->tab[i];
+        }
+        free(k->tab);
+        k->tab = nt;
+        k->tcap = nc;
+    }
+    size_t h = (size_t)(key * 0x9e3779b97f4a7c15ull >> 20) & (k->tcap - 1);
+    while (k->tab[h] && k->tab[h]->key != key)
+        h = (h + 1) & (k->tcap - 1);
+    if (!k->tab[h]) {
+        struct gpage *p = calloc(1, sizeof *p);
+        if (!p)
+            return NULL;
+        p->key = key;
+        k->tab[h] = p;
+        k->tn++;
+    }
+    return k->last = k->tab[h];
+}
+
+/* The site number of (fn, pc); 0 when it cannot be numbered (more than 255 functions, a pc
+ * beyond 2^24: the access is not recorded). Caller holds glock. */
+static uint32_t gsite(struct check_launch *k, const struct xfunc *fn, uint32_t pc)
+{
+    if (pc >= 1u << 24)
+        return 0;
+    unsigned i = 0;
+    while (i < k->nfns && k->fns[i] != fn)
+        i++;
+    if (i == k->nfns) {
+        if (k->nfns == sizeof k->fns / sizeof k->fns[0])
+            return 0;
+        k->fns[k->nfns++] = fn;
+    }
+    return (uint32_t)(i + 1) << 24 | pc;
+}
+
+/* The warp's racecheck view, with the handoff of a barrier completed since it last looked. */
+static struct gwarp *gwarp_of(struct warp *w)
+{
+    struct cta *c = w->cta;
+    struct gwarp *g = &c->chk->gw[w->id];
+    if (g->ep != c->chk_ep) {
+        if (c->chk->pend_g > g->gacq)
+            g->gacq = c->chk->pend_g;
+        if (c->chk->pend_c > g->cacq)
+            g->cacq = c->chk->pend_c;
+        g->ep = c->chk_ep;
+    }
+    return g;
+}
+
+/* A release at scope `cta` (only the CTA) or wider, then an acquire. Caller holds glock. */
+static void gfence(struct check_launch *k, struct gwarp *g, bool cta)
+{
+    g->cacq = k->cclk++;
+    if (!cta)
+        g->gacq = k->gclk++;
+}
+
+/* Does the earlier access a (a write if a_wr) race with cur (a write if cur_wr; by the warp
+ * whose view is g)? 0: no, 1: a Warning, 2: an Error. */
+static inline int gconflict(const struct gacc *a, bool a_wr, const struct gacc *cur, bool cur_wr,
+                     const struct gwarp *g, uint32_t nthreads)
+{
+    if (!a->site || !(a->bytes & cur->bytes) || a->thread == cur->thread)
+        return 0;
+    const bool same = a->thread / nthreads == cur->thread / nthreads;
+    if (same) {
+        if (a->thread % nthreads / 32 == cur->thread % nthreads / 32 || a->ep != cur->ep ||
+            g->cacq > a->tc)
+            return 0;
+    } else if (g->gacq > a->tg) {
+        return 0;
+    }
+    const bool as = (a->fl & GA_STRONG) && (same || !(a->fl & GA_CTA)),
+               cs = (cur->fl & GA_STRONG) && (same || !(cur->fl & GA_CTA));
+    if (as && cs)
+        return 0;
+    /* a plain read next to atomic updates (the first guess of an atomicCAS loop, a progress
+     * read): whatever value it gets is one the atomics made, as the author expects */
+    if ((as && (a->fl & GA_RMW) && !cur_wr) || (cs && (cur->fl & GA_RMW) && !a_wr))
+        return 0;
+    return as || cs ? 1 : 2;
+}
+
+static void grace_report(struct warp *w, unsigned lane, enum fkind kind, int sev,
+                         const struct check_launch *k, const struct gacc *a, uint32_t pc,
+                         uint64_t addr)
+{
+    struct finding x;
+    finding_at(&x, w, pc, lane, kind);
+    x.fn1 = k->fns[(a->site >> 24) - 1];
+    x.pc1 = a->site & 0xffffff;
+    x.fn2 = w->fn;
+    x.pc2 = pc;
+    x.addr = addr;
+    x.warning = sev == 1;
+    finding_add(w->cta->L, &x);
+}
+
+/* racecheck of one lane's global access [addr, addr+width); *tmpl: the access (site,
+ * thread, clocks, epoch, strength) but for its bytes. One report per kind per access. Caller
+ * holds glock. */
+static void grace_access(struct warp *w, struct gwarp *g, uint32_t pc, unsigned lane,
+                         uint64_t addr, unsigned width, bool wr, const struct gacc *tmpl)
+{
+    struct check_launch *k = w->cta->L->chk;
+    const uint32_t nthreads = w->cta->L->nthreads;
+    struct gacc cur = *tmpl;
+    bool waw = false, war = false, raw = false;
+    for (uint64_t a = addr; a < addr + width;) {
+        const uint64_t j = a / 4;
+        const unsigned lo = (unsigned)(a & 3);
+        const unsigned n = (unsigned)(addr + width - a < 4 - lo ? addr + width - a : 4 - lo);
+        cur.bytes = (uint8_t)(((1u << n) - 1) << lo);
+        struct gpage *p = gpage_get(k, j);
+        if (!p)
+            return;
+        /* a half of the page is made when it is first needed: read-only inputs get no write
+         * records, outputs no read records */
+        struct gacc **mine = wr ? &p->w : &p->r;
+        if (!*mine && !(*mine = calloc(GP_WORDS, sizeof **mine)))
+            return;
+        struct gacc *pw = p->w ? &p->w[j & (GP_WORDS - 1)] : NULL,
+                    *pr = p->r ? &p->r[j & (GP_WORDS - 1)] : NULL;
+        int s;
         if (wr) {
-            k->wrote[j] = ep;
-            continue;
+            if (!waw && (s = gconflict(pw, true, &cur, true, g, nthreads))) {
+                waw = true;
+                grace_report(w, lane, F_GRACE_WAW, s, k, pw, pc, a);
+            }
+            if (pr && !war && (s = gconflict(pr, false, &cur, true, g, nthreads))) {
+                war = true;
+                grace_report(w, lane, F_GRACE_WAR, s, k, pr, pc, a);
+            }
+            *pw = cur;
+        } else {
+            if (pw && !raw && (s = gconflict(pw, true, &cur, false, g, nthreads))) {
+                raw = true;
+                grace_report(w, lane, F_GRACE_RAW, s, k, pw, pc, a);
+            }
+            /* one reader kept: the newest, unless the kept one is another thread's and not
+             * ordered before this read (then it stays, for a later writer to meet) */
+            if (!pr->site || pr->thread == cur.thread ||
+                !gconflict(pr, false,
+                           &(struct gacc){.site = 1, .thread = cur.thread, .tg = cur.tg,
+                                          .tc = cur.tc, .ep = cur.ep, .bytes = pr->bytes},
+                           true, g, nthreads))
+                *pr = cur;
         }
-        bool full = true;
-        for (uint64_t b = j * 4; b < j * 4 + 4 && b < k->cap && full; b++)
-            full = k->cell[b].r.ep == ep && k->cell[b].r.fn && k->cell[b].r2.ep == ep &&
-                   k->cell[b].r2.fn;
-        if (full)
-            k->sat[j] = ep;
+        a += n;
     }
+}
+
+/* Scope of a memory-ordering instruction: true when it is the CTA only. */
+static bool scope_cta(const struct ir_insn *in)
+{
+    return in->scope == SCOPE_CTA;
+}
+
+/* Global-memory ordering (see check.h). */
+void check_order(struct warp *w, const struct ir_insn *in)
+{
+    struct cta *c = w->cta;
+    if (!(c->L->check & CHECK_RACECHECK) || !c->chk)
+        return;
+    struct gwarp *g = gwarp_of(w);
+    if (in->op == OP_MEMBAR || in->op == OP_FENCE) {
+        struct check_launch *k = c->L->chk;
+        pthread_mutex_lock(&k->glock);
+        gfence(k, g, scope_cta(in));
+        pthread_mutex_unlock(&k->glock);
+    } else if (in->op == OP_BAR || in->op == OP_BARRIER) {
+        if (g->gacq > c->chk->pend_g)
+            c->chk->pend_g = g->gacq;
+        if (g->cacq > c->chk->pend_c)
+            c->chk->pend_c = g->cacq;
+    }
+}
+
+/* The global accesses of one warp instruction: releases before them, acquires after. */
+static void grace_accesses(struct warp *w, uint32_t pc, const struct engine_access *acc,
+                           unsigned n)
+{
+    const struct ir_insn *in = &w->fn->insns[pc];
+    switch (in->space) { /* a shared, local, param or const instruction: no global access */
+    case SP_SHARED: case SP_SHARED_CTA: case SP_SHARED_CLUSTER: case SP_LOCAL: case SP_PARAM:
+    case SP_PARAM_ENTRY: case SP_PARAM_FUNC: case SP_CONST: return;
+    default: break;
+    }
+    unsigned i = 0;
+    while (i < n && acc[i].space != SP_GLOBAL)
+        i++;
+    if (i == n)
+        return;
+    const bool atomic = in->op == OP_ATOM || in->op == OP_RED;
+    const bool cta = scope_cta(in);
+    uint8_t fl = 0;
+    if (atomic || (in->sem != SEM_NONE && in->sem != SEM_WEAK))
+        fl = GA_STRONG | (cta ? GA_CTA : 0) | (atomic ? GA_RMW : 0);
+    const bool rel = in->sem == SEM_RELEASE || in->sem == SEM_ACQ_REL || in->sem == SEM_SC;
+    const bool acq = (in->op == OP_ATOM || in->sem == SEM_ACQUIRE || in->sem == SEM_ACQ_REL ||
+                      in->sem == SEM_SC) &&
+                     in->op != OP_RED;
+    struct gwarp *g = gwarp_of(w);
+    struct check_launch *k = w->cta->L->chk;
+    pthread_mutex_lock(&k->glock);
+    const uint32_t g0 = k->gclk, c0 = k->cclk; /* what an acquire sees: not its own release */
+    if (rel) {
+        k->cclk++;
+        if (!cta)
+            k->gclk++;
+    }
+    struct cta *c = w->cta;
+    const struct gacc tmpl = {.site = gsite(k, w->fn, pc),
+                              .thread = (uint32_t)(c->linear * c->L->nthreads) + w->id * 32,
+                              .tg = k->gclk,
+                              .tc = k->cclk,
+                              .ep = (uint16_t)c->chk_ep,
+                              .fl = fl};
+    if (tmpl.site) {
+        struct gacc t = tmpl;
+        for (; i < n; i++)
+            if (acc[i].space == SP_GLOBAL) {
+                t.thread = tmpl.thread + acc[i].lane;
+                grace_access(w, g, pc, acc[i].lane, acc[i].addr, acc[i].width, acc[i].write,
+                             &t);
+            }
+    }
+    if (acq) {
+        g->cacq = c0;
+        if (!cta)
+            g->gacq = g0;
+    }
+    pthread_mutex_unlock(&k->glock);
 }
 
 /* Bits [i, i+n) of bitmap b all set? (n <= 16) */
@@ -586,9 +1216,9 @@ static inline bool bits_all(const uint8_t *b, uint64_t i, unsigned n)
     return (v & m) == m;
 }
 
-/* One lane's access (space and address as engine_access has them). */
-static void check_one(struct warp *w, uint32_t pc, unsigned lane, uint64_t addr, unsigned width,
-                      bool wr, unsigned space, bool atomic)
+/* One lane's access (space and address as engine_access has them) for the tools `tools`. */
+static inline __attribute__((always_inline)) void check_one(struct warp *w, uint32_t pc, unsigned lane, uint64_t addr, unsigned width,
+                      bool wr, unsigned space, bool atomic, unsigned tools)
 {
     struct cta *c = w->cta;
     struct launch_state *L = c->L;
@@ -604,9 +1234,14 @@ static void check_one(struct warp *w, uint32_t pc, unsigned lane, uint64_t addr,
         }
         if (addr >= t->shared_size || width > t->shared_size - addr)
             return; /* a fault (memcheck) */
-        if (L->check & CHECK_INITCHECK) {
+        if (tools & CHECK_INITCHECK) {
             uint8_t *b = t->chk->shinit;
-            if (wr || atomic) {
+            if ((wr || atomic) && width <= 16) {
+                const uint32_t m = ((1u << width) - 1) << (addr & 7);
+                b[addr >> 3] |= (uint8_t)m;
+                b[(addr >> 3) + 1] |= (uint8_t)(m >> 8);
+                b[(addr >> 3) + 2] |= (uint8_t)(m >> 16);
+            } else if (wr || atomic) {
                 for (uint64_t i = addr; i < addr + width; i++)
                     b[i >> 3] |= (uint8_t)(1u << (i & 7));
             } else if (width > 16 || !bits_all(b, addr, width)) {
@@ -621,9 +1256,9 @@ static void check_one(struct warp *w, uint32_t pc, unsigned lane, uint64_t addr,
                     }
             }
         }
-        if ((L->check & CHECK_RACECHECK) && !atomic && t == c) /* (within one CTA) */
+        if ((tools & CHECK_RACECHECK) && !atomic && t == c) /* (within one CTA) */
             race_access(w, pc, lane, addr, width, wr);
-    } else if (space == SP_GLOBAL && (L->check & CHECK_INITCHECK)) {
+    } else if (space == SP_GLOBAL && (tools & CHECK_INITCHECK)) {
         const struct mem_alloc *a = c->chk->last;
         if (!a || addr < a->base || addr - a->base + width > a->size) {
             a = mem_find(L->dev->mem, addr, width);
@@ -656,7 +1291,21 @@ void check_accesses(struct warp *w, uint32_t pc, const struct engine_access *acc
 {
     for (unsigned i = 0; i < n; i++)
         check_one(w, pc, acc[i].lane, acc[i].addr, acc[i].width, acc[i].write, acc[i].space,
-                  atomic);
+                  atomic, w->cta->L->check);
+    if (w->cta->L->check & CHECK_RACECHECK)
+        grace_accesses(w, pc, acc, n);
+}
+
+/* The accesses of a matrix or asynchronous instruction, for initcheck (see check.h). */
+void check_async_accesses(struct warp *w, uint32_t pc, const struct engine_access *acc,
+                          unsigned n)
+{
+    struct launch_state *L = w->cta->L;
+    if (!(L->check & CHECK_INITCHECK))
+        return;
+    for (unsigned i = 0; i < n; i++)
+        check_one(w, pc, acc[i].lane, acc[i].addr, acc[i].width, acc[i].write, acc[i].space,
+                  false, CHECK_INITCHECK);
 }
 
 /* synccheck of a barrier (see internal.h). */
@@ -717,4 +1366,31 @@ void check_warp_sync(struct warp *w, uint32_t pc, uint32_t M, const uint32_t mem
         finding_add(w->cta->L, &x);
         return;
     }
+}
+
+/* ====================================================================== --fill-uninit */
+
+/* Parse a fill pattern (see interp.h). */
+int interp_fill_parse(const char *s, uint32_t *word)
+{
+    if (!strcmp(s, "nan")) {
+        *word = 0x7fffffffu;
+        return 0;
+    }
+    if (s[0] != '0' || (s[1] != 'x' && s[1] != 'X') || !s[2] || strlen(s) > 4)
+        return -1;
+    char *e;
+    unsigned long b = strtoul(s + 2, &e, 16);
+    if (*e || b > 0xff)
+        return -1;
+    *word = (uint32_t)b * 0x01010101u;
+    return 0;
+}
+
+/* Fill memory with a pattern (see interp.h). */
+void interp_fill(void *p, uint64_t addr, uint64_t n, uint32_t word)
+{
+    uint8_t *b = p;
+    for (uint64_t i = 0; i < n; i++)
+        b[i] = (uint8_t)(word >> 8 * ((addr + i) & 3));
 }

@@ -328,6 +328,8 @@ int cta_begin(struct cta *c, struct launch_state *L, struct cluster *cl, uint64_
         if (k->shared_dyn_zero && L->shared_total > k->dyn_shared_offset)
             memset(c->shared + k->dyn_shared_offset, 0, L->shared_total - k->dyn_shared_offset);
     }
+    if (L->cfg->fill) /* --fill-uninit: fresh shared memory holds the pattern */
+        interp_fill(c->shared, 0, L->shared_total, L->cfg->fill_word);
     c->local_stride = L->local_stride;
     c->local_mem = c->local_buf;
     memset(c->bars, 0, sizeof c->bars);

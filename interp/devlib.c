@@ -111,6 +111,8 @@ uint64_t interp_malloc(struct interp_dev *d, uint64_t size)
         atomic_fetch_sub(&d->heap_used, size);
         return 0;
     }
+    if (d->cfg.fill) /* --fill-uninit: malloc'ed memory is not cleared on a GPU */
+        interp_fill((void *)(uintptr_t)a, a, size, d->cfg.fill_word);
     return a;
 }
 

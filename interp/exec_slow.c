@@ -9,6 +9,7 @@
  * here prints it (--trace mem) or records it in the step report.
  */
 #include "interp/exec_loop.h"
+#include "interp/check.h"
 
 /* The loop state a handler sees and changes. */
 struct slow {
@@ -29,8 +30,8 @@ enum { SLOW_FETCH, SLOW_RELOAD, SLOW_OUT, SLOW_FAULT };
 
 typedef int (*slow_handler)(struct warp *w, struct slow *S);
 
-static void slow_mem(struct warp *w, struct slow *S, unsigned l, uint64_t addr, unsigned width,
-                     bool wr, const void *val);
+static inline void slow_mem(struct warp *w, struct slow *S, unsigned l, uint64_t addr,
+                            unsigned width, bool wr, const void *val);
 
 #undef TRACE_MEM_ACCESS
 #define TRACE_MEM_ACCESS(l, addr, width, wr, valp) slow_mem(w, S, (l), (addr), (width), (wr), (valp))
@@ -143,7 +144,8 @@ static void trace_mem(const struct warp *w, unsigned l, uint64_t addr, unsigned 
 
 /* The space and address of an access as engine.h reports it: shared and local as offsets in
  * their windows, generic addresses resolved. */
-static inline void step_space(const struct ir_insn *in, uint64_t *addr, uint8_t *space)
+static inline __attribute__((always_inline)) void step_space(const struct ir_insn *in,
+                                                          uint64_t *addr, uint8_t *space)
 {
     uint64_t a = *addr;
     switch (in->space) {
@@ -176,8 +178,28 @@ static void check_flush(struct warp *w, struct slow *S)
 }
 
 /* One lane's memory access: recorded when stepping or checking, printed when tracing memory. */
-static void slow_mem(struct warp *w, struct slow *S, unsigned l, uint64_t addr, unsigned width,
-                     bool wr, const void *val)
+static void slow_mem_out(struct warp *w, struct slow *S, unsigned l, uint64_t addr,
+                         unsigned width, bool wr, const void *val);
+static inline __attribute__((always_inline)) void slow_mem(struct warp *w, struct slow *S,
+                                                           unsigned l, uint64_t addr,
+                                                           unsigned width, bool wr,
+                                                           const void *val)
+{
+    /* checking alone (the common case of the loop): record it here, in the handler */
+    if (S->check && !S->rep && !S->trace_mem && S->ncacc < ENGINE_MAX_ACCESS) {
+        struct engine_access *a = &S->cacc[S->ncacc++];
+        a->addr = addr;
+        a->lane = l;
+        a->width = (uint16_t)width;
+        a->write = wr;
+        step_space(S->in, &a->addr, &a->space);
+        return;
+    }
+    slow_mem_out(w, S, l, addr, width, wr, val);
+}
+
+static void slow_mem_out(struct warp *w, struct slow *S, unsigned l, uint64_t addr,
+                         unsigned width, bool wr, const void *val)
 {
     struct engine_step_report *r = S->rep;
     if (S->check) {
@@ -218,6 +240,11 @@ static void slow_tc_mem(void *ctx, unsigned l, uint64_t addr, unsigned width, bo
 {
     const struct slow_tc *c = ctx;
     struct engine_step_report *r = c->S->rep;
+    if (c->S->check) {
+        const struct engine_access a = {.addr = addr, .lane = l, .width = (uint16_t)width,
+                                        .write = wr, .space = (uint8_t)space};
+        check_async_accesses(c->w, c->S->cpc, &a, 1);
+    }
     if (r) {
         if (r->naccess == ENGINE_MAX_ACCESS) {
             r->access_dropped++;
@@ -327,6 +354,9 @@ static void check_pre(struct warp *w, uint32_t pc, const struct ir_insn *in, uin
     }
     if (in->op == OP_BAR_WARP_SYNC)
         check_syncwarp(w);
+    if ((check & CHECK_RACECHECK) && (in->op == OP_MEMBAR || in->op == OP_FENCE ||
+                                      in->op == OP_BAR || in->op == OP_BARRIER))
+        check_order(w, in);
 }
 
 /* ------------------------------------------------------------------ the loop */

@@ -39,6 +39,9 @@ struct interp_config {
     unsigned printf_fifo;    /* device printf buffer bytes (0: 1 MiB) */
     unsigned check;          /* CHECK_* tools on (0: no sanitizer; faults still trap) */
     struct interp_check_log *check_log; /* where check reports go (needed when check != 0) */
+    bool fill;               /* --fill-uninit: fresh shared and local memory and registers a
+                                thread may read before writing hold fill_word, not zeros */
+    uint32_t fill_word;      /* the pattern: 4 bytes, little-endian, by address modulo 4 */
 };
 
 /* Sanitizer tools (--check): memcheck is the engine's fault detection (always on; with a log
@@ -112,8 +115,19 @@ void interp_check_trap(struct interp_check_log *g, const struct trap *t);
 uint64_t interp_check_leaks(struct interp_check_log *g, struct mem *m);
 /* Errors counted so far. */
 uint64_t interp_check_errors(struct interp_check_log *g);
-/* Print the final "========= ERROR SUMMARY: N errors" line. */
+/* Print the final "========= ERROR SUMMARY: N errors" line (and end the report file). */
 void interp_check_summary(struct interp_check_log *g);
+/* Also write every printed report to f (opened and closed by the caller), as one JSON object
+ * of an array, or (xml) one <report> element of a <reports> document; interp_check_summary
+ * writes the summary and ends the array or document. */
+void interp_check_log_report(struct interp_check_log *g, FILE *f, bool xml);
+
+/* --fill-uninit PATTERN: "0xff" or any byte "0xNN" (every byte), "nan" (0x7fffffff in every
+ * 4-byte word: a NaN as f32 and as f64). 0 and *word, or -1. */
+int interp_fill_parse(const char *s, uint32_t *word);
+/* Fill n bytes at p, whose device address is addr, with the pattern word (byte i holds byte
+ * (addr + i) % 4 of it). */
+void interp_fill(void *p, uint64_t addr, uint64_t n, uint32_t word);
 
 struct interp_dev;
 struct interp_program;

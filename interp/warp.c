@@ -278,6 +278,10 @@ int warp_init(struct warp *w, struct cta *c, uint32_t id, struct xfunc *kf, uint
         memcpy(w->arena + off, kf->tmpl, kf->frame_bytes);
         w->tmpl_serial = off == 0 ? kf->serial : 0;
     }
+    const struct interp_config *cfg = c->L->cfg;
+    if (cfg->fill) /* --fill-uninit: registers read before written hold the pattern */
+        for (uint32_t i = 0; i < kf->nzero; i++)
+            interp_fill(w->arena + off + kf->zero[i].off, 0, kf->zero[i].len, cfg->fill_word);
     w->sp = 0;
     w->alloca_top = align_up(kf->local_size, 16);
     w->local = c->local_mem + (size_t)id * 32 * c->local_stride;
@@ -287,6 +291,12 @@ int warp_init(struct warp *w, struct cta *c, uint32_t id, struct xfunc *kf, uint
         for (unsigned l = 0; l < 32; l++)
             memset(w->local + (size_t)l * c->local_stride, 0, w->local_hwm);
     w->local_hwm = 0;
+    if (cfg->fill && c->local_stride) { /* and fresh local memory (cleared again after) */
+        for (unsigned l = 0; l < 32; l++)
+            interp_fill(w->local + (size_t)l * c->local_stride, 0, c->local_stride,
+                        cfg->fill_word);
+        w->local_hwm = c->local_stride;
+    }
     frame_fill(w);
     if (warp_push(w, 0, IR_NOPC, valid) != 0)
         return -1;

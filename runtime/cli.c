@@ -104,12 +104,19 @@ static const char usage_text[] =
     "  --error-exitcode N  with --check: exit with N when any error was found\n"
     "  --print-limit N     with --check: print at most N reports (default 100, 0: all)\n"
     "  --log-file PATH     with --check: write the reports to PATH instead of stderr\n"
+    "  --check-report FILE.json|FILE.xml  with --check: the reports also as a JSON array\n"
+    "                      of objects or an XML <reports> document (tool, kind, severity,\n"
+    "                      kernel, block, thread, function, pc, ptx and source file:line,\n"
+    "                      space, address, size, count), then the summary\n"
+    "  --fill-uninit=PATTERN  fresh device memory (cudaMalloc*, malloc, buf:uninit), shared\n"
+    "                      and local memory and registers read before written hold PATTERN\n"
+    "                      instead of zeros: 0xNN (every byte) or nan (0x7fffffff words)\n"
     "\n"
     "run options (passed to the program as PTXEMU_* environment variables):\n"
     "  --device SPEC, --threads N, --stats, --deterministic, --trace LIST, --trace-thread N,\n"
     "  --budget N, --timing[=SPEC], --timing-set NAME=VALUE, --timing-stats FILE,\n"
     "  --timing-strict, --timing-kernels LIST, --check LIST, --error-exitcode N,\n"
-    "  --print-limit N, --log-file PATH\n";
+    "  --print-limit N, --log-file PATH, --check-report FILE.json, --fill-uninit=PATTERN\n";
 
 static int usage_error(const char *fmt, const char *arg)
 {
@@ -515,8 +522,11 @@ struct run_opts {
     uint64_t print_limit;
     bool print_limit_set;
     const char *log_file;
+    const char *check_report;   /* --check-report FILE.json */
     uint64_t error_exitcode;
     bool error_exitcode_set;
+    const char *fill;           /* --fill-uninit PATTERN (NULL: fresh memory is zero) */
+    uint32_t fill_word;
 };
 
 /* Try to consume a common option at argv[*i]. 1 consumed, 0 not ours, -1 error (printed). */
@@ -528,10 +538,20 @@ static int common_opt(struct run_opts *o, int argc, char **argv, int *i)
                    !strcmp(a, "--timing-set") || !strcmp(a, "--timing-stats") ||
                    !strcmp(a, "--timing-kernels") ||
                    !strcmp(a, "--check") || !strcmp(a, "--error-exitcode") ||
-                   !strcmp(a, "--print-limit") || !strcmp(a, "--log-file");
+                   !strcmp(a, "--print-limit") || !strcmp(a, "--log-file") ||
+                   !strcmp(a, "--check-report");
     if (!strcmp(a, "--timing") || !strncmp(a, "--timing=", 9)) {
         o->timing.on = true;
         o->timing.spec = a[8] == '=' && a[9] ? a + 9 : NULL;
+        return 1;
+    }
+    if (!strncmp(a, "--fill-uninit", 13) && (a[13] == '=' || !a[13])) {
+        const char *v = a[13] ? a + 14 : *i + 1 < argc ? argv[++*i] : NULL;
+        if (!v || interp_fill_parse(v, &o->fill_word) < 0) {
+            usage_error("--fill-uninit: expected 0xNN (a byte) or nan, not '%s'", v ? v : "");
+            return -1;
+        }
+        o->fill = v;
         return 1;
     }
     if (!strcmp(a, "--timing-strict")) {
@@ -630,6 +650,12 @@ static int common_opt(struct run_opts *o, int argc, char **argv, int *i)
         }
         o->print_limit = n;
         o->print_limit_set = true;
+    } else if (!strcmp(a, "--check-report")) {
+        if (!*v) {
+            usage_error("--check-report: empty path%s", "");
+            return -1;
+        }
+        o->check_report = v;
     } else if (!strcmp(a, "--log-file")) {
         if (!*v) {
             usage_error("--log-file: empty path%s", "");
@@ -814,7 +840,7 @@ static int cmd_exec(int argc, char **argv)
     uint8_t *params = NULL;
     bool have_grid = false, have_block = false;
     struct interp_check_log *chk = NULL;
-    FILE *logf = NULL;
+    FILE *logf = NULL, *jsonf = NULL;
     bool launched = false;
     if (!args || !prints || !dumps) {
         fprintf(stderr, "ptxemu: out of memory\n");
@@ -898,8 +924,11 @@ static int cmd_exec(int argc, char **argv)
         rc = usage_error("exec needs --grid and --block%s", "");
         goto out;
     }
-    if (!o.check && (o.error_exitcode_set || o.print_limit_set || o.log_file)) {
-        rc = usage_error("--error-exitcode, --print-limit and --log-file need --check%s", "");
+    if (!o.check && (o.error_exitcode_set || o.print_limit_set || o.log_file ||
+                     o.check_report)) {
+        rc = usage_error("--error-exitcode, --print-limit, --log-file and --check-report need "
+                         "--check%s",
+                         "");
         goto out;
     }
     if (o.check) {
@@ -913,6 +942,16 @@ static int cmd_exec(int argc, char **argv)
         if (!chk) {
             fprintf(stderr, "ptxemu: out of memory\n");
             goto out;
+        }
+        if (o.check_report) {
+            if (!(jsonf = fopen(o.check_report, "w"))) {
+                fprintf(stderr, "ptxemu: --check-report: cannot write %s: %s\n",
+                        o.check_report, strerror(errno));
+                goto out;
+            }
+            const size_t nl = strlen(o.check_report); /* FILE.xml: XML, else JSON */
+            interp_check_log_report(chk, jsonf,
+                                    nl > 4 && !strcmp(o.check_report + nl - 4, ".xml"));
         }
     }
     struct rt_device dspec;
@@ -950,6 +989,8 @@ static int cmd_exec(int argc, char **argv)
         .trace_thread = o.trace_thread_set ? o.trace_thread : -1,
         .check = o.check_bits,
         .check_log = chk,
+        .fill = o.fill != NULL,
+        .fill_word = o.fill_word,
     };
     if (m->target_sm > cfg.sm)
         cfg.sm = m->target_sm;
@@ -1037,6 +1078,8 @@ static int cmd_exec(int argc, char **argv)
             }
             if (!a->data && !a->uninit)
                 mem_mark_init(mem, a->addr, a->size);
+            else if (a->uninit && o.fill) /* a cudaMalloc never filled: the pattern */
+                interp_fill((void *)(uintptr_t)a->addr, a->addr, a->size, o.fill_word);
             memcpy(params + ki.param_offset[i], &a->addr, addr_bytes);
         } else {
             if (ki.param_size[i] != a->scalar_size) {
@@ -1123,6 +1166,10 @@ out:
             rc = (int)o.error_exitcode;
     }
     interp_check_log_destroy(chk);
+    if (jsonf && fclose(jsonf) != 0) {
+        fprintf(stderr, "ptxemu: --check-report: cannot write %s\n", o.check_report);
+        rc = 1;
+    }
     if (logf && fclose(logf) != 0) {
         fprintf(stderr, "ptxemu: --log-file: cannot write %s\n", o.log_file);
         rc = 1;
@@ -1458,8 +1505,10 @@ static int cmd_run(int argc, char **argv)
     }
     if (i >= argc)
         return usage_error("run needs a program: ptxemu run [OPTIONS] -- PROGRAM ARGS...%s", "");
-    if (!o.check && (o.error_exitcode_set || o.print_limit_set || o.log_file))
-        return usage_error("--error-exitcode, --print-limit and --log-file need --check%s", "");
+    if (!o.check && (o.error_exitcode_set || o.print_limit_set || o.log_file || o.check_report))
+        return usage_error("--error-exitcode, --print-limit, --log-file and --check-report need "
+                           "--check%s",
+                           "");
     char path[PATH_MAX];
     if (find_program(argv[i], path, sizeof path) < 0) {
         fprintf(stderr, "ptxemu: %s: no such executable\n", argv[i]);
@@ -1548,6 +1597,10 @@ static int cmd_run(int argc, char **argv)
     }
     if (o.log_file)
         setenv("PTXEMU_LOG_FILE", o.log_file, 1);
+    if (o.check_report)
+        setenv("PTXEMU_CHECK_REPORT", o.check_report, 1);
+    if (o.fill)
+        setenv("PTXEMU_FILL_UNINIT", o.fill, 1);
     fflush(NULL);
     execv(path, argv + i);
     fprintf(stderr, "ptxemu: cannot run %s: %s\n", path, strerror(errno));

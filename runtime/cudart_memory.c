@@ -54,6 +54,9 @@ static cudaError_t alloc_common(void **p, size_t size, uint32_t flags)
     /* --check initcheck: cudaMalloc memory is not cleared on a GPU; track what is written */
     if ((flags & MEM_F_DEVICE) && (cr_ctx()->icfg.check & CHECK_INITCHECK))
         (void)mem_track_init(m, a); /* out of memory: the allocation goes unchecked */
+    /* --fill-uninit: nor is it zero; the pattern shows what relied on it */
+    if ((flags & (MEM_F_DEVICE | MEM_F_MANAGED)) && cr_ctx()->icfg.fill)
+        interp_fill((void *)(uintptr_t)a, a, size, cr_ctx()->icfg.fill_word);
     *p = (void *)(uintptr_t)a;
     return cudaSuccess;
 }

@@ -402,6 +402,13 @@ void rt_ctx_init(struct rt_ctx *c)
     }
     if ((v = getenv("PTXEMU_TRACE_THREAD")) && *v)
         c->icfg.trace_thread = strtoll(v, NULL, 10);
+    if ((v = getenv("PTXEMU_FILL_UNINIT")) && *v) {
+        if (interp_fill_parse(v, &c->icfg.fill_word) < 0)
+            fprintf(stderr, "ptxemu: PTXEMU_FILL_UNINIT: expected 0xNN or nan, not '%s' "
+                            "(ignored)\n", v);
+        else
+            c->icfg.fill = true;
+    }
     if ((v = getenv("PTXEMU_CHECK")) && *v) {
         unsigned bits;
         char bad[64];
@@ -423,6 +430,14 @@ void rt_ctx_init(struct rt_ctx *c)
             if (c->chk) {
                 c->icfg.check = bits;
                 c->icfg.check_log = c->chk;
+                const char *jf = getenv("PTXEMU_CHECK_REPORT");
+                if (jf && *jf && !(c->chk_json = fopen(jf, "w")))
+                    fprintf(stderr, "ptxemu: PTXEMU_CHECK_REPORT: cannot write %s (no JSON "
+                                    "report)\n",
+                            jf);
+                if (c->chk_json) /* FILE.xml: XML, else JSON */
+                    interp_check_log_report(c->chk, c->chk_json,
+                                            strlen(jf) > 4 && !strcmp(jf + strlen(jf) - 4, ".xml"));
             }
             if ((v = getenv("PTXEMU_ERROR_EXITCODE")) && *v)
                 c->error_exitcode = (int)strtol(v, NULL, 10);
@@ -534,5 +549,10 @@ int rt_check_exit(struct rt_ctx *c)
     int rc = c->error_exitcode && interp_check_errors(c->chk) ? c->error_exitcode : -1;
     if (c->chk_file)
         fflush(c->chk_file);
+    if (c->chk_json) {
+        if (fclose(c->chk_json) != 0)
+            fprintf(stderr, "ptxemu: PTXEMU_CHECK_REPORT: cannot write the report\n");
+        c->chk_json = NULL;
+    }
     return rc;
 }

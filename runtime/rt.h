@@ -298,10 +298,10 @@ struct rt_ctx {
     char init_err[512];         /* why the device could not be created */
     struct rt_timing_opts topts; /* PTXEMU_TIMING* */
     struct rt_timing *timing;   /* timing mode: created with the device */
-    /* sanitizer (PTXEMU_CHECK): the report log (NULL: off), its --log-file stream, the
-     * PTXEMU_ERROR_EXITCODE status (0: the program's own) */
+    /* sanitizer (PTXEMU_CHECK): the report log (NULL: off), its --log-file stream, its
+     * PTXEMU_CHECK_REPORT JSON stream, the PTXEMU_ERROR_EXITCODE status (0: the program's own) */
     struct interp_check_log *chk;
-    FILE *chk_file;
+    FILE *chk_file, *chk_json;
     int error_exitcode;
 };
 

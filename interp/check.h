@@ -1,0 +1,24 @@
+/*
+ * interp/check.h — sanitizer hooks the checking loop (exec_slow.c) calls besides those of
+ * internal.h: kept apart so that adding one does not rebuild the fast loops.
+ */
+#ifndef PTXEMU_INTERP_CHECK_H
+#define PTXEMU_INTERP_CHECK_H
+
+#include "interp/internal.h"
+
+/* Global-memory racecheck: instruction `in` of warp w orders memory — a fence or membar (a
+ * release and an acquire at its scope: .cta, or .cluster/.gpu/.sys/membar.gl for the whole
+ * grid) or a CTA barrier arrival (hands the warp's acquisitions to the warps the barrier
+ * releases). Other instructions are ignored. */
+void check_order(struct warp *w, const struct ir_insn *in);
+
+/* The lane accesses of a matrix or asynchronous instruction (tc_mem reports: cp.async's
+ * global reads and shared writes, ldmatrix, stmatrix, wmma loads and stores) for initcheck
+ * only: they complete at once, so the shared bytes a cp.async writes count as written, but
+ * their order against other threads' accesses is the barrier's or mbarrier's, not a plain
+ * access's (no racecheck). */
+void check_async_accesses(struct warp *w, uint32_t pc, const struct engine_access *acc,
+                          unsigned n);
+
+#endif
