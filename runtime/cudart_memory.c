@@ -297,6 +297,15 @@ static void copy_desc_do(const struct copy_desc *cd)
             memmove((uint8_t *)cd->dst + z * cd->dslice + y * cd->dpitch,
                     (const uint8_t *)cd->src + z * cd->sslice + y * cd->spitch, cd->width);
     struct rt_timing *tm = cr_ctx()->timing;
+    if (tm) { /* -ptxemu_memcpy_timed: the copy takes simulated time */
+        const struct mem_alloc *sa = mem_find(cr_dmem(), (uint64_t)(uintptr_t)cd->src, 0);
+        const struct mem_alloc *da = mem_find(cr_dmem(), (uint64_t)(uintptr_t)cd->dst, 0);
+        bool sd = sa && (sa->flags & (MEM_F_DEVICE | MEM_F_MANAGED));
+        bool dd = da && (da->flags & (MEM_F_DEVICE | MEM_F_MANAGED));
+        int kind = sd && dd ? TM_COPY_D2D : dd ? TM_COPY_H2D : sd ? TM_COPY_D2H : -1;
+        if (kind >= 0)
+            rt_timing_copy(tm, kind, (uint64_t)cd->width * cd->height * cd->depth);
+    }
     const struct mem_alloc *ta =
         tm && cd->kind == cudaMemcpyHostToDevice
             ? mem_find(cr_dmem(), (uint64_t)(uintptr_t)cd->dst, 0)

@@ -256,6 +256,9 @@ int rt_timing_launch(struct rt_timing *t, struct interp_dev *d, const struct int
 /* A host-to-device copy wrote [addr, addr+n), addr canonical (mem_alloc.canon; the L2 warm-up
  * of -gpgpu_perf_sim_memcpy). */
 void rt_timing_h2d(struct rt_timing *t, uint64_t addr, uint64_t n);
+/* A copy of n bytes ran (kind: enum tm_copy_kind): simulated time advances by its cost when
+ * copies are timed (-ptxemu_memcpy_timed 1). */
+void rt_timing_copy(struct rt_timing *t, int kind, uint64_t n);
 /* Simulated nanoseconds so far (event timestamps in timing mode). */
 double rt_timing_ns(struct rt_timing *t);
 /* Options from PTXEMU_TIMING, PTXEMU_TIMING_SET, PTXEMU_TIMING_STATS, PTXEMU_TIMING_STRICT,

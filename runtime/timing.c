@@ -232,6 +232,11 @@ void rt_timing_h2d(struct rt_timing *t, uint64_t addr, uint64_t n)
     tm_gpu_memcpy_h2d(t->gpu, addr, n);
 }
 
+void rt_timing_copy(struct rt_timing *t, int kind, uint64_t n)
+{
+    tm_gpu_copy(t->gpu, (enum tm_copy_kind)kind, n);
+}
+
 double rt_timing_ns(struct rt_timing *t)
 {
     return tm_gpu_ns(t->gpu);

@@ -17,9 +17,10 @@ use strict;
 use warnings;
 use File::Basename qw(dirname);
 use File::Temp qw(tempdir);
+use Cwd qw(getcwd);
 use JSON::PP qw(decode_json);
 use lib dirname(__FILE__) . '/lib';
-use PtxemuTest qw(run_bounded);
+use PtxemuTest qw(find_nvcc run_bounded);
 
 chdir(dirname(__FILE__) . '/..') or die "chdir: $!";
 my $build = $ENV{PTXEMU_BUILD} // 'build';
@@ -264,6 +265,35 @@ for my $p (qw(qv100 a100)) {
         'network_mode=1', '--timing-set', 'inter_config_file=fixtures/icnt/fly4x2.icnt');
     ok($code != 0 && $err =~ /fly4x2\.icnt/,
        "a network whose node count does not fit the GPU is refused, naming the file", $err);
+}
+
+# ---------------------------------------------------------------- timed copies
+# fixtures/cuda/tm_copy: 16 MiB host-to-device, device-to-device, device-to-host between events
+{
+    my $exe = 'build/fixtures/tm_copy';
+    my $nvcc = find_nvcc();
+    if ($nvcc && (!-x $exe || -M $exe > -M 'fixtures/cuda/tm_copy.cu')) {
+        local $ENV{NVCC} = $nvcc;
+        `scripts/gen-fixtures.sh --exe --variants '' tm_copy 2>&1`;
+    }
+    if (!-x $exe) {
+        $n++;
+        print "ok $n # SKIP tm_copy needs nvcc to build\n";
+    } else {
+        my $lib = ($build =~ m{^/} ? $build : getcwd() . "/$build") . '/lib';
+        my %env = (LD_LIBRARY_PATH => $lib, PTXEMU_TIMING => 'qv100',
+                   PTXEMU_TIMING_SET => 'ptxemu_memcpy_timed=1');
+        my ($code, $out, $err) = run_bounded(300, \%env, "./$exe");
+        # 16 MiB at 12 GB/s + 5 us; twice 16 MiB at 32 channels x 16 B x 2 x 850 MHz
+        ok($code == 0 && $out =~ /^h2d 1403\.1 us\nd2d 38\.6 us\nkernel [0-9.]+ us\nd2h 1403\.1 us\nPASS$/m,
+           "-ptxemu_memcpy_timed 1: events see 1403.1 us per 16 MiB host copy, 38.6 us on the "
+           . "device", $out, $err);
+        $env{PTXEMU_TIMING_SET} = 'ptxemu_memcpy_timed=0';
+        ($code, $out, $err) = run_bounded(300, \%env, "./$exe");
+        ok($code == 0 && $out =~ /^h2d 0\.0 us\nd2d 0\.0 us\nkernel [0-9.]+ us\nd2h 0\.0 us\nPASS$/m,
+           "-ptxemu_memcpy_timed 0 (GPGPU-Sim's default): copies take no simulated time",
+           $out, $err);
+    }
 }
 
 print "1..$n\n";

@@ -183,6 +183,27 @@ void tm_gpu_idle_ns(struct tm_gpu *g, double ns)
         g->idle_ns += ns;
 }
 
+double tm_gpu_copy(struct tm_gpu *g, enum tm_copy_kind kind, uint64_t bytes)
+{
+    const struct tm_options *o = &g->cfg.o;
+    if (!o->ptxemu_memcpy_timed || !bytes)
+        return 0;
+    double ns;
+    if (kind == TM_COPY_D2D) {
+        /* bytes per ns at the DRAM peak: channels x bus bytes x transfers per command clock */
+        double peak = (double)o->gpgpu_n_mem * (double)o->gpgpu_dram_buswidth *
+                      (double)o->dram_data_command_freq_ratio * g->cfg.clock_mhz[DOM_DRAM] / 1e3;
+        ns = peak > 0 ? 2.0 * (double)bytes / peak : 0;
+    } else {
+        double bw = o->ptxemu_pcie_gbps > 0 ? o->ptxemu_pcie_gbps : 1; /* GB/s = bytes/ns */
+        ns = (o->ptxemu_pcie_latency_ns > 0 ? o->ptxemu_pcie_latency_ns : 0) + (double)bytes / bw;
+    }
+    pthread_mutex_lock(&g->mu);
+    g->idle_ns += ns;
+    pthread_mutex_unlock(&g->mu);
+    return ns;
+}
+
 const struct tm_config *tm_gpu_config(const struct tm_gpu *g) { return &g->cfg; }
 
 void tm_gpu_set_stepping(struct tm_gpu *g, struct tm_sm *s) { g->stepping = s; }

@@ -69,6 +69,15 @@ void tm_gpu_idle_ns(struct tm_gpu *g, double ns);
  * under -gpgpu_perfect_mem. */
 void tm_gpu_memcpy_h2d(struct tm_gpu *g, uint64_t addr, uint64_t bytes);
 
+/* Kinds of copies tm_gpu_copy times. */
+enum tm_copy_kind { TM_COPY_H2D, TM_COPY_D2H, TM_COPY_D2D };
+
+/* A copy of `bytes` bytes ran: with -ptxemu_memcpy_timed 1 simulated time advances by its
+ * cost (host link: -ptxemu_pcie_latency_ns + bytes / -ptxemu_pcie_gbps; device to device:
+ * each byte read and written at the DRAM peak), the GPU idle meanwhile (copies do not
+ * overlap kernels in this model). Returns the nanoseconds added (0 when untimed). */
+double tm_gpu_copy(struct tm_gpu *g, enum tm_copy_kind kind, uint64_t bytes);
+
 /* The configuration the GPU runs (its own copy). */
 const struct tm_config *tm_gpu_config(const struct tm_gpu *g);
 
