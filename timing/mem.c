@@ -278,11 +278,14 @@ void tm_mem_icnt_cycle(struct tm_mem *m, struct tm_sm *sms, uint64_t core_now)
         tm_icnt_push(m->icnt, i, m->n_sm + a.subp % m->nsp, r, b);
         tm_queue_pop(&s->to_mem);
     }
+    const bool net = tm_icnt_busy(m->icnt); /* anything to take out of the network? */
     for (uint32_t i = 0; i < m->nsp; i++) {
         struct subpart *p = &m->sp[i];
         uint32_t node = m->n_sm + i;
+        if (!net && !p->l2_icnt.n)
+            continue;
         /* requests out of the network into the ROP queue */
-        const struct tm_req *r = tm_icnt_peek(m->icnt, node);
+        const struct tm_req *r = net ? tm_icnt_peek(m->icnt, node) : NULL;
         if (r) {
             if (tm_queue_full(&p->icnt_l2)) {
                 p->st[AT__COUNT * AO__COUNT + TM_CS__COUNT + PS_STALL_ICNT_L2]++;
@@ -306,7 +309,7 @@ void tm_mem_icnt_cycle(struct tm_mem *m, struct tm_sm *sms, uint64_t core_now)
         }
     }
     /* replies out of the network into the SMs */
-    for (uint32_t i = 0; i < m->n_sm; i++) {
+    for (uint32_t i = 0; i < m->n_sm && net; i++) {
         const struct tm_req *r = tm_icnt_peek(m->icnt, i);
         if (!r || tm_queue_full(&sms[i].from_mem))
             continue;
