@@ -95,6 +95,8 @@ static const char usage_text[] =
     "  --timing-set NAME=VALUE  override one timing option (repeatable)\n"
     "  --timing-stats FILE.json every counter per kernel and per SM\n"
     "  --timing-strict     unknown options in timing configurations are errors\n"
+    "  --timing-ctas N     simulate the first N waves of each kernel's CTAs (a wave: SMs x\n"
+    "                      CTAs per SM), run the rest functionally, extrapolate its cycles\n"
     "  --timing-kernels LIST  simulate only these launches (kernel names, 0-based launch\n"
     "                      indices N, ranges N-M; comma-separated); the others run\n"
     "                      functionally and take no simulated time\n"
@@ -115,8 +117,9 @@ static const char usage_text[] =
     "run options (passed to the program as PTXEMU_* environment variables):\n"
     "  --device SPEC, --threads N, --stats, --deterministic, --trace LIST, --trace-thread N,\n"
     "  --budget N, --timing[=SPEC], --timing-set NAME=VALUE, --timing-stats FILE,\n"
-    "  --timing-strict, --timing-kernels LIST, --check LIST, --error-exitcode N,\n"
-    "  --print-limit N, --log-file PATH, --check-report FILE.json, --fill-uninit=PATTERN\n";
+    "  --timing-strict, --timing-kernels LIST, --timing-ctas N, --check LIST,\n"
+    "  --error-exitcode N, --print-limit N, --log-file PATH, --check-report FILE.json,\n"
+    "  --fill-uninit=PATTERN\n";
 
 static int usage_error(const char *fmt, const char *arg)
 {
@@ -536,7 +539,7 @@ static int common_opt(struct run_opts *o, int argc, char **argv, int *i)
     bool has_val = !strcmp(a, "--device") || !strcmp(a, "--threads") || !strcmp(a, "--trace") ||
                    !strcmp(a, "--trace-thread") || !strcmp(a, "--budget") ||
                    !strcmp(a, "--timing-set") || !strcmp(a, "--timing-stats") ||
-                   !strcmp(a, "--timing-kernels") ||
+                   !strcmp(a, "--timing-kernels") || !strcmp(a, "--timing-ctas") ||
                    !strcmp(a, "--check") || !strcmp(a, "--error-exitcode") ||
                    !strcmp(a, "--print-limit") || !strcmp(a, "--log-file") ||
                    !strcmp(a, "--check-report");
@@ -597,7 +600,17 @@ static int common_opt(struct run_opts *o, int argc, char **argv, int *i)
             return -1;
         }
         o->trace = v;
-    } else if (!strcmp(a, "--timing-set")) {
+    } else if (!strcmp(a, "--timing-set") || !strcmp(a, "--timing-ctas")) {
+        char waves[64];
+        if (!strcmp(a, "--timing-ctas")) { /* an alias of -ptxemu_timing_waves N */
+            uint64_t w;
+            if (parse_u64(v, &w) < 0 || w > 1000000000) {
+                usage_error("--timing-ctas: expected a number of CTA waves, not '%s'", v);
+                return -1;
+            }
+            snprintf(waves, sizeof waves, "ptxemu_timing_waves=%llu", (unsigned long long)w);
+            v = waves;
+        }
         if (!strchr(v, '=')) {
             usage_error("--timing-set: expected NAME=VALUE, not '%s'", v);
             return -1;

@@ -267,6 +267,25 @@ for my $p (qw(qv100 a100)) {
        "a network whose node count does not fit the GPU is refused, naming the file", $err);
 }
 
+# ---------------------------------------------------------------- sampling: --timing-ctas
+{
+    my @a = ('exec', $ptx, '--kernel', 'stream_triad', '--grid', 320, '--block', 256, '--arg',
+             'buf:iota.f32=262144', '--arg', 'buf:iota.f32=262144', '--arg', 'buf:zero=1048576',
+             '--arg', 'f32:3', '--arg', 's32:262144', '--timing=qv100', '--timing-set',
+             'gpgpu_n_clusters=8');
+    my ($c0, $o0, $e0) = run(@a, '--dump', "2=$tmp/full.bin");
+    my ($c2, $o2, $e2) = run(@a, '--timing-ctas', 2, '--dump', "2=$tmp/two.bin");
+    my ($full) = $e0 =~ /^gpu_sim_cycle = (\d+)/m;
+    my ($ext) = $e2 =~ /^gpu_sim_cycle = (\d+)/m;
+    my $same = -s "$tmp/full.bin" && `cmp $tmp/full.bin $tmp/two.bin 2>&1` eq '' && $? == 0;
+    ok($c0 == 0 && $c2 == 0 && $same
+       && $e2 =~ /^gpu_sim_cycle_extrapolated = 1 \(128 of 320 CTAs simulated in \d+ cycles/m,
+       "--timing-ctas 2: 2 waves of 64 CTAs simulated, the other 192 run functionally with the "
+       . "same results", $e2);
+    ok($full && $ext && abs($ext - $full) <= 0.1 * $full,
+       "--timing-ctas 2: the extrapolated cycles ($ext) are within 10% of the full run's ($full)");
+}
+
 # ---------------------------------------------------------------- timed copies
 # fixtures/cuda/tm_copy: 16 MiB host-to-device, device-to-device, device-to-host between events
 {

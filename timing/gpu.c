@@ -337,6 +337,11 @@ static void print_stats(struct tm_gpu *g, const char *name, const struct tm_kern
     fprintf(f, "gpu_occupancy = %.4f%%\n", occ);
     fprintf(f, "gpu_sim_time_ns = %.1f\n", r->ns);
     fprintf(f, "max_cta_per_sm = %u\n", k->max_cta_per_sm);
+    if (k->limit < k->nctas)
+        fprintf(f, "gpu_sim_cycle_extrapolated = 1 (%llu of %llu CTAs simulated in %llu cycles, "
+                   "the rest run functionally; counters are the simulated CTAs')\n",
+                (unsigned long long)k->limit, (unsigned long long)k->nctas,
+                (unsigned long long)k->sim_cycles);
     fprintf(f, "gpgpu_simulation_time = %.3f sec\n", r->host_seconds);
     double hs = r->host_seconds > 1e-9 ? r->host_seconds : 1e-9;
     fprintf(f, "gpgpu_simulation_rate = %llu (inst/sec)\n",
@@ -463,7 +468,7 @@ static void dispatch(struct tm_gpu *g)
             struct tm_kernel *k = g->run[(g->next_kernel + j) % g->nrun];
             if (k->csize > 1) /* clusters: dispatched whole, below */
                 continue;
-            if (k->next_cta >= k->nctas || g->cycle < k->start_cycle || !tm_sm_can_take(s, k))
+            if (k->next_cta >= k->limit || g->cycle < k->start_cycle || !tm_sm_can_take(s, k))
                 continue;
             s->cycle = g->cycle;
             int r = tm_sm_start_cta(s, k, k->next_cta, tb_lat);
@@ -483,7 +488,7 @@ static void dispatch(struct tm_gpu *g)
      * one SM as fit; a cluster waits until all of its CTAs fit */
     for (uint32_t j = 0; j < g->nrun; j++) {
         struct tm_kernel *k = g->run[j];
-        if (k->csize < 2 || k->next_cta >= k->nctas || g->cycle < k->start_cycle)
+        if (k->csize < 2 || k->next_cta >= k->limit || g->cycle < k->start_cycle)
             continue;
         uint32_t room_total = 0;
         for (uint32_t i = 0; i < g->nsm && room_total < k->csize; i++)
@@ -511,6 +516,58 @@ static void dispatch(struct tm_gpu *g)
     }
     if (g->nrun)
         g->next_kernel = (g->next_kernel + 1) % g->nrun;
+}
+
+/* CTAs [k->limit, k->nctas) of a sampled kernel, run functionally: each cluster (or CTA) by
+ * itself, its warps stepped in turn (at most 256 instructions at a time, so spin-waits on
+ * another warp make progress), barriers released as the engine allows. Stops at a fault or a
+ * deadlock (the launch's trap). */
+static void run_rest(struct tm_kernel *k)
+{
+    struct engine_step_report r;
+    const uint32_t C = k->csize ? k->csize : 1;
+    for (uint64_t q = k->limit / C; q < k->nctas / C && !engine_launch_trapped(k->L); q++) {
+        struct engine_cta *ec[32];
+        if (C > 32 || engine_cluster_create(k->L, q, ec))
+            return;
+        bool stop = false;
+        while (!stop) {
+            bool ran = false;
+            for (uint32_t c = 0; c < C && !stop; c++)
+                for (uint32_t w = 0; w < k->warps && !stop; w++)
+                    for (uint32_t n = 0; n < 256; n++) {
+                        if (engine_step(ec[c], w, &r))
+                            break;
+                        ran = true;
+                        if (r.flags & ENGINE_STEP_FAULT) {
+                            stop = true;
+                            break;
+                        }
+                        if (r.flags & (ENGINE_STEP_BARRIER | ENGINE_STEP_WARP_DONE)) {
+                            if (engine_cta_release(ec[c]) < 0)
+                                stop = true;
+                            break;
+                        }
+                    }
+            if (stop || ran)
+                continue;
+            /* nothing could step: release what completed, else every warp is done (or a
+             * deadlock was reported) */
+            bool released = false;
+            for (uint32_t c = 0; c < C; c++) {
+                int rc = engine_cta_release(ec[c]);
+                if (rc < 0)
+                    stop = true;
+                released |= rc > 0;
+            }
+            if (!released)
+                break;
+        }
+        for (uint32_t c = 0; c < C; c++)
+            engine_cta_destroy(ec[c]);
+        if (stop)
+            return;
+    }
 }
 
 #define DEADLOCK_CHECK 65536u   /* cycles between progress checks */
@@ -607,8 +664,25 @@ static int drive(struct tm_gpu *g, struct tm_kernel *mine)
         uint64_t next_start = UINT64_MAX;
         for (uint32_t j = 0; j < g->nrun;) {
             struct tm_kernel *k = g->run[j];
-            if (k->next_cta >= k->nctas && !k->live_ctas) {
+            if (k->next_cta >= k->limit && !k->live_ctas) {
                 k->end_cycle = g->cycle;
+                if (k->limit < k->nctas && !k->faulted) {
+                    /* sampled: the rest of the grid functionally, its time extrapolated (the
+                     * GPU's clock then reads the extrapolated end) */
+                    k->sim_cycles = g->cycle - k->start;
+                    run_rest(k);
+                    /* the rest at the rate CTAs retired after the first wave (the steady
+                     * state); with one wave simulated, that wave's rate */
+                    uint64_t ext = k->sim_cycles * k->nctas / k->limit;
+                    if (k->t_wave > k->start && k->limit > k->wave && g->cycle > k->t_wave) {
+                        double rate = (double)(k->limit - k->wave) / (double)(g->cycle - k->t_wave);
+                        ext = k->sim_cycles + (uint64_t)((double)(k->nctas - k->limit) / rate + 0.5);
+                    }
+                    k->end_cycle = k->start + ext;
+                    pthread_mutex_lock(&g->mu);
+                    g->idle_ns += (double)(ext - k->sim_cycles) * g->dom_period[DOM_CORE];
+                    pthread_mutex_unlock(&g->mu);
+                }
                 pthread_mutex_lock(&g->mu);
                 k->done = true;
                 pthread_cond_broadcast(&g->cv);
@@ -616,7 +690,7 @@ static int drive(struct tm_gpu *g, struct tm_kernel *mine)
                 g->run[j] = g->run[--g->nrun];
                 continue;
             }
-            if (k->next_cta < k->nctas) {
+            if (k->next_cta < k->limit) {
                 waiting = true;
                 if (k->start_cycle < next_start)
                     next_start = k->start_cycle;
@@ -660,6 +734,15 @@ int tm_launch(struct tm_gpu *g, struct interp_dev *d, const struct interp_launch
     k->nctas = engine_launch_ctas(L);
     k->csize = engine_launch_cluster_size(L);
     r = kernel_setup(g, k, l, trap);
+    k->limit = k->nctas;
+    k->wave = (uint64_t)g->nsm * k->max_cta_per_sm;
+    if (!r && g->cfg.o.ptxemu_timing_waves > 0) {
+        uint64_t wave = k->wave;
+        uint64_t lim = (uint64_t)g->cfg.o.ptxemu_timing_waves * wave;
+        lim = (lim + k->csize - 1) / k->csize * k->csize; /* whole clusters */
+        if (lim < k->nctas)
+            k->limit = lim;
+    }
     if (r) {
         free(k->st0);
         free(k);

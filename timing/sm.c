@@ -521,6 +521,8 @@ static void cta_retire(struct tm_sm *s, struct tm_cta *c)
         s->nclu--;
         k->clu_epoch++; /* its exit may complete a barrier.cluster of its peers */
     }
+    if (++k->retired == k->wave)
+        k->t_wave = s->cycle;
     k->live_ctas--;
     s->ncta--;
     s->threads_used -= k->threads;

@@ -79,6 +79,12 @@ struct tm_kernel {
     struct engine_launch *L;
     const struct mem *dmem;   /* the device's memory (canonical addresses of its blocks) */
     uint64_t nctas, next_cta; /* CTAs in the grid; the next one to dispatch */
+    uint64_t limit;           /* CTAs simulated (nctas, or the first -ptxemu_timing_waves
+                                 waves); the rest run functionally after them */
+    uint64_t sim_cycles;      /* cycles the simulated CTAs took (when limit < nctas) */
+    uint64_t wave;            /* CTAs of one wave (SMs x CTAs per SM) */
+    uint64_t retired;         /* CTAs retired so far */
+    uint64_t t_wave;          /* core cycle the first wave's worth of CTAs had retired */
     uint32_t live_ctas;       /* dispatched, not yet retired */
     bool done;                /* every CTA retired (or the launch faulted and drained) */
     bool faulted;             /* its warps were stopped after a fault */
