@@ -286,6 +286,16 @@ for my $p (qw(qv100 a100)) {
        "--timing-ctas 2: the extrapolated cycles ($ext) are within 10% of the full run's ($full)");
 }
 
+# ---------------------------------------------------------------- calibration (issue 23)
+{
+    my ($code, $out, $err) = run_bounded(600, {PTXEMU_BUILD => $build},
+                                         'tests/ubench/ubench.pl', '--build', $build);
+    my ($nm, $worst) = $out =~ /^(\d+) measurements, largest error ([0-9.]+)%$/m;
+    ok($code == 0 && $nm && $nm >= 21 && $worst <= 10.0,
+       "ninja ubench: every preset within 10% of configs/reference.tsv ("
+       . ($nm // '?') . " measurements, largest error " . ($worst // '?') . "%)", $out, $err);
+}
+
 # ---------------------------------------------------------------- timed copies
 # fixtures/cuda/tm_copy: 16 MiB host-to-device, device-to-device, device-to-host between events
 {
