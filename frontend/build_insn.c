@@ -267,10 +267,16 @@ void b_insn_begin(struct ptx_builder *b, struct ptx_tok t)
     in->op = (uint16_t)dc->op;
     in->mod = b->fb.nmods;
     in->nmod = (uint8_t)(dc->nmods > 255 ? 255 : dc->nmods);
+    bool l2 = false;
     for (uint32_t i = 0; i < dc->nmods; i++) {
         uint16_t md = b->dmods[dc->mods + i];
         VEC_PUSH(b, b->fb.mods, b->fb.nmods, b->fb.capmods, md);
         apply_mod(b, in, md, t.off);
+        l2 |= md == MOD_L2;
+    }
+    if (in->op == OP_DISCARD && !l2) { /* the only level the ISA defines, and ptxas wants it */
+        b_err(b, t.off, "'discard' needs the .L2 modifier (discard.global.L2 [a], 128)");
+        b->insn_bad = 1;
     }
     if (in->op == OP_VOTE && (in->fl & IR_FL(FL_UNI)))
         in->mode = MODE_UNI;
@@ -568,6 +574,11 @@ void b_o_id(struct ptx_builder *b, struct ptx_tok t, int flags)
                       ir_op_name((enum ir_op)b->insn.op));
                 b->insn_bad = 1;
             }
+        } else if (c == 'x' && b->insn.op == OP_CREATEPOLICY && rd->rf == RF_PRED) {
+            /* createpolicy.cvt's source is a 64-bit cache policy, never a predicate */
+            b_err(b, t.off, "predicate '%.*s' used where a .b64 value is expected", (int)t.len,
+                  s);
+            b->insn_bad = 1;
         } else if (strchr("daDAhsuUw", c) && type && type != T_PRED && rd->rf == RF_PRED) {
             if (!b->in_list && b->ntop == 0 && b->pos == 0 && !b->has_ccd) {
                 /* maybe a PTXPlus flag destination `$p|$r`: decided by what follows */
