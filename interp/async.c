@@ -164,9 +164,10 @@ const char *async_unsupported_why(const struct ir_func *f, const struct ir_insn 
             return "unsupported (.expect_tx is implemented on mbarrier.arrive / arrive_drop "
                    "only)";
         return "unsupported (this operand form of cp.async / mbarrier is not implemented)";
-    case OP_CP_ASYNC_BULK_TENSOR: case OP_CP_ASYNC_BULK_PREFETCH_TENSOR:
+    case OP_CP_ASYNC_BULK_PREFETCH_TENSOR:
     case OP_CP_REDUCE_ASYNC_BULK_TENSOR:
-        return "unsupported (cp.async.bulk.tensor: tensor (TMA) copies are not implemented)";
+        return "unsupported (cp.async.bulk.prefetch.tensor and cp.reduce.async.bulk.tensor are "
+               "not implemented)";
     default: return NULL;
     }
 }
