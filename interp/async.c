@@ -9,12 +9,17 @@
  *
  * An mbarrier is the 64-bit object at its shared-memory address, in this encoding (opaque to
  * programs, as on the GPU):
- *     bits  0..20  pending arrivals of the current phase
- *     bits 21..41  expected arrivals per phase (set by init, lowered by arrive_drop)
+ *     bits  0..19  pending arrivals of the current phase
+ *     bits 20..39  expected arrivals per phase (set by init, lowered by arrive_drop)
+ *     bits 40..61  the phase's tx-count, two's complement (raised by expect_tx, lowered by
+ *                  complete_tx and by the bytes of bulk copies that complete on the object;
+ *                  the ISA's range is -(2^20 - 1) .. 2^20 - 1, leaving it is a fault)
  *     bit  62      valid (set by init, cleared by inval: an object used without init is a fault)
  *     bit  63      phase parity
+ * The phase completes when both the pending arrivals and the tx-count are zero; then the
+ * pending count is reset to the expected count and the tx-count to zero.
  * mbarrier.arrive returns as its state the phase it arrived in (bit 63) and the arrivals that
- * phase still waited for after this one (bits 0..20, what mbarrier.pending_count reads; the
+ * phase still waited for after this one (bits 0..19, what mbarrier.pending_count reads; the
  * ISA defines that count for .noComplete arrivals, which must not complete the phase);
  * test_wait / try_wait compare the state's phase with the current one (.parity: the given
  * parity). A
@@ -28,12 +33,16 @@
 #include "interp/tensor.h"
 
 enum {
-    MB_CNT_BITS = 21,
+    MB_CNT_BITS = 20,
+    MB_TX_SHIFT = 40,
+    MB_TX_BITS = 22,
 };
 #define MB_CNT_MASK ((UINT64_C(1) << MB_CNT_BITS) - 1)
+#define MB_TX_MASK ((UINT64_C(1) << MB_TX_BITS) - 1)
 #define MB_VALID (UINT64_C(1) << 62)
 #define MB_PHASE (UINT64_C(1) << 63)
 #define MB_MAX_COUNT ((UINT64_C(1) << 20) - 1)
+#define MB_MAX_TX ((INT64_C(1) << 20) - 1)
 
 static inline uint64_t mb_pending(uint64_t v)
 {
@@ -43,9 +52,20 @@ static inline uint64_t mb_expected(uint64_t v)
 {
     return v >> MB_CNT_BITS & MB_CNT_MASK;
 }
+static inline int64_t mb_tx(uint64_t v)
+{
+    const uint64_t t = v >> MB_TX_SHIFT & MB_TX_MASK;
+    return (int64_t)(t ^ (UINT64_C(1) << (MB_TX_BITS - 1))) - (INT64_C(1) << (MB_TX_BITS - 1));
+}
+static inline uint64_t mb_make_tx(uint64_t phase, uint64_t expected, uint64_t pending,
+                                  int64_t tx)
+{
+    return phase | MB_VALID | ((uint64_t)tx & MB_TX_MASK) << MB_TX_SHIFT |
+           expected << MB_CNT_BITS | pending;
+}
 static inline uint64_t mb_make(uint64_t phase, uint64_t expected, uint64_t pending)
 {
-    return phase | MB_VALID | expected << MB_CNT_BITS | pending;
+    return mb_make_tx(phase, expected, pending, 0);
 }
 
 /* Does the instruction carry modifier `mod`? */
@@ -57,11 +77,13 @@ static bool as_has(const struct ir_func *f, const struct ir_insn *in, unsigned m
     return false;
 }
 
-/* A modifier that names a form this file does not implement (.expect_tx; ::cluster spaces
- * except for mbarrier.arrive / arrive_drop, the remote arrivals on another CTA's mbarrier). */
+/* A modifier that names a form this file does not implement (::cluster spaces except for
+ * mbarrier.arrive / arrive_drop, the remote arrivals on another CTA's mbarrier; .expect_tx
+ * on anything but those arrivals). */
 static bool as_unimplemented_mod(const struct ir_func *f, const struct ir_insn *in)
 {
-    return as_has(f, in, MOD_EXPECT_TX) ||
+    return (as_has(f, in, MOD_EXPECT_TX) && in->op != OP_MBARRIER_ARRIVE &&
+            in->op != OP_MBARRIER_ARRIVE_DROP) ||
            (in->space == SP_SHARED_CLUSTER && in->op != OP_MBARRIER_ARRIVE &&
             in->op != OP_MBARRIER_ARRIVE_DROP);
 }
@@ -104,6 +126,9 @@ bool async_supported(const struct ir_func *f, const struct ir_insn *in, const st
          * window) has no state to return: the destination is the sink `_` */
         if (in->space == SP_SHARED_CLUSTER && O[0].kind != OPK_SINK)
             return false;
+        /* .expect_tx: the third operand is the tx-count (one arrival) */
+        if (as_has(f, in, MOD_EXPECT_TX) && in->nopnd != 3)
+            return false;
         return (in->nopnd == 2 || in->nopnd == 3) && O[1].kind == OPK_ADDR &&
                ((O[0].kind == OPK_REG && O[0].rf == RF_B64) || O[0].kind == OPK_SINK) &&
                (in->nopnd == 2 || as_value_opnd(&O[2]));
@@ -114,6 +139,9 @@ bool async_supported(const struct ir_func *f, const struct ir_insn *in, const st
                as_value_opnd(&O[2]);
     case OP_MBARRIER_PENDING_COUNT:
         return in->nopnd == 2 && O[0].kind == OPK_REG && as_value_opnd(&O[1]);
+    case OP_MBARRIER_EXPECT_TX:
+    case OP_MBARRIER_COMPLETE_TX:
+        return in->nopnd == 2 && O[0].kind == OPK_ADDR && as_value_opnd(&O[1]);
     default:
         return false;
     }
@@ -128,19 +156,18 @@ const char *async_unsupported_why(const struct ir_func *f, const struct ir_insn 
     case OP_MBARRIER_INIT: case OP_MBARRIER_INVAL: case OP_MBARRIER_ARRIVE:
     case OP_MBARRIER_ARRIVE_DROP: case OP_MBARRIER_TEST_WAIT: case OP_MBARRIER_TRY_WAIT:
     case OP_MBARRIER_PENDING_COUNT: case OP_MBARRIER_EXPECT_TX: case OP_MBARRIER_COMPLETE_TX:
-        if (as_has(f, in, MOD_EXPECT_TX) || in->op == OP_MBARRIER_EXPECT_TX ||
-            in->op == OP_MBARRIER_COMPLETE_TX)
-            return "unsupported (mbarrier transaction counts (.expect_tx, complete_tx) and "
-                   "::cluster objects are not implemented)";
         if (in->space == SP_SHARED_CLUSTER)
             return "unsupported (an mbarrier of another CTA of the cluster (.shared::cluster) "
-                   "is implemented only for mbarrier.arrive / arrive_drop with the sink "
-                   "destination `_`)";
+                   "is implemented only for mbarrier.arrive / arrive_drop{.expect_tx} with the "
+                   "sink destination `_`)";
+        if (as_has(f, in, MOD_EXPECT_TX))
+            return "unsupported (.expect_tx is implemented on mbarrier.arrive / arrive_drop "
+                   "only)";
         return "unsupported (this operand form of cp.async / mbarrier is not implemented)";
-    case OP_CP_ASYNC_BULK: case OP_CP_ASYNC_BULK_PREFETCH: case OP_CP_ASYNC_BULK_TENSOR:
-    case OP_CP_ASYNC_BULK_PREFETCH_TENSOR: case OP_CP_ASYNC_BULK_COMMIT_GROUP:
-    case OP_CP_ASYNC_BULK_WAIT_GROUP:
-        return "unsupported (cp.async.bulk: bulk and tensor (TMA) copies are not implemented)";
+    case OP_CP_ASYNC_BULK_PREFETCH_TENSOR:
+    case OP_CP_REDUCE_ASYNC_BULK_TENSOR:
+        return "unsupported (cp.async.bulk.prefetch.tensor and cp.reduce.async.bulk.tensor are "
+               "not implemented)";
     default: return NULL;
     }
 }
@@ -198,12 +225,12 @@ int async_cp(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
 
 /* ====================================================================== mbarrier */
 
-/* The mbarrier object of lane l: a host pointer to its 8 bytes in the CTA's shared memory. */
-static int mb_ptr(struct warp *w, uint32_t pc, const struct ir_opnd *a, unsigned l,
-                  const char *what, uint8_t **p)
+/* The mbarrier object at address ad of space class xs (lane l): a host pointer to its 8 bytes
+ * in the shared memory of this CTA (or, through the shared::cluster window, of another CTA of
+ * its cluster). */
+static int mb_ptr_at(struct warp *w, uint32_t pc, unsigned xs, uint64_t ad, unsigned l,
+                     const char *what, uint8_t **p)
 {
-    const unsigned xs = vm_xs(w, a);
-    const uint64_t ad = vm_addr(w, a, l);
     const int space = vm_xs_space(xs, ad);
     char msg[128];
     if (space != SP_SHARED) {
@@ -220,45 +247,118 @@ static int mb_ptr(struct warp *w, uint32_t pc, const struct ir_opnd *a, unsigned
     return 0;
 }
 
-/* Read lane l's valid mbarrier object (a fault when it was never initialized or was
- * invalidated); the read is reported to mr. */
-static int mb_load(struct warp *w, uint32_t pc, const struct ir_opnd *a, unsigned l,
-                   const char *what, uint8_t **p, uint64_t *v, const struct tc_mem *mr)
+/* The mbarrier object of lane l's address operand a. */
+static int mb_ptr(struct warp *w, uint32_t pc, const struct ir_opnd *a, unsigned l,
+                  const char *what, uint8_t **p)
 {
-    if (mb_ptr(w, pc, a, l, what, p))
+    return mb_ptr_at(w, pc, vm_xs(w, a), vm_addr(w, a, l), l, what, p);
+}
+
+/* Read the valid mbarrier object at (xs, ad) for lane l (a fault when it was never
+ * initialized or was invalidated); the read is reported to mr. */
+static int mb_load_at(struct warp *w, uint32_t pc, unsigned xs, uint64_t ad, unsigned l,
+                      const char *what, uint8_t **p, uint64_t *v, const struct tc_mem *mr)
+{
+    if (mb_ptr_at(w, pc, xs, ad, l, what, p))
         return -1;
     memcpy(v, *p, 8);
-    tc_mem_report(mr, l, vm_addr(w, a, l), vm_xs(w, a), 8, false, *p);
+    tc_mem_report(mr, l, ad, xs, 8, false, *p);
     if (!(*v & MB_VALID)) {
         char msg[128];
         snprintf(msg, sizeof msg,
                  "%s: the mbarrier object is not initialized (no mbarrier.init, or after "
                  "mbarrier.inval)",
                  what);
-        const uint64_t ad = vm_addr(w, a, l);
-        interp_fault(w, pc, l, TRAP_ILLEGAL, ad, 8, vm_xs_space(vm_xs(w, a), ad), false, msg);
+        interp_fault(w, pc, l, TRAP_ILLEGAL, ad, 8, vm_xs_space(xs, ad), false, msg);
         return -1;
     }
     return 0;
 }
 
-/* Arrive `cnt` times on *v (drop: also lower the expected count); the phase completes when no
- * arrival is pending. -1 when more arrivals than pending, or when a .noComplete arrival
- * (nocomp) would complete the phase. */
-static int mb_arrive(uint64_t *v, uint64_t cnt, bool drop, bool nocomp)
+/* mb_load_at for lane l's address operand a. */
+static int mb_load(struct warp *w, uint32_t pc, const struct ir_opnd *a, unsigned l,
+                   const char *what, uint8_t **p, uint64_t *v, const struct tc_mem *mr)
+{
+    return mb_load_at(w, pc, vm_xs(w, a), vm_addr(w, a, l), l, what, p, v, mr);
+}
+
+/* The object with `pend` arrivals and tx-count `tx` left in its phase: when both are zero the
+ * phase completes (parity flips, the pending count restarts at the expected count). */
+static uint64_t mb_settle(uint64_t ph, uint64_t exp, uint64_t pend, int64_t tx)
+{
+    if (pend == 0 && tx == 0) {
+        ph ^= MB_PHASE;
+        pend = exp;
+    }
+    return mb_make_tx(ph, exp, pend, tx);
+}
+
+/* Arrive `cnt` times on *v (drop: also lower the expected count) after raising its tx-count
+ * by tx_add (.expect_tx); the phase completes when no arrival and no transaction byte is
+ * pending. -1 when more arrivals than pending, when a .noComplete arrival (nocomp) would
+ * complete the phase, or when the tx-count leaves its range. */
+static int mb_arrive(uint64_t *v, uint64_t cnt, bool drop, bool nocomp, int64_t tx_add)
 {
     uint64_t pend = mb_pending(*v), exp = mb_expected(*v), ph = *v & MB_PHASE;
-    if (cnt > pend || (drop && cnt > exp) || (nocomp && cnt == pend))
+    const int64_t tx = mb_tx(*v) + tx_add;
+    if (cnt > pend || (drop && cnt > exp) || tx > MB_MAX_TX || tx < -MB_MAX_TX ||
+        (nocomp && cnt == pend && tx == 0))
         return -1;
     pend -= cnt;
     if (drop)
         exp -= cnt;
-    if (pend == 0) {
-        ph ^= MB_PHASE;
-        pend = exp;
-    }
-    *v = mb_make(ph, exp, pend);
+    *v = mb_settle(ph, exp, pend, tx);
     return 0;
+}
+
+/* Lower the tx-count of *v by n bytes (complete_tx; expect_tx is n < 0). -1 when the count
+ * leaves its range. */
+static int mb_tx_add(uint64_t *v, int64_t delta)
+{
+    const int64_t tx = mb_tx(*v) + delta;
+    if (tx > MB_MAX_TX || tx < -MB_MAX_TX)
+        return -1;
+    *v = mb_settle(*v & MB_PHASE, mb_expected(*v), mb_pending(*v), tx);
+    return 0;
+}
+
+/* The fault of a tx-count out of range on the object at ad. */
+static void mb_tx_fault(struct warp *w, uint32_t pc, unsigned l, unsigned xs, uint64_t ad,
+                        const char *what, uint64_t old, int64_t delta)
+{
+    char msg[200];
+    snprintf(msg, sizeof msg,
+             "%s: the mbarrier tx-count %lld %c %lld leaves its range -(2^20 - 1) .. 2^20 - 1",
+             what, (long long)mb_tx(old), delta < 0 ? '-' : '+',
+             (long long)(delta < 0 ? -delta : delta));
+    interp_fault(w, pc, l, TRAP_ILLEGAL, ad, 8, vm_xs_space(xs, ad), true, msg);
+}
+
+/* Change the tx-count of the object at (xs, ad) by delta and store it back (reported). */
+static int mb_tx_at(struct warp *w, uint32_t pc, unsigned l, unsigned xs, uint64_t ad,
+                    int64_t delta, const char *what, const struct tc_mem *mr)
+{
+    uint8_t *p;
+    uint64_t v;
+    if (mb_load_at(w, pc, xs, ad, l, what, &p, &v, mr))
+        return -1;
+    const uint64_t old = v;
+    if (mb_tx_add(&v, delta)) {
+        mb_tx_fault(w, pc, l, xs, ad, what, old, delta);
+        return -1;
+    }
+    memcpy(p, &v, 8);
+    tc_mem_report(mr, l, ad, xs, 8, true, p);
+    if ((v ^ old) & MB_PHASE) /* racecheck: see async_mbarrier */
+        w->cta->chk_ep++;
+    return 0;
+}
+
+/* See tensor.h. */
+int async_complete_tx(struct warp *w, uint32_t pc, unsigned l, uint64_t ad, uint64_t bytes,
+                      const char *what, const struct tc_mem *mr)
+{
+    return mb_tx_at(w, pc, l, XS_SHARED, ad, -(int64_t)bytes, what, mr);
 }
 
 /* mbarrier.init / inval / arrive / arrive_drop / test_wait / try_wait / pending_count and
@@ -291,9 +391,21 @@ int async_mbarrier(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn
         w->pred[O[0].slot] = (w->pred[O[0].slot] & ~M) | done;
         return 0;
     }
+    if (in->op == OP_MBARRIER_EXPECT_TX || in->op == OP_MBARRIER_COMPLETE_TX) {
+        for (unsigned l = 0; l < 32; l++) {
+            if (!(M >> l & 1))
+                continue;
+            const int64_t n = (int64_t)(vm_get(w, &O[1], l) & 0xffffffffu);
+            if (mb_tx_at(w, pc, l, vm_xs(w, &O[0]), vm_addr(w, &O[0], l),
+                         in->op == OP_MBARRIER_EXPECT_TX ? n : -n, what, mr))
+                return -1;
+        }
+        return 0;
+    }
     const struct ir_opnd *a = in->op == OP_MBARRIER_ARRIVE || in->op == OP_MBARRIER_ARRIVE_DROP
                                   ? &O[1]
                                   : &O[0];
+    const bool expect_tx = as_has(f, in, MOD_EXPECT_TX);
     for (unsigned l = 0; l < 32; l++) {
         if (!(M >> l & 1))
             continue;
@@ -335,12 +447,20 @@ int async_mbarrier(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn
             if (in->op != OP_CP_ASYNC_MBARRIER_ARRIVE && mb_load(w, pc, a, l, what, &p, &v, mr))
                 return -1;
             const uint64_t old = v;
-            const uint64_t c = in->op != OP_CP_ASYNC_MBARRIER_ARRIVE && in->nopnd > 2
+            const uint64_t c = in->op != OP_CP_ASYNC_MBARRIER_ARRIVE && in->nopnd > 2 &&
+                                       !expect_tx
                                    ? vm_get(w, &O[2], l)
                                    : 1;
+            const int64_t tx = expect_tx ? (int64_t)(vm_get(w, &O[2], l) & 0xffffffffu) : 0;
             const bool nocomp = as_has(f, in, MOD_NOCOMPLETE);
+            if (c >= 1 && c <= MB_MAX_COUNT && c <= mb_pending(v) &&
+                (in->op != OP_MBARRIER_ARRIVE_DROP || c <= mb_expected(v)) &&
+                (mb_tx(v) + tx > MB_MAX_TX)) {
+                mb_tx_fault(w, pc, l, vm_xs(w, a), vm_addr(w, a, l), what, v, tx);
+                return -1;
+            }
             if (c < 1 || c > MB_MAX_COUNT ||
-                mb_arrive(&v, c, in->op == OP_MBARRIER_ARRIVE_DROP, nocomp)) {
+                mb_arrive(&v, c, in->op == OP_MBARRIER_ARRIVE_DROP, nocomp, tx)) {
                 char msg[200];
                 snprintf(msg, sizeof msg,
                          "%s: %llu arrival(s) on an mbarrier phase with %llu pending (expected "

@@ -1,6 +1,7 @@
 /*
- * interp/tensor.h — warp-level matrix instructions (interp/tensor.c) and asynchronous copies and
- * mbarrier objects (interp/async.c), executed one call per warp instruction.
+ * interp/tensor.h — warp-level matrix instructions (interp/tensor.c), asynchronous copies and
+ * mbarrier objects (interp/async.c) and bulk copies (interp/bulk.c), executed one call per warp
+ * instruction.
  *
  * Private to interp/: the handler rows of interp/ops/tensor.inc call these functions out of
  * line (the dispatch loops stay small), select.c asks which forms they implement. Every
@@ -72,5 +73,22 @@ int async_cp(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
  * cp.async.mbarrier.arrive{.noinc}. */
 int async_mbarrier(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
                    const struct ir_opnd *O, const struct tc_mem *mr);
+/* Lower the tx-count of the mbarrier at shared / shared::cluster address ad by `bytes` for
+ * lane l (the completion of a bulk copy on it; may complete its phase). A fault (`what` names
+ * the instruction) when there is no valid object there or the count leaves its range. */
+int async_complete_tx(struct warp *w, uint32_t pc, unsigned l, uint64_t ad, uint64_t bytes,
+                      const char *what, const struct tc_mem *mr);
+
+/* ------------------------------------------------------------------ bulk.c */
+
+/* Does bulk.c implement this cp.async.bulk / cp.reduce.async.bulk / cp.async.bulk.prefetch
+ * form? Load time only. */
+bool bulk_supported(const struct ir_func *f, const struct ir_insn *in, const struct ir_opnd *O);
+/* Why such an instruction is refused, or NULL when it is not one of bulk.c's. */
+const char *bulk_unsupported_why(const struct ir_func *f, const struct ir_insn *in);
+/* cp.async.bulk, cp.reduce.async.bulk, cp.async.bulk.prefetch.L2: each executing lane's copy,
+ * completed at once (signalling its mbarrier's complete_tx). */
+int bulk_copy(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
+              const struct ir_opnd *O, const struct tc_mem *mr);
 
 #endif

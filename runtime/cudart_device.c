@@ -546,20 +546,6 @@ EXPORT cudaError_t cudaDeviceSetSharedMemConfig(enum cudaSharedMemConfig config)
                                                              : cudaSuccess;
 }
 
-EXPORT cudaError_t cudaGetDriverEntryPoint(const char *symbol, void **funcPtr,
-                                           unsigned long long flags,
-                                           enum cudaDriverEntryPointQueryResult *driverStatus)
-{
-    (void)flags;
-    if (!symbol || !funcPtr)
-        return cr_ret(cudaErrorInvalidValue);
-    *funcPtr = NULL;
-    if (driverStatus)
-        *driverStatus = cudaDriverEntryPointSymbolNotFound;
-    fprintf(stderr, "ptxemu: the CUDA driver API (%s) is not available on the emulator\n", symbol);
-    return cr_ret(cudaErrorNotSupported);
-}
-
 /* One device: there is no peer. */
 EXPORT cudaError_t cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags)
 {
