@@ -312,6 +312,10 @@ for my $p (qw(qv100 a100)) {
         my $lib = ($build =~ m{^/} ? $build : getcwd() . "/$build") . '/lib';
         my %env = (LD_LIBRARY_PATH => $lib, PTXEMU_TIMING => 'qv100',
                    PTXEMU_TIMING_SET => 'ptxemu_memcpy_timed=1');
+        if ($build =~ /asan/) { # the program is not instrumented; the runtime it loads is
+            chomp(my $so = `gcc -print-file-name=libasan.so`);
+            $env{LD_PRELOAD} = $so if $so =~ m{/};
+        }
         my ($code, $out, $err) = run_bounded(300, \%env, "./$exe");
         # 16 MiB at 12 GB/s + 5 us; twice 16 MiB at 32 channels x 16 B x 2 x 850 MHz
         ok($code == 0 && $out =~ /^h2d 1403\.1 us\nd2d 38\.6 us\nkernel [0-9.]+ us\nd2h 1403\.1 us\nPASS$/m,
