@@ -246,9 +246,13 @@ struct warp {
      * end of the last quantum (depth, mask, rpc, call depth), quanta it stayed the same, and
      * the single-step count of engine_step towards the next quantum */
     bool its;
-    uint32_t its_depth, its_mask, its_rpc, its_ncalls, its_stall;
+    uint32_t its_depth, its_mask, its_rpc, its_stall;
     uint64_t its_steps;
 };
+/* warp.its_stall: quanta in a row with an unchanged signature (its.c), and this bit: a yield
+ * is due but the activation running at the quantum's end had no other path (a spin loop that
+ * calls a function): warp_ret yields when a call returns */
+#define ITS_PENDING 0x80000000u
 
 /* ====================================================================== CTAs */
 
@@ -411,7 +415,7 @@ static inline bool vm_call_direct(const struct ir_opnd *O, unsigned nopnd)
 /* its.c: independent thread scheduling of a warp's divergent paths (targets >= sm_70) */
 void its_quantum(struct warp *w);
 bool its_yield(struct warp *w);
-int its_warp_sync(struct warp *w, uint32_t pc, uint32_t M, uint32_t need);
+int its_warp_sync(struct warp *w, uint32_t pc, uint32_t M, uint32_t need, bool bar);
 
 /* warp.c: SIMT stack and frames */
 int warp_init(struct warp *w, struct cta *c, uint32_t id, struct xfunc *kf, uint32_t valid);

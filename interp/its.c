@@ -6,10 +6,12 @@
  * of lanes or a divergent mutex completes as it does on a GPU:
  *
  *  - Trigger: at the end of each quantum (cta.c; every quantum of single steps in engine.c)
- *    its_quantum compares the top SIMT entry (depth, mask, reconvergence pc, call depth) with
- *    the one at the end of the previous quantum. ITS_STALL quanta in a row with the same top
- *    entry (a loop that neither diverged nor reconverged) make the path yield. The trigger
- *    counts warp instructions only, so --deterministic runs stay repeatable.
+ *    its_quantum compares the top SIMT entry (depth, mask, reconvergence pc; in a call, the
+ *    kernel's entry that made the outermost call) with the one at the end of the previous
+ *    quantum. A whole quantum with the same entry (a loop that neither diverged nor
+ *    reconverged) makes the path yield; when the activation running then has no other path
+ *    (a spin loop that calls a function, as nvcc -G's atomics), when a call returns (warp_ret). The
+ *    trigger counts warp instructions only, so --deterministic runs stay repeatable.
  *  - Yield (its_yield): among the entries of the current activation, the top entry's siblings
  *    (entries with the same reconvergence pc) and the lanes already waiting at that pc in the
  *    parent entry are the other paths. When lanes wait in the parent, they are detached: the
@@ -20,7 +22,11 @@
  *  - bar.warp.sync (its_warp_sync, from ops/warp.inc when lanes named by the mask are not
  *    executing): the executing lanes wait at the instruction (their entry yields) until every
  *    named live lane stands at it; then sibling entries waiting there merge into the
- *    executing entry (the lanes reconverge) and other waiting entries step past it.
+ *    executing entry (the lanes reconverge) and other waiting entries step past it. An
+ *    aligned CTA barrier (bar.sync, barrier.sync.aligned: __syncthreads) is per thread too:
+ *    the warp arrives once all its live lanes stand at it (a lane spinning on another CTA
+ *    before __syncthreads is waited for); a bar.red's predicate counts the arriving entry's
+ *    lanes only when the warp reached it in several paths.
  *
  * Entries below the current call's base belong to the caller's frame: paths are only switched
  * within one activation. Warps that never diverge pay one comparison per quantum.
@@ -97,39 +103,43 @@ bool its_yield(struct warp *w)
 }
 
 /*
- * End of a quantum of warp w (still running): yield when the top SIMT entry has not changed
- * for ITS_STALL quanta. Nothing to do for targets before sm_70 or an undiverged activation.
+ * End of a quantum of warp w (still running): yield when the signature entry has not changed
+ * for ITS_STALL quanta. The signature entry is the top SIMT entry, or while the warp is in a
+ * call the entry of the kernel that made the outermost call (its loop spins through calls).
+ * Nothing to do for targets before sm_70 or a warp with no divergent path.
  */
 void its_quantum(struct warp *w)
 {
-    if (!w->its || w->state != WS_RUN || w->depth < its_base(w) + 2) {
+    if (!w->its || w->state != WS_RUN || w->depth <= w->ncalls + 1) {
         w->its_stall = 0;
         return;
     }
-    const struct simt_entry *t = &w->stk[w->depth - 1];
-    if (w->its_depth == w->depth && w->its_mask == t->mask && w->its_rpc == t->rpc &&
-        w->its_ncalls == w->ncalls) {
-        if (++w->its_stall >= ITS_STALL) {
-            w->its_stall = 0;
-            its_yield(w);
-        }
+    const uint32_t i = w->ncalls ? w->calls[0].base - 1 : w->depth - 1;
+    const struct simt_entry *e = &w->stk[i];
+    if (w->its_depth == i + 1 && w->its_mask == e->mask && w->its_rpc == e->rpc) {
+        if ((w->its_stall & ~ITS_PENDING) + 1 >= ITS_STALL || (w->its_stall & ITS_PENDING))
+            w->its_stall = its_yield(w) ? 0 : ITS_PENDING;
+        else
+            w->its_stall++;
     } else {
         w->its_stall = 0;
     }
-    t = &w->stk[w->depth - 1];
-    w->its_depth = w->depth;
-    w->its_mask = w->depth ? t->mask : 0;
-    w->its_rpc = w->depth ? t->rpc : 0;
-    w->its_ncalls = w->ncalls;
+    const uint32_t j = w->ncalls ? w->calls[0].base - 1 : w->depth - 1;
+    w->its_depth = w->depth ? j + 1 : 0;
+    w->its_mask = w->depth ? w->stk[j].mask : 0;
+    w->its_rpc = w->depth ? w->stk[j].rpc : 0;
 }
 
 /*
- * bar.warp.sync at pc executed by lanes M (the top entry) whose member masks name `need`,
- * which holds live lanes outside M. When every named live lane of the activation waits at pc,
- * all pass it (sibling entries merge into the top); else the top entry waits there and
- * another path runs. 0, or -1 when no other path can ever arrive (nothing to switch to).
+ * bar.warp.sync (bar false) or an aligned CTA barrier (bar true) at pc executed by lanes M
+ * (the top entry) that needs the lanes `need`, which holds live lanes outside M. When every
+ * needed live lane of the activation waits at pc, all pass it: for bar.warp.sync sibling
+ * entries merge into the top and the top steps past pc (0); for a barrier the other entries
+ * waiting there step past it and the top stays at pc to arrive for the whole warp (1, the
+ * caller goes on with the barrier). Else the top entry waits at pc and another path runs (0).
+ * -1 when no other path can ever arrive (nothing to switch to).
  */
-int its_warp_sync(struct warp *w, uint32_t pc, uint32_t M, uint32_t need)
+int its_warp_sync(struct warp *w, uint32_t pc, uint32_t M, uint32_t need, bool bar)
 {
     const uint32_t b = its_base(w), t = w->depth - 1;
     struct simt_entry *s = w->stk;
@@ -159,13 +169,15 @@ int its_warp_sync(struct warp *w, uint32_t pc, uint32_t M, uint32_t need)
         group = group && s[i].rpc == R;
         if (own != s[i].mask || s[i].pc != pc || own == 0)
             continue;
-        if (group) {
+        if (group && !bar) {
             s[t].mask |= own;
             s[i].mask = 0;
         } else {
             s[i].pc = pc + 1;
         }
     }
+    if (bar)
+        return 1;
     s[t].pc = pc + 1;
     warp_reconverge(w);
     return 0;

@@ -487,7 +487,12 @@ void warp_ret(struct warp *w, uint32_t lanes)
     }
     for (uint32_t i = w->calls[w->ncalls - 1].base; i < w->depth; i++)
         w->stk[i].mask &= ~lanes;
+    const uint32_t ncalls = w->ncalls;
     settle(w);
+    /* independent thread scheduling: a yield due while the warp was in the call (its.c) */
+    if ((w->its_stall & ITS_PENDING) && w->ncalls < ncalls && w->state == WS_RUN &&
+        its_yield(w))
+        w->its_stall = 0;
 }
 
 /* call: see the file comment. */
