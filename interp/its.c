@@ -149,7 +149,7 @@ int its_warp_sync(struct warp *w, uint32_t pc, uint32_t M, uint32_t need, bool b
     need &= live;
     /* lanes standing at pc: the top's, and those of leaf entries (no lanes of theirs in an
      * entry above) whose pc is pc */
-    uint32_t seen = s[t].mask, at = M;
+    uint32_t seen = s[t].mask, at = M | s[t].mask; /* the top's lanes a guard left out too */
     for (uint32_t i = t; i-- > b;) {
         const uint32_t own = s[i].mask & ~seen;
         if (own == s[i].mask && s[i].pc == pc)
