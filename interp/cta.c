@@ -368,6 +368,8 @@ int cta_round(struct cta *c, uint64_t *ninsn, uint64_t *nthread)
         uint64_t before = w->ninsn;
         enum warp_state st = slow ? exec_warp_trace(w) : exec_warp(w);
         ran = true;
+        if (st == WS_RUN)
+            its_quantum(w); /* a path that makes no progress yields (its.c) */
         if (st == WS_TRAP) {
             rc = CTA_STOP;
             goto done;

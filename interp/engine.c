@@ -304,6 +304,10 @@ int engine_step(struct engine_cta *ec, uint32_t warp, struct engine_step_report 
     w->last_bar_id = UINT32_MAX;
     enum warp_state st = exec_warp_step(w, r);
     settle(w);
+    if (w->its && w->state == WS_RUN && ++w->its_steps >= w->cta->L->quantum) {
+        w->its_steps = 0; /* a quantum of steps: the functional loop's ITS trigger (its.c) */
+        its_quantum(w);
+    }
     st = w->state;
 
     const struct ir_insn *in = r->insn;

@@ -242,7 +242,17 @@ struct warp {
      * barrier.cluster), count operand, lanes counted */
     uint32_t last_bar_id, last_bar_count, last_bar_arrive;
     uint32_t chk_wep;           /* checking loop: __syncwarp epoch (bar.warp.sync count) */
+    /* independent thread scheduling (its.c; targets >= sm_70): the top SIMT entry seen at the
+     * end of the last quantum (depth, mask, rpc, call depth), quanta it stayed the same, and
+     * the single-step count of engine_step towards the next quantum */
+    bool its;
+    uint32_t its_depth, its_mask, its_rpc, its_stall;
+    uint64_t its_steps;
 };
+/* warp.its_stall: quanta in a row with an unchanged signature (its.c), and this bit: a yield
+ * is due but the activation running at the quantum's end had no other path (a spin loop that
+ * calls a function): warp_ret yields when a call returns */
+#define ITS_PENDING 0x80000000u
 
 /* ====================================================================== CTAs */
 
@@ -401,6 +411,11 @@ static inline bool vm_call_direct(const struct ir_opnd *O, unsigned nopnd)
     }
     return false;
 }
+
+/* its.c: independent thread scheduling of a warp's divergent paths (targets >= sm_70) */
+void its_quantum(struct warp *w);
+bool its_yield(struct warp *w);
+int its_warp_sync(struct warp *w, uint32_t pc, uint32_t M, uint32_t need, bool bar);
 
 /* warp.c: SIMT stack and frames */
 int warp_init(struct warp *w, struct cta *c, uint32_t id, struct xfunc *kf, uint32_t valid);

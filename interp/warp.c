@@ -256,6 +256,9 @@ int warp_init(struct warp *w, struct cta *c, uint32_t id, struct xfunc *kf, uint
     w->exited = 0;
     w->clu_arr = w->clu_cur = 0;
     w->state = WS_RUN;
+    w->its = kf->m->target_sm >= 70; /* independent thread scheduling (its.c) */
+    w->its_depth = w->its_stall = 0;
+    w->its_steps = 0;
     w->mc.lo = 0;
     w->mc.span = 0;
     w->mc.flags = 0;
@@ -484,7 +487,12 @@ void warp_ret(struct warp *w, uint32_t lanes)
     }
     for (uint32_t i = w->calls[w->ncalls - 1].base; i < w->depth; i++)
         w->stk[i].mask &= ~lanes;
+    const uint32_t ncalls = w->ncalls;
     settle(w);
+    /* independent thread scheduling: a yield due while the warp was in the call (its.c) */
+    if ((w->its_stall & ITS_PENDING) && w->ncalls < ncalls && w->state == WS_RUN &&
+        its_yield(w))
+        w->its_stall = 0;
 }
 
 /* call: see the file comment. */

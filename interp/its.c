@@ -1,0 +1,184 @@
+/*
+ * interp/its.c — independent thread scheduling (Volta and later: targets >= sm_70).
+ *
+ * The warp still runs one path at a time from its SIMT stack (warp.c), but a path that makes
+ * no progress gives way to the others, so an intra-warp spin lock, a producer/consumer pair
+ * of lanes or a divergent mutex completes as it does on a GPU:
+ *
+ *  - Trigger: at the end of each quantum (cta.c; every quantum of single steps in engine.c)
+ *    its_quantum compares the top SIMT entry (depth, mask, reconvergence pc; in a call, the
+ *    kernel's entry that made the outermost call) with the one at the end of the previous
+ *    quantum. A whole quantum with the same entry (a loop that neither diverged nor
+ *    reconverged) makes the path yield; when the activation running then has no other path
+ *    (a spin loop that calls a function, as nvcc -G's atomics), when a call returns (warp_ret). The
+ *    trigger counts warp instructions only, so --deterministic runs stay repeatable.
+ *  - Yield (its_yield): among the entries of the current activation, the top entry's siblings
+ *    (entries with the same reconvergence pc) and the lanes already waiting at that pc in the
+ *    parent entry are the other paths. When lanes wait in the parent, they are detached: the
+ *    parent becomes a sibling path of its own (its lanes continue past the reconvergence pc),
+ *    every sibling now reconverges where the parent did, and the yielding entry goes to the
+ *    bottom of the group. Otherwise the siblings rotate (top to bottom). A top entry with no
+ *    sibling and an empty parent replaces the parent and the search goes one level out.
+ *  - bar.warp.sync (its_warp_sync, from ops/warp.inc when lanes named by the mask are not
+ *    executing): the executing lanes wait at the instruction (their entry yields) until every
+ *    named live lane stands at it; then sibling entries waiting there merge into the
+ *    executing entry (the lanes reconverge) and other waiting entries step past it. An
+ *    aligned CTA barrier (bar.sync, barrier.sync.aligned: __syncthreads) is per thread too:
+ *    the warp arrives once all its live lanes stand at it (a lane spinning on another CTA
+ *    before __syncthreads is waited for); a bar.red's predicate counts the arriving entry's
+ *    lanes only when the warp reached it in several paths.
+ *
+ * Entries below the current call's base belong to the caller's frame: paths are only switched
+ * within one activation. Warps that never diverge pay one comparison per quantum.
+ */
+#include <string.h>
+
+#include "interp/internal.h"
+
+/* Quantum ends in a row that found the same top SIMT entry as the one before, before the
+ * path yields (1: it ran a whole quantum without diverging or reconverging). */
+#define ITS_STALL 1u
+
+/* First SIMT index of the current activation. */
+static uint32_t its_base(const struct warp *w)
+{
+    return w->ncalls ? w->calls[w->ncalls - 1].base : 0;
+}
+
+/*
+ * Let another path of warp w run (see the file comment). Returns false when the current
+ * activation has no other path. Called with the top entry's pc published.
+ */
+bool its_yield(struct warp *w)
+{
+    const uint32_t b = its_base(w);
+    struct simt_entry *s = w->stk;
+    while (w->depth >= b + 2) {
+        uint32_t t = w->depth - 1;
+        const uint32_t R = s[t].rpc;
+        uint32_t g = t;
+        while (g > b && s[g - 1].rpc == R)
+            g--;
+        /* drop finished siblings (at R, their lanes wait in the parent) and empty ones */
+        uint32_t k = g;
+        for (uint32_t i = g; i < t; i++)
+            if (s[i].mask != 0 && s[i].pc != R)
+                s[k++] = s[i];
+        s[k] = s[t];
+        w->depth = k + 1;
+        t = k;
+        const bool parent = g > b && s[g - 1].pc == R;
+        uint32_t U = 0;
+        for (uint32_t i = g; i <= t; i++)
+            U |= s[i].mask;
+        if (parent && (s[g - 1].mask & ~U) != 0) {
+            /* detach the lanes waiting in the parent: [top, siblings…, parent's lanes] */
+            const uint32_t p = g - 1, O = s[p].rpc;
+            const struct simt_entry top = s[t];
+            const struct simt_entry pn = {R, O, s[p].mask & ~U};
+            memmove(&s[p + 1], &s[g], (size_t)(t - g) * sizeof *s);
+            s[p] = top;
+            s[t] = pn;
+            for (uint32_t i = p; i < t; i++)
+                s[i].rpc = O;
+            warp_reconverge(w);
+            return true;
+        }
+        if (g < t) {
+            /* rotate the siblings: the top entry goes to the bottom of its group */
+            const struct simt_entry top = s[t];
+            memmove(&s[g + 1], &s[g], (size_t)(t - g) * sizeof *s);
+            s[g] = top;
+            warp_reconverge(w);
+            return true;
+        }
+        if (!parent)
+            return false;
+        /* an only child of a parent with no lanes of its own: take the parent's place */
+        s[t].rpc = s[g - 1].rpc;
+        s[g - 1] = s[t];
+        w->depth--;
+    }
+    return false;
+}
+
+/*
+ * End of a quantum of warp w (still running): yield when the signature entry has not changed
+ * for ITS_STALL quanta. The signature entry is the top SIMT entry, or while the warp is in a
+ * call the entry of the kernel that made the outermost call (its loop spins through calls).
+ * Nothing to do for targets before sm_70 or a warp with no divergent path.
+ */
+void its_quantum(struct warp *w)
+{
+    if (!w->its || w->state != WS_RUN || w->depth <= w->ncalls + 1) {
+        w->its_stall = 0;
+        return;
+    }
+    const uint32_t i = w->ncalls ? w->calls[0].base - 1 : w->depth - 1;
+    const struct simt_entry *e = &w->stk[i];
+    if (w->its_depth == i + 1 && w->its_mask == e->mask && w->its_rpc == e->rpc) {
+        if ((w->its_stall & ~ITS_PENDING) + 1 >= ITS_STALL || (w->its_stall & ITS_PENDING))
+            w->its_stall = its_yield(w) ? 0 : ITS_PENDING;
+        else
+            w->its_stall++;
+    } else {
+        w->its_stall = 0;
+    }
+    const uint32_t j = w->ncalls ? w->calls[0].base - 1 : w->depth - 1;
+    w->its_depth = w->depth ? j + 1 : 0;
+    w->its_mask = w->depth ? w->stk[j].mask : 0;
+    w->its_rpc = w->depth ? w->stk[j].rpc : 0;
+}
+
+/*
+ * bar.warp.sync (bar false) or an aligned CTA barrier (bar true) at pc executed by lanes M
+ * (the top entry) that needs the lanes `need`, which holds live lanes outside M. When every
+ * needed live lane of the activation waits at pc, all pass it: for bar.warp.sync sibling
+ * entries merge into the top and the top steps past pc (0); for a barrier the other entries
+ * waiting there step past it and the top stays at pc to arrive for the whole warp (1, the
+ * caller goes on with the barrier). Else the top entry waits at pc and another path runs (0).
+ * -1 when no other path can ever arrive (nothing to switch to).
+ */
+int its_warp_sync(struct warp *w, uint32_t pc, uint32_t M, uint32_t need, bool bar)
+{
+    const uint32_t b = its_base(w), t = w->depth - 1;
+    struct simt_entry *s = w->stk;
+    uint32_t live = w->valid & ~w->exited;
+    if (w->ncalls)
+        live &= w->calls[w->ncalls - 1].mask;
+    need &= live;
+    /* lanes standing at pc: the top's, and those of leaf entries (no lanes of theirs in an
+     * entry above) whose pc is pc */
+    uint32_t seen = s[t].mask, at = M | s[t].mask; /* the top's lanes a guard left out too */
+    for (uint32_t i = t; i-- > b;) {
+        const uint32_t own = s[i].mask & ~seen;
+        if (own == s[i].mask && s[i].pc == pc)
+            at |= own;
+        seen |= s[i].mask;
+    }
+    s[t].pc = pc;
+    if ((need & ~at) != 0)
+        return its_yield(w) ? 0 : -1;
+    /* everyone is here: siblings of the top merge into it, other waiting leaves step on */
+    const uint32_t R = s[t].rpc;
+    bool group = true;
+    seen = s[t].mask;
+    for (uint32_t i = t; i-- > b;) {
+        const uint32_t own = s[i].mask & ~seen;
+        seen |= s[i].mask;
+        group = group && s[i].rpc == R;
+        if (own != s[i].mask || s[i].pc != pc || own == 0)
+            continue;
+        if (group && !bar) {
+            s[t].mask |= own;
+            s[i].mask = 0;
+        } else {
+            s[i].pc = pc + 1;
+        }
+    }
+    if (bar)
+        return 1;
+    s[t].pc = pc + 1;
+    warp_reconverge(w);
+    return 0;
+}
