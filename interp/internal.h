@@ -247,6 +247,7 @@ struct warp {
      * the single-step count of engine_step towards the next quantum */
     bool its;
     uint32_t its_depth, its_mask, its_rpc, its_stall;
+    uint32_t its_bar_yields;    /* barrier waits that yielded since the last quantum end */
     uint64_t its_steps;
 };
 /* warp.its_stall: quanta in a row with an unchanged signature (its.c), and this bit: a yield

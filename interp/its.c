@@ -110,6 +110,7 @@ bool its_yield(struct warp *w)
  */
 void its_quantum(struct warp *w)
 {
+    w->its_bar_yields = 0;
     if (!w->its || w->state != WS_RUN || w->depth <= w->ncalls + 1) {
         w->its_stall = 0;
         return;
@@ -137,7 +138,8 @@ void its_quantum(struct warp *w)
  * entries merge into the top and the top steps past pc (0); for a barrier the other entries
  * waiting there step past it and the top stays at pc to arrive for the whole warp (1, the
  * caller goes on with the barrier). Else the top entry waits at pc and another path runs (0).
- * -1 when no other path can ever arrive (nothing to switch to).
+ * -1 when no other path can ever arrive (nothing to switch to, or every path keeps waiting at
+ * a barrier of its own: more than 4 × (paths + 1) + 8 barrier yields in one quantum).
  */
 int its_warp_sync(struct warp *w, uint32_t pc, uint32_t M, uint32_t need, bool bar)
 {
@@ -157,8 +159,16 @@ int its_warp_sync(struct warp *w, uint32_t pc, uint32_t M, uint32_t need, bool b
         seen |= s[i].mask;
     }
     s[t].pc = pc;
-    if ((need & ~at) != 0)
+    if ((need & ~at) != 0) {
+        /* Every path waiting at a barrier (each at a different one) hands the warp to the
+         * next for ever, no instruction but barriers running: far more barrier yields in one
+         * quantum than the warp has paths means none can ever arrive (a deadlock, reported
+         * by the caller). A path that works between its barrier waits ends the quantum and
+         * resets the count (its_quantum). */
+        if (++w->its_bar_yields > 4 * (w->depth + 1) + 8)
+            return -1;
         return its_yield(w) ? 0 : -1;
+    }
     /* everyone is here: siblings of the top merge into it, other waiting leaves step on */
     const uint32_t R = s[t].rpc;
     bool group = true;

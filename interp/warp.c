@@ -257,7 +257,7 @@ int warp_init(struct warp *w, struct cta *c, uint32_t id, struct xfunc *kf, uint
     w->clu_arr = w->clu_cur = 0;
     w->state = WS_RUN;
     w->its = kf->m->target_sm >= 70; /* independent thread scheduling (its.c) */
-    w->its_depth = w->its_stall = 0;
+    w->its_depth = w->its_stall = w->its_bar_yields = 0;
     w->its_steps = 0;
     w->mc.lo = 0;
     w->mc.span = 0;
