@@ -698,6 +698,15 @@ static uint64_t canon_addr(struct tm_sm *s, const struct tm_kernel *k, uint64_t 
     return addr + s->cv_off;
 }
 
+/* Set bits [a, b] (inclusive, b < 128) of a 128-bit byte mask, a word at a time. */
+static inline void bytes_mask(uint64_t m[2], uint32_t a, uint32_t b)
+{
+    for (uint32_t w = a >> 6; w <= b >> 6; w++) {
+        uint32_t lo = w == a >> 6 ? a & 63 : 0, hi = w == b >> 6 ? b & 63 : 63;
+        m[w] |= (hi == 63 ? ~0ull : (1ull << (hi + 1)) - 1) & ~((1ull << lo) - 1);
+    }
+}
+
 /* The memory part of an LD/ST instruction, from the step's accesses. */
 static void memop_fill(struct tm_sm *s, struct tm_memop *m, uint32_t wslot,
                        const struct engine_step_report *r)
@@ -819,8 +828,7 @@ static void memop_fill(struct tm_sm *s, struct tm_memop *m, uint32_t wslot,
             }
             m->sectors[k] |= sec;
             m->bytes[k] = (uint16_t)(m->bytes[k] + (hi - lo + 1));
-            for (uint64_t b = lo - ln; b <= hi - ln; b++)
-                m->bmask[k][b >> 6] |= 1ull << (b & 63);
+            bytes_mask(m->bmask[k], (uint32_t)(lo - ln), (uint32_t)(hi - ln));
         }
     }
 }
