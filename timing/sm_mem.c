@@ -1,0 +1,396 @@
+/*
+ * timing/sm_mem.c — the SM's memory pipeline, after GPGPU-Sim's ldst_unit: the coalescer
+ * (lanes grouped by access width, 128-byte lines with 32-byte sector and byte masks; local
+ * memory interleaved per thread; device addresses made canonical), the LD/ST unit
+ * (shared-memory bank conflicts, constant-cache serialisation, one line per cycle), the
+ * per-SM L1 data cache and the responses of the memory system.
+ *
+ * Everything here writes only the SM's own state (see tm_int.h).
+ */
+#include "timing/sm_int.h"
+
+#include "timing/cache.h"
+#include "interp/mem.h"
+
+#include <errno.h>
+
+/* Start CTA `linear` of the running kernel: the engine brings it up, the SM gives it a CTA
+ * slot and a contiguous run of warp slots (GPGPU-Sim's hardware thread ids). */
+/*
+ * (Re)build the SM's L1 data cache for a kernel whose shared-memory carve-out is shmem_bytes:
+ * with -gpgpu_adaptive_cache_config and -gpgpu_unified_l1d_size the L1D gets what the carve-out
+ * leaves of the unified array (ways = bytes / (sets × line)), as GPGPU-Sim sizes it. No L1D
+ * with -gpgpu_perfect_mem or -gpgpu_cache:dl1 none. Writes are modelled write-through (the
+ * GPU's L1 is write-through for global memory; a write-back policy for local memory is not
+ * modelled). 0, -ENOMEM, or -EINVAL (a geometry the cache model refuses: no L1D).
+ */
+int tm_sm_l1d_make(struct tm_sm *s, uint32_t shmem_bytes)
+{
+    const struct tm_config *cfg = s->cfg;
+    tm_cache_destroy(s->l1d);
+    s->l1d = NULL;
+    if (cfg->o.gpgpu_perfect_mem || !cfg->dl1.present)
+        return 0;
+    struct tm_cache_geom g = cfg->dl1;
+    if (g.write == 'B' || g.write == 'L')
+        g.write = 'T';
+    if (cfg->o.gpgpu_adaptive_cache_config && cfg->o.gpgpu_unified_l1d_size > 0) {
+        uint64_t total = (uint64_t)cfg->o.gpgpu_unified_l1d_size * 1024;
+        uint64_t left = total > shmem_bytes ? total - shmem_bytes : 0;
+        uint64_t ways = left / ((uint64_t)g.nset * g.line);
+        if (ways)
+            g.assoc = (uint32_t)ways;
+    }
+    return tm_cache_create(&s->l1d, &g, "L1D");
+}
+
+/* The SM-local address of a local-memory access: the ABI interleaves 32-bit words of a
+ * warp's threads, so a warp reading the same offset touches one 128-byte line. */
+static uint64_t local_addr(const struct tm_sm *s, uint32_t wslot, uint64_t off, uint32_t lane)
+{
+    return (1ull << 62) | (uint64_t)s->id << 44 | (uint64_t)wslot << 32 |
+           ((off >> 2) << 7 | lane << 2 | (off & 3));
+}
+
+/* The canonical address of a device-memory access (mem_alloc.canon: where allocation order,
+ * not the host, put the block), so that channels, banks and cache sets, hence every cycle
+ * count, are the same run to run. Addresses outside any block are kept. */
+static uint64_t canon_addr(struct tm_sm *s, const struct tm_kernel *k, uint64_t addr)
+{
+    if (addr - s->cv_lo < s->cv_hi - s->cv_lo)
+        return addr + s->cv_off;
+    const struct mem_alloc *a = k && k->dmem ? mem_find(k->dmem, addr, 0) : NULL;
+    if (!a)
+        return addr;
+    s->cv_lo = a->base;
+    s->cv_hi = a->base + (a->size ? a->size : 1);
+    s->cv_off = a->canon - a->base;
+    return addr + s->cv_off;
+}
+
+/* Set bits [a, b] (inclusive, b < 128) of a 128-bit byte mask, a word at a time. */
+static inline void bytes_mask(uint64_t m[2], uint32_t a, uint32_t b)
+{
+    for (uint32_t w = a >> 6; w <= b >> 6; w++) {
+        uint32_t lo = w == a >> 6 ? a & 63 : 0, hi = w == b >> 6 ? b & 63 : 63;
+        m[w] |= (hi == 63 ? ~0ull : (1ull << (hi + 1)) - 1) & ~((1ull << lo) - 1);
+    }
+}
+
+/* The memory part of an LD/ST instruction, from the step's accesses. */
+void tm_sm_memop_fill(struct tm_sm *s, struct tm_memop *m, uint32_t wslot,
+                       const struct engine_step_report *r)
+{
+    const struct tm_config *cfg = s->cfg;
+    m->nline = m->degree = m->sent = 0;
+    m->kind = (r->flags & ENGINE_STEP_ATOMIC) ? TM_REQ_ATOMIC : TM_REQ_READ;
+    m->space = r->naccess ? r->access[0].space : SP_GLOBAL;
+    for (uint32_t i = 0; i < r->naccess; i++) {
+        const struct engine_access *a = &r->access[i];
+        if (a->space == SP_GLOBAL || a->space == SP_LOCAL) {
+            m->space = a->space; /* cp.async-like pairs: the global side decides */
+            break;
+        }
+    }
+    if (m->kind == TM_REQ_READ)
+        for (uint32_t i = 0; i < r->naccess; i++)
+            if (r->access[i].write && r->access[i].space == m->space)
+                m->kind = TM_REQ_WRITE;
+
+    if (m->space == SP_SHARED || m->space == SP_SHARED_CTA || m->space == SP_SHARED_CLUSTER) {
+        /* n-way bank conflict: the most distinct 4-byte words any bank must serve */
+        uint32_t nb = (uint32_t)cfg->o.gpgpu_shmem_num_banks;
+        uint32_t parts = (uint32_t)cfg->o.gpgpu_shmem_warp_parts;
+        if (!parts)
+            parts = 1;
+        uint32_t lanes_per = 32 / parts ? 32 / parts : 32;
+        uint32_t total = 0;
+        for (uint32_t p = 0; p < parts; p++) {
+            uint64_t words[256];
+            uint32_t nw = 0, multi = 0;
+            uint8_t cnt[256];
+            for (uint32_t i = 0; i < r->naccess; i++) {
+                const struct engine_access *a = &r->access[i];
+                if (a->lane / lanes_per != p || a->space != m->space)
+                    continue;
+                uint32_t nwd = a->width > 4 ? a->width / 4 : 1;
+                for (uint32_t j = 0; j < nwd; j++) {
+                    uint64_t wd = a->addr / 4 + j;
+                    uint32_t k = 0;
+                    while (k < nw && words[k] != wd)
+                        k++;
+                    if (k == nw && nw < 256) {
+                        words[nw] = wd;
+                        cnt[nw++] = 1;
+                    } else if (k < nw && cnt[k]++ == 1) {
+                        multi++;
+                    }
+                }
+            }
+            uint32_t per_bank[64] = {0}, deg = 0;
+            for (uint32_t k = 0; k < nw; k++) {
+                uint32_t b = (uint32_t)(words[k] % nb) & 63;
+                if (++per_bank[b] > deg)
+                    deg = per_bank[b];
+            }
+            if (cfg->o.gpgpu_shmem_limited_broadcast && multi > deg)
+                deg = multi;
+            total += deg;
+        }
+        m->degree = (uint16_t)(total ? total : 1);
+        return;
+    }
+    if (m->space == SP_CONST) {
+        uint64_t seen[64];
+        uint32_t n = 0;
+        for (uint32_t i = 0; i < r->naccess; i++) {
+            uint64_t a = r->access[i].addr & ~3ull;
+            uint32_t k = 0;
+            while (k < n && seen[k] != a)
+                k++;
+            if (k == n && n < 64)
+                seen[n++] = a;
+        }
+        m->degree = (uint16_t)(n ? n : 1);
+        return;
+    }
+    /* global, local (and other device memory): 128-byte lines, 32-byte sectors. The coalescer
+     * groups lanes as the hardware does: wide accesses in sub-warps (64-bit: half warps,
+     * 128-bit: quarter warps), each sub-warp's accesses merged per line, never across
+     * sub-warps. */
+    m->flags = 0;
+    if (m->kind == TM_REQ_ATOMIC || cfg->o.gpgpu_gmem_skip_L1D ||
+        (r->insn && (r->insn->fl & (IR_FL(FL_CG) | IR_FL(FL_CV)))))
+        m->flags |= TM_RQF_NOL1;
+    uint32_t group_first = 0; /* first line of the current sub-warp */
+    uint32_t cur_group = UINT32_MAX;
+    for (uint32_t i = 0; i < r->naccess; i++) {
+        const struct engine_access *a = &r->access[i];
+        if (a->space != m->space)
+            continue;
+        uint32_t lanes = a->width >= 16 ? 8 : a->width == 8 ? 16 : 32;
+        uint32_t grp = a->lane / lanes;
+        if (grp != cur_group) {
+            cur_group = grp;
+            group_first = m->nline;
+        }
+        uint64_t addr = a->space == SP_LOCAL ? local_addr(s, wslot, a->addr, a->lane)
+                                             : canon_addr(s, s->w[wslot].cta->k, a->addr);
+        uint64_t end = addr + (a->width ? a->width : 1) - 1;
+        for (uint64_t ln = addr & ~127ull; ln <= (end & ~127ull); ln += 128) {
+            uint64_t lo = addr > ln ? addr : ln, hi = end < ln + 127 ? end : ln + 127;
+            uint8_t sec = 0;
+            for (uint64_t q = (lo - ln) >> 5; q <= (hi - ln) >> 5; q++)
+                sec |= (uint8_t)(1u << q);
+            uint32_t k = group_first;
+            while (k < m->nline && m->line[k] != ln)
+                k++;
+            if (k == m->nline) {
+                if (m->nline == TM_MAX_LINES)
+                    k = TM_MAX_LINES - 1; /* beyond the record: merged into the last */
+                else {
+                    m->line[k] = ln;
+                    m->sectors[k] = 0;
+                    m->bytes[k] = 0;
+                    m->bmask[k][0] = m->bmask[k][1] = 0;
+                    m->nline++;
+                }
+            }
+            m->sectors[k] |= sec;
+            m->bytes[k] = (uint16_t)(m->bytes[k] + (hi - lo + 1));
+            bytes_mask(m->bmask[k], (uint32_t)(lo - ln), (uint32_t)(hi - ln));
+        }
+    }
+}
+
+void tm_sm_ldst_stage(struct tm_sm *s)
+{
+    const struct tm_config *cfg = s->cfg;
+    if (s->ldst_busy_until > s->cycle) {
+        s->st[TM_ST_UNIT_BUSY_MEM]++;
+        return;
+    }
+    if (s->ldst_cur == TM_NONE) {
+        uint32_t ii = pr_front(&s->oc_ex[TM_FU_MEM], 0);
+        if (ii == TM_NONE)
+            return;
+        pr_pop(&s->oc_ex[TM_FU_MEM], 0);
+        s->st[TM_ST_UNIT_MEM]++;
+        struct tm_inst *in = &s->inst[ii];
+        struct tm_memop *m = &s->mop[in->memop];
+        switch (m->space) {
+        case SP_SHARED: case SP_SHARED_CTA: case SP_SHARED_CLUSTER:
+        case SP_CONST: {
+            bool sh = m->space != SP_CONST;
+            uint32_t lat = (uint32_t)(sh ? cfg->o.gpgpu_smem_latency : cfg->o.gpgpu_l1_latency);
+            s->ldst_busy_until = s->cycle + m->degree;
+            s->st[sh ? TM_ST_SHMEM_BKCONFLICT : TM_ST_CMEM_PORTCONFLICT] += m->degree - 1u;
+            s->st[TM_ST_STALL_SHD_MEM] += m->degree - 1u;
+            struct tm_inst tmp = *in;
+            tmp.lat.lat = (uint16_t)lat;
+            in->t_ready = ready_at(&tmp, s->cycle + m->degree - 1 + lat);
+            tm_sm_heap_push(s, in->t_ready, ii);
+            return;
+        }
+        default:
+            if (!m->nline) { /* no lane accessed memory (guard false everywhere) */
+                tm_sm_heap_push(s, s->cycle + 1, ii);
+                return;
+            }
+            s->ldst_cur = ii;
+            /* loads count their lines' answers from now: an L1 hit may answer an early line
+             * before the last one is sent */
+            if (m->kind != TM_REQ_WRITE)
+                in->resp_left = m->nline;
+            break;
+        }
+    }
+    /* global / local / atomic: one line per cycle, through the L1D or into the queue to
+     * memory */
+    uint32_t ii = s->ldst_cur;
+    struct tm_inst *in = &s->inst[ii];
+    struct tm_memop *m = &s->mop[in->memop];
+    struct tm_warp *w = &s->w[in->warp];
+    uint32_t k = m->sent;
+    bool local = m->space == SP_LOCAL;
+    if (s->l1d && !(m->flags & TM_RQF_NOL1) && m->kind != TM_REQ_ATOMIC) {
+        bool wr = m->kind == TM_REQ_WRITE;
+        if (!wr && tm_queue_full(&s->l1_hit)) {
+            s->st[TM_ST_STALL_SHD_MEM]++;
+            return;
+        }
+        enum tm_cache_res res = tm_cache_access(s->l1d, m->line[k], m->sectors[k], wr,
+                                                m->bmask[k], wr ? in->warp : ii, s->cycle);
+        if (res == TM_CACHE_RESFAIL) {
+            s->st[TM_ST_L1D_RESFAIL]++;
+            s->st[TM_ST_STALL_SHD_MEM]++;
+            return;
+        }
+        s->st[TM_ST_L1D_ACCESS]++;
+        if (res == TM_CACHE_MISS)
+            s->st[TM_ST_L1D_MISS]++;
+        else if (res == TM_CACHE_HIT_RESERVED)
+            s->st[TM_ST_L1D_PENDING_HIT]++;
+        w->mem_pending++; /* a read's data, or (write-through) the write's acknowledgement */
+        if (!wr && res == TM_CACHE_HIT) {
+            struct tm_req h = {.addr = m->line[k], .t_sent = s->cycle,
+                               .t_ready = s->cycle + (uint64_t)s->cfg->o.gpgpu_l1_latency,
+                               .inst = ii, .sm = (uint16_t)s->id, .kind = TM_REQ_READ};
+            tm_queue_push(&s->l1_hit, &h);
+        }
+        if (wr)
+            s->st[local ? TM_ST_MEM_WRITE_LOCAL : TM_ST_MEM_WRITE_GLOBAL]++;
+        else
+            s->st[local ? TM_ST_MEM_READ_LOCAL : TM_ST_MEM_READ_GLOBAL]++;
+    } else {
+        if (tm_queue_full(&s->to_mem)) {
+            s->st[TM_ST_STALL_SHD_MEM]++;
+            return;
+        }
+        struct tm_req rq = {.addr = m->line[k], .t_sent = s->cycle, .sm = (uint16_t)s->id,
+                            .bytes = m->bytes[k], .kind = m->kind, .space = m->space,
+                            .sectors = m->sectors[k], .flags = TM_RQF_NOL1};
+        rq.bmask[0] = m->bmask[k][0];
+        rq.bmask[1] = m->bmask[k][1];
+        rq.inst = m->kind == TM_REQ_WRITE ? in->warp : ii;
+        tm_queue_push(&s->to_mem, &rq);
+        w->mem_pending++;
+        s->st[TM_ST_MEM_SECTORS] += (uint64_t)__builtin_popcount(rq.sectors);
+        if (m->kind == TM_REQ_ATOMIC)
+            s->st[TM_ST_MEM_ATOMIC]++;
+        else if (m->kind == TM_REQ_WRITE)
+            s->st[local ? TM_ST_MEM_WRITE_LOCAL : TM_ST_MEM_WRITE_GLOBAL]++;
+        else
+            s->st[local ? TM_ST_MEM_READ_LOCAL : TM_ST_MEM_READ_GLOBAL]++;
+    }
+    if (++m->sent < m->nline) {
+        s->st[TM_ST_UNIT_BUSY_MEM]++;
+        return;
+    }
+    s->ldst_cur = TM_NONE;
+    if (m->kind == TM_REQ_WRITE) {
+        /* stores retire once sent; the warp counts their acknowledgements */
+        tm_sm_heap_push(s, s->cycle + 1, ii);
+    }
+}
+
+/* The L1D's misses and write-throughs into the queue to memory (one per cycle). */
+void tm_sm_l1d_drain(struct tm_sm *s)
+{
+    const struct tm_cache_out *o = tm_cache_miss_peek(s->l1d);
+    if (!o || tm_queue_full(&s->to_mem))
+        return;
+    struct tm_req rq = {.addr = o->addr, .t_sent = s->cycle, .sm = (uint16_t)s->id,
+                        .sectors = o->sectors, .space = SP_GLOBAL};
+    rq.bmask[0] = o->bmask[0];
+    rq.bmask[1] = o->bmask[1];
+    uint32_t nb = (uint32_t)(__builtin_popcountll(o->bmask[0]) + __builtin_popcountll(o->bmask[1]));
+    switch (o->kind) {
+    case TM_COUT_FILL:
+        rq.kind = TM_REQ_READ;
+        rq.inst = TM_NONE; /* answered by tm_cache_fill */
+        rq.bytes = (uint16_t)(32 * __builtin_popcount(o->sectors));
+        break;
+    case TM_COUT_WRITE:
+        rq.kind = TM_REQ_WRITE;
+        rq.inst = (uint32_t)o->token; /* the writing warp's slot */
+        rq.bytes = (uint16_t)nb;
+        break;
+    default:
+        rq.kind = TM_REQ_WRITE;
+        rq.flags = TM_RQF_WRITEBACK;
+        rq.inst = TM_NONE;
+        rq.bytes = (uint16_t)nb;
+        break;
+    }
+    s->st[TM_ST_MEM_SECTORS] += (uint64_t)__builtin_popcount(rq.sectors);
+    tm_queue_push(&s->to_mem, &rq);
+    tm_cache_miss_pop(s->l1d);
+}
+
+/* One line of load instruction ii has its data. */
+static void load_answered(struct tm_sm *s, uint32_t ii)
+{
+    struct tm_inst *in = &s->inst[ii];
+    s->w[in->warp].mem_pending--;
+    if (--in->resp_left == 0)
+        tm_sm_heap_push(s, s->cycle, ii);
+}
+
+void tm_sm_response_stage(struct tm_sm *s)
+{
+    struct tm_req *r;
+    while ((r = tm_queue_front(&s->from_mem)) && r->t_ready <= s->cycle) {
+        s->st[TM_ST_MEM_RESPONSES]++;
+        s->st[TM_ST_MEM_LATENCY_SUM] += r->t_ready - r->t_sent;
+        if (r->kind == TM_REQ_FETCH) {
+            /* an L1I fill: the warps waiting for it fetch again */
+            if (s->l1i)
+                tm_cache_fill(s->l1i, r->addr, r->sectors, s->cycle);
+        } else if (r->inst == TM_NONE) {
+            /* an L1D fill: the loads waiting for it are answered below */
+            if (s->l1d && r->kind != TM_REQ_WRITE)
+                tm_cache_fill(s->l1d, r->addr, r->sectors, s->cycle);
+        } else if (r->kind == TM_REQ_WRITE) {
+            struct tm_warp *w = &s->w[r->inst];
+            w->mem_pending--;
+            if (w->at_membar && !w->inflight && !w->mem_pending)
+                w->at_membar = false;
+            tm_sm_warp_try_finish(s, w);
+        } else {
+            load_answered(s, r->inst);
+        }
+        tm_queue_pop(&s->from_mem);
+    }
+    uint64_t tok;
+    while (s->l1i && tm_cache_next_ready(s->l1i, &tok))
+        s->w[tok].fetching = false;
+    if (!s->l1d)
+        return;
+    while (tm_cache_next_ready(s->l1d, &tok))
+        load_answered(s, (uint32_t)tok);
+    while ((r = tm_queue_front(&s->l1_hit)) && r->t_ready <= s->cycle) {
+        load_answered(s, r->inst);
+        tm_queue_pop(&s->l1_hit);
+    }
+}
