@@ -13,6 +13,10 @@
  * instruction: warp and thread instruction counts are added per straight-line segment when
  * control leaves it (a jump, a reconvergence, a call), and the quantum is checked there too.
  *
+ * The handlers interp/ops/cold.h lists are not inline: their cases jump to one call of
+ * exec_slow.c's copy of the body (exec_cold_run), which keeps the function small enough to
+ * compile in well under a minute.
+ *
  * An includer that wants the loop defines, before including:
  *   EXEC_FN     the function's name (external: declared in internal.h)
  *   EXEC_ATTR   function attributes (target ISA), may be empty
@@ -31,6 +35,7 @@
 #include "interp/engine.h"
 #include "interp/fpu.h"
 #include "interp/internal.h"
+#include "interp/ops/cold.h"
 #include "interp/ops/helpers.h"
 #include "interp/tensor.h"
 
@@ -115,6 +120,34 @@ static inline uint64_t exec_clock(const struct warp *w, int cycles)
     return cycles ? ns - w->cta->clock0 : ns;
 }
 
+/* A cold handler (interp/ops/cold.h) run out of line for a fast loop: the loop state its body
+ * reads, and the part it changes (pc, seg, ninsn, nthread) handed back. */
+struct exec_cold {
+    const struct ir_insn *in;
+    const struct ir_opnd *O;
+    uint32_t pc, active, rpc, seg, M;
+    uint64_t ninsn, nthread, limit;
+};
+/* Where the loop goes on after exec_cold_run. */
+enum { EXEC_COLD_FETCH, EXEC_COLD_RELOAD, EXEC_COLD_OUT, EXEC_COLD_FAULT };
+/* exec_slow.c: run the handler of c->in (in->handler) for warp w with the fast loop's state *c,
+ * as the inline body would: no tracing, no checks, no step report. */
+int exec_cold_run(struct warp *w, struct exec_cold *c);
+
+/* EXEC_IS_COLD(NAME): 1 if interp/ops/cold.h lists HND_NAME, else 0 (a listed name expands to
+ * "~, 1", shifting the 1 into the picked position). */
+#define EXEC_COLD_PICK_(x, n, ...) n
+#define EXEC_COLD_PICK(...) EXEC_COLD_PICK_(__VA_ARGS__, 0, ~)
+#define EXEC_IS_COLD(name) EXEC_COLD_PICK(EXEC_COLD_##name)
+/* A fast-loop case's code: the body inline (0) or a jump to the out-of-line call (1). */
+#define EXEC_CASE_BODY(cold, ...) EXEC_CASE_BODY_(cold, __VA_ARGS__)
+#define EXEC_CASE_BODY_(cold, ...) EXEC_CASE_BODY_##cold(__VA_ARGS__)
+#define EXEC_CASE_BODY_0(...)                                                                  \
+    {                                                                                          \
+        __VA_ARGS__;                                                                           \
+    }
+#define EXEC_CASE_BODY_1(...) goto cold_handler;
+
 #endif /* PTXEMU_EXEC_LOOP_H */
 
 /* ====================================================================== the inline loop */
@@ -185,9 +218,7 @@ fetch:
         }
 #define H(name, cond, ...)                                                                     \
     VM_CASE(HND_##name)                                                                        \
-    {                                                                                          \
-        __VA_ARGS__;                                                                           \
-    }                                                                                          \
+    EXEC_CASE_BODY(EXEC_IS_COLD(name), __VA_ARGS__)                                            \
     VM_NEXT;
 #define HMODE HMODE_BODY
 #include "interp/ops/families.inc"
@@ -198,6 +229,22 @@ fetch:
         FAULT(0, TRAP_ILLEGAL, 0, 0, 0, false, "bad handler id");
 #endif
     }
+
+    /* the cold handlers (interp/ops/cold.h): the same body, out of line in exec_slow.c */
+cold_handler: {
+    struct exec_cold c = {in, O, pc, active, rpc, seg, M, ninsn, nthread, limit};
+    const int how = exec_cold_run(w, &c);
+    pc = c.pc;
+    seg = c.seg;
+    ninsn = c.ninsn;
+    nthread = c.nthread;
+    if (how == EXEC_COLD_FETCH)
+        goto fetch;
+    if (how == EXEC_COLD_RELOAD)
+        goto reload;
+    if (how == EXEC_COLD_OUT)
+        goto out;
+}
 
 fault:
     ninsn += pc + 1 - seg;

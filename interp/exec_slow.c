@@ -25,8 +25,13 @@ struct slow {
     struct engine_access *cacc;     /* ENGINE_MAX_ACCESS entries */
 };
 
-/* How a handler left: where the loop goes on. */
-enum { SLOW_FETCH, SLOW_RELOAD, SLOW_OUT, SLOW_FAULT };
+/* How a handler left: where the loop goes on (the codes exec_cold_run returns to a fast loop). */
+enum {
+    SLOW_FETCH = EXEC_COLD_FETCH,
+    SLOW_RELOAD = EXEC_COLD_RELOAD,
+    SLOW_OUT = EXEC_COLD_OUT,
+    SLOW_FAULT = EXEC_COLD_FAULT
+};
 
 typedef int (*slow_handler)(struct warp *w, struct slow *S);
 
@@ -320,6 +325,21 @@ static const slow_handler slow_table[HND__COUNT] = {
 #undef HMODE
 #undef H
 };
+
+/* A cold handler for a fast loop (exec_loop.h, interp/ops/cold.h): no step report, no checks,
+ * no tracing, so its memory reports (if any) go nowhere, as in the inline loop. */
+int exec_cold_run(struct warp *w, struct exec_cold *c)
+{
+    struct slow S = {.in = c->in, .O = c->O, .pc = c->pc, .active = c->active, .rpc = c->rpc,
+                     .seg = c->seg, .M = c->M, .ninsn = c->ninsn, .nthread = c->nthread,
+                     .limit = c->limit};
+    const int how = slow_table[c->in->handler](w, &S);
+    c->pc = S.pc;
+    c->seg = S.seg;
+    c->ninsn = S.ninsn;
+    c->nthread = S.nthread;
+    return how;
+}
 
 /* ------------------------------------------------------------------ checking hook */
 

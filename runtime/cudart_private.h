@@ -310,6 +310,15 @@ int cr_graph_push(struct CUgraph_st *g, struct CUgraphNode_st *nd);
 void cr_graph_free(struct CUgraph_st *g);
 /* The queue operation that runs a node (stream work is made of nodes) and frees it. */
 void cr_node_op(struct rt_ctx *c, void *arg);
+/* Add node nd (taken over, freed on error; NULL: out of memory) to graph with its ndeps
+ * dependencies and return it in *pNode: cudaGraphAdd*Node's common part (cudart_graph.c, and
+ * the event and symbol nodes of cudart_graph_node.c). */
+cudaError_t cr_graph_add(cudaGraphNode_t *pNode, cudaGraph_t graph, const cudaGraphNode_t *deps,
+                         size_t ndeps, struct CUgraphNode_st *nd);
+/* New kernel parameters for an existing kernel node (its edges stay): the graph's node or an
+ * executable graph's copy. */
+cudaError_t cr_kernel_node_update(struct CUgraphNode_st *node,
+                                  const struct cudaKernelNodeParams *p);
 /* Graph allocations: a new one (address fixed from now on), the one at addr, dropping a node's
  * reference; the program freeing one (program order: 1 it was allocated, -1 it was not, 0 no
  * graph allocation), and unmapping it (device order). */

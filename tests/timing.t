@@ -13,45 +13,11 @@ use warnings;
 use File::Basename qw(dirname);
 use File::Temp qw(tempdir);
 use lib dirname(__FILE__) . '/lib';
-use PtxemuTest qw(run_bounded);
+use PtxemuTest qw(ok ptxemu_run tap_done timing_config);
 
 chdir(dirname(__FILE__) . '/..') or die "chdir: $!";
-my $build  = $ENV{PTXEMU_BUILD} // 'build';
-my $ptxemu = "$build/ptxemu";
-my $ub     = 'fixtures/ptx/ubench';
-my $tmp    = tempdir(CLEANUP => 1);
-my $n = 0;
-my $failed = 0;
-
-sub ok {
-    my ($cond, $name, @diag) = @_;
-    $n++;
-    print(($cond ? 'ok' : 'not ok'), " $n - $name\n");
-    if (!$cond) {
-        $failed++;
-        my @l = map { split /\n/ } @diag;
-        @l = (@l[0 .. 11], '...') if @l > 12;
-        print map { "#   $_\n" } @l;
-    }
-    return $cond;
-}
-
-sub run {
-    my ($code, $out, $err, $to) = run_bounded(300, {}, $ptxemu, @_);
-    return ($code, $out, $err);
-}
-
-# Option values of a timing configuration.
-sub config {
-    my (@args) = @_;
-    my ($code, $out, $err) = run('timing-config', @args);
-    die "timing-config @args: $err" if $code;
-    my %o;
-    while ($out =~ /^-(\S+)[ \t]+(.*?)[ \t]*$/mg) {
-        $o{$1} = $2;
-    }
-    return \%o;
-}
+my $ub  = 'fixtures/ptx/ubench';
+my $tmp = tempdir(CLEANUP => 1);
 
 sub field { my ($list, $i) = @_; return (split /,/, $list)[$i] }
 
@@ -69,11 +35,11 @@ my @variants = (['--timing=qv100'], ['--timing=a100'], ['--timing=h100'], ['--ti
                  '--timing-set', 'ptx_opcode_latency_sfu=23', '--timing-set',
                  'ptx_opcode_latency_dp=8,19,8,11,330']);
 for my $v (@variants) {
-    my $cfg = config(@$v);
+    my $cfg = timing_config(@$v);
     for my $k (sort keys %lat) {
         my ($arg, $opt, $i) = @{$lat{$k}};
         my $want = 64 * field($cfg->{$opt}, $i);
-        my ($code, $out, $err) = run('exec', "$ub/latency.ptx", '--kernel', $k, '--grid', 1,
+        my ($code, $out, $err) = ptxemu_run('exec', "$ub/latency.ptx", '--kernel', $k, '--grid', 1,
                                      '--block', 1, '--arg', $arg, '--arg', 'buf:zero=16',
                                      '--print', '1:s64:1', @$v);
         chomp $out;
@@ -85,11 +51,11 @@ for my $v (@variants) {
 # ---------------------------------------------------------------- throughput
 {
     my $json = "$tmp/tput.json";
-    my ($code, $out, $err) = run('exec', "$ub/latency.ptx", '--kernel', 'tput_ffma', '--grid', 1,
-                                 '--block', 1024, '--arg', 'buf:f32=1,0.5,1', '--arg',
-                                 'buf:zero=16', '--arg', 's32:64', '--timing=qv100',
-                                 '--timing-stats', $json);
-    my $cfg = config('--timing=qv100');
+    my ($code, $out, $err) = ptxemu_run('exec', "$ub/latency.ptx", '--kernel', 'tput_ffma',
+                                        '--grid', 1, '--block', 1024, '--arg', 'buf:f32=1,0.5,1',
+                                        '--arg', 'buf:zero=16', '--arg', 's32:64', '--timing=qv100',
+                                        '--timing-stats', $json);
+    my $cfg = timing_config('--timing=qv100');
     my $limit = $cfg->{gpgpu_num_sp_units} / field($cfg->{ptx_opcode_initiation_fp}, 3);
     my $sm = json_sm($json, 0);
     my $rate = $sm->{sm_active_cycles} ? $sm->{unit_sp_dispatch} / $sm->{sm_active_cycles} : 0;
@@ -105,10 +71,10 @@ for my $v (@variants) {
 {
     my %t;
     for my $way (1, 2, 3, 4, 8, 16, 32) {
-        my ($code, $out, $err) = run('exec', "$ub/bank_conflict.ptx", '--grid', 1, '--block', 1024,
-                                     '--arg', 'buf:u64=18446744073709551615,0,0', '--arg',
-                                     "s32:$way", '--arg', 's32:16', '--print', '0:u64:2',
-                                     '--timing=qv100');
+        my ($code, $out, $err) = ptxemu_run('exec', "$ub/bank_conflict.ptx", '--grid', 1, '--block',
+                                            1024, '--arg', 'buf:u64=18446744073709551615,0,0',
+                                            '--arg', "s32:$way", '--arg', 's32:16', '--print',
+                                            '0:u64:2', '--timing=qv100');
         my ($t1, $t2) = split /\n/, $out;
         my ($bk) = $err =~ /^gpgpu_n_shmem_bkconflict = (\d+)$/m;
         $t{$way} = $t2 - $t1;
@@ -127,11 +93,11 @@ for my $v (@variants) {
 {
     my %res;
     for my $pol ('lrr', 'gto', 'old', 'two_level_active:2') {
-        my ($code, $out, $err) = run('exec', "$ub/sched_order.ptx", '--grid', 1, '--block', 128,
-                                     '--arg', 'buf:zero=1024', '--arg', 's32:32', '--print',
-                                     '0:s64:8', '--timing=qv100', '--timing-set',
-                                     'gpgpu_num_sched_per_core=1', '--timing-set',
-                                     "gpgpu_scheduler=$pol");
+        my ($code, $out, $err) = ptxemu_run('exec', "$ub/sched_order.ptx", '--grid', 1, '--block',
+                                            128, '--arg', 'buf:zero=1024', '--arg', 's32:32',
+                                            '--print', '0:s64:8', '--timing=qv100', '--timing-set',
+                                            'gpgpu_num_sched_per_core=1', '--timing-set',
+                                            "gpgpu_scheduler=$pol");
         my @v = split /\n/, $out;
         $res{$pol} = [map { [$v[2 * $_], $v[2 * $_ + 1]] } 0 .. 3];
         ok($code == 0 && @v == 8, "sched_order runs under $pol", $err);
@@ -156,14 +122,14 @@ for my $v (@variants) {
 # ---------------------------------------------------------------- counter invariants
 {
     my $json = "$tmp/inv.json";
-    my ($code, $out, $err) = run('exec', "$ub/bank_conflict.ptx", '--grid', 6, '--block', 256,
-                                 '--arg', 'buf:u64=18446744073709551615,0,0', '--arg', 's32:3',
-                                 '--arg', 's32:4', '--timing=qv100', '--timing-stats', $json,
-                                 '--stats');
+    my ($code, $out, $err) = ptxemu_run('exec', "$ub/bank_conflict.ptx", '--grid', 6, '--block',
+                                        256, '--arg', 'buf:u64=18446744073709551615,0,0', '--arg',
+                                        's32:3', '--arg', 's32:4', '--timing=qv100',
+                                        '--timing-stats', $json, '--stats');
     my ($winsn) = $err =~ /: (\d+) warp instructions/;
     my $k = json_kernel($json);
     my $tot = $k->{totals};
-    my $cfg = config('--timing=qv100');
+    my $cfg = timing_config('--timing=qv100');
     my $nsched = $cfg->{gpgpu_num_sched_per_core};
     my @stall = qw(sched_issue stall_idle stall_ibuffer_empty stall_scoreboard
                    stall_pipeline_busy stall_barrier stall_membar);
@@ -187,8 +153,7 @@ for my $v (@variants) {
        "6 CTAs and 48 warps launched", "ctas $tot->{sm_ctas_launched}");
 }
 
-print "1..$n\n";
-exit($failed ? 1 : 0);
+exit(tap_done());
 
 # ---------------------------------------------------------------- tiny JSON reader
 sub json_kernel {

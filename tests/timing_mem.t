@@ -20,42 +20,12 @@ use File::Temp qw(tempdir);
 use Cwd qw(getcwd);
 use JSON::PP qw(decode_json);
 use lib dirname(__FILE__) . '/lib';
-use PtxemuTest qw(find_nvcc run_bounded);
+use PtxemuTest qw(find_nvcc ok ptxemu_run run_bounded skip tap_done timing_config);
 
 chdir(dirname(__FILE__) . '/..') or die "chdir: $!";
 my $build = $ENV{PTXEMU_BUILD} // 'build';
-my $ptxemu = "$build/ptxemu";
 my $ptx = 'fixtures/ptx/ubench/memory.ptx';
 my $tmp = tempdir(CLEANUP => 1);
-my $n = 0;
-my $failed = 0;
-
-sub ok {
-    my ($cond, $name, @diag) = @_;
-    $n++;
-    print(($cond ? 'ok' : 'not ok'), " $n - $name\n");
-    if (!$cond) {
-        $failed++;
-        my @l = map { split /\n/ } grep { defined } @diag;
-        @l = (@l[0 .. 11], '...') if @l > 12;
-        print map { "#   $_\n" } @l;
-    }
-    return $cond;
-}
-
-sub run {
-    my ($code, $out, $err) = run_bounded(300, {}, $ptxemu, @_);
-    return ($code, $out, $err);
-}
-
-sub config {
-    my ($code, $out, $err) = run('timing-config', @_);
-    die "timing-config @_: $err" if $code;
-    my %o;
-    $o{$1} = $2 while $out =~ /^-(\S+)[ \t]+(.*?)[ \t]*$/mg;
-    return \%o;
-}
-
 # Every "name = value" statistics line of each kernel, in launch order.
 sub kernels_stats {
     my ($err) = @_;
@@ -79,16 +49,16 @@ sub dram_sum {
 my @chase = ('--grid', 1, '--block', 1, '--print', '5:s64:1');
 my $steps = 256;
 for my $p (qw(qv100 a100 rtx3070 h100)) {
-    my $cfg = config("--timing=$p");
+    my $cfg = timing_config("--timing=$p");
     # loop overhead: the chase under perfect memory of latency 20
-    my ($c0, $t0, $e0) = run('exec', $ptx, '--kernel', 'chase_cg', @chase, '--arg',
+    my ($c0, $t0, $e0) = ptxemu_run('exec', $ptx, '--kernel', 'chase_cg', @chase, '--arg',
         'buf:zero=65536', '--arg', 'u32:32', '--arg', 'u32:255', '--arg', 's32:0', '--arg',
         "s32:$steps", '--arg', 'buf:zero=16', "--timing=$p", '--timing-set',
         'gpgpu_perfect_mem=1', '--timing-set', 'ptxemu_perfect_mem_latency=20');
     chomp $t0;
     my $over = $t0 - 20 * $steps;
     # L1 hits: 8 lines, warmed by 64 steps
-    my ($c1, $t1, $e1) = run('exec', $ptx, '--kernel', 'chase_ca', @chase, '--arg',
+    my ($c1, $t1, $e1) = ptxemu_run('exec', $ptx, '--kernel', 'chase_ca', @chase, '--arg',
         'buf:zero=65536', '--arg', 'u32:32', '--arg', 'u32:255', '--arg', 's32:64', '--arg',
         "s32:$steps", '--arg', 'buf:zero=16', "--timing=$p");
     chomp $t1;
@@ -97,7 +67,7 @@ for my $p (qw(qv100 a100 rtx3070 h100)) {
        "$p: an L1 hit takes -gpgpu_l1_latency ($cfg->{gpgpu_l1_latency}) cycles (within 2 of $steps x)",
        "measured $l1 (exit $c0/$c1)", $e0, $e1);
     # L2 hits: the second launch of a .cg chase over 8 lines (the first brought them in)
-    my ($c2, $t2, $e2) = run('exec', $ptx, '--kernel', 'chase_cg', @chase, '--arg',
+    my ($c2, $t2, $e2) = ptxemu_run('exec', $ptx, '--kernel', 'chase_cg', @chase, '--arg',
         'buf:zero=65536', '--arg', 'u32:32', '--arg', 'u32:255', '--arg', 's32:0', '--arg',
         "s32:$steps", '--arg', 'buf:zero=16', "--timing=$p", '--repeat', 2);
     chomp $t2;
@@ -112,7 +82,7 @@ for my $p (qw(qv100 a100 rtx3070 h100)) {
     ok($net >= 2 && $net <= 16,
        "$p: an L2 hit is the ROP latency ($rop) plus two network crossings ($net cycles)");
     # DRAM: a cold .cg chase with a 128-byte stride over 8 MiB (every step a new line)
-    my ($c3, $t3, $e3) = run('exec', $ptx, '--kernel', 'chase_cg', @chase, '--arg',
+    my ($c3, $t3, $e3) = ptxemu_run('exec', $ptx, '--kernel', 'chase_cg', @chase, '--arg',
         'buf:zero=8388608', '--arg', 'u32:32', '--arg', 'u32:2097151', '--arg', 's32:0',
         '--arg', "s32:$steps", '--arg', 'buf:zero=16', "--timing=$p");
     chomp $t3;
@@ -137,7 +107,7 @@ my @coal = (
 );
 for my $c (@coal) {
     my ($k, $stride, $req, $sect) = @$c;
-    my ($code, $out, $err) = run('exec', $ptx, '--kernel', $k, '--grid', 1, '--block', 32,
+    my ($code, $out, $err) = ptxemu_run('exec', $ptx, '--kernel', $k, '--grid', 1, '--block', 32,
         '--arg', 'buf:zero=65536', '--arg', 'buf:zero=2048', '--arg', "s32:$stride",
         '--timing=qv100');
     my ($s) = kernels_stats($err);
@@ -149,9 +119,10 @@ for my $c (@coal) {
 
 # ---------------------------------------------------------------- instruction cache
 {
-    my ($code, $out, $err) = run('exec', $ptx, '--kernel', 'read32', '--grid', 1, '--block', 32,
-        '--arg', 'buf:zero=65536', '--arg', 'buf:zero=2048', '--arg', 's32:1', '--timing=qv100',
-        '--timing-set', 'gpgpu_perfect_inst_const_cache=0', '--stats');
+    my ($code, $out, $err) = ptxemu_run('exec', $ptx, '--kernel', 'read32', '--grid', 1, '--block',
+                                        32, '--arg', 'buf:zero=65536', '--arg', 'buf:zero=2048',
+                                        '--arg', 's32:1', '--timing=qv100', '--timing-set',
+                                        'gpgpu_perfect_inst_const_cache=0', '--stats');
     my ($s) = kernels_stats($err);
     my ($w) = $err =~ /: (\d+) warp instructions/;
     my $lines = defined $w ? int(($w + 7) / 8) : -1;
@@ -163,9 +134,9 @@ for my $c (@coal) {
 # ---------------------------------------------------------------- write-only streaming
 {
     my $json = "$tmp/wo.json";
-    my ($code, $out, $err) = run('exec', $ptx, '--kernel', 'write_only', '--grid', 64, '--block',
-        256, '--arg', 'buf:zero=262144', '--arg', 's32:65536', '--timing=qv100',
-        '--timing-stats', $json);
+    my ($code, $out, $err) = ptxemu_run('exec', $ptx, '--kernel', 'write_only', '--grid', 64,
+                                        '--block', 256, '--arg', 'buf:zero=262144', '--arg',
+                                        's32:65536', '--timing=qv100', '--timing-stats', $json);
     my ($s) = kernels_stats($err);
     ok($code == 0 && dram_sum($err, 'n_rd') == 0 && $s->{L2_cache_FULL_SECTOR_WRITES} == 8192
        && $s->{L2_total_cache_accesses} == 2048,
@@ -188,7 +159,7 @@ for my $c (@coal) {
 {
     my %cyc;
     for my $sch (0, 1) {
-        my ($code, $out, $err) = run('exec', $ptx, '--kernel', 'row_pingpong', '--grid', 8,
+        my ($code, $out, $err) = ptxemu_run('exec', $ptx, '--kernel', 'row_pingpong', '--grid', 8,
             '--block', 256, '--arg', 'buf:zero=8388608', '--arg', 'buf:zero=8192', '--arg',
             's32:1048576', '--arg', 's32:32', '--timing=qv100', '--timing-set',
             "gpgpu_dram_scheduler=$sch", '--timing-set', 'gpgpu_n_mem=1', '--timing-set',
@@ -203,9 +174,9 @@ for my $c (@coal) {
 
 # ---------------------------------------------------------------- STREAM triad bandwidth
 for my $p (qw(qv100 a100)) {
-    my $cfg = config("--timing=$p");
+    my $cfg = timing_config("--timing=$p");
     my $nel = 1048576;
-    my ($code, $out, $err) = run('exec', $ptx, '--kernel', 'stream_triad', '--grid', 320,
+    my ($code, $out, $err) = ptxemu_run('exec', $ptx, '--kernel', 'stream_triad', '--grid', 320,
         '--block', 256, '--arg', "buf:iota.f32=$nel", '--arg', "buf:iota.f32=$nel", '--arg',
         'buf:zero=' . 4 * $nel, '--arg', 'f32:3', '--arg', "s32:$nel", "--timing=$p");
     my ($s) = kernels_stats($err);
@@ -223,7 +194,7 @@ for my $p (qw(qv100 a100)) {
 {
     my @runs;
     for (1 .. 3) {
-        my ($code, $out, $err) = run('exec', $ptx, '--kernel', 'stream_triad', '--grid', 80,
+        my ($code, $out, $err) = ptxemu_run('exec', $ptx, '--kernel', 'stream_triad', '--grid', 80,
             '--block', 256, '--arg', 'buf:iota.f32=262144', '--arg', 'buf:iota.f32=262144',
             '--arg', 'buf:zero=1048576', '--arg', 'f32:3', '--arg', 's32:262144',
             '--timing=a100');
@@ -237,13 +208,13 @@ for my $p (qw(qv100 a100)) {
 
 # ---------------------------------------------------------------- perfect L2, BookSim mesh
 {
-    my ($code, $out, $err) = run('exec', $ptx, '--kernel', 'chase_cg', @chase, '--arg',
+    my ($code, $out, $err) = ptxemu_run('exec', $ptx, '--kernel', 'chase_cg', @chase, '--arg',
         'buf:zero=65536', '--arg', 'u32:32', '--arg', 'u32:255', '--arg', 's32:0', '--arg',
         "s32:$steps", '--arg', 'buf:zero=16', '--timing=qv100', '--timing-set', 'l2_ideal=1');
     ok($code == 0 && $err =~ /^L2_total_cache_misses = perfect$/m
        && dram_sum($err, 'n_rd') == 0,
        "-l2_ideal 1: the L2 says perfect and DRAM is never read", $err);
-    ($code, $out, $err) = run('exec', $ptx, '--kernel', 'chase_cg', @chase, '--arg',
+    ($code, $out, $err) = ptxemu_run('exec', $ptx, '--kernel', 'chase_cg', @chase, '--arg',
         'buf:zero=65536', '--arg', 'u32:32', '--arg', 'u32:255', '--arg', 's32:0', '--arg',
         "s32:$steps", '--arg', 'buf:zero=16', '--timing=qv100', '--repeat', 2, '--timing-set',
         'gpgpu_cache:dl2_texture_only=1');
@@ -252,14 +223,14 @@ for my $p (qw(qv100 a100)) {
        && dram_sum($err, 'n_rd') == 2 * $steps,
        "-gpgpu_cache:dl2_texture_only 1: global loads bypass the L2 (every step of both "
        . "launches reads DRAM)", "n_rd " . dram_sum($err, 'n_rd'), $err);
-    ($code, $out, $err) = run('exec', $ptx, '--kernel', 'chase_cg', @chase, '--arg',
+    ($code, $out, $err) = ptxemu_run('exec', $ptx, '--kernel', 'chase_cg', @chase, '--arg',
         'buf:zero=65536', '--arg', 'u32:32', '--arg', 'u32:255', '--arg', 's32:0', '--arg',
         "s32:$steps", '--arg', 'buf:zero=16', '--timing=qv100', '--timing-set',
         'network_mode=1', '--timing-set', 'inter_config_file=fixtures/icnt/mesh66.icnt',
         '--timing-set', 'gpgpu_n_clusters=28', '--timing-set', 'gpgpu_n_mem=4');
     ok($code == 0 && $err =~ /^icnt: booksim mesh 6-ary 2-cube .*28 SMs \+ 8 memory nodes/m,
        "a BookSim 6x6 mesh file carries the traffic of 28 SMs and 8 L2 slices", $err);
-    ($code, $out, $err) = run('exec', $ptx, '--kernel', 'chase_cg', @chase, '--arg',
+    ($code, $out, $err) = ptxemu_run('exec', $ptx, '--kernel', 'chase_cg', @chase, '--arg',
         'buf:zero=65536', '--arg', 'u32:32', '--arg', 'u32:255', '--arg', 's32:0', '--arg',
         "s32:$steps", '--arg', 'buf:zero=16', '--timing=qv100', '--timing-set',
         'network_mode=1', '--timing-set', 'inter_config_file=fixtures/icnt/fly4x2.icnt');
@@ -273,8 +244,8 @@ for my $p (qw(qv100 a100)) {
              'buf:iota.f32=262144', '--arg', 'buf:iota.f32=262144', '--arg', 'buf:zero=1048576',
              '--arg', 'f32:3', '--arg', 's32:262144', '--timing=qv100', '--timing-set',
              'gpgpu_n_clusters=8');
-    my ($c0, $o0, $e0) = run(@a, '--dump', "2=$tmp/full.bin");
-    my ($c2, $o2, $e2) = run(@a, '--timing-ctas', 2, '--dump', "2=$tmp/two.bin");
+    my ($c0, $o0, $e0) = ptxemu_run(@a, '--dump', "2=$tmp/full.bin");
+    my ($c2, $o2, $e2) = ptxemu_run(@a, '--timing-ctas', 2, '--dump', "2=$tmp/two.bin");
     my ($full) = $e0 =~ /^gpu_sim_cycle = (\d+)/m;
     my ($ext) = $e2 =~ /^gpu_sim_cycle = (\d+)/m;
     my $same = -s "$tmp/full.bin" && `cmp $tmp/full.bin $tmp/two.bin 2>&1` eq '' && $? == 0;
@@ -306,8 +277,7 @@ for my $p (qw(qv100 a100)) {
         `scripts/gen-fixtures.sh --exe --variants '' tm_copy 2>&1`;
     }
     if (!-x $exe) {
-        $n++;
-        print "ok $n # SKIP tm_copy needs nvcc to build\n";
+        skip('tm_copy needs nvcc to build');
     } else {
         my $lib = ($build =~ m{^/} ? $build : getcwd() . "/$build") . '/lib';
         my %env = (LD_LIBRARY_PATH => $lib, PTXEMU_TIMING => 'qv100',
@@ -329,5 +299,4 @@ for my $p (qw(qv100 a100)) {
     }
 }
 
-print "1..$n\n";
-exit($failed ? 1 : 0);
+exit(tap_done());

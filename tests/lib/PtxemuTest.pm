@@ -1,12 +1,13 @@
-# tests/lib/PtxemuTest.pm - helpers the perl tests share: finding nvcc and running a command
-# bounded in time with its output captured.
+# tests/lib/PtxemuTest.pm - helpers the perl tests share: finding nvcc, running a command
+# bounded in time with its output captured, TAP output (ok / skip / tap_done), and running
+# ptxemu and reading a timing configuration (timing.t, timing_mem.t).
 package PtxemuTest;
 use strict;
 use warnings;
 use File::Temp qw(tempfile);
 use POSIX qw(WNOHANG);
 use Exporter qw(import);
-our @EXPORT_OK = qw(find_nvcc run_bounded);
+our @EXPORT_OK = qw(find_nvcc run_bounded ok skip tap_done ptxemu_run timing_config);
 
 # The nvcc to use: $NVCC, else the first on PATH, else /usr/local/cuda/bin/nvcc; undef if none.
 sub find_nvcc {
@@ -59,6 +60,59 @@ sub run_bounded {
     unlink $ofile, $efile;
     my $code = $status & 127 ? 128 + ($status & 127) : $status >> 8;
     return ($code, $out, $err, $timed_out);
+}
+
+# ---------------------------------------------------------------- TAP
+# The test count and failures of this test program (one per process).
+my ($tap_n, $tap_failed) = (0, 0);
+
+# ok(COND, NAME, DIAG...): prints "ok N - NAME", or "not ok N - NAME" followed by the lines of
+# DIAG (undef items left out; at most 12 lines, then "...") as "#   " comments. Returns COND.
+sub ok {
+    my ($cond, $name, @diag) = @_;
+    $tap_n++;
+    print(($cond ? 'ok' : 'not ok'), " $tap_n - $name\n");
+    if (!$cond) {
+        $tap_failed++;
+        my @l = map { split /\n/ } grep { defined } @diag;
+        @l = (@l[0 .. 11], '...') if @l > 12;
+        print map { "#   $_\n" } @l;
+    }
+    return $cond;
+}
+
+# skip(WHY): one skipped test, "ok N # SKIP WHY".
+sub skip {
+    my ($why) = @_;
+    $tap_n++;
+    print "ok $tap_n # SKIP $why\n";
+}
+
+# tap_done(): prints the plan "1..N" (after the tests) and returns the exit status: 1 if a test
+# failed, else 0. Use as exit(tap_done()).
+sub tap_done {
+    print "1..$tap_n\n";
+    return $tap_failed ? 1 : 0;
+}
+
+# ---------------------------------------------------------------- ptxemu
+# ptxemu_run(ARG...): runs $PTXEMU_BUILD/ptxemu (default build/, relative to the repository
+# root, which the tests make their working directory) with ARGs, killed after 300 s. Returns
+# (code, stdout, stderr).
+sub ptxemu_run {
+    my $ptxemu = ($ENV{PTXEMU_BUILD} // 'build') . '/ptxemu';
+    my ($code, $out, $err) = run_bounded(300, {}, $ptxemu, @_);
+    return ($code, $out, $err);
+}
+
+# timing_config(ARG...): the options of `ptxemu timing-config ARG...` as a hash reference
+# (option name without its '-' => value text); dies when the command fails.
+sub timing_config {
+    my ($code, $out, $err) = ptxemu_run('timing-config', @_);
+    die "timing-config @_: $err" if $code;
+    my %o;
+    $o{$1} = $2 while $out =~ /^-(\S+)[ \t]+(.*?)[ \t]*$/mg;
+    return \%o;
 }
 
 1;
