@@ -20,6 +20,7 @@ ninja release asan </dev/null
 
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 status=0
+failed=()
 for b in build build-asan; do
     echo
     echo "=== tests on $b/"
@@ -33,8 +34,12 @@ for b in build build-asan; do
     for t in "$b"/tests/unit/*_test; do
         [ -x "$t" ] && tests+=("$t")
     done
-    if ! PTXEMU_BUILD=$b prove -j2 --timer --exec '' "${tests[@]}" </dev/null; then
+    # The log is kept so that the failures can be repeated at the very end (CI shows only
+    # the tail of the output, which the fuzzers fill).
+    if ! PTXEMU_BUILD=$b prove -j2 --timer --exec '' "${tests[@]}" </dev/null 2>&1 |
+        tee "$b/prove.log"; then
         status=1
+        failed+=("$b")
     fi
 done
 
@@ -43,5 +48,21 @@ echo
 echo "=== fuzzing (frontend, exec, fatbin) for ${FUZZ_SECONDS:-60} s in total"
 if ! FUZZ_SECONDS=${FUZZ_SECONDS:-60} ./scripts/fuzz.sh </dev/null; then
     status=1
+    failed+=(fuzzing)
+fi
+
+# The verdict last, with what failed, so that the tail of a CI log names it.
+echo
+if [ ${#failed[@]} -eq 0 ]; then
+    echo "=== test.sh: all passed"
+else
+    for b in "${failed[@]}"; do
+        [ "$b" = fuzzing ] && continue
+        echo "=== failures on $b/ (from $b/prove.log):"
+        grep -E '^(not ok|# +(Failed|got|expected|Looks like))|Wstat|Failed test|Parse errors|^Result' \
+            "$b/prove.log" | head -60 || true
+        sed -n '/^Test Summary Report/,$p' "$b/prove.log" | head -40
+    done
+    echo "=== test.sh: FAILED: ${failed[*]}"
 fi
 exit $status
