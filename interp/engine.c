@@ -343,6 +343,12 @@ int engine_step(struct engine_cta *ec, uint32_t warp, struct engine_step_report 
         r->bar_count = w->last_bar_count;
         r->bar_arrived = w->last_bar_arrive;
     }
+    if (r->exec_mask && op == OP_NANOSLEEP && xin->nopnd >= 1) {
+        /* the delay of the first lane that ran it: an immediate lives in a constant slot */
+        const struct ir_opnd *o = &fn0->opnds[xin->opnd];
+        const unsigned lane = (unsigned)__builtin_ctz(r->exec_mask);
+        r->sleep_ns = o->kind == OPK_IMM ? (uint32_t)o->imm.u : w->r32[o->slot][lane].u;
+    }
     if (r->exec_mask && (iflags & (IF_LOAD | IF_STORE | IF_ATOMIC)))
         r->flags |= ENGINE_STEP_MEMORY;
     if (r->exec_mask && (iflags & IF_ATOMIC)) {

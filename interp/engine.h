@@ -195,6 +195,9 @@ struct engine_step_report {
     uint32_t bar_id;            /* barrier id */
     uint32_t bar_count;         /* barrier thread count operand (0: all threads of the CTA) */
     uint32_t bar_arrived;       /* lanes counted as arriving */
+    uint32_t sleep_ns;          /* nanosleep: the requested delay (the first executing lane's
+                                   operand; the ISA lets a GPU take 0..2x of it, a timing
+                                   model takes it as given) */
     uint32_t naccess;           /* entries of access[] (≤ ENGINE_MAX_ACCESS) */
     uint32_t access_dropped;    /* accesses beyond ENGINE_MAX_ACCESS (not recorded) */
     struct engine_access access[ENGINE_MAX_ACCESS];

@@ -6,6 +6,7 @@
 #   - independent FFMA streams reach the configured SP issue throughput and never exceed it;
 #   - an n-way shared-memory bank conflict costs exactly n times the conflict-free access;
 #   - lrr, gto, old and two_level_active order a known warp mix as their definitions say;
+#   - __nanosleep(t) keeps the warp from issuing for t ns at the core clock;
 #   - the counters' invariants: one issue-or-stall count per scheduler per active cycle, the
 #     per-SM counters sum to the totals, warp instructions equal the functional engine's.
 use strict;
@@ -151,6 +152,34 @@ for my $v (@variants) {
        "issued $tot->{gpgpu_n_tot_w_icount}, sched_issue $tot->{sched_issue}");
     ok($tot->{sm_ctas_launched} == 6 && $tot->{sm_warps_launched} == 48,
        "6 CTAs and 48 warps launched", "ctas $tot->{sm_ctas_launched}");
+}
+
+# ---------------------------------------------------------------- nanosleep
+# __nanosleep(t): the warp issues nothing for t ns at the core clock. The cycles around a
+# 1000 ns sleep minus round(1000 ns x clock) is the same small overhead on every preset, and
+# sleeping 6000 instead of 3000 ns (a register operand) costs exactly round(3000 ns x clock) more.
+{
+    my %over;
+    for my $p ('qv100', 'a100', 'h100') {
+        my $mhz = (split /:/, timing_config("--timing=$p")->{gpgpu_clock_domains})[0];
+        my @got;
+        for my $ns (3000, 6000) {
+            my ($code, $out, $err) = ptxemu_run('exec', "$ub/latency.ptx", '--kernel',
+                                                'lat_nanosleep', '--grid', 1, '--block', 1, '--arg',
+                                                "buf:u32=$ns", '--arg', 'buf:zero=16', '--print',
+                                                '1:s64:2', "--timing=$p");
+            push @got, [split ' ', $out];
+        }
+        my ($c1000, $c3000) = (int(1000 * $mhz / 1e3 + 0.5), int(3000 * $mhz / 1e3 + 0.5));
+        $over{$p} = ($got[0][0] // 0) - $c1000;
+        ok(@{$got[0]} == 2 && @{$got[1]} == 2 && $got[1][1] - $got[0][1] == $c3000,
+           "nanosleep $p: 3000 ns more sleep costs $c3000 cycles at $mhz MHz",
+           "got @{$got[0]} / @{$got[1]}");
+    }
+    ok($over{qv100} == $over{a100} && $over{a100} == $over{h100} && $over{qv100} >= 0
+       && $over{qv100} <= 16, "nanosleep: a 1000 ns sleep is round(1000 ns x clock) plus the "
+       . "same issue overhead on every preset ($over{qv100} cycles)",
+       join(' ', map { "$_=$over{$_}" } sort keys %over));
 }
 
 exit(tap_done());

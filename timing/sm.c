@@ -779,6 +779,12 @@ static int issue_one(struct tm_sm *s, struct tm_gpu *g, uint32_t ws, uint8_t fu)
     }
     if (x && (x->iflags & IF_FENCE))
         w->at_membar = true;
+    if (r.sleep_ns) {
+        /* nanosleep: the warp issues nothing for the delay, at the core clock */
+        uint64_t t = s->cycle + (uint64_t)((double)r.sleep_ns * s->cfg->clock_mhz[0] / 1e3 + 0.5);
+        if (t > w->ready_at)
+            w->ready_at = t;
+    }
     if (r.flags & ENGINE_STEP_PARKED)
         w->at_bar = true;
     if (r.flags & ENGINE_STEP_WARP_DONE) {

@@ -86,3 +86,17 @@ extern "C" __global__ void tput_ffma(const float *in, long long *out, int n)
     if (x0 + x1 + x2 + x3 == 12345.0f) /* keep the chains */
         out[gridDim.x] = 1;
 }
+
+// __nanosleep: out[0] = cycles around a sleep of ns[0] nanoseconds (an immediate in the PTX),
+// out[1] = cycles around a sleep of in[0] nanoseconds (a register). A GPU sleeps 0..2x the
+// request (the ISA's words); timing mode takes it as given, at the core clock.
+extern "C" __global__ void lat_nanosleep(const unsigned *in, long long *out)
+{
+    long long t1 = clock64();
+    __nanosleep(1000);
+    long long t2 = clock64();
+    __nanosleep(in[0]);
+    long long t3 = clock64();
+    out[0] = t2 - t1;
+    out[1] = t3 - t2;
+}
