@@ -205,7 +205,7 @@ static bool wg_mma_ok(const struct ir_func *f, const struct ir_insn *in, const s
     for (unsigned i = 4; i < in->nopnd; i++) {
         if (O[i].kind != OPK_IMM)
             return false;
-        const int64_t v = O[i].imm.i;
+        const int32_t v = (int32_t)O[i].imm.i; /* the builder keeps 32-bit immediates */
         if (i < 6 ? v != 1 && v != -1 : v != 0 && v != 1)
             return false;
     }
@@ -405,8 +405,8 @@ static int wg_product(struct warp *w, uint32_t pc, struct warp *ws[4], const str
     const unsigned N = d.n, K = d.k;
     const bool areg = O[1].kind == OPK_VEC;
     const struct warp *w0 = ws[0];
-    const bool negA = in->nopnd > 4 && O[4].imm.i == -1;
-    const bool negB = in->nopnd > 5 && O[5].imm.i == -1;
+    const bool negA = in->nopnd > 4 && (int32_t)O[4].imm.i == -1;
+    const bool negB = in->nopnd > 5 && (int32_t)O[5].imm.i == -1;
     const bool transA = !areg && in->nopnd > 6 && O[6].imm.i == 1;
     const bool transB = in->nopnd > 6 && O[in->nopnd - 1].imm.i == 1;
     const bool scaled = (O[3].kind == OPK_IMM ? O[3].imm.i : (int64_t)vm_get(w0, &O[3], 0)) != 0;
