@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "interp/internal.h"
+#include "interp/tensor.h"
 
 /* Release barrier id if complete: parked warps resume with their bar.red results. */
 static bool try_release(struct cta *c, unsigned id)
@@ -258,6 +259,7 @@ static int cta_buffers(struct cta *c, struct launch_state *L)
 void cta_free(struct cta *c)
 {
     check_cta_free(c);
+    wgmma_cta_free(c);
     for (size_t i = 0; i < c->warps_cap; i++)
         warp_free(&c->warps[i]);
     free(c->warps);
@@ -274,7 +276,9 @@ void cta_report_deadlock(struct cta *c)
         if (w->state != WS_PARKED)
             continue;
         char msg[256];
-        if (w->bar_id == CTA_BAR_CLUSTER) {
+        if (w->bar_id == CTA_BAR_WGMMA) {
+            wgmma_deadlock_msg(w, msg, sizeof msg);
+        } else if (w->bar_id == CTA_BAR_CLUSTER) {
             snprintf(msg, sizeof msg,
                      "barrier.cluster can never complete: %u of %u threads of the cluster "
                      "arrived, every other live warp is waiting or has exited",
@@ -334,6 +338,7 @@ int cta_begin(struct cta *c, struct launch_state *L, struct cluster *cl, uint64_
     c->local_mem = c->local_buf;
     memset(c->bars, 0, sizeof c->bars);
     c->bar_pending = 0;
+    wgmma_cta_reset(c);
     c->clock0 = 0;
     if (L->check && check_cta_begin(c) != 0)
         return -1;

@@ -325,11 +325,14 @@ struct cta {
      * shared bytes written, …) kept for the slot's next CTAs */
     uint32_t chk_ep, chk_step;
     struct check_cta *chk;
+    struct wg_cta *wg;          /* wgmma.c: warpgroup arrivals and scratch (NULL before the
+                                   slot's first wgmma.mma_async) */
 };
 
 /* The cluster barrier's slot in warp.bar_id (after the 16 named ones): barrier.cluster waits
- * for every live thread of the CTA's cluster (struct cluster). */
-enum { CTA_BAR_CLUSTER = 16 };
+ * for every live thread of the CTA's cluster (struct cluster); CTA_BAR_WGMMA: the warp waits
+ * at a wgmma.mma_async for the other warps of its warpgroup (wgmma.c). */
+enum { CTA_BAR_CLUSTER = 16, CTA_BAR_WGMMA = 17 };
 
 /* A host thread running CTAs: up to `nres` resident CTAs interleaved round by round (more
  * than one for cooperative launches, so CTAs spinning on each other make progress). */

@@ -121,7 +121,8 @@ const char *interp_handler_name(unsigned h)
 const char *interp_unsupported_why(const struct ir_func *f, const struct ir_insn *in)
 {
     const char *why = tensor_unsupported_why(f, in);
-    if (why || (why = async_unsupported_why(f, in)) || (why = bulk_unsupported_why(f, in)))
+    if (why || (why = async_unsupported_why(f, in)) || (why = bulk_unsupported_why(f, in)) ||
+        (why = wgmma_unsupported_why(f, in)))
         return why;
     switch (in->op) {
     case OP_RED_ASYNC:

@@ -12,6 +12,7 @@
 #define PTXEMU_INTERP_TENSOR_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "frontend/ir.h"
@@ -90,5 +91,29 @@ const char *bulk_unsupported_why(const struct ir_func *f, const struct ir_insn *
  * completed at once (signalling its mbarrier's complete_tx). */
 int bulk_copy(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
               const struct ir_opnd *O, const struct tc_mem *mr);
+
+/* ------------------------------------------------------------------ wgmma.c */
+
+struct cta;
+
+/* Does wgmma.c implement this wgmma.mma_async / fence / commit_group / wait_group form?
+ * Load time only. */
+bool wgmma_supported(const struct ir_func *f, const struct ir_insn *in, const struct ir_opnd *O);
+/* Why such an instruction is refused, or NULL when it is not a wgmma instruction. */
+const char *wgmma_unsupported_why(const struct ir_func *f, const struct ir_insn *in);
+/* wgmma.mma_async.sync.aligned by warp w: 1 when w now waits for the rest of its warpgroup
+ * (parked, warp.bar_id CTA_BAR_WGMMA), 0 when w was the last to arrive and the warpgroup's
+ * product is done (the other three warps run again), -1 after a fault. */
+int wgmma_mma(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
+              const struct ir_opnd *O, const struct tc_mem *mr);
+/* wgmma.fence / commit_group / wait_group: the whole warp must execute them (the operations
+ * completed when issued, so there is nothing to wait for). */
+int wgmma_sync(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in);
+/* A CTA slot starts a CTA (no warp waits at a wgmma) / is freed (its scratch goes). */
+void wgmma_cta_reset(struct cta *c);
+void wgmma_cta_free(struct cta *c);
+/* The deadlock report of warp w, parked at a wgmma.mma_async whose warpgroup never
+ * completes. */
+void wgmma_deadlock_msg(const struct warp *w, char *buf, size_t n);
 
 #endif

@@ -12,7 +12,9 @@
 #                                  inlining chains: .loc … inlined_at)
 # A source whose first line is `// fixtures: sm_NN` needs that architecture (thread-block
 # clusters need sm_90): only the variants of sm_NN and later are generated for it, and its
-# program embeds PTX for compute_NN instead of compute_80.
+# program embeds PTX for compute_NN instead of compute_80. `// fixtures: sm_NNa` (wgmma needs
+# sm_90a) generates only the variants of sm_NN itself, compiled for the arch-specific target
+# sm_NNa (its features run on no later architecture), and the program embeds compute_NNa.
 # Two nvcc jobs at a time.  nvcc -G output depends on the source's absolute
 # path (debug strings, the hash in _INTERNAL_ names), so the sources are
 # compiled from a copy in a fixed directory, $GEN_DIR (default
@@ -86,7 +88,11 @@ gen_one() {
     local variant=$1 name=$2 arch=${1%_[GL]} flags=()
     local need
     need=$(min_sm "$name")
-    [ "${arch#sm_}" -ge "$need" ] || return 0
+    case $need in
+    *a) [ "${arch#sm_}" = "${need%a}" ] || return 0
+        arch=${arch}a ;;
+    *) [ "${arch#sm_}" -ge "$need" ] || return 0 ;;
+    esac
     case $variant in
     *_G) flags=(-G) ;;
     *_L) flags=(-lineinfo) ;;
@@ -123,7 +129,7 @@ if [ $exe -eq 1 ]; then
         src=fixtures/cuda/$n.cu dst=build/fixtures/$n
         [ "$dst" -nt "$src" ] && continue
         cc=$(min_sm "$n")
-        [ "$cc" -gt 80 ] || cc=80
+        case $cc in *a) ;; *) [ "$cc" -gt 80 ] || cc=80 ;; esac
         echo "$n $cc"
     done | xargs -r -P2 -n2 bash -c '"$0" -cudart shared -O3 \
         -gencode arch=compute_$2,code=sm_$2 -gencode arch=compute_$2,code=compute_$2 \
