@@ -906,7 +906,7 @@ static void race_access(struct warp *w, uint32_t pc, unsigned lane, uint64_t off
 
 /*
  * Global memory: a shadow record per 4-byte word a launch touches — its last write and its
- * last read (20 bytes each), in pages of GP_WORDS words found through an open-addressed
+ * last read (24 bytes each), in pages of GP_WORDS words found through an open-addressed
  * table, made when first touched and freed with the launch (a launch boundary orders
  * everything). Each access carries the launch's two release clocks as they were when it ran:
  * gclk counts releases at .gpu scope or wider (fences, membar.gl, st/atom/red .release), cclk
@@ -920,8 +920,11 @@ static void race_access(struct warp *w, uint32_t pc, unsigned lane, uint64_t off
  * never a false one). Two morally strong accesses (atomics, volatile, relaxed/acquire/
  * release at a scope holding both threads) never race; an unordered pair with one strong
  * access is a Warning (a programming-model hazard the author may intend, as a plain read of
- * a flag set by an atomic), with two weak ones an Error. Lanes of one warp are not compared
- * (shared-memory racecheck's warp-synchronous rules do not carry over to global memory).
+ * a flag set by an atomic), with two weak ones an Error. Lanes of one warp are compared as
+ * shared-memory racecheck compares them: under independent thread scheduling a warp's lanes
+ * are not in lock step, so two accesses of one warp are ordered only by being one warp
+ * instruction (the same CTA step) or by a bar.warp.sync between them (the warp's __syncwarp
+ * epoch), besides the fences and barriers that order any two threads.
  */
 enum { GP_SHIFT = 8, GP_WORDS = 1u << GP_SHIFT };
 enum { GA_STRONG = 1, GA_CTA = 2, GA_RMW = 4 }; /* gacc.fl: strong access; its scope is the
@@ -932,6 +935,8 @@ struct gacc {
     uint32_t thread; /* CTA linear * threads per CTA + thread in the CTA (mod 2^32) */
     uint32_t tg, tc; /* the launch's release clocks at the access */
     uint16_t ep;     /* the CTA's barrier epoch (mod 2^16) */
+    uint16_t step;   /* the CTA's warp-instruction counter (mod 2^16): one warp instruction */
+    uint16_t wep;    /* the warp's __syncwarp epoch (mod 2^16) */
     uint8_t bytes;   /* bit per byte of the word accessed */
     uint8_t fl;      /* GA_* */
 };
@@ -1039,9 +1044,11 @@ static inline int gconflict(const struct gacc *a, bool a_wr, const struct gacc *
         return 0;
     const bool same = a->thread / nthreads == cur->thread / nthreads;
     if (same) {
-        if (a->thread % nthreads / 32 == cur->thread % nthreads / 32 || a->ep != cur->ep ||
-            g->cacq > a->tc)
+        if (a->ep != cur->ep || g->cacq > a->tc)
             return 0;
+        if (a->thread % nthreads / 32 == cur->thread % nthreads / 32 &&
+            (a->step == cur->step || a->wep != cur->wep))
+            return 0; /* one warp: lanes of one instruction, or a __syncwarp between */
     } else if (g->gacq > a->tg) {
         return 0;
     }
@@ -1117,7 +1124,8 @@ static void grace_access(struct warp *w, struct gwarp *g, uint32_t pc, unsigned 
             if (!pr->site || pr->thread == cur.thread ||
                 !gconflict(pr, false,
                            &(struct gacc){.site = 1, .thread = cur.thread, .tg = cur.tg,
-                                          .tc = cur.tc, .ep = cur.ep, .bytes = pr->bytes},
+                                          .tc = cur.tc, .ep = cur.ep, .step = cur.step,
+                                          .wep = cur.wep, .bytes = pr->bytes},
                            true, g, nthreads))
                 *pr = cur;
         }
@@ -1190,6 +1198,8 @@ static void grace_accesses(struct warp *w, uint32_t pc, const struct engine_acce
                               .tg = k->gclk,
                               .tc = k->cclk,
                               .ep = (uint16_t)c->chk_ep,
+                              .step = (uint16_t)c->chk_step,
+                              .wep = (uint16_t)w->chk_wep,
                               .fl = fl};
     if (tmpl.site) {
         struct gacc t = tmpl;

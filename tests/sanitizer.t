@@ -2,7 +2,7 @@
 # tests/sanitizer.t - `--check` on CUDA programs (the hand-written PTX cases of every tool are
 # fixtures/check/*.ptx, run by tests/fixtures.t):
 #   - fixtures/sanitizer/*.cu, built with nvcc -lineinfo: racecheck reports with CUDA source
-#     lines (shared memory; global memory between blocks and warps, with the fences, scopes,
+#     lines (shared memory; global memory between blocks, warps and lanes of one warp, with the fences, scopes,
 #     release/acquire and atomics that order them), --fill-uninit patterns, --check-report
 #     JSON and XML, synccheck (divergent __syncthreads, __shfl_sync masks), initcheck of cudaMalloc memory (cudaMemset / cudaMemcpy / kernel stores count as
 #     writes), leakcheck at exit and at cudaDeviceReset; --error-exitcode, --print-limit,
@@ -75,7 +75,7 @@ sub build_one {
 }
 
 my @fixtures = sort glob('fixtures/cuda/*.cu');
-print "1..", 15 + scalar(@fixtures), "\n";
+print "1..", 16 + scalar(@fixtures), "\n";
 
 # ------------------------------------------------------------------ racecheck, source lines
 {
@@ -132,6 +132,32 @@ R
 R
     ok_($st == 6 && $out eq "21 41 5 7 7\n" && $got eq $want,
         'racecheck on global memory: unordered blocks and warps (Error), a .cta fence between blocks (Error), an atomic against a plain store (Warning), a relaxed flag (Error); __threadfence + atomic ticket, release/acquire flag, __syncthreads, the atomicCAS-style plain read: clean',
+        "status $st", $out, $err, "got:\n$got");
+}
+
+# ------------------------------------------------------------------ racecheck, global memory, one warp
+{
+    # sm_70+: lanes of a warp are not in lock step; nvcc forwards lane 0's store to itself, so
+    # lanes 1-31 read what it wrote (31 hazards); own, atomics and synced are clean
+    my $e = build_one('wrace');
+    my ($st, $out, $err) = $e ? (-1, '', $e) : run({%asan}, $ptxemu, 'run', '--check',
+        'racecheck', '--', "$fx/wrace");
+    my $got = report($err);
+    $got =~ s/\(\S+?:(\d+)\)/(PTX:$1)/g;
+    $got =~ s{in \S*?(fixtures/sanitizer/wrace\.cu)}{in $1}g;
+    my $want = <<'R';
+========= Error: Race reported between Write access at _Z4racyPiS_+0x90 (PTX:43) in fixtures/sanitizer/wrace.cu:16
+=========     and Read access at _Z4racyPiS_+0x60 (PTX:35) in fixtures/sanitizer/wrace.cu:17 [31 hazards]
+=========     by thread (1,0,0) in block (0,0,0)
+=========     Address ADDR in __global__ memory
+========= Error: Race reported between Read access at _Z5shiftPi+0x50 (PTX:72) in fixtures/sanitizer/wrace.cu:22
+=========     and Write access at _Z5shiftPi+0x60 (PTX:74) in fixtures/sanitizer/wrace.cu:23 [31 hazards]
+=========     by thread (1,0,0) in block (0,0,0)
+=========     Address ADDR in __global__ memory
+========= ERROR SUMMARY: 2 errors
+R
+    ok_($st == 0 && $out eq "42 0 32 32 43\n" && $got eq $want,
+        'racecheck on global memory between lanes of one warp: a lock-step handoff and a lock-step shift (Errors); one lane\'s own word, atomics, a __syncwarp handoff: clean',
         "status $st", $out, $err, "got:\n$got");
 }
 
