@@ -316,31 +316,54 @@ void interp_check_trap(struct interp_check_log *g, const struct trap *t)
 
 struct leak_walk {
     struct interp_check_log *g;
+    struct interp_dev *d;
+    void (*note)(void *ctx, FILE *out, const struct mem_alloc *a);
+    void *ctx;
     uint64_t n, bytes;
 };
 
 static void leak_one(void *ctx, const struct mem_alloc *a)
 {
     struct leak_walk *lw = ctx;
+    const bool heap = a->flags & MEM_F_HEAP;
     lw->n++;
     lw->bytes += a->size;
     if (log_count(lw->g)) {
-        fprintf(lw->g->out, "%s Leaked %" PRIu64 " bytes at %#" PRIx64 "\n", CHK_P, a->size,
-                a->base);
+        FILE *o = lw->g->out;
+        fprintf(o, "%s Leaked %" PRIu64 " bytes at %#" PRIx64 "%s\n", CHK_P, a->size, a->base,
+                heap ? " on the device heap" : "");
+        const char *site = NULL;
+        const struct heap_site *hs = heap ? heap_site_find(lw->d, a->base, &site) : NULL;
+        if (hs) {
+            fprintf(o, "%s     Saved device site at malloc time: %s\n", CHK_P, site);
+            fprintf(o, "%s     by thread (%u,%u,%u) in block (%u,%u,%u)\n", CHK_P, hs->tid[0],
+                    hs->tid[1], hs->tid[2], hs->cta[0], hs->cta[1], hs->cta[2]);
+        } else if (!heap && lw->note) {
+            lw->note(lw->ctx, o, a);
+        }
         if (rep_begin(lw->g, "leakcheck", "leak", false)) {
             rep_hex(lw->g, "address", a->base);
             rep_num(lw->g, "size", a->size);
+            if (heap)
+                rep_str(lw->g, "space", "heap");
+            if (site)
+                rep_str(lw->g, "site", site);
             rep_end(lw->g);
         }
     }
 }
 
 /* leakcheck (see interp.h). */
-uint64_t interp_check_leaks(struct interp_check_log *g, struct mem *m)
+uint64_t interp_check_leaks(struct interp_check_log *g, struct interp_dev *d,
+                            void (*note)(void *ctx, FILE *out, const struct mem_alloc *a),
+                            void *ctx)
 {
-    struct leak_walk lw = {.g = g};
+    struct leak_walk lw = {.g = g, .d = d, .note = note, .ctx = ctx};
     pthread_mutex_lock(&g->lock);
-    mem_foreach(m, MEM_F_DEVICE, leak_one, &lw);
+    mem_foreach(d->mem, MEM_F_DEVICE, leak_one, &lw);
+    pthread_mutex_lock(&d->heap_lock); /* (before the store's lock, as interp_heap_release) */
+    mem_foreach(d->mem, MEM_F_HEAP, leak_one, &lw);
+    pthread_mutex_unlock(&d->heap_lock);
     if (lw.n)
         fprintf(g->out, "%s LEAK SUMMARY: %" PRIu64 " bytes leaked in %" PRIu64 " allocation%s\n",
                 CHK_P, lw.bytes, lw.n, lw.n == 1 ? "" : "s");
@@ -516,6 +539,22 @@ static void site_print(FILE *o, const struct xfunc *fn, uint32_t pc)
                     ? ir_str(m, m->files[site[i].file])
                     : "?",
                 site[i].line);
+}
+
+/* The site text of instruction pc of fn (see internal.h). */
+char *check_site_text(const struct xfunc *fn, uint32_t pc)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *o = open_memstream(&buf, &len);
+    if (!o)
+        return NULL;
+    site_print(o, fn, pc);
+    if (fclose(o) != 0) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
 }
 
 static void thread_print(FILE *o, const struct finding *f, const struct launch_state *L)
