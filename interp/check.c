@@ -421,6 +421,7 @@ enum fkind {
     F_SYNC_WARP,
     F_SYNC_COUNT,
     F_SYNC_PATH,
+    F_INIT_REG,
 };
 
 /* One finding: kind, its instruction(s), how often, where first (lowest CTA, thread). */
@@ -436,7 +437,8 @@ struct finding {
     uint64_t base, size; /* initcheck global: the allocation */
     unsigned width;
     uint32_t mask, need; /* synccheck: lanes that executed it, lanes it needed */
-    char what[24];       /* synccheck warp: the instruction ("shfl.sync") */
+    char what[24];       /* synccheck warp: the instruction ("shfl.sync"); initcheck: the
+                            register ("%r1") */
     bool warning;        /* racecheck severity: Warning (else Error) */
 };
 
@@ -623,6 +625,15 @@ static void finding_print(FILE *o, const struct finding *f, const struct launch_
         if (f->count > 1)
             fprintf(o, "%s     (%" PRIu64 " such reads by this instruction)\n", CHK_P, f->count);
         break;
+    case F_INIT_REG:
+        fprintf(o, "%s Uninitialized register read of %s\n", CHK_P, f->what);
+        fprintf(o, "%s     at ", CHK_P);
+        site_print(o, f->fn1, f->pc1);
+        fputc('\n', o);
+        thread_print(o, f, L);
+        if (f->count > 1)
+            fprintf(o, "%s     (%" PRIu64 " such reads by this instruction)\n", CHK_P, f->count);
+        break;
     case F_SYNC_PATH:
         fprintf(o, "%s Barrier error detected. Divergent thread(s) in block\n", CHK_P);
         fprintf(o, "%s     at ", CHK_P);
@@ -695,6 +706,7 @@ static void rep_finding(struct interp_check_log *g, const struct finding *f,
         [F_SYNC_WARP] = {"synccheck", "divergent-warp-collective", NULL},
         [F_SYNC_COUNT] = {"synccheck", "barrier-thread-count", NULL},
         [F_SYNC_PATH] = {"synccheck", "barrier-divergent-paths", NULL},
+        [F_INIT_REG] = {"initcheck", "uninitialized-register", NULL},
     };
     if (!rep_begin(g, k[f->kind].tool, k[f->kind].kind, f->warning))
         return;
@@ -712,6 +724,8 @@ static void rep_finding(struct interp_check_log *g, const struct finding *f,
         rep_hex(g, "address", f->addr);
     if (f->kind == F_INIT_GLOBAL || f->kind == F_INIT_SHARED)
         rep_num(g, "size", f->width);
+    if (f->kind == F_INIT_REG)
+        rep_str(g, "register", f->what);
     if (race || f->kind == F_SYNC_PATH) {
         rep_open(g, "first");
         rep_site(g, race ? f->fn1 : f->fn2, race ? f->pc1 : f->pc2);
@@ -789,12 +803,51 @@ struct check_cta {
     } *gw;
     uint32_t nw;
     uint32_t pend_g, pend_c;
+    /* initcheck of registers: per warp, a frame per activation (kernel, then each call) with
+     * a lane mask per tracked register of its function: the lanes that wrote it; the
+     * functions' tracked registers, built when first met */
+    struct rwarp *rw;
+    struct rtrack *rt;
+    uint32_t nrt;
+};
+
+/* The registers of one function that initcheck tracks: those a thread may read before
+ * writing them (the frame's `zero` spans, cfg_undef_regs), but for its .reg parameters. */
+struct rtrack {
+    uint64_t serial;          /* xfunc.serial */
+    uint32_t n;               /* tracked registers */
+    uint32_t *idx[RF__COUNT]; /* per declared slot: tracked index + 1, 0: not tracked */
+};
+
+struct rframe {
+    uint64_t serial;   /* the function's xfunc.serial */
+    uint32_t depth;    /* warp.ncalls of the activation */
+    uint32_t n, cap;   /* tracked registers; written's capacity */
+    uint32_t *written; /* lane mask per tracked register */
+    const struct rtrack *t;
+};
+
+struct rwarp {
+    struct rframe *f;
+    uint32_t n, cap;
+    bool pend;           /* a call was issued at depth pend_depth: a new activation may follow */
+    uint32_t pend_depth;
 };
 
 static void cta_state_free(struct check_cta *k)
 {
     if (!k)
         return;
+    for (uint32_t i = 0; k->rw && i < k->nw; i++) {
+        for (uint32_t j = 0; j < k->rw[i].cap; j++)
+            free(k->rw[i].f[j].written);
+        free(k->rw[i].f);
+    }
+    free(k->rw);
+    for (uint32_t i = 0; i < k->nrt; i++)
+        for (unsigned rf = 0; rf < RF__COUNT; rf++)
+            free(k->rt[i].idx[rf]);
+    free(k->rt);
     free(k->cell);
     free(k->wrote);
     free(k->sat);
@@ -819,8 +872,9 @@ int check_cta_begin(struct cta *c)
         k->sat = calloc(need / 4 + 1, sizeof *k->sat);
         k->shinit = calloc(need / 8 + 3, 1); /* bits_all reads two bytes on */
         k->gw = calloc(nw, sizeof *k->gw);
+        k->rw = calloc(nw, sizeof *k->rw);
         k->nw = nw;
-        if (!k->cell || !k->wrote || !k->sat || !k->shinit || !k->gw) {
+        if (!k->cell || !k->wrote || !k->sat || !k->shinit || !k->gw || !k->rw) {
             cta_state_free(k);
             c->chk = NULL;
             return -1;
@@ -831,6 +885,10 @@ int check_cta_begin(struct cta *c)
     k->last = NULL; /* allocations may have been freed since the slot's last CTA */
     memset(k->gw, 0, k->nw * sizeof *k->gw);
     k->pend_g = k->pend_c = 0;
+    for (uint32_t i = 0; i < k->nw; i++) {
+        k->rw[i].n = 0;
+        k->rw[i].pend = false;
+    }
     c->chk_ep++;
     return 0;
 }
@@ -1536,6 +1594,172 @@ void check_warp_sync(struct warp *w, uint32_t pc, uint32_t M, const uint32_t mem
                                       : "bar.warp.sync");
         finding_add(w->cta->L, &x);
         return;
+    }
+}
+
+/* ---------------------------------------------------------------------- register initcheck */
+
+/* The tracked registers of x (built on first use; NULL out of memory). */
+static const struct rtrack *rtrack_of(struct check_cta *k, const struct xfunc *x)
+{
+    for (uint32_t i = 0; i < k->nrt; i++)
+        if (k->rt[i].serial == x->serial)
+            return &k->rt[i];
+    struct rtrack *nt = realloc(k->rt, (k->nrt + 1) * sizeof *nt);
+    if (!nt)
+        return NULL;
+    k->rt = nt;
+    struct rtrack *t = &k->rt[k->nrt];
+    memset(t, 0, sizeof *t);
+    t->serial = x->serial;
+    const struct ir_func *f = x->f;
+    const uint32_t base[RF__COUNT] = {[RF_PRED] = x->offpred, [RF_B16] = x->off16,
+                                      [RF_B32] = x->off32, [RF_B64] = 0};
+    const uint32_t width[RF__COUNT] = {[RF_PRED] = 4, [RF_B16] = 64, [RF_B32] = 128,
+                                       [RF_B64] = 256};
+    for (unsigned rf = 0; rf < RF__COUNT; rf++) {
+        if (!x->nzero || !f->ndeclared[rf])
+            continue;
+        if (!(t->idx[rf] = calloc(f->ndeclared[rf], sizeof *t->idx[rf]))) {
+            for (unsigned r = 0; r < rf; r++)
+                free(t->idx[r]);
+            return NULL;
+        }
+        for (uint32_t s = 0; s < f->ndeclared[rf]; s++) {
+            const uint32_t off = base[rf] + s * width[rf];
+            for (uint32_t i = 0; i < x->nzero; i++)
+                if (off >= x->zero[i].off && off - x->zero[i].off < x->zero[i].len) {
+                    t->idx[rf][s] = ++t->n;
+                    break;
+                }
+        }
+    }
+    /* .reg parameters and return values: the call writes them (or the body must) */
+    for (uint32_t i = 0; i < f->nregdecls; i++) {
+        const struct ir_regdecl *d = &f->regdecls[i];
+        if (!d->param || d->rf >= RF__COUNT || !t->idx[d->rf])
+            continue;
+        for (uint32_t s = d->slot; s < d->slot + (d->count ? d->count : 1) &&
+                                   s < f->ndeclared[d->rf];
+             s++)
+            t->idx[d->rf][s] = 0;
+    }
+    k->nrt++;
+    return t;
+}
+
+/* The name of register (rf, slot) of f ("%r12"). */
+static void reg_name(char *buf, size_t n, const struct xfunc *fn, unsigned rf, uint32_t slot)
+{
+    const struct ir_func *f = fn->f;
+    for (uint32_t i = 0; i < f->nregdecls; i++) {
+        const struct ir_regdecl *d = &f->regdecls[i];
+        const uint32_t cnt = d->count ? d->count : 1;
+        if (d->rf != rf || slot < d->slot || slot >= d->slot + cnt)
+            continue;
+        if (d->count)
+            snprintf(buf, n, "%s%u", ir_str(fn->m, d->name), slot - d->slot);
+        else
+            snprintf(buf, n, "%s", ir_str(fn->m, d->name));
+        return;
+    }
+    snprintf(buf, n, "$%c%u", "pHWD"[rf & 3], slot);
+}
+
+/* The warp's frame of its current activation: the kernel's, or a call's (pushed when the
+ * warp is first seen deeper than its top frame, or right after a call at the same depth as
+ * one that returned; popped when it is seen shallower). NULL out of memory. */
+static struct rframe *rframe_of(struct check_cta *k, struct warp *w)
+{
+    struct rwarp *rw = &k->rw[w->id];
+    const uint32_t depth = w->ncalls;
+    while (rw->n && rw->f[rw->n - 1].depth > depth)
+        rw->n--;
+    const bool fresh = rw->pend && depth == rw->pend_depth + 1;
+    rw->pend = false;
+    if (rw->n && rw->f[rw->n - 1].depth == depth && !fresh &&
+        rw->f[rw->n - 1].serial == w->fn->serial)
+        return &rw->f[rw->n - 1];
+    if (rw->n && rw->f[rw->n - 1].depth == depth)
+        rw->n--; /* another activation at this depth */
+    const struct rtrack *t = rtrack_of(k, w->fn);
+    if (!t)
+        return NULL;
+    if (rw->n == rw->cap) {
+        const uint32_t cap = rw->cap ? 2 * rw->cap : 4;
+        struct rframe *nf = realloc(rw->f, cap * sizeof *nf);
+        if (!nf)
+            return NULL;
+        memset(nf + rw->cap, 0, (cap - rw->cap) * sizeof *nf);
+        rw->f = nf;
+        rw->cap = cap;
+    }
+    struct rframe *fr = &rw->f[rw->n];
+    if (fr->cap < t->n) {
+        uint32_t *nw = realloc(fr->written, t->n * sizeof *nw);
+        if (!nw)
+            return NULL;
+        fr->written = nw;
+        fr->cap = t->n;
+    }
+    if (t->n)
+        memset(fr->written, 0, t->n * sizeof *fr->written);
+    fr->serial = w->fn->serial;
+    fr->depth = depth;
+    fr->n = t->n;
+    fr->t = t;
+    rw->n++;
+    return fr;
+}
+
+/* initcheck of registers (see check.h). */
+void check_regs(struct warp *w, uint32_t pc, uint32_t M)
+{
+    struct check_cta *k = w->cta->chk;
+    struct rframe *fr = rframe_of(k, w);
+    const struct ir_func *f = w->fn->f;
+    if (pc >= f->ninsns)
+        return;
+    const struct ir_insn *in = &f->insns[pc];
+    if (in->op == OP_CALL) {
+        k->rw[w->id].pend = true;
+        k->rw[w->id].pend_depth = w->ncalls;
+    }
+    if (!fr || !fr->n)
+        return; /* nothing tracked: nvcc's functions write every register first */
+    uint32_t nr;
+    const struct ir_regref *r = ir_insn_regs(f, in, &nr);
+    const struct rtrack *t = fr->t;
+    bool found = false;
+    for (uint32_t i = 0; i < nr; i++) { /* the sources, before the writes */
+        if (r[i].dst || r[i].rf >= RF__COUNT || !t->idx[r[i].rf])
+            continue;
+        for (uint32_t s = r[i].slot; s < r[i].slot + r[i].n && s < f->ndeclared[r[i].rf]; s++) {
+            const uint32_t x = t->idx[r[i].rf][s];
+            const uint32_t miss = x ? M & ~fr->written[x - 1] : 0;
+            if (!miss || found)
+                continue;
+            /* one finding per instruction; each lane reading an unwritten register counts */
+            struct finding y;
+            finding_at(&y, w, pc, (unsigned)__builtin_ctz(miss), F_INIT_REG);
+            reg_name(y.what, sizeof y.what, w->fn, r[i].rf, s);
+            finding_add(w->cta->L, &y);
+            for (uint32_t m = miss & (miss - 1); m; m &= m - 1) {
+                finding_at(&y, w, pc, (unsigned)__builtin_ctz(m), F_INIT_REG);
+                reg_name(y.what, sizeof y.what, w->fn, r[i].rf, s);
+                finding_add(w->cta->L, &y);
+            }
+            found = true;
+        }
+    }
+    for (uint32_t i = 0; i < nr; i++) {
+        if (!r[i].dst || r[i].rf >= RF__COUNT || !t->idx[r[i].rf])
+            continue;
+        for (uint32_t s = r[i].slot; s < r[i].slot + r[i].n && s < f->ndeclared[r[i].rf]; s++) {
+            const uint32_t x = t->idx[r[i].rf][s];
+            if (x)
+                fr->written[x - 1] |= M;
+        }
     }
 }
 

@@ -395,6 +395,10 @@ static void check_pre(struct warp *w, uint32_t pc, const struct ir_insn *in, uin
     }
     if (in->op == OP_BAR_WARP_SYNC)
         check_syncwarp(w);
+    /* (a function with no register it may read before writing has nothing to check; calls
+     * are seen so that the callee's frame starts fresh) */
+    if ((check & CHECK_INITCHECK) && (w->fn->nzero || in->op == OP_CALL))
+        check_regs(w, pc, M);
     if ((check & CHECK_RACECHECK) && (in->op == OP_MEMBAR || in->op == OP_FENCE ||
                                       in->op == OP_BAR || in->op == OP_BARRIER))
         check_order(w, in);
