@@ -148,12 +148,13 @@ void rt_leak_bt_note(void *ctx, FILE *out, const struct mem_alloc *a)
             if (self.dli_fbase && di.dli_fbase == self.dli_fbase)
                 continue; /* the runtime itself */
             int st = -1;
-            char *dm = demangle && di.dli_sname && di.dli_sname[0] == '_' &&
-                               di.dli_sname[1] == 'Z'
+            char *dm = demangle && di.dli_sname && di.dli_sname[0] == '_' && di.dli_sname[1] == 'Z'
                            ? demangle(di.dli_sname, NULL, NULL, &st)
                            : NULL;
             fprintf(out, "=========         Host Frame:%s [%#" PRIxPTR "] in %s\n",
-                    dm && st == 0 ? dm : di.dli_sname ? di.dli_sname : "",
+                    dm && st == 0  ? dm
+                    : di.dli_sname ? di.dli_sname
+                                   : "",
                     (uintptr_t)e->pc[i] - (uintptr_t)di.dli_fbase,
                     di.dli_fname ? di.dli_fname : "?");
             free(dm);
