@@ -8,7 +8,7 @@
  *   =========         Host Frame:main [0x1189] in /path/to/program
  *
  * one frame per caller, from the function that called the CUDA API outward to main (the
- * runtime's own frames are left out; without a main frame, all of them), the symbol from
+ * frames up to the runtime's last one are left out; without a main frame, all callers), the symbol from
  * dladdr (the program's own functions need -rdynamic to be named), demangled when the program
  * has the C++ runtime's __cxa_demangle (looked up, not linked), the address as an offset into
  * its module. Backtraces live in an open-addressed table keyed by
@@ -139,14 +139,20 @@ void rt_leak_bt_note(void *ctx, FILE *out, const struct mem_alloc *a)
     if (e && e->addr && e->id == a->id) {
         fprintf(out, "=========     Saved host backtrace up to driver entry point at %s time\n",
                 e->api);
+        /* from the CUDA API's caller on: the frames up to the runtime's last one go (and
+         * with them a sanitizer's backtrace interceptor, which comes first) */
+        unsigned first = 0;
         for (unsigned i = 0; i < e->n; i++) {
+            Dl_info di;
+            if (self.dli_fbase && dladdr(e->pc[i], &di) && di.dli_fbase == self.dli_fbase)
+                first = i + 1;
+        }
+        for (unsigned i = first; i < e->n; i++) {
             Dl_info di;
             if (!dladdr(e->pc[i], &di)) {
                 fprintf(out, "=========         Host Frame: [%p]\n", e->pc[i]);
                 continue;
             }
-            if (self.dli_fbase && di.dli_fbase == self.dli_fbase)
-                continue; /* the runtime itself */
             int st = -1;
             char *dm = demangle && di.dli_sname && di.dli_sname[0] == '_' && di.dli_sname[1] == 'Z'
                            ? demangle(di.dli_sname, NULL, NULL, &st)
