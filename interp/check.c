@@ -26,6 +26,7 @@
  * (--check-report). The --fill-uninit patterns live here too.
  */
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -315,31 +316,54 @@ void interp_check_trap(struct interp_check_log *g, const struct trap *t)
 
 struct leak_walk {
     struct interp_check_log *g;
+    struct interp_dev *d;
+    void (*note)(void *ctx, FILE *out, const struct mem_alloc *a);
+    void *ctx;
     uint64_t n, bytes;
 };
 
 static void leak_one(void *ctx, const struct mem_alloc *a)
 {
     struct leak_walk *lw = ctx;
+    const bool heap = a->flags & MEM_F_HEAP;
     lw->n++;
     lw->bytes += a->size;
     if (log_count(lw->g)) {
-        fprintf(lw->g->out, "%s Leaked %" PRIu64 " bytes at %#" PRIx64 "\n", CHK_P, a->size,
-                a->base);
+        FILE *o = lw->g->out;
+        fprintf(o, "%s Leaked %" PRIu64 " bytes at %#" PRIx64 "%s\n", CHK_P, a->size, a->base,
+                heap ? " on the device heap" : "");
+        const char *site = NULL;
+        const struct heap_site *hs = heap ? heap_site_find(lw->d, a->base, &site) : NULL;
+        if (hs) {
+            fprintf(o, "%s     Saved device site at malloc time: %s\n", CHK_P, site);
+            fprintf(o, "%s     by thread (%u,%u,%u) in block (%u,%u,%u)\n", CHK_P, hs->tid[0],
+                    hs->tid[1], hs->tid[2], hs->cta[0], hs->cta[1], hs->cta[2]);
+        } else if (!heap && lw->note) {
+            lw->note(lw->ctx, o, a);
+        }
         if (rep_begin(lw->g, "leakcheck", "leak", false)) {
             rep_hex(lw->g, "address", a->base);
             rep_num(lw->g, "size", a->size);
+            if (heap)
+                rep_str(lw->g, "space", "heap");
+            if (site)
+                rep_str(lw->g, "site", site);
             rep_end(lw->g);
         }
     }
 }
 
 /* leakcheck (see interp.h). */
-uint64_t interp_check_leaks(struct interp_check_log *g, struct mem *m)
+uint64_t interp_check_leaks(struct interp_check_log *g, struct interp_dev *d,
+                            void (*note)(void *ctx, FILE *out, const struct mem_alloc *a),
+                            void *ctx)
 {
-    struct leak_walk lw = {.g = g};
+    struct leak_walk lw = {.g = g, .d = d, .note = note, .ctx = ctx};
     pthread_mutex_lock(&g->lock);
-    mem_foreach(m, MEM_F_DEVICE, leak_one, &lw);
+    mem_foreach(d->mem, MEM_F_DEVICE, leak_one, &lw);
+    pthread_mutex_lock(&d->heap_lock); /* (before the store's lock, as interp_heap_release) */
+    mem_foreach(d->mem, MEM_F_HEAP, leak_one, &lw);
+    pthread_mutex_unlock(&d->heap_lock);
     if (lw.n)
         fprintf(g->out, "%s LEAK SUMMARY: %" PRIu64 " bytes leaked in %" PRIu64 " allocation%s\n",
                 CHK_P, lw.bytes, lw.n, lw.n == 1 ? "" : "s");
@@ -397,6 +421,7 @@ enum fkind {
     F_SYNC_WARP,
     F_SYNC_COUNT,
     F_SYNC_PATH,
+    F_INIT_REG,
 };
 
 /* One finding: kind, its instruction(s), how often, where first (lowest CTA, thread). */
@@ -412,7 +437,8 @@ struct finding {
     uint64_t base, size; /* initcheck global: the allocation */
     unsigned width;
     uint32_t mask, need; /* synccheck: lanes that executed it, lanes it needed */
-    char what[24];       /* synccheck warp: the instruction ("shfl.sync") */
+    char what[24];       /* synccheck warp: the instruction ("shfl.sync"); initcheck: the
+                            register ("%r1") */
     bool warning;        /* racecheck severity: Warning (else Error) */
 };
 
@@ -517,6 +543,22 @@ static void site_print(FILE *o, const struct xfunc *fn, uint32_t pc)
                 site[i].line);
 }
 
+/* The site text of instruction pc of fn (see internal.h). */
+char *check_site_text(const struct xfunc *fn, uint32_t pc)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *o = open_memstream(&buf, &len);
+    if (!o)
+        return NULL;
+    site_print(o, fn, pc);
+    if (fclose(o) != 0) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
 static void thread_print(FILE *o, const struct finding *f, const struct launch_state *L)
 {
     const uint32_t *b = L->l->block;
@@ -580,6 +622,15 @@ static void finding_print(FILE *o, const struct finding *f, const struct launch_
                     CHK_P, f->addr, f->addr - f->base, f->size, f->base);
         else
             fprintf(o, "%s     Address %#" PRIx64 " in shared memory\n", CHK_P, f->addr);
+        if (f->count > 1)
+            fprintf(o, "%s     (%" PRIu64 " such reads by this instruction)\n", CHK_P, f->count);
+        break;
+    case F_INIT_REG:
+        fprintf(o, "%s Uninitialized register read of %s\n", CHK_P, f->what);
+        fprintf(o, "%s     at ", CHK_P);
+        site_print(o, f->fn1, f->pc1);
+        fputc('\n', o);
+        thread_print(o, f, L);
         if (f->count > 1)
             fprintf(o, "%s     (%" PRIu64 " such reads by this instruction)\n", CHK_P, f->count);
         break;
@@ -655,6 +706,7 @@ static void rep_finding(struct interp_check_log *g, const struct finding *f,
         [F_SYNC_WARP] = {"synccheck", "divergent-warp-collective", NULL},
         [F_SYNC_COUNT] = {"synccheck", "barrier-thread-count", NULL},
         [F_SYNC_PATH] = {"synccheck", "barrier-divergent-paths", NULL},
+        [F_INIT_REG] = {"initcheck", "uninitialized-register", NULL},
     };
     if (!rep_begin(g, k[f->kind].tool, k[f->kind].kind, f->warning))
         return;
@@ -672,6 +724,8 @@ static void rep_finding(struct interp_check_log *g, const struct finding *f,
         rep_hex(g, "address", f->addr);
     if (f->kind == F_INIT_GLOBAL || f->kind == F_INIT_SHARED)
         rep_num(g, "size", f->width);
+    if (f->kind == F_INIT_REG)
+        rep_str(g, "register", f->what);
     if (race || f->kind == F_SYNC_PATH) {
         rep_open(g, "first");
         rep_site(g, race ? f->fn1 : f->fn2, race ? f->pc1 : f->pc2);
@@ -749,12 +803,51 @@ struct check_cta {
     } *gw;
     uint32_t nw;
     uint32_t pend_g, pend_c;
+    /* initcheck of registers: per warp, a frame per activation (kernel, then each call) with
+     * a lane mask per tracked register of its function: the lanes that wrote it; the
+     * functions' tracked registers, built when first met */
+    struct rwarp *rw;
+    struct rtrack *rt;
+    uint32_t nrt;
+};
+
+/* The registers of one function that initcheck tracks: those a thread may read before
+ * writing them (the frame's `zero` spans, cfg_undef_regs), but for its .reg parameters. */
+struct rtrack {
+    uint64_t serial;          /* xfunc.serial */
+    uint32_t n;               /* tracked registers */
+    uint32_t *idx[RF__COUNT]; /* per declared slot: tracked index + 1, 0: not tracked */
+};
+
+struct rframe {
+    uint64_t serial;   /* the function's xfunc.serial */
+    uint32_t depth;    /* warp.ncalls of the activation */
+    uint32_t n, cap;   /* tracked registers; written's capacity */
+    uint32_t *written; /* lane mask per tracked register */
+    const struct rtrack *t;
+};
+
+struct rwarp {
+    struct rframe *f;
+    uint32_t n, cap;
+    bool pend;           /* a call was issued at depth pend_depth: a new activation may follow */
+    uint32_t pend_depth;
 };
 
 static void cta_state_free(struct check_cta *k)
 {
     if (!k)
         return;
+    for (uint32_t i = 0; k->rw && i < k->nw; i++) {
+        for (uint32_t j = 0; j < k->rw[i].cap; j++)
+            free(k->rw[i].f[j].written);
+        free(k->rw[i].f);
+    }
+    free(k->rw);
+    for (uint32_t i = 0; i < k->nrt; i++)
+        for (unsigned rf = 0; rf < RF__COUNT; rf++)
+            free(k->rt[i].idx[rf]);
+    free(k->rt);
     free(k->cell);
     free(k->wrote);
     free(k->sat);
@@ -779,8 +872,9 @@ int check_cta_begin(struct cta *c)
         k->sat = calloc(need / 4 + 1, sizeof *k->sat);
         k->shinit = calloc(need / 8 + 3, 1); /* bits_all reads two bytes on */
         k->gw = calloc(nw, sizeof *k->gw);
+        k->rw = calloc(nw, sizeof *k->rw);
         k->nw = nw;
-        if (!k->cell || !k->wrote || !k->sat || !k->shinit || !k->gw) {
+        if (!k->cell || !k->wrote || !k->sat || !k->shinit || !k->gw || !k->rw) {
             cta_state_free(k);
             c->chk = NULL;
             return -1;
@@ -791,6 +885,10 @@ int check_cta_begin(struct cta *c)
     k->last = NULL; /* allocations may have been freed since the slot's last CTA */
     memset(k->gw, 0, k->nw * sizeof *k->gw);
     k->pend_g = k->pend_c = 0;
+    for (uint32_t i = 0; i < k->nw; i++) {
+        k->rw[i].n = 0;
+        k->rw[i].pend = false;
+    }
     c->chk_ep++;
     return 0;
 }
@@ -816,8 +914,8 @@ void check_syncwarp(struct warp *w)
 
 /* Do access a (earlier) and cur conflict: different threads not ordered by a barrier, by a
  * __syncwarp of their warp, or by being one warp instruction? */
-static bool race_conflict(const struct cta *c, const struct check_acc *a,
-                          const struct check_acc *cur)
+static inline bool race_conflict(const struct cta *c, const struct check_acc *a,
+                                 const struct check_acc *cur)
 {
     if (!a->fn || a->ep != c->chk_ep || a->tid == cur->tid || a->step == cur->step ||
         !(a->bytes & cur->bytes))
@@ -835,6 +933,25 @@ static void race_report(struct warp *w, unsigned lane, enum fkind kind, const st
     x.fn2 = cur->fn;
     x.pc2 = cur->pc;
     finding_add(w->cta->L, &x);
+}
+
+/* Record read *cur of shared word j: keep at most two readers of the epoch, by different
+ * threads (any later writer differs from one of them); further reads add nothing (and cost
+ * cache traffic), so a word whose every byte has two is `sat`. */
+static inline void race_note_read(struct check_cta *k, uint64_t j, const struct check_acc *cur)
+{
+    struct check_cell *cell = &k->cell[j];
+    const uint32_t ep = cur->ep;
+    const bool rl = cell->r.fn && cell->r.ep == ep;
+    if (!rl) {
+        cell->r = *cur;
+    } else if (cell->r.tid != cur->tid && !(cell->r2.fn && cell->r2.ep == ep)) {
+        cell->r2 = cell->r;
+        cell->r = *cur;
+    }
+    if (cell->r2.fn && cell->r2.ep == ep && cell->r.ep == ep &&
+        (cell->r.bytes & cell->r2.bytes) == 0xf)
+        k->sat[j] = ep;
 }
 
 /* racecheck of one lane's access to shared bytes [off, off+width). One report per kind per
@@ -861,9 +978,13 @@ static void race_access(struct warp *w, uint32_t pc, unsigned lane, uint64_t off
                             .tid = w->id * 32 + lane};
     bool waw = false, war = false, raw = false;
     for (uint64_t j = w0; j <= w1; j++) {
-        const uint64_t lo = j * 4 > off ? j * 4 : off, hi = j * 4 + 4 < off + width ? j * 4 + 4
-                                                                                   : off + width;
-        cur.bytes = (uint8_t)(((1u << (hi - lo)) - 1) << (lo & 3));
+        if (w0 == w1) { /* within one word (the common case) */
+            cur.bytes = (uint8_t)(((1u << width) - 1) << (off & 3));
+        } else {
+            const uint64_t lo = j * 4 > off ? j * 4 : off,
+                           hi = j * 4 + 4 < off + width ? j * 4 + 4 : off + width;
+            cur.bytes = (uint8_t)(((1u << (hi - lo)) - 1) << (lo & 3));
+        }
         struct check_cell *cell = &k->cell[j];
         if (wr) {
             if (!waw && race_conflict(c, &cell->w, &cur)) {
@@ -886,27 +1007,35 @@ static void race_access(struct warp *w, uint32_t pc, unsigned lane, uint64_t off
                 raw = true;
                 race_report(w, lane, F_RACE_RAW, &cell->w, &cur);
             }
-            /* keep at most two readers of the epoch, by different threads: any later writer
-             * differs from one of them; further reads add nothing (and cost cache traffic) */
-            const bool rl = cell->r.fn && cell->r.ep == ep;
-            if (!rl) {
-                cell->r = cur;
-            } else if (cell->r.tid != cur.tid && !(cell->r2.fn && cell->r2.ep == ep)) {
-                cell->r2 = cell->r;
-                cell->r = cur;
-            }
-            if (cell->r2.fn && cell->r2.ep == ep && cell->r.ep == ep &&
-                (cell->r.bytes & cell->r2.bytes) == 0xf)
-                k->sat[j] = ep;
+            race_note_read(k, j, &cur);
         }
     }
+}
+
+/* racecheck of one lane's aligned 4-byte read of shared word j that was written in this
+ * epoch or has fewer than two readers on record (race_access for the common case). */
+static inline void race_read4(struct warp *w, uint32_t pc, unsigned lane, uint64_t j)
+{
+    struct cta *c = w->cta;
+    struct check_cta *k = c->chk;
+    const struct check_acc cur = {.fn = w->fn,
+                                  .pc = pc,
+                                  .ep = c->chk_ep,
+                                  .wep = w->chk_wep,
+                                  .step = c->chk_step,
+                                  .tid = w->id * 32 + lane,
+                                  .bytes = 0xf};
+    struct check_cell *cell = &k->cell[j];
+    if (race_conflict(c, &cell->w, &cur))
+        race_report(w, lane, F_RACE_RAW, &cell->w, &cur);
+    race_note_read(k, j, &cur);
 }
 
 /* ---------------------------------------------------------------------- global racecheck */
 
 /*
  * Global memory: a shadow record per 4-byte word a launch touches — its last write and its
- * last read (20 bytes each), in pages of GP_WORDS words found through an open-addressed
+ * last read (24 bytes each), in pages of GP_WORDS words found through an open-addressed
  * table, made when first touched and freed with the launch (a launch boundary orders
  * everything). Each access carries the launch's two release clocks as they were when it ran:
  * gclk counts releases at .gpu scope or wider (fences, membar.gl, st/atom/red .release), cclk
@@ -920,8 +1049,11 @@ static void race_access(struct warp *w, uint32_t pc, unsigned lane, uint64_t off
  * never a false one). Two morally strong accesses (atomics, volatile, relaxed/acquire/
  * release at a scope holding both threads) never race; an unordered pair with one strong
  * access is a Warning (a programming-model hazard the author may intend, as a plain read of
- * a flag set by an atomic), with two weak ones an Error. Lanes of one warp are not compared
- * (shared-memory racecheck's warp-synchronous rules do not carry over to global memory).
+ * a flag set by an atomic), with two weak ones an Error. Lanes of one warp are compared as
+ * shared-memory racecheck compares them: under independent thread scheduling a warp's lanes
+ * are not in lock step, so two accesses of one warp are ordered only by being one warp
+ * instruction (the same CTA step) or by a bar.warp.sync between them (the warp's __syncwarp
+ * epoch), besides the fences and barriers that order any two threads.
  */
 enum { GP_SHIFT = 8, GP_WORDS = 1u << GP_SHIFT };
 enum { GA_STRONG = 1, GA_CTA = 2, GA_RMW = 4 }; /* gacc.fl: strong access; its scope is the
@@ -932,6 +1064,8 @@ struct gacc {
     uint32_t thread; /* CTA linear * threads per CTA + thread in the CTA (mod 2^32) */
     uint32_t tg, tc; /* the launch's release clocks at the access */
     uint16_t ep;     /* the CTA's barrier epoch (mod 2^16) */
+    uint16_t step;   /* the CTA's warp-instruction counter (mod 2^16): one warp instruction */
+    uint16_t wep;    /* the warp's __syncwarp epoch (mod 2^16) */
     uint8_t bytes;   /* bit per byte of the word accessed */
     uint8_t fl;      /* GA_* */
 };
@@ -1039,9 +1173,11 @@ static inline int gconflict(const struct gacc *a, bool a_wr, const struct gacc *
         return 0;
     const bool same = a->thread / nthreads == cur->thread / nthreads;
     if (same) {
-        if (a->thread % nthreads / 32 == cur->thread % nthreads / 32 || a->ep != cur->ep ||
-            g->cacq > a->tc)
+        if (a->ep != cur->ep || g->cacq > a->tc)
             return 0;
+        if (a->thread % nthreads / 32 == cur->thread % nthreads / 32 &&
+            (a->step == cur->step || a->wep != cur->wep))
+            return 0; /* one warp: lanes of one instruction, or a __syncwarp between */
     } else if (g->gacq > a->tg) {
         return 0;
     }
@@ -1117,7 +1253,8 @@ static void grace_access(struct warp *w, struct gwarp *g, uint32_t pc, unsigned 
             if (!pr->site || pr->thread == cur.thread ||
                 !gconflict(pr, false,
                            &(struct gacc){.site = 1, .thread = cur.thread, .tg = cur.tg,
-                                          .tc = cur.tc, .ep = cur.ep, .bytes = pr->bytes},
+                                          .tc = cur.tc, .ep = cur.ep, .step = cur.step,
+                                          .wep = cur.wep, .bytes = pr->bytes},
                            true, g, nthreads))
                 *pr = cur;
         }
@@ -1190,6 +1327,8 @@ static void grace_accesses(struct warp *w, uint32_t pc, const struct engine_acce
                               .tg = k->gclk,
                               .tc = k->cclk,
                               .ep = (uint16_t)c->chk_ep,
+                              .step = (uint16_t)c->chk_step,
+                              .wep = (uint16_t)w->chk_wep,
                               .fl = fl};
     if (tmpl.site) {
         struct gacc t = tmpl;
@@ -1211,6 +1350,10 @@ static void grace_accesses(struct warp *w, uint32_t pc, const struct engine_acce
 /* Bits [i, i+n) of bitmap b all set? (n <= 16) */
 static inline bool bits_all(const uint8_t *b, uint64_t i, unsigned n)
 {
+    if ((i & 7) + n <= 8) { /* within one byte (an aligned access of up to 8 bytes) */
+        const unsigned m = ((1u << n) - 1) << (i & 7);
+        return (b[i >> 3] & m) == m;
+    }
     uint32_t v = b[i >> 3] | (uint32_t)b[(i >> 3) + 1] << 8 | (uint32_t)b[(i >> 3) + 2] << 16;
     uint32_t m = ((1u << n) - 1) << (i & 7);
     return (v & m) == m;
@@ -1272,6 +1415,12 @@ static inline __attribute__((always_inline)) void check_one(struct warp *w, uint
             mem_mark_init(L->dev->mem, addr, width);
             return;
         }
+        const uint64_t off = addr - a->base;
+        if ((off & 7) + width <= 8) { /* within one byte of the bitmap: test it here */
+            const unsigned m = ((1u << width) - 1) << (off & 7);
+            if ((__atomic_load_n(&a->init[off >> 3], __ATOMIC_RELAXED) & m) == m)
+                return;
+        }
         uint64_t bad = mem_first_uninit(a, addr, width);
         if (bad != UINT64_MAX) {
             struct finding x;
@@ -1285,14 +1434,94 @@ static inline __attribute__((always_inline)) void check_one(struct warp *w, uint
     }
 }
 
-/* The accesses of one warp instruction (see internal.h). */
+/* The width, space and write fields of a struct engine_access as one word (acc_sig). */
+_Static_assert(offsetof(struct engine_access, space) == offsetof(struct engine_access, width) + 2 &&
+                   offsetof(struct engine_access, write) ==
+                       offsetof(struct engine_access, width) + 3 &&
+                   sizeof(((struct engine_access *)0)->width) == 2,
+               "engine_access: width, space, write are adjacent");
+static inline uint32_t acc_sig(unsigned width, unsigned space, unsigned write)
+{
+    const struct engine_access a = {.width = (uint16_t)width, .space = (uint8_t)space,
+                                    .write = (uint8_t)write};
+    uint32_t sig;
+    memcpy(&sig, &a.width, sizeof sig);
+    return sig;
+}
+
+/* The accesses of one warp instruction (see internal.h). The common case, a lane's access
+ * inside the CTA's own shared memory, is handled here with the CTA's state loaded once per
+ * instruction (most of the checking loop's time: a tiled kernel reads shared words that every
+ * check has already seen); a read of one word nobody wrote in this epoch and that has two
+ * readers on record costs the initcheck bit test and two epoch compares, and has no effect on
+ * the shadow state, so the other lanes of the instruction reading that word (a broadcast, a
+ * half-warp reading what the other half reads) skip it: `clear` has a bit per word of a
+ * 64-word window from the first such read. Everything else goes to check_one. */
 void check_accesses(struct warp *w, uint32_t pc, const struct engine_access *acc, unsigned n,
                     bool atomic)
 {
-    for (unsigned i = 0; i < n; i++)
-        check_one(w, pc, acc[i].lane, acc[i].addr, acc[i].width, acc[i].write, acc[i].space,
-                  atomic, w->cta->L->check);
-    if (w->cta->L->check & CHECK_RACECHECK)
+    struct cta *c = w->cta;
+    const unsigned tools = c->L->check;
+    struct check_cta *k = c->chk;
+    const uint32_t ssz = c->shared_size, ep = c->chk_ep;
+    const bool init = tools & CHECK_INITCHECK, race = (tools & CHECK_RACECHECK) && !atomic;
+    bool global = false;
+    uint64_t base = UINT64_MAX, clear = 0; /* words base + i with bit i: reads known clean */
+    /* an aligned 4-byte shared read (most of them) is recognised by one compare of its
+     * width, space and write fields */
+    const uint32_t rd4 = atomic ? UINT32_MAX : acc_sig(4, SP_SHARED, 0);
+    const uint64_t end4 = ssz >= 4 ? ssz - 3 : 0; /* a 4-byte read below it is in bounds */
+    for (unsigned i = 0; i < n; i++) {
+        const struct engine_access *a = &acc[i];
+        const uint64_t addr = a->addr;
+        uint32_t sig;
+        memcpy(&sig, &a->width, sizeof sig);
+        if (sig == rd4 && !(addr & 3) && addr < end4) {
+            const uint64_t j = addr >> 2, d = j - base;
+            if (d < 64 && (clear >> d & 1))
+                continue; /* the word another lane of this instruction read cleanly */
+            const unsigned m = 0xfu << (addr & 4);
+            if (!init || (k->shinit[addr >> 3] & m) == m) {
+                if (race && (k->wrote[j] == ep || k->sat[j] != ep)) {
+                    race_read4(w, pc, a->lane, j);
+                    continue;
+                }
+                if (base == UINT64_MAX)
+                    base = j;
+                if (j - base < 64)
+                    clear |= UINT64_C(1) << (j - base);
+                continue;
+            }
+        }
+        const unsigned width = a->width;
+        if (a->space != SP_SHARED || addr >= ssz || width > ssz - addr || width > 16 ||
+            (init && (a->write || atomic))) {
+            global |= a->space == SP_GLOBAL;
+            check_one(w, pc, a->lane, addr, width, a->write, a->space, atomic, tools);
+            continue;
+        }
+        /* own shared memory, in bounds: a read (or, without initcheck, a write) */
+        if (init && !bits_all(k->shinit, addr, width)) {
+            check_one(w, pc, a->lane, addr, width, a->write, a->space, atomic, tools);
+            continue;
+        }
+        if (!a->write && (addr & 3) + width <= 4) {
+            const uint64_t j = addr >> 2;
+            if (!race || (k->wrote[j] != ep && k->sat[j] == ep)) {
+                /* no write this epoch, two readers of every byte known: nothing to do */
+                if (width == 4 && !atomic) {
+                    if (base == UINT64_MAX)
+                        base = j;
+                    if (j - base < 64)
+                        clear |= UINT64_C(1) << (j - base);
+                }
+                continue;
+            }
+        }
+        if (race)
+            race_access(w, pc, a->lane, addr, width, a->write);
+    }
+    if (global && (tools & CHECK_RACECHECK))
         grace_accesses(w, pc, acc, n);
 }
 
@@ -1365,6 +1594,172 @@ void check_warp_sync(struct warp *w, uint32_t pc, uint32_t M, const uint32_t mem
                                       : "bar.warp.sync");
         finding_add(w->cta->L, &x);
         return;
+    }
+}
+
+/* ---------------------------------------------------------------------- register initcheck */
+
+/* The tracked registers of x (built on first use; NULL out of memory). */
+static const struct rtrack *rtrack_of(struct check_cta *k, const struct xfunc *x)
+{
+    for (uint32_t i = 0; i < k->nrt; i++)
+        if (k->rt[i].serial == x->serial)
+            return &k->rt[i];
+    struct rtrack *nt = realloc(k->rt, (k->nrt + 1) * sizeof *nt);
+    if (!nt)
+        return NULL;
+    k->rt = nt;
+    struct rtrack *t = &k->rt[k->nrt];
+    memset(t, 0, sizeof *t);
+    t->serial = x->serial;
+    const struct ir_func *f = x->f;
+    const uint32_t base[RF__COUNT] = {[RF_PRED] = x->offpred, [RF_B16] = x->off16,
+                                      [RF_B32] = x->off32, [RF_B64] = 0};
+    const uint32_t width[RF__COUNT] = {[RF_PRED] = 4, [RF_B16] = 64, [RF_B32] = 128,
+                                       [RF_B64] = 256};
+    for (unsigned rf = 0; rf < RF__COUNT; rf++) {
+        if (!x->nzero || !f->ndeclared[rf])
+            continue;
+        if (!(t->idx[rf] = calloc(f->ndeclared[rf], sizeof *t->idx[rf]))) {
+            for (unsigned r = 0; r < rf; r++)
+                free(t->idx[r]);
+            return NULL;
+        }
+        for (uint32_t s = 0; s < f->ndeclared[rf]; s++) {
+            const uint32_t off = base[rf] + s * width[rf];
+            for (uint32_t i = 0; i < x->nzero; i++)
+                if (off >= x->zero[i].off && off - x->zero[i].off < x->zero[i].len) {
+                    t->idx[rf][s] = ++t->n;
+                    break;
+                }
+        }
+    }
+    /* .reg parameters and return values: the call writes them (or the body must) */
+    for (uint32_t i = 0; i < f->nregdecls; i++) {
+        const struct ir_regdecl *d = &f->regdecls[i];
+        if (!d->param || d->rf >= RF__COUNT || !t->idx[d->rf])
+            continue;
+        for (uint32_t s = d->slot; s < d->slot + (d->count ? d->count : 1) &&
+                                   s < f->ndeclared[d->rf];
+             s++)
+            t->idx[d->rf][s] = 0;
+    }
+    k->nrt++;
+    return t;
+}
+
+/* The name of register (rf, slot) of f ("%r12"). */
+static void reg_name(char *buf, size_t n, const struct xfunc *fn, unsigned rf, uint32_t slot)
+{
+    const struct ir_func *f = fn->f;
+    for (uint32_t i = 0; i < f->nregdecls; i++) {
+        const struct ir_regdecl *d = &f->regdecls[i];
+        const uint32_t cnt = d->count ? d->count : 1;
+        if (d->rf != rf || slot < d->slot || slot >= d->slot + cnt)
+            continue;
+        if (d->count)
+            snprintf(buf, n, "%s%u", ir_str(fn->m, d->name), slot - d->slot);
+        else
+            snprintf(buf, n, "%s", ir_str(fn->m, d->name));
+        return;
+    }
+    snprintf(buf, n, "$%c%u", "pHWD"[rf & 3], slot);
+}
+
+/* The warp's frame of its current activation: the kernel's, or a call's (pushed when the
+ * warp is first seen deeper than its top frame, or right after a call at the same depth as
+ * one that returned; popped when it is seen shallower). NULL out of memory. */
+static struct rframe *rframe_of(struct check_cta *k, struct warp *w)
+{
+    struct rwarp *rw = &k->rw[w->id];
+    const uint32_t depth = w->ncalls;
+    while (rw->n && rw->f[rw->n - 1].depth > depth)
+        rw->n--;
+    const bool fresh = rw->pend && depth == rw->pend_depth + 1;
+    rw->pend = false;
+    if (rw->n && rw->f[rw->n - 1].depth == depth && !fresh &&
+        rw->f[rw->n - 1].serial == w->fn->serial)
+        return &rw->f[rw->n - 1];
+    if (rw->n && rw->f[rw->n - 1].depth == depth)
+        rw->n--; /* another activation at this depth */
+    const struct rtrack *t = rtrack_of(k, w->fn);
+    if (!t)
+        return NULL;
+    if (rw->n == rw->cap) {
+        const uint32_t cap = rw->cap ? 2 * rw->cap : 4;
+        struct rframe *nf = realloc(rw->f, cap * sizeof *nf);
+        if (!nf)
+            return NULL;
+        memset(nf + rw->cap, 0, (cap - rw->cap) * sizeof *nf);
+        rw->f = nf;
+        rw->cap = cap;
+    }
+    struct rframe *fr = &rw->f[rw->n];
+    if (fr->cap < t->n) {
+        uint32_t *nw = realloc(fr->written, t->n * sizeof *nw);
+        if (!nw)
+            return NULL;
+        fr->written = nw;
+        fr->cap = t->n;
+    }
+    if (t->n)
+        memset(fr->written, 0, t->n * sizeof *fr->written);
+    fr->serial = w->fn->serial;
+    fr->depth = depth;
+    fr->n = t->n;
+    fr->t = t;
+    rw->n++;
+    return fr;
+}
+
+/* initcheck of registers (see check.h). */
+void check_regs(struct warp *w, uint32_t pc, uint32_t M)
+{
+    struct check_cta *k = w->cta->chk;
+    struct rframe *fr = rframe_of(k, w);
+    const struct ir_func *f = w->fn->f;
+    if (pc >= f->ninsns)
+        return;
+    const struct ir_insn *in = &f->insns[pc];
+    if (in->op == OP_CALL) {
+        k->rw[w->id].pend = true;
+        k->rw[w->id].pend_depth = w->ncalls;
+    }
+    if (!fr || !fr->n)
+        return; /* nothing tracked: nvcc's functions write every register first */
+    uint32_t nr;
+    const struct ir_regref *r = ir_insn_regs(f, in, &nr);
+    const struct rtrack *t = fr->t;
+    bool found = false;
+    for (uint32_t i = 0; i < nr; i++) { /* the sources, before the writes */
+        if (r[i].dst || r[i].rf >= RF__COUNT || !t->idx[r[i].rf])
+            continue;
+        for (uint32_t s = r[i].slot; s < r[i].slot + r[i].n && s < f->ndeclared[r[i].rf]; s++) {
+            const uint32_t x = t->idx[r[i].rf][s];
+            const uint32_t miss = x ? M & ~fr->written[x - 1] : 0;
+            if (!miss || found)
+                continue;
+            /* one finding per instruction; each lane reading an unwritten register counts */
+            struct finding y;
+            finding_at(&y, w, pc, (unsigned)__builtin_ctz(miss), F_INIT_REG);
+            reg_name(y.what, sizeof y.what, w->fn, r[i].rf, s);
+            finding_add(w->cta->L, &y);
+            for (uint32_t m = miss & (miss - 1); m; m &= m - 1) {
+                finding_at(&y, w, pc, (unsigned)__builtin_ctz(m), F_INIT_REG);
+                reg_name(y.what, sizeof y.what, w->fn, r[i].rf, s);
+                finding_add(w->cta->L, &y);
+            }
+            found = true;
+        }
+    }
+    for (uint32_t i = 0; i < nr; i++) {
+        if (!r[i].dst || r[i].rf >= RF__COUNT || !t->idx[r[i].rf])
+            continue;
+        for (uint32_t s = r[i].slot; s < r[i].slot + r[i].n && s < f->ndeclared[r[i].rf]; s++) {
+            const uint32_t x = t->idx[r[i].rf][s];
+            if (x)
+                fr->written[x - 1] |= M;
+        }
     }
 }
 

@@ -56,6 +56,10 @@ void interp_dev_destroy(struct interp_dev *d)
         dev_printf_buf_destroy(d->pf_spare[i]);
     pthread_mutex_destroy(&d->pf_lock);
     free(d->deferred);
+    free(d->hsites);
+    for (size_t i = 0; i < d->nhtext; i++)
+        free(d->htext[i].text);
+    free(d->htext);
     free(d);
 }
 

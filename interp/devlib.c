@@ -98,8 +98,57 @@ int interp_vprintf(struct warp *w, unsigned lane, uint64_t fmt, uint64_t args, u
     return r < 0 ? -1 : 0;
 }
 
+/* leakcheck: record that lane `lane` of w allocated block addr at pc (caller holds
+ * heap_lock). Out of memory: the block is listed without its site. */
+static void heap_site_add(struct interp_dev *d, uint64_t addr, const struct warp *w, uint32_t pc,
+                          unsigned lane)
+{
+    size_t t = 0;
+    while (t < d->nhtext && (d->htext[t].serial != w->fn->serial || d->htext[t].pc != pc))
+        t++;
+    if (t == d->nhtext) {
+        struct heap_site_text *n = realloc(d->htext, (d->nhtext + 1) * sizeof *n);
+        if (!n)
+            return;
+        d->htext = n;
+        char *text = check_site_text(w->fn, pc);
+        if (!text)
+            return;
+        d->htext[d->nhtext++] = (struct heap_site_text){w->fn->serial, pc, text};
+    }
+    if (d->nhsites == d->hsites_cap) {
+        size_t cap = d->hsites_cap ? 2 * d->hsites_cap : 64;
+        struct heap_site *n = realloc(d->hsites, cap * sizeof *n);
+        if (!n)
+            return;
+        d->hsites = n;
+        d->hsites_cap = cap;
+    }
+    const uint32_t *b = w->cta->L->l->block, tid = w->id * 32 + lane;
+    struct heap_site *s = &d->hsites[d->nhsites++];
+    s->addr = addr;
+    s->text = (uint32_t)t;
+    s->tid[0] = tid % b[0];
+    s->tid[1] = tid / b[0] % b[1];
+    s->tid[2] = tid / (b[0] * b[1]);
+    memcpy(s->cta, w->cta->id, sizeof s->cta);
+}
+
+/* The site of device malloc block addr (see internal.h). */
+const struct heap_site *heap_site_find(const struct interp_dev *d, uint64_t addr,
+                                       const char **text)
+{
+    for (size_t i = 0; i < d->nhsites; i++)
+        if (d->hsites[i].addr == addr) {
+            *text = d->htext[d->hsites[i].text].text;
+            return &d->hsites[i];
+        }
+    return NULL;
+}
+
 /* Device malloc: one allocation per call (byte-precise bounds), within the heap limit. */
-uint64_t interp_malloc(struct interp_dev *d, uint64_t size)
+uint64_t interp_malloc(struct interp_dev *d, uint64_t size, const struct warp *w, uint32_t pc,
+                       unsigned lane)
 {
     uint64_t used = atomic_fetch_add(&d->heap_used, size);
     if (used + size > d->heap_size) {
@@ -113,7 +162,18 @@ uint64_t interp_malloc(struct interp_dev *d, uint64_t size)
     }
     if (d->cfg.fill) /* --fill-uninit: malloc'ed memory is not cleared on a GPU */
         interp_fill((void *)(uintptr_t)a, a, size, d->cfg.fill_word);
+    if (d->cfg.check & CHECK_LEAKCHECK) {
+        pthread_mutex_lock(&d->heap_lock);
+        heap_site_add(d, a, w, pc, lane);
+        pthread_mutex_unlock(&d->heap_lock);
+    }
     return a;
+}
+
+static int addr_cmp(const void *pa, const void *pb)
+{
+    const uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+    return a < b ? -1 : a > b;
 }
 
 /* Device free of a malloc'ed pointer: checked now, released at the end of the launch.
@@ -148,6 +208,15 @@ int interp_free(struct interp_dev *d, uint64_t addr)
 void interp_heap_release(struct interp_dev *d)
 {
     pthread_mutex_lock(&d->heap_lock); /* kernels of other streams may be running */
+    if (d->nhsites && d->ndeferred) { /* leakcheck: the freed blocks' sites go */
+        qsort(d->deferred, d->ndeferred, sizeof *d->deferred, addr_cmp);
+        size_t n = 0;
+        for (size_t i = 0; i < d->nhsites; i++)
+            if (!bsearch(&d->hsites[i].addr, d->deferred, d->ndeferred, sizeof *d->deferred,
+                         addr_cmp))
+                d->hsites[n++] = d->hsites[i];
+        d->nhsites = n;
+    }
     for (size_t i = 0; i < d->ndeferred; i++) {
         const struct mem_alloc *a = mem_find(d->mem, d->deferred[i], 0);
         uint64_t size = a ? a->size : 0;

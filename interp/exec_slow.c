@@ -1,6 +1,6 @@
 /*
- * interp/exec_slow.c — the slow dispatch loops: tracing (--trace) and single-stepping (the
- * engine seam's engine_step, for timing models).
+ * interp/exec_slow.c — the slow dispatch loops: tracing (--trace) and checking (--check), and
+ * single-stepping (the engine seam's engine_step, for timing models).
  *
  * Here every handler body of interp/ops/FAMILY.inc is a function of its own (compiled once,
  * quickly, and shared by both loops), called through a table; the loop state a body reads and
@@ -11,6 +11,16 @@
 #include "interp/exec_loop.h"
 #include "interp/check.h"
 
+/* The checking/tracing loop has a second instantiation for x86-64-v3 hosts (exec_slow_v3.c:
+ * this file compiled with AVX2 and FMA, its lane loops vectorized 8 wide as the fast loop's
+ * are); exec_warp_trace picks it as exec_warp picks the fast one (launch_state.exec_isa). GCC
+ * only (its `#pragma GCC target`). */
+#if EXEC_HAVE_V3 && defined(__GNUC__) && !defined(__clang__)
+#define EXEC_SLOW_HAVE_V3 1
+#else
+#define EXEC_SLOW_HAVE_V3 0
+#endif
+
 /* The loop state a handler sees and changes. */
 struct slow {
     const struct ir_insn *in;
@@ -20,6 +30,9 @@ struct slow {
     struct engine_step_report *rep; /* stepping: accesses are recorded here */
     unsigned check;                 /* CHECK_LOOP tools on: accesses go to check_accesses */
     bool trace_mem;                 /* --trace mem: accesses are printed */
+    bool crec;                      /* checking alone: slow_mem records into cacc */
+    uint8_t cspace;                 /* checking: the instruction's space as step_space gives
+                                       it (SP_*), or CSPACE_GENERIC: resolved per access */
     uint32_t cpc;                   /* checking: the instruction whose accesses are in cacc */
     unsigned ncacc;
     struct engine_access *cacc;     /* ENGINE_MAX_ACCESS entries */
@@ -40,7 +53,11 @@ static inline void slow_mem(struct warp *w, struct slow *S, unsigned l, uint64_t
 
 #undef TRACE_MEM_ACCESS
 #define TRACE_MEM_ACCESS(l, addr, width, wr, valp) slow_mem(w, S, (l), (addr), (width), (wr), (valp))
+#ifdef EXEC_SLOW_V3
+#define EXEC_HWFMA 1
+#else
 #define EXEC_HWFMA 0
+#endif
 
 /* ------------------------------------------------------------------ trace printing */
 
@@ -175,6 +192,22 @@ static inline __attribute__((always_inline)) void step_space(const struct ir_ins
     }
 }
 
+enum { CSPACE_GENERIC = 0xff };
+
+/* The space of instruction in's accesses as step_space reports them, or CSPACE_GENERIC when
+ * each address decides (generic addressing). */
+static uint8_t insn_space(const struct ir_insn *in)
+{
+    switch (in->space) {
+    case SP_SHARED: case SP_SHARED_CTA: case SP_SHARED_CLUSTER: return SP_SHARED;
+    case SP_LOCAL: return SP_LOCAL;
+    case SP_PARAM: case SP_PARAM_ENTRY: case SP_PARAM_FUNC: return SP_PARAM;
+    case SP_CONST: return SP_CONST;
+    case SP_GLOBAL: return SP_GLOBAL;
+    default: return CSPACE_GENERIC;
+    }
+}
+
 /* Checking: hand the accesses recorded for instruction S->cpc to the checks. */
 static void check_flush(struct warp *w, struct slow *S)
 {
@@ -190,14 +223,18 @@ static inline __attribute__((always_inline)) void slow_mem(struct warp *w, struc
                                                            unsigned width, bool wr,
                                                            const void *val)
 {
-    /* checking alone (the common case of the loop): record it here, in the handler */
-    if (S->check && !S->rep && !S->trace_mem && S->ncacc < ENGINE_MAX_ACCESS) {
+    /* checking alone (the common case of the loop): record it here, in the handler, with
+     * the space found once per instruction */
+    if (S->crec && S->ncacc < ENGINE_MAX_ACCESS) {
         struct engine_access *a = &S->cacc[S->ncacc++];
         a->addr = addr;
         a->lane = l;
         a->width = (uint16_t)width;
         a->write = wr;
-        step_space(S->in, &a->addr, &a->space);
+        if (S->cspace != CSPACE_GENERIC)
+            a->space = S->cspace;
+        else
+            step_space(S->in, &a->addr, &a->space);
         return;
     }
     slow_mem_out(w, S, l, addr, width, wr, val);
@@ -378,6 +415,10 @@ static void check_pre(struct warp *w, uint32_t pc, const struct ir_insn *in, uin
     }
     if (in->op == OP_BAR_WARP_SYNC)
         check_syncwarp(w);
+    /* (a function with no register it may read before writing has nothing to check; calls
+     * are seen so that the callee's frame starts fresh) */
+    if ((check & CHECK_INITCHECK) && (w->fn->nzero || in->op == OP_CALL))
+        check_regs(w, pc, M);
     if ((check & CHECK_RACECHECK) && (in->op == OP_MEMBAR || in->op == OP_FENCE ||
                                       in->op == OP_BAR || in->op == OP_BARRIER))
         check_order(w, in);
@@ -396,6 +437,7 @@ static enum warp_state slow_loop(struct warp *w, struct engine_step_report *rep)
     struct slow S = {.limit = rep ? UINT64_MAX : w->cta->L->quantum, .rep = rep, .cacc = cbuf,
                      .check = rep ? 0 : w->cta->L->check,
                      .trace_mem = !rep && (w->cta->L->cfg->trace & TRACE_MEM)};
+    S.crec = S.check && !S.trace_mem;
     const unsigned trace = rep ? 0 : w->cta->L->cfg->trace;
     bool stepped = false;
 
@@ -445,8 +487,10 @@ fetch:
         S.pc++;
         goto fetch;
     }
-    if (S.check)
+    if (S.check) {
         check_pre(w, S.pc, in, M, S.check);
+        S.cspace = insn_space(in);
+    }
     S.in = in;
     S.O = w->fn->opnds + in->opnd;
     S.M = M;
@@ -482,10 +526,23 @@ out:
     return w->state;
 }
 
+enum warp_state exec_warp_trace_v3(struct warp *w);
+
+#ifdef EXEC_SLOW_V3
+/* exec_warp_trace on an x86-64-v3 host (exec_slow_v3.c). */
+enum warp_state exec_warp_trace_v3(struct warp *w)
+{
+    return slow_loop(w, NULL);
+}
+#else
 /* Run warp w for about one quantum with per-instruction tracing (--trace) and/or the
  * sanitizer's checks (launch_state.check). */
 enum warp_state exec_warp_trace(struct warp *w)
 {
+#if EXEC_SLOW_HAVE_V3
+    if (w->cta->L->exec_isa == EXEC_ISA_V3)
+        return exec_warp_trace_v3(w);
+#endif
     return slow_loop(w, NULL);
 }
 
@@ -495,3 +552,4 @@ enum warp_state exec_warp_step(struct warp *w, struct engine_step_report *rep)
 {
     return slow_loop(w, rep);
 }
+#endif

@@ -138,6 +138,19 @@ struct interp_program {
     unsigned nallocs;
 };
 
+/* leakcheck: a device malloc block's allocation (devlib.c) */
+struct heap_site {
+    uint64_t addr;
+    uint32_t text;   /* index into interp_dev.htext */
+    uint32_t tid[3]; /* thread and block */
+    uint32_t cta[3];
+};
+struct heap_site_text {
+    uint64_t serial; /* xfunc.serial */
+    uint32_t pc;
+    char *text;
+};
+
 #define INTERP_ATOM_LOCKS 64 /* power of two */
 
 #define DEV_PF_SPARES 8 /* printf buffers kept: one per launch that can run at once */
@@ -153,6 +166,12 @@ struct interp_dev {
     pthread_mutex_t heap_lock;
     uint64_t *deferred;
     size_t ndeferred, deferred_cap;
+    /* leakcheck (under heap_lock): where each live device malloc block was allocated, and
+     * the text of each site (kept past its module: leaks are listed at exit) */
+    struct heap_site *hsites;
+    size_t nhsites, hsites_cap;
+    struct heap_site_text *htext;
+    size_t nhtext;
     /* spin locks (0 free, 1 held; zero-filled by calloc) serialising 16-byte atomics
      * (atom.cas/exch.b128) across host threads, picked by address (interp/ops/helpers.h) */
     uint32_t atom_lock[INTERP_ATOM_LOCKS];
@@ -529,7 +548,17 @@ void interp_fault(struct warp *w, uint32_t pc, unsigned lane, enum trap_kind kin
                   uint64_t addr, unsigned width, int space, bool is_write, const char *msg);
 /* devlib.c: device printf / malloc */
 int interp_vprintf(struct warp *w, unsigned lane, uint64_t fmt, uint64_t args, uint64_t *bad);
-uint64_t interp_malloc(struct interp_dev *d, uint64_t size);
+/* Device malloc by lane `lane` of w at instruction pc (under leakcheck the block's site is
+ * recorded for the leak report); 0 when the heap is exhausted. */
+uint64_t interp_malloc(struct interp_dev *d, uint64_t size, const struct warp *w, uint32_t pc,
+                       unsigned lane);
+/* leakcheck: where device malloc block addr was allocated (its site's text in *text), or NULL.
+ * Caller holds d->heap_lock. */
+const struct heap_site *heap_site_find(const struct interp_dev *d, uint64_t addr,
+                                       const char **text);
+/* check.c: "K+0x40 (file.ptx:31) in a.cu:10" for instruction pc of fn, malloc'ed (NULL out of
+ * memory): a site that outlives its module (leakcheck of device malloc blocks). */
+char *check_site_text(const struct xfunc *fn, uint32_t pc);
 int interp_free(struct interp_dev *d, uint64_t addr);
 /* devlib.c: release the device frees deferred during a launch (launch.c calls it at the end). */
 void interp_heap_release(struct interp_dev *d);

@@ -110,9 +110,16 @@ void interp_check_log_destroy(struct interp_check_log *g);
 int interp_check_parse(const char *list, unsigned *bits, char *bad, size_t bad_len);
 /* Count and print a fault (memcheck). */
 void interp_check_trap(struct interp_check_log *g, const struct trap *t);
-/* leakcheck: count and print every live cudaMalloc allocation of m, then a LEAK SUMMARY line
- * when there were any; returns how many. */
-uint64_t interp_check_leaks(struct interp_check_log *g, struct mem *m);
+struct mem_alloc;
+struct interp_dev;
+/* leakcheck: count and print every live cudaMalloc allocation of device d (and, after each,
+ * what note prints for it, e.g. its allocation's host backtrace; note may be NULL), then every
+ * device malloc block not freed (with the instruction and thread that allocated it), then a
+ * LEAK SUMMARY line when there were any; returns how many. */
+uint64_t interp_check_leaks(struct interp_check_log *g, struct interp_dev *d,
+                            void (*note)(void *ctx, FILE *out, const struct mem_alloc *a),
+                            void *ctx);
+
 /* Errors counted so far. */
 uint64_t interp_check_errors(struct interp_check_log *g);
 /* Print the final "========= ERROR SUMMARY: N errors" line (and end the report file). */

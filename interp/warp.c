@@ -566,6 +566,12 @@ int warp_call(struct warp *w, uint32_t M, struct xfunc *callee, const struct cal
     w->sp = sp;
     w->alloca_top = align_up(sp + frame, 16);
     frame_fill(w);
+    const struct interp_config *cfg = w->cta->L->cfg;
+    if (cfg->fill) /* --fill-uninit: the callee's registers read before written too (its .reg
+                    * parameters are then moved in over it) */
+        for (uint32_t i = 0; i < callee->nzero; i++)
+            interp_fill(w->arena + off + callee->zero[i].off, 0, callee->zero[i].len,
+                        cfg->fill_word);
     reg_params_move(w, callee, cf->param, cf->nparam, M, true);
     if (warp_push(w, 0, IR_NOPC, M) != 0)
         return TRAP_STACK;

@@ -28,7 +28,8 @@ EXPORT cudaError_t cudaMemGetInfo(size_t *free_, size_t *total)
     return cudaSuccess;
 }
 
-static cudaError_t alloc_common(void **p, size_t size, uint32_t flags)
+/* Allocate for CUDA API function api (leakcheck's backtrace names it; NULL: host memory). */
+static cudaError_t alloc_common(void **p, size_t size, uint32_t flags, const char *api)
 {
     CHECK_STICKY();
     if (!p)
@@ -57,18 +58,21 @@ static cudaError_t alloc_common(void **p, size_t size, uint32_t flags)
     /* --fill-uninit: nor is it zero; the pattern shows what relied on it */
     if ((flags & (MEM_F_DEVICE | MEM_F_MANAGED)) && cr_ctx()->icfg.fill)
         interp_fill((void *)(uintptr_t)a, a, size, cr_ctx()->icfg.fill_word);
+    /* --check leakcheck: where it was allocated, for the leak report */
+    if (api && (flags & MEM_F_DEVICE))
+        rt_leak_bt_alloc(cr_ctx(), m, a, api);
     *p = (void *)(uintptr_t)a;
     return cudaSuccess;
 }
 
 EXPORT cudaError_t cudaMalloc(void **devPtr, size_t size)
 {
-    return alloc_common(devPtr, size, MEM_F_DEVICE);
+    return alloc_common(devPtr, size, MEM_F_DEVICE, "cudaMalloc");
 }
 
 EXPORT cudaError_t cudaMallocHost(void **ptr, size_t size)
 {
-    return alloc_common(ptr, size, MEM_F_HOST);
+    return alloc_common(ptr, size, MEM_F_HOST, NULL);
 }
 
 EXPORT cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flags)
@@ -76,7 +80,7 @@ EXPORT cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flags)
     if (flags & ~(unsigned)(cudaHostAllocPortable | cudaHostAllocMapped |
                             cudaHostAllocWriteCombined))
         return cr_ret(cudaErrorInvalidValue);
-    return alloc_common(pHost, size, MEM_F_HOST);
+    return alloc_common(pHost, size, MEM_F_HOST, NULL);
 }
 
 EXPORT cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int flags)
@@ -85,7 +89,7 @@ EXPORT cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int fl
         return cr_ret(cudaErrorInvalidValue);
     if (size == 0)
         return cr_ret(cudaErrorInvalidValue);
-    return alloc_common(devPtr, size, MEM_F_MANAGED);
+    return alloc_common(devPtr, size, MEM_F_MANAGED, NULL);
 }
 
 EXPORT cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width, size_t height)
@@ -95,7 +99,7 @@ EXPORT cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width, s
     size_t p = (width + 511) & ~(size_t)511;
     if (!p)
         p = 512;
-    cudaError_t e = alloc_common(devPtr, p * height, MEM_F_DEVICE);
+    cudaError_t e = alloc_common(devPtr, p * height, MEM_F_DEVICE, "cudaMallocPitch");
     if (!e)
         *pitch = p;
     return e;
@@ -138,6 +142,8 @@ static cudaError_t free_common(void *p, uint32_t want)
         cr_pool_forget(addr);
     if (mem_free(m, (uint64_t)(uintptr_t)p) < 0)
         return cr_ret(cudaErrorInvalidValue);
+    if (cr_ctx()->chk && (cr_ctx()->icfg.check & CHECK_LEAKCHECK))
+        rt_leak_bt_free(cr_ctx(), addr);
     return cudaSuccess;
 }
 
@@ -841,7 +847,7 @@ static cudaError_t malloc_async(void **devPtr, size_t size, cudaMemPool_t pool,
         *devPtr = (void *)(uintptr_t)gm->addr;
         return cr_ret(cr_submit(stream, nd));
     }
-    cudaError_t e = alloc_common(devPtr, size, MEM_F_DEVICE);
+    cudaError_t e = alloc_common(devPtr, size, MEM_F_DEVICE, "cudaMallocAsync");
     if (e)
         return e;
     if (pool_note(pool, (uint64_t)(uintptr_t)*devPtr, size) < 0) {

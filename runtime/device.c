@@ -369,6 +369,7 @@ void rt_ctx_init(struct rt_ctx *c)
 {
     memset(c, 0, sizeof *c);
     pthread_mutex_init(&c->lock, NULL);
+    pthread_mutex_init(&c->bt_lock, NULL);
     pthread_rwlockattr_t ra;
     pthread_rwlockattr_init(&ra);
     /* readers first: a queue worker must get in while a reset waits for the callers whose
@@ -534,7 +535,8 @@ struct interp_dev *rt_ctx_dev(struct rt_ctx *c)
 void rt_check_leaks(struct rt_ctx *c)
 {
     if (c->chk && (c->icfg.check & CHECK_LEAKCHECK) && c->idev)
-        interp_check_leaks(c->chk, interp_dev_mem(c->idev));
+        interp_check_leaks(c->chk, c->idev, rt_leak_bt_note, c);
+    rt_leak_bt_clear(c); /* the allocations are gone with the device (reset) or the process */
 }
 
 /* Sanitizer at process exit (see rt.h). */

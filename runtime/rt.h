@@ -306,7 +306,19 @@ struct rt_ctx {
     struct interp_check_log *chk;
     FILE *chk_file, *chk_json;
     int error_exitcode;
+    /* leakcheck: the host backtraces of live device allocations (leak_bt.c) */
+    pthread_mutex_t bt_lock;
+    struct rt_leak_bt *bt;
 };
+
+/* leakcheck's host backtraces (leak_bt.c), kept only when leakcheck is on: record the
+ * backtrace of device allocation addr of store m, made by CUDA API function api (a static
+ * string, e.g. "cudaMalloc"); forget it when addr is freed; print it under a leak's report
+ * (the note of interp_check_leaks, ctx the context); forget all (after a leak check). */
+void rt_leak_bt_alloc(struct rt_ctx *c, struct mem *m, uint64_t addr, const char *api);
+void rt_leak_bt_free(struct rt_ctx *c, uint64_t addr);
+void rt_leak_bt_note(void *ctx, FILE *out, const struct mem_alloc *a);
+void rt_leak_bt_clear(struct rt_ctx *c);
 
 /* Initialise a context from the environment (PTXEMU_DEVICE, PTXEMU_THREADS, PTXEMU_STATS,
  * PTXEMU_TRACE, PTXEMU_TRACE_THREAD, PTXEMU_DETERMINISTIC, PTXEMU_BUDGET, PTXEMU_DEBUG_REG,

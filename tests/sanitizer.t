@@ -2,10 +2,11 @@
 # tests/sanitizer.t - `--check` on CUDA programs (the hand-written PTX cases of every tool are
 # fixtures/check/*.ptx, run by tests/fixtures.t):
 #   - fixtures/sanitizer/*.cu, built with nvcc -lineinfo: racecheck reports with CUDA source
-#     lines (shared memory; global memory between blocks and warps, with the fences, scopes,
+#     lines (shared memory; global memory between blocks, warps and lanes of one warp, with the fences, scopes,
 #     release/acquire and atomics that order them), --fill-uninit patterns, --check-report
 #     JSON and XML, synccheck (divergent __syncthreads, __shfl_sync masks), initcheck of cudaMalloc memory (cudaMemset / cudaMemcpy / kernel stores count as
-#     writes), leakcheck at exit and at cudaDeviceReset; --error-exitcode, --print-limit,
+#     writes), leakcheck at exit and at cudaDeviceReset (host backtraces, a device malloc
+#     block's site); --error-exitcode, --print-limit,
 #     --log-file, PTXEMU_CHECK through the drop-in libcudart without `ptxemu run`;
 #   - every fixtures/cuda/NAME.cu program (build/fixtures/NAME, as tests/cuda_programs.t
 #     builds it) under `ptxemu run --check all`: PASS and "ERROR SUMMARY: 0 errors", except
@@ -62,20 +63,22 @@ sub report {
     return join('', map { "$_\n" } @l);
 }
 
-# Build fixtures/sanitizer/NAME.cu with -lineinfo unless up to date; '' or an error.
+# Build fixtures/sanitizer/NAME.cu with -lineinfo unless up to date; '' or an error. leak.cu
+# is linked with -rdynamic (its leaks' host backtraces name its functions).
 my $fx = "$build/fixtures/sanitizer";
 make_path($fx);
+my %extra = (leak => ['-Xcompiler', '-rdynamic']);
 sub build_one {
     my ($name) = @_;
     my ($src, $exe) = ("fixtures/sanitizer/$name.cu", "$fx/$name");
-    return '' if -x $exe && -M $exe <= -M $src;
+    return '' if -x $exe && -M $exe <= -M $src && -M $exe <= -M __FILE__;
     my ($st, $out, $err) = run({}, $nvcc, '-cudart', 'shared', '-lineinfo', '-O3', '-gencode',
-        'arch=compute_80,code=compute_80', '-o', $exe, $src);
+        'arch=compute_80,code=compute_80', @{ $extra{$name} // [] }, '-o', $exe, $src);
     return $st ? "nvcc failed: $err" : '';
 }
 
 my @fixtures = sort glob('fixtures/cuda/*.cu');
-print "1..", 15 + scalar(@fixtures), "\n";
+print "1..", 16 + scalar(@fixtures), "\n";
 
 # ------------------------------------------------------------------ racecheck, source lines
 {
@@ -132,6 +135,32 @@ R
 R
     ok_($st == 6 && $out eq "21 41 5 7 7\n" && $got eq $want,
         'racecheck on global memory: unordered blocks and warps (Error), a .cta fence between blocks (Error), an atomic against a plain store (Warning), a relaxed flag (Error); __threadfence + atomic ticket, release/acquire flag, __syncthreads, the atomicCAS-style plain read: clean',
+        "status $st", $out, $err, "got:\n$got");
+}
+
+# ------------------------------------------------------------------ racecheck, global memory, one warp
+{
+    # sm_70+: lanes of a warp are not in lock step; nvcc forwards lane 0's store to itself, so
+    # lanes 1-31 read what it wrote (31 hazards); own, atomics and synced are clean
+    my $e = build_one('wrace');
+    my ($st, $out, $err) = $e ? (-1, '', $e) : run({%asan}, $ptxemu, 'run', '--check',
+        'racecheck', '--', "$fx/wrace");
+    my $got = report($err);
+    $got =~ s/\(\S+?:(\d+)\)/(PTX:$1)/g;
+    $got =~ s{in \S*?(fixtures/sanitizer/wrace\.cu)}{in $1}g;
+    my $want = <<'R';
+========= Error: Race reported between Write access at _Z4racyPiS_+0x90 (PTX:43) in fixtures/sanitizer/wrace.cu:16
+=========     and Read access at _Z4racyPiS_+0x60 (PTX:35) in fixtures/sanitizer/wrace.cu:17 [31 hazards]
+=========     by thread (1,0,0) in block (0,0,0)
+=========     Address ADDR in __global__ memory
+========= Error: Race reported between Read access at _Z5shiftPi+0x50 (PTX:72) in fixtures/sanitizer/wrace.cu:22
+=========     and Write access at _Z5shiftPi+0x60 (PTX:74) in fixtures/sanitizer/wrace.cu:23 [31 hazards]
+=========     by thread (1,0,0) in block (0,0,0)
+=========     Address ADDR in __global__ memory
+========= ERROR SUMMARY: 2 errors
+R
+    ok_($st == 0 && $out eq "42 0 32 32 43\n" && $got eq $want,
+        'racecheck on global memory between lanes of one warp: a lock-step handoff and a lock-step shift (Errors); one lane\'s own word, atomics, a __syncwarp handoff: clean',
         "status $st", $out, $err, "got:\n$got");
 }
 
@@ -203,41 +232,60 @@ R
 
 # ------------------------------------------------------------------ leakcheck
 {
+    # the report lines with host frames' module offsets as OFF and paths from fixtures/ (the
+    # program's own: its name)
+    my $leaks = sub {
+        my $t = report($_[0]);
+        $t =~ s{ \[0x[0-9a-f]+\] in \S*/(\S+)$}{ [OFF] in $1}mg;
+        $t =~ s/\(\S+?:(\d+)\)/(PTX:$1)/g;
+        $t =~ s{in \S*?(fixtures/sanitizer/leak\.cu)}{in $1}g;
+        return $t;
+    };
     my $e = build_one('leak');
     my ($st, $out, $err) = $e ? (-1, '', $e) : run({%asan}, $ptxemu, 'run', '--check', 'leakcheck',
         '--error-exitcode', '5', '--', "$fx/leak");
     my $want = <<'R';
 ========= Leaked 1024 bytes at ADDR
+=========     Saved host backtrace up to driver entry point at cudaMalloc time
+=========         Host Frame:main [OFF] in leak
 ========= Leaked 64 bytes at ADDR
-========= LEAK SUMMARY: 1088 bytes leaked in 2 allocations
-========= ERROR SUMMARY: 2 errors
+=========     Saved host backtrace up to driver entry point at cudaMalloc time
+=========         Host Frame:alloc_buffer(unsigned long) [OFF] in leak
+=========         Host Frame:main [OFF] in leak
+========= Leaked 48 bytes at ADDR on the device heap
+=========     Saved device site at malloc time: _Z5leakyPPi+0x60 (PTX:43) in fixtures/sanitizer/leak.cu:11
+=========     by thread (1,0,0) in block (0,0,0)
+========= LEAK SUMMARY: 1136 bytes leaked in 3 allocations
+========= ERROR SUMMARY: 3 errors
 R
-    ok_($st == 5 && $out eq "exit\n" && report($err) eq $want,
-        'leakcheck at exit: the allocations not freed, in allocation order; --error-exitcode 5',
-        "status $st", $out, $err);
+    ok_($st == 5 && $out eq "exit\n" && $leaks->($err) eq $want,
+        'leakcheck at exit: the allocations not freed, in allocation order, each with its cudaMalloc call\'s host backtrace (the helper function that called it, then main), the device malloc block with its instruction and thread; --error-exitcode 5',
+        "status $st", $out, $err, "got:\n" . $leaks->($err));
 
     ($st, $out, $err) = $e ? (-1, '', $e) : run({%asan}, $ptxemu, 'run', '--check', 'all', '--',
         "$fx/leak", 'reset');
-    ok_($st == 0 && $out eq "reset\n" && report($err) eq $want,
+    ok_($st == 0 && $out eq "reset\n" && $leaks->($err) eq $want,
         'leakcheck at cudaDeviceReset (nothing left at exit); no --error-exitcode: the program\'s status',
-        "status $st", $out, $err);
+        "status $st", $out, $err, "got:\n" . $leaks->($err));
 
     ($st, $out, $err) = $e ? (-1, '', $e) : run({%asan}, $ptxemu, 'run', '--check', 'leakcheck',
         '--print-limit', '1', '--log-file', "$tmp/log", '--', "$fx/leak");
     my $log = '';
     if (open(my $fh, '<', "$tmp/log")) { local $/; $log = <$fh> }
-    ok_($st == 0 && $err eq '' && report($log) eq <<'R',
+    ok_($st == 0 && $err eq '' && $leaks->($log) eq <<'R',
 ========= Leaked 1024 bytes at ADDR
-========= LEAK SUMMARY: 1088 bytes leaked in 2 allocations
-========= ERROR SUMMARY: 2 errors
-========= 1 error not printed (--print-limit 1)
+=========     Saved host backtrace up to driver entry point at cudaMalloc time
+=========         Host Frame:main [OFF] in leak
+========= LEAK SUMMARY: 1136 bytes leaked in 3 allocations
+========= ERROR SUMMARY: 3 errors
+========= 2 errors not printed (--print-limit 1)
 R
         '--print-limit 1 --log-file: one report printed, both counted, nothing on stderr',
         "status $st", $err, "log:\n$log");
 
     ($st, $out, $err) = $e ? (-1, '', $e) : run({ %env, PTXEMU_CHECK => 'leakcheck',
         PTXEMU_ERROR_EXITCODE => '4' }, "$fx/leak");
-    ok_($st == 4 && report($err) eq $want,
+    ok_($st == 4 && $leaks->($err) eq $want,
         'PTXEMU_CHECK / PTXEMU_ERROR_EXITCODE through the drop-in libcudart (no ptxemu run)',
         "status $st", $out, $err);
 
@@ -255,6 +303,7 @@ R
         if (open(my $fh, '<', $path)) { local $/; $t = <$fh> }
         $t =~ s/0x[0-9a-f]{6,}/ADDR/g;
         $t =~ s{"/\S*?/(fixtures/|device_atomic_functions)}{"$1}g;
+        $t =~ s{ in /\S*?/fixtures/}{ in fixtures/}g;
         return $t;
     };
     my $e = build_one('grace') || build_one('leak');
@@ -280,10 +329,11 @@ R
 [
   {"tool": "leakcheck", "kind": "leak", "severity": "error", "address": "ADDR", "size": 1024},
   {"tool": "leakcheck", "kind": "leak", "severity": "error", "address": "ADDR", "size": 64},
-  {"summary": {"errors": 2, "reported": 2}}
+  {"tool": "leakcheck", "kind": "leak", "severity": "error", "address": "ADDR", "size": 48, "space": "heap", "site": "_Z5leakyPPi+0x60 (leak.compute_80.ptx:43) in fixtures/sanitizer/leak.cu:11"},
+  {"summary": {"errors": 3, "reported": 3}}
 ]
 [
-  {"tool": "memcheck", "kind": "out-of-bounds", "severity": "error", "kernel": "inc", "block": [0, 0, 0], "thread": [0, 0, 0], "function": "inc", "pc": "0x10", "ptx": "fixtures/check/fill.ptx:62", "source": null, "space": "global", "access": "read", "address": "ADDR", "size": 4, "message": "and crosses the end of the allocation at ADDR of size 2 bytes"},
+  {"tool": "memcheck", "kind": "out-of-bounds", "severity": "error", "kernel": "inc", "block": [0, 0, 0], "thread": [0, 0, 0], "function": "inc", "pc": "0x10", "ptx": "fixtures/check/fill.ptx:77", "source": null, "space": "global", "access": "read", "address": "ADDR", "size": 4, "message": "and crosses the end of the allocation at ADDR of size 2 bytes"},
   {"summary": {"errors": 1, "reported": 1}}
 ]
 J
@@ -304,11 +354,12 @@ J
 <reports>
   <report tool="leakcheck" kind="leak" severity="error"><address>ADDR</address><size>1024</size></report>
   <report tool="leakcheck" kind="leak" severity="error"><address>ADDR</address><size>64</size></report>
-  <summary errors="2" reported="2"/>
+  <report tool="leakcheck" kind="leak" severity="error"><address>ADDR</address><size>48</size><space>heap</space><site>_Z5leakyPPi+0x60 (leak.compute_80.ptx:43) in fixtures/sanitizer/leak.cu:11</site></report>
+  <summary errors="3" reported="3"/>
 </reports>
 <?xml version="1.0" encoding="UTF-8"?>
 <reports>
-  <report tool="memcheck" kind="out-of-bounds" severity="error"><kernel>inc</kernel><block x="0" y="0" z="0"/><thread x="0" y="0" z="0"/><function>inc</function><pc>0x10</pc><ptx>fixtures/check/fill.ptx:62</ptx><space>global</space><access>read</access><address>ADDR</address><size>4</size><message>and crosses the end of the allocation at ADDR of size 2 bytes</message></report>
+  <report tool="memcheck" kind="out-of-bounds" severity="error"><kernel>inc</kernel><block x="0" y="0" z="0"/><thread x="0" y="0" z="0"/><function>inc</function><pc>0x10</pc><ptx>fixtures/check/fill.ptx:77</ptx><space>global</space><access>read</access><address>ADDR</address><size>4</size><message>and crosses the end of the allocation at ADDR of size 2 bytes</message></report>
   <summary errors="1" reported="1"/>
 </reports>
 X
@@ -359,6 +410,9 @@ for my $src (@fixtures) {
     my ($st, $out, $err) = run({%asan}, $ptxemu, 'run', '--check', 'all', '--error-exitcode', '99',
         '--', "./$exe");
     my $rep = report($err);
+    # leaks' host frames: those of a program built without -rdynamic, through the C library,
+    # depend on the toolchain (leak.cu's are asserted above)
+    $rep =~ s/^=========         Host Frame:.*\n//mg;
     if ($name eq 'rt_fault') {
         # its fault is deliberate (memcheck); the buffer cannot be freed before the
         # cudaDeviceReset that clears the sticky error (leakcheck reports it there)
@@ -369,6 +423,7 @@ for my $src (@fixtures) {
 =========     Address ADDR is out of bounds
 =========     and is 0 bytes after the nearest allocation at ADDR of size 256 bytes
 ========= Leaked 256 bytes at ADDR
+=========     Saved host backtrace up to driver entry point at cudaMalloc time
 ========= LEAK SUMMARY: 256 bytes leaked in 1 allocation
 ========= ERROR SUMMARY: 2 errors
 R
@@ -389,6 +444,7 @@ R
 =========     by thread (0,0,0) in block (0,0,0)
 =========     Address ADDR is out of bounds
 ========= Leaked 256 bytes at ADDR
+=========     Saved host backtrace up to driver entry point at cudaMalloc time
 ========= LEAK SUMMARY: 256 bytes leaked in 1 allocation
 ========= Device assertion failed
 =========     at _Z12fails_asserti+0xe0 (rt_errors.compute_80.ptx:128)
