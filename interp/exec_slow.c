@@ -363,6 +363,7 @@ static const slow_handler slow_table[HND__COUNT] = {
 #undef H
 };
 
+#ifndef EXEC_SLOW_V3 /* one copy: the portable build of the handlers serves both fast loops */
 /* A cold handler for a fast loop (exec_loop.h, interp/ops/cold.h): no step report, no checks,
  * no tracing, so its memory reports (if any) go nowhere, as in the inline loop. */
 int exec_cold_run(struct warp *w, struct exec_cold *c)
@@ -377,6 +378,7 @@ int exec_cold_run(struct warp *w, struct exec_cold *c)
     c->nthread = S.nthread;
     return how;
 }
+#endif
 
 /* ------------------------------------------------------------------ checking hook */
 
