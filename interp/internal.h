@@ -268,6 +268,8 @@ struct warp {
     uint64_t its_steps;
     struct its_susp *susp;      /* suspended activations (slots), and how many are in use */
     uint32_t nsusp, susp_used;
+    bool its_resumed;           /* suspended activations were resumed since the last barrier
+                                   wait (its.c gives their other paths a turn first) */
 };
 /* warp.its_stall: quanta in a row with an unchanged signature (its.c), and this bit: a yield
  * is due but the activation running at the quantum's end had no other path (a spin loop that

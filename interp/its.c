@@ -197,9 +197,10 @@ bool its_sync_ready(const struct warp *w, uint32_t pc, uint32_t M, uint32_t need
  * (0); for a barrier the other entries waiting there step past it and the top stays at pc to
  * arrive for the whole warp (1, the caller goes on with the barrier); leaves at pc of
  * suspended activations step past it in both cases. Else the top entry waits at pc and another
- * path runs (0): one of this activation when a missing lane is in it, else the activations
- * from the call out of the innermost activation holding a missing lane are suspended
- * (warp_suspend) and a path of that one runs.
+ * path runs (0): one of this activation while a missing lane is in it, else (the missing
+ * lanes are all in callers' activations) the activations from the call out of the innermost
+ * activation holding a missing lane are suspended (warp_suspend) and a path of that one runs
+ * (after a resume, paths of this activation not waiting here run first, once).
  * -1 when no other path can ever arrive (nothing to switch to, or every path keeps waiting at
  * a barrier of its own: more than 4 × (paths + 1) + 8 barrier yields in one quantum).
  */
@@ -208,7 +209,9 @@ int its_warp_sync(struct warp *w, uint32_t pc, uint32_t M, uint32_t need, bool b
     const uint32_t b = its_base(w), t = w->depth - 1;
     struct simt_entry *s = w->stk;
     need = need_live(w, need);
-    const uint32_t miss = need & ~lanes_at(w, pc, M);
+    const uint32_t at = lanes_at(w, pc, M), miss = need & ~at;
+    const bool resumed = w->its_resumed;
+    w->its_resumed = false;
     s[t].pc = pc;
     if (miss != 0) {
         /* Every path waiting at a barrier (each at a different one) hands the warp to the
@@ -218,9 +221,15 @@ int its_warp_sync(struct warp *w, uint32_t pc, uint32_t M, uint32_t need, bool b
          * resets the count (its_quantum). */
         if (++w->its_bar_yields > 4 * (w->depth + 1) + 8)
             return -1;
-        if (w->ncalls && !(miss & w->calls[w->ncalls - 1].mask)) {
-            /* the missing lanes are in callers' activations: keep the innermost one that
-             * holds one (activation k's lanes: those of call k - 1; the kernel's: all) */
+        uint32_t act = 0; /* lanes in this activation's entries */
+        for (uint32_t i = b; i <= t; i++)
+            act |= s[i].mask;
+        /* The missing lanes are all in callers' activations: suspend this one (and those
+         * between) and run the innermost caller's activation that holds one (activation k's
+         * lanes: those of call k - 1; the kernel's: all). Paths of this activation that do
+         * not wait here (lanes the masks do not name) get a turn first after each resume. */
+        if (w->ncalls && !(miss & w->calls[w->ncalls - 1].mask) &&
+            !(resumed && (act & ~at))) {
             uint32_t k = w->ncalls - 1;
             while (k > 0 && !(miss & w->calls[k - 1].mask))
                 k--;

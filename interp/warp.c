@@ -269,6 +269,7 @@ int warp_init(struct warp *w, struct cta *c, uint32_t id, struct xfunc *kf, uint
     for (uint32_t i = 0; i < w->nsusp; i++)
         w->susp[i].used = false;
     w->susp_used = 0;
+    w->its_resumed = false;
     w->mc.lo = 0;
     w->mc.span = 0;
     w->mc.flags = 0;
@@ -451,6 +452,7 @@ static int resume(struct warp *w)
     w->alloca_top = P->alloca_top;
     P->used = false;
     w->susp_used--;
+    w->its_resumed = true;
     return 0;
 }
 
