@@ -638,6 +638,50 @@ static void verify_form(struct vctx *v, const struct ir_insn *in, bool typed)
     }
 }
 
+/* Member masks (vote, match, elect, shfl), barrier numbers and thread counts (bar, barrier,
+ * bar.warp.sync) are integers: ptxas refuses a floating-point register there ("Arguments
+ * mismatch for instruction 'vote'"), though the size matches. */
+static void verify_int_opnds(struct vctx *v, const struct declmap *dm, const struct ir_insn *in)
+{
+    const struct ir_func *f = v->f;
+    unsigned from = 0, to = 0; /* operand indexes [from, to) */
+    switch (in->op) {
+    case OP_VOTE: case OP_ELECT:
+        from = in->nopnd >= 3 ? in->nopnd - 1 : in->nopnd;
+        to = in->nopnd;
+        break;
+    case OP_MATCH:
+        from = in->nopnd >= 4 ? in->nopnd - 1 : in->nopnd;
+        to = in->nopnd;
+        break;
+    case OP_SHFL:
+        from = in->nopnd >= 6 ? 5 : in->nopnd;
+        to = in->nopnd;
+        break;
+    case OP_BAR: case OP_BARRIER:
+        from = in->mode == MODE_RED ? 1 : 0;
+        to = in->mode == MODE_RED && in->nopnd ? in->nopnd - 1 : in->nopnd;
+        break;
+    case OP_BAR_WARP_SYNC:
+        to = in->nopnd ? 1 : 0;
+        break;
+    default:
+        return;
+    }
+    for (unsigned i = from; i < to; i++) {
+        const struct ir_opnd *o = ir_opnd(f, in, i);
+        if (o->kind != OPK_REG || o->n > 1)
+            continue;
+        const struct ir_regdecl *d = decl_of(dm, f, o);
+        if (!d || type_kind(d->type) != TK_F)
+            continue;
+        char nm[80];
+        reg_name(v, d, o, nm, sizeof nm);
+        VERR(v, in, "operand %u of '%s': register %s is .%s, not an integer", i + 1,
+             ir_op_name((enum ir_op)in->op), nm, ir_type_name((enum ir_type)d->type));
+    }
+}
+
 /* membar: exactly one level (.cta, .gl, .sys), or .proxy with its proxy kind (.alias), and
  * nothing else (ptxas: "Membar level required", "Illegal modifier"). */
 static void verify_membar(struct vctx *v, const struct ir_insn *in)
@@ -721,6 +765,7 @@ static void verify_other(struct vctx *v, const struct declmap *dm, const struct 
         VERR(v, in, "'%s' needs a cache level (.L1, .L2, ...)", name);
     if (in->op == OP_MEMBAR)
         verify_membar(v, in);
+    verify_int_opnds(v, dm, in);
     if (in->op == OP_BRX) { /* ptxas knows only brx.idx ("Not a name of any known instruction") */
         bool idx = false;
         for (unsigned i = 0; i < in->nmod && in->mod + i < f->nmods; i++)
