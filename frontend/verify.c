@@ -530,6 +530,20 @@ static void verify_form(struct vctx *v, const struct ir_insn *in, bool typed)
         in->sem != SEM_NONE && in->scope == SCOPE_NONE)
         VERR(v, in, "'%s' with .%s needs a scope (.cta or .cluster)", name,
              in->sem == SEM_ACQUIRE ? "acquire" : in->sem == SEM_RELEASE ? "release" : "relaxed");
+    /* ... and a scope a semantics ("Modifier '.cta' requires order") */
+    if (in->op >= OP_MBARRIER_INIT && in->op <= OP_MBARRIER_PENDING_COUNT &&
+        in->scope != SCOPE_NONE && in->sem == SEM_NONE)
+        VERR(v, in, "'%s' with a scope needs .acquire, .release or .relaxed", name);
+    /* mbarrier operands are states, counts and phases, never predicates, but for the
+       result of test_wait / try_wait ("Arguments mismatch") */
+    if (in->op >= OP_MBARRIER_INIT && in->op <= OP_MBARRIER_PENDING_COUNT)
+        for (unsigned i = 0; i < in->nopnd; i++) {
+            const struct ir_opnd *o = ir_opnd(f, in, i);
+            if (o->kind == OPK_REG && o->rf == RF_PRED &&
+                !(i == 0 && (in->op == OP_MBARRIER_TEST_WAIT || in->op == OP_MBARRIER_TRY_WAIT)))
+                VERR(v, in, "operand %u of '%s': a predicate where a value is expected", i + 1,
+                     name);
+        }
     if (!typed)
         return;
     unsigned want = in->op == OP_CVT || in->op == OP_SET || in->op == OP_SLCT ? 2 : 1;
