@@ -484,6 +484,14 @@ static uint64_t sel_parse(const char *s, size_t n)
     return u;
 }
 
+/* A .pred register may be an element of a ld/st vector of a 32-bit integer type (ptxas 13
+ * takes {%r1, %p1}; the verifier requires another element that is not a predicate). */
+static bool pred_elem_ok(unsigned op, unsigned type)
+{
+    return (op == OP_LD || op == OP_LDU || op == OP_ST) &&
+           (type == T_U32 || type == T_S32 || type == T_B32);
+}
+
 /* A register operand with a suffix after its name (rd/slot: the base register): a vector
  * component, a video selector, a PTXPlus half (.lo/.hi) or condition-code test. Fills o;
  * -1 (reported) when the suffix does not apply. */
@@ -579,7 +587,8 @@ void b_o_id(struct ptx_builder *b, struct ptx_tok t, int flags)
             b_err(b, t.off, "predicate '%.*s' used where a .b64 value is expected", (int)t.len,
                   s);
             b->insn_bad = 1;
-        } else if (strchr("daDAhsuUw", c) && type && type != T_PRED && rd->rf == RF_PRED) {
+        } else if (strchr("daDAhsuUw", c) && type && type != T_PRED && rd->rf == RF_PRED &&
+                   !(b->in_list && pred_elem_ok(b->insn.op, type))) {
             if (!b->in_list && b->ntop == 0 && b->pos == 0 && !b->has_ccd) {
                 /* maybe a PTXPlus flag destination `$p|$r`: decided by what follows */
                 b->ccd_cand = 1;

@@ -350,14 +350,15 @@ static const char *space_word(unsigned sp)
     }
 }
 
-/* A .global or generic access by ld, st, atom, red or prefetch (the ones whose address width
- * ptxas holds against .address_size). */
+/* A .global or generic access by ld, st, atom, red, prefetch or mbarrier.* (the ones whose
+ * address width ptxas holds against .address_size). */
 static bool global_access(const struct ir_insn *in)
 {
     bool generic = in->space == SP_NONE || in->space == SP_GLOBAL || in->space == SP_GENERIC;
     return generic && (in->op == OP_LD || in->op == OP_LDU || in->op == OP_ST ||
                        in->op == OP_ATOM || in->op == OP_RED || in->op == OP_PREFETCH ||
-                       in->op == OP_PREFETCHU);
+                       in->op == OP_PREFETCHU ||
+                       (in->op >= OP_MBARRIER_INIT && in->op <= OP_MBARRIER_PENDING_COUNT));
 }
 
 /* Does some .global/generic access of the module use an 8/16-bit address register? ptxas
@@ -520,7 +521,29 @@ static void verify_form(struct vctx *v, const struct ir_insn *in, bool typed)
             sync |= f->mods[in->mod + i] == MOD_SYNC;
         if (!sync)
             VERR(v, in, "'redux' needs .sync");
+        else if (in->mode < MODE_ADD || in->mode > MODE_XOR)
+            VERR(v, in, "'redux' needs an operation (.add, .min, .max, .and, .or, .xor)");
     }
+    /* mbarrier.* with .acquire/.release/.relaxed names a scope too (ptxas: "Modifier
+       '.acquire' requires scope") */
+    if (in->op >= OP_MBARRIER_INIT && in->op <= OP_MBARRIER_PENDING_COUNT &&
+        in->sem != SEM_NONE && in->scope == SCOPE_NONE)
+        VERR(v, in, "'%s' with .%s needs a scope (.cta or .cluster)", name,
+             in->sem == SEM_ACQUIRE ? "acquire" : in->sem == SEM_RELEASE ? "release" : "relaxed");
+    /* ... and a scope a semantics ("Modifier '.cta' requires order") */
+    if (in->op >= OP_MBARRIER_INIT && in->op <= OP_MBARRIER_PENDING_COUNT &&
+        in->scope != SCOPE_NONE && in->sem == SEM_NONE)
+        VERR(v, in, "'%s' with a scope needs .acquire, .release or .relaxed", name);
+    /* mbarrier operands are states, counts and phases, never predicates, but for the
+       result of test_wait / try_wait ("Arguments mismatch") */
+    if (in->op >= OP_MBARRIER_INIT && in->op <= OP_MBARRIER_PENDING_COUNT)
+        for (unsigned i = 0; i < in->nopnd; i++) {
+            const struct ir_opnd *o = ir_opnd(f, in, i);
+            if (o->kind == OPK_REG && o->rf == RF_PRED &&
+                !(i == 0 && (in->op == OP_MBARRIER_TEST_WAIT || in->op == OP_MBARRIER_TRY_WAIT)))
+                VERR(v, in, "operand %u of '%s': a predicate where a value is expected", i + 1,
+                     name);
+        }
     if (!typed)
         return;
     unsigned want = in->op == OP_CVT || in->op == OP_SET || in->op == OP_SLCT ? 2 : 1;
@@ -629,6 +652,79 @@ static void verify_form(struct vctx *v, const struct ir_insn *in, bool typed)
     }
 }
 
+/* Member masks (vote, match, elect, shfl), barrier numbers and thread counts (bar, barrier,
+ * bar.warp.sync) are integers: ptxas refuses a floating-point register there ("Arguments
+ * mismatch for instruction 'vote'"), though the size matches. */
+static void verify_int_opnds(struct vctx *v, const struct declmap *dm, const struct ir_insn *in)
+{
+    const struct ir_func *f = v->f;
+    unsigned from = 0, to = 0; /* operand indexes [from, to) */
+    switch (in->op) {
+    case OP_VOTE: case OP_ELECT:
+        from = in->nopnd >= 3 ? in->nopnd - 1 : in->nopnd;
+        to = in->nopnd;
+        break;
+    case OP_MATCH:
+        from = in->nopnd >= 4 ? in->nopnd - 1 : in->nopnd;
+        to = in->nopnd;
+        break;
+    case OP_SHFL:
+        from = in->nopnd >= 6 ? 5 : in->nopnd;
+        to = in->nopnd;
+        break;
+    case OP_BAR: case OP_BARRIER:
+        from = in->mode == MODE_RED ? 1 : 0;
+        to = in->mode == MODE_RED && in->nopnd ? in->nopnd - 1 : in->nopnd;
+        break;
+    case OP_BAR_WARP_SYNC:
+        to = in->nopnd ? 1 : 0;
+        break;
+    default:
+        return;
+    }
+    for (unsigned i = from; i < to; i++) {
+        const struct ir_opnd *o = ir_opnd(f, in, i);
+        if (o->kind != OPK_REG || o->n > 1)
+            continue;
+        const struct ir_regdecl *d = decl_of(dm, f, o);
+        if (!d || type_kind(d->type) != TK_F)
+            continue;
+        char nm[80];
+        reg_name(v, d, o, nm, sizeof nm);
+        VERR(v, in, "operand %u of '%s': register %s is .%s, not an integer", i + 1,
+             ir_op_name((enum ir_op)in->op), nm, ir_type_name((enum ir_type)d->type));
+    }
+}
+
+/* membar: exactly one level (.cta, .gl, .sys), or .proxy with its proxy kind (.alias), and
+ * nothing else (ptxas: "Membar level required", "Illegal modifier"). */
+static void verify_membar(struct vctx *v, const struct ir_insn *in)
+{
+    const struct ir_func *f = v->f;
+    unsigned lv = 0, px = 0, kind = 0;
+    for (unsigned i = 0; i < in->nmod && in->mod + i < f->nmods; i++) {
+        const char *mn = ir_mod_name((enum ir_mod)f->mods[in->mod + i]);
+        if (!strcmp(mn, "cta") || !strcmp(mn, "gl") || !strcmp(mn, "sys")) {
+            lv |= 1u << (mn[0] == 'c' ? 0 : mn[0] == 'g' ? 1 : 2); /* a repeat: "given twice" */
+        } else if (!strcmp(mn, "proxy")) {
+            px++;
+        } else if (!strcmp(mn, "alias")) {
+            kind++;
+        } else {
+            VERR(v, in, "'membar' does not take .%s", mn);
+            return;
+        }
+    }
+    if (px && (lv || !kind))
+        VERR(v, in, lv ? "'membar.proxy' takes no level" : "'membar.proxy' needs a proxy kind (.alias)");
+    else if (!px && kind)
+        VERR(v, in, "'membar' does not take .alias (only membar.proxy does)");
+    else if (!px && lv == 0)
+        VERR(v, in, "'membar' needs a level (.cta, .gl or .sys)");
+    else if (lv & (lv - 1))
+        VERR(v, in, "'membar' takes one level, not %d", __builtin_popcount(lv));
+}
+
 /* Instructions outside the typed list with fixed operand rules: 64-bit pointer, descriptor and
  * policy operands ('w' in ops.def, except cvta and isspacep, which follow their type or take
  * either width) are .b64/.u64/.s64 registers in 64-bit code; vote's destination is a .pred
@@ -681,6 +777,16 @@ static void verify_other(struct vctx *v, const struct declmap *dm, const struct 
     }
     if ((in->op == OP_PREFETCH || in->op == OP_PREFETCHU) && !level)
         VERR(v, in, "'%s' needs a cache level (.L1, .L2, ...)", name);
+    if (in->op == OP_MEMBAR)
+        verify_membar(v, in);
+    verify_int_opnds(v, dm, in);
+    if (in->op == OP_BRX) { /* ptxas knows only brx.idx ("Not a name of any known instruction") */
+        bool idx = false;
+        for (unsigned i = 0; i < in->nmod && in->mod + i < f->nmods; i++)
+            idx |= f->mods[in->mod + i] == MOD_IDX;
+        if (!idx)
+            VERR(v, in, "'brx' needs .idx");
+    }
     if ((in->op == OP_BAR || in->op == OP_BARRIER) && in->mode == MODE_NONE)
         VERR(v, in, "'%s' needs .sync, .arrive or .red", name);
     if ((in->op == OP_ATOM || in->op == OP_RED) && (in->mode < MODE_ADD || in->mode > MODE_XOR))
@@ -724,16 +830,32 @@ static void verify_other(struct vctx *v, const struct declmap *dm, const struct 
     case OP_MATCH: case OP_TCGEN05_ALLOC: case OP_TCGEN05_DEALLOC:
         if (ntype > 1)
             VERR(v, in, "'%s' takes one instruction type, not %u", name, ntype);
-        else if (ntype == 1 && in->op >= OP_MBARRIER_INIT && in->op <= OP_MBARRIER_PENDING_COUNT &&
-                 in->type[0] != T_B64)
-            VERR(v, in, "'%s' takes type .b64", name);
+        else if (in->op >= OP_MBARRIER_INIT && in->op <= OP_MBARRIER_PENDING_COUNT &&
+                 (ntype == 0 || in->type[0] != T_B64))
+            VERR(v, in, "'%s' takes type .b64", name); /* and needs it (ptxas) */
         break;
     case OP_SHFL:
         if (ntype == 1 && in->type[0] != T_B32)
             VERR(v, in, "'%s' takes type .b32", name);
         break;
+    case OP_NANOSLEEP:
+        if (ntype != 1 || in->type[0] != T_U32)
+            VERR(v, in, "'%s' takes type .u32", name);
+        break;
     default:
         break;
+    }
+    /* the one type ptxas takes ("Unexpected instruction types specified for 'activemask'") */
+    if (ntype <= 1 &&
+        ((in->op == OP_ACTIVEMASK && (ntype == 0 || in->type[0] != T_B32)) ||
+         (in->op == OP_MATCH && (ntype == 0 || (in->type[0] != T_B32 && in->type[0] != T_B64)))))
+        VERR(v, in, "'%s' takes type %s", name, in->op == OP_MATCH ? ".b32 or .b64" : ".b32");
+    /* a barrier number is 0..15 (ptxas: "Barrier number '16' out of range") */
+    if ((in->op == OP_BAR || in->op == OP_BARRIER) && in->nopnd >= 1) {
+        const struct ir_opnd *id = ir_opnd(f, in, in->mode == MODE_RED ? 1 : 0);
+        if (id->kind == OPK_IMM && id->imm.u > 15)
+            VERR(v, in, "barrier number %llu is out of range (0..15)",
+                 (unsigned long long)id->imm.u);
     }
     if ((in->op == OP_TEX || in->op == OP_TLD4) && ntype != 2)
         VERR(v, in, "'%s' takes two instruction types, not %u", name, ntype);
@@ -808,9 +930,21 @@ static void verify_types(struct vctx *v, const struct declmap *dm, const struct 
                ones: nvcc -G writes ld.param.v4.b8 {%rs1, …} for a returned uchar4); wider
                elements must match, as ptxas requires */
             const bool ewide = wide && ir_type_size((enum ir_type)ew) == 1;
+            /* ptxas 13 takes a .pred element in a ld/st vector of a 32-bit integer type
+               when another element is a register that is not one ({%r1, %p1}; the engine
+               stores 0 or 1 and loads value != 0, not verified on a GPU) */
+            bool pred_ok = false;
+            if ((in->op == OP_LD || in->op == OP_LDU || in->op == OP_ST) &&
+                (ew == T_U32 || ew == T_S32 || ew == T_B32))
+                for (unsigned k = 0; k < o->n; k++) {
+                    const struct ir_opnd *e = &f->opnds[o->first + k];
+                    const struct ir_regdecl *d = e->kind == OPK_REG ? decl_of(dm, f, e) : NULL;
+                    pred_ok |= d && d->type != T_PRED;
+                }
             for (unsigned k = 0; k < o->n; k++) {
                 const struct ir_opnd *e = &f->opnds[o->first + k];
-                if (e->kind == OPK_REG)
+                const struct ir_regdecl *d = e->kind == OPK_REG ? decl_of(dm, f, e) : NULL;
+                if (e->kind == OPK_REG && !(pred_ok && d && d->type == T_PRED))
                     check_reg(v, dm, in, e, i, ew, ewide, true);
             }
         } else if (o->kind == OPK_SREG && type_kind(want) == TK_F) {

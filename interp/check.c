@@ -800,6 +800,11 @@ struct check_cta {
      * the CTA's handoff: the largest clocks warps had when they arrived at a barrier */
     struct gwarp {
         uint32_t gacq, cacq, ep;
+        /* synccheck under independent thread scheduling: the aligned barrier paths of the
+         * warp wait at (jfn, jpc; jfn NULL: none), the lanes that reached it, the live lanes
+         * when the first did, the lanes already reported at another barrier */
+        const struct xfunc *jfn;
+        uint32_t jpc, jarr, jneed, jrep;
     } *gw;
     uint32_t nw;
     uint32_t pend_g, pend_c;
@@ -1537,21 +1542,68 @@ void check_async_accesses(struct warp *w, uint32_t pc, const struct engine_acces
                   false, CHECK_INITCHECK);
 }
 
+/* A divergent aligned barrier: lanes M of warp w executed the one at fn/pc, `need` had to. */
+static void sync_block(struct warp *w, const struct xfunc *fn, uint32_t pc, uint32_t M,
+                       uint32_t need)
+{
+    struct finding x;
+    finding_at(&x, w, pc, (unsigned)__builtin_ctz(M), F_SYNC_BLOCK);
+    x.fn1 = fn;
+    x.mask = M;
+    x.need = need;
+    finding_add(w->cta->L, &x);
+}
+
+/*
+ * Under independent thread scheduling (sm_70+) the paths of a warp reach an aligned barrier
+ * one after the other and its.c joins them there (the warp arrives once all its live lanes
+ * stand at it): judge the barrier when the warp arrives, with every lane that reached it and
+ * the live lanes when the first did (lanes that exited meanwhile never reached it). A path
+ * reaching another barrier while one waits is divergent at once, both barriers (each lane
+ * once per wait). False while the path waits (nothing to judge yet); else true with *M and
+ * *need set for the warp's arrival.
+ */
+static bool sync_join(struct warp *w, uint32_t pc, uint32_t *M, uint32_t *need)
+{
+    struct gwarp *g = &w->cta->chk->gw[w->id];
+    if (g->jfn && (g->jfn != w->fn || g->jpc != pc)) {
+        if (g->jarr & ~g->jrep)
+            sync_block(w, g->jfn, g->jpc, g->jarr, g->jneed);
+        if (*M & ~g->jrep)
+            sync_block(w, w->fn, pc, *M, *need);
+        g->jrep |= g->jarr | *M;
+        return false;
+    }
+    if (!g->jfn) {
+        g->jfn = w->fn;
+        g->jpc = pc;
+        g->jarr = g->jrep = 0;
+        g->jneed = *need;
+    }
+    g->jarr |= *M;
+    if (!its_sync_ready(w, pc, *M, *need))
+        return false;
+    g->jfn = NULL;
+    if (g->jrep)
+        return false; /* reported when a path reached another barrier */
+    *M = g->jarr;
+    *need = g->jneed;
+    return true;
+}
+
 /* synccheck of a barrier (see internal.h). */
 void check_barrier(struct warp *w, uint32_t pc, uint32_t M, uint32_t need, uint32_t count)
 {
     struct finding x;
+    if (w->its && !sync_join(w, pc, &M, &need))
+        return;
     if (count % 32) {
         finding_at(&x, w, pc, (unsigned)__builtin_ctz(M), F_SYNC_COUNT);
         x.need = count;
         finding_add(w->cta->L, &x);
     }
-    if (M != need) {
-        finding_at(&x, w, pc, (unsigned)__builtin_ctz(M), F_SYNC_BLOCK);
-        x.mask = M;
-        x.need = need;
-        finding_add(w->cta->L, &x);
-    }
+    if (M != need)
+        sync_block(w, w->fn, pc, M, need);
     /* a barrier for the whole CTA (no thread count, immediate id: what __syncthreads is)
      * waited for at two instructions in one phase: warps took different paths to it */
     const struct ir_insn *in = &w->fn->insns[pc];

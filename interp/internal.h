@@ -191,6 +191,23 @@ struct simt_entry {
     uint32_t pc;
     uint32_t rpc; /* IR_NOPC: reconverges at the function's (virtual) exit */
     uint32_t mask;
+    uint32_t susp; /* its.c: 0, or 1 + the warp.susp slot of the calls this (calling) entry
+                      made, suspended while other paths of its activation run */
+};
+
+/* Independent thread scheduling (its.c, warp.c): the activations a path made calls into,
+ * set aside while the warp runs other paths of the caller's activation (a __syncwarp in a
+ * called function waiting for lanes of the caller's other paths): the SIMT entries above the
+ * calling entry and the call records from its call on (bases relative to the first saved
+ * entry), the innermost activation's state, the arena in use when it was suspended (its frames
+ * stay there: calls of other paths go above them). */
+struct its_susp {
+    struct simt_entry *ent;
+    struct call_rec *calls;
+    uint32_t nent, ent_cap, ncall, call_cap;
+    struct xfunc *fn;
+    uint32_t frame_off, sp, alloca_top, arena_end;
+    bool used;
 };
 
 /* A call frame: where to return, and the caller's state to restore. */
@@ -268,6 +285,10 @@ struct warp {
     uint32_t its_depth, its_mask, its_rpc, its_stall;
     uint32_t its_bar_yields;    /* barrier waits that yielded since the last quantum end */
     uint64_t its_steps;
+    struct its_susp *susp;      /* suspended activations (slots), and how many are in use */
+    uint32_t nsusp, susp_used;
+    bool its_resumed;           /* suspended activations were resumed since the last barrier
+                                   wait (its.c gives their other paths a turn first) */
 };
 /* warp.its_stall: quanta in a row with an unchanged signature (its.c), and this bit: a yield
  * is due but the activation running at the quantum's end had no other path (a spin loop that
@@ -439,6 +460,14 @@ static inline bool vm_call_direct(const struct ir_opnd *O, unsigned nopnd)
 void its_quantum(struct warp *w);
 bool its_yield(struct warp *w);
 int its_warp_sync(struct warp *w, uint32_t pc, uint32_t M, uint32_t need, bool bar);
+/* Would lanes M of warp w at pc (of the current function), needing the live lanes `need`,
+ * pass a bar.warp.sync or aligned barrier now (every needed lane stands there, suspended
+ * activations included), rather than wait for other paths? (synccheck asks, check.c) */
+bool its_sync_ready(const struct warp *w, uint32_t pc, uint32_t M, uint32_t need);
+/* warp.c: set aside the activations of calls [keep, ncalls) (the top path's, see struct
+ * its_susp): the warp continues in activation `keep`, whose calling entry is marked (0, or -1
+ * out of memory); resume them when that entry is on top again (settle does). */
+int warp_suspend(struct warp *w, uint32_t keep);
 
 /* warp.c: SIMT stack and frames */
 int warp_init(struct warp *w, struct cta *c, uint32_t id, struct xfunc *kf, uint32_t valid);

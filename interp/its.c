@@ -25,11 +25,18 @@
  *    executing entry (the lanes reconverge) and other waiting entries step past it. An
  *    aligned CTA barrier (bar.sync, barrier.sync.aligned: __syncthreads) is per thread too:
  *    the warp arrives once all its live lanes stand at it (a lane spinning on another CTA
- *    before __syncthreads is waited for); a bar.red's predicate counts the arriving entry's
- *    lanes only when the warp reached it in several paths.
+ *    before __syncthreads is waited for); a bar.red then reduces the predicates of all of
+ *    them (each path's lanes kept theirs in the register while they waited).
+ *  - Calls: entries below the current call's base belong to the caller's frame, and a quantum
+ *    yield switches paths within one activation. A path waiting at bar.warp.sync or a barrier
+ *    inside a called function (nvcc -G calls __syncwarp through a .func) for lanes of its
+ *    callers' other paths suspends the activations it called into (warp_suspend, warp.c):
+ *    they are set aside with their frames, the calling entry is marked, and paths of the
+ *    caller run; lanes of a suspended activation standing at the same instruction of the
+ *    same function count as arrived (they step past it when all are there), and the
+ *    activations are resumed when the calling entry is on top again (warp.c settle).
  *
- * Entries below the current call's base belong to the caller's frame: paths are only switched
- * within one activation. Warps that never diverge pay one comparison per quantum.
+ * Warps that never diverge pay one comparison per quantum.
  */
 #include <string.h>
 
@@ -62,12 +69,12 @@ bool its_yield(struct warp *w)
         /* drop finished siblings (at R, their lanes wait in the parent) and empty ones */
         uint32_t k = g;
         for (uint32_t i = g; i < t; i++)
-            if (s[i].mask != 0 && s[i].pc != R)
+            if (s[i].mask != 0 && (s[i].pc != R || s[i].susp))
                 s[k++] = s[i];
         s[k] = s[t];
         w->depth = k + 1;
         t = k;
-        const bool parent = g > b && s[g - 1].pc == R;
+        const bool parent = g > b && s[g - 1].pc == R && !s[g - 1].susp;
         uint32_t U = 0;
         for (uint32_t i = g; i <= t; i++)
             U |= s[i].mask;
@@ -75,7 +82,7 @@ bool its_yield(struct warp *w)
             /* detach the lanes waiting in the parent: [top, siblings…, parent's lanes] */
             const uint32_t p = g - 1, O = s[p].rpc;
             const struct simt_entry top = s[t];
-            const struct simt_entry pn = {R, O, s[p].mask & ~U};
+            const struct simt_entry pn = {R, O, s[p].mask & ~U, 0};
             memmove(&s[p + 1], &s[g], (size_t)(t - g) * sizeof *s);
             s[p] = top;
             s[t] = pn;
@@ -131,13 +138,69 @@ void its_quantum(struct warp *w)
     w->its_rpc = w->depth ? w->stk[j].rpc : 0;
 }
 
+/* Lanes of leaf entries among e[from, to) (no lanes of theirs in an entry above; `seen`: the
+ * lanes of entries at and above `to`) whose pc is pc, calling entries of suspended activations
+ * left out. */
+static uint32_t leaves_at(const struct simt_entry *e, uint32_t from, uint32_t to, uint32_t seen,
+                          uint32_t pc)
+{
+    uint32_t at = 0;
+    for (uint32_t i = to; i-- > from;) {
+        const uint32_t own = e[i].mask & ~seen;
+        if (own == e[i].mask && e[i].pc == pc && !e[i].susp)
+            at |= own;
+        seen |= e[i].mask;
+    }
+    return at;
+}
+
+/* First entry of the innermost activation of suspended activations P. */
+static uint32_t susp_base(const struct its_susp *P)
+{
+    return P->calls[P->ncall - 1].base;
+}
+
+/* Lanes of warp w standing at pc of its current function: the executing lanes M and the
+ * top entry's (those a guard left out too), leaves of the current activation at pc, and the
+ * leaves at pc of suspended activations in the same function (their innermost activation). */
+static uint32_t lanes_at(const struct warp *w, uint32_t pc, uint32_t M)
+{
+    const uint32_t t = w->depth - 1;
+    const struct simt_entry *s = w->stk;
+    uint32_t at = M | s[t].mask | leaves_at(s, its_base(w), t, s[t].mask, pc);
+    for (uint32_t i = 0; w->susp_used && i < w->nsusp; i++) {
+        const struct its_susp *P = &w->susp[i];
+        if (P->used && P->fn == w->fn)
+            at |= leaves_at(P->ent, susp_base(P), P->nent, 0, pc);
+    }
+    return at;
+}
+
+/* Lanes of `need` that can still arrive: those that did not exit, whatever activation or
+ * path they are in. */
+static uint32_t need_live(const struct warp *w, uint32_t need)
+{
+    return need & w->valid & ~w->exited;
+}
+
+/* Would the lanes M at pc pass now (see internal.h)? */
+bool its_sync_ready(const struct warp *w, uint32_t pc, uint32_t M, uint32_t need)
+{
+    return (need_live(w, need) & ~lanes_at(w, pc, M)) == 0;
+}
+
 /*
  * bar.warp.sync (bar false) or an aligned CTA barrier (bar true) at pc executed by lanes M
  * (the top entry) that needs the lanes `need`, which holds live lanes outside M. When every
- * needed live lane of the activation waits at pc, all pass it: for bar.warp.sync sibling
- * entries merge into the top and the top steps past pc (0); for a barrier the other entries
- * waiting there step past it and the top stays at pc to arrive for the whole warp (1, the
- * caller goes on with the barrier). Else the top entry waits at pc and another path runs (0).
+ * needed live lane waits at pc (in this activation or a suspended one of the same function),
+ * all pass it: for bar.warp.sync sibling entries merge into the top and the top steps past pc
+ * (0); for a barrier the other entries waiting there step past it and the top stays at pc to
+ * arrive for the whole warp (1, the caller goes on with the barrier); leaves at pc of
+ * suspended activations step past it in both cases. Else the top entry waits at pc and another
+ * path runs (0): one of this activation while a missing lane is in it, else (the missing
+ * lanes are all in callers' activations) the activations from the call out of the innermost
+ * activation holding a missing lane are suspended (warp_suspend) and a path of that one runs
+ * (after a resume, paths of this activation not waiting here run first, once).
  * -1 when no other path can ever arrive (nothing to switch to, or every path keeps waiting at
  * a barrier of its own: more than 4 × (paths + 1) + 8 barrier yields in one quantum).
  */
@@ -145,21 +208,12 @@ int its_warp_sync(struct warp *w, uint32_t pc, uint32_t M, uint32_t need, bool b
 {
     const uint32_t b = its_base(w), t = w->depth - 1;
     struct simt_entry *s = w->stk;
-    uint32_t live = w->valid & ~w->exited;
-    if (w->ncalls)
-        live &= w->calls[w->ncalls - 1].mask;
-    need &= live;
-    /* lanes standing at pc: the top's, and those of leaf entries (no lanes of theirs in an
-     * entry above) whose pc is pc */
-    uint32_t seen = s[t].mask, at = M | s[t].mask; /* the top's lanes a guard left out too */
-    for (uint32_t i = t; i-- > b;) {
-        const uint32_t own = s[i].mask & ~seen;
-        if (own == s[i].mask && s[i].pc == pc)
-            at |= own;
-        seen |= s[i].mask;
-    }
+    need = need_live(w, need);
+    const uint32_t at = lanes_at(w, pc, M), miss = need & ~at;
+    const bool resumed = w->its_resumed;
+    w->its_resumed = false;
     s[t].pc = pc;
-    if ((need & ~at) != 0) {
+    if (miss != 0) {
         /* Every path waiting at a barrier (each at a different one) hands the warp to the
          * next for ever, no instruction but barriers running: far more barrier yields in one
          * quantum than the warp has paths means none can ever arrive (a deadlock, reported
@@ -167,23 +221,50 @@ int its_warp_sync(struct warp *w, uint32_t pc, uint32_t M, uint32_t need, bool b
          * resets the count (its_quantum). */
         if (++w->its_bar_yields > 4 * (w->depth + 1) + 8)
             return -1;
+        uint32_t act = 0; /* lanes in this activation's entries */
+        for (uint32_t i = b; i <= t; i++)
+            act |= s[i].mask;
+        /* The missing lanes are all in callers' activations: suspend this one (and those
+         * between) and run the innermost caller's activation that holds one (activation k's
+         * lanes: those of call k - 1; the kernel's: all). Paths of this activation that do
+         * not wait here (lanes the masks do not name) get a turn first after each resume. */
+        if (w->ncalls && !(miss & w->calls[w->ncalls - 1].mask) &&
+            !(resumed && (act & ~at))) {
+            uint32_t k = w->ncalls - 1;
+            while (k > 0 && !(miss & w->calls[k - 1].mask))
+                k--;
+            if (warp_suspend(w, k) != 0)
+                return -1;
+        }
         return its_yield(w) ? 0 : -1;
     }
     /* everyone is here: siblings of the top merge into it, other waiting leaves step on */
     const uint32_t R = s[t].rpc;
     bool group = true;
-    seen = s[t].mask;
+    uint32_t seen = s[t].mask;
     for (uint32_t i = t; i-- > b;) {
         const uint32_t own = s[i].mask & ~seen;
         seen |= s[i].mask;
         group = group && s[i].rpc == R;
-        if (own != s[i].mask || s[i].pc != pc || own == 0)
+        if (own != s[i].mask || s[i].pc != pc || own == 0 || s[i].susp)
             continue;
         if (group && !bar) {
             s[t].mask |= own;
             s[i].mask = 0;
         } else {
             s[i].pc = pc + 1;
+        }
+    }
+    for (uint32_t j = 0; w->susp_used && j < w->nsusp; j++) {
+        struct its_susp *P = &w->susp[j];
+        if (!P->used || P->fn != w->fn)
+            continue;
+        seen = 0;
+        for (uint32_t i = P->nent; i-- > susp_base(P);) {
+            const uint32_t own = P->ent[i].mask & ~seen;
+            seen |= P->ent[i].mask;
+            if (own == P->ent[i].mask && own != 0 && P->ent[i].pc == pc && !P->ent[i].susp)
+                P->ent[i].pc = pc + 1;
         }
     }
     if (bar)

@@ -15,6 +15,13 @@
  * every activation gets its own register frame, .param frame and .local frame.
  *
  * Register frames live in a per-warp arena addressed by offsets (it may be reallocated).
+ *
+ * Independent thread scheduling (its.c) may suspend the activations a path called into
+ * (warp_suspend: a __syncwarp in a called function waits for lanes of the caller's other
+ * paths): they are set aside, the calling entry is marked, and settle puts them back on top
+ * when that entry is on top again. Their register frames stay in the arena (a return never
+ * lowers it below them); their .local frames may be reused by other paths' calls, which is
+ * safe because those write other lanes' local memory.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -259,6 +266,10 @@ int warp_init(struct warp *w, struct cta *c, uint32_t id, struct xfunc *kf, uint
     w->its = kf->m->target_sm >= 70; /* independent thread scheduling (its.c) */
     w->its_depth = w->its_stall = w->its_bar_yields = 0;
     w->its_steps = 0;
+    for (uint32_t i = 0; i < w->nsusp; i++)
+        w->susp[i].used = false;
+    w->susp_used = 0;
+    w->its_resumed = false;
     w->mc.lo = 0;
     w->mc.span = 0;
     w->mc.flags = 0;
@@ -312,6 +323,13 @@ void warp_free(struct warp *w)
     free(w->arena);
     free(w->stk);
     free(w->calls);
+    for (uint32_t i = 0; i < w->nsusp; i++) {
+        free(w->susp[i].ent);
+        free(w->susp[i].calls);
+    }
+    free(w->susp);
+    w->susp = NULL;
+    w->nsusp = w->susp_used = 0;
     w->arena = NULL;
     w->tmpl_serial = 0;
     w->stk = NULL;
@@ -332,7 +350,109 @@ int warp_push(struct warp *w, uint32_t pc, uint32_t rpc, uint32_t mask)
         w->stk = s;
         w->stk_cap = cap;
     }
-    w->stk[w->depth++] = (struct simt_entry){pc, rpc, mask};
+    w->stk[w->depth++] = (struct simt_entry){pc, rpc, mask, 0};
+    return 0;
+}
+
+/* ------------------------------------------------------------------ suspended activations */
+
+/* Array p (elements of size sz, capacity *cap) grown to hold n: the array, or NULL out of
+ * memory (p is then still valid). */
+static void *grow(void *p, uint32_t *cap, uint32_t n, size_t sz)
+{
+    if (n <= *cap && p)
+        return p;
+    uint32_t c = *cap ? *cap : 8;
+    while (c < n)
+        c *= 2;
+    void *q = realloc(p, c * sz);
+    if (q)
+        *cap = c;
+    return q;
+}
+
+/* Suspend the activations of calls [keep, ncalls) (see internal.h). */
+int warp_suspend(struct warp *w, uint32_t keep)
+{
+    uint32_t i = 0;
+    while (i < w->nsusp && w->susp[i].used)
+        i++;
+    if (i == w->nsusp) {
+        struct its_susp *n = realloc(w->susp, (w->nsusp + 1) * sizeof *n);
+        if (!n)
+            return -1;
+        w->susp = n;
+        memset(&n[w->nsusp++], 0, sizeof *n);
+    }
+    struct its_susp *P = &w->susp[i];
+    const uint32_t b = w->calls[keep].base;
+    const uint32_t ne = w->depth - b, nc = w->ncalls - keep;
+    struct simt_entry *e = grow(P->ent, &P->ent_cap, ne, sizeof *e);
+    if (!e)
+        return -1;
+    P->ent = e;
+    struct call_rec *c = grow(P->calls, &P->call_cap, nc, sizeof *c);
+    if (!c)
+        return -1;
+    P->calls = c;
+    memcpy(P->ent, &w->stk[b], ne * sizeof *P->ent);
+    memcpy(P->calls, &w->calls[keep], nc * sizeof *P->calls);
+    for (uint32_t k = 0; k < nc; k++)
+        P->calls[k].base -= b;
+    P->nent = ne;
+    P->ncall = nc;
+    P->fn = w->fn;
+    P->frame_off = w->frame_off;
+    P->sp = w->sp;
+    P->alloca_top = w->alloca_top;
+    P->arena_end = w->arena_used;
+    P->used = true;
+    w->susp_used++;
+    /* back in the calling activation, as if the call had returned (its frames stay) */
+    const struct call_rec *r = &w->calls[keep];
+    w->fn = r->caller;
+    w->frame_off = r->frame_off;
+    warp_bind(w);
+    w->sp = r->sp;
+    w->alloca_top = r->alloca_top;
+    w->depth = b;
+    w->ncalls = keep;
+    w->stk[b - 1].susp = i + 1;
+    return 0;
+}
+
+/* The top entry made calls that were suspended: put them back on top. 0, or -1 when the
+ * stacks cannot grow. */
+static int resume(struct warp *w)
+{
+    struct its_susp *P = &w->susp[w->stk[w->depth - 1].susp - 1];
+    const uint32_t b = w->depth;
+    if (b + P->nent > WARP_MAX_DEPTH)
+        return -1;
+    struct simt_entry *s = grow(w->stk, &w->stk_cap, b + P->nent, sizeof *s);
+    if (!s)
+        return -1;
+    w->stk = s;
+    struct call_rec *c = grow(w->calls, &w->calls_cap, w->ncalls + P->ncall, sizeof *c);
+    if (!c)
+        return -1;
+    w->calls = c;
+    w->stk[b - 1].susp = 0;
+    memcpy(&w->stk[b], P->ent, P->nent * sizeof *P->ent);
+    for (uint32_t k = 0; k < P->ncall; k++) {
+        w->calls[w->ncalls + k] = P->calls[k];
+        w->calls[w->ncalls + k].base += b;
+    }
+    w->depth += P->nent;
+    w->ncalls += P->ncall;
+    w->fn = P->fn;
+    w->frame_off = P->frame_off;
+    warp_bind(w);
+    w->sp = P->sp;
+    w->alloca_top = P->alloca_top;
+    P->used = false;
+    w->susp_used--;
+    w->its_resumed = true;
     return 0;
 }
 
@@ -353,6 +473,10 @@ static void finish_call(struct warp *w)
     w->frame_off = r->frame_off;
     warp_bind(w);
     w->arena_used = r->arena_mark;
+    /* frames of suspended activations (its.c) stay where they are */
+    for (uint32_t i = 0; w->susp_used && i < w->nsusp; i++)
+        if (w->susp[i].used && w->susp[i].arena_end > w->arena_used)
+            w->arena_used = w->susp[i].arena_end;
     w->sp = r->sp;
     w->alloca_top = r->alloca_top;
 
@@ -383,6 +507,15 @@ static void settle(struct warp *w)
 {
     while (w->depth > 0) {
         struct simt_entry *t = &w->stk[w->depth - 1];
+        if (t->susp) {
+            const uint32_t pc = t->pc, lane = (uint32_t)__builtin_ctz(t->mask | 1u << 31);
+            if (resume(w) != 0) {
+                interp_fault(w, pc, lane, TRAP_STACK, 0, 0, 0, false, "SIMT stack overflow");
+                w->state = WS_TRAP;
+                return;
+            }
+            continue;
+        }
         if (t->mask != 0 && t->pc != t->rpc)
             break;
         w->depth--;

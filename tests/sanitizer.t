@@ -395,10 +395,7 @@ my %deliberate = (
     rt_surf_fault => 'a surface store outside its surface',
     rt_tex_stale  => 'destroyed texture handles used on purpose',
 );
-my %known = ( # NAME => why it does not run clean yet (a TODO test)
-    rt_fence => 'sm_70+ independent thread scheduling: a lane that spins before __syncthreads '
-              . 'and reaches it after its warp\'s other lanes is reported as a divergent barrier '
-              . '(synccheck does not yet know that its.c joins the lanes there)',
+my %known = ( # NAME => why it does not run clean yet (a TODO test); none at present
 );
 for my $src (@fixtures) {
     my $name = basename($src, '.cu');
