@@ -387,6 +387,22 @@ for my $p (qw(qv100 a100)) {
        '-gpgpu_perfect_inst_const_cache 1: no L1C accesses, divergence still serialised', $err);
 }
 
+# fixtures/cuda/const_mem (cuda_programs.t builds it) with the L1C: still PASS; each launch's
+# 4 CTAs land on 4 SMs and each SM misses the two lines of coeffs[] and table[] once
+if (-x 'build/fixtures/const_mem') {
+    my $lib = ($build =~ m{^/} ? $build : getcwd() . "/$build") . '/lib';
+    my %env = (LD_LIBRARY_PATH => $lib, PTXEMU_TIMING => 'qv100',
+               PTXEMU_TIMING_SET => 'gpgpu_perfect_inst_const_cache=0');
+    if ($build =~ /asan/) {
+        chomp(my $so = `gcc -print-file-name=libasan.so`);
+        $env{LD_PRELOAD} = $so if $so =~ m{/};
+    }
+    my ($code, $out, $err) = run_bounded(300, \%env, './build/fixtures/const_mem');
+    my $m = join ' ', map { $_->{L1C_total_cache_misses} // '?' } kernels_stats($err);
+    ok($code == 0 && $out =~ /^PASS$/m && $m eq '8 8',
+       "const_mem with the L1C: PASS, 8 misses per launch (2 lines x 4 SMs; got $m)", $out);
+}
+
 # ---------------------------------------------------------------- L1 texture cache
 # fixtures/cuda/tm_tex: one warp fetches, then fetches the same texels again; per kernel the
 # L1T's accesses are the lines of the footprint twice, its misses the lines once.
