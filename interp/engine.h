@@ -166,12 +166,14 @@ enum {
 /* One lane's memory access. Shared and local addresses are byte offsets in the CTA's shared
  * memory / the thread's local area (whatever the instruction's addressing: generic addresses
  * are resolved); global and const addresses are device addresses; param addresses are
- * offsets in the kernel's parameter block or the function's parameter frame. */
+ * offsets in the kernel's parameter block or the function's parameter frame. Texture fetches
+ * report the texels read as SP_TEX device addresses (once per 32-byte sector over the warp),
+ * surface instructions their elements as SP_GLOBAL accesses. */
 struct engine_access {
     uint64_t addr;
     uint32_t lane;
     uint16_t width;  /* bytes (a vector access is one access of its whole width) */
-    uint8_t space;   /* enum ir_space: SP_GLOBAL, SP_SHARED, SP_LOCAL, SP_CONST, SP_PARAM */
+    uint8_t space;   /* enum ir_space: SP_GLOBAL, SP_SHARED, SP_LOCAL, SP_CONST, SP_PARAM, SP_TEX */
     uint8_t write;   /* 1: store (or the write of an atomic) */
 };
 

@@ -96,6 +96,12 @@
 #define TC_MEM_REPORT NULL
 #endif
 
+/* Texture and surface instructions report the texels / elements they touched here: nothing in
+ * the fast loops (exec_slow.c records them into a step report). */
+#ifndef TEX_MEM_REPORT
+#define TEX_MEM_REPORT NULL
+#endif
+
 /* Population count without a libgcc call (the default x86-64 target has no popcnt). */
 static inline unsigned exec_popc(uint32_t x)
 {

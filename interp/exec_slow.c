@@ -306,6 +306,34 @@ static void slow_tc_mem(void *ctx, unsigned l, uint64_t addr, unsigned width, bo
 #undef TC_MEM_REPORT
 #define TC_MEM_REPORT (&(const struct tc_mem){slow_tc_mem, &(struct slow_tc){w, S}})
 
+/* The recorder of texture and surface instructions: their texel / element addresses go into
+ * the step report only (not to tracing or checking, which see the instruction as before).
+ * Texels (SP_TEX) are recorded once per 32-byte sector over the warp (the first lane reading
+ * it): a filtered fetch reads up to 8 texels per lane, and the timing model needs only the
+ * sectors, so ENGINE_MAX_ACCESS covers 64 distinct sectors per fetch. */
+static void slow_tex_mem(void *ctx, unsigned l, uint64_t addr, unsigned width, bool wr, int space,
+                         const void *val)
+{
+    struct engine_step_report *r = ctx;
+    (void)val;
+    if (space == SP_TEX)
+        for (uint32_t i = 0; i < r->naccess; i++)
+            if (r->access[i].space == SP_TEX && r->access[i].addr >> 5 == addr >> 5)
+                return;
+    if (r->naccess == ENGINE_MAX_ACCESS) {
+        r->access_dropped++;
+        return;
+    }
+    struct engine_access *a = &r->access[r->naccess++];
+    a->addr = addr;
+    a->lane = l;
+    a->width = (uint16_t)width;
+    a->write = wr;
+    a->space = (uint8_t)space;
+}
+#undef TEX_MEM_REPORT
+#define TEX_MEM_REPORT (S->rep ? &(const struct tc_mem){slow_tex_mem, S->rep} : NULL)
+
 /* ------------------------------------------------------------------ handlers out of line */
 
 /* Each body becomes a function with the loop's locals as locals: it reads them from S and

@@ -594,7 +594,12 @@ void interp_heap_release(struct interp_dev *d);
 
 /* texture.c: tex / tld4 / txq / istypep / suld / sust / suq on the descriptors of
  * interp/texture.h. interp_tex_ok (selection, load time): does the engine run this form?
- * interp_tex_exec: run it on lanes M; 0, or a trap kind with *tf saying where and why. */
+ * interp_tex_exec: run it on lanes M; 0, or a trap kind with *tf saying where and why. With mr
+ * (the stepping path only, NULL in the fast loops) each lane's memory reads and writes are
+ * reported to it: every texel a tex / tld4 read (device address, element size, space SP_TEX;
+ * arrays, linear and pitched memory alike) and the element a suld / sust / sured touched
+ * (SP_GLOBAL), so the timing model can send them through its caches. */
+struct tc_mem;
 struct tex_fault {
     unsigned lane;
     uint64_t addr;
@@ -604,7 +609,7 @@ struct tex_fault {
 };
 bool interp_tex_ok(const struct ir_func *f, const struct ir_insn *in, const struct ir_opnd *O);
 int interp_tex_exec(struct warp *w, const struct ir_insn *in, const struct ir_opnd *O,
-                    uint32_t M, struct tex_fault *tf);
+                    uint32_t M, struct tex_fault *tf, const struct tc_mem *mr);
 
 /* v rounded up to a multiple of a (a == 0: v). */
 static inline uint32_t interp_align32(uint32_t v, uint32_t a)

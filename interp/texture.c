@@ -46,6 +46,7 @@
 
 #include "interp/internal.h"
 #include "interp/ops/helpers.h"
+#include "interp/tensor.h"
 #include "interp/texture.h"
 
 /* ======================================================================== instruction forms */
@@ -395,11 +396,19 @@ static union tx_val tx_channel(const struct itex *t, const uint8_t *p, unsigned 
 }
 
 /* All four result components of the texel at (x, y, z, layer), all in range. */
+/* Where a fetch reports the texels it reads (stepping only): the recorder and the lane. */
+struct tx_rep {
+    const struct tc_mem *mr;
+    unsigned lane;
+};
+
 static void tx_texel(const struct itex *t, const struct itex_level *g, uint64_t x, uint64_t y,
-                     uint64_t z, uint64_t layer, union tx_val out[4])
+                     uint64_t z, uint64_t layer, union tx_val out[4], const struct tx_rep *rp)
 {
     const uint8_t *p = (const uint8_t *)(uintptr_t)(g->base + (layer + z) * g->slice +
                                                     y * g->pitch + x * t->elem);
+    if (rp && rp->mr) /* stepping: the texel's device address for the timing model */
+        rp->mr->fn(rp->mr->ctx, rp->lane, (uint64_t)(uintptr_t)p, t->elem, false, SP_TEX, p);
     const bool fl = tx_float_result(t);
     for (unsigned c = 0; c < 4; c++) {
         if (c < t->nchan)
@@ -465,7 +474,7 @@ static int64_t tx_floor(float u)
 
 /* Texel (i[0], i[1], i[2]) of layer `layer` of level g with the address modes applied. */
 static void tx_fetch(const struct itex *t, const struct itex_level *g, const int64_t i[3],
-                     uint64_t layer, bool border0, union tx_val out[4])
+                     uint64_t layer, bool border0, union tx_val out[4], const struct tx_rep *rp)
 {
     uint64_t r[3] = {0, 0, 0};
     const uint64_t n[3] = {g->width, g->height, g->depth};
@@ -481,7 +490,7 @@ static void tx_fetch(const struct itex *t, const struct itex_level *g, const int
             return;
         }
     }
-    tx_texel(t, g, r[0], r[1], r[2], layer, out);
+    tx_texel(t, g, r[0], r[1], r[2], layer, out, rp);
 }
 
 /* A fraction in [0, 1] as a 9-bit fixed-point weight: 0..256 (nearest 1/256, ties up). */
@@ -496,7 +505,7 @@ static uint32_t tx_weight(float fr)
 /* Sample level g of t at coordinates x[] of one layer (unnormalized coordinates are level-0
  * texels, scaled to the level). */
 static void tx_sample(const struct itex *t, const struct itex_level *g, const float x[3],
-                      uint64_t layer, union tx_val out[4])
+                      uint64_t layer, union tx_val out[4], const struct tx_rep *rp)
 {
     float u[3];
     const uint64_t n[3] = {g->width, g->height, g->depth}, n0[3] = {t->width, t->height, t->depth};
@@ -508,7 +517,7 @@ static void tx_sample(const struct itex *t, const struct itex_level *g, const fl
         int64_t i[3] = {0, 0, 0};
         for (unsigned d = 0; d < t->dims; d++)
             i[d] = tx_floor(u[d]);
-        tx_fetch(t, g, i, layer, false, out);
+        tx_fetch(t, g, i, layer, false, out, rp);
         return;
     }
     int64_t i0[3] = {0, 0, 0};
@@ -532,7 +541,7 @@ static void tx_sample(const struct itex *t, const struct itex_level *g, const fl
                 wgt *= hi ? a[d] : 256 - a[d];
         }
         union tx_val v[4];
-        tx_fetch(t, g, i, layer, false, v);
+        tx_fetch(t, g, i, layer, false, v, rp);
         const float wf = (float)wgt * (t->dims == 1 ? 0x1p-8f : t->dims == 2 ? 0x1p-16f : 0x1p-24f);
         for (unsigned c = 0; c < 4; c++)
             acc[c] = k ? acc[c] + wf * v[c].f : wf * v[c].f;
@@ -545,10 +554,10 @@ static void tx_sample(const struct itex *t, const struct itex_level *g, const fl
  * selects, point (nearest level, ties up) or linear (the two levels around it, weighted by
  * the fraction in 9-bit fixed point like the texel weights). */
 static void tx_sample_lod(const struct itex *t, const float x[3], uint64_t layer, float lambda,
-                          union tx_val out[4])
+                          union tx_val out[4], const struct tx_rep *rp)
 {
     if (t->nlevels <= 1) {
-        tx_sample(t, t->lv, x, layer, out);
+        tx_sample(t, t->lv, x, layer, out, rp);
         return;
     }
     float lam = lambda + t->lod_bias;
@@ -562,18 +571,18 @@ static void tx_sample_lod(const struct itex *t, const float x[3], uint64_t layer
     if (lam > top)
         lam = top;
     if (!t->mip_linear || !tx_float_result(t)) {
-        tx_sample(t, &t->lv[(unsigned)floorf(lam + 0.5f)], x, layer, out);
+        tx_sample(t, &t->lv[(unsigned)floorf(lam + 0.5f)], x, layer, out, rp);
         return;
     }
     const unsigned l0 = (unsigned)floorf(lam);
     const uint32_t f = tx_weight(lam - (float)l0);
     if (l0 + 1 >= t->nlevels || f == 0) {
-        tx_sample(t, &t->lv[l0], x, layer, out);
+        tx_sample(t, &t->lv[l0], x, layer, out, rp);
         return;
     }
     union tx_val a[4], b[4];
-    tx_sample(t, &t->lv[l0], x, layer, a);
-    tx_sample(t, &t->lv[l0 + 1], x, layer, b);
+    tx_sample(t, &t->lv[l0], x, layer, a, rp);
+    tx_sample(t, &t->lv[l0 + 1], x, layer, b, rp);
     const float w0 = (float)(256 - f) * 0x1p-8f, w1 = (float)f * 0x1p-8f;
     for (unsigned c = 0; c < 4; c++)
         out[c].f = w0 * a[c].f + w1 * b[c].f;
@@ -630,7 +639,7 @@ static uint32_t tx_format(const struct itex *t, uint32_t v)
 /* suld / sust on lane l: 0, or a trap kind with tf filled. */
 static int tx_surface(struct warp *w, const struct ir_insn *in, const struct ir_opnd *O,
                       const struct tx_form *fm, const struct itex *t, unsigned l,
-                      struct tex_fault *tf)
+                      struct tex_fault *tf, const struct tc_mem *mr)
 {
     const struct ir_opnd *all = w->fn->opnds;
     const bool ld = in->op == OP_SULD;
@@ -705,6 +714,12 @@ static int tx_surface(struct warp *w, const struct ir_insn *in, const struct ir_
     }
     uint8_t *p = (uint8_t *)(uintptr_t)(t->base + (uint64_t)(layer + z) * t->slice +
                                         (uint64_t)y * t->pitch + (uint64_t)bx);
+    if (mr) { /* stepping: the element's device address (sured: its read, then its write) */
+        if (ld || in->op == OP_SURED)
+            mr->fn(mr->ctx, l, (uint64_t)(uintptr_t)p, width, false, SP_GLOBAL, p);
+        if (!ld)
+            mr->fn(mr->ctx, l, (uint64_t)(uintptr_t)p, width, true, SP_GLOBAL, p);
+    }
     if (in->op == OP_SURED) {
         if (fm->p && t->elem % sz) { /* .p: the element must hold whole operands */
             tf->lane = l;
@@ -770,8 +785,10 @@ static void tx_cube_face(const float v[3], unsigned *face, float out[3])
 
 /* tex / tld4 on lane l. */
 static void tx_tex(struct warp *w, const struct ir_insn *in, const struct ir_opnd *O,
-                   const struct tx_form *fm, const struct itex *t, unsigned l)
+                   const struct tx_form *fm, const struct itex *t, unsigned l,
+                   const struct tc_mem *mr)
 {
+    const struct tx_rep rep = {mr, l}, *rp = mr ? &rep : NULL;
     const struct ir_opnd *all = w->fn->opnds;
     const struct ir_opnd *a = &O[2];
     const unsigned nc = tx_ncoord(fm);
@@ -817,14 +834,14 @@ static void tx_tex(struct warp *w, const struct ir_insn *in, const struct ir_opn
         for (unsigned k = 0; k < 4; k++) {
             int64_t i[3] = {i0[0] + di[k], i0[1] + dj[k], 0};
             union tx_val v[4];
-            tx_fetch(t, t->lv, i, layer, false, v);
+            tx_fetch(t, t->lv, i, layer, false, v, rp);
             r[k] = v[fm->comp];
         }
     } else if (in->type[1] == T_S32) {
         int64_t i[3] = {0, 0, 0};
         for (unsigned d = 0; d < dims; d++)
             i[d] = (int32_t)xc[d];
-        tx_fetch(t, t->lv, i, layer, t->res == ITEX_RES_LINEAR, r);
+        tx_fetch(t, t->lv, i, layer, t->res == ITEX_RES_LINEAR, r, rp);
     } else {
         float x[3] = {0, 0, 0};
         for (unsigned d = 0; d < dims; d++)
@@ -846,7 +863,7 @@ static void tx_tex(struct warp *w, const struct ir_insn *in, const struct ir_opn
                 }
             lambda = tx_grad_lod(t, g[0], g[1]);
         }
-        tx_sample_lod(t, x, layer, lambda, r);
+        tx_sample_lod(t, x, layer, lambda, r, rp);
     }
     for (unsigned k = 0; k < 4; k++)
         tx_put(w, all, &O[0], k, l, r[k].u);
@@ -855,7 +872,7 @@ static void tx_tex(struct warp *w, const struct ir_insn *in, const struct ir_opn
 /* Run one texture / surface instruction on lanes M (see the file comment). Returns 0, or a
  * trap kind with tf describing the fault (the handler reports it). */
 int interp_tex_exec(struct warp *w, const struct ir_insn *in, const struct ir_opnd *O, uint32_t M,
-                    struct tex_fault *tf)
+                    struct tex_fault *tf, const struct tc_mem *mr)
 {
     const struct ir_opnd *all = w->fn->opnds;
     const struct tx_form fm = tx_form_of(w->fn->f->mods, in);
@@ -893,7 +910,7 @@ int interp_tex_exec(struct warp *w, const struct ir_insn *in, const struct ir_op
             return k;
         switch (in->op) {
         case OP_TEX:
-        case OP_TLD4: tx_tex(w, in, O, &fm, t, l); break;
+        case OP_TLD4: tx_tex(w, in, O, &fm, t, l, mr); break;
         case OP_TXQ:
         case OP_SUQ: {
             uint64_t q = fm.query == TXQ_WIDTH    ? t->width
@@ -905,7 +922,7 @@ int interp_tex_exec(struct warp *w, const struct ir_insn *in, const struct ir_op
             break;
         }
         default:
-            k = tx_surface(w, in, O, &fm, t, l, tf);
+            k = tx_surface(w, in, O, &fm, t, l, tf, mr);
             if (k)
                 return k;
         }

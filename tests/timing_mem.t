@@ -299,4 +299,112 @@ for my $p (qw(qv100 a100)) {
     }
 }
 
+# ---------------------------------------------------------------- L1 constant cache
+# tests/ubench/constcache.cu: a chase through __constant__ memory (zeros), one warp, under qv100
+# with -gpgpu_perfect_inst_const_cache 0 (the L1C modelled: -gpgpu_const_cache:l1, 64-byte
+# lines). Args: spread, stride (ints), mask, n_warm, n_meas.
+{
+    my $cptx = 'fixtures/ptx/ubench/constcache.ptx';
+    my $crun = sub {
+        my ($spread, $stride, $warm, $meas, @set) = @_;
+        my ($code, $out, $err) = ptxemu_run('exec', $cptx, '--kernel', 'chase_const', '--grid', 1,
+            '--block', 32, '--print', '5:s64:1', '--arg', "u32:$spread", '--arg', "u32:$stride",
+            '--arg', 'u32:511', '--arg', "s32:$warm", '--arg', "s32:$meas", '--arg',
+            'buf:zero=512', '--timing=qv100', '--timing-set', 'gpgpu_perfect_inst_const_cache=0',
+            map { ('--timing-set', $_) } @set);
+        chomp $out;
+        my ($k) = kernels_stats($err);
+        return ($code, $out, $k // {}, $err);
+    };
+    # a broadcast sweep over 32 lines, then 64 more steps over the same lines: one access per
+    # warp load, one miss per line
+    my ($c1, $t1, $k1, $e1) = $crun->(0, 16, 32, 64);
+    ok($c1 == 0 && $k1->{L1C_total_cache_accesses} == 96 && $k1->{L1C_total_cache_misses} == 32
+       && $k1->{L1C_total_cache_pending_hits} == 0
+       && $k1->{L1C_total_cache_reservation_fails} == 0 && $k1->{gpgpu_n_cmem_portconflict} == 0,
+       'L1C: a uniform sweep of 32 lines then 64 steps over them: 96 accesses, 32 misses',
+       "exit $c1: accesses $k1->{L1C_total_cache_accesses} misses $k1->{L1C_total_cache_misses}"
+       . " pending $k1->{L1C_total_cache_pending_hits}", $e1);
+    # the timed pass hits: its cycles follow -ptxemu_l1c_latency, 10 more cycles per step. The
+    # clock64 after the loop does not wait for the last load, so 63 of the 64 latencies are
+    # timed (latencies above the load's own pipeline latency: 40 and 50)
+    my ($c2, $t2, $k2, $e2) = $crun->(0, 16, 32, 64, 'ptxemu_l1c_latency=40');
+    my ($c3, $t3, $k3, $e3) = $crun->(0, 16, 32, 64, 'ptxemu_l1c_latency=50');
+    ok($c2 == 0 && $c3 == 0 && $t3 - $t2 == 10 * 63,
+       "L1C: 63 timed dependent hits take 630 more cycles with -ptxemu_l1c_latency 50 than 40 "
+       . "($t2, $t3)", $e2, $e3);
+    # divergence: lane t reads word t (32 addresses, 2 lines) every step: 32 accesses per load,
+    # the first two misses, the other 30 of the first load pending hits; 31 cycles more per load
+    # than a broadcast of one address (the 64 steps plus 4 warm-up ones: 68 loads)
+    my ($c4, $t4, $k4, $e4) = $crun->(0, 0, 4, 64);
+    my ($c5, $t5, $k5, $e5) = $crun->(1, 0, 4, 64);
+    ok($c4 == 0 && $c5 == 0 && $k5->{L1C_total_cache_accesses} == 32 * 68
+       && $k5->{L1C_total_cache_misses} == 2 && $k5->{L1C_total_cache_pending_hits} == 30
+       && $k5->{gpgpu_n_cmem_portconflict} == 31 * 68 && $k4->{L1C_total_cache_misses} == 1,
+       'L1C: 32 divergent addresses in 2 lines: 32 accesses per load, 2 misses, 30 pending hits',
+       "accesses $k5->{L1C_total_cache_accesses} misses $k5->{L1C_total_cache_misses} pending "
+       . "$k5->{L1C_total_cache_pending_hits} conflicts $k5->{gpgpu_n_cmem_portconflict}", $e5);
+    ok($t5 - $t4 == 31 * 63,
+       "L1C: a load of 32 distinct addresses costs 31 cycles more than a broadcast (63 timed "
+       . "loads: $t4, $t5)");
+    # -gpgpu_perfect_inst_const_cache 1 (the presets'): no L1C, nothing counted
+    my ($code, $out, $err) = ptxemu_run('exec', $cptx, '--kernel', 'chase_const', '--grid', 1,
+        '--block', 32, '--print', '5:s64:1', '--arg', 'u32:1', '--arg', 'u32:16', '--arg',
+        'u32:511', '--arg', 's32:4', '--arg', 's32:4', '--arg', 'buf:zero=512', '--timing=qv100');
+    my ($k6) = kernels_stats($err);
+    ok($code == 0 && $k6 && $k6->{L1C_total_cache_accesses} == 0
+       && $k6->{gpgpu_n_cmem_portconflict} == 31 * 8,
+       '-gpgpu_perfect_inst_const_cache 1: no L1C accesses, divergence still serialised', $err);
+}
+
+# fixtures/cuda/const_mem (cuda_programs.t builds it) with the L1C: still PASS; each launch's
+# 4 CTAs land on 4 SMs and each SM misses the two lines of coeffs[] and table[] once
+if (-x 'build/fixtures/const_mem') {
+    my $lib = ($build =~ m{^/} ? $build : getcwd() . "/$build") . '/lib';
+    my %env = (LD_LIBRARY_PATH => $lib, PTXEMU_TIMING => 'qv100',
+               PTXEMU_TIMING_SET => 'gpgpu_perfect_inst_const_cache=0');
+    if ($build =~ /asan/) {
+        chomp(my $so = `gcc -print-file-name=libasan.so`);
+        $env{LD_PRELOAD} = $so if $so =~ m{/};
+    }
+    my ($code, $out, $err) = run_bounded(300, \%env, './build/fixtures/const_mem');
+    my $m = join ' ', map { $_->{L1C_total_cache_misses} // '?' } kernels_stats($err);
+    ok($code == 0 && $out =~ /^PASS$/m && $m eq '8 8',
+       "const_mem with the L1C: PASS, 8 misses per launch (2 lines x 4 SMs; got $m)", $out);
+}
+
+# ---------------------------------------------------------------- L1 texture cache
+# fixtures/cuda/tm_tex: one warp fetches, then fetches the same texels again; per kernel the
+# L1T's accesses are the lines of the footprint twice, its misses the lines once.
+{
+    my $exe = 'build/fixtures/tm_tex';
+    my $nvcc = find_nvcc();
+    if ($nvcc && (!-x $exe || -M $exe > -M 'fixtures/cuda/tm_tex.cu')) {
+        local $ENV{NVCC} = $nvcc;
+        `scripts/gen-fixtures.sh --exe --variants '' tm_tex 2>&1`;
+    }
+    if (!-x $exe) {
+        skip('tm_tex needs nvcc to build');
+    } else {
+        my $lib = ($build =~ m{^/} ? $build : getcwd() . "/$build") . '/lib';
+        my %env = (LD_LIBRARY_PATH => $lib, PTXEMU_TIMING => 'qv100');
+        if ($build =~ /asan/) {
+            chomp(my $so = `gcc -print-file-name=libasan.so`);
+            $env{LD_PRELOAD} = $so if $so =~ m{/};
+        }
+        my ($code, $out, $err) = run_bounded(300, \%env, "./$exe");
+        my @k = kernels_stats($err);
+        # tex1Dfetch at strides 1, 8, 32 floats; tex2D point along a row; tex2D linear
+        my @lines = (1, 8, 32, 1, 4);
+        my $got = join ' ', map { ($_->{L1T_total_cache_accesses} // '?') . '/'
+                                  . ($_->{L1T_total_cache_misses} // '?') } @k;
+        my $want = join ' ', map { 2 * $_ . "/$_" } @lines;
+        ok($code == 0 && $out =~ /^PASS$/m && $got eq $want,
+           "L1T: accesses/misses per kernel follow the texel footprint ($want)", "got $got",
+           $out, $err);
+        my $tex = join ' ', map { $_->{gpgpu_n_tex_insn} // '?' } @k;
+        ok($tex eq '2 2 2 2 2', "every fetch counted in gpgpu_n_tex_insn ($tex)");
+    }
+}
+
 exit(tap_done());

@@ -302,8 +302,7 @@ void tm_sm_free(struct tm_sm *s)
     tm_cache_destroy(s->l1i);
     tm_queue_free(&s->to_mem);
     tm_queue_free(&s->from_mem);
-    tm_queue_free(&s->l1_hit);
-    tm_cache_destroy(s->l1d);
+    tm_sm_l1_free(s);
     memset(s, 0, sizeof *s);
 }
 
@@ -405,12 +404,12 @@ static int tm_sm_place_cta_(struct tm_sm *s, struct tm_kernel *k, struct engine_
         return -EBUSY;
     /* a kernel's first CTA here: the L1D starts empty (the GPU invalidates it at a kernel
      * boundary) and takes what the kernel's carve-out leaves */
-    if (s->l1d_kernel != k->uid && (!s->l1d || tm_cache_idle(s->l1d)) && !s->l1_hit.n) {
+    if (s->l1d_kernel != k->uid && tm_sm_l1_idle(s)) {
         if (!s->ncta) {
             if (tm_sm_l1d_make(s, k->shmem_per_sm) == -ENOMEM)
                 return -ENOMEM;
-        } else if (s->l1d) {
-            tm_cache_invalidate(s->l1d);
+        } else {
+            tm_sm_l1_invalidate(s);
         }
         s->l1d_kernel = k->uid;
         s->cv_lo = s->cv_hi = 0; /* blocks may have been freed and reused since */
@@ -530,9 +529,9 @@ void tm_sm_abort(struct tm_sm *s)
             s->coll[i] = TM_NONE;
     s->ldst_cur = TM_NONE;
     s->heap_n = 0;
-    s->to_mem.n = s->from_mem.n = s->l1_hit.n = 0;
-    if (s->l1d && tm_sm_l1d_make(s, 0) < 0) /* its MSHRs name abandoned instructions */
-        s->l1d = NULL;
+    s->to_mem.n = s->from_mem.n = s->l1_hit.n = s->l1c_hit.n = s->l1t_hit.n = 0;
+    if (s->l1d || s->l1c || s->l1t) /* their MSHRs name abandoned instructions */
+        (void)tm_sm_l1d_make(s, 0);
 }
 
 void tm_sm_stop_kernel(struct tm_sm *s, const struct tm_kernel *k)
@@ -552,8 +551,7 @@ void tm_sm_stop_kernel(struct tm_sm *s, const struct tm_kernel *k)
 
 bool tm_sm_busy(const struct tm_sm *s)
 {
-    return s->ncta || s->heap_n || s->to_mem.n || s->from_mem.n || s->l1_hit.n ||
-           (s->l1d && !tm_cache_idle(s->l1d));
+    return s->ncta || s->heap_n || s->to_mem.n || s->from_mem.n || !tm_sm_l1_idle(s);
 }
 
 /* ====================================================================== helpers */
@@ -743,6 +741,9 @@ static int issue_one(struct tm_sm *s, struct tm_gpu *g, uint32_t ws, uint8_t fu)
             break;
         case SP_CONST:
             s->st[TM_ST_N_CONST]++;
+            break;
+        case SP_TEX:
+            s->st[TM_ST_N_TEX]++;
             break;
         default:
             if (m->kind == TM_REQ_ATOMIC)
@@ -1218,8 +1219,7 @@ int tm_sm_cycle(struct tm_sm *s, struct tm_gpu *g)
     tm_sm_response_stage(s);
     writeback_stage(s);
     execute_stage(s);
-    if (s->l1d)
-        tm_sm_l1d_drain(s);
+    tm_sm_l1d_drain(s);
     operand_stage(s);
     if (issue_stage(s, g) < 0)
         return -1;

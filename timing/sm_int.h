@@ -55,9 +55,16 @@ void tm_sm_warp_try_finish(struct tm_sm *s, struct tm_warp *w);
 
 /* ------------------------------------------------------------------ sm_mem.c */
 
-/* (Re)build the SM's L1D for a kernel whose shared-memory carve-out is shmem_bytes (see
- * sm_mem.c). 0, -ENOMEM, or -EINVAL (no L1D). */
+/* (Re)build the SM's L1D, L1C and L1T for a kernel whose shared-memory carve-out is
+ * shmem_bytes (see sm_mem.c). 0, -ENOMEM, or -EINVAL (no L1D). */
 int tm_sm_l1d_make(struct tm_sm *s, uint32_t shmem_bytes);
+
+/* Invalidate the L1D, L1C and L1T (a new kernel while CTAs of another are resident). */
+void tm_sm_l1_invalidate(struct tm_sm *s);
+/* Nothing in flight in the SM's L1s? */
+bool tm_sm_l1_idle(const struct tm_sm *s);
+/* Free the L1s and their hit queues. */
+void tm_sm_l1_free(struct tm_sm *s);
 
 /* Fill memop m of an LD/ST instruction from the engine's step report: the coalesced lines,
  * sector and byte masks, or the bank-conflict degree of a shared/constant access. */
@@ -68,7 +75,7 @@ void tm_sm_memop_fill(struct tm_sm *s, struct tm_memop *m, uint32_t wslot,
  * send one line per cycle through the L1D or to the memory system. */
 void tm_sm_ldst_stage(struct tm_sm *s);
 
-/* Move the L1D's next miss or write-through into the queue to memory (one per cycle). */
+/* Move each L1's next miss or write-through into the queue to memory (one per cycle each). */
 void tm_sm_l1d_drain(struct tm_sm *s);
 
 /* Consume the memory system's responses, L1D fills and L1 hits due this cycle. */

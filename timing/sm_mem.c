@@ -16,20 +16,43 @@
 
 /* Start CTA `linear` of the running kernel: the engine brings it up, the SM gives it a CTA
  * slot and a contiguous run of warp slots (GPGPU-Sim's hardware thread ids). */
+/* (Re)build one of the SM's read-only L1s (constant, texture) when `on` and configured:
+ * 0, -ENOMEM, or -EINVAL (a geometry the cache model refuses: no such cache). */
+static int l1_ro_make(struct tm_cache **c, const struct tm_cache_geom *g, bool on,
+                      const char *name)
+{
+    tm_cache_destroy(*c);
+    *c = NULL;
+    if (!on || !g->present)
+        return 0;
+    return tm_cache_create(c, g, name);
+}
+
 /*
- * (Re)build the SM's L1 data cache for a kernel whose shared-memory carve-out is shmem_bytes:
- * with -gpgpu_adaptive_cache_config and -gpgpu_unified_l1d_size the L1D gets what the carve-out
- * leaves of the unified array (ways = bytes / (sets × line)), as GPGPU-Sim sizes it. No L1D
- * with -gpgpu_perfect_mem or -gpgpu_cache:dl1 none. Writes are modelled write-through (the
- * GPU's L1 is write-through for global memory; a write-back policy for local memory is not
- * modelled). 0, -ENOMEM, or -EINVAL (a geometry the cache model refuses: no L1D).
+ * (Re)build the SM's L1 caches for a kernel whose shared-memory carve-out is shmem_bytes.
+ * The L1 data cache: with -gpgpu_adaptive_cache_config and -gpgpu_unified_l1d_size it gets
+ * what the carve-out leaves of the unified array (ways = bytes / (sets × line)), as GPGPU-Sim
+ * sizes it; none with -gpgpu_perfect_mem or -gpgpu_cache:dl1 none. Writes are modelled
+ * write-through (the GPU's L1 is write-through for global memory; a write-back policy for
+ * local memory is not modelled). The L1 constant cache (-gpgpu_const_cache:l1; none with
+ * -gpgpu_perfect_inst_const_cache 1) and the L1 texture cache (-gpgpu_tex_cache:l1) are
+ * built from their strings as given (none with -gpgpu_perfect_mem). 0, -ENOMEM, or -EINVAL
+ * (a geometry the cache model refuses: that cache is absent).
  */
 int tm_sm_l1d_make(struct tm_sm *s, uint32_t shmem_bytes)
 {
     const struct tm_config *cfg = s->cfg;
+    bool mem = !cfg->o.gpgpu_perfect_mem;
+    if (l1_ro_make(&s->l1c, &cfg->l1c, mem && !cfg->o.gpgpu_perfect_inst_const_cache, "L1C") ==
+            -ENOMEM ||
+        l1_ro_make(&s->l1t, &cfg->l1t, mem, "L1T") == -ENOMEM)
+        return -ENOMEM;
+    if ((s->l1c || s->l1t) && !s->l1c_hit.buf &&
+        (tm_queue_init(&s->l1c_hit, 256) || tm_queue_init(&s->l1t_hit, 256)))
+        return -ENOMEM;
     tm_cache_destroy(s->l1d);
     s->l1d = NULL;
-    if (cfg->o.gpgpu_perfect_mem || !cfg->dl1.present)
+    if (!mem || !cfg->dl1.present)
         return 0;
     struct tm_cache_geom g = cfg->dl1;
     if (g.write == 'B' || g.write == 'L')
@@ -42,6 +65,38 @@ int tm_sm_l1d_make(struct tm_sm *s, uint32_t shmem_bytes)
             g.assoc = (uint32_t)ways;
     }
     return tm_cache_create(&s->l1d, &g, "L1D");
+}
+
+/* Invalidate every L1 of the SM (a new kernel: constant memory and textures may have been
+ * rewritten, the L1D is not coherent); fills in flight still complete. */
+void tm_sm_l1_invalidate(struct tm_sm *s)
+{
+    if (s->l1d)
+        tm_cache_invalidate(s->l1d);
+    if (s->l1c)
+        tm_cache_invalidate(s->l1c);
+    if (s->l1t)
+        tm_cache_invalidate(s->l1t);
+}
+
+/* Nothing in flight in the SM's L1s (MSHRs, miss queues, hits waiting for their latency)? */
+bool tm_sm_l1_idle(const struct tm_sm *s)
+{
+    return !s->l1_hit.n && !s->l1c_hit.n && !s->l1t_hit.n &&
+           (!s->l1d || tm_cache_idle(s->l1d)) && (!s->l1c || tm_cache_idle(s->l1c)) &&
+           (!s->l1t || tm_cache_idle(s->l1t));
+}
+
+/* Free the L1s and their hit queues (tm_sm_free). */
+void tm_sm_l1_free(struct tm_sm *s)
+{
+    tm_queue_free(&s->l1_hit);
+    tm_queue_free(&s->l1c_hit);
+    tm_queue_free(&s->l1t_hit);
+    tm_cache_destroy(s->l1d);
+    tm_cache_destroy(s->l1c);
+    tm_cache_destroy(s->l1t);
+    s->l1d = s->l1c = s->l1t = NULL;
 }
 
 /* The SM-local address of a local-memory access: the ABI interleaves 32-bit words of a
@@ -141,6 +196,9 @@ void tm_sm_memop_fill(struct tm_sm *s, struct tm_memop *m, uint32_t wslot,
         return;
     }
     if (m->space == SP_CONST) {
+        /* one distinct address per cycle (the constant cache broadcasts one address to the
+         * lanes asking for it); with an L1C each is one access of the cache, at the canonical
+         * address of the constant bank (a device block) */
         uint64_t seen[64];
         uint32_t n = 0;
         for (uint32_t i = 0; i < r->naccess; i++) {
@@ -152,6 +210,48 @@ void tm_sm_memop_fill(struct tm_sm *s, struct tm_memop *m, uint32_t wslot,
                 seen[n++] = a;
         }
         m->degree = (uint16_t)(n ? n : 1);
+        m->flags = 0;
+        if (s->l1c) {
+            uint32_t ln = cfg->l1c.line ? cfg->l1c.line : 64;
+            for (uint32_t k = 0; k < n && k < TM_MAX_LINES; k++) {
+                uint64_t a = canon_addr(s, s->w[wslot].cta->k, seen[k]);
+                m->line[k] = a;
+                m->sectors[k] = (uint8_t)(1u << ((a % ln) >> 5 & 3));
+                m->bytes[k] = 4;
+                m->bmask[k][0] = m->bmask[k][1] = 0;
+            }
+            m->nline = (uint16_t)(n < TM_MAX_LINES ? n : TM_MAX_LINES);
+        }
+        return;
+    }
+    if (m->space == SP_TEX) {
+        /* texture fetches: the texels every lane read (the engine reports them per 32-byte
+         * sector), merged per line of the texture cache over the whole warp */
+        m->flags = 0;
+        uint32_t ln = cfg->l1t.present && cfg->l1t.line ? cfg->l1t.line : 128;
+        for (uint32_t i = 0; i < r->naccess; i++) {
+            const struct engine_access *a = &r->access[i];
+            if (a->space != SP_TEX)
+                continue;
+            uint64_t addr = canon_addr(s, s->w[wslot].cta->k, a->addr);
+            uint64_t base = addr - addr % ln;
+            uint32_t k = 0;
+            while (k < m->nline && m->line[k] != base)
+                k++;
+            if (k == m->nline) {
+                if (m->nline == TM_MAX_LINES)
+                    k = TM_MAX_LINES - 1; /* beyond the record: merged into the last */
+                else {
+                    m->line[k] = base;
+                    m->sectors[k] = 0;
+                    m->bytes[k] = 0;
+                    m->bmask[k][0] = m->bmask[k][1] = 0;
+                    m->nline++;
+                }
+            }
+            m->sectors[k] |= (uint8_t)(1u << ((addr - base) >> 5 & 3));
+            m->bytes[k] = (uint16_t)(m->bytes[k] + (a->width ? a->width : 1));
+        }
         return;
     }
     /* global, local (and other device memory): 128-byte lines, 32-byte sectors. The coalescer
@@ -219,8 +319,15 @@ void tm_sm_ldst_stage(struct tm_sm *s)
         struct tm_inst *in = &s->inst[ii];
         struct tm_memop *m = &s->mop[in->memop];
         switch (m->space) {
-        case SP_SHARED: case SP_SHARED_CTA: case SP_SHARED_CLUSTER:
-        case SP_CONST: {
+        case SP_CONST:
+            if (s->l1c && m->nline) { /* through the L1C, one address per cycle */
+                s->st[TM_ST_CMEM_PORTCONFLICT] += m->degree - 1u;
+                s->ldst_cur = ii;
+                in->resp_left = m->nline;
+                break;
+            }
+            /* fall through - no L1C (-gpgpu_perfect_inst_const_cache 1): a fixed latency */
+        case SP_SHARED: case SP_SHARED_CTA: case SP_SHARED_CLUSTER: {
             bool sh = m->space != SP_CONST;
             uint32_t lat = (uint32_t)(sh ? cfg->o.gpgpu_smem_latency : cfg->o.gpgpu_l1_latency);
             s->ldst_busy_until = s->cycle + m->degree;
@@ -244,6 +351,8 @@ void tm_sm_ldst_stage(struct tm_sm *s)
                 in->resp_left = m->nline;
             break;
         }
+        if (s->ldst_cur == TM_NONE)
+            return;
     }
     /* global / local / atomic: one line per cycle, through the L1D or into the queue to
      * memory */
@@ -253,35 +362,58 @@ void tm_sm_ldst_stage(struct tm_sm *s)
     struct tm_warp *w = &s->w[in->warp];
     uint32_t k = m->sent;
     bool local = m->space == SP_LOCAL;
-    if (s->l1d && !(m->flags & TM_RQF_NOL1) && m->kind != TM_REQ_ATOMIC) {
+    /* the cache this access goes through: the L1C for constants, the L1T for texels, else
+     * the L1D unless the access bypasses it; its counters and hit latency */
+    struct tm_cache *c = NULL;
+    struct tm_queue *hq = &s->l1_hit;
+    int st0 = TM_ST_L1D_ACCESS;
+    uint64_t lat = (uint64_t)cfg->o.gpgpu_l1_latency;
+    if (m->space == SP_CONST) {
+        c = s->l1c;
+        hq = &s->l1c_hit;
+        st0 = TM_ST_L1C_ACCESS;
+        if (cfg->o.ptxemu_l1c_latency > 0)
+            lat = (uint64_t)cfg->o.ptxemu_l1c_latency;
+    } else if (m->space == SP_TEX) {
+        c = s->l1t;
+        hq = &s->l1t_hit;
+        st0 = TM_ST_L1T_ACCESS;
+        if (cfg->o.ptxemu_l1t_latency > 0)
+            lat = (uint64_t)cfg->o.ptxemu_l1t_latency;
+    } else if (!(m->flags & TM_RQF_NOL1) && m->kind != TM_REQ_ATOMIC) {
+        c = s->l1d;
+    }
+    if (c) {
         bool wr = m->kind == TM_REQ_WRITE;
-        if (!wr && tm_queue_full(&s->l1_hit)) {
+        if (!wr && tm_queue_full(hq)) {
             s->st[TM_ST_STALL_SHD_MEM]++;
             return;
         }
-        enum tm_cache_res res = tm_cache_access(s->l1d, m->line[k], m->sectors[k], wr,
+        enum tm_cache_res res = tm_cache_access(c, m->line[k], m->sectors[k], wr,
                                                 m->bmask[k], wr ? in->warp : ii, s->cycle);
+        /* the four counters of each cache are in the order ACCESS, MISS, PENDING_HIT, RESFAIL */
         if (res == TM_CACHE_RESFAIL) {
-            s->st[TM_ST_L1D_RESFAIL]++;
+            s->st[st0 + 3]++;
             s->st[TM_ST_STALL_SHD_MEM]++;
             return;
         }
-        s->st[TM_ST_L1D_ACCESS]++;
+        s->st[st0]++;
         if (res == TM_CACHE_MISS)
-            s->st[TM_ST_L1D_MISS]++;
+            s->st[st0 + 1]++;
         else if (res == TM_CACHE_HIT_RESERVED)
-            s->st[TM_ST_L1D_PENDING_HIT]++;
+            s->st[st0 + 2]++;
         w->mem_pending++; /* a read's data, or (write-through) the write's acknowledgement */
         if (!wr && res == TM_CACHE_HIT) {
-            struct tm_req h = {.addr = m->line[k], .t_sent = s->cycle,
-                               .t_ready = s->cycle + (uint64_t)s->cfg->o.gpgpu_l1_latency,
+            struct tm_req h = {.addr = m->line[k], .t_sent = s->cycle, .t_ready = s->cycle + lat,
                                .inst = ii, .sm = (uint16_t)s->id, .kind = TM_REQ_READ};
-            tm_queue_push(&s->l1_hit, &h);
+            tm_queue_push(hq, &h);
         }
-        if (wr)
-            s->st[local ? TM_ST_MEM_WRITE_LOCAL : TM_ST_MEM_WRITE_GLOBAL]++;
-        else
-            s->st[local ? TM_ST_MEM_READ_LOCAL : TM_ST_MEM_READ_GLOBAL]++;
+        if (c == s->l1d) {
+            if (wr)
+                s->st[local ? TM_ST_MEM_WRITE_LOCAL : TM_ST_MEM_WRITE_GLOBAL]++;
+            else
+                s->st[local ? TM_ST_MEM_READ_LOCAL : TM_ST_MEM_READ_GLOBAL]++;
+        }
     } else {
         if (tm_queue_full(&s->to_mem)) {
             s->st[TM_ST_STALL_SHD_MEM]++;
@@ -314,14 +446,18 @@ void tm_sm_ldst_stage(struct tm_sm *s)
     }
 }
 
-/* The L1D's misses and write-throughs into the queue to memory (one per cycle). */
-void tm_sm_l1d_drain(struct tm_sm *s)
+/* Cache c's next miss, write-through or writeback into the queue to memory, as a request of
+ * the given space carrying flags rqf (which L1 the fill is for). */
+static void drain_one(struct tm_sm *s, struct tm_cache *c, uint8_t space, uint8_t rqf)
 {
-    const struct tm_cache_out *o = tm_cache_miss_peek(s->l1d);
+    const struct tm_cache_out *o = tm_cache_miss_peek(c);
     if (!o || tm_queue_full(&s->to_mem))
         return;
+    /* sectors travel in the 128-byte frame of the memory system (an L1C line is 64 bytes);
+     * the response is mapped back in tm_sm_response_stage */
     struct tm_req rq = {.addr = o->addr, .t_sent = s->cycle, .sm = (uint16_t)s->id,
-                        .sectors = o->sectors, .space = SP_GLOBAL};
+                        .sectors = (uint8_t)(o->sectors << ((o->addr & 127) >> 5)),
+                        .space = space, .flags = rqf};
     rq.bmask[0] = o->bmask[0];
     rq.bmask[1] = o->bmask[1];
     uint32_t nb = (uint32_t)(__builtin_popcountll(o->bmask[0]) + __builtin_popcountll(o->bmask[1]));
@@ -345,7 +481,19 @@ void tm_sm_l1d_drain(struct tm_sm *s)
     }
     s->st[TM_ST_MEM_SECTORS] += (uint64_t)__builtin_popcount(rq.sectors);
     tm_queue_push(&s->to_mem, &rq);
-    tm_cache_miss_pop(s->l1d);
+    tm_cache_miss_pop(c);
+}
+
+/* The L1s' misses and write-throughs into the queue to memory: each L1 one per cycle, the
+ * L1D first. */
+void tm_sm_l1d_drain(struct tm_sm *s)
+{
+    if (s->l1d)
+        drain_one(s, s->l1d, SP_GLOBAL, 0);
+    if (s->l1c)
+        drain_one(s, s->l1c, SP_CONST, TM_RQF_L1C);
+    if (s->l1t)
+        drain_one(s, s->l1t, SP_TEX, TM_RQF_L1T);
 }
 
 /* One line of load instruction ii has its data. */
@@ -368,9 +516,13 @@ void tm_sm_response_stage(struct tm_sm *s)
             if (s->l1i)
                 tm_cache_fill(s->l1i, r->addr, r->sectors, s->cycle);
         } else if (r->inst == TM_NONE) {
-            /* an L1D fill: the loads waiting for it are answered below */
-            if (s->l1d && r->kind != TM_REQ_WRITE)
-                tm_cache_fill(s->l1d, r->addr, r->sectors, s->cycle);
+            /* an L1 fill: the loads waiting for it are answered below */
+            struct tm_cache *c = r->flags & TM_RQF_L1C ? s->l1c
+                                 : r->flags & TM_RQF_L1T ? s->l1t
+                                                         : s->l1d;
+            if (c && r->kind != TM_REQ_WRITE)
+                tm_cache_fill(c, r->addr, (uint8_t)(r->sectors >> ((r->addr & 127) >> 5)),
+                              s->cycle);
         } else if (r->kind == TM_REQ_WRITE) {
             struct tm_warp *w = &s->w[r->inst];
             w->mem_pending--;
@@ -385,12 +537,16 @@ void tm_sm_response_stage(struct tm_sm *s)
     uint64_t tok;
     while (s->l1i && tm_cache_next_ready(s->l1i, &tok))
         s->w[tok].fetching = false;
-    if (!s->l1d)
-        return;
-    while (tm_cache_next_ready(s->l1d, &tok))
-        load_answered(s, (uint32_t)tok);
-    while ((r = tm_queue_front(&s->l1_hit)) && r->t_ready <= s->cycle) {
-        load_answered(s, r->inst);
-        tm_queue_pop(&s->l1_hit);
+    struct tm_cache *l1[3] = {s->l1d, s->l1c, s->l1t};
+    struct tm_queue *hq[3] = {&s->l1_hit, &s->l1c_hit, &s->l1t_hit};
+    for (int i = 0; i < 3; i++) {
+        if (!l1[i])
+            continue;
+        while (tm_cache_next_ready(l1[i], &tok))
+            load_answered(s, (uint32_t)tok);
+        while ((r = tm_queue_front(hq[i])) && r->t_ready <= s->cycle) {
+            load_answered(s, r->inst);
+            tm_queue_pop(hq[i]);
+        }
     }
 }

@@ -43,6 +43,8 @@ struct tm_req {
 
 #define TM_RQF_NOL1 1u      /* bypasses the L1 (.cg/.cv, atomics, -gpgpu_gmem_skip_L1D) */
 #define TM_RQF_WRITEBACK 2u /* an eviction from a cache above (no acknowledgement wanted) */
+#define TM_RQF_L1C 4u       /* a fill for the SM's L1 constant cache */
+#define TM_RQF_L1T 8u       /* a fill for the SM's L1 texture cache */
 
 /* Bounded FIFO of requests (ring buffer). */
 struct tm_queue {
@@ -119,7 +121,8 @@ struct tm_memop {
     uint8_t space;     /* enum ir_space (resolved) */
     uint8_t kind;      /* enum tm_req_kind; TM_REQ_READ/WRITE for shared/const too */
     uint16_t nline;    /* line requests (global/local/atomic) */
-    uint16_t degree;   /* shared: bank-conflict degree; const: distinct words */
+    uint16_t degree;   /* shared: bank-conflict degree; const: distinct words (with an L1C:
+                          one entry of line[] per distinct word, one per cycle) */
     uint16_t sent;     /* line requests sent so far */
     uint8_t flags;     /* TM_RQF_NOL1 when the instruction's cache operator bypasses the L1 */
     uint32_t next;     /* free list */
@@ -253,6 +256,10 @@ struct tm_sm {
     struct tm_cache *l1d;
     struct tm_queue l1_hit;
     uint64_t l1d_kernel;      /* uid of the kernel the L1D was last invalidated for */
+    /* L1 constant and texture caches (NULL: -gpgpu_perfect_mem, -gpgpu_perfect_inst_const_cache
+     * 1 for the L1C, or the option "none") and their hits in flight, as l1_hit */
+    struct tm_cache *l1c, *l1t;
+    struct tm_queue l1c_hit, l1t_hit;
     /* the last device block an access fell in: [cv_lo, cv_hi) maps to canonical + cv_off */
     uint64_t cv_lo, cv_hi, cv_off;
     uint32_t nclu;            /* resident CTAs of multi-CTA clusters */
