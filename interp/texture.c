@@ -22,6 +22,8 @@
  *   - sRGB textures (8-bit unsigned, normalized read) decode r, g, b with the IEC 61966-2-1
  *     curve in f32 (v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055)^2.4, host powf) before
  *     filtering; alpha stays linear;
+ *   - block-compressed (BC1..BC5) texels are decoded from their 4x4 block (texture_bc.c)
+ *     before sRGB and filtering;
  *   - a result component the format does not have is 0, alpha 1 (1.0f for float results);
  *   - .s32 coordinates are texel indices (no filtering); a linear-memory resource (tex1Dfetch)
  *     returns 0 outside [0, width);
@@ -47,6 +49,7 @@
 #include "interp/internal.h"
 #include "interp/ops/helpers.h"
 #include "interp/texture.h"
+#include "interp/texture_bc.h"
 
 /* ======================================================================== instruction forms */
 
@@ -258,13 +261,29 @@ struct tx_cache {
     const struct itex *t;
 };
 
+/* Elements along a dimension of n texels: blocks of 4 for a block-compressed resource. */
+static uint64_t tx_blocks(const struct itex *t, uint64_t n)
+{
+    return t->bc ? (n + 3) / 4 : n;
+}
+
 /* Is the descriptor self-consistent: a known format, and every element it can address inside
  * its `bytes` (the descriptor is device memory a program can overwrite with cudaMemcpy, so the
  * engine trusts nothing it has not checked)? */
 static bool tx_sane(const struct itex *t)
 {
+    if (t->bc) { /* block-compressed: 8-bit normalized channels in 8- or 16-byte blocks */
+        static const uint8_t nch[ITEX_BC5 + 1] = {0, 4, 4, 4, 1, 2};
+        static const uint8_t blk[ITEX_BC5 + 1] = {0, 8, 16, 16, 8, 16};
+        if (t->bc > ITEX_BC5 || t->nchan != nch[t->bc] || t->elem != blk[t->bc] ||
+            t->bits != 8 || !t->read_norm || t->dims != 2 ||
+            (t->fmt == ITEX_SINT && t->bc < ITEX_BC4) || t->fmt > ITEX_SINT)
+            return false;
+    } else if (t->elem != t->nchan * t->bits / 8) {
+        return false;
+    }
     if ((t->nchan != 1 && t->nchan != 2 && t->nchan != 4) ||
-        (t->bits != 8 && t->bits != 16 && t->bits != 32) || t->elem != t->nchan * t->bits / 8 ||
+        (t->bits != 8 && t->bits != 16 && t->bits != 32) ||
         t->fmt > ITEX_FLOAT || (t->fmt == ITEX_FLOAT && t->bits == 8) || t->dims < 1 ||
         t->dims > 3 || (t->layered && t->dims == 3) ||
         (t->cube && (!t->layered || t->dims != 2 || t->layers % 6 || t->width != t->height)))
@@ -276,10 +295,11 @@ static bool tx_sane(const struct itex *t)
         return false;
     /* the last element: (slices - 1) * slice + (height - 1) * pitch + width * elem */
     const uint64_t slices = t->layered ? t->layers : t->depth;
-    if (t->width * t->elem > t->pitch && t->height > 1)
+    if (tx_blocks(t, t->width) * t->elem > t->pitch && tx_blocks(t, t->height) > 1)
         return false;
     unsigned __int128 end = (unsigned __int128)(slices - 1) * t->slice +
-                            (unsigned __int128)(t->height - 1) * t->pitch + t->width * t->elem;
+                            (unsigned __int128)(tx_blocks(t, t->height) - 1) * t->pitch +
+                            tx_blocks(t, t->width) * t->elem;
     if (end > t->bytes || t->nlevels < 1 || t->nlevels > ITEX_MAX_LEVELS ||
         t->lv[0].base != t->base || t->lv[0].width != t->width ||
         t->lv[0].height != t->height || t->lv[0].depth != t->depth ||
@@ -289,11 +309,13 @@ static bool tx_sane(const struct itex *t)
         const struct itex_level *g = &t->lv[k];
         if (!g->width || !g->height || !g->depth || g->width > t->width ||
             g->height > t->height || g->depth > t->depth || g->pitch >= lim ||
-            g->slice >= lim || g->bytes >= lim || (g->width * t->elem > g->pitch && g->height > 1))
+            g->slice >= lim || g->bytes >= lim ||
+            (tx_blocks(t, g->width) * t->elem > g->pitch && tx_blocks(t, g->height) > 1))
             return false;
         const uint64_t sl = t->layered ? t->layers : g->depth;
-        end = (unsigned __int128)(sl - 1) * g->slice + (unsigned __int128)(g->height - 1) * g->pitch +
-              g->width * t->elem;
+        end = (unsigned __int128)(sl - 1) * g->slice +
+              (unsigned __int128)(tx_blocks(t, g->height) - 1) * g->pitch +
+              tx_blocks(t, g->width) * t->elem;
         if (end > g->bytes)
             return false;
     }
@@ -356,6 +378,12 @@ static bool tx_float_result(const struct itex *t)
     return t->fmt == ITEX_FLOAT || t->read_norm;
 }
 
+/* An sRGB-encoded color component as linear: IEC 61966-2-1 decoding in f32. */
+static float tx_srgb(float v)
+{
+    return v <= 0.04045f ? v / 12.92f : powf((v + 0.055f) / 1.055f, 2.4f);
+}
+
 /* Channel c of the element at p, as the fetch returns it. */
 static union tx_val tx_channel(const struct itex *t, const uint8_t *p, unsigned c)
 {
@@ -382,8 +410,8 @@ static union tx_val tx_channel(const struct itex *t, const uint8_t *p, unsigned 
     if (t->read_norm && t->bits < 32) {
         if (t->fmt == ITEX_UINT) {
             v.f = (float)raw / (float)((1u << t->bits) - 1);
-            if (t->srgb && c < 3) /* IEC 61966-2-1 decoding, in f32 */
-                v.f = v.f <= 0.04045f ? v.f / 12.92f : powf((v.f + 0.055f) / 1.055f, 2.4f);
+            if (t->srgb && c < 3)
+                v.f = tx_srgb(v.f);
         } else {
             float x = (float)sv / (float)((1u << (t->bits - 1)) - 1);
             v.f = x < -1.0f ? -1.0f : x;
@@ -398,6 +426,15 @@ static union tx_val tx_channel(const struct itex *t, const uint8_t *p, unsigned 
 static void tx_texel(const struct itex *t, const struct itex_level *g, uint64_t x, uint64_t y,
                      uint64_t z, uint64_t layer, union tx_val out[4])
 {
+    if (t->bc) { /* the texel of its 4x4 block (the components the format lacks as below) */
+        const uint8_t *b = (const uint8_t *)(uintptr_t)(g->base + (layer + z) * g->slice +
+                                                        y / 4 * g->pitch + x / 4 * t->elem);
+        float v[4] = {0.0f, 0.0f, 0.0f, 1.0f};
+        itex_bc_texel(t->bc, t->fmt == ITEX_SINT, b, (unsigned)(x & 3), (unsigned)(y & 3), v);
+        for (unsigned c = 0; c < 4; c++)
+            out[c].f = t->srgb && c < 3 && c < t->nchan ? tx_srgb(v[c]) : v[c];
+        return;
+    }
     const uint8_t *p = (const uint8_t *)(uintptr_t)(g->base + (layer + z) * g->slice +
                                                     y * g->pitch + x * t->elem);
     const bool fl = tx_float_result(t);
