@@ -25,6 +25,9 @@
  *   - block-compressed (BC1..BC5) texels are decoded from their 4x4 block (texture_bc.c)
  *     before sRGB and filtering;
  *   - a result component the format does not have is 0, alpha 1 (1.0f for float results);
+ *   - the offset operand e of tex / tld4 (integers, in texels of the sampled level) is added to
+ *     the texel indices after the floor (every index of a linear footprint), before the
+ *     address mode; not the layer;
  *   - .s32 coordinates are texel indices (no filtering); a linear-memory resource (tex1Dfetch)
  *     returns 0 outside [0, width);
  *   - the layer of a1d/a2d is an integer clamped to [0, layers - 1];
@@ -178,8 +181,8 @@ static unsigned tx_rf_of(unsigned t)
 }
 
 /* tex / tld4 operands are d, the optional residency predicate `|p` (OPK_NONE when absent: the
- * engine does not write one), then the coordinate address; nothing after it (no lod, gradients,
- * offset or depth compare). */
+ * engine does not write one), then the coordinate address, the lod or gradients of tex.level /
+ * tex.grad, and the optional offset vector e (tx_lod_ok; no depth compare f). */
 #define TX_NO_PRED(in, O) ((O)[1].kind == OPK_NONE)
 
 /* The operands after a tex coordinate address: none, the level of tex.level (an f32 register
@@ -188,14 +191,21 @@ static unsigned tx_rf_of(unsigned t)
 static bool tx_lod_ok(const struct ir_opnd *all, const struct ir_insn *in,
                       const struct ir_opnd *O, const struct tx_form *t)
 {
-    switch (t->lod) {
-    case TXL_NONE: return in->nopnd == 3;
-    case TXL_LEVEL: return in->nopnd == 4 && in->type[1] == T_F32 && tx_reg(&O[3], RF_B32, false);
-    default: {
-        const unsigned n = t->dims == 3 ? 4 : t->dims;
-        return in->nopnd == 5 && in->type[1] == T_F32 && tx_data_ok(all, &O[3], n, RF_B32, false) &&
-               tx_data_ok(all, &O[4], n, RF_B32, false);
+    const unsigned n = t->dims == 3 ? 4 : t->dims;
+    const unsigned nl = t->lod == TXL_LEVEL ? 1 : t->lod == TXL_GRAD ? 2 : 0;
+    /* then the offset e: a vector of n .s32 (not on cubemaps), never the depth compare f */
+    if (in->nopnd == 4 + nl) {
+        if (t->cube || O[3 + nl].kind != OPK_VEC || !tx_data_ok(all, &O[3 + nl], n, RF_B32, false))
+            return false;
+    } else if (in->nopnd != 3 + nl) {
+        return false;
     }
+    switch (t->lod) {
+    case TXL_NONE: return true;
+    case TXL_LEVEL: return in->type[1] == T_F32 && tx_reg(&O[3], RF_B32, false);
+    default:
+        return in->type[1] == T_F32 && tx_data_ok(all, &O[3], n, RF_B32, false) &&
+               tx_data_ok(all, &O[4], n, RF_B32, false);
     }
 }
 
@@ -215,7 +225,7 @@ bool interp_tex_ok(const struct ir_func *f, const struct ir_insn *in, const stru
                tx_data_ok(all, &O[0], 4, RF_B32, true) && tx_addr_ok(all, &O[2], tx_ncoord(&t));
     case OP_TLD4:
         return t.dims == 2 && !t.layered && !t.cube && t.comp >= 0 && !t.p && !t.query && !t.lod &&
-               TX_NO_PRED(in, O) && in->nopnd == 3 &&
+               TX_NO_PRED(in, O) && tx_lod_ok(all, in, O, &t) &&
                (in->type[0] == T_F32 || in->type[0] == T_S32 || in->type[0] == T_U32) &&
                in->type[1] == T_F32 && in->vec == 4 && tx_data_ok(all, &O[0], 4, RF_B32, true) &&
                tx_addr_ok(all, &O[2], tx_ncoord(&t));
@@ -531,9 +541,9 @@ static uint32_t tx_weight(float fr)
 }
 
 /* Sample level g of t at coordinates x[] of one layer (unnormalized coordinates are level-0
- * texels, scaled to the level). */
+ * texels, scaled to the level), the texel indices moved by off[] (tex's offset operand). */
 static void tx_sample(const struct itex *t, const struct itex_level *g, const float x[3],
-                      uint64_t layer, union tx_val out[4])
+                      const int32_t off[3], uint64_t layer, union tx_val out[4])
 {
     float u[3];
     const uint64_t n[3] = {g->width, g->height, g->depth}, n0[3] = {t->width, t->height, t->depth};
@@ -544,7 +554,7 @@ static void tx_sample(const struct itex *t, const struct itex_level *g, const fl
     if (!t->linear || !tx_float_result(t)) {
         int64_t i[3] = {0, 0, 0};
         for (unsigned d = 0; d < t->dims; d++)
-            i[d] = tx_floor(u[d]);
+            i[d] = tx_floor(u[d]) + off[d];
         tx_fetch(t, g, i, layer, false, out);
         return;
     }
@@ -564,7 +574,7 @@ static void tx_sample(const struct itex *t, const struct itex_level *g, const fl
         uint32_t wgt = 1;
         for (unsigned d = 0; d < 3; d++) {
             const unsigned hi = d < t->dims ? k >> d & 1 : 0;
-            i[d] = i0[d] + hi;
+            i[d] = i0[d] + hi + off[d];
             if (d < t->dims)
                 wgt *= hi ? a[d] : 256 - a[d];
         }
@@ -581,11 +591,11 @@ static void tx_sample(const struct itex *t, const struct itex_level *g, const fl
 /* Sample t with level of detail lambda (before bias and clamps): the mipmap level(s) it
  * selects, point (nearest level, ties up) or linear (the two levels around it, weighted by
  * the fraction in 9-bit fixed point like the texel weights). */
-static void tx_sample_lod(const struct itex *t, const float x[3], uint64_t layer, float lambda,
-                          union tx_val out[4])
+static void tx_sample_lod(const struct itex *t, const float x[3], const int32_t off[3],
+                          uint64_t layer, float lambda, union tx_val out[4])
 {
     if (t->nlevels <= 1) {
-        tx_sample(t, t->lv, x, layer, out);
+        tx_sample(t, t->lv, x, off, layer, out);
         return;
     }
     float lam = lambda + t->lod_bias;
@@ -599,18 +609,18 @@ static void tx_sample_lod(const struct itex *t, const float x[3], uint64_t layer
     if (lam > top)
         lam = top;
     if (!t->mip_linear || !tx_float_result(t)) {
-        tx_sample(t, &t->lv[(unsigned)floorf(lam + 0.5f)], x, layer, out);
+        tx_sample(t, &t->lv[(unsigned)floorf(lam + 0.5f)], x, off, layer, out);
         return;
     }
     const unsigned l0 = (unsigned)floorf(lam);
     const uint32_t f = tx_weight(lam - (float)l0);
     if (l0 + 1 >= t->nlevels || f == 0) {
-        tx_sample(t, &t->lv[l0], x, layer, out);
+        tx_sample(t, &t->lv[l0], x, off, layer, out);
         return;
     }
     union tx_val a[4], b[4];
-    tx_sample(t, &t->lv[l0], x, layer, a);
-    tx_sample(t, &t->lv[l0 + 1], x, layer, b);
+    tx_sample(t, &t->lv[l0], x, off, layer, a);
+    tx_sample(t, &t->lv[l0 + 1], x, off, layer, b);
     const float w0 = (float)(256 - f) * 0x1p-8f, w1 = (float)f * 0x1p-8f;
     for (unsigned c = 0; c < 4; c++)
         out[c].f = w0 * a[c].f + w1 * b[c].f;
@@ -823,6 +833,11 @@ static void tx_tex(struct warp *w, const struct ir_insn *in, const struct ir_opn
     }
     union tx_val r[4];
     const unsigned dims = t->dims < fm->dims ? t->dims : fm->dims;
+    int32_t off[3] = {0, 0, 0}; /* the offset operand e (after the lod operands), if any */
+    const unsigned eo = 3 + (fm->lod == TXL_LEVEL ? 1 : fm->lod == TXL_GRAD ? 2 : 0);
+    if (in->nopnd > eo)
+        for (unsigned d = 0; d < dims; d++)
+            off[d] = (int32_t)(uint32_t)tx_get(w, &all[O[eo].first + d], l);
     float cx[3] = {0, 0, 0};
     if (fm->cube) { /* the direction picks a face (layer) and normalized face coordinates */
         memcpy(cx, xc, sizeof cx);
@@ -852,7 +867,7 @@ static void tx_tex(struct warp *w, const struct ir_insn *in, const struct ir_opn
         /* (i, j+1), (i+1, j+1), (i+1, j), (i, j) */
         static const unsigned di[4] = {0, 1, 1, 0}, dj[4] = {1, 1, 0, 0};
         for (unsigned k = 0; k < 4; k++) {
-            int64_t i[3] = {i0[0] + di[k], i0[1] + dj[k], 0};
+            int64_t i[3] = {i0[0] + di[k] + off[0], i0[1] + dj[k] + off[1], 0};
             union tx_val v[4];
             tx_fetch(t, t->lv, i, layer, false, v);
             r[k] = v[fm->comp];
@@ -860,7 +875,7 @@ static void tx_tex(struct warp *w, const struct ir_insn *in, const struct ir_opn
     } else if (in->type[1] == T_S32) {
         int64_t i[3] = {0, 0, 0};
         for (unsigned d = 0; d < dims; d++)
-            i[d] = (int32_t)xc[d];
+            i[d] = (int64_t)(int32_t)xc[d] + off[d];
         tx_fetch(t, t->lv, i, layer, t->res == ITEX_RES_LINEAR, r);
     } else {
         float x[3] = {0, 0, 0};
@@ -883,7 +898,7 @@ static void tx_tex(struct warp *w, const struct ir_insn *in, const struct ir_opn
                 }
             lambda = tx_grad_lod(t, g[0], g[1]);
         }
-        tx_sample_lod(t, x, layer, lambda, r);
+        tx_sample_lod(t, x, off, layer, lambda, r);
     }
     for (unsigned k = 0; k < 4; k++)
         tx_put(w, all, &O[0], k, l, r[k].u);
