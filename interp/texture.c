@@ -36,7 +36,7 @@
  *     are sampled with clamp addressing (no filtering across faces: not seamless);
  *   - mipmaps (not in the guide's appendix; ptxemu's rule, tx_sample_lod): level of detail 0
  *     for tex, the operand of tex.level, log2 of the longer gradient in level-0 texels for
- *     tex.grad; plus the bias, clamped to [lod_min, lod_max] and [0, levels - 1]; nearest level
+ *     tex.grad (with maxAnisotropy > 1: tx_sample_aniso's footprint); plus the bias, clamped to [lod_min, lod_max] and [0, levels - 1]; nearest level
  *     (ties up) or the two levels around it blended with a 9-bit fixed-point fraction.
  * Surfaces: the x coordinate of suld.b / sust.b is in bytes (must be a multiple of the access
  * width), of sust.p in elements; y, z and the layer in elements. Outside the surface, .trap
@@ -640,6 +640,54 @@ static float tx_grad_lod(const struct itex *t, const float dx[3], const float dy
     return log2f(sqrtf(px > py ? px : py));
 }
 
+/* tex.grad of t with gradients dx, dy (coordinate units) at x[] when t allows anisotropy
+ * (maxAnisotropy > 1, float results): the footprint of EXT_texture_filter_anisotropic. The
+ * gradients' lengths in level-0 texels are Px, Py; N = min(ceil(Pmax / Pmin), maxAnisotropy)
+ * probes along the major gradient at x + (i / (N + 1) - 1/2) * major (i = 1..N), each sampled
+ * (texel and mipmap filtering as usual) at lambda = log2(Pmax / N), summed in f32 in order and
+ * divided by N. N <= 1 is the isotropic tx_grad_lod. Returns false when N <= 1 (the caller
+ * samples isotropically). */
+static bool tx_sample_aniso(const struct itex *t, const float x[3], const int32_t off[3],
+                            uint64_t layer, const float dx[3], const float dy[3],
+                            union tx_val out[4])
+{
+    if (t->max_aniso <= 1 || !tx_float_result(t))
+        return false;
+    const uint64_t n0[3] = {t->width, t->height, t->depth};
+    float px = 0.0f, py = 0.0f;
+    for (unsigned d = 0; d < t->dims; d++) {
+        const float s = t->norm_coords ? (float)n0[d] : 1.0f;
+        px += (dx[d] * s) * (dx[d] * s);
+        py += (dy[d] * s) * (dy[d] * s);
+    }
+    px = sqrtf(px);
+    py = sqrtf(py);
+    const bool xmaj = px >= py;
+    const float pmax = xmaj ? px : py, pmin = xmaj ? py : px;
+    if (!(pmax > pmin)) /* isotropic, or NaN */
+        return false;
+    const float ratio = pmin > 0.0f ? ceilf(pmax / pmin) : INFINITY;
+    const unsigned n = ratio >= (float)t->max_aniso ? t->max_aniso : (unsigned)ratio;
+    if (n <= 1)
+        return false;
+    const float lambda = log2f(pmax / (float)n);
+    const float *maj = xmaj ? dx : dy;
+    float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    for (unsigned i = 1; i <= n; i++) {
+        const float f = (float)i / (float)(n + 1) - 0.5f;
+        float xp[3];
+        for (unsigned d = 0; d < 3; d++)
+            xp[d] = x[d] + f * maj[d];
+        union tx_val v[4];
+        tx_sample_lod(t, xp, off, layer, lambda, v);
+        for (unsigned c = 0; c < 4; c++)
+            acc[c] += v[c].f;
+    }
+    for (unsigned c = 0; c < 4; c++)
+        out[c].f = acc[c] / (float)n;
+    return true;
+}
+
 /* ======================================================================== instructions */
 
 static uint64_t tx_get(const struct warp *w, const struct ir_opnd *e, unsigned l)
@@ -897,9 +945,12 @@ static void tx_tex(struct warp *w, const struct ir_insn *in, const struct ir_opn
                     memcpy(&g[v][d], &b, 4);
                 }
             lambda = tx_grad_lod(t, g[0], g[1]);
+            if (!fm->cube && tx_sample_aniso(t, x, off, layer, g[0], g[1], r))
+                goto put;
         }
         tx_sample_lod(t, x, off, layer, lambda, r);
     }
+put:
     for (unsigned k = 0; k < 4; k++)
         tx_put(w, all, &O[0], k, l, r[k].u);
 }

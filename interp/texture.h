@@ -66,7 +66,8 @@ struct itex {
     uint32_t nlevels;
     uint8_t mip_linear; /* mipmap filter mode: 0 point, 1 linear */
     uint8_t srgb;       /* sRGB to linear on the color channels of 8-bit unorm reads */
-    uint8_t pad2_[2];
+    uint8_t max_aniso;  /* maxAnisotropy (0..16; above 1: tex.grad's anisotropic footprint) */
+    uint8_t pad2_;
     float lod_bias, lod_min, lod_max;
     struct itex_level lv[ITEX_MAX_LEVELS];
 };
