@@ -137,7 +137,8 @@ const char *interp_unsupported_why(const struct ir_func *f, const struct ir_insn
     case OP_TLD4:
         return "unsupported (texture form: the engine runs tex{.level,.grad}.{1d,2d,3d,a1d,a2d}.v4, "
                "tex{.level}.{cube,acube}.v4 and tld4.{r,g,b,a}.2d.v4 of .f32/.s32/.u32 on a "
-               "texture object in a .b64 register, without offsets or depth compare; "
+               "texture object in a .b64 register, with an optional offset vector (not on "
+               "cubemaps), without depth compare; "
                "multisample geometries are not implemented; texture references (.texref "
                "variables) cannot be bound: CUDA 13 has no API for them, use texture objects)";
     case OP_TXQ:

@@ -22,7 +22,12 @@
  *   - sRGB textures (8-bit unsigned, normalized read) decode r, g, b with the IEC 61966-2-1
  *     curve in f32 (v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055)^2.4, host powf) before
  *     filtering; alpha stays linear;
+ *   - block-compressed (BC1..BC5) texels are decoded from their 4x4 block (texture_bc.c)
+ *     before sRGB and filtering;
  *   - a result component the format does not have is 0, alpha 1 (1.0f for float results);
+ *   - the offset operand e of tex / tld4 (integers, in texels of the sampled level) is added to
+ *     the texel indices after the floor (every index of a linear footprint), before the
+ *     address mode; not the layer;
  *   - .s32 coordinates are texel indices (no filtering); a linear-memory resource (tex1Dfetch)
  *     returns 0 outside [0, width);
  *   - the layer of a1d/a2d is an integer clamped to [0, layers - 1];
@@ -31,7 +36,7 @@
  *     are sampled with clamp addressing (no filtering across faces: not seamless);
  *   - mipmaps (not in the guide's appendix; ptxemu's rule, tx_sample_lod): level of detail 0
  *     for tex, the operand of tex.level, log2 of the longer gradient in level-0 texels for
- *     tex.grad; plus the bias, clamped to [lod_min, lod_max] and [0, levels - 1]; nearest level
+ *     tex.grad (with maxAnisotropy > 1: tx_sample_aniso's footprint); plus the bias, clamped to [lod_min, lod_max] and [0, levels - 1]; nearest level
  *     (ties up) or the two levels around it blended with a 9-bit fixed-point fraction.
  * Surfaces: the x coordinate of suld.b / sust.b is in bytes (must be a multiple of the access
  * width), of sust.p in elements; y, z and the layer in elements. Outside the surface, .trap
@@ -48,6 +53,7 @@
 #include "interp/ops/helpers.h"
 #include "interp/tensor.h"
 #include "interp/texture.h"
+#include "interp/texture_bc.h"
 
 /* ======================================================================== instruction forms */
 
@@ -176,8 +182,8 @@ static unsigned tx_rf_of(unsigned t)
 }
 
 /* tex / tld4 operands are d, the optional residency predicate `|p` (OPK_NONE when absent: the
- * engine does not write one), then the coordinate address; nothing after it (no lod, gradients,
- * offset or depth compare). */
+ * engine does not write one), then the coordinate address, the lod or gradients of tex.level /
+ * tex.grad, and the optional offset vector e (tx_lod_ok; no depth compare f). */
 #define TX_NO_PRED(in, O) ((O)[1].kind == OPK_NONE)
 
 /* The operands after a tex coordinate address: none, the level of tex.level (an f32 register
@@ -186,14 +192,21 @@ static unsigned tx_rf_of(unsigned t)
 static bool tx_lod_ok(const struct ir_opnd *all, const struct ir_insn *in,
                       const struct ir_opnd *O, const struct tx_form *t)
 {
-    switch (t->lod) {
-    case TXL_NONE: return in->nopnd == 3;
-    case TXL_LEVEL: return in->nopnd == 4 && in->type[1] == T_F32 && tx_reg(&O[3], RF_B32, false);
-    default: {
-        const unsigned n = t->dims == 3 ? 4 : t->dims;
-        return in->nopnd == 5 && in->type[1] == T_F32 && tx_data_ok(all, &O[3], n, RF_B32, false) &&
-               tx_data_ok(all, &O[4], n, RF_B32, false);
+    const unsigned n = t->dims == 3 ? 4 : t->dims;
+    const unsigned nl = t->lod == TXL_LEVEL ? 1 : t->lod == TXL_GRAD ? 2 : 0;
+    /* then the offset e: a vector of n .s32 (not on cubemaps), never the depth compare f */
+    if (in->nopnd == 4 + nl) {
+        if (t->cube || O[3 + nl].kind != OPK_VEC || !tx_data_ok(all, &O[3 + nl], n, RF_B32, false))
+            return false;
+    } else if (in->nopnd != 3 + nl) {
+        return false;
     }
+    switch (t->lod) {
+    case TXL_NONE: return true;
+    case TXL_LEVEL: return in->type[1] == T_F32 && tx_reg(&O[3], RF_B32, false);
+    default:
+        return in->type[1] == T_F32 && tx_data_ok(all, &O[3], n, RF_B32, false) &&
+               tx_data_ok(all, &O[4], n, RF_B32, false);
     }
 }
 
@@ -213,7 +226,7 @@ bool interp_tex_ok(const struct ir_func *f, const struct ir_insn *in, const stru
                tx_data_ok(all, &O[0], 4, RF_B32, true) && tx_addr_ok(all, &O[2], tx_ncoord(&t));
     case OP_TLD4:
         return t.dims == 2 && !t.layered && !t.cube && t.comp >= 0 && !t.p && !t.query && !t.lod &&
-               TX_NO_PRED(in, O) && in->nopnd == 3 &&
+               TX_NO_PRED(in, O) && tx_lod_ok(all, in, O, &t) &&
                (in->type[0] == T_F32 || in->type[0] == T_S32 || in->type[0] == T_U32) &&
                in->type[1] == T_F32 && in->vec == 4 && tx_data_ok(all, &O[0], 4, RF_B32, true) &&
                tx_addr_ok(all, &O[2], tx_ncoord(&t));
@@ -259,13 +272,29 @@ struct tx_cache {
     const struct itex *t;
 };
 
+/* Elements along a dimension of n texels: blocks of 4 for a block-compressed resource. */
+static uint64_t tx_blocks(const struct itex *t, uint64_t n)
+{
+    return t->bc ? (n + 3) / 4 : n;
+}
+
 /* Is the descriptor self-consistent: a known format, and every element it can address inside
  * its `bytes` (the descriptor is device memory a program can overwrite with cudaMemcpy, so the
  * engine trusts nothing it has not checked)? */
 static bool tx_sane(const struct itex *t)
 {
+    if (t->bc) { /* block-compressed: 8-bit normalized channels in 8- or 16-byte blocks */
+        static const uint8_t nch[ITEX_BC5 + 1] = {0, 4, 4, 4, 1, 2};
+        static const uint8_t blk[ITEX_BC5 + 1] = {0, 8, 16, 16, 8, 16};
+        if (t->bc > ITEX_BC5 || t->nchan != nch[t->bc] || t->elem != blk[t->bc] ||
+            t->bits != 8 || !t->read_norm || t->dims != 2 ||
+            (t->fmt == ITEX_SINT && t->bc < ITEX_BC4) || t->fmt > ITEX_SINT)
+            return false;
+    } else if (t->elem != t->nchan * t->bits / 8) {
+        return false;
+    }
     if ((t->nchan != 1 && t->nchan != 2 && t->nchan != 4) ||
-        (t->bits != 8 && t->bits != 16 && t->bits != 32) || t->elem != t->nchan * t->bits / 8 ||
+        (t->bits != 8 && t->bits != 16 && t->bits != 32) ||
         t->fmt > ITEX_FLOAT || (t->fmt == ITEX_FLOAT && t->bits == 8) || t->dims < 1 ||
         t->dims > 3 || (t->layered && t->dims == 3) ||
         (t->cube && (!t->layered || t->dims != 2 || t->layers % 6 || t->width != t->height)))
@@ -277,10 +306,11 @@ static bool tx_sane(const struct itex *t)
         return false;
     /* the last element: (slices - 1) * slice + (height - 1) * pitch + width * elem */
     const uint64_t slices = t->layered ? t->layers : t->depth;
-    if (t->width * t->elem > t->pitch && t->height > 1)
+    if (tx_blocks(t, t->width) * t->elem > t->pitch && tx_blocks(t, t->height) > 1)
         return false;
     unsigned __int128 end = (unsigned __int128)(slices - 1) * t->slice +
-                            (unsigned __int128)(t->height - 1) * t->pitch + t->width * t->elem;
+                            (unsigned __int128)(tx_blocks(t, t->height) - 1) * t->pitch +
+                            tx_blocks(t, t->width) * t->elem;
     if (end > t->bytes || t->nlevels < 1 || t->nlevels > ITEX_MAX_LEVELS ||
         t->lv[0].base != t->base || t->lv[0].width != t->width ||
         t->lv[0].height != t->height || t->lv[0].depth != t->depth ||
@@ -290,11 +320,13 @@ static bool tx_sane(const struct itex *t)
         const struct itex_level *g = &t->lv[k];
         if (!g->width || !g->height || !g->depth || g->width > t->width ||
             g->height > t->height || g->depth > t->depth || g->pitch >= lim ||
-            g->slice >= lim || g->bytes >= lim || (g->width * t->elem > g->pitch && g->height > 1))
+            g->slice >= lim || g->bytes >= lim ||
+            (tx_blocks(t, g->width) * t->elem > g->pitch && tx_blocks(t, g->height) > 1))
             return false;
         const uint64_t sl = t->layered ? t->layers : g->depth;
-        end = (unsigned __int128)(sl - 1) * g->slice + (unsigned __int128)(g->height - 1) * g->pitch +
-              g->width * t->elem;
+        end = (unsigned __int128)(sl - 1) * g->slice +
+              (unsigned __int128)(tx_blocks(t, g->height) - 1) * g->pitch +
+              tx_blocks(t, g->width) * t->elem;
         if (end > g->bytes)
             return false;
     }
@@ -357,6 +389,12 @@ static bool tx_float_result(const struct itex *t)
     return t->fmt == ITEX_FLOAT || t->read_norm;
 }
 
+/* An sRGB-encoded color component as linear: IEC 61966-2-1 decoding in f32. */
+static float tx_srgb(float v)
+{
+    return v <= 0.04045f ? v / 12.92f : powf((v + 0.055f) / 1.055f, 2.4f);
+}
+
 /* Channel c of the element at p, as the fetch returns it. */
 static union tx_val tx_channel(const struct itex *t, const uint8_t *p, unsigned c)
 {
@@ -383,8 +421,8 @@ static union tx_val tx_channel(const struct itex *t, const uint8_t *p, unsigned 
     if (t->read_norm && t->bits < 32) {
         if (t->fmt == ITEX_UINT) {
             v.f = (float)raw / (float)((1u << t->bits) - 1);
-            if (t->srgb && c < 3) /* IEC 61966-2-1 decoding, in f32 */
-                v.f = v.f <= 0.04045f ? v.f / 12.92f : powf((v.f + 0.055f) / 1.055f, 2.4f);
+            if (t->srgb && c < 3)
+                v.f = tx_srgb(v.f);
         } else {
             float x = (float)sv / (float)((1u << (t->bits - 1)) - 1);
             v.f = x < -1.0f ? -1.0f : x;
@@ -405,6 +443,15 @@ struct tx_rep {
 static void tx_texel(const struct itex *t, const struct itex_level *g, uint64_t x, uint64_t y,
                      uint64_t z, uint64_t layer, union tx_val out[4], const struct tx_rep *rp)
 {
+    if (t->bc) { /* the texel of its 4x4 block (the components the format lacks as below) */
+        const uint8_t *b = (const uint8_t *)(uintptr_t)(g->base + (layer + z) * g->slice +
+                                                        y / 4 * g->pitch + x / 4 * t->elem);
+        float v[4] = {0.0f, 0.0f, 0.0f, 1.0f};
+        itex_bc_texel(t->bc, t->fmt == ITEX_SINT, b, (unsigned)(x & 3), (unsigned)(y & 3), v);
+        for (unsigned c = 0; c < 4; c++)
+            out[c].f = t->srgb && c < 3 && c < t->nchan ? tx_srgb(v[c]) : v[c];
+        return;
+    }
     const uint8_t *p = (const uint8_t *)(uintptr_t)(g->base + (layer + z) * g->slice +
                                                     y * g->pitch + x * t->elem);
     if (rp && rp->mr) /* stepping: the texel's device address for the timing model */
@@ -503,9 +550,10 @@ static uint32_t tx_weight(float fr)
 }
 
 /* Sample level g of t at coordinates x[] of one layer (unnormalized coordinates are level-0
- * texels, scaled to the level). */
+ * texels, scaled to the level), the texel indices moved by off[] (tex's offset operand). */
 static void tx_sample(const struct itex *t, const struct itex_level *g, const float x[3],
-                      uint64_t layer, union tx_val out[4], const struct tx_rep *rp)
+                      const int32_t off[3], uint64_t layer, union tx_val out[4],
+                      const struct tx_rep *rp)
 {
     float u[3];
     const uint64_t n[3] = {g->width, g->height, g->depth}, n0[3] = {t->width, t->height, t->depth};
@@ -516,7 +564,7 @@ static void tx_sample(const struct itex *t, const struct itex_level *g, const fl
     if (!t->linear || !tx_float_result(t)) {
         int64_t i[3] = {0, 0, 0};
         for (unsigned d = 0; d < t->dims; d++)
-            i[d] = tx_floor(u[d]);
+            i[d] = tx_floor(u[d]) + off[d];
         tx_fetch(t, g, i, layer, false, out, rp);
         return;
     }
@@ -536,7 +584,7 @@ static void tx_sample(const struct itex *t, const struct itex_level *g, const fl
         uint32_t wgt = 1;
         for (unsigned d = 0; d < 3; d++) {
             const unsigned hi = d < t->dims ? k >> d & 1 : 0;
-            i[d] = i0[d] + hi;
+            i[d] = i0[d] + hi + off[d];
             if (d < t->dims)
                 wgt *= hi ? a[d] : 256 - a[d];
         }
@@ -553,11 +601,12 @@ static void tx_sample(const struct itex *t, const struct itex_level *g, const fl
 /* Sample t with level of detail lambda (before bias and clamps): the mipmap level(s) it
  * selects, point (nearest level, ties up) or linear (the two levels around it, weighted by
  * the fraction in 9-bit fixed point like the texel weights). */
-static void tx_sample_lod(const struct itex *t, const float x[3], uint64_t layer, float lambda,
-                          union tx_val out[4], const struct tx_rep *rp)
+static void tx_sample_lod(const struct itex *t, const float x[3], const int32_t off[3],
+                          uint64_t layer, float lambda, union tx_val out[4],
+                          const struct tx_rep *rp)
 {
     if (t->nlevels <= 1) {
-        tx_sample(t, t->lv, x, layer, out, rp);
+        tx_sample(t, t->lv, x, off, layer, out, rp);
         return;
     }
     float lam = lambda + t->lod_bias;
@@ -571,18 +620,18 @@ static void tx_sample_lod(const struct itex *t, const float x[3], uint64_t layer
     if (lam > top)
         lam = top;
     if (!t->mip_linear || !tx_float_result(t)) {
-        tx_sample(t, &t->lv[(unsigned)floorf(lam + 0.5f)], x, layer, out, rp);
+        tx_sample(t, &t->lv[(unsigned)floorf(lam + 0.5f)], x, off, layer, out, rp);
         return;
     }
     const unsigned l0 = (unsigned)floorf(lam);
     const uint32_t f = tx_weight(lam - (float)l0);
     if (l0 + 1 >= t->nlevels || f == 0) {
-        tx_sample(t, &t->lv[l0], x, layer, out, rp);
+        tx_sample(t, &t->lv[l0], x, off, layer, out, rp);
         return;
     }
     union tx_val a[4], b[4];
-    tx_sample(t, &t->lv[l0], x, layer, a, rp);
-    tx_sample(t, &t->lv[l0 + 1], x, layer, b, rp);
+    tx_sample(t, &t->lv[l0], x, off, layer, a, rp);
+    tx_sample(t, &t->lv[l0 + 1], x, off, layer, b, rp);
     const float w0 = (float)(256 - f) * 0x1p-8f, w1 = (float)f * 0x1p-8f;
     for (unsigned c = 0; c < 4; c++)
         out[c].f = w0 * a[c].f + w1 * b[c].f;
@@ -600,6 +649,54 @@ static float tx_grad_lod(const struct itex *t, const float dx[3], const float dy
         py += (dy[d] * s) * (dy[d] * s);
     }
     return log2f(sqrtf(px > py ? px : py));
+}
+
+/* tex.grad of t with gradients dx, dy (coordinate units) at x[] when t allows anisotropy
+ * (maxAnisotropy > 1, float results): the footprint of EXT_texture_filter_anisotropic. The
+ * gradients' lengths in level-0 texels are Px, Py; N = min(ceil(Pmax / Pmin), maxAnisotropy)
+ * probes along the major gradient at x + (i / (N + 1) - 1/2) * major (i = 1..N), each sampled
+ * (texel and mipmap filtering as usual) at lambda = log2(Pmax / N), summed in f32 in order and
+ * divided by N. N <= 1 is the isotropic tx_grad_lod. Returns false when N <= 1 (the caller
+ * samples isotropically). */
+static bool tx_sample_aniso(const struct itex *t, const float x[3], const int32_t off[3],
+                            uint64_t layer, const float dx[3], const float dy[3],
+                            union tx_val out[4], const struct tx_rep *rp)
+{
+    if (t->max_aniso <= 1 || !tx_float_result(t))
+        return false;
+    const uint64_t n0[3] = {t->width, t->height, t->depth};
+    float px = 0.0f, py = 0.0f;
+    for (unsigned d = 0; d < t->dims; d++) {
+        const float s = t->norm_coords ? (float)n0[d] : 1.0f;
+        px += (dx[d] * s) * (dx[d] * s);
+        py += (dy[d] * s) * (dy[d] * s);
+    }
+    px = sqrtf(px);
+    py = sqrtf(py);
+    const bool xmaj = px >= py;
+    const float pmax = xmaj ? px : py, pmin = xmaj ? py : px;
+    if (!(pmax > pmin)) /* isotropic, or NaN */
+        return false;
+    const float ratio = pmin > 0.0f ? ceilf(pmax / pmin) : INFINITY;
+    const unsigned n = ratio >= (float)t->max_aniso ? t->max_aniso : (unsigned)ratio;
+    if (n <= 1)
+        return false;
+    const float lambda = log2f(pmax / (float)n);
+    const float *maj = xmaj ? dx : dy;
+    float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    for (unsigned i = 1; i <= n; i++) {
+        const float f = (float)i / (float)(n + 1) - 0.5f;
+        float xp[3];
+        for (unsigned d = 0; d < 3; d++)
+            xp[d] = x[d] + f * maj[d];
+        union tx_val v[4];
+        tx_sample_lod(t, xp, off, layer, lambda, v, rp);
+        for (unsigned c = 0; c < 4; c++)
+            acc[c] += v[c].f;
+    }
+    for (unsigned c = 0; c < 4; c++)
+        out[c].f = acc[c] / (float)n;
+    return true;
 }
 
 /* ======================================================================== instructions */
@@ -803,6 +900,11 @@ static void tx_tex(struct warp *w, const struct ir_insn *in, const struct ir_opn
     }
     union tx_val r[4];
     const unsigned dims = t->dims < fm->dims ? t->dims : fm->dims;
+    int32_t off[3] = {0, 0, 0}; /* the offset operand e (after the lod operands), if any */
+    const unsigned eo = 3 + (fm->lod == TXL_LEVEL ? 1 : fm->lod == TXL_GRAD ? 2 : 0);
+    if (in->nopnd > eo)
+        for (unsigned d = 0; d < dims; d++)
+            off[d] = (int32_t)(uint32_t)tx_get(w, &all[O[eo].first + d], l);
     float cx[3] = {0, 0, 0};
     if (fm->cube) { /* the direction picks a face (layer) and normalized face coordinates */
         memcpy(cx, xc, sizeof cx);
@@ -832,7 +934,7 @@ static void tx_tex(struct warp *w, const struct ir_insn *in, const struct ir_opn
         /* (i, j+1), (i+1, j+1), (i+1, j), (i, j) */
         static const unsigned di[4] = {0, 1, 1, 0}, dj[4] = {1, 1, 0, 0};
         for (unsigned k = 0; k < 4; k++) {
-            int64_t i[3] = {i0[0] + di[k], i0[1] + dj[k], 0};
+            int64_t i[3] = {i0[0] + di[k] + off[0], i0[1] + dj[k] + off[1], 0};
             union tx_val v[4];
             tx_fetch(t, t->lv, i, layer, false, v, rp);
             r[k] = v[fm->comp];
@@ -840,7 +942,7 @@ static void tx_tex(struct warp *w, const struct ir_insn *in, const struct ir_opn
     } else if (in->type[1] == T_S32) {
         int64_t i[3] = {0, 0, 0};
         for (unsigned d = 0; d < dims; d++)
-            i[d] = (int32_t)xc[d];
+            i[d] = (int64_t)(int32_t)xc[d] + off[d];
         tx_fetch(t, t->lv, i, layer, t->res == ITEX_RES_LINEAR, r, rp);
     } else {
         float x[3] = {0, 0, 0};
@@ -862,9 +964,12 @@ static void tx_tex(struct warp *w, const struct ir_insn *in, const struct ir_opn
                     memcpy(&g[v][d], &b, 4);
                 }
             lambda = tx_grad_lod(t, g[0], g[1]);
+            if (!fm->cube && tx_sample_aniso(t, x, off, layer, g[0], g[1], r, rp))
+                goto put;
         }
-        tx_sample_lod(t, x, layer, lambda, r, rp);
+        tx_sample_lod(t, x, off, layer, lambda, r, rp);
     }
+put:
     for (unsigned k = 0; k < 4; k++)
         tx_put(w, all, &O[0], k, l, r[k].u);
 }

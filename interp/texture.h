@@ -24,6 +24,10 @@ enum itex_fmt { ITEX_UINT = 0, ITEX_SINT, ITEX_FLOAT /* 32-bit float or 16-bit h
 enum itex_addr { ITEX_WRAP = 0, ITEX_CLAMP = 1, ITEX_MIRROR = 2, ITEX_BORDER = 3 };
 /* what the resource is (what cudaResourceDesc said) */
 enum itex_res { ITEX_RES_ARRAY = 0, ITEX_RES_LINEAR = 2, ITEX_RES_PITCH2D = 3 };
+/* block-compressed formats (struct itex bc; the engine decodes BC1..BC5, interp/texture_bc.c):
+   a BC resource's width / height are texels, its elements 4x4-texel blocks (elem 8 or 16
+   bytes), pitch the bytes of a row of blocks; fmt ITEX_SINT marks signed BC4 / BC5 */
+enum itex_bc { ITEX_BC_NONE = 0, ITEX_BC1, ITEX_BC2, ITEX_BC3, ITEX_BC4, ITEX_BC5 };
 
 /* Most levels a mipmapped resource has (1 + log2 of the largest 1D extent, 131072). */
 #define ITEX_MAX_LEVELS 18
@@ -49,7 +53,7 @@ struct itex {
     uint8_t read_norm;   /* readMode cudaReadModeNormalizedFloat (8/16-bit integer formats) */
     uint8_t norm_coords; /* normalized coordinates */
     uint8_t cube;        /* cubemap: layered 2D, 6 faces per cube, sampled by direction */
-    uint8_t pad_;
+    uint8_t bc;          /* enum itex_bc: block-compressed (then bits 8, read_norm 1) */
     uint64_t base;                         /* device address of element (0, 0, 0) of layer 0 */
     uint64_t width, height, depth, layers; /* elements (height/depth 1 when absent) */
     uint64_t pitch;                        /* bytes between rows */
@@ -62,7 +66,8 @@ struct itex {
     uint32_t nlevels;
     uint8_t mip_linear; /* mipmap filter mode: 0 point, 1 linear */
     uint8_t srgb;       /* sRGB to linear on the color channels of 8-bit unorm reads */
-    uint8_t pad2_[2];
+    uint8_t max_aniso;  /* maxAnisotropy (0..16; above 1: tex.grad's anisotropic footprint) */
+    uint8_t pad2_;
     float lod_bias, lod_min, lod_max;
     struct itex_level lv[ITEX_MAX_LEVELS];
 };

@@ -5,7 +5,9 @@
  * A CUDA array (struct cudaArray, the opaque cudaArray_t) is one device allocation holding its
  * elements row by row, rows padded to 64 bytes, 2D slices (3D depth or layers) one after the
  * other. Programs only reach it through the copy functions, textures and surfaces, so the
- * layout is ours to choose. Copies with arrays are the pitched copies of cudart_memory.c on
+ * layout is ours to choose. A block-compressed array (BC1..BC5) holds its 4x4-texel blocks
+ * as they were copied in: its copy geometry (w, h, elem) is blocks, rows of blocks and the
+ * block size, its texel size tw x th; the engine decodes blocks when a texture reads them. Copies with arrays are the pitched copies of cudart_memory.c on
  * that storage (same stream order, same checks).
  *
  * A mipmapped array is one such array per level (cudaGetMipmappedArrayLevel hands them out
@@ -40,19 +42,54 @@ struct cudaArray {
     bool cube;
     uint8_t fmt, nchan, bits; /* enum itex_fmt, channels, bits per channel */
     bool norm;                /* a normalized-integer channel kind: reads are normalized floats */
+    uint8_t bc;               /* enum itex_bc: block-compressed (elements are blocks) */
+    bool srgb;                /* an sRGB block-compressed kind */
     size_t elem;              /* bytes per element */
     size_t w, h, d;           /* elements, rows, slices or layers (each >= 1) */
+    size_t tw, th;            /* texels per row and rows of texels (w, h unless bc) */
     size_t pitch, slice, bytes;
     uint64_t dev; /* device address of the storage */
     bool level;   /* a level of a mipmapped array (freed with it, not alone) */
 };
 
-/* A channel format as the engine sees it: 0, or the error a GPU gives for it. */
+/* Bytes of one 4x4 block of block-compressed format bc. */
+static unsigned bc_block_bytes(unsigned bc)
+{
+    return bc == ITEX_BC1 || bc == ITEX_BC4 ? 8 : 16;
+}
+
+/* A channel format as the engine sees it: 0, or the error a GPU gives for it. *bc (may be
+ * NULL: then block-compressed kinds are cudaErrorInvalidChannelDescriptor, as for linear
+ * memory) says which block-compressed format it is, *srgb whether that kind is sRGB. */
 static cudaError_t fmt_of(const struct cudaChannelFormatDesc *c, uint8_t *fmt, uint8_t *nchan,
-                          uint8_t *bits, bool *norm)
+                          uint8_t *bits, bool *norm, uint8_t *bc, bool *srgb)
 {
     *norm = false;
     int k = (int)c->f;
+    if (bc) {
+        *bc = ITEX_BC_NONE;
+        *srgb = false;
+    }
+    if (k >= cudaChannelFormatKindUnsignedBlockCompressed1 &&
+        k <= cudaChannelFormatKindUnsignedBlockCompressed7SRGB) {
+        if (!bc)
+            return cudaErrorInvalidChannelDescriptor;
+        if (k >= cudaChannelFormatKindUnsignedBlockCompressed6H) {
+            cr_not_supported("CUDA arrays of the BC6H and BC7 block-compressed formats");
+            return cudaErrorNotSupported;
+        }
+        /* 17..26: BC1, BC1 sRGB, BC2, BC2 sRGB, BC3, BC3 sRGB, BC4, BC4 signed, BC5, BC5 s. */
+        static const uint8_t code[10] = {ITEX_BC1, ITEX_BC1, ITEX_BC2, ITEX_BC2, ITEX_BC3,
+                                         ITEX_BC3, ITEX_BC4, ITEX_BC4, ITEX_BC5, ITEX_BC5};
+        const int i = k - cudaChannelFormatKindUnsignedBlockCompressed1;
+        *bc = code[i];
+        *srgb = *bc <= ITEX_BC3 && (i & 1);
+        *fmt = *bc >= ITEX_BC4 && (i & 1) ? ITEX_SINT : ITEX_UINT;
+        *nchan = *bc == ITEX_BC4 ? 1 : *bc == ITEX_BC5 ? 2 : 4;
+        *bits = 8;
+        *norm = true;
+        return cudaSuccess;
+    }
     if (k >= cudaChannelFormatKindUnsignedNormalized8X1 &&
         k <= cudaChannelFormatKindSignedNormalized16X4) {
         static const uint8_t ch[3] = {1, 2, 4};
@@ -67,7 +104,7 @@ static cudaError_t fmt_of(const struct cudaChannelFormatDesc *c, uint8_t *fmt, u
         return cudaErrorInvalidChannelDescriptor;
     if (k != cudaChannelFormatKindSigned && k != cudaChannelFormatKindUnsigned &&
         k != cudaChannelFormatKindFloat) {
-        cr_not_supported("CUDA arrays of block-compressed, NV12 and 10-10-10-2 channel formats");
+        cr_not_supported("CUDA arrays of NV12 and 10-10-10-2 channel formats");
         return cudaErrorNotSupported;
     }
     const int b[4] = {c->x, c->y, c->z, c->w};
@@ -121,10 +158,10 @@ static cudaError_t array_new(cudaArray_t *out, const struct cudaChannelFormatDes
                             cudaArrayColorAttachment | cudaArrayCubemap))
         return cr_ret(cudaErrorInvalidValue);
     struct cudaArray a = {.magic = ARRAY_MAGIC, .desc = *desc, .ext = e, .flags = flags};
-    cudaError_t err = fmt_of(desc, &a.fmt, &a.nchan, &a.bits, &a.norm);
+    cudaError_t err = fmt_of(desc, &a.fmt, &a.nchan, &a.bits, &a.norm, &a.bc, &a.srgb);
     if (err)
         return cr_ret(err);
-    a.elem = (size_t)a.nchan * a.bits / 8;
+    a.elem = a.bc ? bc_block_bytes(a.bc) : (size_t)a.nchan * a.bits / 8;
     a.cube = flags & cudaArrayCubemap;
     a.layered = (flags & cudaArrayLayered) || a.cube;
     if (e.width == 0 || (e.height == 0 && e.depth != 0 && !a.layered) ||
@@ -142,6 +179,14 @@ static cudaError_t array_new(cudaArray_t *out, const struct cudaChannelFormatDes
     if (a.w > maxw || (a.dims >= 2 && a.h > maxw) || (a.dims == 3 && a.d > ARRAY_MAX_3D) ||
         (a.layered && a.d > (a.cube ? 6 * ARRAY_MAX_LAYERS : ARRAY_MAX_LAYERS)))
         return cr_ret(cudaErrorInvalidValue);
+    a.tw = a.w;
+    a.th = a.h;
+    if (a.bc) { /* 2D (layered, cubemap) only; elements are 4x4-texel blocks */
+        if (a.dims != 2 || (flags & cudaArraySurfaceLoadStore))
+            return cr_ret(cudaErrorInvalidValue);
+        a.w = (a.tw + 3) / 4;
+        a.h = (a.th + 3) / 4;
+    }
     a.pitch = (a.w * a.elem + ARRAY_ROW_ALIGN - 1) / ARRAY_ROW_ALIGN * ARRAY_ROW_ALIGN;
     a.slice = a.pitch * a.h;
     a.bytes = a.slice * a.d;
@@ -629,8 +674,8 @@ static struct tex_obj *obj_of(unsigned long long h, unsigned kind)
 static struct itex_level level_of(const struct cudaArray *a)
 {
     struct itex_level g = {.base = a->dev,
-                           .width = a->w,
-                           .height = a->h,
+                           .width = a->tw,
+                           .height = a->th,
                            .depth = a->layered ? 1 : a->d,
                            .pitch = a->pitch,
                            .slice = a->slice,
@@ -654,12 +699,14 @@ static cudaError_t res_of(const struct cudaResourceDesc *rd, bool surface, struc
         t->fmt = a->fmt;
         t->nchan = a->nchan;
         t->bits = a->bits;
+        t->bc = a->bc;
+        t->srgb = a->srgb;
         norm = a->norm;
         t->dims = (uint8_t)a->dims;
         t->layered = a->layered;
         t->cube = a->cube;
-        t->width = a->w;
-        t->height = a->h;
+        t->width = a->tw;
+        t->height = a->th;
         t->depth = a->layered ? 1 : a->d;
         t->layers = a->layered ? a->d : 1;
         t->pitch = a->pitch;
@@ -674,7 +721,7 @@ static cudaError_t res_of(const struct cudaResourceDesc *rd, bool surface, struc
             return cudaErrorInvalidValue;
         const bool lin = rd->resType == cudaResourceTypeLinear;
         e = fmt_of(lin ? &rd->res.linear.desc : &rd->res.pitch2D.desc, &t->fmt, &t->nchan, &t->bits,
-                   &norm);
+                   &norm, NULL, NULL);
         if (e)
             return e;
         void *p = lin ? rd->res.linear.devPtr : rd->res.pitch2D.devPtr;
@@ -714,7 +761,7 @@ static cudaError_t res_of(const struct cudaResourceDesc *rd, bool surface, struc
     default:
         return cudaErrorInvalidValue;
     }
-    t->elem = (uint8_t)(t->nchan * t->bits / 8);
+    t->elem = (uint8_t)(t->bc ? bc_block_bytes(t->bc) : t->nchan * t->bits / 8);
     t->read_norm = norm;
     t->nlevels = 1;
     t->lv[0] = (struct itex_level){.base = t->base,
@@ -788,7 +835,9 @@ EXPORT cudaError_t cudaCreateTextureObject(cudaTextureObject_t *pTexObject,
         o.t.read_norm = 1;
     }
     /* sRGB decoding applies to 8-bit unsigned channels read as normalized floats */
-    o.t.srgb = td->sRGB && o.t.read_norm && o.t.fmt == ITEX_UINT && o.t.bits == 8;
+    o.t.srgb = (td->sRGB && o.t.read_norm && o.t.fmt == ITEX_UINT && o.t.bits == 8 &&
+                (!o.t.bc || o.t.bc <= ITEX_BC3)) ||
+               o.t.srgb; /* an sRGB block-compressed kind */
     o.t.linear = td->filterMode == cudaFilterModeLinear;
     if (o.t.linear && o.t.fmt != ITEX_FLOAT && !o.t.read_norm) /* filtering needs floats */
         return cr_ret(cudaErrorInvalidValue);
@@ -797,6 +846,7 @@ EXPORT cudaError_t cudaCreateTextureObject(cudaTextureObject_t *pTexObject,
     if ((unsigned)td->mipmapFilterMode > cudaFilterModeLinear)
         return cr_ret(cudaErrorInvalidValue);
     o.t.mip_linear = td->mipmapFilterMode == cudaFilterModeLinear;
+    o.t.max_aniso = (uint8_t)(td->maxAnisotropy > 16 ? 16 : td->maxAnisotropy); /* GPUs: 16 */
     o.t.lod_bias = td->mipmapLevelBias;
     o.t.lod_min = td->minMipmapLevelClamp;
     o.t.lod_max = td->maxMipmapLevelClamp;
