@@ -4,8 +4,9 @@
 # full --timing-stats JSON (every counter per kernel and per SM, the memory system's, the
 # DRAM channels' NOP/command counts) is byte for byte the one of -ptxemu_idle_skip 0 (every
 # busy SM and the memory system stepped every cycle), for bench kernels on three presets
-# (small grids) and for fixtures/cuda programs (concurrent kernels, clusters, barriers,
-# atomics, events; h100 preset).
+# (small grids) and for fixtures/cuda programs (clusters, barriers, independent thread
+# scheduling, atomics, events; h100 preset). rt_concurrent is not among them: its kernels
+# come from host threads, so its statistics differ run to run with or without skipping.
 use strict;
 use warnings;
 use File::Basename qw(dirname);

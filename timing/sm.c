@@ -597,6 +597,7 @@ static void sb_release(struct tm_warp *w, uint32_t key)
 {
     for (uint32_t i = 0; i < w->nsb; i++)
         if (w->sb[i] == key) {
+            w->sbc = 0;
             w->sb[i] = w->sb[--w->nsb];
             return;
         }
@@ -765,6 +766,7 @@ static int issue_one(struct tm_sm *s, struct tm_gpu *g, uint32_t ws, uint8_t fu)
     /* the buffer: drop the issued entry; keep the next one only if it is where the warp goes */
     w->ib[0] = w->ib[1];
     w->nib--;
+    w->sbc = 0; /* new scoreboard entries, a new head */
     if (r.next_func) {
         w->func = r.next_func;
         w->pc = r.next_pc;
@@ -913,7 +915,9 @@ static int issue_stage(struct tm_sm *s, struct tm_gpu *g)
                 else {
                     const struct ir_insn *in = ib_insn(w, 0);
                     uint8_t fu = fu_of(cfg, in);
-                    if (sb_blocked(w, w->ib[0].f, in))
+                    if (!w->sbc)
+                        w->sbc = sb_blocked(w, w->ib[0].f, in) ? 2 : 1;
+                    if (w->sbc == 2)
                         st = ST_SB;
                     else if (!pr_has_room(&s->id_oc[fu], w->part % s->nparts) ||
                              (nissued && cfg->o.gpgpu_dual_issue_diff_exec_units &&
@@ -1115,6 +1119,7 @@ static void decode(struct tm_warp *w)
 {
     w->ib[0].f = w->func;
     w->ib[0].pc = w->pc;
+    w->sbc = 0;
     w->nib = 1;
     const struct ir_insn *in = w->pc < w->func->ninsns ? &w->func->insns[w->pc] : NULL;
     if (in && !(in->iflags & (IF_TERM | IF_BRANCH | IF_CALL | IF_BARRIER)) &&
@@ -1276,7 +1281,8 @@ static uint64_t quiet_until(const struct tm_sm *s)
                 return 0; /* would fetch */
             continue;
         }
-        if (!w->at_membar && !sb_blocked(w, w->ib[0].f, ib_insn(w, 0)))
+        if (!w->at_membar &&
+            !(w->sbc ? w->sbc == 2 : sb_blocked(w, w->ib[0].f, ib_insn(w, 0))))
             return 0; /* would issue */
     }
     return m;

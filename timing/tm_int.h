@@ -166,6 +166,8 @@ struct tm_warp {
     uint32_t mem_pending;     /* memory requests outstanding (loads, stores, atomics) */
     uint32_t nsb;
     uint32_t sb[TM_SB_MAX];   /* reserved destination registers */
+    uint8_t sbc;              /* sb_blocked of the buffer's head, cached: 0 unknown, 1 free,
+                                 2 blocked (reset when the scoreboard or the buffer changes) */
 };
 
 struct tm_cta {
