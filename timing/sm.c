@@ -1248,9 +1248,9 @@ static uint64_t quiet_until(const struct tm_sm *s)
             return 0;
         min_after(&m, r->t_ready, now);
     }
-    for (int f = 0; f < TM_FU__COUNT; f++)
+    for (int f = 0; f < TM_FU__COUNT; f++) /* (one OC_EX_MEM set: the LD/ST unit is shared) */
         for (uint32_t p = 0; p < s->nparts; p++)
-            if (s->id_oc[f].n[p] || s->oc_ex[f].n[p])
+            if (s->id_oc[f].n[p] || s->oc_ex[f].n[f == TM_FU_MEM ? 0 : p])
                 return 0;
     for (uint32_t i = 0; i < s->nparts * s->ncoll; i++)
         if (s->coll[i] != TM_NONE)
