@@ -65,6 +65,11 @@ for my $p (@presets) {
     }
 }
 my $libdir = ($build =~ m{^/} ? $build : "$root/$build") . '/lib';
+my $preload;  # an ASan libcudart under a program built without ASan
+if ($build =~ /asan/) {
+    chomp(my $so = `gcc -print-file-name=libasan.so`);
+    $preload = $so if $so =~ m{/};
+}
 for my $prog (@have) {
     my %json;
     my @why;
@@ -72,6 +77,7 @@ for my $prog (@have) {
         my $j = "$tmp/$prog-$skip.json";
         my %e = (LD_LIBRARY_PATH => $libdir, PTXEMU_TIMING => 'h100',
                  PTXEMU_TIMING_SET => "ptxemu_idle_skip=$skip", PTXEMU_TIMING_STATS => $j);
+        $e{LD_PRELOAD} = $preload if $preload;
         my ($code, $out, $err, $to) = run_bounded(600, \%e, "build/fixtures/$prog");
         push @why, "skip=$skip: exit $code" if $code || $to;
         $json{$skip} = slurp($j);
