@@ -845,6 +845,25 @@ bool tm_dram_busy(const struct tm_dram *d)
     return d->nq[0] || d->nq[1] || d->active || d->ret_reserved || d->ret_n;
 }
 
+void tm_dram_idle_cycles(struct tm_dram *d, uint64_t n)
+{
+    while (n) {
+        if (tm_dram_busy(d) || d->ref_pending || d->now >= d->ref_due) {
+            tm_dram_cycle(d);
+            n--;
+            continue;
+        }
+        /* idle: a cycle issues nothing (a NOP) and only counts, until the refresh is due */
+        uint64_t k = d->ref_due - d->now;
+        if (k > n)
+            k = n;
+        d->stat[TM_DS_N_CMD] += k;
+        d->stat[TM_DS_N_NOP] += k;
+        d->now += k;
+        n -= k;
+    }
+}
+
 /* Counters since creation. */
 const uint64_t *tm_dram_stats(const struct tm_dram *d) { return d->stat; }
 

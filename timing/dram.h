@@ -75,6 +75,9 @@ const struct tm_dram_req *tm_dram_peek(const struct tm_dram *d);
 void tm_dram_pop(struct tm_dram *d);
 /* Anything queued, in progress or waiting to be popped? */
 bool tm_dram_busy(const struct tm_dram *d);
+/* n cycles of a controller that nothing reaches meanwhile: exactly what n tm_dram_cycle calls
+ * would do (in bulk while it is idle and no refresh is due, cycle by cycle otherwise). */
+void tm_dram_idle_cycles(struct tm_dram *d, uint64_t n);
 /* Counters (enum tm_dram_stat), cumulative since creation. */
 const uint64_t *tm_dram_stats(const struct tm_dram *d);
 /* GPGPU-Sim's names of the counters ("n_cmd", "n_nop", "n_activity", "n_act", "n_pre", "n_ref",

@@ -49,6 +49,11 @@ struct tm_gpu {
     uint64_t uid;
     struct tm_sm *stepping;     /* SM whose warp is in engine_step (clock hook) */
     uint32_t last_sm;           /* CTA dispatch resumes after it */
+    bool mem_idle;              /* the memory system is empty and no SM has a request for
+                                   it: its clocks are only counted (mem_pend) */
+    uint64_t mem_pend[DOM__COUNT]; /* clocks per domain it has not been stepped through */
+    uint64_t *act;              /* bit i: SM i may be busy (set when it gets a CTA, cleared
+                                   when tm_sm_busy says no): the only SMs the loop visits */
 
     /* Kernels of independent streams run together: each tm_launch caller adds its kernel
      * and waits; one of them at a time drives the cycles (until its own kernel is done). */
@@ -105,7 +110,8 @@ int tm_gpu_create(const struct tm_config *cfg, const char *base_dir, FILE *log, 
     g->json = json;
     g->nsm = g->cfg.n_sm;
     g->sm = calloc(g->nsm, sizeof *g->sm);
-    if (!g->sm) {
+    g->act = calloc((g->nsm + 63) / 64, sizeof *g->act);
+    if (!g->sm || !g->act) {
         tm_gpu_destroy(g);
         return -ENOMEM;
     }
@@ -145,6 +151,7 @@ void tm_gpu_destroy(struct tm_gpu *g)
         for (uint32_t i = 0; i < g->nsm; i++)
             tm_sm_free(&g->sm[i]);
     free(g->sm);
+    free(g->act);
     tm_mem_destroy(g->mem);
     free(g->base_dir);
     if (g->json && g->json_open)
@@ -459,6 +466,14 @@ static int admit(struct tm_gpu *g)
  * fits. */
 static void dispatch(struct tm_gpu *g)
 {
+    bool any = false; /* a kernel with CTAs to dispatch now (else nothing to visit) */
+    for (uint32_t j = 0; j < g->nrun && !any; j++)
+        any = g->run[j]->next_cta < g->run[j]->limit && g->cycle >= g->run[j]->start_cycle;
+    if (!any) {
+        if (g->nrun)
+            g->next_kernel = (g->next_kernel + 1) % g->nrun;
+        return;
+    }
     const uint32_t first = g->last_sm + 1;
     const uint64_t tb_lat = (uint64_t)g->cfg.o.gpgpu_TB_launch_latency;
     for (uint32_t i = 0; i < g->nsm; i++) {
@@ -480,6 +495,7 @@ static void dispatch(struct tm_gpu *g)
             }
             k->next_cta++;
             g->last_sm = si;
+            g->act[si / 64] |= UINT64_C(1) << (si % 64);
             break;
         }
     }
@@ -511,6 +527,7 @@ static void dispatch(struct tm_gpu *g)
                     return;
                 }
             g->last_sm = si;
+            g->act[si / 64] |= UINT64_C(1) << (si % 64);
         }
         k->next_cta += k->csize;
     }
@@ -584,11 +601,104 @@ static uint64_t progress_mark(const struct tm_gpu *g)
     return v;
 }
 
+/* Step the idle memory system through the clocks it was only counted for, and let it run
+ * cycle by cycle again. */
+static void mem_flush(struct tm_gpu *g)
+{
+    if (g->mem)
+        tm_mem_idle_cycles(g->mem, g->mem_pend[DOM_ICNT], g->mem_pend[DOM_DRAM]);
+    memset(g->mem_pend, 0, sizeof g->mem_pend);
+    g->mem_idle = false;
+}
+
+/* Has an SM that may be busy a request for the memory system? */
+static bool any_to_mem(const struct tm_gpu *g)
+{
+    for (uint32_t wi = 0; wi < (g->nsm + 63) / 64; wi++)
+        for (uint64_t am = g->act[wi]; am; am &= am - 1)
+            if (g->sm[wi * 64 + (uint32_t)__builtin_ctzll(am)].to_mem.n)
+                return true;
+    return false;
+}
+
+/* Bring every sleeping SM's counters, and the idle memory system's clocks, up to the current
+ * cycle (before they are read). */
+static void wake_all(struct tm_gpu *g)
+{
+    for (uint32_t i = 0; i < g->nsm; i++)
+        tm_sm_wake(&g->sm[i], g->cycle);
+    mem_flush(g);
+}
+
+static int drive_(struct tm_gpu *g, struct tm_kernel *mine);
+
+/* Every SM that may be busy is asleep and the memory system is idle: no cycle before the
+ * earliest SM's wake-up (or a kernel's first dispatch, or the deadlock check `limit`) changes
+ * anything but per-cycle counters. Jump there: the clock domains' edges are advanced one by
+ * one as the loop would (the same floating-point sums), the idle memory system's clocks in
+ * bulk; the sleeping SMs add their counters when they wake. */
+static void fast_forward(struct tm_gpu *g, uint64_t limit)
+{
+    uint64_t until = limit;
+    for (uint32_t j = 0; j < g->nrun; j++) {
+        const struct tm_kernel *k = g->run[j];
+        if (k->next_cta < k->limit) {
+            if (k->start_cycle <= g->cycle)
+                return; /* CTAs may be dispatched any cycle */
+            if (k->start_cycle < until)
+                until = k->start_cycle;
+        }
+    }
+    if (atomic_load_explicit(&g->pending, memory_order_acquire))
+        return;
+    bool sleeper = false; /* (the launch may have just ended: then nothing waits) */
+    for (uint32_t wi = 0; wi < (g->nsm + 63) / 64; wi++)
+        for (uint64_t am = g->act[wi]; am; am &= am - 1) {
+            const struct tm_sm *s = &g->sm[wi * 64 + (uint32_t)__builtin_ctzll(am)];
+            if (s->to_mem.n || (!tm_sm_asleep(s, g->cycle) && tm_sm_busy(s)))
+                return;
+            if (tm_sm_busy(s)) {
+                sleeper = true;
+                if (s->sleep_until < until)
+                    until = s->sleep_until;
+            }
+        }
+    if (!sleeper || until <= g->cycle || (g->mem && !g->mem_idle && tm_mem_busy(g->mem)))
+        return;
+    while (g->cycle < until) {
+        g->cycle++;
+        double t = (double)g->cycle * g->dom_period[DOM_CORE];
+        for (;;) {
+            int dm = -1;
+            for (int d = DOM_ICNT; d < DOM__COUNT; d++)
+                if (g->dom_next[d] <= t && (dm < 0 || g->dom_next[d] < g->dom_next[dm]))
+                    dm = d;
+            if (dm < 0)
+                break;
+            g->dom_cycle[dm]++;
+            g->dom_next[dm] += g->dom_period[dm];
+            g->mem_pend[dm]++;
+        }
+    }
+    g->mem_idle = g->mem != NULL;
+    atomic_store_explicit(&g->pub_cycle, g->cycle, memory_order_relaxed);
+}
+
 /* Run cycles until kernel `mine` is done. 0, -ENOMEM, or -EDEADLK (with
  * -gpgpu_deadlock_detect: nothing issued, answered or dispatched for
- * DEADLOCK_CHECK × DEADLOCK_WINDOW cycles while kernels wait: a timing-model deadlock). */
+ * DEADLOCK_CHECK × DEADLOCK_WINDOW cycles while kernels wait: a timing-model deadlock).
+ * Quiet SMs sleep inside; none is asleep when it returns. */
 static int drive(struct tm_gpu *g, struct tm_kernel *mine)
 {
+    int r = drive_(g, mine);
+    wake_all(g);
+    return r;
+}
+
+static int drive_(struct tm_gpu *g, struct tm_kernel *mine)
+{
+    for (uint32_t i = 0; i < g->nsm; i++) /* the first cycle looks at every SM */
+        g->act[i / 64] |= UINT64_C(1) << (i % 64);
     uint64_t last_mark = progress_mark(g), next_check = g->cycle + DEADLOCK_CHECK;
     uint32_t idle_checks = 0;
     while (!mine->done) {
@@ -608,31 +718,42 @@ static int drive(struct tm_gpu *g, struct tm_kernel *mine)
             if (!k->faulted && engine_launch_trapped(k->L)) {
                 k->faulted = true;
                 k->next_cta = k->nctas;
-                for (uint32_t i = 0; i < g->nsm; i++)
+                for (uint32_t i = 0; i < g->nsm; i++) {
+                    tm_sm_wake(&g->sm[i], g->cycle);
                     tm_sm_stop_kernel(&g->sm[i], k);
+                }
             }
         }
         dispatch(g);
         if (g->oom)
             return -ENOMEM;
         bool busy = false;
-        for (uint32_t i = 0; i < g->nsm; i++) {
-            struct tm_sm *s = &g->sm[i];
-            if (!tm_sm_busy(s))
-                continue;
-            busy = true;
-            s->cycle = g->cycle;
-            if (tm_sm_cycle(s, g) < 0) {
-                g->stepping = NULL;
-                return -ENOMEM;
+        for (uint32_t wi = 0; wi < (g->nsm + 63) / 64; wi++)
+            for (uint64_t am = g->act[wi]; am; am &= am - 1) {
+                uint32_t i = wi * 64 + (uint32_t)__builtin_ctzll(am);
+                struct tm_sm *s = &g->sm[i];
+                if (!tm_sm_busy(s)) {
+                    tm_sm_wake(s, g->cycle); /* it skipped busy cycles up to this one */
+                    g->act[wi] &= ~(UINT64_C(1) << (i % 64));
+                    continue;
+                }
+                busy = true;
+                if (tm_sm_asleep(s, g->cycle))
+                    continue;
+                s->cycle = g->cycle;
+                if (tm_sm_cycle(s, g) < 0) {
+                    g->stepping = NULL;
+                    return -ENOMEM;
+                }
             }
-        }
         g->stepping = NULL;
         if (!g->mem) {
             for (uint32_t i = 0; i < g->nsm; i++)
                 if (g->sm[i].to_mem.n)
                     perfect_mem_cycle(g, &g->sm[i]);
         }
+        if (g->mem_idle && any_to_mem(g))
+            mem_flush(g); /* requests arrive: the memory system runs again from this cycle */
         uint64_t core_now = g->cycle;
         g->cycle++;
         atomic_store_explicit(&g->pub_cycle, g->cycle, memory_order_relaxed);
@@ -650,6 +771,10 @@ static int drive(struct tm_gpu *g, struct tm_kernel *mine)
             g->dom_next[dm] += g->dom_period[dm];
             if (!g->mem)
                 continue;
+            if (g->mem_idle) { /* nothing in the memory system: its clocks are counted */
+                g->mem_pend[dm]++;
+                continue;
+            }
             if (dm == DOM_ICNT)
                 tm_mem_icnt_cycle(g->mem, g->sm, g->cycle);
             else if (dm == DOM_L2)
@@ -657,7 +782,11 @@ static int drive(struct tm_gpu *g, struct tm_kernel *mine)
             else
                 tm_mem_dram_cycle(g->mem, core_now);
         }
-        if (g->mem && !busy && tm_mem_busy(g->mem))
+        /* an empty memory system (checked every 8th cycle) idles until an SM sends a request */
+        if (g->mem && !g->mem_idle && g->cfg.o.ptxemu_idle_skip && !(g->cycle & 7) &&
+            !any_to_mem(g) && !tm_mem_busy(g->mem))
+            g->mem_idle = true;
+        if (g->mem && !busy && !g->mem_idle && tm_mem_busy(g->mem))
             busy = true;
         /* kernels whose CTAs all retired are done */
         bool waiting = false;
@@ -666,6 +795,7 @@ static int drive(struct tm_gpu *g, struct tm_kernel *mine)
             struct tm_kernel *k = g->run[j];
             if (k->next_cta >= k->limit && !k->live_ctas) {
                 k->end_cycle = g->cycle;
+                wake_all(g); /* its counters are read now */
                 if (k->limit < k->nctas && !k->faulted) {
                     /* sampled: the rest of the grid functionally, its time extrapolated (the
                      * GPU's clock then reads the extrapolated end) */
@@ -702,6 +832,8 @@ static int drive(struct tm_gpu *g, struct tm_kernel *mine)
             g->cycle = next_start;
             atomic_store_explicit(&g->pub_cycle, g->cycle, memory_order_relaxed);
         }
+        if (busy && !mine->done && g->cfg.o.ptxemu_idle_skip)
+            fast_forward(g, next_check);
     }
     return 0;
 }

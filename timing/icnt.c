@@ -692,6 +692,13 @@ void tm_icnt_cycle(struct tm_icnt *n)
         n->stats[TM_IS_CYCLES]++;
 }
 
+void tm_icnt_idle_cycles(struct tm_icnt *n, uint64_t cycles)
+{
+    /* nothing in flight: a clock only advances the network's time (no subnet is busy, no
+     * cycle with a flit counts) */
+    n->now += cycles;
+}
+
 /* Anything in flight or waiting to be popped. */
 bool tm_icnt_busy(const struct tm_icnt *n)
 {

@@ -68,6 +68,8 @@ void tm_icnt_pop(struct tm_icnt *n, uint32_t dst);
 void tm_icnt_cycle(struct tm_icnt *n);
 /* Any packet in flight or waiting to be popped? */
 bool tm_icnt_busy(const struct tm_icnt *n);
+/* n interconnect clocks of an idle network (!tm_icnt_busy): what n tm_icnt_cycle calls do. */
+void tm_icnt_idle_cycles(struct tm_icnt *n, uint64_t cycles);
 /* Counters (enum tm_icnt_stat), cumulative since creation. */
 const uint64_t *tm_icnt_stats(const struct tm_icnt *n);
 /* One line naming the network, e.g. "crossbar 80x64, 2 subnets, iSLIP, 40-byte flits". */

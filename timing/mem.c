@@ -522,6 +522,13 @@ void tm_mem_dram_cycle(struct tm_mem *m, uint64_t core_now)
     }
 }
 
+void tm_mem_idle_cycles(struct tm_mem *m, uint64_t n_icnt, uint64_t n_dram)
+{
+    tm_icnt_idle_cycles(m->icnt, n_icnt);
+    for (uint32_t c = 0; c < m->n_mem; c++)
+        tm_dram_idle_cycles(m->dram[c], n_dram);
+}
+
 bool tm_mem_busy(const struct tm_mem *m)
 {
     if (tm_icnt_busy(m->icnt))

@@ -46,6 +46,10 @@ void tm_mem_l2_cycle(struct tm_mem *m, uint64_t core_now);
 void tm_mem_dram_cycle(struct tm_mem *m, uint64_t core_now);
 /* Anything in flight anywhere in the memory system? */
 bool tm_mem_busy(const struct tm_mem *m);
+/* Fast-forward an idle memory system (!tm_mem_busy, every SM's queue to memory empty) by
+ * n_icnt interconnect and n_dram DRAM clocks: exactly what that many tm_mem_icnt_cycle /
+ * tm_mem_dram_cycle calls would do (idle L2 slices do nothing per clock). */
+void tm_mem_idle_cycles(struct tm_mem *m, uint64_t n_icnt, uint64_t n_dram);
 
 /* Host-to-device copy of [addr, addr+bytes) with -gpgpu_perf_sim_memcpy: the L2 lines become
  * valid as GPGPU-Sim's perf memcpy makes them. */

@@ -388,6 +388,7 @@ int tm_sm_place_cta(struct tm_sm *s, struct tm_kernel *k, struct engine_cta *ec,
 static int tm_sm_place_cta_(struct tm_sm *s, struct tm_kernel *k, struct engine_cta *ec,
                             uint64_t linear, uint64_t latency)
 {
+    tm_sm_wake(s, s->cycle);
     uint32_t slot = 0;
     while (slot < s->ncta_slots && s->cta[slot].ec)
         slot++;
@@ -594,6 +595,7 @@ static void sb_release(struct tm_warp *w, uint32_t key)
 {
     for (uint32_t i = 0; i < w->nsb; i++)
         if (w->sb[i] == key) {
+            w->sbc = 0;
             w->sb[i] = w->sb[--w->nsb];
             return;
         }
@@ -765,6 +767,7 @@ static int issue_one(struct tm_sm *s, struct tm_gpu *g, uint32_t ws, uint8_t fu)
     /* the buffer: drop the issued entry; keep the next one only if it is where the warp goes */
     w->ib[0] = w->ib[1];
     w->nib--;
+    w->sbc = 0; /* new scoreboard entries, a new head */
     if (r.next_func) {
         w->func = r.next_func;
         w->pc = r.next_pc;
@@ -919,7 +922,9 @@ static int issue_stage(struct tm_sm *s, struct tm_gpu *g)
                 else {
                     const struct ir_insn *in = ib_insn(w, 0);
                     uint8_t fu = fu_of(cfg, in);
-                    if (sb_blocked(w, w->ib[0].f, in))
+                    if (!w->sbc)
+                        w->sbc = sb_blocked(w, w->ib[0].f, in) ? 2 : 1;
+                    if (w->sbc == 2)
                         st = ST_SB;
                     else if (!pr_has_room(&s->id_oc[fu], w->part % s->nparts) ||
                              (nissued && cfg->o.gpgpu_dual_issue_diff_exec_units &&
@@ -1121,6 +1126,7 @@ static void decode(struct tm_warp *w)
 {
     w->ib[0].f = w->func;
     w->ib[0].pc = w->pc;
+    w->sbc = 0;
     w->nib = 1;
     const struct ir_insn *in = w->pc < w->func->ninsns ? &w->func->insns[w->pc] : NULL;
     if (in && !(in->iflags & (IF_TERM | IF_BRANCH | IF_CALL | IF_BARRIER)) &&
@@ -1210,7 +1216,107 @@ static void cluster_requery(struct tm_sm *s)
     }
 }
 
-int tm_sm_cycle(struct tm_sm *s, struct tm_gpu *g)
+/* ====================================================================== quiet cycles */
+
+static inline void min_after(uint64_t *m, uint64_t t, uint64_t now)
+{
+    if (t > now && t < *m)
+        *m = t;
+}
+
+/* Is the SM's cycle s->cycle quiet — one that changes nothing but counters (and the
+ * round-robin pointers tm_sm_wake advances)? Then the first later cycle at which a time
+ * comparison of a stage flips (a completion, a response or L1 hit due, a unit or the LD/ST
+ * unit freeing, a warp's launch latency ending), UINT64_MAX when none (only the memory system
+ * or a new CTA can wake it); 0 when not quiet. Conservative: every stage is checked for work
+ * it could do: no cluster CTAs, nothing due in the completion heap or the response queues,
+ * the pipeline registers, collector units and LD/ST unit empty, no L1 miss to send, and no
+ * running warp that could issue (not at a barrier or fence, buffer filled, launched, no
+ * scoreboard hazard) or fetch. */
+static uint64_t quiet_until(const struct tm_sm *s)
+{
+    const uint64_t now = s->cycle;
+    uint64_t m = UINT64_MAX;
+    if (s->nclu || s->ldst_cur != TM_NONE)
+        return 0;
+    if (s->heap_n) {
+        if (s->heap[0].t <= now)
+            return 0;
+        m = s->heap[0].t;
+    }
+    const struct tm_req *r;
+    if ((r = tm_queue_front((struct tm_queue *)&s->from_mem))) {
+        if (r->t_ready <= now)
+            return 0;
+        min_after(&m, r->t_ready, now);
+    }
+    if ((r = tm_queue_front((struct tm_queue *)&s->l1_hit))) {
+        if (r->t_ready <= now)
+            return 0;
+        min_after(&m, r->t_ready, now);
+    }
+    for (int f = 0; f < TM_FU__COUNT; f++) /* (one OC_EX_MEM set: the LD/ST unit is shared) */
+        for (uint32_t p = 0; p < s->nparts; p++)
+            if (s->id_oc[f].n[p] || s->oc_ex[f].n[f == TM_FU_MEM ? 0 : p])
+                return 0;
+    for (uint32_t i = 0; i < s->nparts * s->ncoll; i++)
+        if (s->coll[i] != TM_NONE)
+            return 0;
+    if ((s->l1d && tm_cache_miss_peek(s->l1d)) || (s->l1i && tm_cache_miss_peek(s->l1i)))
+        return 0;
+    for (uint32_t u = 0; u < s->nunit; u++)
+        min_after(&m, s->unit[u].busy_until, now);
+    min_after(&m, s->ldst_busy_until, now);
+    uint64_t mask = s->occ_all;
+    for (uint32_t i = 0; s->occ_ok ? mask != 0 : i < s->nwarp_slots; i++) {
+        uint32_t ws = i;
+        if (s->occ_ok) {
+            ws = (uint32_t)__builtin_ctzll(mask);
+            mask &= mask - 1;
+        }
+        const struct tm_warp *w = &s->w[ws];
+        if (!w->cta || w->done)
+            continue;
+        if (w->ready_at > now) {
+            min_after(&m, w->ready_at, now);
+            continue;
+        }
+        if (w->at_bar)
+            continue;
+        if (!w->nib) {
+            if (!w->fetching && w->func)
+                return 0; /* would fetch */
+            continue;
+        }
+        if (!w->at_membar &&
+            !(w->sbc ? w->sbc == 2 : sb_blocked(w, w->ib[0].f, ib_insn(w, 0))))
+            return 0; /* would issue */
+    }
+    return m;
+}
+
+void tm_sm_wake(struct tm_sm *s, uint64_t now)
+{
+    if (!s->sleep_until)
+        return;
+    uint64_t n = now > s->sleep_from ? now - s->sleep_from : 0;
+    s->sleep_until = 0;
+    if (!n)
+        return;
+    for (int i = 0; i < TM_ST__COUNT; i++)
+        s->st[i] += s->sleep_d[i] * n;
+    /* what every quiet cycle advances: the collector round robin, and the rotating
+     * schedulers' start (rrr: each scheduler with warp slots; two-level: every scheduler
+     * that did not issue) */
+    s->coll_rr += (uint32_t)n;
+    for (uint32_t k = 0; k < s->nsched; k++) {
+        uint32_t per = (s->nwarp_slots + s->nsched - 1 - k) / s->nsched;
+        if ((s->cfg->sched == TM_SCHED_RRR && per) || s->cfg->sched == TM_SCHED_TWO_LEVEL)
+            s->rr_start[k] += (uint32_t)n;
+    }
+}
+
+static int sm_cycle(struct tm_sm *s, struct tm_gpu *g)
 {
     if (s->nclu)
         cluster_requery(s);
@@ -1224,5 +1330,24 @@ int tm_sm_cycle(struct tm_sm *s, struct tm_gpu *g)
     if (issue_stage(s, g) < 0)
         return -1;
     fetch_stage(s);
+    return 0;
+}
+
+int tm_sm_cycle(struct tm_sm *s, struct tm_gpu *g)
+{
+    tm_sm_wake(s, s->cycle);
+    uint64_t until = s->cfg->o.ptxemu_idle_skip ? quiet_until(s) : 0;
+    if (until <= s->cycle + 1)
+        return sm_cycle(s, g);
+    /* a quiet cycle: run it, remember what it counted, skip the next ones */
+    uint64_t st0[TM_ST__COUNT];
+    memcpy(st0, s->st, sizeof st0);
+    if (sm_cycle(s, g) < 0)
+        return -1;
+    for (int i = 0; i < TM_ST__COUNT; i++)
+        s->sleep_d[i] = s->st[i] - st0[i];
+    s->sleep_from = s->cycle + 1;
+    s->sleep_until = until;
+    s->sleep_nresp = s->from_mem.n;
     return 0;
 }

@@ -169,6 +169,8 @@ struct tm_warp {
     uint32_t mem_pending;     /* memory requests outstanding (loads, stores, atomics) */
     uint32_t nsb;
     uint32_t sb[TM_SB_MAX];   /* reserved destination registers */
+    uint8_t sbc;              /* sb_blocked of the buffer's head, cached: 0 unknown, 1 free,
+                                 2 blocked (reset when the scoreboard or the buffer changes) */
 };
 
 struct tm_cta {
@@ -268,6 +270,15 @@ struct tm_sm {
     struct tm_queue to_mem, from_mem;
 
     uint64_t st[TM_ST__COUNT];
+
+    /* Quiet SMs skip cycles (issue 24): after a cycle that changed nothing but counters, the
+     * SM sleeps until sleep_until (its next internal event) or until the memory system
+     * pushes a response (from_mem.n != sleep_nresp); tm_sm_wake then adds sleep_d, the
+     * counters that one quiet cycle added, once per skipped cycle [sleep_from, now). */
+    uint64_t sleep_until;     /* 0: awake */
+    uint64_t sleep_from;
+    uint32_t sleep_nresp;
+    uint64_t sleep_d[TM_ST__COUNT];
 };
 
 int tm_sm_init(struct tm_sm *s, uint32_t id, const struct tm_config *cfg);
@@ -289,6 +300,14 @@ int tm_sm_place_cta(struct tm_sm *s, struct tm_kernel *k, struct engine_cta *ec,
 void tm_sm_stop_kernel(struct tm_sm *s, const struct tm_kernel *k);
 /* One core cycle of s. Returns -1 when out of memory (stop everything), else 0. */
 int tm_sm_cycle(struct tm_sm *s, struct tm_gpu *g);
+/* Is s asleep at core cycle now (quiet: skipping its cycles, see struct tm_sm)? */
+static inline bool tm_sm_asleep(const struct tm_sm *s, uint64_t now)
+{
+    return s->sleep_until > now && s->from_mem.n == s->sleep_nresp;
+}
+/* Wake s at core cycle now (before anything changes it from outside, or before reading its
+ * counters): add the counters of the cycles it skipped. No-op when awake. */
+void tm_sm_wake(struct tm_sm *s, uint64_t now);
 /* Has s anything left to do (CTAs resident, requests in flight)? */
 bool tm_sm_busy(const struct tm_sm *s);
 /* Retire every CTA (after a fault). */
