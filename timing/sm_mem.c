@@ -8,6 +8,7 @@
  * Everything here writes only the SM's own state (see tm_int.h).
  */
 #include "timing/sm_int.h"
+#include "timing/sample.h"
 
 #include "timing/cache.h"
 #include "interp/mem.h"
@@ -269,6 +270,10 @@ void tm_sm_ldst_stage(struct tm_sm *s)
         s->st[TM_ST_L1D_ACCESS]++;
         if (res == TM_CACHE_MISS)
             s->st[TM_ST_L1D_MISS]++;
+        if (in->prow) {
+            in->prow[TM_PC_L1D_ACCESS]++;
+            in->prow[TM_PC_L1D_MISS] += res == TM_CACHE_MISS;
+        }
         else if (res == TM_CACHE_HIT_RESERVED)
             s->st[TM_ST_L1D_PENDING_HIT]++;
         w->mem_pending++; /* a read's data, or (write-through) the write's acknowledgement */
