@@ -694,7 +694,9 @@ static void kernel_section(FILE *f, const struct jval *k, size_t idx, struct src
         double start = jnum(smp, "start");
         double nspc = cycles > 0 ? ns / cycles : 0;
         size_t nshow = nsm < 4 ? (size_t)nsm : 4;
-        double *buf = calloc((size_t)n * 24, sizeof *buf);
+        /* columns: x, interval lengths, IPC (GPU + 4 SMs), warps (5), stall total, the 7
+         * stall fractions, 4 cache series, DRAM bandwidth */
+        double *buf = calloc((size_t)n * 26, sizeof *buf);
         if (!buf)
             return;
         double *x = buf, *len = buf + n;
@@ -742,8 +744,8 @@ static void kernel_section(FILE *f, const struct jval *k, size_t idx, struct src
                                          "stall_idle"};
         static const char *const sn[] = {"issued", "scoreboard", "pipeline busy", "membar",
                                          "barrier", "ibuffer empty", "idle"};
-        col = buf + 12 * n;
-        double *tot2 = buf + 11 * n;
+        col = buf + 13 * n;
+        double *tot2 = buf + 12 * n;
         for (size_t k2 = 0; k2 < 7; k2++)
             for (size_t i = 0; i < n; i++)
                 tot2[i] += jat(jget(smp, sk[k2]), i);
@@ -755,7 +757,7 @@ static void kernel_section(FILE *f, const struct jval *k, size_t idx, struct src
         plot(f, "scheduler cycles: issue and stall causes (fraction)", "fraction", x, n, s, 7,
              true);
         /* caches */
-        col = buf + 19 * n;
+        col = buf + 20 * n;
         size_t nc = 0;
         double *l1h = col, *l1mm = col + n, *l2h = col + 2 * n, *l2mm = col + 3 * n;
         for (size_t i = 0; i < n; i++) {
@@ -774,7 +776,7 @@ static void kernel_section(FILE *f, const struct jval *k, size_t idx, struct src
         }
         plot(f, "cache hits and misses per interval", "accesses", x, n, s, nc, false);
         if (db) {
-            double *bw = buf + 23 * n;
+            double *bw = buf + 24 * n;
             for (size_t i = 0; i < n; i++)
                 bw[i] = nspc > 0 ? jat(db, i) / (len[i] * nspc) : 0;
             s[0] = (struct series){"DRAM", NULL, bw};

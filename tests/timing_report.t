@@ -222,6 +222,14 @@ my $dir = "$tmp/rep";
 ($code, $out, $err) = run('report', $json, '-o', $dir);
 ok($code == 0 && $err eq '', 'ptxemu report STATS.json -o DIR', $err);
 my $html = check_page(slurp("$dir/index.html"), 'report', 5);
+# the stacked issue/stall fractions of an interval with scheduler cycles add up to 1: the
+# top of the last area is the plot's top edge (y = 28) or, for an empty interval, its floor
+my ($stall_svg) = grep { /issue and stall causes/ } $html =~ /(<svg .*?<\/svg>)/sg;
+my @polys = ($stall_svg // '') =~ /<polygon [^>]*points="([^"]*)"/g;
+my @top = map { (split /,/)[1] } (split ' ', $polys[-1] // '')[0 .. $s->{count} - 1];
+my @off_top = grep { !defined $_ || ($_ ne '28.0' && $_ ne '204.0') } @top;
+ok(@polys == 7 && !@off_top && grep({ $_ eq '28.0' } @top),
+   'the stacked issue/stall fractions of each busy interval sum to 1', "tops: @top");
 ok($html =~ /<tr><th>cycles<\/th><td>$cyc / && $html =~ /<th>L2 hit rate<\/th>/ && $html =~ /GB\/s/,
    'the summary shows cycles, the L2 hit rate and DRAM bandwidth');
 ok($html =~ /matmul_tiled\.cu:\Q$hot->{line}\E <span class="src">acc \+= As\[ty\]\[k\] \* Bs\[k\]\[tx\];/,
