@@ -249,6 +249,9 @@ struct rt_timing {
  * to log. 0, or negative with a message in err. */
 int rt_timing_open(const struct rt_timing_opts *o, const char *device_spec, FILE *log,
                    struct rt_timing **out, char *err, size_t errlen);
+/* At process exit (no synchronisation: work still running is not waited for): close the JSON
+ * statistics and, with --timing-report, write the report. The GPU stays usable. */
+void rt_timing_finish(struct rt_timing *t);
 /* Close the JSON statistics and free the GPU; with --timing-report, write the report. */
 void rt_timing_close(struct rt_timing *t);
 /* tm_launch: kernels of workers of independent streams run on the GPU together. A launch the

@@ -241,18 +241,30 @@ int rt_timing_open(const struct rt_timing_opts *o, const char *device_spec, FILE
     return 0;
 }
 
-void rt_timing_close(struct rt_timing *t)
+void rt_timing_finish(struct rt_timing *t)
 {
     if (!t)
         return;
-    tm_gpu_destroy(t->gpu);
-    if (t->json)
+    if (t->json) {
+        tm_gpu_close_json(t->gpu);
         fclose(t->json);
+        t->json = NULL;
+    }
     if (t->report_dir) {
         char err[512];
         if (rt_report_write(t->json_path, t->report_dir, err, sizeof err))
             fprintf(stderr, "ptxemu: --timing-report: %s\n", err);
+        free(t->report_dir);
+        t->report_dir = NULL;
     }
+}
+
+void rt_timing_close(struct rt_timing *t)
+{
+    if (!t)
+        return;
+    rt_timing_finish(t); /* closes the JSON array, then the report reads it */
+    tm_gpu_destroy(t->gpu);
     free(t->json_path);
     free(t->report_dir);
     free(t->kernels);

@@ -158,6 +158,20 @@ void tm_gpu_destroy(struct tm_gpu *g)
     free(g);
 }
 
+void tm_gpu_close_json(struct tm_gpu *g)
+{
+    pthread_mutex_lock(&g->mu); /* kernels write their statistics under mu */
+    if (g->json && g->json_open)
+        fputs("\n]\n", g->json);
+    else if (g->json)
+        fputs("[]\n", g->json);
+    if (g->json)
+        fflush(g->json);
+    g->json = NULL;
+    g->json_open = false;
+    pthread_mutex_unlock(&g->mu);
+}
+
 void tm_gpu_memcpy_h2d(struct tm_gpu *g, uint64_t addr, uint64_t bytes)
 {
     if (!g->mem || !g->cfg.o.gpgpu_perf_sim_memcpy)
