@@ -60,6 +60,8 @@ static const char usage_text[] =
     "  fatbin PROGRAM                     list the fat binary entries of a CUDA executable\n"
     "  timing-config [--timing[=SPEC]] [--timing-set NAME=VALUE] [--device D]\n"
     "                                     print every option of a timing configuration\n"
+    "  report STATS.json -o DIR           write DIR/index.html from a --timing-stats file:\n"
+    "                                     per-kernel summaries, plots over time, per-line tables\n"
     "  --help, --version\n"
     "\n"
     "exec options:\n"
@@ -98,7 +100,13 @@ static const char usage_text[] =
     "                      device's preset) and print GPGPU-Sim-style statistics per kernel to\n"
     "                      stderr; %clock/%clock64/%globaltimer read simulated time\n"
     "  --timing-set NAME=VALUE  override one timing option (repeatable)\n"
-    "  --timing-stats FILE.json every counter per kernel and per SM\n"
+    "  --timing-stats FILE.json every counter per kernel and per SM, a time series sampled\n"
+    "                      every N cycles and counters per PTX / source line\n"
+    "  --timing-sample N   time-series interval in core cycles (default: the interval of\n"
+    "                      -gpgpu_runtime_stat, 10000)\n"
+    "  --timing-report DIR write DIR/index.html (plots and per-line tables) at the end;\n"
+    "                      the statistics go to DIR/stats.json unless --timing-stats names\n"
+    "                      a file\n"
     "  --timing-strict     unknown options in timing configurations are errors\n"
     "  --timing-ctas N     simulate the first N waves of each kernel's CTAs (a wave: SMs x\n"
     "                      CTAs per SM), run the rest functionally, extrapolate its cycles\n"
@@ -122,7 +130,8 @@ static const char usage_text[] =
     "run options (passed to the program as PTXEMU_* environment variables):\n"
     "  --device SPEC, --threads N, --stats, --deterministic, --trace LIST, --trace-thread N,\n"
     "  --budget N, --timing[=SPEC], --timing-set NAME=VALUE, --timing-stats FILE,\n"
-    "  --timing-strict, --timing-kernels LIST, --timing-ctas N, --check LIST,\n"
+    "  --timing-strict, --timing-kernels LIST, --timing-ctas N, --timing-sample N,\n"
+    "  --timing-report DIR, --check LIST,\n"
     "  --error-exitcode N, --print-limit N, --log-file PATH, --check-report FILE.json,\n"
     "  --fill-uninit=PATTERN\n";
 
@@ -191,6 +200,7 @@ int cli_common_opt(struct run_opts *o, int argc, char **argv, int *i)
                    !strcmp(a, "--trace-thread") || !strcmp(a, "--budget") ||
                    !strcmp(a, "--timing-set") || !strcmp(a, "--timing-stats") ||
                    !strcmp(a, "--timing-kernels") || !strcmp(a, "--timing-ctas") ||
+                   !strcmp(a, "--timing-sample") || !strcmp(a, "--timing-report") ||
                    !strcmp(a, "--check") || !strcmp(a, "--error-exitcode") ||
                    !strcmp(a, "--print-limit") || !strcmp(a, "--log-file") ||
                    !strcmp(a, "--check-report");
@@ -251,8 +261,19 @@ int cli_common_opt(struct run_opts *o, int argc, char **argv, int *i)
             return -1;
         }
         o->trace = v;
-    } else if (!strcmp(a, "--timing-set") || !strcmp(a, "--timing-ctas")) {
+    } else if (!strcmp(a, "--timing-set") || !strcmp(a, "--timing-ctas") ||
+               !strcmp(a, "--timing-sample")) {
         char waves[64];
+        if (!strcmp(a, "--timing-sample")) { /* an alias of -ptxemu_timing_sample N */
+            uint64_t c;
+            if (parse_u64(v, &c) < 0 || c < 1 || c > INT64_MAX) {
+                cli_usage_error("--timing-sample: expected a number of cycles (1 or more), not '%s'",
+                            v);
+                return -1;
+            }
+            snprintf(waves, sizeof waves, "ptxemu_timing_sample=%llu", (unsigned long long)c);
+            v = waves;
+        }
         if (!strcmp(a, "--timing-ctas")) { /* an alias of -ptxemu_timing_waves N */
             uint64_t w;
             if (cli_parse_u64(v, &w) < 0 || w > 1000000000) {
@@ -277,6 +298,8 @@ int cli_common_opt(struct run_opts *o, int argc, char **argv, int *i)
         o->timing.set = ns;
     } else if (!strcmp(a, "--timing-stats")) {
         o->timing.stats_path = v;
+    } else if (!strcmp(a, "--timing-report")) {
+        o->timing.report_dir = v;
     } else if (!strcmp(a, "--timing-kernels")) {
         char kerr[256];
         if (rt_timing_kernels_check(v, kerr, sizeof kerr)) {
@@ -519,5 +542,7 @@ int main(int argc, char **argv)
         return cli_cmd_run(argc - 2, argv + 2);
     if (!strcmp(cmd, "fatbin"))
         return cli_cmd_fatbin(argc - 2, argv + 2);
+    if (!strcmp(cmd, "report"))
+        return rt_report_main(argc - 2, argv + 2);
     return cli_usage_error("unknown command '%s'", cmd);
 }

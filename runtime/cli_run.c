@@ -372,6 +372,8 @@ int cli_cmd_run(int argc, char **argv)
             setenv("PTXEMU_TIMING_STRICT", "1", 1);
         if (o.timing.kernels)
             setenv("PTXEMU_TIMING_KERNELS", o.timing.kernels, 1);
+        if (o.timing.report_dir)
+            setenv("PTXEMU_TIMING_REPORT", o.timing.report_dir, 1);
     }
     if (o.check)
         setenv("PTXEMU_CHECK", o.check, 1);

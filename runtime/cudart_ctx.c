@@ -66,8 +66,18 @@ struct rt_ctx *cr_ctx(void)
  * ERROR SUMMARY line; with PTXEMU_ERROR_EXITCODE and errors found, that is the exit status.
  * A destructor of this library runs after the program's atexit handlers (its fat binaries
  * are unregistered by then), so nothing of the program runs after the summary. */
+/* Timing mode: at process exit, complete the --timing-stats JSON array and write the
+ * --timing-report page (before the --check summary, which ends the process). No
+ * synchronisation (an exit() from a host callback must not wait for itself), and the GPU is
+ * not freed: kernels still running on other threads simply go unreported. */
+static void cr_timing_fini(void)
+{
+    rt_timing_finish(cr_g.rt.timing);
+}
+
 __attribute__((destructor)) static void cr_check_fini(void)
 {
+    cr_timing_fini();
     if (!cr_g.rt.chk)
         return;
     cr_sync_point(0);

@@ -231,6 +231,7 @@ struct rt_timing_opts {
     const char *stats_path; /* JSON statistics file, or NULL */
     bool strict;            /* unknown options are errors */
     const char *kernels;    /* --timing-kernels LIST: which launches are simulated (NULL: all) */
+    const char *report_dir; /* --timing-report DIR: HTML report written at close (NULL: none) */
 };
 
 /* A simulated GPU shared by the runtime's workers. */
@@ -238,6 +239,8 @@ struct rt_timing {
     struct tm_gpu *gpu;
     FILE *json;
     char *kernels;          /* copy of rt_timing_opts.kernels, or NULL */
+    char *json_path;        /* with report_dir: the statistics file the report reads */
+    char *report_dir;       /* --timing-report DIR, or NULL */
     _Atomic uint64_t nlaunch; /* launches seen (their 0-based index selects them too) */
 };
 
@@ -246,7 +249,10 @@ struct rt_timing {
  * to log. 0, or negative with a message in err. */
 int rt_timing_open(const struct rt_timing_opts *o, const char *device_spec, FILE *log,
                    struct rt_timing **out, char *err, size_t errlen);
-/* Close the JSON statistics and free the GPU. */
+/* At process exit (no synchronisation: work still running is not waited for): close the JSON
+ * statistics and, with --timing-report, write the report. The GPU stays usable. */
+void rt_timing_finish(struct rt_timing *t);
+/* Close the JSON statistics and free the GPU; with --timing-report, write the report. */
 void rt_timing_close(struct rt_timing *t);
 /* tm_launch: kernels of workers of independent streams run on the GPU together. A launch the
  * --timing-kernels list does not select runs functionally (interp_launch) and takes no
@@ -463,5 +469,12 @@ int rt_build_params(const struct interp_kernel_info *ki, void **args, uint8_t *b
  * balance (CPU time summed and of the busiest thread, CTAs per thread). */
 void rt_print_stats(FILE *out, const char *name, const uint32_t grid[3], const uint32_t block[3],
                     const struct interp_stats *st);
+
+/* `ptxemu report STATS.json -o DIR` (runtime/report.c): the HTML report of a --timing-stats
+ * file. Returns the process exit status. */
+int rt_report_main(int argc, char **argv);
+/* Write DIR/index.html from the statistics file json_path (created by --timing-stats);
+ * 0, or -1 with a message in err. */
+int rt_report_write(const char *json_path, const char *dir, char *err, size_t errlen);
 
 #endif

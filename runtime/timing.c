@@ -9,6 +9,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* The preset key of a --device spec: its first comma-separated word ("h100,nsm=4" → h100). */
 static void device_key(const char *spec, char *out, size_t n)
@@ -121,6 +122,33 @@ bool rt_timing_kernels_match(const char *list, const char *name, uint64_t idx)
     return false;
 }
 
+/* --timing-report DIR: create DIR; the statistics go to --timing-stats FILE or DIR/stats.json
+ * (the report reads them when the GPU closes). 0, or -1 with a message. */
+static int report_setup(struct rt_timing *t, const struct rt_timing_opts *o, char *err,
+                        size_t errlen)
+{
+    if (!o->report_dir || !*o->report_dir)
+        return 0;
+    if (mkdir(o->report_dir, 0777) && errno != EEXIST) {
+        snprintf(err, errlen, "--timing-report: cannot create %s: %s", o->report_dir,
+                 strerror(errno));
+        return -1;
+    }
+    t->report_dir = strdup(o->report_dir);
+    if (o->stats_path && *o->stats_path)
+        t->json_path = strdup(o->stats_path);
+    else if (t->report_dir && (t->json_path = malloc(strlen(o->report_dir) + 12)))
+        sprintf(t->json_path, "%s/stats.json", o->report_dir);
+    if (!t->report_dir || !t->json_path) {
+        free(t->report_dir);
+        free(t->json_path);
+        t->report_dir = t->json_path = NULL;
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    return 0;
+}
+
 int rt_timing_open(const struct rt_timing_opts *o, const char *device_spec, FILE *log,
                    struct rt_timing **out, char *err, size_t errlen)
 {
@@ -168,12 +196,21 @@ int rt_timing_open(const struct rt_timing_opts *o, const char *device_spec, FILE
         free(t);
         return r;
     }
-    if (o->stats_path && *o->stats_path) {
-        t->json = fopen(o->stats_path, "w");
+    if (report_setup(t, o, err, errlen)) {
+        tm_config_free(&cfg);
+        free(t->kernels);
+        free(t);
+        return -EIO;
+    }
+    const char *stats_path = t->json_path ? t->json_path : o->stats_path;
+    if (stats_path && *stats_path) {
+        t->json = fopen(stats_path, "w");
         if (!t->json) {
-            snprintf(err, errlen, "--timing-stats: cannot write %s: %s", o->stats_path,
+            snprintf(err, errlen, "--timing-stats: cannot write %s: %s", stats_path,
                      strerror(errno));
             tm_config_free(&cfg);
+            free(t->json_path);
+            free(t->report_dir);
             free(t->kernels);
             free(t);
             return -EIO;
@@ -193,6 +230,8 @@ int rt_timing_open(const struct rt_timing_opts *o, const char *device_spec, FILE
     if (r) {
         if (t->json)
             fclose(t->json);
+        free(t->json_path);
+        free(t->report_dir);
         free(t->kernels);
         free(t);
         snprintf(err, errlen, "cannot create the simulated GPU%s%s", *gerr ? ": " : "", gerr);
@@ -202,13 +241,32 @@ int rt_timing_open(const struct rt_timing_opts *o, const char *device_spec, FILE
     return 0;
 }
 
+void rt_timing_finish(struct rt_timing *t)
+{
+    if (!t)
+        return;
+    if (t->json) {
+        tm_gpu_close_json(t->gpu);
+        fclose(t->json);
+        t->json = NULL;
+    }
+    if (t->report_dir) {
+        char err[512];
+        if (rt_report_write(t->json_path, t->report_dir, err, sizeof err))
+            fprintf(stderr, "ptxemu: --timing-report: %s\n", err);
+        free(t->report_dir);
+        t->report_dir = NULL;
+    }
+}
+
 void rt_timing_close(struct rt_timing *t)
 {
     if (!t)
         return;
+    rt_timing_finish(t); /* closes the JSON array, then the report reads it */
     tm_gpu_destroy(t->gpu);
-    if (t->json)
-        fclose(t->json);
+    free(t->json_path);
+    free(t->report_dir);
     free(t->kernels);
     free(t);
 }
@@ -258,4 +316,6 @@ void rt_timing_env(struct rt_timing_opts *o)
     o->strict = v && *v && strcmp(v, "0");
     v = getenv("PTXEMU_TIMING_KERNELS");
     o->kernels = v && *v ? v : NULL;
+    v = getenv("PTXEMU_TIMING_REPORT");
+    o->report_dir = v && *v ? v : NULL;
 }

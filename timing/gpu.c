@@ -6,6 +6,7 @@
 #include "timing/tm_int.h"
 
 #include "timing/mem.h"
+#include "timing/sample.h"
 
 #include <errno.h>
 #include <math.h>
@@ -162,6 +163,20 @@ void tm_gpu_destroy(struct tm_gpu *g)
     pthread_mutex_destroy(&g->mu);
     pthread_cond_destroy(&g->cv);
     free(g);
+}
+
+void tm_gpu_close_json(struct tm_gpu *g)
+{
+    pthread_mutex_lock(&g->mu); /* kernels write their statistics under mu */
+    if (g->json && g->json_open)
+        fputs("\n]\n", g->json);
+    else if (g->json)
+        fputs("[]\n", g->json);
+    if (g->json)
+        fflush(g->json);
+    g->json = NULL;
+    g->json_open = false;
+    pthread_mutex_unlock(&g->mu);
 }
 
 void tm_gpu_memcpy_h2d(struct tm_gpu *g, uint64_t addr, uint64_t bytes)
@@ -396,7 +411,7 @@ static void json_counters(FILE *f, const uint64_t *st)
 }
 
 static void json_kernel(struct tm_gpu *g, const char *name, const struct tm_kernel_result *r,
-                        const uint64_t *per, const uint64_t *md)
+                        const uint64_t *per, const uint64_t *md, const struct tm_prof *prof)
 {
     FILE *f = g->json;
     if (!f)
@@ -408,10 +423,11 @@ static void json_kernel(struct tm_gpu *g, const char *name, const struct tm_kern
     fprintf(f,
             ", \"kernel_launch_uid\": %llu, \"gpu_sim_cycle\": %llu, \"gpu_sim_insn\": %llu, "
             "\"gpu_tot_sim_cycle\": %llu, \"gpu_tot_sim_insn\": %llu, \"start_cycle\": %llu, "
-            "\"sim_time_ns\": %.1f,\n \"totals\": ",
+            "\"sim_time_ns\": %.1f, \"max_warps_per_sm\": %u,\n \"totals\": ",
             (unsigned long long)r->uid, (unsigned long long)r->cycles,
             (unsigned long long)r->thread_insns, (unsigned long long)g->cycle,
-            (unsigned long long)g->tot_insn, (unsigned long long)r->start_cycle, r->ns);
+            (unsigned long long)g->tot_insn, (unsigned long long)r->start_cycle, r->ns,
+            (unsigned)g->cfg.max_warps_per_sm);
     json_counters(f, r->st);
     fputs(",\n \"memory\": {", f);
     if (g->mem && md)
@@ -423,11 +439,29 @@ static void json_kernel(struct tm_gpu *g, const char *name, const struct tm_kern
         fputs(i ? ",\n  " : "\n  ", f);
         json_counters(f, &per[(size_t)i * TM_ST__COUNT]);
     }
-    fputs("]}", f);
+    fputc(']', f);
+    tm_prof_json(prof, f);
+    fputc('}', f);
     fflush(f);
 }
 
 /* ====================================================================== a kernel */
+
+/* Core cycles per time-series sample: -ptxemu_timing_sample, else the interval of
+ * -gpgpu_runtime_stat (GPGPU-Sim's periodic statistics); 0 without a JSON file. */
+static uint64_t sample_interval(const struct tm_gpu *g)
+{
+    if (!g->json)
+        return 0;
+    if (g->cfg.o.ptxemu_timing_sample > 0)
+        return (uint64_t)g->cfg.o.ptxemu_timing_sample;
+    const char *rs = g->cfg.o.gpgpu_runtime_stat;
+    if (!rs)
+        return 0;
+    char *end;
+    unsigned long long v = strtoull(rs, &end, 10);
+    return end != rs && *rs != '-' ? (uint64_t)v : 0;
+}
 
 static double now_s(void)
 {
@@ -793,9 +827,12 @@ static int drive_(struct tm_gpu *g, struct tm_kernel *mine)
         uint64_t next_start = UINT64_MAX;
         for (uint32_t j = 0; j < g->nrun;) {
             struct tm_kernel *k = g->run[j];
+            if (k->prof && g->cycle >= k->prof->next)
+                tm_prof_sample(k->prof, g->sm, g->mem, g->cycle, 0);
             if (k->next_cta >= k->limit && !k->live_ctas) {
                 k->end_cycle = g->cycle;
                 wake_all(g); /* its counters are read now */
+                tm_prof_sample(k->prof, g->sm, g->mem, g->cycle, 1);
                 if (k->limit < k->nctas && !k->faulted) {
                     /* sampled: the rest of the grid functionally, its time extrapolated (the
                      * GPU's clock then reads the extrapolated end) */
@@ -909,6 +946,9 @@ int tm_launch(struct tm_gpu *g, struct interp_dev *d, const struct interp_launch
         if (k->mst0)
             tm_mem_snapshot(g->mem, k->mst0);
     }
+    if (g->json) /* statistics requested: the time series and per-instruction counters */
+        k->prof = tm_prof_create(info.module, sample_interval(g), 1, k->start, g->sm, g->nsm,
+                                 g->mem);
     g->pend[g->npend++] = k;
     atomic_store_explicit(&g->pending, 1, memory_order_release);
     pthread_cond_broadcast(&g->cv);
@@ -973,12 +1013,13 @@ int tm_launch(struct tm_gpu *g, struct interp_dev *d, const struct interp_launch
             md[j] -= k->mst0[j];
     }
     print_stats(g, info.name, &kr, k, md);
-    json_kernel(g, info.name, &kr, per, md);
+    json_kernel(g, info.name, &kr, per, md, k->prof);
     pthread_mutex_unlock(&g->mu);
     free(md);
     free(per);
     free(k->mst0);
     free(k->st0);
+    tm_prof_free(k->prof);
     free(k);
     if (res)
         *res = kr;

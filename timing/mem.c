@@ -721,3 +721,22 @@ void tm_mem_json(const struct tm_mem *m, const uint64_t *d, FILE *f)
             is[TM_IS_PACKETS_REQ], is[TM_IS_PACKETS_REP], is[TM_IS_FLITS_REQ],
             is[TM_IS_FLITS_REP], is[TM_IS_LAT_SUM_REQ], is[TM_IS_LAT_SUM_REP]);
 }
+
+/* Totals a time-series sample keeps (timing/sample.c): L2 accesses and misses (as
+ * L2_total_cache_*) and DRAM bytes moved (column commands × atom) in the counters d. */
+void tm_mem_sample_totals(const struct tm_mem *m, const uint64_t *d, uint64_t *l2_acc,
+                          uint64_t *l2_miss, uint64_t *dram_bytes)
+{
+    struct mem_totals t;
+    totals(m, d, &t);
+    *l2_acc = t.acc;
+    *l2_miss = t.miss;
+    const struct tm_options *o = &m->cfg->o;
+    uint64_t atom = (uint64_t)o->gpgpu_dram_burst_length * (uint64_t)o->gpgpu_dram_buswidth *
+                    (uint64_t)o->gpgpu_n_mem_per_ctrlr;
+    const uint64_t *dd = d + (size_t)m->nsp * SLICE_NST;
+    uint64_t cmds = 0;
+    for (uint32_t c = 0; c < m->n_mem; c++)
+        cmds += dd[(size_t)c * TM_DS__COUNT + TM_DS_N_RD] + dd[(size_t)c * TM_DS__COUNT + TM_DS_N_WR];
+    *dram_bytes = cmds * atom;
+}

@@ -64,5 +64,9 @@ void tm_mem_snapshot(const struct tm_mem *m, uint64_t *out);
 void tm_mem_print(const struct tm_mem *m, const uint64_t *d, FILE *f);
 /* The same as JSON members (`"l2": {…}, "dram": [...], "icnt": {…}`), without braces around. */
 void tm_mem_json(const struct tm_mem *m, const uint64_t *d, FILE *f);
+/* From the difference d: L2 accesses and misses (L2_total_cache_*) and DRAM bytes moved
+ * (column commands x atom); what a time-series sample keeps (timing/sample.c). */
+void tm_mem_sample_totals(const struct tm_mem *m, const uint64_t *d, uint64_t *l2_acc,
+                          uint64_t *l2_miss, uint64_t *dram_bytes);
 
 #endif

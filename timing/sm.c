@@ -23,6 +23,7 @@
  * Everything here writes only the SM's own state (see tm_int.h).
  */
 #include "timing/sm_int.h"
+#include "timing/sample.h"
 
 #include "timing/cache.h"
 #include "interp/mem.h"
@@ -706,6 +707,9 @@ static int issue_one(struct tm_sm *s, struct tm_gpu *g, uint32_t ws, uint8_t fu)
     in->t_issue = s->cycle;
     in->t_ready = 0;
     const struct ir_insn *x = r.insn;
+    in->prow = c->k && c->k->prof && x && r.func
+                   ? tm_prof_pc(c->k->prof, r.func, (uint32_t)(x - r.func->insns))
+                   : NULL;
     unsigned lat = x && x->lat ? x->lat : LAT_ADD;
     if (lat >= LAT__COUNT)
         lat = LAT_ADD;
@@ -737,6 +741,7 @@ static int issue_one(struct tm_sm *s, struct tm_gpu *g, uint32_t ws, uint8_t fu)
         in->memop = mi;
         tm_sm_memop_fill(s, &s->mop[mi], ws, &r);
         struct tm_memop *m = &s->mop[mi];
+        uint64_t shm0 = s->st[TM_ST_N_SHMEM];
         switch (m->space) {
         case SP_SHARED: case SP_SHARED_CTA: case SP_SHARED_CLUSTER:
             s->st[TM_ST_N_SHMEM]++;
@@ -756,8 +761,16 @@ static int issue_one(struct tm_sm *s, struct tm_gpu *g, uint32_t ws, uint8_t fu)
                 s->st[TM_ST_N_LOAD]++;
             break;
         }
+        if (in->prow) /* shared / constant: one access; else the lines sent */
+            in->prow[TM_PC_MEM_REQ] += m->space == SP_CONST || s->st[TM_ST_N_SHMEM] != shm0
+                                           ? 1
+                                           : m->nline;
     } else if (x && x->unit == U_MEM) {
         s->st[TM_ST_N_PARAM]++;
+    }
+    if (in->prow) {
+        in->prow[TM_PC_ISSUED]++;
+        in->prow[TM_PC_THREAD_INSN] += (uint64_t)__builtin_popcount(r.exec_mask);
     }
     w->inflight++;
     pr_push(&s->id_oc[fu], in->part, ii);
@@ -897,12 +910,28 @@ static void sched_order(struct tm_sm *s, uint32_t k)
     s->norder[k] = n;
 }
 
+/* A stalled scheduler-cycle charged to the next instruction of warp ws (--timing-stats'
+ * per-instruction counters). */
+static void prof_stall(struct tm_sm *s, uint32_t ws, enum stall why)
+{
+    static const uint8_t col[] = {[ST_IBUF] = TM_PC_STALL_IBUF, [ST_BAR] = TM_PC_STALL_BAR,
+                                  [ST_MEMBAR] = TM_PC_STALL_MEMBAR, [ST_SB] = TM_PC_STALL_SB,
+                                  [ST_PIPE] = TM_PC_STALL_PIPE};
+    const struct tm_warp *w = &s->w[ws];
+    if (!w->cta || !w->cta->k || !w->cta->k->prof)
+        return;
+    uint64_t *row = tm_prof_pc(w->cta->k->prof, w->func, w->pc);
+    if (row)
+        row[col[why]]++;
+}
+
 static int issue_stage(struct tm_sm *s, struct tm_gpu *g)
 {
     const struct tm_config *cfg = s->cfg;
     for (uint32_t k = 0; k < s->nsched; k++) {
         sched_order(s, k);
         enum stall why = ST_IDLE;
+        uint32_t why_ws = TM_NONE; /* the warp whose state decided `why` */
         bool issued = false;
         for (uint32_t i = 0; i < s->norder[k] && !issued; i++) {
             uint32_t ws = s->order[k][i];
@@ -955,8 +984,10 @@ static int issue_stage(struct tm_sm *s, struct tm_gpu *g)
                     s->st[TM_ST_ISSUE_DUAL]++;
                 break;
             }
-            if (st > why || why == ST_IDLE)
-                why = st > why ? st : why;
+            if (st > why) {
+                why = st;
+                why_ws = ws;
+            }
         }
         if (cfg->sched == TM_SCHED_TWO_LEVEL && !issued)
             s->rr_start[k]++;
@@ -970,6 +1001,8 @@ static int issue_stage(struct tm_sm *s, struct tm_gpu *g)
         case ST_IBUF: s->st[TM_ST_STALL_IBUFFER]++; break;
         default: s->st[TM_ST_STALL_IDLE]++; break;
         }
+        if (why_ws != TM_NONE && why > ST_IDLE)
+            prof_stall(s, why_ws, why);
     }
     return 0;
 }
@@ -1336,7 +1369,10 @@ static int sm_cycle(struct tm_sm *s, struct tm_gpu *g)
 int tm_sm_cycle(struct tm_sm *s, struct tm_gpu *g)
 {
     tm_sm_wake(s, s->cycle);
-    uint64_t until = s->cfg->o.ptxemu_idle_skip ? quiet_until(s) : 0;
+    /* no skipping while the kernel is profiled (--timing-stats / --timing-report): its
+     * per-PTX-line stall counters are charged cycle by cycle */
+    uint64_t until = s->cfg->o.ptxemu_idle_skip && !(s->kernel && s->kernel->prof)
+                         ? quiet_until(s) : 0;
     if (until <= s->cycle + 1)
         return sm_cycle(s, g);
     /* a quiet cycle: run it, remember what it counted, skip the next ones */

@@ -8,6 +8,7 @@
  * Everything here writes only the SM's own state (see tm_int.h).
  */
 #include "timing/sm_int.h"
+#include "timing/sample.h"
 
 #include "timing/cache.h"
 #include "interp/mem.h"
@@ -402,6 +403,10 @@ void tm_sm_ldst_stage(struct tm_sm *s)
             s->st[st0 + 1]++;
         else if (res == TM_CACHE_HIT_RESERVED)
             s->st[st0 + 2]++;
+        if (in->prow && c == s->l1d) {
+            in->prow[TM_PC_L1D_ACCESS]++;
+            in->prow[TM_PC_L1D_MISS] += res == TM_CACHE_MISS;
+        }
         w->mem_pending++; /* a read's data, or (write-through) the write's acknowledgement */
         if (!wr && res == TM_CACHE_HIT) {
             struct tm_req h = {.addr = m->line[k], .t_sent = s->cycle, .t_ready = s->cycle + lat,

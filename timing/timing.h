@@ -54,6 +54,10 @@ int tm_gpu_create(const struct tm_config *cfg, const char *base_dir, FILE *log, 
 /* Free the GPU; closes the JSON array. */
 void tm_gpu_destroy(struct tm_gpu *g);
 
+/* Close the JSON array now (at process exit, while kernels of other threads may still run:
+ * their statistics are no longer written); tm_gpu_destroy then writes nothing more. */
+void tm_gpu_close_json(struct tm_gpu *g);
+
 /* Simulated time so far: core cycles (gpu_tot_sim_cycle) and nanoseconds. */
 uint64_t tm_gpu_cycle(const struct tm_gpu *g);
 double tm_gpu_ns(const struct tm_gpu *g);

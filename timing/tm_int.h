@@ -105,6 +105,7 @@ struct tm_kernel {
     uint32_t csize;           /* CTAs per thread-block cluster (dispatched together) */
     uint64_t clu_epoch;       /* bumped when a step or release may have released warps of
                                  another CTA of a cluster: SMs re-query theirs */
+    struct tm_prof *prof;     /* time series / per-instruction counters (sample.h), or NULL */
 };
 
 /* ------------------------------------------------------------------ SM */
@@ -146,6 +147,7 @@ struct tm_inst {
     struct tm_oplat lat;
     uint64_t t_issue, t_ready;
     uint32_t resp_left; /* memory responses still to come */
+    uint64_t *prow;     /* its per-instruction counters (sample.h), or NULL */
 };
 
 struct tm_cta;
