@@ -266,7 +266,7 @@ int cli_common_opt(struct run_opts *o, int argc, char **argv, int *i)
         char waves[64];
         if (!strcmp(a, "--timing-sample")) { /* an alias of -ptxemu_timing_sample N */
             uint64_t c;
-            if (parse_u64(v, &c) < 0 || c < 1 || c > INT64_MAX) {
+            if (cli_parse_u64(v, &c) < 0 || c < 1 || c > INT64_MAX) {
                 cli_usage_error("--timing-sample: expected a number of cycles (1 or more), not '%s'",
                             v);
                 return -1;
