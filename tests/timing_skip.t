@@ -35,7 +35,7 @@ my @kernels = (
                 . '--arg buf:zero=262144 --arg s32:256'],
 );
 my @presets  = qw(qv100 rtx3070 h100);
-my @programs = qw(divergent_loop its_sched cluster_reduce reduce_shared atomics matmul_tiled rt_events);
+my @programs = qw(divergent_loop its_sched cluster_reduce reduce_shared atomics matmul_tiled rt_events tm_tex);
 my @have = grep { -x "build/fixtures/$_" } @programs;
 
 sub slurp { open my $f, '<', $_[0] or return ''; local $/; my $s = <$f>; return $s; }

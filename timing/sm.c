@@ -1283,11 +1283,13 @@ static uint64_t quiet_until(const struct tm_sm *s)
             return 0;
         min_after(&m, r->t_ready, now);
     }
-    if ((r = tm_queue_front((struct tm_queue *)&s->l1_hit))) {
-        if (r->t_ready <= now)
-            return 0;
-        min_after(&m, r->t_ready, now);
-    }
+    const struct tm_queue *hq[3] = {&s->l1_hit, &s->l1c_hit, &s->l1t_hit};
+    for (int q = 0; q < 3; q++) /* the L1D's, L1C's and L1T's hits */
+        if ((r = tm_queue_front((struct tm_queue *)hq[q]))) {
+            if (r->t_ready <= now)
+                return 0;
+            min_after(&m, r->t_ready, now);
+        }
     for (int f = 0; f < TM_FU__COUNT; f++) /* (one OC_EX_MEM set: the LD/ST unit is shared) */
         for (uint32_t p = 0; p < s->nparts; p++)
             if (s->id_oc[f].n[p] || s->oc_ex[f].n[f == TM_FU_MEM ? 0 : p])
@@ -1295,7 +1297,8 @@ static uint64_t quiet_until(const struct tm_sm *s)
     for (uint32_t i = 0; i < s->nparts * s->ncoll; i++)
         if (s->coll[i] != TM_NONE)
             return 0;
-    if ((s->l1d && tm_cache_miss_peek(s->l1d)) || (s->l1i && tm_cache_miss_peek(s->l1i)))
+    if ((s->l1d && tm_cache_miss_peek(s->l1d)) || (s->l1i && tm_cache_miss_peek(s->l1i)) ||
+        (s->l1c && tm_cache_miss_peek(s->l1c)) || (s->l1t && tm_cache_miss_peek(s->l1t)))
         return 0;
     for (uint32_t u = 0; u < s->nunit; u++)
         min_after(&m, s->unit[u].busy_until, now);
