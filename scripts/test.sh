@@ -79,6 +79,7 @@ else
         [ "$b" = fuzzing ] && continue
         echo "=== failures on $b/ (from $b/prove.log):"
         sed -n '/^Test Summary Report/,$p' "$b/prove.log" | head -40
+        grep -E '^(Could not execute|Failed|Dubious)' "$b/prove.log" | head -20 || true
         echo "=== the failed files run again, verbose (from $b/prove-again.log):"
         grep -E -A6 '^not ok' "$b/prove-again.log" | head -80 || true
     done
