@@ -215,6 +215,23 @@ static void check_flush(struct warp *w, struct slow *S)
     S->ncacc = 0;
 }
 
+/* Append one access to step report r (counted in access_dropped once it is full); returns the
+ * entry, or NULL when dropped. The space is the caller's to set. */
+static struct engine_access *rep_add(struct engine_step_report *r, unsigned l, uint64_t addr,
+                                     unsigned width, bool wr)
+{
+    if (r->naccess == ENGINE_MAX_ACCESS) {
+        r->access_dropped++;
+        return NULL;
+    }
+    struct engine_access *a = &r->access[r->naccess++];
+    a->addr = addr;
+    a->lane = l;
+    a->width = (uint16_t)width;
+    a->write = wr;
+    return a;
+}
+
 /* One lane's memory access: recorded when stepping or checking, printed when tracing memory. */
 static void slow_mem_out(struct warp *w, struct slow *S, unsigned l, uint64_t addr,
                          unsigned width, bool wr, const void *val);
@@ -255,16 +272,9 @@ static void slow_mem_out(struct warp *w, struct slow *S, unsigned l, uint64_t ad
         step_space(S->in, &a->addr, &a->space);
     }
     if (r) {
-        if (r->naccess == ENGINE_MAX_ACCESS) {
-            r->access_dropped++;
-            return;
-        }
-        struct engine_access *a = &r->access[r->naccess++];
-        a->addr = addr;
-        a->lane = l;
-        a->width = (uint16_t)width;
-        a->write = wr;
-        step_space(S->in, &a->addr, &a->space);
+        struct engine_access *a = rep_add(r, l, addr, width, wr);
+        if (a)
+            step_space(S->in, &a->addr, &a->space);
         return;
     }
     if (S->trace_mem)
@@ -288,16 +298,9 @@ static void slow_tc_mem(void *ctx, unsigned l, uint64_t addr, unsigned width, bo
         check_async_accesses(c->w, c->S->cpc, &a, 1);
     }
     if (r) {
-        if (r->naccess == ENGINE_MAX_ACCESS) {
-            r->access_dropped++;
-            return;
-        }
-        struct engine_access *a = &r->access[r->naccess++];
-        a->addr = addr;
-        a->lane = l;
-        a->width = (uint16_t)width;
-        a->write = wr;
-        a->space = (uint8_t)space;
+        struct engine_access *a = rep_add(r, l, addr, width, wr);
+        if (a)
+            a->space = (uint8_t)space;
         return;
     }
     if (c->w->cta->L->cfg->trace & TRACE_MEM)
@@ -320,16 +323,9 @@ static void slow_tex_mem(void *ctx, unsigned l, uint64_t addr, unsigned width, b
         for (uint32_t i = 0; i < r->naccess; i++)
             if (r->access[i].space == SP_TEX && r->access[i].addr >> 5 == addr >> 5)
                 return;
-    if (r->naccess == ENGINE_MAX_ACCESS) {
-        r->access_dropped++;
-        return;
-    }
-    struct engine_access *a = &r->access[r->naccess++];
-    a->addr = addr;
-    a->lane = l;
-    a->width = (uint16_t)width;
-    a->write = wr;
-    a->space = (uint8_t)space;
+    struct engine_access *a = rep_add(r, l, addr, width, wr);
+    if (a)
+        a->space = (uint8_t)space;
 }
 #undef TEX_MEM_REPORT
 #define TEX_MEM_REPORT (S->rep ? &(const struct tc_mem){slow_tex_mem, S->rep} : NULL)
