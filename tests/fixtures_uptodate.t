@@ -36,10 +36,24 @@ my $log = do {
 };
 my $gen_ok = $? == 0;
 
+# A -G build embeds the path of a CUDA header as a byte string for assert()
+# (`.b8 $str$1[79] = {47, 117, ...}`).  That path starts with the directory nvcc
+# was found in (/usr/local/cuda/bin/.. here, /usr/local/cuda-13.0/bin/.. where
+# PATH names the versioned directory), so such a string is compared with the
+# part before `/targets/` or `/include/` replaced by `CUDA`.
+sub cuda_path_free {
+    my ($line) = @_;
+    return $line unless $line =~ /^(\s*\.global\s+\.align\s+\d+\s+\.b8\s+\$str\$?\w*)\[\d+\]\s*=\s*\{([\d,\s]+)\};\s*$/;
+    my ($decl, $bytes) = ($1, $2);
+    my $str = join('', map { chr } split /\s*,\s*/, $bytes =~ s/^\s+|\s+$//gr);
+    return $line unless $str =~ s{^/\S*?(?=/(?:targets|include)/)}{CUDA};
+    return "$decl = \"$str\"\n";
+}
+
 sub slurp {
     my ($path) = @_;
     open(my $fh, '<', $path) or return undef;
-    my @l = grep { !/^\s*\.file\s/ } <$fh>;
+    my @l = map { cuda_path_free($_) } grep { !/^\s*\.file\s/ } <$fh>;
     return \@l;
 }
 
