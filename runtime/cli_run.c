@@ -33,6 +33,18 @@ static int slurp(const char *path, uint8_t **data, size_t *len)
     return cli_read_file(path, data, len);
 }
 
+/* The dynamic-section entry at byte o of the section at dyn_off (dyn_size bytes, already
+ * bounded by the file): 1 with its tag and value, 0 past the end or at DT_NULL. */
+static int dyn_entry(const uint8_t *b, uint64_t dyn_off, uint64_t dyn_size, uint64_t o,
+                     int64_t *tag, uint64_t *val)
+{
+    if (o + 16 > dyn_size)
+        return 0;
+    memcpy(tag, b + dyn_off + o, 8);
+    memcpy(val, b + dyn_off + o + 8, 8);
+    return *tag != 0;
+}
+
 /* 1 if the ELF file needs libcudart.so.13, 0 if not, -1 if not a 64-bit ELF. *other gets a
  * different libcudart soname if one is needed. Reads the dynamic section via the program
  * headers (PT_DYNAMIC, strtab address mapped through PT_LOAD). */
@@ -61,13 +73,9 @@ static int elf_needs_cudart(const uint8_t *b, size_t n, char *other, size_t othe
     if (!dyn_size || dyn_off > n || dyn_size > n - dyn_off)
         return 0; /* static executable */
     uint64_t strtab = 0, strsz = 0;
-    for (uint64_t o = 0; o + 16 <= dyn_size; o += 16) {
-        int64_t tag;
-        uint64_t val;
-        memcpy(&tag, b + dyn_off + o, 8);
-        memcpy(&val, b + dyn_off + o + 8, 8);
-        if (tag == 0)
-            break;
+    int64_t tag;
+    uint64_t val;
+    for (uint64_t o = 0; dyn_entry(b, dyn_off, dyn_size, o, &tag, &val); o += 16) {
         if (tag == 5)
             strtab = val;
         else if (tag == 10)
@@ -91,13 +99,7 @@ static int elf_needs_cudart(const uint8_t *b, size_t n, char *other, size_t othe
     if (strsz > n - str_off)
         strsz = n - str_off;
     int found = 0;
-    for (uint64_t o = 0; o + 16 <= dyn_size; o += 16) {
-        int64_t tag;
-        uint64_t val;
-        memcpy(&tag, b + dyn_off + o, 8);
-        memcpy(&val, b + dyn_off + o + 8, 8);
-        if (tag == 0)
-            break;
+    for (uint64_t o = 0; dyn_entry(b, dyn_off, dyn_size, o, &tag, &val); o += 16) {
         if (tag != 1 /* DT_NEEDED */ || val >= strsz)
             continue;
         const char *name = (const char *)b + str_off + val;
