@@ -484,12 +484,13 @@ static uint64_t sel_parse(const char *s, size_t n)
     return u;
 }
 
-/* A .pred register may be an element of a ld/st vector of a 32-bit integer type (ptxas 13
- * takes {%r1, %p1}; the verifier requires another element that is not a predicate). */
+/* A .pred register may be an element of a ld/st vector of a type of at most 32 bits (ptxas
+ * 13 takes {%r1, %p1} for .u32, .u16 and .f32 alike: the predicate counts as a .b32
+ * element; the verifier requires another element that is a bit-typed register). */
 static bool pred_elem_ok(unsigned op, unsigned type)
 {
-    return (op == OP_LD || op == OP_LDU || op == OP_ST) &&
-           (type == T_U32 || type == T_S32 || type == T_B32);
+    return (op == OP_LD || op == OP_LDU || op == OP_ST) && type != T_PRED &&
+           ir_type_size((enum ir_type)type) <= 4;
 }
 
 /* A register operand with a suffix after its name (rd/slot: the base register): a vector
