@@ -38,7 +38,9 @@ bool chk_log_count(struct interp_check_log *g);
  * ({"tool": …, "kind": …, "severity": …, members}) or an XML element (<report tool= kind=
  * severity=>children</report>). A member's value is a string (NULL: JSON null, no XML
  * element), a number, a hex address, an (x,y,z) triple, "file:line" (NULL without a file) or
- * a nested record (chk_rep_open, its members, chk_rep_close).
+ * a nested record (chk_rep_open, its members, chk_rep_close) or a list of records
+ * (chk_rep_list_open; per item chk_rep_item_open, its members, chk_rep_close;
+ * chk_rep_list_close: a JSON array, or an XML element holding an element per item).
  */
 bool chk_rep_begin(struct interp_check_log *g, const char *tool, const char *kind, bool warning);
 void chk_rep_str(struct interp_check_log *g, const char *key, const char *v);
@@ -48,6 +50,9 @@ void chk_rep_xyz(struct interp_check_log *g, const char *key, const uint32_t v[3
 void chk_rep_pos(struct interp_check_log *g, const char *key, const char *file, uint32_t line);
 void chk_rep_open(struct interp_check_log *g, const char *key);
 void chk_rep_close(struct interp_check_log *g, const char *key);
+void chk_rep_list_open(struct interp_check_log *g, const char *key);
+void chk_rep_item_open(struct interp_check_log *g, const char *key);
+void chk_rep_list_close(struct interp_check_log *g, const char *key);
 void chk_rep_end(struct interp_check_log *g);
 
 /* ====================================================================== findings (check.c) */

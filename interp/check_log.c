@@ -168,6 +168,39 @@ void chk_rep_close(struct interp_check_log *g, const char *key)
     g->rep_first = false;
 }
 
+/* A list member: chk_rep_list_open, its items (chk_rep_item_open, members, chk_rep_close),
+ * chk_rep_list_close (see check_int.h). */
+void chk_rep_list_open(struct interp_check_log *g, const char *key)
+{
+    if (g->xml) {
+        fprintf(g->rep, "<%s>", key);
+        return;
+    }
+    rep_key(g, key);
+    fputc('[', g->rep);
+    g->rep_first = true;
+}
+
+/* An item of a list (see check_int.h). */
+void chk_rep_item_open(struct interp_check_log *g, const char *key)
+{
+    if (g->xml)
+        fprintf(g->rep, "<%s>", key);
+    else
+        fputs(g->rep_first ? "{" : ", {", g->rep);
+    g->rep_first = true;
+}
+
+/* The end of a list (see check_int.h). */
+void chk_rep_list_close(struct interp_check_log *g, const char *key)
+{
+    if (g->xml)
+        fprintf(g->rep, "</%s>", key);
+    else
+        fputc(']', g->rep);
+    g->rep_first = false;
+}
+
 /* The end of a record (see check_int.h). */
 void chk_rep_end(struct interp_check_log *g)
 {

@@ -302,6 +302,9 @@ R
         my $t = '';
         if (open(my $fh, '<', $path)) { local $/; $t = <$fh> }
         $t =~ s/0x[0-9a-f]{6,}/ADDR/g;
+        # host frames: offsets (the host compiler's) as OFF, modules by their file name
+        $t =~ s{("offset": "|<offset>)0x[0-9a-f]+}{${1}OFF}g;
+        $t =~ s{("module": "|<module>)[^"<]*/([^/"<]+)}{$1$2}g;
         $t =~ s{"/\S*?/(fixtures/|device_atomic_functions)}{"$1}g;
         $t =~ s{ in /\S*?/fixtures/}{ in fixtures/}g;
         return $t;
@@ -327,8 +330,8 @@ R
   {"summary": {"errors": 5, "reported": 5}}
 ]
 [
-  {"tool": "leakcheck", "kind": "leak", "severity": "error", "address": "ADDR", "size": 1024},
-  {"tool": "leakcheck", "kind": "leak", "severity": "error", "address": "ADDR", "size": 64},
+  {"tool": "leakcheck", "kind": "leak", "severity": "error", "address": "ADDR", "size": 1024, "backtrace": {"api": "cudaMalloc", "frames": [{"function": "main", "offset": "OFF", "module": "leak"}]}},
+  {"tool": "leakcheck", "kind": "leak", "severity": "error", "address": "ADDR", "size": 64, "backtrace": {"api": "cudaMalloc", "frames": [{"function": "alloc_buffer(unsigned long)", "offset": "OFF", "module": "leak"}, {"function": "main", "offset": "OFF", "module": "leak"}]}},
   {"tool": "leakcheck", "kind": "leak", "severity": "error", "address": "ADDR", "size": 48, "space": "heap", "site": "_Z5leakyPPi+0x60 (leak.compute_80.ptx:43) in fixtures/sanitizer/leak.cu:11"},
   {"summary": {"errors": 3, "reported": 3}}
 ]
@@ -338,7 +341,7 @@ R
 ]
 J
     ok_($got eq $want,
-        '--check-report FILE.json (run, PTXEMU_CHECK_REPORT, exec): racecheck, leakcheck and memcheck reports as JSON objects with the summary',
+        '--check-report FILE.json (run, PTXEMU_CHECK_REPORT, exec): racecheck, leakcheck (with each cudaMalloc call\'s host backtrace) and memcheck reports as JSON objects with the summary',
         "got:\n$got");
 
     # FILE.xml: the same records as an XML document
@@ -352,8 +355,8 @@ J
     $want = <<'X';
 <?xml version="1.0" encoding="UTF-8"?>
 <reports>
-  <report tool="leakcheck" kind="leak" severity="error"><address>ADDR</address><size>1024</size></report>
-  <report tool="leakcheck" kind="leak" severity="error"><address>ADDR</address><size>64</size></report>
+  <report tool="leakcheck" kind="leak" severity="error"><address>ADDR</address><size>1024</size><backtrace><api>cudaMalloc</api><frames><frame><function>main</function><offset>OFF</offset><module>leak</module></frame></frames></backtrace></report>
+  <report tool="leakcheck" kind="leak" severity="error"><address>ADDR</address><size>64</size><backtrace><api>cudaMalloc</api><frames><frame><function>alloc_buffer(unsigned long)</function><offset>OFF</offset><module>leak</module></frame><frame><function>main</function><offset>OFF</offset><module>leak</module></frame></frames></backtrace></report>
   <report tool="leakcheck" kind="leak" severity="error"><address>ADDR</address><size>48</size><space>heap</space><site>_Z5leakyPPi+0x60 (leak.compute_80.ptx:43) in fixtures/sanitizer/leak.cu:11</site></report>
   <summary errors="3" reported="3"/>
 </reports>
@@ -364,7 +367,7 @@ J
 </reports>
 X
     ok_($got eq $want,
-        '--check-report FILE.xml (PTXEMU_CHECK_REPORT, exec): the same records as an XML document',
+        '--check-report FILE.xml (PTXEMU_CHECK_REPORT, exec): the same records as an XML document (host backtraces too)',
         "got:\n$got");
 }
 
