@@ -188,6 +188,16 @@ static void finding_print(FILE *o, const struct finding *f, const struct launch_
         if (f->count > 1)
             fprintf(o, "%s     (%" PRIu64 " such reads by this instruction)\n", CHK_P, f->count);
         break;
+    case F_INIT_LOCAL:
+        fprintf(o, "%s Uninitialized __local__ memory read of size %u bytes\n", CHK_P, f->width);
+        fprintf(o, "%s     at ", CHK_P);
+        site_print(o, f->fn1, f->pc1);
+        fputc('\n', o);
+        thread_print(o, f, L);
+        fprintf(o, "%s     Address 0x%" PRIx64 " in the thread's local memory\n", CHK_P, f->addr);
+        if (f->count > 1)
+            fprintf(o, "%s     (%" PRIu64 " such reads by this instruction)\n", CHK_P, f->count);
+        break;
     case F_INIT_REG:
         fprintf(o, "%s Uninitialized register read of %s\n", CHK_P, f->what);
         fprintf(o, "%s     at ", CHK_P);
@@ -270,6 +280,7 @@ static void rep_finding(struct interp_check_log *g, const struct finding *f,
         [F_SYNC_COUNT] = {"synccheck", "barrier-thread-count", NULL},
         [F_SYNC_PATH] = {"synccheck", "barrier-divergent-paths", NULL},
         [F_INIT_REG] = {"initcheck", "uninitialized-register", NULL},
+        [F_INIT_LOCAL] = {"initcheck", "uninitialized-read", "local"},
     };
     if (!chk_rep_begin(g, k[f->kind].tool, k[f->kind].kind, f->warning))
         return;
@@ -283,9 +294,9 @@ static void rep_finding(struct interp_check_log *g, const struct finding *f,
     rep_site(g, race ? f->fn2 : f->fn1, race ? f->pc2 : f->pc1);
     if (k[f->kind].space)
         chk_rep_str(g, "space", k[f->kind].space);
-    if (f->kind >= F_GRACE_WAW && f->kind <= F_INIT_SHARED)
+    if ((f->kind >= F_GRACE_WAW && f->kind <= F_INIT_SHARED) || f->kind == F_INIT_LOCAL)
         chk_rep_hex(g, "address", f->addr);
-    if (f->kind == F_INIT_GLOBAL || f->kind == F_INIT_SHARED)
+    if (f->kind == F_INIT_GLOBAL || f->kind == F_INIT_SHARED || f->kind == F_INIT_LOCAL)
         chk_rep_num(g, "size", f->width);
     if (f->kind == F_INIT_REG)
         chk_rep_str(g, "register", f->what);
@@ -344,6 +355,7 @@ static void cta_state_free(struct check_cta *k)
     free(k->wrote);
     free(k->sat);
     free(k->shinit);
+    free(k->linit);
     free(k->gw);
     free(k);
 }
@@ -374,6 +386,11 @@ int check_cta_begin(struct cta *c)
         k->cap = need;
     }
     memset(k->shinit, 0, need / 8 + 3);
+    if (k->linit && k->lhwm) { /* what the slot's last CTA wrote of its threads' local areas */
+        for (uint32_t t = 0; t < k->lthreads; t++)
+            memset(k->linit + (size_t)t * k->lrow, 0, k->lhwm / 8 + 1);
+        k->lhwm = 0;
+    }
     k->last = NULL; /* allocations may have been freed since the slot's last CTA */
     memset(k->gw, 0, k->nw * sizeof *k->gw);
     k->pend_g = k->pend_c = 0;

@@ -71,6 +71,7 @@ enum fkind {
     F_SYNC_COUNT,
     F_SYNC_PATH,
     F_INIT_REG,
+    F_INIT_LOCAL,
 };
 
 /* One finding: kind, its instruction(s), how often, where first (lowest CTA, thread). */
@@ -142,6 +143,11 @@ struct check_cta {
     struct check_cell *cell; /* racecheck, per 4-byte word */
     uint32_t *wrote, *sat;   /* racecheck, per word */
     uint8_t *shinit;         /* initcheck: bit per shared byte written */
+    /* initcheck of local memory: per thread a row of `lrow` bytes holding a bit per byte of
+     * its local area written (`lstride` bytes; made at the first local access, for
+     * `lthreads` threads); rows are clean beyond byte `lhwm` of the area */
+    uint8_t *linit;
+    uint32_t lstride, lrow, lthreads, lhwm;
     struct {
         uint32_t ep; /* the CTA epoch of the first arrival (this phase if chk_ep) */
         const struct xfunc *fn;

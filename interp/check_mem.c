@@ -12,7 +12,8 @@
  *   with a bar.warp.sync between them (independent thread scheduling: lock step is not an
  *   ordering). Atomics are never hazards. Epochs only grow, so a CTA needs no shadow clearing.
  * initcheck: cudaMalloc allocations carry a written-bytes bitmap (mem.h), set by host copies,
- *   memsets and kernel stores; a CTA's shared memory has one, cleared at the CTA's start.
+ *   memsets and kernel stores; a CTA's shared memory has one, cleared at the CTA's start, and
+ *   each of its threads' local areas one (cleared too, as far as the last CTA wrote).
  */
 #include <inttypes.h>
 #include <stddef.h>
@@ -155,6 +156,55 @@ static inline bool bits_all(const uint8_t *b, uint64_t i, unsigned n)
     return (v & m) == m;
 }
 
+/*
+ * initcheck of one lane's access to bytes [off, off+width) of its local area (the thread's
+ * stack: the kernel's .local variables and the frames of the functions it calls; bytes a
+ * returned call wrote count as written for a later call's frame). A bit per byte written,
+ * per thread, made at the CTA slot's first local access (out of memory: not checked).
+ */
+static void local_access(struct warp *w, uint32_t pc, unsigned lane, uint64_t off,
+                         unsigned width, bool wr)
+{
+    struct cta *c = w->cta;
+    struct check_cta *k = c->chk;
+    const uint32_t stride = c->local_stride, nthreads = c->L->nthreads;
+    if (off >= stride || width > stride - off)
+        return; /* a fault (memcheck) */
+    if (!k->linit || k->lstride != stride || k->lthreads < nthreads) {
+        free(k->linit);
+        k->lrow = (stride + 7) / 8;
+        /* (bits_all reads two bytes beyond a row's last) */
+        k->linit = calloc((size_t)k->lrow * nthreads + 3, 1);
+        k->lstride = k->linit ? stride : 0;
+        k->lthreads = k->linit ? nthreads : 0;
+        k->lhwm = 0;
+        if (!k->linit)
+            return;
+    }
+    const uint32_t tid = w->id * 32 + lane;
+    if (tid >= k->lthreads)
+        return;
+    uint8_t *b = k->linit + (size_t)tid * k->lrow;
+    if (wr) {
+        for (uint64_t i = off; i < off + width; i++)
+            b[i >> 3] |= (uint8_t)(1u << (i & 7));
+        if (off + width > k->lhwm)
+            k->lhwm = (uint32_t)(off + width);
+        return;
+    }
+    if (width <= 16 && bits_all(b, off, width))
+        return;
+    for (uint64_t i = off; i < off + width; i++)
+        if (!(b[i >> 3] >> (i & 7) & 1)) {
+            struct finding x;
+            chk_finding_at(&x, w, pc, lane, F_INIT_LOCAL);
+            x.addr = i;
+            x.width = width;
+            chk_finding_add(c->L, &x);
+            return;
+        }
+}
+
 /* One lane's access (space and address as engine_access has them) for the tools `tools`. */
 static inline __attribute__((always_inline)) void check_one(struct warp *w, uint32_t pc,
                                                             unsigned lane, uint64_t addr,
@@ -199,6 +249,8 @@ static inline __attribute__((always_inline)) void check_one(struct warp *w, uint
         }
         if ((tools & CHECK_RACECHECK) && !atomic && t == c) /* (within one CTA) */
             race_access(w, pc, lane, addr, width, wr);
+    } else if (space == SP_LOCAL && (tools & CHECK_INITCHECK)) {
+        local_access(w, pc, lane, addr, width, wr || atomic);
     } else if (space == SP_GLOBAL && (tools & CHECK_INITCHECK)) {
         const struct mem_alloc *a = c->chk->last;
         if (!a || addr < a->base || addr - a->base + width > a->size) {

@@ -5,7 +5,8 @@
 #     lines (shared memory; global memory between blocks, warps and lanes of one warp, with the fences, scopes,
 #     release/acquire and atomics that order them), --fill-uninit patterns, --check-report
 #     JSON and XML, synccheck (divergent __syncthreads, __shfl_sync masks), initcheck of cudaMalloc memory (cudaMemset / cudaMemcpy / kernel stores count as
-#     writes), leakcheck at exit and at cudaDeviceReset (host backtraces, a device malloc
+#     writes), initcheck of local memory (a local array nvcc keeps in a local depot),
+#     leakcheck at exit and at cudaDeviceReset (host backtraces, a device malloc
 #     block's site); --error-exitcode, --print-limit,
 #     --log-file, PTXEMU_CHECK through the drop-in libcudart without `ptxemu run`;
 #   - every fixtures/cuda/NAME.cu program (build/fixtures/NAME, as tests/cuda_programs.t
@@ -78,7 +79,7 @@ sub build_one {
 }
 
 my @fixtures = sort glob('fixtures/cuda/*.cu');
-print "1..", 16 + scalar(@fixtures), "\n";
+print "1..", 17 + scalar(@fixtures), "\n";
 
 # ------------------------------------------------------------------ racecheck, source lines
 {
@@ -204,6 +205,40 @@ R
     ok_($st == 3 && $out eq "2\n" && $got eq $want,
         'initcheck: the half cudaMemset did not write, once per instruction; memcpy and kernel stores count; --error-exitcode',
         "status $st", $out, $err, "got:\n$got");
+}
+
+# ------------------------------------------------------------------ initcheck, local memory
+{
+    # nvcc keeps a dynamically indexed per-thread array in local memory (a local depot); the
+    # threads whose index names an element the kernel did not write are reported, the kernel
+    # that writes every element first is clean; the JSON record says "local"
+    my $e = build_one('localinit');
+    my ($st, $out, $err) = $e ? (-1, '', $e) : run({%asan}, $ptxemu, 'run', '--check', 'all',
+        '--check-report', "$tmp/local.json", '--', "$fx/localinit");
+    my $got = report($err);
+    $got =~ s/\(\S+?:(\d+)\)/(PTX)/g;
+    $got =~ s{in \S*?(fixtures/sanitizer/localinit\.cu)}{in $1}g;
+    my $json = '';
+    if (open(my $fh, '<', "$tmp/local.json")) { local $/; $json = <$fh> }
+    $json =~ s/"ptx": "\S+?:\d+"/"ptx": "PTX"/g;
+    $json =~ s{"/\S*?/(fixtures/)}{"$1}g;
+    my $want = <<'R';
+========= Uninitialized __local__ memory read of size 4 bytes
+=========     at _Z6partlyPKiPi+0x150 (PTX) in fixtures/sanitizer/localinit.cu:12
+=========     by thread (3,0,0) in block (0,0,0)
+=========     Address 0x30 in the thread's local memory
+=========     (8 such reads by this instruction)
+========= ERROR SUMMARY: 1 error
+R
+    my $want_json = <<'J';
+[
+  {"tool": "initcheck", "kind": "uninitialized-read", "severity": "error", "kernel": "_Z6partlyPKiPi", "block": [0, 0, 0], "thread": [3, 0, 0], "function": "_Z6partlyPKiPi", "pc": "0x150", "ptx": "PTX", "source": "fixtures/sanitizer/localinit.cu:12", "space": "local", "address": "0x30", "size": 4, "count": 8},
+  {"summary": {"errors": 1, "reported": 1}}
+]
+J
+    ok_($st == 0 && $out eq "2\n" && $got eq $want && $json eq $want_json,
+        'initcheck of local memory (nvcc -O3, a dynamically indexed local array): the threads reading elements never written, with the offset in their local memory; the fully written array clean; JSON record',
+        "status $st", $out, $err, "got:\n$got", "json:\n$json");
 }
 
 # ------------------------------------------------------------------ synccheck
