@@ -126,7 +126,7 @@ static struct rframe *rframe_of(struct check_cta *k, struct warp *w)
 }
 
 /* initcheck of registers (see check.h). */
-void check_regs(struct warp *w, uint32_t pc, uint32_t M)
+void check_regs(struct warp *w, uint32_t pc, uint32_t A, uint32_t M)
 {
     struct check_cta *k = w->cta->chk;
     struct rframe *fr = rframe_of(k, w);
@@ -134,7 +134,7 @@ void check_regs(struct warp *w, uint32_t pc, uint32_t M)
     if (pc >= f->ninsns)
         return;
     const struct ir_insn *in = &f->insns[pc];
-    if (in->op == OP_CALL) {
+    if (in->op == OP_CALL && M) {
         k->rw[w->id].pend = true;
         k->rw[w->id].pend_depth = w->ncalls;
     }
@@ -147,9 +147,13 @@ void check_regs(struct warp *w, uint32_t pc, uint32_t M)
     for (uint32_t i = 0; i < nr; i++) { /* the sources, before the writes */
         if (r[i].dst || r[i].rf >= RF__COUNT || !t->idx[r[i].rf])
             continue;
+        /* the guard predicate is read by every active lane, the other sources only by the
+         * lanes whose guard holds */
+        const uint32_t rd =
+            r[i].rf == RF_PRED && in->guard != IR_NOGUARD && r[i].slot == in->guard ? A : M;
         for (uint32_t s = r[i].slot; s < r[i].slot + r[i].n && s < f->ndeclared[r[i].rf]; s++) {
             const uint32_t x = t->idx[r[i].rf][s];
-            const uint32_t miss = x ? M & ~fr->written[x - 1] : 0;
+            const uint32_t miss = x ? rd & ~fr->written[x - 1] : 0;
             if (!miss || found)
                 continue;
             /* one finding per instruction; each lane reading an unwritten register counts */
