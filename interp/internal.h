@@ -554,13 +554,13 @@ unsigned exec_select_isa(void);
 
 /* check*.c: the checking loop's state and hooks. check_launch_begin/end (check.c): per-launch
  * findings (end prints them, sorted, to the device's check log); check_cta_begin: fresh shadow
- * state for a CTA (0 or -1 out of memory); check_accesses (check_mem.c): the n lane accesses of one warp
- * instruction at pc (engine_access: space SP_SHARED / SP_GLOBAL / …, shared addresses as
- * offsets; atomic: an atom/red); check_barrier (check_sync.c): synccheck of a barrier executed by lanes M of
- * w that needs the lanes `need`, with thread count `count` (0: none); check_warp_sync:
- * synccheck of a warp-collective whose lane l names members[l]; check_step: a new warp
- * instruction; check_syncwarp: bar.warp.sync orders the warp's earlier shared accesses
- * before its later ones. */
+ * state for a CTA (0 or -1 out of memory); check_accesses (check_mem.c): the n lane accesses
+ * of one warp instruction at pc (engine_access: space SP_SHARED / SP_GLOBAL / …, shared
+ * addresses as offsets; atomic: an atom/red); check_barrier (check_sync.c): synccheck of a
+ * barrier executed by lanes M of w that needs the lanes `need`, with thread count `count` (0:
+ * none); check_warp_sync: synccheck of a warp-collective whose lane l names members[l];
+ * check_step: a new warp instruction; check_syncwarp: bar.warp.sync orders the warp's earlier
+ * shared accesses before its later ones. */
 int check_launch_begin(struct launch_state *L);
 void check_launch_end(struct launch_state *L);
 int check_cta_begin(struct cta *c);

@@ -97,7 +97,7 @@ struct trap {
 /* Print a compute-sanitizer-style report of a trap. */
 void interp_trap_report(FILE *out, const struct trap *t);
 
-/* ------------------------------------------------------- sanitizer log (check_log.c, check_leak.c) */
+/* ------------------------------------------- sanitizer log (check_log.c, check_leak.c) */
 
 /* A sanitizer session's report sink: every error found by any device and launch is counted
  * here and printed ("========= " lines) until print_limit of them were (0: no limit). It
