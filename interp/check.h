@@ -21,12 +21,14 @@ void check_order(struct warp *w, const struct ir_insn *in);
 void check_async_accesses(struct warp *w, uint32_t pc, const struct engine_access *acc,
                           unsigned n);
 
-/* initcheck of registers: warp instruction pc of w is about to run for lanes M. A register its
- * function may read before writing it (cfg_undef_regs; .reg parameters excepted) that it
- * reads in a lane that has not written it in this activation is an "Uninitialized register
- * read" (one finding per instruction, each such lane counted); its writes then count. Calls
- * start a fresh frame, returns go back to the caller's. Called only for functions with such
- * registers (xfunc.nzero) and for calls. */
-void check_regs(struct warp *w, uint32_t pc, uint32_t M);
+/* initcheck of registers: warp instruction pc of w is about to run for the active lanes A,
+ * of which lanes M have its guard predicate true (M may be 0). A register its function may
+ * read before writing it (cfg_undef_regs; .reg parameters excepted) that it reads in a lane
+ * that has not written it in this activation is an "Uninitialized register read" (one finding
+ * per instruction, each such lane counted): the guard predicate in lanes A, the sources in
+ * lanes M (a false guard reads nothing else); its writes then count for lanes M. Calls start a
+ * fresh frame, returns go back to the caller's. Called only for functions with such registers
+ * (xfunc.nzero) and for calls. */
+void check_regs(struct warp *w, uint32_t pc, uint32_t A, uint32_t M);
 
 #endif

@@ -406,11 +406,12 @@ int exec_cold_run(struct warp *w, struct exec_cold *c)
 
 /* ------------------------------------------------------------------ checking hook */
 
-/* Before warp instruction `in` at pc runs for lanes M in the checking loop: count the step
- * (racecheck tells one warp instruction's lanes apart from later ones), synccheck barriers and
- * warp collectives' member masks, and let bar.warp.sync order the warp's shared accesses. */
-static void check_pre(struct warp *w, uint32_t pc, const struct ir_insn *in, uint32_t M,
-                      unsigned check)
+/* Before warp instruction `in` at pc runs for lanes M (those of the active lanes A whose guard
+ * holds) in the checking loop: count the step (racecheck tells one warp instruction's lanes
+ * apart from later ones), synccheck barriers and warp collectives' member masks, let
+ * bar.warp.sync order the warp's shared accesses, initcheck its registers. */
+static void check_pre(struct warp *w, uint32_t pc, const struct ir_insn *in, uint32_t A,
+                      uint32_t M, unsigned check)
 {
     const struct ir_opnd *O = w->fn->opnds + in->opnd;
     check_step(w);
@@ -444,7 +445,7 @@ static void check_pre(struct warp *w, uint32_t pc, const struct ir_insn *in, uin
     /* (a function with no register it may read before writing has nothing to check; calls
      * are seen so that the callee's frame starts fresh) */
     if ((check & CHECK_INITCHECK) && (w->fn->nzero || in->op == OP_CALL))
-        check_regs(w, pc, M);
+        check_regs(w, pc, A, M);
     if ((check & CHECK_RACECHECK) && (in->op == OP_MEMBAR || in->op == OP_FENCE ||
                                       in->op == OP_BAR || in->op == OP_BARRIER))
         check_order(w, in);
@@ -510,11 +511,14 @@ fetch:
         rep->exec_mask = M;
     }
     if (M == 0) {
+        /* initcheck: a guard that held in no lane was still read by every active one */
+        if ((S.check & CHECK_INITCHECK) && w->fn->nzero)
+            check_regs(w, S.pc, S.active, 0);
         S.pc++;
         goto fetch;
     }
     if (S.check) {
-        check_pre(w, S.pc, in, M, S.check);
+        check_pre(w, S.pc, in, S.active, M, S.check);
         S.cspace = insn_space(in);
     }
     S.in = in;

@@ -360,7 +360,7 @@ struct cta {
     /* set by loads and atomics of spin-waits on other CTAs (ld.volatile, atom.cas, nanosleep
      * …) during a scheduling round; the worker then yields its host thread (grid.c) */
     bool spin;
-    /* checking loop (check.c): barrier epoch (bumped at cta_begin and every barrier release),
+    /* checking loop (check*.c): barrier epoch (bumped at cta_begin and every barrier release),
      * warp-instruction counter, the shadow state (racecheck cells, initcheck bitmap of the
      * shared bytes written, …) kept for the slot's next CTAs */
     uint32_t chk_ep, chk_step;
@@ -552,15 +552,15 @@ enum warp_state exec_warp_step(struct warp *w, struct engine_step_report *rep);
 enum { EXEC_ISA_PORTABLE = 0, EXEC_ISA_V3 = 1 };
 unsigned exec_select_isa(void);
 
-/* check.c: the checking loop's state and hooks. check_launch_begin/end: per-launch findings
- * (end prints them, sorted, to the device's check log); check_cta_begin: fresh shadow state
- * for a CTA (0 or -1 out of memory); check_accesses: the n lane accesses of one warp
- * instruction at pc (engine_access: space SP_SHARED / SP_GLOBAL / …, shared addresses as
- * offsets; atomic: an atom/red); check_barrier: synccheck of a barrier executed by lanes M of
- * w that needs the lanes `need`, with thread count `count` (0: none); check_warp_sync:
- * synccheck of a warp-collective whose lane l names members[l]; check_step: a new warp
- * instruction; check_syncwarp: bar.warp.sync orders the warp's earlier shared accesses
- * before its later ones. */
+/* check*.c: the checking loop's state and hooks. check_launch_begin/end (check.c): per-launch
+ * findings (end prints them, sorted, to the device's check log); check_cta_begin: fresh shadow
+ * state for a CTA (0 or -1 out of memory); check_accesses (check_mem.c): the n lane accesses
+ * of one warp instruction at pc (engine_access: space SP_SHARED / SP_GLOBAL / …, shared
+ * addresses as offsets; atomic: an atom/red); check_barrier (check_sync.c): synccheck of a
+ * barrier executed by lanes M of w that needs the lanes `need`, with thread count `count` (0:
+ * none); check_warp_sync: synccheck of a warp-collective whose lane l names members[l];
+ * check_step: a new warp instruction; check_syncwarp: bar.warp.sync orders the warp's earlier
+ * shared accesses before its later ones. */
 int check_launch_begin(struct launch_state *L);
 void check_launch_end(struct launch_state *L);
 int check_cta_begin(struct cta *c);

@@ -97,7 +97,7 @@ struct trap {
 /* Print a compute-sanitizer-style report of a trap. */
 void interp_trap_report(FILE *out, const struct trap *t);
 
-/* ------------------------------------------------------------------ sanitizer log (check.c) */
+/* ------------------------------------------- sanitizer log (check_log.c, check_leak.c) */
 
 /* A sanitizer session's report sink: every error found by any device and launch is counted
  * here and printed ("========= " lines) until print_limit of them were (0: no limit). It
@@ -112,12 +112,26 @@ int interp_check_parse(const char *list, unsigned *bits, char *bad, size_t bad_l
 void interp_check_trap(struct interp_check_log *g, const struct trap *t);
 struct mem_alloc;
 struct interp_dev;
+/* leakcheck: the host backtrace of a device allocation, as the runtime recorded it at the
+ * allocating API call, for the leak's report (text, and the JSON/XML record). */
+enum { INTERP_HOST_FRAMES = 24 };
+struct interp_host_bt {
+    const char *api; /* the allocating API function ("cudaMalloc") */
+    unsigned n;      /* frames, from the API's caller outward */
+    struct interp_host_frame {
+        char func[512];     /* its symbol, demangled ("" when none is known; a longer name
+                               is cut) */
+        const char *module; /* the module's path; NULL: not resolved (off is the address) */
+        uint64_t off;       /* the return address as an offset into module */
+    } f[INTERP_HOST_FRAMES];
+};
 /* leakcheck: count and print every live cudaMalloc allocation of device d (and, after each,
- * what note prints for it, e.g. its allocation's host backtrace; note may be NULL), then every
- * device malloc block not freed (with the instruction and thread that allocated it), then a
- * LEAK SUMMARY line when there were any; returns how many. */
+ * its host backtrace when bt fills one in for it: bt may be NULL, returns false when it knows
+ * none), then every device malloc block not freed (with the instruction and thread that
+ * allocated it), then a LEAK SUMMARY line when there were any; returns how many. */
 uint64_t interp_check_leaks(struct interp_check_log *g, struct interp_dev *d,
-                            void (*note)(void *ctx, FILE *out, const struct mem_alloc *a),
+                            bool (*bt)(void *ctx, const struct mem_alloc *a,
+                                       struct interp_host_bt *out),
                             void *ctx);
 
 /* Errors counted so far. */

@@ -535,7 +535,7 @@ struct interp_dev *rt_ctx_dev(struct rt_ctx *c)
 void rt_check_leaks(struct rt_ctx *c)
 {
     if (c->chk && (c->icfg.check & CHECK_LEAKCHECK) && c->idev)
-        interp_check_leaks(c->chk, c->idev, rt_leak_bt_note, c);
+        interp_check_leaks(c->chk, c->idev, rt_leak_bt_get, c);
     rt_leak_bt_clear(c); /* the allocations are gone with the device (reset) or the process */
 }
 

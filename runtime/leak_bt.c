@@ -2,7 +2,8 @@
  * runtime/leak_bt.c — leakcheck's host backtraces: the call stack of every device allocation
  * (cudaMalloc, cudaMallocPitch, cudaMalloc3D, cudaMallocAsync), captured with glibc's
  * backtrace() when the allocation is made, and only when leakcheck is on (no cost otherwise);
- * printed under the allocation's "Leaked" line as compute-sanitizer does:
+ * handed to leakcheck (interp_check_leaks), which prints them under the allocation's
+ * "Leaked" line as compute-sanitizer does, and puts them in its JSON/XML record:
  *
  *   =========     Saved host backtrace up to driver entry point at cudaMalloc time
  *   =========         Host Frame:main [0x1189] in /path/to/program
@@ -19,6 +20,7 @@
 #include <dlfcn.h>
 #include <execinfo.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -124,21 +126,22 @@ void rt_leak_bt_free(struct rt_ctx *c, uint64_t addr)
 
 typedef char *(*demangle_fn)(const char *mangled, char *buf, size_t *len, int *status);
 
-/* Print the host backtrace of leaked allocation a (see rt.h). */
-void rt_leak_bt_note(void *ctx, FILE *out, const struct mem_alloc *a)
+/* The host backtrace of leaked allocation a, for its report (see rt.h). */
+bool rt_leak_bt_get(void *ctx, const struct mem_alloc *a, struct interp_host_bt *out)
 {
     struct rt_ctx *c = ctx;
     Dl_info self;
-    if (!dladdr((void *)&rt_leak_bt_note, &self))
+    if (!dladdr((void *)&rt_leak_bt_get, &self))
         self.dli_fbase = NULL;
     demangle_fn demangle;
     *(void **)&demangle = dlsym(RTLD_DEFAULT, "__cxa_demangle");
     pthread_mutex_lock(&c->bt_lock);
     struct rt_leak_bt *t = c->bt;
     const struct bt_entry *e = t && t->n ? bt_slot(t, a->base) : NULL;
-    if (e && e->addr && e->id == a->id) {
-        fprintf(out, "=========     Saved host backtrace up to driver entry point at %s time\n",
-                e->api);
+    const bool found = e && e->addr && e->id == a->id;
+    if (found) {
+        out->api = e->api;
+        out->n = 0;
         /* from the CUDA API's caller on: the frames up to the runtime's last one go (and
          * with them a sanitizer's backtrace interceptor, which comes first) */
         unsigned first = 0;
@@ -147,28 +150,32 @@ void rt_leak_bt_note(void *ctx, FILE *out, const struct mem_alloc *a)
             if (self.dli_fbase && dladdr(e->pc[i], &di) && di.dli_fbase == self.dli_fbase)
                 first = i + 1;
         }
-        for (unsigned i = first; i < e->n; i++) {
+        for (unsigned i = first; i < e->n && out->n < INTERP_HOST_FRAMES; i++) {
+            struct interp_host_frame *f = &out->f[out->n++];
             Dl_info di;
             if (!dladdr(e->pc[i], &di)) {
-                fprintf(out, "=========         Host Frame: [%p]\n", e->pc[i]);
+                f->func[0] = '\0';
+                f->module = NULL;
+                f->off = (uintptr_t)e->pc[i];
                 continue;
             }
             int st = -1;
             char *dm = demangle && di.dli_sname && di.dli_sname[0] == '_' && di.dli_sname[1] == 'Z'
                            ? demangle(di.dli_sname, NULL, NULL, &st)
                            : NULL;
-            fprintf(out, "=========         Host Frame:%s [%#" PRIxPTR "] in %s\n",
-                    dm && st == 0  ? dm
-                    : di.dli_sname ? di.dli_sname
-                                   : "",
-                    (uintptr_t)e->pc[i] - (uintptr_t)di.dli_fbase,
-                    di.dli_fname ? di.dli_fname : "?");
+            snprintf(f->func, sizeof f->func, "%s",
+                     dm && st == 0  ? dm
+                     : di.dli_sname ? di.dli_sname
+                                    : "");
             free(dm);
+            f->module = di.dli_fname ? di.dli_fname : "?";
+            f->off = (uintptr_t)e->pc[i] - (uintptr_t)di.dli_fbase;
             if (di.dli_sname && !strcmp(di.dli_sname, "main"))
                 break; /* the program's start-up frames say nothing */
         }
     }
     pthread_mutex_unlock(&c->bt_lock);
+    return found;
 }
 
 /* Forget every backtrace (see rt.h). */

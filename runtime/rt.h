@@ -319,11 +319,12 @@ struct rt_ctx {
 
 /* leakcheck's host backtraces (leak_bt.c), kept only when leakcheck is on: record the
  * backtrace of device allocation addr of store m, made by CUDA API function api (a static
- * string, e.g. "cudaMalloc"); forget it when addr is freed; print it under a leak's report
- * (the note of interp_check_leaks, ctx the context); forget all (after a leak check). */
+ * string, e.g. "cudaMalloc"); forget it when addr is freed; hand a leak's to its report
+ * (the bt of interp_check_leaks, ctx the context: false when none was recorded); forget all
+ * (after a leak check). */
 void rt_leak_bt_alloc(struct rt_ctx *c, struct mem *m, uint64_t addr, const char *api);
 void rt_leak_bt_free(struct rt_ctx *c, uint64_t addr);
-void rt_leak_bt_note(void *ctx, FILE *out, const struct mem_alloc *a);
+bool rt_leak_bt_get(void *ctx, const struct mem_alloc *a, struct interp_host_bt *out);
 void rt_leak_bt_clear(struct rt_ctx *c);
 
 /* Initialise a context from the environment (PTXEMU_DEVICE, PTXEMU_THREADS, PTXEMU_STATS,

@@ -5,7 +5,8 @@
 #     lines (shared memory; global memory between blocks, warps and lanes of one warp, with the fences, scopes,
 #     release/acquire and atomics that order them), --fill-uninit patterns, --check-report
 #     JSON and XML, synccheck (divergent __syncthreads, __shfl_sync masks), initcheck of cudaMalloc memory (cudaMemset / cudaMemcpy / kernel stores count as
-#     writes), leakcheck at exit and at cudaDeviceReset (host backtraces, a device malloc
+#     writes), initcheck of local memory (a local array nvcc keeps in a local depot),
+#     leakcheck at exit and at cudaDeviceReset (host backtraces, a device malloc
 #     block's site); --error-exitcode, --print-limit,
 #     --log-file, PTXEMU_CHECK through the drop-in libcudart without `ptxemu run`;
 #   - every fixtures/cuda/NAME.cu program (build/fixtures/NAME, as tests/cuda_programs.t
@@ -78,7 +79,7 @@ sub build_one {
 }
 
 my @fixtures = sort glob('fixtures/cuda/*.cu');
-print "1..", 16 + scalar(@fixtures), "\n";
+print "1..", 17 + scalar(@fixtures), "\n";
 
 # ------------------------------------------------------------------ racecheck, source lines
 {
@@ -206,6 +207,40 @@ R
         "status $st", $out, $err, "got:\n$got");
 }
 
+# ------------------------------------------------------------------ initcheck, local memory
+{
+    # nvcc keeps a dynamically indexed per-thread array in local memory (a local depot); the
+    # threads whose index names an element the kernel did not write are reported, the kernel
+    # that writes every element first is clean; the JSON record says "local"
+    my $e = build_one('localinit');
+    my ($st, $out, $err) = $e ? (-1, '', $e) : run({%asan}, $ptxemu, 'run', '--check', 'all',
+        '--check-report', "$tmp/local.json", '--', "$fx/localinit");
+    my $got = report($err);
+    $got =~ s/\(\S+?:(\d+)\)/(PTX)/g;
+    $got =~ s{in \S*?(fixtures/sanitizer/localinit\.cu)}{in $1}g;
+    my $json = '';
+    if (open(my $fh, '<', "$tmp/local.json")) { local $/; $json = <$fh> }
+    $json =~ s/"ptx": "\S+?:\d+"/"ptx": "PTX"/g;
+    $json =~ s{"/\S*?/(fixtures/)}{"$1}g;
+    my $want = <<'R';
+========= Uninitialized __local__ memory read of size 4 bytes
+=========     at _Z6partlyPKiPi+0x150 (PTX) in fixtures/sanitizer/localinit.cu:12
+=========     by thread (3,0,0) in block (0,0,0)
+=========     Address 0x30 in the thread's local memory
+=========     (8 such reads by this instruction)
+========= ERROR SUMMARY: 1 error
+R
+    my $want_json = <<'J';
+[
+  {"tool": "initcheck", "kind": "uninitialized-read", "severity": "error", "kernel": "_Z6partlyPKiPi", "block": [0, 0, 0], "thread": [3, 0, 0], "function": "_Z6partlyPKiPi", "pc": "0x150", "ptx": "PTX", "source": "fixtures/sanitizer/localinit.cu:12", "space": "local", "address": "0x30", "size": 4, "count": 8},
+  {"summary": {"errors": 1, "reported": 1}}
+]
+J
+    ok_($st == 0 && $out eq "2\n" && $got eq $want && $json eq $want_json,
+        'initcheck of local memory (nvcc -O3, a dynamically indexed local array): the threads reading elements never written, with the offset in their local memory; the fully written array clean; JSON record',
+        "status $st", $out, $err, "got:\n$got", "json:\n$json");
+}
+
 # ------------------------------------------------------------------ synccheck
 {
     my $e = build_one('sync');
@@ -302,6 +337,9 @@ R
         my $t = '';
         if (open(my $fh, '<', $path)) { local $/; $t = <$fh> }
         $t =~ s/0x[0-9a-f]{6,}/ADDR/g;
+        # host frames: offsets (the host compiler's) as OFF, modules by their file name
+        $t =~ s{("offset": "|<offset>)0x[0-9a-f]+}{${1}OFF}g;
+        $t =~ s{("module": "|<module>)[^"<]*/([^/"<]+)}{$1$2}g;
         $t =~ s{"/\S*?/(fixtures/|device_atomic_functions)}{"$1}g;
         $t =~ s{ in /\S*?/fixtures/}{ in fixtures/}g;
         return $t;
@@ -327,8 +365,8 @@ R
   {"summary": {"errors": 5, "reported": 5}}
 ]
 [
-  {"tool": "leakcheck", "kind": "leak", "severity": "error", "address": "ADDR", "size": 1024},
-  {"tool": "leakcheck", "kind": "leak", "severity": "error", "address": "ADDR", "size": 64},
+  {"tool": "leakcheck", "kind": "leak", "severity": "error", "address": "ADDR", "size": 1024, "backtrace": {"api": "cudaMalloc", "frames": [{"function": "main", "offset": "OFF", "module": "leak"}]}},
+  {"tool": "leakcheck", "kind": "leak", "severity": "error", "address": "ADDR", "size": 64, "backtrace": {"api": "cudaMalloc", "frames": [{"function": "alloc_buffer(unsigned long)", "offset": "OFF", "module": "leak"}, {"function": "main", "offset": "OFF", "module": "leak"}]}},
   {"tool": "leakcheck", "kind": "leak", "severity": "error", "address": "ADDR", "size": 48, "space": "heap", "site": "_Z5leakyPPi+0x60 (leak.compute_80.ptx:43) in fixtures/sanitizer/leak.cu:11"},
   {"summary": {"errors": 3, "reported": 3}}
 ]
@@ -338,7 +376,7 @@ R
 ]
 J
     ok_($got eq $want,
-        '--check-report FILE.json (run, PTXEMU_CHECK_REPORT, exec): racecheck, leakcheck and memcheck reports as JSON objects with the summary',
+        '--check-report FILE.json (run, PTXEMU_CHECK_REPORT, exec): racecheck, leakcheck (with each cudaMalloc call\'s host backtrace) and memcheck reports as JSON objects with the summary',
         "got:\n$got");
 
     # FILE.xml: the same records as an XML document
@@ -352,8 +390,8 @@ J
     $want = <<'X';
 <?xml version="1.0" encoding="UTF-8"?>
 <reports>
-  <report tool="leakcheck" kind="leak" severity="error"><address>ADDR</address><size>1024</size></report>
-  <report tool="leakcheck" kind="leak" severity="error"><address>ADDR</address><size>64</size></report>
+  <report tool="leakcheck" kind="leak" severity="error"><address>ADDR</address><size>1024</size><backtrace><api>cudaMalloc</api><frames><frame><function>main</function><offset>OFF</offset><module>leak</module></frame></frames></backtrace></report>
+  <report tool="leakcheck" kind="leak" severity="error"><address>ADDR</address><size>64</size><backtrace><api>cudaMalloc</api><frames><frame><function>alloc_buffer(unsigned long)</function><offset>OFF</offset><module>leak</module></frame><frame><function>main</function><offset>OFF</offset><module>leak</module></frame></frames></backtrace></report>
   <report tool="leakcheck" kind="leak" severity="error"><address>ADDR</address><size>48</size><space>heap</space><site>_Z5leakyPPi+0x60 (leak.compute_80.ptx:43) in fixtures/sanitizer/leak.cu:11</site></report>
   <summary errors="3" reported="3"/>
 </reports>
@@ -364,7 +402,7 @@ J
 </reports>
 X
     ok_($got eq $want,
-        '--check-report FILE.xml (PTXEMU_CHECK_REPORT, exec): the same records as an XML document',
+        '--check-report FILE.xml (PTXEMU_CHECK_REPORT, exec): the same records as an XML document (host backtraces too)',
         "got:\n$got");
 }
 
