@@ -11,6 +11,10 @@
 #     and holding a sector max(1, 32 / port) cycles, port = the dl1 string's data port width;
 #     the first sector without room ends the cycle); for an aligned load that is
 #     ceil(16 / banks / cap) x cyc; the kernel's cycles grow by about as much (bandwidth-bound).
+#   - caches between kernels: three launches of a pointer chase over 8 lines with one CTA
+#     per SM miss the same in every launch with -gpgpu_flush_l1_cache 1 (the presets') and
+#     only in the first with 0 (L1D); a .cg chase misses the L2 again in its second launch
+#     iff -gpgpu_flush_l2_cache 1.
 use strict;
 use warnings;
 use File::Basename qw(dirname);
@@ -113,6 +117,34 @@ for my $c (@cases) {
     ok($per == $want && $kper >= 0.99 * $want && $kper <= 1.1 * $want,
        "L1D $label: $want LD/ST cycles per 512-byte load, the kernel about as many",
        "measured $per LD/ST cycles and $kper kernel cycles per load", @err);
+}
+
+# ---------------------------------------------------------------- flushes between kernels
+{
+    my $nsm = $cfg->{gpgpu_n_clusters} * $cfg->{gpgpu_n_cores_per_cluster};
+    my @chase = ('--block', 1, '--arg', 'buf:zero=65536', '--arg', 'u32:32', '--arg', 'u32:255',
+                 '--arg', 's32:0', '--arg', 's32:64', '--arg', 'buf:zero=16', '--timing=qv100');
+    for my $flush (1, 0) {
+        my ($code, $out, $err) = ptxemu_run('exec', $ptx, '--kernel', 'chase_ca', '--grid', $nsm,
+            @chase, '--repeat', 3, '--timing-set', "gpgpu_flush_l1_cache=$flush");
+        my @k = kernels_stats($err);
+        my $got = join ' ', map { $_->{L1D_total_cache_misses} // '?' } @k;
+        # per SM: the chase's 8 lines and the line of out[]
+        my $first = 9 * $nsm;
+        my $want = $flush ? "$first $first $first" : "$first 0 0";
+        ok($code == 0 && $got eq $want,
+           "-gpgpu_flush_l1_cache $flush: L1D misses of three launches on $nsm SMs are $want",
+           "got $got", $err);
+    }
+    for my $flush (0, 1) {
+        my ($code, $out, $err) = ptxemu_run('exec', $ptx, '--kernel', 'chase_cg', '--grid', 1,
+            @chase, '--repeat', 2, '--timing-set', "gpgpu_flush_l2_cache=$flush");
+        my @k = kernels_stats($err);
+        my $got = join ' ', map { $_->{L2_total_cache_misses} // '?' } @k;
+        my $want = $flush ? '9 9' : '9 0';
+        ok($code == 0 && $got eq $want,
+           "-gpgpu_flush_l2_cache $flush: L2 misses of two launches are $want", "got $got", $err);
+    }
 }
 
 # bad bank options are configuration errors naming the option

@@ -563,6 +563,13 @@ void tm_mem_memcpy_to_device(struct tm_mem *m, uint64_t addr, uint64_t bytes)
     }
 }
 
+void tm_mem_l2_invalidate(struct tm_mem *m)
+{
+    for (uint32_t i = 0; i < m->nsp; i++)
+        if (m->sp[i].l2)
+            tm_cache_invalidate(m->sp[i].l2);
+}
+
 /* ====================================================================== statistics */
 
 size_t tm_mem_nstats(const struct tm_mem *m)

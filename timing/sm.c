@@ -268,7 +268,7 @@ int tm_sm_init(struct tm_sm *s, uint32_t id, const struct tm_config *cfg)
     if (tm_queue_init(&s->to_mem, 64) || tm_queue_init(&s->from_mem, 4096) ||
         tm_queue_init(&s->l1_hit, 256))
         goto nomem;
-    if (tm_sm_l1d_make(s, 0) == -ENOMEM)
+    if (tm_sm_l1d_make(s, 0, false) == -ENOMEM)
         goto nomem;
     return 0;
 nomem:
@@ -405,10 +405,12 @@ static int tm_sm_place_cta_(struct tm_sm *s, struct tm_kernel *k, struct engine_
     if (slot == s->ncta_slots || run < k->warps)
         return -EBUSY;
     /* a kernel's first CTA here: the L1D starts empty (the GPU invalidates it at a kernel
-     * boundary) and takes what the kernel's carve-out leaves */
+     * boundary; not with -gpgpu_flush_l1_cache 0) and takes what the kernel's carve-out
+     * leaves */
     if (s->l1d_kernel != k->uid && tm_sm_l1_idle(s)) {
         if (!s->ncta) {
-            if (tm_sm_l1d_make(s, k->shmem_per_sm) == -ENOMEM)
+            bool keep = !s->cfg->o.gpgpu_flush_l1_cache;
+            if (tm_sm_l1d_make(s, k->shmem_per_sm, keep) == -ENOMEM)
                 return -ENOMEM;
         } else {
             tm_sm_l1_invalidate(s);
@@ -533,7 +535,7 @@ void tm_sm_abort(struct tm_sm *s)
     s->heap_n = 0;
     s->to_mem.n = s->from_mem.n = s->l1_hit.n = s->l1c_hit.n = s->l1t_hit.n = 0;
     if (s->l1d || s->l1c || s->l1t) /* their MSHRs name abandoned instructions */
-        (void)tm_sm_l1d_make(s, 0);
+        (void)tm_sm_l1d_make(s, 0, false);
 }
 
 void tm_sm_stop_kernel(struct tm_sm *s, const struct tm_kernel *k)

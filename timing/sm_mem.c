@@ -37,10 +37,11 @@ static int l1_ro_make(struct tm_cache **c, const struct tm_cache_geom *g, bool o
  * write-through (the GPU's L1 is write-through for global memory; a write-back policy for
  * local memory is not modelled). The L1 constant cache (-gpgpu_const_cache:l1; none with
  * -gpgpu_perfect_inst_const_cache 1) and the L1 texture cache (-gpgpu_tex_cache:l1) are
- * built from their strings as given (none with -gpgpu_perfect_mem). 0, -ENOMEM, or -EINVAL
- * (a geometry the cache model refuses: that cache is absent).
+ * built from their strings as given (none with -gpgpu_perfect_mem). With `keep`
+ * (-gpgpu_flush_l1_cache 0 at a kernel boundary) an L1D of the same size is kept with its
+ * lines. 0, -ENOMEM, or -EINVAL (a geometry the cache model refuses: that cache is absent).
  */
-int tm_sm_l1d_make(struct tm_sm *s, uint32_t shmem_bytes)
+int tm_sm_l1d_make(struct tm_sm *s, uint32_t shmem_bytes, bool keep)
 {
     const struct tm_config *cfg = s->cfg;
     bool mem = !cfg->o.gpgpu_perfect_mem;
@@ -51,10 +52,6 @@ int tm_sm_l1d_make(struct tm_sm *s, uint32_t shmem_bytes)
     if ((s->l1c || s->l1t) && !s->l1c_hit.buf &&
         (tm_queue_init(&s->l1c_hit, 256) || tm_queue_init(&s->l1t_hit, 256)))
         return -ENOMEM;
-    tm_cache_destroy(s->l1d);
-    s->l1d = NULL;
-    if (!mem || !cfg->dl1.present)
-        return 0;
     struct tm_cache_geom g = cfg->dl1;
     if (g.write == 'B' || g.write == 'L')
         g.write = 'T';
@@ -65,14 +62,24 @@ int tm_sm_l1d_make(struct tm_sm *s, uint32_t shmem_bytes)
         if (ways)
             g.assoc = (uint32_t)ways;
     }
+    /* -gpgpu_flush_l1_cache 0: the L1D keeps its lines into the next kernel when the
+     * carve-out leaves it the same ways */
+    if (keep && s->l1d && mem && g.present && tm_cache_geom_of(s->l1d)->assoc == g.assoc)
+        return 0;
+    tm_cache_destroy(s->l1d);
+    s->l1d = NULL;
+    if (!mem || !cfg->dl1.present)
+        return 0;
     return tm_cache_create(&s->l1d, &g, "L1D");
 }
 
-/* Invalidate every L1 of the SM (a new kernel: constant memory and textures may have been
- * rewritten, the L1D is not coherent); fills in flight still complete. */
+/* Invalidate the SM's L1s at a kernel boundary: the L1C and L1T always (constant memory and
+ * textures may have been rewritten), the L1D with -gpgpu_flush_l1_cache 1 (GPGPU-Sim's
+ * cache_invalidate when an SM's threads completed; the L1D is not coherent); fills in flight
+ * still complete. */
 void tm_sm_l1_invalidate(struct tm_sm *s)
 {
-    if (s->l1d)
+    if (s->l1d && s->cfg->o.gpgpu_flush_l1_cache)
         tm_cache_invalidate(s->l1d);
     if (s->l1c)
         tm_cache_invalidate(s->l1c);
