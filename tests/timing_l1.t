@@ -11,10 +11,16 @@
 #     and holding a sector max(1, 32 / port) cycles, port = the dl1 string's data port width;
 #     the first sector without room ends the cycle); for an aligned load that is
 #     ceil(16 / banks / cap) x cyc; the kernel's cycles grow by about as much (bandwidth-bound).
+#   - the L1D's fill port: one warp's 4-line miss with 2-byte data ports fills 128 bytes a line
+#     at 2 bytes per cycle (64 cycles each, one after the other; the lines leave 16 cycles
+#     apart, a sector holding its bank 16 cycles): the kernel takes at least 3 x 64 - 48 and at
+#     most 4 x 64 cycles more than with the preset's 32-byte ports.
 #   - caches between kernels: three launches of a pointer chase over 8 lines with one CTA
 #     per SM miss the same in every launch with -gpgpu_flush_l1_cache 1 (the presets') and
 #     only in the first with 0 (L1D); a .cg chase misses the L2 again in its second launch
-#     iff -gpgpu_flush_l2_cache 1.
+#     iff -gpgpu_flush_l2_cache 1;
+#   - kernel parameters: with -gpgpu_perfect_inst_const_cache 0 each ld.param of a warp is an
+#     L1C access (read32's three: one miss of their line, two pending hits), none with 1.
 use strict;
 use warnings;
 use File::Basename qw(dirname);
@@ -119,6 +125,22 @@ for my $c (@cases) {
        "measured $per LD/ST cycles and $kper kernel cycles per load", @err);
 }
 
+# ---------------------------------------------------------------- fill port
+{
+    (my $dl1_2 = $dl1) =~ s/,\d+$/,2/;
+    my %cyc;
+    for my $d ($dl1, $dl1_2) {
+        my ($code, $out, $err) = ptxemu_run('exec', $ptx, '--kernel', 'l1_bw', '--grid', 1,
+            '--block', 32, '--arg', 'buf:zero=8192', '--arg', 's32:0', '--arg', 's32:1', '--arg',
+            'buf:zero=4096', '--timing=qv100', '--timing-set', "gpgpu_cache:dl1=$d");
+        my ($s) = kernels_stats($err);
+        $cyc{$d} = $code == 0 && $s ? $s->{gpu_sim_cycle} : undef;
+    }
+    my $d = defined $cyc{$dl1} && defined $cyc{$dl1_2} ? $cyc{$dl1_2} - $cyc{$dl1} : -1;
+    ok($d >= 3 * 64 - 48 && $d <= 4 * 64,
+       "L1D fill port: four 128-byte fills through 2-byte ports serialise ($d more cycles)");
+}
+
 # ---------------------------------------------------------------- flushes between kernels
 {
     my $nsm = $cfg->{gpgpu_n_clusters} * $cfg->{gpgpu_n_cores_per_cluster};
@@ -145,6 +167,21 @@ for my $c (@cases) {
         ok($code == 0 && $got eq $want,
            "-gpgpu_flush_l2_cache $flush: L2 misses of two launches are $want", "got $got", $err);
     }
+}
+
+# ---------------------------------------------------------------- parameters through the L1C
+for my $pc (1, 0) {
+    my ($code, $out, $err) = ptxemu_run('exec', $ptx, '--kernel', 'read32', '--grid', 1,
+        '--block', 32, '--arg', 'buf:zero=65536', '--arg', 'buf:zero=2048', '--arg', 's32:1',
+        '--timing=qv100', '--timing-set', "gpgpu_perfect_inst_const_cache=$pc");
+    my ($s) = kernels_stats($err);
+    $s //= {};
+    my $got = join ' ', map { $s->{$_} // '?' } qw(gpgpu_n_param_mem_insn L1C_total_cache_accesses
+        L1C_total_cache_misses L1C_total_cache_pending_hits);
+    my $want = $pc ? '3 0 0 0' : '3 3 1 2';
+    ok($code == 0 && $got eq $want,
+       "-gpgpu_perfect_inst_const_cache $pc: 3 ld.param, L1C accesses/misses/pending hits "
+       . join('/', (split / /, $want)[1 .. 3]), "got $got", $err);
 }
 
 # bad bank options are configuration errors naming the option

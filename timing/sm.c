@@ -575,8 +575,12 @@ static uint8_t fu_of(const struct tm_config *cfg, const struct ir_insn *in)
     case U_TENSOR:
         return cfg->n_units[TM_FU_TENSOR] ? TM_FU_TENSOR : TM_FU_SP;
     case U_MEM:
-        /* parameter reads are constant-bank operands in machine code */
-        if (in->space == SP_PARAM || in->space == SP_PARAM_ENTRY)
+        /* parameter reads are constant-bank operands in machine code; with an L1C
+         * (-gpgpu_perfect_inst_const_cache 0) they are its accesses, as GPGPU-Sim's
+         * param_space_kernel loads */
+        if ((in->space == SP_PARAM || in->space == SP_PARAM_ENTRY) &&
+            (cfg->o.gpgpu_perfect_inst_const_cache || cfg->o.gpgpu_perfect_mem ||
+             !cfg->l1c.present))
             return cfg->n_units[TM_FU_INT] ? TM_FU_INT : TM_FU_SP;
         return TM_FU_MEM;
     default:
@@ -754,6 +758,12 @@ static int issue_one(struct tm_sm *s, struct tm_gpu *g, uint32_t ws, uint8_t fu)
         case SP_TEX:
             s->st[TM_ST_N_TEX]++;
             break;
+        case SP_PARAM:
+            if (m->degree) { /* a kernel parameter through the L1C */
+                s->st[TM_ST_N_PARAM]++;
+                break;
+            }
+            /* fall through - other .param accesses: loads and stores */
         default:
             if (m->kind == TM_REQ_ATOMIC)
                 s->st[TM_ST_N_ATOMIC]++;
@@ -764,7 +774,9 @@ static int issue_one(struct tm_sm *s, struct tm_gpu *g, uint32_t ws, uint8_t fu)
             break;
         }
         if (in->prow) /* shared / constant: one access; else the lines sent */
-            in->prow[TM_PC_MEM_REQ] += m->space == SP_CONST || s->st[TM_ST_N_SHMEM] != shm0
+            in->prow[TM_PC_MEM_REQ] += m->space == SP_CONST ||
+                                               (m->space == SP_PARAM && m->degree) ||
+                                               s->st[TM_ST_N_SHMEM] != shm0
                                            ? 1
                                            : m->nline;
     } else if (x && x->unit == U_MEM) {

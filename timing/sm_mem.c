@@ -131,6 +131,10 @@ static uint64_t canon_addr(struct tm_sm *s, const struct tm_kernel *k, uint64_t 
     return addr + s->cv_off;
 }
 
+/* Where kernel parameters live for the L1C and the memory system (above any device block
+ * and the SMs' local windows at bit 62). */
+#define PARAM_BASE (1ull << 61)
+
 /* Set bits [a, b] (inclusive, b < 128) of a 128-bit byte mask, a word at a time. */
 static inline void bytes_mask(uint64_t m[2], uint32_t a, uint32_t b)
 {
@@ -204,10 +208,16 @@ void tm_sm_memop_fill(struct tm_sm *s, struct tm_memop *m, uint32_t wslot,
         m->degree = (uint16_t)(total ? total : 1);
         return;
     }
-    if (m->space == SP_CONST) {
+    /* kernel parameters (ld.param of the entry's; a device function's .param accesses and
+     * generic ones into the window stay on the global path below) */
+    bool kparam = m->space == SP_PARAM && r->insn &&
+                  (r->insn->space == SP_PARAM || r->insn->space == SP_PARAM_ENTRY);
+    if (m->space == SP_CONST || kparam) {
         /* one distinct address per cycle (the constant cache broadcasts one address to the
          * lanes asking for it); with an L1C each is one access of the cache, at the canonical
-         * address of the constant bank (a device block) */
+         * address of the constant bank (a device block). Kernel parameters (through the L1C
+         * only with -gpgpu_perfect_inst_const_cache 0) at an address of their own per kernel:
+         * PARAM_BASE + kernel uid × 16 MiB + offset */
         uint64_t seen[64];
         uint32_t n = 0;
         for (uint32_t i = 0; i < r->naccess; i++) {
@@ -223,7 +233,10 @@ void tm_sm_memop_fill(struct tm_sm *s, struct tm_memop *m, uint32_t wslot,
         if (s->l1c) {
             uint32_t ln = cfg->l1c.line ? cfg->l1c.line : 64;
             for (uint32_t k = 0; k < n && k < TM_MAX_LINES; k++) {
-                uint64_t a = canon_addr(s, s->w[wslot].cta->k, seen[k]);
+                const struct tm_kernel *kr = s->w[wslot].cta->k;
+                uint64_t a = m->space == SP_PARAM
+                                 ? PARAM_BASE | (kr->uid & 0xFFFFFF) << 24 | (seen[k] & 0xFFFFFF)
+                                 : canon_addr(s, kr, seen[k]);
                 m->line[k] = a;
                 m->sectors[k] = (uint8_t)(1u << ((a % ln) >> 5 & 3));
                 m->bytes[k] = 4;
@@ -455,8 +468,10 @@ void tm_sm_ldst_stage(struct tm_sm *s)
         s->st[TM_ST_UNIT_MEM]++;
         struct tm_inst *in = &s->inst[ii];
         struct tm_memop *m = &s->mop[in->memop];
-        switch (m->space) {
-        case SP_CONST:
+        /* (a kernel parameter's memop has a degree; other .param accesses take the global
+         * path) */
+        switch (m->space == SP_PARAM && !m->degree ? SP_GLOBAL : m->space) {
+        case SP_CONST: case SP_PARAM:
             if (s->l1c && m->nline) { /* through the L1C, one address per cycle */
                 s->st[TM_ST_CMEM_PORTCONFLICT] += m->degree - 1u;
                 s->ldst_cur = ii;
@@ -465,7 +480,7 @@ void tm_sm_ldst_stage(struct tm_sm *s)
             }
             /* fall through - no L1C (-gpgpu_perfect_inst_const_cache 1): a fixed latency */
         case SP_SHARED: case SP_SHARED_CTA: case SP_SHARED_CLUSTER: {
-            bool sh = m->space != SP_CONST;
+            bool sh = m->space != SP_CONST && m->space != SP_PARAM;
             uint32_t lat = (uint32_t)(sh ? cfg->o.gpgpu_smem_latency : cfg->o.gpgpu_l1_latency);
             s->ldst_busy_until = s->cycle + m->degree;
             s->st[sh ? TM_ST_SHMEM_BKCONFLICT : TM_ST_CMEM_PORTCONFLICT] += m->degree - 1u;
@@ -505,7 +520,7 @@ void tm_sm_ldst_stage(struct tm_sm *s)
     struct tm_queue *hq = &s->l1_hit;
     int st0 = TM_ST_L1D_ACCESS;
     uint64_t lat = (uint64_t)cfg->o.gpgpu_l1_latency;
-    if (m->space == SP_CONST) {
+    if (m->space == SP_CONST || (m->space == SP_PARAM && m->degree)) {
         c = s->l1c;
         hq = &s->l1c_hit;
         st0 = TM_ST_L1C_ACCESS;

@@ -45,6 +45,7 @@ struct tm_req {
 #define TM_RQF_WRITEBACK 2u /* an eviction from a cache above (no acknowledgement wanted) */
 #define TM_RQF_L1C 4u       /* a fill for the SM's L1 constant cache */
 #define TM_RQF_L1T 8u       /* a fill for the SM's L1 texture cache */
+#define TM_RQF_L2FILL 16u   /* a DRAM read filling an L2 slice (not a request passing it) */
 
 /* Bounded FIFO of requests (ring buffer). */
 struct tm_queue {
