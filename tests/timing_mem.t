@@ -12,7 +12,7 @@
 #   - FR-FCFS beats FIFO on a row-locality kernel through one channel;
 #   - STREAM triad's DRAM bandwidth is a fraction of the preset's peak in (0.3, 1];
 #   - statistics invariants (slices sum to totals), -l2_ideal prints "perfect", a BookSim mesh
-#     file runs.
+#     file runs; with -gpgpu_cache:dl2_texture_only 1 only texture fetches use the L2.
 use strict;
 use warnings;
 use File::Basename qw(dirname);
@@ -302,7 +302,8 @@ for my $p (qw(qv100 a100)) {
 # ---------------------------------------------------------------- L1 constant cache
 # tests/ubench/constcache.cu: a chase through __constant__ memory (zeros), one warp, under qv100
 # with -gpgpu_perfect_inst_const_cache 0 (the L1C modelled: -gpgpu_const_cache:l1, 64-byte
-# lines). Args: spread, stride (ints), mask, n_warm, n_meas.
+# lines). Args: spread, stride (ints), mask, n_warm, n_meas. The kernel's 6 ld.param are L1C
+# accesses too (one line of their own: 1 miss, 5 pending hits).
 {
     my $cptx = 'fixtures/ptx/ubench/constcache.ptx';
     my $crun = sub {
@@ -317,12 +318,13 @@ for my $p (qw(qv100 a100)) {
         return ($code, $out, $k // {}, $err);
     };
     # a broadcast sweep over 32 lines, then 64 more steps over the same lines: one access per
-    # warp load, one miss per line
+    # warp load, one miss per line (and the parameters')
     my ($c1, $t1, $k1, $e1) = $crun->(0, 16, 32, 64);
-    ok($c1 == 0 && $k1->{L1C_total_cache_accesses} == 96 && $k1->{L1C_total_cache_misses} == 32
-       && $k1->{L1C_total_cache_pending_hits} == 0
+    ok($c1 == 0 && $k1->{L1C_total_cache_accesses} == 96 + 6
+       && $k1->{L1C_total_cache_misses} == 32 + 1 && $k1->{L1C_total_cache_pending_hits} == 5
+       && $k1->{gpgpu_n_param_mem_insn} == 6
        && $k1->{L1C_total_cache_reservation_fails} == 0 && $k1->{gpgpu_n_cmem_portconflict} == 0,
-       'L1C: a uniform sweep of 32 lines then 64 steps over them: 96 accesses, 32 misses',
+       'L1C: a uniform sweep of 32 lines then 64 steps over them: 96 accesses, 32 misses (+6, +1 for the parameters)',
        "exit $c1: accesses $k1->{L1C_total_cache_accesses} misses $k1->{L1C_total_cache_misses}"
        . " pending $k1->{L1C_total_cache_pending_hits}", $e1);
     # the timed pass hits: its cycles follow -ptxemu_l1c_latency, 10 more cycles per step. The
@@ -338,9 +340,9 @@ for my $p (qw(qv100 a100)) {
     # than a broadcast of one address (the 64 steps plus 4 warm-up ones: 68 loads)
     my ($c4, $t4, $k4, $e4) = $crun->(0, 0, 4, 64);
     my ($c5, $t5, $k5, $e5) = $crun->(1, 0, 4, 64);
-    ok($c4 == 0 && $c5 == 0 && $k5->{L1C_total_cache_accesses} == 32 * 68
-       && $k5->{L1C_total_cache_misses} == 2 && $k5->{L1C_total_cache_pending_hits} == 30
-       && $k5->{gpgpu_n_cmem_portconflict} == 31 * 68 && $k4->{L1C_total_cache_misses} == 1,
+    ok($c4 == 0 && $c5 == 0 && $k5->{L1C_total_cache_accesses} == 32 * 68 + 6
+       && $k5->{L1C_total_cache_misses} == 2 + 1 && $k5->{L1C_total_cache_pending_hits} == 30 + 5
+       && $k5->{gpgpu_n_cmem_portconflict} == 31 * 68 && $k4->{L1C_total_cache_misses} == 1 + 1,
        'L1C: 32 divergent addresses in 2 lines: 32 accesses per load, 2 misses, 30 pending hits',
        "accesses $k5->{L1C_total_cache_accesses} misses $k5->{L1C_total_cache_misses} pending "
        . "$k5->{L1C_total_cache_pending_hits} conflicts $k5->{gpgpu_n_cmem_portconflict}", $e5);
@@ -358,7 +360,8 @@ for my $p (qw(qv100 a100)) {
 }
 
 # fixtures/cuda/const_mem (cuda_programs.t builds it) with the L1C: still PASS; each launch's
-# 4 CTAs land on 4 SMs and each SM misses the two lines of coeffs[] and table[] once
+# 4 CTAs land on 4 SMs and each SM misses the two lines of coeffs[] and table[] and the line of
+# the kernel's parameters once
 if (-x 'build/fixtures/const_mem') {
     my $lib = ($build =~ m{^/} ? $build : getcwd() . "/$build") . '/lib';
     my %env = (LD_LIBRARY_PATH => $lib, PTXEMU_TIMING => 'qv100',
@@ -369,8 +372,8 @@ if (-x 'build/fixtures/const_mem') {
     }
     my ($code, $out, $err) = run_bounded(300, \%env, './build/fixtures/const_mem');
     my $m = join ' ', map { $_->{L1C_total_cache_misses} // '?' } kernels_stats($err);
-    ok($code == 0 && $out =~ /^PASS$/m && $m eq '8 8',
-       "const_mem with the L1C: PASS, 8 misses per launch (2 lines x 4 SMs; got $m)", $out);
+    ok($code == 0 && $out =~ /^PASS$/m && $m eq '12 12',
+       "const_mem with the L1C: PASS, 12 misses per launch (3 lines x 4 SMs; got $m)", $out);
 }
 
 # ---------------------------------------------------------------- L1 texture cache
@@ -404,6 +407,17 @@ if (-x 'build/fixtures/const_mem') {
            $out, $err);
         my $tex = join ' ', map { $_->{gpgpu_n_tex_insn} // '?' } @k;
         ok($tex eq '2 2 2 2 2', "every fetch counted in gpgpu_n_tex_insn ($tex)");
+        # -gpgpu_cache:dl2_texture_only 1: the L2 slices see the texture fetches only (each
+        # L1T miss an L2 hit: -gpgpu_perf_sim_memcpy warmed the lines), nothing written
+        $env{PTXEMU_TIMING_SET} = 'gpgpu_cache:dl2_texture_only=1';
+        ($code, $out, $err) = run_bounded(300, \%env, "./$exe");
+        @k = kernels_stats($err);
+        my $hits = join ' ', map { $_->{L2_cache_RD_HIT} // '?' } @k;
+        my $wr = 0;
+        $wr += ($_->{L2_cache_WR_HIT} // 1) + ($_->{L2_cache_WR_MISS} // 1) for @k;
+        ok($code == 0 && $out =~ /^PASS$/m && $hits eq join(' ', @lines) && $wr == 0,
+           "-gpgpu_cache:dl2_texture_only 1: texture fetches go through the L2 (hits $hits), "
+           . "nothing else does", "writes $wr", $out, $err);
     }
 }
 

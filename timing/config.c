@@ -327,6 +327,57 @@ static int lat_list(const char *name, const char *s, uint32_t *v, int need, char
     return n;
 }
 
+/* The L1D's banks (-gpgpu_l1_banks, -gpgpu_l1_banks_byte_interleaving,
+ * -gpgpu_l1_banks_hashing_function) and what one bank serves per cycle (the dl1 data port
+ * width, per bank). Bank and interleaving counts are powers of two (GPGPU-Sim takes their
+ * logarithms); the hashing functions are GPGPU-Sim's set-index numbers: 0 linear, 1 bitwise
+ * XOR, 2 IPOLY (for 16 and 32 banks GPGPU-Sim's x^4+x+1 / x^5+x^2+1 over 13 / 15 higher
+ * bits, other counts a primitive polynomial over 40); 3 (Fermi) and 4 (custom) index sets of
+ * 32/64 lines and none, so they are refused. 0 or -EINVAL. */
+static int l1_banks_derive(struct tm_config *c, char *err, size_t errlen)
+{
+    const struct tm_options *o = &c->o;
+    int64_t nb = o->gpgpu_l1_banks, il = o->gpgpu_l1_banks_byte_interleaving;
+    if (nb < 1 || nb > 32 || (nb & (nb - 1)) || il < 1 || il > (1 << 20) || (il & (il - 1))) {
+        errf(err, errlen,
+             "options -gpgpu_l1_banks (1..32) and -gpgpu_l1_banks_byte_interleaving must be "
+             "powers of two, got %lld and %lld",
+             (long long)nb, (long long)il);
+        return -EINVAL;
+    }
+    int64_t fn = o->gpgpu_l1_banks_hashing_function;
+    if (fn < 0 || fn > 2) {
+        errf(err, errlen,
+             "option -gpgpu_l1_banks_hashing_function: 0 (linear), 1 (XOR) or 2 (IPOLY), got "
+             "%lld",
+             (long long)fn);
+        return -EINVAL;
+    }
+    c->l1_banks = (uint32_t)nb;
+    c->l1_bank_log2 = (uint32_t)__builtin_ctzll((uint64_t)nb);
+    c->l1_bank_shift = (uint32_t)__builtin_ctzll((uint64_t)il);
+    c->l1_bank_fn = (uint32_t)fn;
+    uint32_t w = c->dl1.present && c->dl1.data_port_width ? c->dl1.data_port_width : 128;
+    c->l1_bank_cap = w >= 32 ? w / 32 : 1;
+    c->l1_bank_cycles = w >= 32 ? 1 : (32 + w - 1) / w;
+    memset(c->l1_bank_ipoly, 0, sizeof c->l1_bank_ipoly);
+    uint32_t n = c->l1_bank_log2;
+    if (fn == 2 && n) {
+        /* low terms of primitive polynomials x^n + … (n = 1 … 5) */
+        static const uint32_t low[6] = {0, 0x1, 0x3, 0x3, 0x3, 0x5};
+        uint32_t k = n == 4 ? 13 : n == 5 ? 15 : 40, rem = low[n]; /* x^n mod P */
+        for (uint32_t j = 0; j < k; j++) {
+            for (uint32_t i = 0; i < n; i++)
+                if (rem >> i & 1)
+                    c->l1_bank_ipoly[i] |= 1ull << j;
+            rem <<= 1;
+            if (rem >> n & 1)
+                rem = (rem & ((1u << n) - 1)) ^ low[n];
+        }
+    }
+    return 0;
+}
+
 int tm_config_derive(struct tm_config *c, char *err, size_t errlen)
 {
     struct tm_options *o = &c->o;
@@ -498,6 +549,8 @@ int tm_config_derive(struct tm_config *c, char *err, size_t errlen)
         (r = parse_cache("gpgpu_const_cache:l1", o->gpgpu_const_cache_l1, &c->l1c, err, errlen)) ||
         (r = parse_cache("gpgpu_tex_cache:l1", o->gpgpu_tex_cache_l1, &c->l1t, err, errlen)) ||
         (r = parse_cache("gpgpu_cache:dl2", o->gpgpu_cache_dl2, &c->l2, err, errlen)))
+        return r;
+    if ((r = l1_banks_derive(c, err, errlen)))
         return r;
 
     /* Shared-memory carve-outs. */

@@ -123,6 +123,12 @@ struct tm_config {
     uint32_t shmem_opt[16];      /* -gpgpu_shmem_option carve-outs, KiB, ascending */
     uint32_t n_shmem_opt;
     uint32_t perfect_mem_latency; /* cycles of a global access with -gpgpu_perfect_mem */
+    /* L1D banks (-gpgpu_l1_banks*): bank of a sector = hash of (address >> l1_bank_shift),
+     * l1_bank_fn 0 linear, 1 XOR, 2 IPOLY (l1_bank_ipoly: per bank bit, the higher bits
+     * folded into it); each bank serves l1_bank_cap sectors per cycle, one sector taking
+     * l1_bank_cycles cycles (the dl1 data port width per bank: ≥ 32 bytes or less) */
+    uint32_t l1_banks, l1_bank_shift, l1_bank_log2, l1_bank_fn, l1_bank_cap, l1_bank_cycles;
+    uint64_t l1_bank_ipoly[5];
 
     /* set by the reader (config_read.c): enum tm_opt_src of each option's last assignment */
     uint8_t opt_src[TM_OPT__COUNT];

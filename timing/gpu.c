@@ -855,6 +855,8 @@ static int drive_(struct tm_gpu *g, struct tm_kernel *mine)
                 pthread_cond_broadcast(&g->cv);
                 pthread_mutex_unlock(&g->mu);
                 g->run[j] = g->run[--g->nrun];
+                if (!g->nrun && g->mem && g->cfg.o.gpgpu_flush_l2_cache)
+                    tm_mem_l2_invalidate(g->mem); /* the GPU idle: a cold L2 for the next */
                 continue;
             }
             if (k->next_cta < k->limit) {

@@ -73,7 +73,8 @@ struct tm_mem {
     uint64_t rop_lat, dram_lat;
     bool l2_ideal;
     bool l2_tex_only;             /* -gpgpu_cache:dl2_texture_only 1: global, local, constant
-                                     and instruction accesses bypass the L2 slices */
+                                     and instruction accesses bypass the L2 slices, texture
+                                     fetches (SP_TEX) go through them */
 };
 
 /* ====================================================================== helpers */
@@ -349,7 +350,7 @@ static void slice_cycle(struct tm_mem *m, struct subpart *p, uint64_t core_now)
     /* 1. data back from DRAM: fill the L2 (or answer directly without one) */
     struct tm_req *d = tm_queue_front(&p->dram_l2);
     if (d) {
-        if (p->l2 && !m->l2_tex_only) {
+        if (p->l2 && (d->flags & TM_RQF_L2FILL)) {
             tm_cache_fill(p->l2, d->addr, d->sectors, core_now);
             tm_queue_pop(&p->dram_l2);
         } else if (!tm_queue_full(&p->l2_icnt)) {
@@ -376,8 +377,9 @@ static void slice_cycle(struct tm_mem *m, struct subpart *p, uint64_t core_now)
             if (ack)
                 reply(p, r, core_now);
             tm_queue_pop(&p->icnt_l2);
-        } else if (!p->l2 || m->l2_tex_only) {
-            /* no L2 (or one for textures only: no request here is one): straight to DRAM */
+        } else if (!p->l2 || (m->l2_tex_only && r->space != SP_TEX)) {
+            /* no L2 (or one for textures only, and this is no texture fetch): straight to
+             * DRAM */
             if (tm_queue_full(&p->l2_dram)) {
                 PS(p, PS_STALL_L2_DRAM)++;
             } else {
@@ -447,6 +449,7 @@ static void slice_cycle(struct tm_mem *m, struct subpart *p, uint64_t core_now)
                            .subp = (uint16_t)p->id};
         if (o->kind == TM_COUT_FILL) {
             q.kind = TM_REQ_READ;
+            q.flags = TM_RQF_L2FILL;
         } else {
             q.kind = TM_REQ_WRITE;
             q.flags = TM_RQF_WRITEBACK;
@@ -563,6 +566,13 @@ void tm_mem_memcpy_to_device(struct tm_mem *m, uint64_t addr, uint64_t bytes)
     }
 }
 
+void tm_mem_l2_invalidate(struct tm_mem *m)
+{
+    for (uint32_t i = 0; i < m->nsp; i++)
+        if (m->sp[i].l2)
+            tm_cache_invalidate(m->sp[i].l2);
+}
+
 /* ====================================================================== statistics */
 
 size_t tm_mem_nstats(const struct tm_mem *m)
@@ -634,7 +644,11 @@ void tm_mem_print(const struct tm_mem *m, const uint64_t *d, FILE *f)
     } else if (!m->cfg->l2.present) {
         fputs("L2_total_cache = none\n", f);
     } else if (m->l2_tex_only) {
+        /* the slices' own counters hold the texture fetches only */
         fputs("L2_total_cache = texture only (-gpgpu_cache:dl2_texture_only 1)\n", f);
+        for (int k = 0; k < TM_CS__COUNT; k++)
+            fprintf(f, "L2_cache_%s = %" PRIu64 "\n", tm_cache_stat_name((enum tm_cache_stat)k),
+                    t.cs[k]);
     } else {
         fprintf(f, "L2_total_cache_accesses = %" PRIu64 "\n", t.acc);
         fprintf(f, "L2_total_cache_misses = %" PRIu64 "\n", t.miss);

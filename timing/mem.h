@@ -55,6 +55,11 @@ void tm_mem_idle_cycles(struct tm_mem *m, uint64_t n_icnt, uint64_t n_dram);
  * valid as GPGPU-Sim's perf memcpy makes them. */
 void tm_mem_memcpy_to_device(struct tm_mem *m, uint64_t addr, uint64_t bytes);
 
+/* -gpgpu_flush_l2_cache 1 when the last running kernel ended: every L2 line invalid, dirty
+ * data dropped without DRAM writes (GPGPU-Sim's invalidateL2), so the next kernel starts
+ * with a cold L2; fills in flight still complete. */
+void tm_mem_l2_invalidate(struct tm_mem *m);
+
 /* Counters: a flat vector (its length tm_mem_nstats) that tm_mem_snapshot copies out, so a
  * kernel's share is the difference of two snapshots. */
 size_t tm_mem_nstats(const struct tm_mem *m);

@@ -268,7 +268,7 @@ int tm_sm_init(struct tm_sm *s, uint32_t id, const struct tm_config *cfg)
     if (tm_queue_init(&s->to_mem, 64) || tm_queue_init(&s->from_mem, 4096) ||
         tm_queue_init(&s->l1_hit, 256))
         goto nomem;
-    if (tm_sm_l1d_make(s, 0) == -ENOMEM)
+    if (tm_sm_l1d_make(s, 0, false) == -ENOMEM)
         goto nomem;
     return 0;
 nomem:
@@ -405,10 +405,12 @@ static int tm_sm_place_cta_(struct tm_sm *s, struct tm_kernel *k, struct engine_
     if (slot == s->ncta_slots || run < k->warps)
         return -EBUSY;
     /* a kernel's first CTA here: the L1D starts empty (the GPU invalidates it at a kernel
-     * boundary) and takes what the kernel's carve-out leaves */
+     * boundary; not with -gpgpu_flush_l1_cache 0) and takes what the kernel's carve-out
+     * leaves */
     if (s->l1d_kernel != k->uid && tm_sm_l1_idle(s)) {
         if (!s->ncta) {
-            if (tm_sm_l1d_make(s, k->shmem_per_sm) == -ENOMEM)
+            bool keep = !s->cfg->o.gpgpu_flush_l1_cache;
+            if (tm_sm_l1d_make(s, k->shmem_per_sm, keep) == -ENOMEM)
                 return -ENOMEM;
         } else {
             tm_sm_l1_invalidate(s);
@@ -533,7 +535,7 @@ void tm_sm_abort(struct tm_sm *s)
     s->heap_n = 0;
     s->to_mem.n = s->from_mem.n = s->l1_hit.n = s->l1c_hit.n = s->l1t_hit.n = 0;
     if (s->l1d || s->l1c || s->l1t) /* their MSHRs name abandoned instructions */
-        (void)tm_sm_l1d_make(s, 0);
+        (void)tm_sm_l1d_make(s, 0, false);
 }
 
 void tm_sm_stop_kernel(struct tm_sm *s, const struct tm_kernel *k)
@@ -573,8 +575,12 @@ static uint8_t fu_of(const struct tm_config *cfg, const struct ir_insn *in)
     case U_TENSOR:
         return cfg->n_units[TM_FU_TENSOR] ? TM_FU_TENSOR : TM_FU_SP;
     case U_MEM:
-        /* parameter reads are constant-bank operands in machine code */
-        if (in->space == SP_PARAM || in->space == SP_PARAM_ENTRY)
+        /* parameter reads are constant-bank operands in machine code; with an L1C
+         * (-gpgpu_perfect_inst_const_cache 0) they are its accesses, as GPGPU-Sim's
+         * param_space_kernel loads */
+        if ((in->space == SP_PARAM || in->space == SP_PARAM_ENTRY) &&
+            (cfg->o.gpgpu_perfect_inst_const_cache || cfg->o.gpgpu_perfect_mem ||
+             !cfg->l1c.present))
             return cfg->n_units[TM_FU_INT] ? TM_FU_INT : TM_FU_SP;
         return TM_FU_MEM;
     default:
@@ -752,6 +758,12 @@ static int issue_one(struct tm_sm *s, struct tm_gpu *g, uint32_t ws, uint8_t fu)
         case SP_TEX:
             s->st[TM_ST_N_TEX]++;
             break;
+        case SP_PARAM:
+            if (m->degree) { /* a kernel parameter through the L1C */
+                s->st[TM_ST_N_PARAM]++;
+                break;
+            }
+            /* fall through - other .param accesses: loads and stores */
         default:
             if (m->kind == TM_REQ_ATOMIC)
                 s->st[TM_ST_N_ATOMIC]++;
@@ -762,7 +774,9 @@ static int issue_one(struct tm_sm *s, struct tm_gpu *g, uint32_t ws, uint8_t fu)
             break;
         }
         if (in->prow) /* shared / constant: one access; else the lines sent */
-            in->prow[TM_PC_MEM_REQ] += m->space == SP_CONST || s->st[TM_ST_N_SHMEM] != shm0
+            in->prow[TM_PC_MEM_REQ] += m->space == SP_CONST ||
+                                               (m->space == SP_PARAM && m->degree) ||
+                                               s->st[TM_ST_N_SHMEM] != shm0
                                            ? 1
                                            : m->nline;
     } else if (x && x->unit == U_MEM) {

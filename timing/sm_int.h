@@ -56,10 +56,11 @@ void tm_sm_warp_try_finish(struct tm_sm *s, struct tm_warp *w);
 /* ------------------------------------------------------------------ sm_mem.c */
 
 /* (Re)build the SM's L1D, L1C and L1T for a kernel whose shared-memory carve-out is
- * shmem_bytes (see sm_mem.c). 0, -ENOMEM, or -EINVAL (no L1D). */
-int tm_sm_l1d_make(struct tm_sm *s, uint32_t shmem_bytes);
+ * shmem_bytes (see sm_mem.c); `keep`: an L1D of the same size keeps its lines. 0, -ENOMEM,
+ * or -EINVAL (no L1D). */
+int tm_sm_l1d_make(struct tm_sm *s, uint32_t shmem_bytes, bool keep);
 
-/* Invalidate the L1D, L1C and L1T (a new kernel while CTAs of another are resident). */
+/* Invalidate the L1C, L1T and (-gpgpu_flush_l1_cache 1) the L1D: a new kernel. */
 void tm_sm_l1_invalidate(struct tm_sm *s);
 /* Nothing in flight in the SM's L1s? */
 bool tm_sm_l1_idle(const struct tm_sm *s);

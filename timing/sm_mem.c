@@ -37,10 +37,11 @@ static int l1_ro_make(struct tm_cache **c, const struct tm_cache_geom *g, bool o
  * write-through (the GPU's L1 is write-through for global memory; a write-back policy for
  * local memory is not modelled). The L1 constant cache (-gpgpu_const_cache:l1; none with
  * -gpgpu_perfect_inst_const_cache 1) and the L1 texture cache (-gpgpu_tex_cache:l1) are
- * built from their strings as given (none with -gpgpu_perfect_mem). 0, -ENOMEM, or -EINVAL
- * (a geometry the cache model refuses: that cache is absent).
+ * built from their strings as given (none with -gpgpu_perfect_mem). With `keep`
+ * (-gpgpu_flush_l1_cache 0 at a kernel boundary) an L1D of the same size is kept with its
+ * lines. 0, -ENOMEM, or -EINVAL (a geometry the cache model refuses: that cache is absent).
  */
-int tm_sm_l1d_make(struct tm_sm *s, uint32_t shmem_bytes)
+int tm_sm_l1d_make(struct tm_sm *s, uint32_t shmem_bytes, bool keep)
 {
     const struct tm_config *cfg = s->cfg;
     bool mem = !cfg->o.gpgpu_perfect_mem;
@@ -51,10 +52,6 @@ int tm_sm_l1d_make(struct tm_sm *s, uint32_t shmem_bytes)
     if ((s->l1c || s->l1t) && !s->l1c_hit.buf &&
         (tm_queue_init(&s->l1c_hit, 256) || tm_queue_init(&s->l1t_hit, 256)))
         return -ENOMEM;
-    tm_cache_destroy(s->l1d);
-    s->l1d = NULL;
-    if (!mem || !cfg->dl1.present)
-        return 0;
     struct tm_cache_geom g = cfg->dl1;
     if (g.write == 'B' || g.write == 'L')
         g.write = 'T';
@@ -65,14 +62,24 @@ int tm_sm_l1d_make(struct tm_sm *s, uint32_t shmem_bytes)
         if (ways)
             g.assoc = (uint32_t)ways;
     }
+    /* -gpgpu_flush_l1_cache 0: the L1D keeps its lines into the next kernel when the
+     * carve-out leaves it the same ways */
+    if (keep && s->l1d && mem && g.present && tm_cache_geom_of(s->l1d)->assoc == g.assoc)
+        return 0;
+    tm_cache_destroy(s->l1d);
+    s->l1d = NULL;
+    if (!mem || !cfg->dl1.present)
+        return 0;
     return tm_cache_create(&s->l1d, &g, "L1D");
 }
 
-/* Invalidate every L1 of the SM (a new kernel: constant memory and textures may have been
- * rewritten, the L1D is not coherent); fills in flight still complete. */
+/* Invalidate the SM's L1s at a kernel boundary: the L1C and L1T always (constant memory and
+ * textures may have been rewritten), the L1D with -gpgpu_flush_l1_cache 1 (GPGPU-Sim's
+ * cache_invalidate when an SM's threads completed; the L1D is not coherent); fills in flight
+ * still complete. */
 void tm_sm_l1_invalidate(struct tm_sm *s)
 {
-    if (s->l1d)
+    if (s->l1d && s->cfg->o.gpgpu_flush_l1_cache)
         tm_cache_invalidate(s->l1d);
     if (s->l1c)
         tm_cache_invalidate(s->l1c);
@@ -124,6 +131,10 @@ static uint64_t canon_addr(struct tm_sm *s, const struct tm_kernel *k, uint64_t 
     return addr + s->cv_off;
 }
 
+/* Where kernel parameters live for the L1C and the memory system (above any device block
+ * and the SMs' local windows at bit 62). */
+#define PARAM_BASE (1ull << 61)
+
 /* Set bits [a, b] (inclusive, b < 128) of a 128-bit byte mask, a word at a time. */
 static inline void bytes_mask(uint64_t m[2], uint32_t a, uint32_t b)
 {
@@ -139,6 +150,7 @@ void tm_sm_memop_fill(struct tm_sm *s, struct tm_memop *m, uint32_t wslot,
 {
     const struct tm_config *cfg = s->cfg;
     m->nline = m->degree = m->sent = 0;
+    m->sec_sent = 0;
     m->kind = (r->flags & ENGINE_STEP_ATOMIC) ? TM_REQ_ATOMIC : TM_REQ_READ;
     m->space = r->naccess ? r->access[0].space : SP_GLOBAL;
     for (uint32_t i = 0; i < r->naccess; i++) {
@@ -196,10 +208,16 @@ void tm_sm_memop_fill(struct tm_sm *s, struct tm_memop *m, uint32_t wslot,
         m->degree = (uint16_t)(total ? total : 1);
         return;
     }
-    if (m->space == SP_CONST) {
+    /* kernel parameters (ld.param of the entry's; a device function's .param accesses and
+     * generic ones into the window stay on the global path below) */
+    bool kparam = m->space == SP_PARAM && r->insn &&
+                  (r->insn->space == SP_PARAM || r->insn->space == SP_PARAM_ENTRY);
+    if (m->space == SP_CONST || kparam) {
         /* one distinct address per cycle (the constant cache broadcasts one address to the
          * lanes asking for it); with an L1C each is one access of the cache, at the canonical
-         * address of the constant bank (a device block) */
+         * address of the constant bank (a device block). Kernel parameters (through the L1C
+         * only with -gpgpu_perfect_inst_const_cache 0) at an address of their own per kernel:
+         * PARAM_BASE + kernel uid × 16 MiB + offset */
         uint64_t seen[64];
         uint32_t n = 0;
         for (uint32_t i = 0; i < r->naccess; i++) {
@@ -215,7 +233,10 @@ void tm_sm_memop_fill(struct tm_sm *s, struct tm_memop *m, uint32_t wslot,
         if (s->l1c) {
             uint32_t ln = cfg->l1c.line ? cfg->l1c.line : 64;
             for (uint32_t k = 0; k < n && k < TM_MAX_LINES; k++) {
-                uint64_t a = canon_addr(s, s->w[wslot].cta->k, seen[k]);
+                const struct tm_kernel *kr = s->w[wslot].cta->k;
+                uint64_t a = m->space == SP_PARAM
+                                 ? PARAM_BASE | (kr->uid & 0xFFFFFF) << 24 | (seen[k] & 0xFFFFFF)
+                                 : canon_addr(s, kr, seen[k]);
                 m->line[k] = a;
                 m->sectors[k] = (uint8_t)(1u << ((a % ln) >> 5 & 3));
                 m->bytes[k] = 4;
@@ -304,6 +325,134 @@ void tm_sm_memop_fill(struct tm_sm *s, struct tm_memop *m, uint32_t wslot,
     }
 }
 
+/* One access of L1 c (counters st0 … st0+3 in the order ACCESS, MISS, PENDING_HIT, RESFAIL;
+ * hits answered through hq after lat cycles) for `sectors` of line k of instruction ii (a
+ * write passes on only those sectors' bytes). false when refused (hit queue full, or a
+ * reservation failure): nothing happened, try again next cycle. */
+static bool l1_access(struct tm_sm *s, struct tm_cache *c, struct tm_queue *hq, int st0,
+                      uint64_t lat, uint32_t ii, uint32_t k, uint8_t sectors)
+{
+    struct tm_inst *in = &s->inst[ii];
+    struct tm_memop *m = &s->mop[in->memop];
+    struct tm_warp *w = &s->w[in->warp];
+    bool wr = m->kind == TM_REQ_WRITE;
+    bool local = m->space == SP_LOCAL;
+    if (!wr && tm_queue_full(hq)) {
+        s->st[TM_ST_STALL_SHD_MEM]++;
+        return false;
+    }
+    uint64_t bm[2] = {m->bmask[k][0], m->bmask[k][1]};
+    if (sectors != m->sectors[k]) {
+        uint64_t keep[2] = {0, 0};
+        for (uint32_t q = 0; q < 4; q++)
+            if (sectors >> q & 1)
+                keep[q >> 1] |= 0xFFFFFFFFull << ((q & 1) * 32);
+        bm[0] &= keep[0];
+        bm[1] &= keep[1];
+    }
+    enum tm_cache_res res =
+        tm_cache_access(c, m->line[k], sectors, wr, bm, wr ? in->warp : ii, s->cycle);
+    if (res == TM_CACHE_RESFAIL) {
+        s->st[st0 + 3]++;
+        s->st[TM_ST_STALL_SHD_MEM]++;
+        return false;
+    }
+    s->st[st0]++;
+    if (res == TM_CACHE_MISS)
+        s->st[st0 + 1]++;
+    else if (res == TM_CACHE_HIT_RESERVED)
+        s->st[st0 + 2]++;
+    if (in->prow && c == s->l1d) {
+        in->prow[TM_PC_L1D_ACCESS]++;
+        in->prow[TM_PC_L1D_MISS] += res == TM_CACHE_MISS;
+    }
+    w->mem_pending++; /* a read's data, or (write-through) the write's acknowledgement */
+    if (!wr && res == TM_CACHE_HIT) {
+        struct tm_req h = {.addr = m->line[k], .t_sent = s->cycle, .t_ready = s->cycle + lat,
+                           .inst = ii, .sm = (uint16_t)s->id, .kind = TM_REQ_READ};
+        tm_queue_push(hq, &h);
+    }
+    if (c == s->l1d) {
+        if (wr)
+            s->st[local ? TM_ST_MEM_WRITE_LOCAL : TM_ST_MEM_WRITE_GLOBAL]++;
+        else
+            s->st[local ? TM_ST_MEM_READ_LOCAL : TM_ST_MEM_READ_GLOBAL]++;
+    }
+    return true;
+}
+
+/* Bank of the L1D sector at address a (GPGPU-Sim's l1d_cache_config::set_bank: the
+ * set-index function over address >> log2(interleaving), with the bank count as sets). */
+static inline uint32_t l1_bank_of(const struct tm_config *cfg, uint64_t a)
+{
+    uint64_t blk = a >> cfg->l1_bank_shift;
+    uint32_t mask = cfg->l1_banks - 1;
+    uint32_t b = (uint32_t)blk & mask;
+    if (cfg->l1_bank_fn == 1) {
+        b ^= (uint32_t)(blk >> cfg->l1_bank_log2) & mask;
+    } else if (cfg->l1_bank_fn == 2) {
+        uint64_t hi = blk >> cfg->l1_bank_log2;
+        for (uint32_t i = 0; i < cfg->l1_bank_log2; i++)
+            b ^= (uint32_t)__builtin_parityll(hi & cfg->l1_bank_ipoly[i]) << i;
+    }
+    return b;
+}
+
+enum { BANKED_DONE, BANKED_BUSY, BANKED_STALL };
+
+/*
+ * The L1D part of the LD/ST unit's cycle (GPGPU-Sim's process_memory_access_queue_l1cache
+ * with -gpgpu_l1_latency > 0): the sectors of instruction ii's lines go, in order, through
+ * the L1D's banks; a bank serves cfg->l1_bank_cap sectors per cycle (its data port width over
+ * 32 bytes; one sector every l1_bank_cycles cycles when narrower). The first sector whose
+ * bank has no room ends the cycle (GPGPU-Sim's BK_CONF: no look-ahead). A line's sectors
+ * that got through in one cycle are one cache access; a line split over cycles is one
+ * access per part (each answered on its own). BANKED_DONE when every line was sent,
+ * BANKED_BUSY when some remain, BANKED_STALL when the cache or the hit queue refused before
+ * anything was sent this cycle.
+ */
+static int l1d_banked(struct tm_sm *s, uint32_t ii, uint64_t lat)
+{
+    const struct tm_config *cfg = s->cfg;
+    struct tm_inst *in = &s->inst[ii];
+    struct tm_memop *m = &s->mop[in->memop];
+    uint8_t used[32] = {0};
+    bool sent = false;
+    while (m->sent < m->nline) {
+        uint32_t k = m->sent;
+        uint8_t left = m->sectors[k] & (uint8_t)~m->sec_sent, take = 0;
+        uint32_t bank[4] = {0};
+        for (uint32_t q = 0; q < 4; q++) {
+            if (!(left >> q & 1))
+                continue;
+            uint32_t b = l1_bank_of(cfg, m->line[k] + 32 * q);
+            if (s->l1_bank_free[b] > s->cycle || used[b] >= cfg->l1_bank_cap)
+                break;
+            used[b]++;
+            bank[q] = b;
+            take |= (uint8_t)(1u << q);
+        }
+        if (!take)
+            return BANKED_BUSY;
+        if (!l1_access(s, s->l1d, &s->l1_hit, TM_ST_L1D_ACCESS, lat, ii, k, take))
+            return sent ? BANKED_BUSY : BANKED_STALL;
+        sent = true;
+        if (cfg->l1_bank_cycles > 1)
+            for (uint32_t q = 0; q < 4; q++)
+                if (take >> q & 1)
+                    s->l1_bank_free[bank[q]] = s->cycle + cfg->l1_bank_cycles;
+        if (take != left) { /* the rest of the line next cycle: one more answer */
+            m->sec_sent |= take;
+            if (m->kind != TM_REQ_WRITE)
+                in->resp_left++;
+            return BANKED_BUSY;
+        }
+        m->sec_sent = 0;
+        m->sent++;
+    }
+    return BANKED_DONE;
+}
+
 void tm_sm_ldst_stage(struct tm_sm *s)
 {
     const struct tm_config *cfg = s->cfg;
@@ -319,8 +468,10 @@ void tm_sm_ldst_stage(struct tm_sm *s)
         s->st[TM_ST_UNIT_MEM]++;
         struct tm_inst *in = &s->inst[ii];
         struct tm_memop *m = &s->mop[in->memop];
-        switch (m->space) {
-        case SP_CONST:
+        /* (a kernel parameter's memop has a degree; other .param accesses take the global
+         * path) */
+        switch (m->space == SP_PARAM && !m->degree ? SP_GLOBAL : m->space) {
+        case SP_CONST: case SP_PARAM:
             if (s->l1c && m->nline) { /* through the L1C, one address per cycle */
                 s->st[TM_ST_CMEM_PORTCONFLICT] += m->degree - 1u;
                 s->ldst_cur = ii;
@@ -329,7 +480,7 @@ void tm_sm_ldst_stage(struct tm_sm *s)
             }
             /* fall through - no L1C (-gpgpu_perfect_inst_const_cache 1): a fixed latency */
         case SP_SHARED: case SP_SHARED_CTA: case SP_SHARED_CLUSTER: {
-            bool sh = m->space != SP_CONST;
+            bool sh = m->space != SP_CONST && m->space != SP_PARAM;
             uint32_t lat = (uint32_t)(sh ? cfg->o.gpgpu_smem_latency : cfg->o.gpgpu_l1_latency);
             s->ldst_busy_until = s->cycle + m->degree;
             s->st[sh ? TM_ST_SHMEM_BKCONFLICT : TM_ST_CMEM_PORTCONFLICT] += m->degree - 1u;
@@ -355,8 +506,8 @@ void tm_sm_ldst_stage(struct tm_sm *s)
         if (s->ldst_cur == TM_NONE)
             return;
     }
-    /* global / local / atomic: one line per cycle, through the L1D or into the queue to
-     * memory */
+    /* global / local / atomic: through the L1D's banks, or one line per cycle through the
+     * L1C / L1T or into the queue to memory */
     uint32_t ii = s->ldst_cur;
     struct tm_inst *in = &s->inst[ii];
     struct tm_memop *m = &s->mop[in->memop];
@@ -369,7 +520,7 @@ void tm_sm_ldst_stage(struct tm_sm *s)
     struct tm_queue *hq = &s->l1_hit;
     int st0 = TM_ST_L1D_ACCESS;
     uint64_t lat = (uint64_t)cfg->o.gpgpu_l1_latency;
-    if (m->space == SP_CONST) {
+    if (m->space == SP_CONST || (m->space == SP_PARAM && m->degree)) {
         c = s->l1c;
         hq = &s->l1c_hit;
         st0 = TM_ST_L1C_ACCESS;
@@ -384,65 +535,43 @@ void tm_sm_ldst_stage(struct tm_sm *s)
     } else if (!(m->flags & TM_RQF_NOL1) && m->kind != TM_REQ_ATOMIC) {
         c = s->l1d;
     }
-    if (c) {
-        bool wr = m->kind == TM_REQ_WRITE;
-        if (!wr && tm_queue_full(hq)) {
-            s->st[TM_ST_STALL_SHD_MEM]++;
+    if (c && c == s->l1d) {
+        int r = l1d_banked(s, ii, lat);
+        if (r == BANKED_STALL)
+            return;
+        if (r == BANKED_BUSY) {
+            s->st[TM_ST_UNIT_BUSY_MEM]++;
             return;
         }
-        enum tm_cache_res res = tm_cache_access(c, m->line[k], m->sectors[k], wr,
-                                                m->bmask[k], wr ? in->warp : ii, s->cycle);
-        /* the four counters of each cache are in the order ACCESS, MISS, PENDING_HIT, RESFAIL */
-        if (res == TM_CACHE_RESFAIL) {
-            s->st[st0 + 3]++;
-            s->st[TM_ST_STALL_SHD_MEM]++;
-            return;
-        }
-        s->st[st0]++;
-        if (res == TM_CACHE_MISS)
-            s->st[st0 + 1]++;
-        else if (res == TM_CACHE_HIT_RESERVED)
-            s->st[st0 + 2]++;
-        if (in->prow && c == s->l1d) {
-            in->prow[TM_PC_L1D_ACCESS]++;
-            in->prow[TM_PC_L1D_MISS] += res == TM_CACHE_MISS;
-        }
-        w->mem_pending++; /* a read's data, or (write-through) the write's acknowledgement */
-        if (!wr && res == TM_CACHE_HIT) {
-            struct tm_req h = {.addr = m->line[k], .t_sent = s->cycle, .t_ready = s->cycle + lat,
-                               .inst = ii, .sm = (uint16_t)s->id, .kind = TM_REQ_READ};
-            tm_queue_push(hq, &h);
-        }
-        if (c == s->l1d) {
-            if (wr)
+    } else {
+        if (c) {
+            if (!l1_access(s, c, hq, st0, lat, ii, k, m->sectors[k]))
+                return;
+        } else {
+            if (tm_queue_full(&s->to_mem)) {
+                s->st[TM_ST_STALL_SHD_MEM]++;
+                return;
+            }
+            struct tm_req rq = {.addr = m->line[k], .t_sent = s->cycle, .sm = (uint16_t)s->id,
+                                .bytes = m->bytes[k], .kind = m->kind, .space = m->space,
+                                .sectors = m->sectors[k], .flags = TM_RQF_NOL1};
+            rq.bmask[0] = m->bmask[k][0];
+            rq.bmask[1] = m->bmask[k][1];
+            rq.inst = m->kind == TM_REQ_WRITE ? in->warp : ii;
+            tm_queue_push(&s->to_mem, &rq);
+            w->mem_pending++;
+            s->st[TM_ST_MEM_SECTORS] += (uint64_t)__builtin_popcount(rq.sectors);
+            if (m->kind == TM_REQ_ATOMIC)
+                s->st[TM_ST_MEM_ATOMIC]++;
+            else if (m->kind == TM_REQ_WRITE)
                 s->st[local ? TM_ST_MEM_WRITE_LOCAL : TM_ST_MEM_WRITE_GLOBAL]++;
             else
                 s->st[local ? TM_ST_MEM_READ_LOCAL : TM_ST_MEM_READ_GLOBAL]++;
         }
-    } else {
-        if (tm_queue_full(&s->to_mem)) {
-            s->st[TM_ST_STALL_SHD_MEM]++;
+        if (++m->sent < m->nline) {
+            s->st[TM_ST_UNIT_BUSY_MEM]++;
             return;
         }
-        struct tm_req rq = {.addr = m->line[k], .t_sent = s->cycle, .sm = (uint16_t)s->id,
-                            .bytes = m->bytes[k], .kind = m->kind, .space = m->space,
-                            .sectors = m->sectors[k], .flags = TM_RQF_NOL1};
-        rq.bmask[0] = m->bmask[k][0];
-        rq.bmask[1] = m->bmask[k][1];
-        rq.inst = m->kind == TM_REQ_WRITE ? in->warp : ii;
-        tm_queue_push(&s->to_mem, &rq);
-        w->mem_pending++;
-        s->st[TM_ST_MEM_SECTORS] += (uint64_t)__builtin_popcount(rq.sectors);
-        if (m->kind == TM_REQ_ATOMIC)
-            s->st[TM_ST_MEM_ATOMIC]++;
-        else if (m->kind == TM_REQ_WRITE)
-            s->st[local ? TM_ST_MEM_WRITE_LOCAL : TM_ST_MEM_WRITE_GLOBAL]++;
-        else
-            s->st[local ? TM_ST_MEM_READ_LOCAL : TM_ST_MEM_READ_GLOBAL]++;
-    }
-    if (++m->sent < m->nline) {
-        s->st[TM_ST_UNIT_BUSY_MEM]++;
-        return;
     }
     s->ldst_cur = TM_NONE;
     if (m->kind == TM_REQ_WRITE) {
@@ -521,13 +650,24 @@ void tm_sm_response_stage(struct tm_sm *s)
             if (s->l1i)
                 tm_cache_fill(s->l1i, r->addr, r->sectors, s->cycle);
         } else if (r->inst == TM_NONE) {
-            /* an L1 fill: the loads waiting for it are answered below */
-            struct tm_cache *c = r->flags & TM_RQF_L1C ? s->l1c
-                                 : r->flags & TM_RQF_L1T ? s->l1t
-                                                         : s->l1d;
-            if (c && r->kind != TM_REQ_WRITE)
-                tm_cache_fill(c, r->addr, (uint8_t)(r->sectors >> ((r->addr & 127) >> 5)),
-                              s->cycle);
+            /* an L1 fill: the loads waiting for it are answered below. Through the cache's
+             * fill port (GPGPU-Sim's use_fill_port): data port width bytes per cycle, the
+             * sectors filled (a sectored cache) or the whole line; while it is busy the
+             * responses behind wait (the response FIFO is in order) */
+            int f = r->flags & TM_RQF_L1C ? 1 : r->flags & TM_RQF_L1T ? 2 : 0;
+            struct tm_cache *c = f == 1 ? s->l1c : f == 2 ? s->l1t : s->l1d;
+            if (c && r->kind != TM_REQ_WRITE) {
+                if (s->l1_fill_free[f] > s->cycle)
+                    break;
+                uint8_t sec = (uint8_t)(r->sectors >> ((r->addr & 127) >> 5));
+                const struct tm_cache_geom *g = tm_cache_geom_of(c);
+                uint32_t bytes = g->sectored && g->line >= 32
+                                     ? 32u * (uint32_t)__builtin_popcount(sec ? sec : 1)
+                                     : g->line;
+                uint32_t pw = g->data_port_width ? g->data_port_width : g->line;
+                s->l1_fill_free[f] = s->cycle + (bytes + pw - 1) / pw;
+                tm_cache_fill(c, r->addr, sec, s->cycle);
+            }
         } else if (r->kind == TM_REQ_WRITE) {
             struct tm_warp *w = &s->w[r->inst];
             w->mem_pending--;

@@ -45,6 +45,7 @@ struct tm_req {
 #define TM_RQF_WRITEBACK 2u /* an eviction from a cache above (no acknowledgement wanted) */
 #define TM_RQF_L1C 4u       /* a fill for the SM's L1 constant cache */
 #define TM_RQF_L1T 8u       /* a fill for the SM's L1 texture cache */
+#define TM_RQF_L2FILL 16u   /* a DRAM read filling an L2 slice (not a request passing it) */
 
 /* Bounded FIFO of requests (ring buffer). */
 struct tm_queue {
@@ -125,6 +126,8 @@ struct tm_memop {
     uint16_t degree;   /* shared: bank-conflict degree; const: distinct words (with an L1C:
                           one entry of line[] per distinct word, one per cycle) */
     uint16_t sent;     /* line requests sent so far */
+    uint8_t sec_sent;  /* sectors of line[sent] already sent (an L1D line split over banked
+                          cycles) */
     uint8_t flags;     /* TM_RQF_NOL1 when the instruction's cache operator bypasses the L1 */
     uint32_t next;     /* free list */
     uint64_t line[TM_MAX_LINES];
@@ -264,6 +267,10 @@ struct tm_sm {
      * 1 for the L1C, or the option "none") and their hits in flight, as l1_hit */
     struct tm_cache *l1c, *l1t;
     struct tm_queue l1c_hit, l1t_hit;
+    /* the L1s' fill ports (L1D, L1C, L1T): free from this cycle on; the L1D's banks (data
+     * ports narrower than a sector stay busy several cycles) */
+    uint64_t l1_fill_free[3];
+    uint64_t l1_bank_free[32];
     /* the last device block an access fell in: [cv_lo, cv_hi) maps to canonical + cv_off */
     uint64_t cv_lo, cv_hi, cv_off;
     uint32_t nclu;            /* resident CTAs of multi-CTA clusters */

@@ -90,3 +90,21 @@ extern "C" __global__ void row_pingpong(const float *in, float *out, int far_wor
     }
     out[blockIdx.x * blockDim.x + threadIdx.x] = s;
 }
+
+// L1 data bandwidth: every warp reads, n times, the same float4 per lane (a warp instruction
+// of 512 bytes: 4 lines, 16 sectors, through the L1D's banks); `shift` float4s of offset
+// misalign it by 16-byte steps. The first pass misses, the rest hit; the loads are inline PTX
+// so none is merged or hoisted. out[thread] = the sum (keeps the loads).
+extern "C" __global__ void l1_bw(const float4 *a, int shift, int n, float *out)
+{
+    const float4 *p = a + shift + (threadIdx.x & 31);
+    float s = 0;
+    for (int k = 0; k < n; k++) {
+        float x, y, z, w;
+        asm volatile("ld.global.ca.v4.f32 {%0, %1, %2, %3}, [%4];"
+                     : "=f"(x), "=f"(y), "=f"(z), "=f"(w)
+                     : "l"(p));
+        s += x + y + z + w;
+    }
+    out[blockIdx.x * blockDim.x + threadIdx.x] = s;
+}
