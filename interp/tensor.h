@@ -109,6 +109,12 @@ int wgmma_mma(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
 /* wgmma.fence / commit_group / wait_group: the whole warp must execute them (the operations
  * completed when issued, so there is nothing to wait for). */
 int wgmma_sync(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in);
+/* Shared-memory address of a 16-byte chunk of a matrix in a canonical layout (the
+ * descriptor's start, LBO, SBO, base offset and W = 1/2/4/8 chunks per swizzle row): K-major
+ * row mn, chunk kk along K, or MN-major the chunk of rows mn .. mn + 7 at k = kk; swizzled.
+ * Shared with tcgen05.c, whose descriptors encode the same layouts. */
+uint32_t wgmma_chunk_addr(uint32_t start, uint32_t lbo, uint32_t sbo, uint32_t base, unsigned W,
+                          bool mnmajor, unsigned mn, unsigned kk);
 /* A CTA slot starts a CTA (no warp waits at a wgmma) / is freed (its scratch goes). */
 void wgmma_cta_reset(struct cta *c);
 void wgmma_cta_free(struct cta *c);
