@@ -21,26 +21,29 @@
  *   registers. Every cell touched must be inside an allocation (a fault naming the address
  *   otherwise). The loads and stores complete at once, so tcgen05.wait::ld / ::st have nothing
  *   to wait for (they check that the whole warp executes them).
- * tcgen05.mma.cta_group::1.kind::{f16,tf32} [d], a-desc | [a-tmem], b-desc, idesc,
+ * tcgen05.mma.cta_group::1.kind::{f16,tf32,f8f6f4,i8} [d], a-desc | [a-tmem], b-desc, idesc,
  *   enable-input-d: each executing lane issues one MMA, completed when issued. The
- *   instruction descriptor (ISA "Instruction descriptor"): bit 2 sparsity (must be 0), 4-5 D
- *   type (1 = f32; f16 D is refused), 7-9 / 10-12 A / B type (kind::f16: 0 f16, 1 bf16;
- *   kind::tf32: 2), 13 / 14 negate A / B, 15 / 16 A / B MN-major, 17-22 N >> 3, 24-28 M >> 4.
- *   M = 128 (M = 64 is a fault: its tensor-memory layout is not modelled), N = 16 .. 256 step
- *   16, K = 16 (f16/bf16) or 8 (tf32). A and B come from shared memory through the tcgen05
+ *   instruction descriptor (ISA "Instruction descriptor"): bit 2 sparsity (must be 0), 3
+ *   saturate (.kind::i8), 4-5 D type (1 = f32, 2 = s32 for .kind::i8; f16 D is a fault, not
+ *   implemented), 7-9 / 10-12 A / B type (kind::f16: 0 f16, 1 bf16; kind::tf32: 2;
+ *   kind::f8f6f4: 0 e4m3, 1 e5m2, the 6- and 4-bit types a fault; kind::i8: 0 u8, 1 s8), 13 /
+ *   14 negate A / B, 15 / 16 A / B MN-major (16-bit types only; otherwise a fault), 17-22 N >> 3,
+ *   24-28 M >> 4. M = 128 (M = 64 is a fault: its tensor-memory layout is not modelled), N =
+ *   16 .. 256 step 16, K = 16 (f16/bf16), 8 (tf32) or 32 (8-bit). .kind::i8 sums are exact and
+ *   wrap to 32 bits (saturate: clamp). A and B come from shared memory through the tcgen05
  *   shared-memory descriptor (0-13 start >> 4, 16-29 LBO >> 4, 32-45 SBO >> 4, 46-48 0b001,
  *   49-51 base offset, 52 LBO mode (absolute: refused), 61-63 swizzle 0 none, 2 128B, 4 64B,
  *   6 32B; 1 = 128B with 32B atomicity is refused), in the canonical K-major / MN-major
  *   layouts of wgmma (wgmma_chunk_addr); A may instead come from tensor memory: row i is
- *   lane a.lane + i, its K elements packed low to high from column a.col (two 16-bit elements
- *   or one tf32 per column). D row i is lane d.lane + i (d.lane must be 0), element j column
+ *   lane a.lane + i, its K elements packed low to high from column a.col (four 8-bit, two
+ *   16-bit elements or one tf32 per column). D row i is lane d.lane + i (d.lane must be 0), element j column
  *   d.col + j, f32. Numerics as wgmma: exact products in double summed in k order onto D (or
  *   0 when enable-input-d is false), rounded once to f32; tf32 inputs keep their 19 high bits.
  * tcgen05.commit.cta_group::1.mbarrier::arrive::one{.shared::cluster}.b64 [mbar]: the MMAs
  *   before it have completed, so each executing lane arrives once on the mbarrier at once.
  * tcgen05.fence::before_thread_sync / ::after_thread_sync order nothing further.
  * Everything else (cta_group::2, the other ld/st shapes, .pack / .unpack, tcgen05.cp, shift,
- * ld.red, the sparse / block-scaled / weight-stationary / f8f6f4 / i8 MMAs, collector usage,
+ * ld.red, the sparse / block-scaled / weight-stationary MMAs, collector usage,
  * disable-output-lane, scale-input-d, commit multicast) is refused at load with the reason.
  */
 #include <stdio.h>
@@ -59,7 +62,7 @@ struct tc5_cta {
     uint16_t alloc;    /* bit u: columns 32u .. 32u + 31 are allocated */
     bool relinquished; /* tcgen05.relinquish_alloc_permit executed */
     bool dirty;        /* cells written since the CTA began */
-    double A[128 * 16], B[256 * 16], D[128 * 256]; /* the MMA's scratch */
+    double A[128 * 32], B[256 * 32]; /* the MMA's operands, row-major, K = 32 at most */
 };
 
 /* ====================================================================== decoding */
@@ -69,7 +72,7 @@ struct tc5_insn {
     unsigned num;        /* .xN of ld / st: N (0 when absent) */
     bool shape32x32b;
     bool cta1;           /* .cta_group::1 */
-    bool kind_f16, kind_tf32;
+    bool kind_f16, kind_tf32, kind_f8f6f4, kind_i8;
     bool arrive_one;
     bool other;          /* a modifier not implemented */
 };
@@ -93,6 +96,8 @@ static void tc5_decode(const struct ir_func *f, const struct ir_insn *in, struct
         case MOD_X128: d->num = 128; break;
         case MOD_KIND_F16: d->kind_f16 = true; break;
         case MOD_KIND_TF32: d->kind_tf32 = true; break;
+        case MOD_KIND_F8F6F4: d->kind_f8f6f4 = true; break;
+        case MOD_KIND_I8: d->kind_i8 = true; break;
         case MOD_MBARRIER_ARRIVE_ONE: d->arrive_one = true; break;
         default:
             if (ir_mod_kind(md) != MK_TYPE)
@@ -169,7 +174,8 @@ bool tcgen05_supported(const struct ir_func *f, const struct ir_insn *in, const 
     case OP_TCGEN05_FENCE_BEFORE:
     case OP_TCGEN05_FENCE_AFTER: return in->nopnd == 0;
     case OP_TCGEN05_MMA:
-        return d.cta1 && (d.kind_f16 != d.kind_tf32) && in->nopnd == 5 && tc5_taddr_ok(&O[0]) &&
+        return d.cta1 && d.kind_f16 + d.kind_tf32 + d.kind_f8f6f4 + d.kind_i8 == 1 &&
+               in->nopnd == 5 && tc5_taddr_ok(&O[0]) &&
                (tc5_taddr_ok(&O[1]) ||
                 ((O[1].kind == OPK_REG || O[1].kind == OPK_IMM) && O[1].rf == RF_B64)) &&
                (O[2].kind == OPK_REG || O[2].kind == OPK_IMM) && O[2].rf == RF_B64 &&
@@ -199,10 +205,11 @@ const char *tcgen05_unsupported_why(const struct ir_func *f, const struct ir_ins
     case OP_TCGEN05_CP: return "unsupported (tcgen05.cp: not implemented)";
     case OP_TCGEN05_SHIFT: return "unsupported (tcgen05.shift: not implemented)";
     case OP_TCGEN05_MMA:
-        return "unsupported (tcgen05.mma: implemented are .cta_group::1 .kind::f16 and "
-               ".kind::tf32 with [d-tmem], an A descriptor or [a-tmem], a B descriptor, the "
-               "instruction descriptor and enable-input-d; not block scaling, collector "
-               "usage, disable-output-lane, scale-input-d or other kinds)";
+        return "unsupported (tcgen05.mma: implemented are .cta_group::1 .kind::f16, "
+               ".kind::tf32, .kind::f8f6f4 and .kind::i8 with [d-tmem], an A descriptor or "
+               "[a-tmem], a B descriptor, the instruction descriptor and enable-input-d; not "
+               "block scaling, collector usage, disable-output-lane, scale-input-d or "
+               ".cta_group::2)";
     case OP_TCGEN05_MMA_SP:
     case OP_TCGEN05_MMA_WS:
     case OP_TCGEN05_MMA_WS_SP:
@@ -417,13 +424,24 @@ static int tc5_desc(struct warp *w, uint32_t pc, unsigned l, uint64_t v, char wh
     return 0;
 }
 
+/* Element bits -> value; t an ir type (T_F16, T_BF16, T_TF32, T_E4M3, T_E5M2, T_S8, T_U8). */
 static inline double tc5_val(unsigned t, uint32_t b)
 {
     switch (t) {
-    case 0: return fpu_h2d((uint16_t)b, 0);
-    case 1: return fpu_h2d((uint16_t)b, 1);
-    default: return (double)fpu_u2f(b & 0xffffe000u);
+    case T_F16: return fpu_h2d((uint16_t)b, 0);
+    case T_BF16: return fpu_h2d((uint16_t)b, 1);
+    case T_TF32: return (double)fpu_u2f(b & 0xffffe000u);
+    case T_E4M3: return fpu_unpack(b & 0xff, FPU_E4M3);
+    case T_E5M2: return fpu_unpack(b & 0xff, FPU_E5M2);
+    case T_S8: return (int8_t)(uint8_t)b;
+    default: return (uint8_t)b;
     }
+}
+
+/* Bits of an element of ir type t. */
+static unsigned tc5_bits(unsigned t)
+{
+    return t == T_TF32 ? 32 : t == T_F16 || t == T_BF16 ? 16 : 8;
 }
 
 /* Gather a matrix (rows x K, K-major or MN-major) from shared memory into dense[row * K + k]. */
@@ -432,10 +450,11 @@ static int tc5_gather(struct warp *w, uint32_t pc, unsigned l, const uint32_t f[
                       char which, const struct tc_mem *mr)
 {
     const struct cta *c = w->cta;
-    const unsigned eb = t == 2 ? 32 : 16, per = 128 / eb;
-    if (mn && eb == 32) {
+    const unsigned eb = tc5_bits(t), per = 128 / eb;
+    if (mn && eb != 16) {
         interp_fault(w, pc, l, TRAP_ILLEGAL, 0, 0, 0, false,
-                     "tcgen05.mma: an MN-major tf32 operand is not implemented");
+                     "tcgen05.mma: an MN-major operand of 8-bit or tf32 elements is not "
+                     "implemented");
         return -1;
     }
     const unsigned nch = mn ? K : K / per, ngrp = mn ? rows / 8 : rows;
@@ -477,13 +496,24 @@ static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_opnd
     const unsigned dt = id >> 4 & 3, at = id >> 7 & 7, bt = id >> 10 & 7;
     const unsigned N = (id >> 17 & 63) << 3, M = (id >> 24 & 31) << 4;
     const bool negA = id >> 13 & 1, negB = id >> 14 & 1, mnA = id >> 15 & 1, mnB = id >> 16 & 1;
+    const bool satf = id >> 3 & 1;
+    /* the element types of the .kind's codes (0 where the code is not implemented) */
+    static const unsigned f16t[8] = {T_F16, T_BF16}, f8t[8] = {T_E4M3, T_E5M2},
+                          i8t[8] = {T_U8, T_S8};
+    const unsigned *codes = d->kind_f16 ? f16t : d->kind_f8f6f4 ? f8t : i8t;
+    const unsigned ta = d->kind_tf32 ? (at == 2 ? T_TF32 : 0) : codes[at];
+    const unsigned tb = d->kind_tf32 ? (bt == 2 ? T_TF32 : 0) : codes[bt];
     const char *bad = NULL;
     if (id & 4)
         bad = "the sparsity bit is set (a dense tcgen05.mma)";
-    else if (dt != 1)
-        bad = "D type other than f32 (not implemented)";
-    else if (d->kind_f16 ? at > 1 || bt != at : at != 2 || bt != 2)
-        bad = "A / B types not of the .kind";
+    else if (d->kind_i8 ? dt != 2 : dt != 1)
+        bad = "D type not f32 (.kind::i8: s32); f16 D is not implemented";
+    else if (!ta || !tb || (d->kind_f16 && tb != ta))
+        bad = "A / B types not of the .kind (e2m3 / e3m2 / e2m1 not implemented)";
+    else if (d->kind_i8 && (negA || negB))
+        bad = "negation with .kind::i8";
+    else if (satf && !d->kind_i8)
+        bad = "saturation outside .kind::i8";
     else if (M != 128)
         bad = "M other than 128 (M = 64 not implemented)";
     else if (N < 16 || N > 256 || N % 16)
@@ -493,7 +523,7 @@ static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_opnd
         interp_fault(w, pc, l, TRAP_ILLEGAL, 0, 0, 0, false, msg);
         return -1;
     }
-    const unsigned K = at == 2 ? 8 : 16;
+    const unsigned eb = tc5_bits(ta), K = 256 / eb;
     const uint32_t dcol = da & 0xffff;
     if ((da >> 16) != 0 || !tc5_allocated(t, dcol, N)) {
         snprintf(msg, sizeof msg,
@@ -506,7 +536,7 @@ static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_opnd
     /* A */
     if (O[1].kind == OPK_ADDR) {
         const uint32_t aa = (uint32_t)vm_addr(w, &O[1], l), acol = aa & 0xffff;
-        const unsigned ncol = K * (at == 2 ? 32 : 16) / 32;
+        const unsigned ncol = K * eb / 32, per = 32 / eb;
         if ((aa >> 16) != 0 || !tc5_allocated(t, acol, ncol)) {
             snprintf(msg, sizeof msg,
                      "tcgen05.mma: A at tensor-memory address 0x%08x (lanes 0 .. 127, columns "
@@ -517,32 +547,39 @@ static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_opnd
         }
         for (unsigned i = 0; i < 128; i++)
             for (unsigned k = 0; k < K; k++) {
-                const uint32_t cell = t->cell[i][acol + (at == 2 ? k : k / 2)];
-                const uint32_t b = at == 2 ? cell : cell >> (16 * (k & 1)) & 0xffff;
-                const double v = tc5_val(at, b);
+                const uint32_t cell = t->cell[i][acol + k / per];
+                const uint32_t b = eb == 32 ? cell : cell >> (eb * (k % per)) & ((1u << eb) - 1);
+                const double v = tc5_val(ta, b);
                 t->A[i * K + k] = negA ? -v : v;
             }
     } else {
         uint32_t f[4];
         unsigned W;
         if (tc5_desc(w, pc, l, vm_get(w, &O[1], l), 'A', f, &W) ||
-            tc5_gather(w, pc, l, f, W, mnA, 128, K, at, negA, t->A, 'A', mr))
+            tc5_gather(w, pc, l, f, W, mnA, 128, K, ta, negA, t->A, 'A', mr))
             return -1;
     }
     /* B, as N rows of K */
     uint32_t f[4];
     unsigned W;
     if (tc5_desc(w, pc, l, vm_get(w, &O[2], l), 'B', f, &W) ||
-        tc5_gather(w, pc, l, f, W, mnB, N, K, bt, negB, t->B, 'B', mr))
+        tc5_gather(w, pc, l, f, W, mnB, N, K, tb, negB, t->B, 'B', mr))
         return -1;
     for (unsigned i = 0; i < 128; i++)
         for (unsigned j = 0; j < N; j++) {
-            double s = acc ? (double)fpu_u2f(t->cell[i][dcol + j]) : 0.0;
+            uint32_t *cell = &t->cell[i][dcol + j];
+            double s = !acc ? 0.0 : d->kind_i8 ? (double)(int32_t)*cell : (double)fpu_u2f(*cell);
             const double *a = &t->A[i * K], *b = &t->B[j * K];
             for (unsigned k = 0; k < K; k++)
                 s += a[k] * b[k];
-            const float r = (float)s;
-            t->cell[i][dcol + j] = r != r ? 0x7fffffffu : fpu_f2u(r);
+            if (d->kind_i8) { /* exact: wrap, or clamp with the saturate bit */
+                const int64_t v = (int64_t)s;
+                *cell = satf ? (uint32_t)(v > INT32_MAX ? INT32_MAX : v < INT32_MIN ? INT32_MIN : v)
+                             : (uint32_t)(uint64_t)v;
+            } else {
+                const float r = (float)s;
+                *cell = r != r ? 0x7fffffffu : fpu_f2u(r);
+            }
         }
     t->dirty = true;
     return 0;
