@@ -20,7 +20,7 @@ static void verify_type_allowed(struct vctx *v, const struct ir_insn *in, enum t
     switch (in->op) {
     case OP_ADD: case OP_SUB: case OP_MUL: case OP_MAD: case OP_DIV: case OP_REM:
     case OP_MIN: case OP_MAX: case OP_ABS: case OP_NEG:
-        bad = k == TK_B || k == TK_PRED || sz == 1;
+        bad = k == TK_B || k == TK_PRED || sz == 1 || (in->op == OP_REM && k != TK_I);
         break;
     case OP_AND: case OP_OR: case OP_XOR: case OP_NOT: case OP_CNOT: case OP_SHL: case OP_LOP3:
     case OP_PRMT:
@@ -64,6 +64,29 @@ static void verify_type_allowed(struct vctx *v, const struct ir_insn *in, enum t
     if (bad)
         VERR(v, in, "'%s' does not take type .%s", ir_op_name((enum ir_op)in->op),
              ir_type_name((enum ir_type)t));
+}
+
+/* wgmma.mma_async{.sp}.dtype.atype.btype: the A and B types ptxas pairs ("Unexpected
+ * instruction types specified for 'wgmma.mma_async'"): .f16, .bf16, .tf32 and .b1 with
+ * themselves, .e4m3 / .e5m2 with either, .s8 / .u8 with either. */
+static void verify_wgmma_types(struct vctx *v, const struct ir_insn *in)
+{
+    const struct ir_func *f = v->f;
+    unsigned t[3] = {0, 0, 0}, n = 0;
+    for (unsigned i = 0; i < in->nmod && in->mod + i < f->nmods; i++) {
+        enum ir_mod md = (enum ir_mod)f->mods[in->mod + i];
+        if (ir_mod_kind(md) == MK_TYPE && n < 3)
+            t[n++] = (unsigned)ir_mod_value(md);
+    }
+    if (n < 3)
+        return;
+    const unsigned a = t[1], b = t[2];
+    const bool fp8 = (a == T_E4M3 || a == T_E5M2) && (b == T_E4M3 || b == T_E5M2);
+    const bool i8 = (a == T_S8 || a == T_U8) && (b == T_S8 || b == T_U8);
+    if (!fp8 && !i8 && a != b)
+        VERR(v, in, "'%s' does not pair A type .%s with B type .%s",
+             ir_op_name((enum ir_op)in->op), ir_type_name((enum ir_type)a),
+             ir_type_name((enum ir_type)b));
 }
 
 /* The modifiers of an instruction as ptxas counts them: no modifier twice (types aside: mma's
@@ -365,6 +388,8 @@ void verify_other(struct vctx *v, const struct declmap *dm, const struct ir_insn
         VERR(v, in, "'%s' needs a cache level (.L1, .L2, ...)", name);
     if (in->op == OP_MEMBAR)
         verify_membar(v, in);
+    if (in->op == OP_WGMMA_MMA_ASYNC || in->op == OP_WGMMA_MMA_ASYNC_SP)
+        verify_wgmma_types(v, in);
     verify_int_opnds(v, dm, in);
     if (in->op == OP_BRX) { /* ptxas knows only brx.idx ("Not a name of any known instruction") */
         bool idx = false;

@@ -361,6 +361,31 @@ int async_complete_tx(struct warp *w, uint32_t pc, unsigned l, uint64_t ad, uint
     return mb_tx_at(w, pc, l, XS_SHARED, ad, -(int64_t)bytes, what, mr);
 }
 
+/* See tensor.h. */
+int async_arrive_one(struct warp *w, uint32_t pc, unsigned l, unsigned xs, uint64_t ad,
+                     const char *what, const struct tc_mem *mr)
+{
+    uint8_t *p;
+    uint64_t v;
+    if (mb_load_at(w, pc, xs, ad, l, what, &p, &v, mr))
+        return -1;
+    const uint64_t old = v;
+    if (mb_arrive(&v, 1, false, false, 0)) {
+        char msg[200];
+        snprintf(msg, sizeof msg,
+                 "%s: an arrival on an mbarrier phase with %llu pending (expected %llu per "
+                 "phase)",
+                 what, (unsigned long long)mb_pending(old), (unsigned long long)mb_expected(old));
+        interp_fault(w, pc, l, TRAP_ILLEGAL, ad, 8, vm_xs_space(xs, ad), true, msg);
+        return -1;
+    }
+    memcpy(p, &v, 8);
+    tc_mem_report(mr, l, ad, xs, 8, true, p);
+    if ((v ^ old) & MB_PHASE) /* racecheck: see async_mbarrier */
+        w->cta->chk_ep++;
+    return 0;
+}
+
 /* mbarrier.init / inval / arrive / arrive_drop / test_wait / try_wait / pending_count and
  * cp.async.mbarrier.arrive, lane by lane in lane order. */
 int async_mbarrier(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,

@@ -260,6 +260,7 @@ void cta_free(struct cta *c)
 {
     check_cta_free(c);
     wgmma_cta_free(c);
+    tcgen05_cta_free(c);
     for (size_t i = 0; i < c->warps_cap; i++)
         warp_free(&c->warps[i]);
     free(c->warps);
@@ -339,6 +340,7 @@ int cta_begin(struct cta *c, struct launch_state *L, struct cluster *cl, uint64_
     memset(c->bars, 0, sizeof c->bars);
     c->bar_pending = 0;
     wgmma_cta_reset(c);
+    tcgen05_cta_reset(c);
     c->clock0 = 0;
     if (L->check && check_cta_begin(c) != 0)
         return -1;

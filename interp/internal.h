@@ -367,6 +367,8 @@ struct cta {
     struct check_cta *chk;
     struct wg_cta *wg;          /* wgmma.c: warpgroup arrivals and scratch (NULL before the
                                    slot's first wgmma.mma_async) */
+    struct tc5_cta *tm;         /* tcgen05.c: the CTA's tensor memory and its allocations (NULL
+                                   before the slot's first tcgen05 instruction) */
 };
 
 /* The cluster barrier's slot in warp.bar_id (after the 16 named ones): barrier.cluster waits

@@ -122,7 +122,7 @@ const char *interp_unsupported_why(const struct ir_func *f, const struct ir_insn
 {
     const char *why = tensor_unsupported_why(f, in);
     if (why || (why = async_unsupported_why(f, in)) || (why = bulk_unsupported_why(f, in)) ||
-        (why = wgmma_unsupported_why(f, in)))
+        (why = wgmma_unsupported_why(f, in)) || (why = tcgen05_unsupported_why(f, in)))
         return why;
     switch (in->op) {
     case OP_RED_ASYNC:

@@ -74,6 +74,11 @@ int async_cp(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
  * cp.async.mbarrier.arrive{.noinc}. */
 int async_mbarrier(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
                    const struct ir_opnd *O, const struct tc_mem *mr);
+/* One arrival (count 1) of lane l on the mbarrier at (space class xs, address ad): what a
+ * completed tcgen05.commit does. A fault (`what` names the instruction) when there is no
+ * valid object there or the phase has no arrival pending. */
+int async_arrive_one(struct warp *w, uint32_t pc, unsigned l, unsigned xs, uint64_t ad,
+                     const char *what, const struct tc_mem *mr);
 /* Lower the tx-count of the mbarrier at shared / shared::cluster address ad by `bytes` for
  * lane l (the completion of a bulk copy on it; may complete its phase). A fault (`what` names
  * the instruction) when there is no valid object there or the count leaves its range. */
@@ -109,11 +114,32 @@ int wgmma_mma(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
 /* wgmma.fence / commit_group / wait_group: the whole warp must execute them (the operations
  * completed when issued, so there is nothing to wait for). */
 int wgmma_sync(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in);
+/* Shared-memory address of a 16-byte chunk of a matrix in a canonical layout (the
+ * descriptor's start, LBO, SBO, base offset and W = 1/2/4/8 chunks per swizzle row): K-major
+ * row mn, chunk kk along K, or MN-major the chunk of rows mn .. mn + 7 at k = kk; swizzled.
+ * Shared with tcgen05.c, whose descriptors encode the same layouts. */
+uint32_t wgmma_chunk_addr(uint32_t start, uint32_t lbo, uint32_t sbo, uint32_t base, unsigned W,
+                          bool mnmajor, unsigned mn, unsigned kk);
 /* A CTA slot starts a CTA (no warp waits at a wgmma) / is freed (its scratch goes). */
 void wgmma_cta_reset(struct cta *c);
 void wgmma_cta_free(struct cta *c);
 /* The deadlock report of warp w, parked at a wgmma.mma_async whose warpgroup never
  * completes. */
 void wgmma_deadlock_msg(const struct warp *w, char *buf, size_t n);
+
+/* ------------------------------------------------------------------ tcgen05.c */
+
+/* Does tcgen05.c implement this tcgen05 instruction form? Load time only; false for every
+ * other instruction. */
+bool tcgen05_supported(const struct ir_func *f, const struct ir_insn *in, const struct ir_opnd *O);
+/* Why a tcgen05 instruction is refused, or NULL when it is not one. */
+const char *tcgen05_unsupported_why(const struct ir_func *f, const struct ir_insn *in);
+/* Execute a tcgen05 instruction for the lanes M of warp w (the asynchronous ones complete
+ * when issued). */
+int tcgen05_exec(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
+                 const struct ir_opnd *O, const struct tc_mem *mr);
+/* A CTA slot starts a CTA (no tensor memory allocated, contents cleared) / is freed. */
+void tcgen05_cta_reset(struct cta *c);
+void tcgen05_cta_free(struct cta *c);
 
 #endif

@@ -37,6 +37,14 @@
  * the pattern's start: row = ((address >> 7) - base offset) mod W — with base offset 0 the
  * address bits themselves, which is how TMA (bulk.c) writes swizzled tiles.
  *
+ * wgmma.mma_async.sp (structured-sparse A: m64nNk32 .f16/.bf16, m64nNk16 .tf32, m64nNk64
+ * .e4m3/.e5m2/.s8/.u8): the A operand (descriptor or registers) is the compressed 64 x K/2
+ * matrix in the layouts of a dense A of K/2; the metadata (sp-meta, of the lanes sp-sel
+ * selects) places its elements in the 64 x K row (wg_sparse_expand), B is the dense K x N
+ * (K-major B of 64 bytes along K: four chunks LBO apart without swizzle, inside the swizzle
+ * row with 64B / 128B swizzle; with 32B swizzle a fault, not modelled). The metadata layout
+ * follows the mma.sp figures per warp; it is not verified on hardware.
+ *
  * Numerics are tensor.c's: products of f16 / bf16 / tf32 / fp8 inputs are exact in double,
  * summed in k order from D (or 0) and rounded once to D's type; tf32 inputs keep their 19 high
  * bits; .s8/.u8 are exact and wrap to 32 bits (.satfinite clamps); .b1 is .and.popc. imm-scale
@@ -54,15 +62,17 @@
 
 /* What the modifiers of a wgmma.mma_async say. */
 struct wg_insn {
-    unsigned n, k;     /* shape m64nNkK */
+    unsigned n, k;     /* shape m64nNkK (K of the dense A for .sp) */
     unsigned td, ta, tb;
     bool satf, andpopc;
+    bool sp;           /* wgmma.mma_async.sp: structured-sparse A */
     bool other;        /* a modifier not implemented */
 };
 
 static void wg_decode(const struct ir_func *f, const struct ir_insn *in, struct wg_insn *d)
 {
     memset(d, 0, sizeof *d);
+    d->sp = in->op == OP_WGMMA_MMA_ASYNC_SP;
     unsigned nt = 0;
     for (unsigned i = 0; i < in->nmod && in->mod + i < f->nmods; i++) {
         const enum ir_mod md = (enum ir_mod)f->mods[in->mod + i];
@@ -120,23 +130,26 @@ static bool wg_form_ok(const struct wg_insn *d)
     if (d->other || d->n < 8 || d->n > 256 || d->n % 8)
         return false;
     const unsigned ta = d->ta, tb = d->tb, td = d->td;
+    const unsigned k1 = d->sp ? 2 : 1; /* .sp: A is 64 x 2K before compression */
+    if (d->sp && ta == T_B1)
+        return false;
     const bool fp8a = ta == T_E4M3 || ta == T_E5M2, fp8b = tb == T_E4M3 || tb == T_E5M2;
     if (ta == T_F16 || ta == T_BF16 || ta == T_TF32 || fp8a) {
         if (d->satf || d->andpopc)
             return false;
         if (ta == T_F16)
-            return tb == T_F16 && d->k == 16 && (td == T_F16 || td == T_F32);
+            return tb == T_F16 && d->k == 16 * k1 && (td == T_F16 || td == T_F32);
         if (ta == T_BF16)
-            return tb == T_BF16 && d->k == 16 && td == T_F32;
+            return tb == T_BF16 && d->k == 16 * k1 && td == T_F32;
         if (ta == T_TF32)
-            return tb == T_TF32 && d->k == 8 && td == T_F32;
-        return fp8b && d->k == 32 && (td == T_F16 || td == T_F32);
+            return tb == T_TF32 && d->k == 8 * k1 && td == T_F32;
+        return fp8b && d->k == 32 * k1 && (td == T_F16 || td == T_F32);
     }
     /* integer forms: N = 8, 16, 24 or a multiple of 16 */
     if (d->n > 24 && d->n % 16)
         return false;
     if (wg_is_int(ta))
-        return wg_is_int(tb) && d->k == 32 && td == T_S32 && !d->andpopc;
+        return wg_is_int(tb) && d->k == 32 * k1 && td == T_S32 && !d->andpopc;
     if (ta == T_B1)
         return tb == T_B1 && d->k == 256 && td == T_S32 && d->andpopc && !d->satf;
     return false;
@@ -180,18 +193,27 @@ static unsigned wg_nd(const struct wg_insn *d)
     return d->td == T_F16 ? d->n / 4 : d->n / 2;
 }
 
-/* The operands are of the form: d vector, A descriptor or 4 registers, B descriptor, scale-d
- * (predicate or constant), the immediates of the type with their allowed values. */
+/* Index of scale-d: 3, or 5 after .sp's sp-meta and sp-sel. */
+static unsigned wg_isd(const struct wg_insn *d)
+{
+    return d->sp ? 5 : 3;
+}
+
+/* The operands are of the form: d vector, A descriptor or 4 registers, B descriptor, (.sp:
+ * sp-meta, a 32-bit register or constant, and sp-sel, a constant 0 or 1 for 16-bit and tf32
+ * elements, 0 for 8-bit ones), scale-d (predicate or constant), the immediates of the type
+ * with their allowed values. */
 static bool wg_mma_ok(const struct ir_func *f, const struct ir_insn *in, const struct ir_opnd *O)
 {
     struct wg_insn d;
     wg_decode(f, in, &d);
-    if (!wg_form_ok(&d) || in->nopnd < 4)
+    const unsigned isd = wg_isd(&d);
+    if (!wg_form_ok(&d) || in->nopnd < isd + 1)
         return false;
     const bool areg = O[1].kind == OPK_VEC;
     if (areg && d.ta == T_B1)
         return false; /* .b1 A comes from shared memory only */
-    if (in->nopnd != 4 + wg_nimm(&d, areg))
+    if (in->nopnd != isd + 1 + wg_nimm(&d, areg))
         return false;
     if (!wg_vec_ok(f, &O[0], wg_nd(&d), RF_B32, true))
         return false;
@@ -199,14 +221,24 @@ static bool wg_mma_ok(const struct ir_func *f, const struct ir_insn *in, const s
         return false;
     if (!wg_desc_ok(&O[2]))
         return false;
-    if (!((O[3].kind == OPK_REG && O[3].rf == RF_PRED) || O[3].kind == OPK_IMM) ||
-        O[3].slot == IR_NOSLOT)
+    if (d.sp) {
+        const bool meta_ok = O[3].kind == OPK_REG   ? O[3].rf == RF_B32
+                             : O[3].kind == OPK_IMM ? O[3].rf != RF_PRED
+                                                    : false;
+        if (!meta_ok || O[3].slot == IR_NOSLOT)
+            return false;
+        const unsigned nsel = wg_bits(d.ta) == 8 ? 1 : 2;
+        if (O[4].kind != OPK_IMM || O[4].imm.u >= nsel)
+            return false;
+    }
+    if (!((O[isd].kind == OPK_REG && O[isd].rf == RF_PRED) || O[isd].kind == OPK_IMM) ||
+        O[isd].slot == IR_NOSLOT)
         return false;
-    for (unsigned i = 4; i < in->nopnd; i++) {
+    for (unsigned i = isd + 1; i < in->nopnd; i++) {
         if (O[i].kind != OPK_IMM)
             return false;
         const int32_t v = (int32_t)O[i].imm.i; /* the builder keeps 32-bit immediates */
-        if (i < 6 ? v != 1 && v != -1 : v != 0 && v != 1)
+        if (i < isd + 3 ? v != 1 && v != -1 : v != 0 && v != 1)
             return false;
     }
     return true;
@@ -222,8 +254,9 @@ struct wg_cta {
     uint8_t arrived[WG_MAXG];     /* per warpgroup: bit q for warp 4g + q parked at pc */
     uint32_t pc[WG_MAXG];
     const struct xfunc *fn[WG_MAXG];
-    double A[64 * 32];            /* row-major 64 x K (floating point and 8-bit) */
-    double B[32 * 256];           /* row-major K x N */
+    double A[64 * 64];            /* row-major 64 x K (floating point and 8-bit) */
+    double Ac[64 * 32];           /* .sp: the compressed A, 64 x K / 2 */
+    double B[64 * 256];           /* row-major N x K (B transposed) */
     double D[64 * 256];
     uint64_t bA[64][4], bB[256][4]; /* .b1: a row of A, a column of B, 256 bits each */
 };
@@ -261,6 +294,8 @@ struct wg_desc {
     unsigned w; /* 16-byte chunks per swizzle row: 1 (none), 2, 4, 8 */
 };
 
+static uint32_t wg_chunk(const struct wg_desc *d, bool mnmajor, unsigned mn, unsigned kk);
+
 static struct wg_desc wg_desc_decode(uint64_t v)
 {
     struct wg_desc d;
@@ -271,6 +306,14 @@ static struct wg_desc wg_desc_decode(uint64_t v)
     static const unsigned wmode[4] = {1, 8, 4, 2};
     d.w = wmode[v >> 62 & 3];
     return d;
+}
+
+/* See tensor.h. */
+uint32_t wgmma_chunk_addr(uint32_t start, uint32_t lbo, uint32_t sbo, uint32_t base, unsigned W,
+                          bool mnmajor, unsigned mn, unsigned kk)
+{
+    const struct wg_desc d = {start, lbo, sbo, base, W};
+    return wg_chunk(&d, mnmajor, mn, kk);
 }
 
 /* Shared-memory address of a chunk: K-major (row mn, chunk kc) or MN-major (chunk column
@@ -334,9 +377,18 @@ static int wg_gather(struct warp *w, uint32_t pc, uint64_t desc, bool mnmajor, u
     const struct wg_desc d = wg_desc_decode(desc);
     const unsigned eb = wg_bits(t);
     if (!mnmajor) {
-        const unsigned per = 128 / eb; /* elements per chunk */
+        const unsigned per = 128 / eb, nch = K / per; /* elements per chunk, chunks per row */
+        if (d.w > 1 && nch > d.w) {
+            char msg[200];
+            snprintf(msg, sizeof msg,
+                     "wgmma.mma_async.sp: a K-major matrix %c of %u bytes along K in a %u-byte "
+                     "swizzle row (not implemented: how its K chunks continue is not modelled)",
+                     which, 16 * nch, 16 * d.w);
+            interp_fault(w, pc, 0, TRAP_ILLEGAL, 0, 0, 0, false, msg);
+            return -1;
+        }
         for (unsigned r = 0; r < rows; r++)
-            for (unsigned kc = 0; kc < 2; kc++) {
+            for (unsigned kc = 0; kc < nch; kc++) {
                 const uint8_t *p = wg_read(w, pc, wg_chunk(&d, false, r, kc), which, mr);
                 if (!p)
                     return -1;
@@ -395,6 +447,57 @@ static inline unsigned wg_didx(unsigned N, unsigned q, unsigned l, unsigned i)
     return r * N + c;
 }
 
+/* wgmma.mma_async.sp: place the compressed A (s->Ac, 64 x K / 2) into the dense s->A (64 x
+ * K) by the metadata. A row's metadata is a string of 4-bit fields, one per chunk of 4
+ * elements (2 for .tf32) along K: two 2-bit indices in the chunk, the low one for compressed
+ * element 2n, the high one for 2n + 1 (.tf32: 0b0100 the chunk's first element, 0b1110 its
+ * second). Of each group of four lanes (the rows g and g + 8 of the warp's 16), T = 2 lanes
+ * (16-bit and .tf32: lanes 2 sel, 2 sel + 1) or T = 4 (8-bit, sel 0) hold the group's
+ * metadata: lane j of them holds fields 4j .. 4j + 3 of row g in bits 0-15 and of row g + 8 in
+ * bits 16-31 (the mma.sp m16n8k32 / m16n8k64 layouts, per warp of the warpgroup). An index
+ * pair the ISA calls undefined is a fault. */
+static int wg_sparse_expand(struct warp *w, uint32_t pc, struct warp *ws[4],
+                            const struct wg_insn *d, const struct ir_opnd *O, struct wg_cta *s)
+{
+    const unsigned K = d->k, Kc = K / 2;
+    const bool tf32 = wg_bits(d->ta) == 32;
+    const unsigned nfield = tf32 ? K / 2 : K / 4, T = nfield / 4;
+    const unsigned sel = (unsigned)O[4].imm.u;
+    memset(s->A, 0, sizeof(double) * 64 * K);
+    for (unsigned q = 0; q < 4; q++)
+        for (unsigned g = 0; g < 8; g++)
+            for (unsigned j = 0; j < T; j++) {
+                const unsigned lane = 4 * g + (T == 2 ? 2 * sel : 0) + j;
+                const uint32_t meta = (uint32_t)vm_get(ws[q], &O[3], lane);
+                for (unsigned h = 0; h < 2; h++) {
+                    const unsigned r = 16 * q + g + 8 * h;
+                    for (unsigned f = 0; f < 4; f++) {
+                        const unsigned n = 4 * j + f;
+                        const unsigned v = meta >> (16 * h + 4 * f) & 0xf;
+                        const unsigned i0 = v & 3, i1 = v >> 2;
+                        const bool bad = tf32 ? v != 0x4 && v != 0xe : i0 == i1;
+                        if (bad) {
+                            char msg[220];
+                            snprintf(msg, sizeof msg,
+                                     "wgmma.mma_async.sp: sparsity metadata 0x%x for row %u, "
+                                     "chunk %u (lane %u of warp %u) is not a valid index pair "
+                                     "(undefined behaviour)",
+                                     v, r, n, lane, ws[q]->id);
+                            interp_fault(w, pc, 0, TRAP_ILLEGAL, 0, 0, 0, false, msg);
+                            return -1;
+                        }
+                        if (tf32) {
+                            s->A[r * K + 2 * n + (v == 0xe)] = s->Ac[r * Kc + n];
+                        } else {
+                            s->A[r * K + 4 * n + i0] = s->Ac[r * Kc + 2 * n];
+                            s->A[r * K + 4 * n + i1] = s->Ac[r * Kc + 2 * n + 1];
+                        }
+                    }
+                }
+            }
+    return 0;
+}
+
 /* The whole warpgroup's product, executed by its last warp to arrive (w); ws: the four
  * warps. */
 static int wg_product(struct warp *w, uint32_t pc, struct warp *ws[4], const struct ir_insn *in,
@@ -405,16 +508,21 @@ static int wg_product(struct warp *w, uint32_t pc, struct warp *ws[4], const str
     const unsigned N = d.n, K = d.k;
     const bool areg = O[1].kind == OPK_VEC;
     const struct warp *w0 = ws[0];
-    const bool negA = in->nopnd > 4 && (int32_t)O[4].imm.i == -1;
-    const bool negB = in->nopnd > 5 && (int32_t)O[5].imm.i == -1;
-    const bool transA = !areg && in->nopnd > 6 && O[6].imm.i == 1;
-    const bool transB = in->nopnd > 6 && O[in->nopnd - 1].imm.i == 1;
-    const bool scaled = (O[3].kind == OPK_IMM ? O[3].imm.i : (int64_t)vm_get(w0, &O[3], 0)) != 0;
+    const unsigned isd = wg_isd(&d);
+    const bool negA = in->nopnd > isd + 1 && (int32_t)O[isd + 1].imm.i == -1;
+    const bool negB = in->nopnd > isd + 2 && (int32_t)O[isd + 2].imm.i == -1;
+    const bool transA = !areg && in->nopnd > isd + 3 && O[isd + 3].imm.i == 1;
+    const bool transB = in->nopnd > isd + 3 && O[in->nopnd - 1].imm.i == 1;
+    const bool scaled =
+        (O[isd].kind == OPK_IMM ? O[isd].imm.i : (int64_t)vm_get(w0, &O[isd], 0)) != 0;
     const unsigned nd = wg_nd(&d);
+    /* A as stored: 64 x K, or for .sp the compressed 64 x K / 2 */
+    const unsigned Ka = d.sp ? K / 2 : K;
+    double *const As = d.sp ? s->Ac : s->A;
 
     /* A */
     if (areg) {
-        const unsigned ba = wg_bits(d.ta), na = 64 * K / 128; /* elements per lane */
+        const unsigned ba = wg_bits(d.ta), na = 64 * Ka / 128; /* elements per lane */
         for (unsigned q = 0; q < 4; q++)
             for (unsigned l = 0; l < 32; l++)
                 for (unsigned i = 0; i < na; i++) {
@@ -424,14 +532,16 @@ static int wg_product(struct warp *w, uint32_t pc, struct warp *ws[4], const str
                     unsigned r, c;
                     wg_arc(d.ta, q, l, i, &r, &c);
                     const double v = wg_val(d.ta, b);
-                    s->A[r * K + c] = negA ? -v : v;
+                    As[r * Ka + c] = negA ? -v : v;
                 }
     } else {
         const uint64_t da = vm_get(w0, &O[1], 0);
-        if (wg_gather(w, pc, da, transA, 64, K, d.ta, negA, s->A, d.ta == T_B1 ? s->bA : NULL,
+        if (wg_gather(w, pc, da, transA, 64, Ka, d.ta, negA, As, d.ta == T_B1 ? s->bA : NULL,
                       'A', mr))
             return -1;
     }
+    if (d.sp && wg_sparse_expand(w, pc, ws, &d, O, s))
+        return -1;
     /* B, as rows n of K elements (B^T) */
     const uint64_t db = vm_get(w0, &O[2], 0);
     if (wg_gather(w, pc, db, transB, N, K, d.tb, negB, s->B, d.tb == T_B1 ? s->bB : NULL, 'B',
@@ -596,7 +706,8 @@ int wgmma_sync(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in
 bool wgmma_supported(const struct ir_func *f, const struct ir_insn *in, const struct ir_opnd *O)
 {
     switch (in->op) {
-    case OP_WGMMA_MMA_ASYNC: return wg_mma_ok(f, in, O);
+    case OP_WGMMA_MMA_ASYNC:
+    case OP_WGMMA_MMA_ASYNC_SP: return wg_mma_ok(f, in, O);
     case OP_WGMMA_FENCE:
     case OP_WGMMA_COMMIT_GROUP: return in->nopnd == 0;
     case OP_WGMMA_WAIT_GROUP: return in->nopnd == 1 && O[0].kind == OPK_IMM;
@@ -614,8 +725,10 @@ const char *wgmma_unsupported_why(const struct ir_func *f, const struct ir_insn 
                "m64nNk8 .tf32, m64nNk32 .e4m3/.e5m2 and .s8/.u8, m64nNk256 .b1 .and.popc forms "
                "with A from a descriptor or registers; not this form or operand list)";
     case OP_WGMMA_MMA_ASYNC_SP:
-        return "unsupported (wgmma.mma_async.sp: sparse warpgroup matrix multiply not "
-               "implemented)";
+        return "unsupported (wgmma.mma_async.sp: implemented are the m64nNk32 .f16/.bf16, "
+               "m64nNk16 .tf32, m64nNk64 .e4m3/.e5m2 and .s8/.u8 forms with A from a "
+               "descriptor or registers, sp-meta a register, sp-sel a constant the type "
+               "allows; not this form or operand list)";
     case OP_WGMMA_FENCE:
     case OP_WGMMA_COMMIT_GROUP:
     case OP_WGMMA_WAIT_GROUP: return "unsupported (wgmma: malformed operands)";

@@ -7,6 +7,8 @@
 #   fixtures/ptx/sm_75/NAME.ptx    nvcc -arch=sm_75 -ptx -O3
 #   fixtures/ptx/sm_80/NAME.ptx    nvcc -arch=sm_80 -ptx -O3
 #   fixtures/ptx/sm_90/NAME.ptx    nvcc -arch=sm_90 -ptx -O3
+#   fixtures/ptx/sm_100/NAME.ptx   nvcc -arch=sm_100a -ptx -O3 (only the sources that need
+#                                  sm_100 or later: `// fixtures: sm_100a`)
 #   fixtures/ptx/sm_80_G/NAME.ptx  nvcc -arch=sm_80 -ptx -O3 -G   (device debug)
 #   fixtures/ptx/sm_90_L/NAME.ptx  nvcc -arch=sm_90 -ptx -O3 -lineinfo   (source lines,
 #                                  inlining chains: .loc … inlined_at)
@@ -26,7 +28,7 @@
 #                in) and embedding PTX for compute_80; skipped when newer
 #                than the source.
 #   --out DIR    write DIR/sm_XX/NAME.ptx instead (tests/fixtures_uptodate.t)
-#   --variants   which of the five directories to generate (default: all)
+#   --variants   which of the six directories to generate (default: all)
 #
 # Needs nvcc (PATH, $NVCC or /usr/local/cuda/bin/nvcc).
 set -euo pipefail
@@ -36,7 +38,7 @@ cd "$root"
 
 exe=0
 out=fixtures/ptx
-variants="sm_75 sm_80 sm_90 sm_80_G sm_90_L"
+variants="sm_75 sm_80 sm_90 sm_100 sm_80_G sm_90_L"
 names=()
 while [ $# -gt 0 ]; do
     case $1 in
@@ -88,6 +90,8 @@ gen_one() {
     local variant=$1 name=$2 arch=${1%_[GL]} flags=()
     local need
     need=$(min_sm "$name")
+    # variants of sm_100 and later hold only the sources that need them
+    [ "${arch#sm_}" -lt 100 ] || [ "${need%a}" -ge 100 ] || return 0
     case $need in
     *a) [ "${arch#sm_}" = "${need%a}" ] || return 0
         arch=${arch}a ;;

@@ -81,7 +81,14 @@ for my $src (@srcs) {
         # The real libcudart is in the ld.so cache: make sure it is ours.
         push @why, "# $exe would load libcudart.so.13 from '$where', not $libdir\n";
     } else {
-        my ($code, $out, $err, $to) = run_cmd(\%env, "./$exe");
+        # a program that needs an architecture newer than the emulated default (sm_90) runs
+        # on that device: `// fixtures: sm_100a` -> PTXEMU_DEVICE=sm=100
+        my %penv = %env;
+        if (open(my $sfh, '<', $src)) {
+            my $l = <$sfh> // '';
+            $penv{PTXEMU_DEVICE} = "sm=$1" if $l =~ m{^// fixtures: sm_(\d+)} && $1 > 90;
+        }
+        my ($code, $out, $err, $to) = run_cmd(\%penv, "./$exe");
         my $expected = "fixtures/cuda/$name.expected";
         if ($to) {
             push @why, "# timed out after ${timeout}s\n";

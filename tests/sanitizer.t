@@ -442,8 +442,15 @@ for my $src (@fixtures) {
         ok_(0, "--check all: $name", "nvcc failed to build $exe");
         next;
     }
-    my ($st, $out, $err) = run({%asan}, $ptxemu, 'run', '--check', 'all', '--error-exitcode', '99',
-        '--', "./$exe");
+    # a program that needs an architecture newer than the emulated default (sm_90) runs on
+    # that device, as in cuda_programs.t: `// fixtures: sm_100a` -> --device sm=100
+    my @dev;
+    if (open(my $sfh, '<', "fixtures/cuda/$name.cu")) {
+        my $l = <$sfh> // '';
+        @dev = ('--device', "sm=$1") if $l =~ m{^// fixtures: sm_(\d+)} && $1 > 90;
+    }
+    my ($st, $out, $err) = run({%asan}, $ptxemu, 'run', @dev, '--check', 'all',
+        '--error-exitcode', '99', '--', "./$exe");
     my $rep = report($err);
     # leaks' host frames: those of a program built without -rdynamic, through the C library,
     # depend on the toolchain (leak.cu's are asserted above)

@@ -1,0 +1,633 @@
+/*
+ * interp/tcgen05.c — the 5th-generation tensor core (sm_100a): tensor memory and the tcgen05
+ * instructions a Blackwell GEMM needs. One call per warp instruction (interp/ops/tensor.inc).
+ *
+ * Tensor memory (PTX ISA "Tensor Memory"): per CTA 128 lanes x 512 columns of 32-bit cells
+ * (struct tc5_cta, allocated at a CTA slot's first tcgen05 instruction, cleared for each CTA
+ * that used it). A tensor-memory address is lane << 16 | column. Columns are allocated in
+ * units of 32:
+ *   tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [dst], ncols — ncols a power of
+ *     two in 32 .. 512; the lowest free run of ncols columns starting at a multiple of ncols
+ *     (the emulator's choice: the ISA does not say where) is taken and its address (lane 0)
+ *     stored at dst. An allocation the free columns cannot satisfy would block until another
+ *     warp frees columns; the emulator reports it as a fault instead (its CTA owns the whole
+ *     tensor memory, and a GEMM that allocates more than 512 columns deadlocks on a GPU too
+ *     unless it frees them concurrently). After relinquish_alloc_permit, alloc is a fault.
+ *   tcgen05.dealloc.cta_group::1.sync.aligned.b32 taddr, ncols — every column of taddr's
+ *     column .. + ncols must be allocated (a fault otherwise).
+ * tcgen05.ld / tcgen05.st .sync.aligned.32x32b.xN.b32: warp w reaches lanes 32 (w % 4) ..
+ *   32 (w % 4) + 31 only (the ISA's data-path restriction); lane l of the warp reads or writes
+ *   N consecutive columns of tensor-memory lane taddr.lane + l from taddr's column into its N
+ *   registers. Every cell touched must be inside an allocation (a fault naming the address
+ *   otherwise). The loads and stores complete at once, so tcgen05.wait::ld / ::st have nothing
+ *   to wait for (they check that the whole warp executes them).
+ * tcgen05.mma.cta_group::1.kind::{f16,tf32,f8f6f4,i8} [d], a-desc | [a-tmem], b-desc, idesc,
+ *   enable-input-d: each executing lane issues one MMA, completed when issued. The
+ *   instruction descriptor (ISA "Instruction descriptor"): bit 2 sparsity (must be 0), 3
+ *   saturate (.kind::i8), 4-5 D type (1 = f32, 2 = s32 for .kind::i8; f16 D is a fault, not
+ *   implemented), 7-9 / 10-12 A / B type (kind::f16: 0 f16, 1 bf16; kind::tf32: 2;
+ *   kind::f8f6f4: 0 e4m3, 1 e5m2, the 6- and 4-bit types a fault; kind::i8: 0 u8, 1 s8), 13 /
+ *   14 negate A / B, 15 / 16 A / B MN-major (16-bit types only; otherwise a fault), 17-22 N >> 3,
+ *   24-28 M >> 4. M = 128 (M = 64 is a fault: its tensor-memory layout is not modelled), N =
+ *   16 .. 256 step 16, K = 16 (f16/bf16), 8 (tf32) or 32 (8-bit). .kind::i8 sums are exact and
+ *   wrap to 32 bits (saturate: clamp). A and B come from shared memory through the tcgen05
+ *   shared-memory descriptor (0-13 start >> 4, 16-29 LBO >> 4, 32-45 SBO >> 4, 46-48 0b001,
+ *   49-51 base offset, 52 LBO mode (absolute: refused), 61-63 swizzle 0 none, 2 128B, 4 64B,
+ *   6 32B; 1 = 128B with 32B atomicity is refused), in the canonical K-major / MN-major
+ *   layouts of wgmma (wgmma_chunk_addr); A may instead come from tensor memory: row i is
+ *   lane a.lane + i, its K elements packed low to high from column a.col (four 8-bit, two
+ *   16-bit elements or one tf32 per column). D row i is lane d.lane + i (d.lane must be 0), element j column
+ *   d.col + j, f32. Numerics as wgmma: exact products in double summed in k order onto D (or
+ *   0 when enable-input-d is false), rounded once to f32; tf32 inputs keep their 19 high bits.
+ * tcgen05.commit.cta_group::1.mbarrier::arrive::one{.shared::cluster}.b64 [mbar]: the MMAs
+ *   before it have completed, so each executing lane arrives once on the mbarrier at once.
+ * tcgen05.fence::before_thread_sync / ::after_thread_sync order nothing further.
+ * Everything else (cta_group::2, the other ld/st shapes, .pack / .unpack, tcgen05.cp, shift,
+ * ld.red, the sparse / block-scaled / weight-stationary MMAs, collector usage,
+ * disable-output-lane, scale-input-d, commit multicast) is refused at load with the reason.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "interp/internal.h"
+#include "interp/ops/helpers.h"
+#include "interp/tensor.h"
+
+enum { TM_LANES = 128, TM_COLS = 512, TM_UNIT = 32 };
+
+/* A CTA's tensor memory. */
+struct tc5_cta {
+    uint32_t cell[TM_LANES][TM_COLS];
+    uint16_t alloc;    /* bit u: columns 32u .. 32u + 31 are allocated */
+    bool relinquished; /* tcgen05.relinquish_alloc_permit executed */
+    bool dirty;        /* cells written since the CTA began */
+    double A[128 * 32], B[256 * 32]; /* the MMA's operands, row-major, K = 32 at most */
+};
+
+/* ====================================================================== decoding */
+
+/* What the modifiers of a tcgen05 instruction say. */
+struct tc5_insn {
+    unsigned num;        /* .xN of ld / st: N (0 when absent) */
+    bool shape32x32b;
+    bool cta1;           /* .cta_group::1 */
+    bool kind_f16, kind_tf32, kind_f8f6f4, kind_i8;
+    bool arrive_one;
+    bool other;          /* a modifier not implemented */
+};
+
+static void tc5_decode(const struct ir_func *f, const struct ir_insn *in, struct tc5_insn *d)
+{
+    memset(d, 0, sizeof *d);
+    for (unsigned i = 0; i < in->nmod && in->mod + i < f->nmods; i++) {
+        const enum ir_mod md = (enum ir_mod)f->mods[in->mod + i];
+        switch (md) {
+        case MOD_SYNC: case MOD_ALIGNED: case MOD_SHARED_CTA: case MOD_SHARED_CLUSTER: break;
+        case MOD_CTA_GROUP_1: d->cta1 = true; break;
+        case MOD_SHAPE_32X32B: d->shape32x32b = true; break;
+        case MOD_X1: d->num = 1; break;
+        case MOD_X2: d->num = 2; break;
+        case MOD_X4: d->num = 4; break;
+        case MOD_X8: d->num = 8; break;
+        case MOD_X16: d->num = 16; break;
+        case MOD_X32: d->num = 32; break;
+        case MOD_X64: d->num = 64; break;
+        case MOD_X128: d->num = 128; break;
+        case MOD_KIND_F16: d->kind_f16 = true; break;
+        case MOD_KIND_TF32: d->kind_tf32 = true; break;
+        case MOD_KIND_F8F6F4: d->kind_f8f6f4 = true; break;
+        case MOD_KIND_I8: d->kind_i8 = true; break;
+        case MOD_MBARRIER_ARRIVE_ONE: d->arrive_one = true; break;
+        default:
+            if (ir_mod_kind(md) != MK_TYPE)
+                d->other = true;
+            break;
+        }
+    }
+}
+
+/* A 32-bit register or constant. */
+static bool tc5_u32_ok(const struct ir_opnd *o)
+{
+    return (o->kind == OPK_REG && o->rf == RF_B32) ||
+           (o->kind == OPK_IMM && o->rf != RF_PRED && o->slot != IR_NOSLOT);
+}
+
+/* The register vector of N .b32 registers (a single register for N = 1). */
+static bool tc5_regs_ok(const struct ir_func *f, const struct ir_opnd *o, unsigned n, bool dst)
+{
+    if (o->kind == OPK_REG)
+        return n == 1 && o->rf == RF_B32 && o->slot != IR_NOSLOT;
+    if (o->kind != OPK_VEC || o->n != n || o->first + n > f->nopnds)
+        return false;
+    for (unsigned k = 0; k < n; k++) {
+        const struct ir_opnd *e = &f->opnds[o->first + k];
+        if (!(e->kind == OPK_REG || (!dst && e->kind == OPK_IMM)) || e->rf != RF_B32 ||
+            e->slot == IR_NOSLOT)
+            return false;
+    }
+    return true;
+}
+
+/* A memory operand holding a tensor-memory address ([taddr], no variable). */
+static bool tc5_taddr_ok(const struct ir_opnd *o)
+{
+    return o->kind == OPK_ADDR && o->sym == IR_NOSYM && o->slot != IR_NOSLOT && o->rf == RF_B32;
+}
+
+/* See tensor.h. */
+bool tcgen05_supported(const struct ir_func *f, const struct ir_insn *in, const struct ir_opnd *O)
+{
+    struct tc5_insn d;
+    switch (in->op) {
+    case OP_TCGEN05_ALLOC:
+    case OP_TCGEN05_DEALLOC:
+    case OP_TCGEN05_RELINQUISH_ALLOC_PERMIT:
+    case OP_TCGEN05_LD:
+    case OP_TCGEN05_ST:
+    case OP_TCGEN05_WAIT_LD:
+    case OP_TCGEN05_WAIT_ST:
+    case OP_TCGEN05_MMA:
+    case OP_TCGEN05_COMMIT:
+    case OP_TCGEN05_FENCE_BEFORE:
+    case OP_TCGEN05_FENCE_AFTER: break;
+    default: return false;
+    }
+    tc5_decode(f, in, &d);
+    if (d.other)
+        return false;
+    switch (in->op) {
+    case OP_TCGEN05_ALLOC:
+        return d.cta1 && in->nopnd == 2 && O[0].kind == OPK_ADDR && tc5_u32_ok(&O[1]);
+    case OP_TCGEN05_DEALLOC:
+        return d.cta1 && in->nopnd == 2 && tc5_u32_ok(&O[0]) && tc5_u32_ok(&O[1]);
+    case OP_TCGEN05_RELINQUISH_ALLOC_PERMIT: return d.cta1 && in->nopnd == 0;
+    case OP_TCGEN05_LD:
+        return d.shape32x32b && d.num && in->nopnd == 2 && tc5_regs_ok(f, &O[0], d.num, true) &&
+               tc5_taddr_ok(&O[1]);
+    case OP_TCGEN05_ST:
+        return d.shape32x32b && d.num && in->nopnd == 2 && tc5_taddr_ok(&O[0]) &&
+               tc5_regs_ok(f, &O[1], d.num, false);
+    case OP_TCGEN05_WAIT_LD:
+    case OP_TCGEN05_WAIT_ST:
+    case OP_TCGEN05_FENCE_BEFORE:
+    case OP_TCGEN05_FENCE_AFTER: return in->nopnd == 0;
+    case OP_TCGEN05_MMA:
+        return d.cta1 && d.kind_f16 + d.kind_tf32 + d.kind_f8f6f4 + d.kind_i8 == 1 &&
+               in->nopnd == 5 && tc5_taddr_ok(&O[0]) &&
+               (tc5_taddr_ok(&O[1]) ||
+                ((O[1].kind == OPK_REG || O[1].kind == OPK_IMM) && O[1].rf == RF_B64)) &&
+               (O[2].kind == OPK_REG || O[2].kind == OPK_IMM) && O[2].rf == RF_B64 &&
+               tc5_u32_ok(&O[3]) &&
+               ((O[4].kind == OPK_REG && O[4].rf == RF_PRED) || O[4].kind == OPK_IMM);
+    case OP_TCGEN05_COMMIT:
+        return d.cta1 && d.arrive_one && in->nopnd == 1 && O[0].kind == OPK_ADDR;
+    default: return false;
+    }
+}
+
+/* See tensor.h. */
+const char *tcgen05_unsupported_why(const struct ir_func *f, const struct ir_insn *in)
+{
+    (void)f;
+    switch (in->op) {
+    case OP_TCGEN05_ALLOC:
+    case OP_TCGEN05_DEALLOC:
+    case OP_TCGEN05_RELINQUISH_ALLOC_PERMIT:
+        return "unsupported (tcgen05 allocation: implemented are the .cta_group::1 forms; "
+               "not .cta_group::2 or this operand list)";
+    case OP_TCGEN05_LD:
+    case OP_TCGEN05_ST:
+        return "unsupported (tcgen05.ld / tcgen05.st: implemented is the .32x32b shape "
+               "(.x1 .. .x128) without .pack::16b / .unpack::16b; not this form)";
+    case OP_TCGEN05_LD_RED: return "unsupported (tcgen05.ld.red: not implemented)";
+    case OP_TCGEN05_CP: return "unsupported (tcgen05.cp: not implemented)";
+    case OP_TCGEN05_SHIFT: return "unsupported (tcgen05.shift: not implemented)";
+    case OP_TCGEN05_MMA:
+        return "unsupported (tcgen05.mma: implemented are .cta_group::1 .kind::f16, "
+               ".kind::tf32, .kind::f8f6f4 and .kind::i8 with [d-tmem], an A descriptor or "
+               "[a-tmem], a B descriptor, the instruction descriptor and enable-input-d; not "
+               "block scaling, collector usage, disable-output-lane, scale-input-d or "
+               ".cta_group::2)";
+    case OP_TCGEN05_MMA_SP:
+    case OP_TCGEN05_MMA_WS:
+    case OP_TCGEN05_MMA_WS_SP:
+        return "unsupported (tcgen05.mma.sp / .ws: sparse and weight-stationary MMAs are not "
+               "implemented)";
+    case OP_TCGEN05_COMMIT:
+        return "unsupported (tcgen05.commit: implemented is .cta_group::1 "
+               ".mbarrier::arrive::one on one mbarrier; not multicast)";
+    case OP_TCGEN05_WAIT_LD:
+    case OP_TCGEN05_WAIT_ST:
+    case OP_TCGEN05_FENCE_BEFORE:
+    case OP_TCGEN05_FENCE_AFTER: return "unsupported (tcgen05: malformed operands)";
+    default: return NULL;
+    }
+}
+
+/* ====================================================================== per-CTA state */
+
+/* See tensor.h. */
+void tcgen05_cta_reset(struct cta *c)
+{
+    struct tc5_cta *t = c->tm;
+    if (!t)
+        return;
+    if (t->dirty)
+        memset(t->cell, 0, sizeof t->cell);
+    t->alloc = 0;
+    t->relinquished = false;
+    t->dirty = false;
+}
+
+/* See tensor.h. */
+void tcgen05_cta_free(struct cta *c)
+{
+    free(c->tm);
+    c->tm = NULL;
+}
+
+/* ====================================================================== execution */
+
+static const char *tc5_name(const struct ir_insn *in)
+{
+    return ir_op_name((enum ir_op)in->op);
+}
+
+/* A .sync.aligned instruction must be executed by the whole warp. */
+static int tc5_whole_warp(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in)
+{
+    if (M == 0xffffffffu)
+        return 0;
+    char msg[160];
+    snprintf(msg, sizeof msg,
+             "%s: a .sync.aligned instruction executed by lanes %08x, not by the whole warp",
+             tc5_name(in), M);
+    interp_fault(w, pc, (unsigned)__builtin_ctz(~M), TRAP_ILLEGAL, 0, 0, 0, false, msg);
+    return -1;
+}
+
+/* Is every column of cols .. cols + n - 1 allocated? */
+static bool tc5_allocated(const struct tc5_cta *t, uint32_t col, uint32_t n)
+{
+    if (col + n > TM_COLS || n == 0)
+        return false;
+    for (uint32_t u = col / TM_UNIT; u <= (col + n - 1) / TM_UNIT; u++)
+        if (!(t->alloc >> u & 1))
+            return false;
+    return true;
+}
+
+/* A fault on tensor memory (the message names the tensor-memory address; tensor memory is
+ * no address space of the report's, so the kind is an illegal instruction). */
+static void tc5_fault(struct warp *w, uint32_t pc, unsigned l, const char *msg)
+{
+    interp_fault(w, pc, l, TRAP_ILLEGAL, 0, 0, 0, false, msg);
+}
+
+static int tc5_alloc(struct warp *w, uint32_t pc, const struct ir_opnd *O, struct tc5_cta *t,
+                     const struct tc_mem *mr)
+{
+    char msg[240];
+    const uint32_t n = (uint32_t)vm_get(w, &O[1], 0);
+    if (n < 32 || n > TM_COLS || (n & (n - 1))) {
+        snprintf(msg, sizeof msg,
+                 "tcgen05.alloc: %u columns (must be a power of 2 from 32 to 512)", n);
+        interp_fault(w, pc, 0, TRAP_ILLEGAL, 0, 0, 0, false, msg);
+        return -1;
+    }
+    if (t->relinquished) {
+        interp_fault(w, pc, 0, TRAP_ILLEGAL, 0, 0, 0, false,
+                     "tcgen05.alloc: the CTA executed tcgen05.relinquish_alloc_permit before");
+        return -1;
+    }
+    const unsigned units = n / TM_UNIT;
+    const uint16_t mask = (uint16_t)((1u << units) - 1);
+    unsigned u = 0;
+    for (; u < TM_COLS / TM_UNIT; u += units)
+        if (!(t->alloc & (uint16_t)(mask << u)))
+            break;
+    if (u >= TM_COLS / TM_UNIT) {
+        snprintf(msg, sizeof msg,
+                 "tcgen05.alloc: %u columns requested, columns allocated %04x (a bit per 32 of "
+                 "512): the allocation would block until another warp frees columns",
+                 n, t->alloc);
+        interp_fault(w, pc, 0, TRAP_ILLEGAL, 0, 0, 0, false, msg);
+        return -1;
+    }
+    const uint32_t addr = u * TM_UNIT; /* lane 0 */
+    const unsigned xs = vm_xs(w, &O[0]);
+    const uint64_t ad = vm_addr(w, &O[0], 0);
+    uint8_t *p;
+    const int k = vm_xlate(w, xs, 0, ad, 4, true, &p);
+    if (k || vm_xs_space(xs, ad) != SP_SHARED) {
+        interp_fault(w, pc, 0, k ? (enum trap_kind)k : TRAP_ILLEGAL, ad, 4, vm_xs_space(xs, ad),
+                     true, "tcgen05.alloc: the destination is not shared memory of the CTA");
+        return -1;
+    }
+    t->alloc |= (uint16_t)(mask << u);
+    memcpy(p, &addr, 4);
+    tc_mem_report(mr, 0, ad, xs, 4, true, p);
+    return 0;
+}
+
+static int tc5_dealloc(struct warp *w, uint32_t pc, const struct ir_opnd *O, struct tc5_cta *t)
+{
+    const uint32_t a = (uint32_t)vm_get(w, &O[0], 0), n = (uint32_t)vm_get(w, &O[1], 0);
+    const uint32_t col = a & 0xffff;
+    if (n < 32 || n > TM_COLS || (n & (n - 1)) || (a >> 16) != 0 || col % TM_UNIT ||
+        !tc5_allocated(t, col, n)) {
+        char msg[240];
+        snprintf(msg, sizeof msg,
+                 "tcgen05.dealloc: columns %u .. %u at tensor-memory address 0x%08x are not "
+                 "all allocated (allocated %04x, a bit per 32 of 512 columns; ncols must be a "
+                 "power of 2 from 32 to 512)",
+                 col, col + n - 1, a, t->alloc);
+        tc5_fault(w, pc, 0, msg);
+        return -1;
+    }
+    t->alloc &= (uint16_t)~(((1u << (n / TM_UNIT)) - 1) << (col / TM_UNIT));
+    return 0;
+}
+
+/* tcgen05.ld / st .32x32b.xN: lane l <-> tensor-memory lane taddr.lane + l, N columns. */
+static int tc5_ldst(struct warp *w, uint32_t pc, const struct ir_insn *in,
+                    const struct ir_opnd *O, struct tc5_cta *t, unsigned num)
+{
+    const bool ld = in->op == OP_TCGEN05_LD;
+    const struct ir_opnd *ao = ld ? &O[1] : &O[0], *ro = ld ? &O[0] : &O[1];
+    const uint32_t a = (uint32_t)vm_addr(w, ao, 0);
+    const uint32_t lane0 = a >> 16, col = a & 0xffff, q = w->id % 4;
+    char msg[240];
+    if (lane0 != 32 * q) {
+        snprintf(msg, sizeof msg,
+                 "%s: tensor-memory address 0x%08x: warp %u (%u of its warpgroup) reaches lanes "
+                 "%u .. %u only, the .32x32b shape lanes %u .. %u",
+                 tc5_name(in), a, w->id, q, 32 * q, 32 * q + 31, lane0, lane0 + 31);
+        tc5_fault(w, pc, 0, msg);
+        return -1;
+    }
+    if (!tc5_allocated(t, col, num)) {
+        snprintf(msg, sizeof msg,
+                 "%s: columns %u .. %u at tensor-memory address 0x%08x are not all allocated "
+                 "(allocated %04x, a bit per 32 of 512 columns)",
+                 tc5_name(in), col, col + num - 1, a, t->alloc);
+        tc5_fault(w, pc, 0, msg);
+        return -1;
+    }
+    for (unsigned j = 0; j < num; j++) {
+        const struct ir_opnd e = ro->kind == OPK_VEC ? vm_elem(w->fn, ro, j) : *ro;
+        for (unsigned l = 0; l < 32; l++) {
+            uint32_t *cell = &t->cell[lane0 + l][col + j];
+            if (ld)
+                w->r32[e.slot][l].u = *cell;
+            else
+                *cell = (uint32_t)vm_get(w, &e, l);
+        }
+    }
+    if (!ld)
+        t->dirty = true;
+    return 0;
+}
+
+/* ---------------------------------------------------------------------- mma */
+
+/* The tcgen05 shared-memory descriptor: fills start / lbo / sbo / base / W; -1 after a fault
+ * on a form not implemented or invalid. */
+static int tc5_desc(struct warp *w, uint32_t pc, unsigned l, uint64_t v, char which,
+                    uint32_t f[4], unsigned *W)
+{
+    char msg[200];
+    const unsigned sw = (unsigned)(v >> 61);
+    static const unsigned wmode[8] = {1, 0, 8, 0, 4, 0, 2, 0};
+    const char *bad = NULL;
+    if ((v >> 46 & 7) != 1)
+        bad = "bits 46-48 are not the fixed 0b001 of a tcgen05 descriptor";
+    else if (v >> 52 & 1)
+        bad = "the absolute leading-dimension address mode (sm_103a) is not implemented";
+    else if (sw == 1)
+        bad = "128-byte swizzling with 32-byte atomicity is not implemented";
+    else if (!wmode[sw])
+        bad = "its swizzling mode is invalid";
+    if (bad) {
+        snprintf(msg, sizeof msg, "tcgen05.mma: matrix %c descriptor 0x%016llx: %s", which,
+                 (unsigned long long)v, bad);
+        interp_fault(w, pc, l, TRAP_ILLEGAL, 0, 0, 0, false, msg);
+        return -1;
+    }
+    f[0] = (uint32_t)(v & 0x3fff) << 4;
+    f[1] = (uint32_t)(v >> 16 & 0x3fff) << 4;
+    f[2] = (uint32_t)(v >> 32 & 0x3fff) << 4;
+    f[3] = (uint32_t)(v >> 49 & 7);
+    *W = wmode[sw];
+    return 0;
+}
+
+/* Element bits -> value; t an ir type (T_F16, T_BF16, T_TF32, T_E4M3, T_E5M2, T_S8, T_U8). */
+static inline double tc5_val(unsigned t, uint32_t b)
+{
+    switch (t) {
+    case T_F16: return fpu_h2d((uint16_t)b, 0);
+    case T_BF16: return fpu_h2d((uint16_t)b, 1);
+    case T_TF32: return (double)fpu_u2f(b & 0xffffe000u);
+    case T_E4M3: return fpu_unpack(b & 0xff, FPU_E4M3);
+    case T_E5M2: return fpu_unpack(b & 0xff, FPU_E5M2);
+    case T_S8: return (int8_t)(uint8_t)b;
+    default: return (uint8_t)b;
+    }
+}
+
+/* Bits of an element of ir type t. */
+static unsigned tc5_bits(unsigned t)
+{
+    return t == T_TF32 ? 32 : t == T_F16 || t == T_BF16 ? 16 : 8;
+}
+
+/* Gather a matrix (rows x K, K-major or MN-major) from shared memory into dense[row * K + k]. */
+static int tc5_gather(struct warp *w, uint32_t pc, unsigned l, const uint32_t f[4], unsigned W,
+                      bool mn, unsigned rows, unsigned K, unsigned t, bool neg, double *dense,
+                      char which, const struct tc_mem *mr)
+{
+    const struct cta *c = w->cta;
+    const unsigned eb = tc5_bits(t), per = 128 / eb;
+    if (mn && eb != 16) {
+        interp_fault(w, pc, l, TRAP_ILLEGAL, 0, 0, 0, false,
+                     "tcgen05.mma: an MN-major operand of 8-bit or tf32 elements is not "
+                     "implemented");
+        return -1;
+    }
+    const unsigned nch = mn ? K : K / per, ngrp = mn ? rows / 8 : rows;
+    for (unsigned r = 0; r < ngrp; r++)
+        for (unsigned kc = 0; kc < nch; kc++) {
+            const uint32_t a = wgmma_chunk_addr(f[0], f[1], f[2], f[3], W, mn, mn ? 8 * r : r, kc);
+            if ((uint64_t)a + 16 > c->shared_size) {
+                char msg[160];
+                snprintf(msg, sizeof msg,
+                         "tcgen05.mma: matrix %c reaches shared bytes %u..%u, past the CTA's %u",
+                         which, a, a + 15, c->shared_size);
+                interp_fault(w, pc, l, TRAP_OOB, a, 16, SP_SHARED, false, msg);
+                return -1;
+            }
+            const uint8_t *p = c->shared + a;
+            if (mr)
+                mr->fn(mr->ctx, l, a, 16, false, SP_SHARED, p);
+            for (unsigned e = 0; e < per; e++) {
+                uint32_t b = 0;
+                memcpy(&b, p + e * eb / 8, eb / 8);
+                const double v = neg ? -tc5_val(t, b) : tc5_val(t, b);
+                if (mn)
+                    dense[(8 * r + e) * K + kc] = v;
+                else
+                    dense[r * K + kc * per + e] = v;
+            }
+        }
+    return 0;
+}
+
+/* One tcgen05.mma of lane l. */
+static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_opnd *O,
+                   const struct tc5_insn *d, struct tc5_cta *t, const struct tc_mem *mr)
+{
+    char msg[240];
+    const uint32_t da = (uint32_t)vm_addr(w, &O[0], l);
+    const uint32_t id = (uint32_t)vm_get(w, &O[3], l);
+    const bool acc = (O[4].kind == OPK_IMM ? O[4].imm.i : (int64_t)vm_get(w, &O[4], l)) != 0;
+    const unsigned dt = id >> 4 & 3, at = id >> 7 & 7, bt = id >> 10 & 7;
+    const unsigned N = (id >> 17 & 63) << 3, M = (id >> 24 & 31) << 4;
+    const bool negA = id >> 13 & 1, negB = id >> 14 & 1, mnA = id >> 15 & 1, mnB = id >> 16 & 1;
+    const bool satf = id >> 3 & 1;
+    /* the element types of the .kind's codes (0 where the code is not implemented) */
+    static const unsigned f16t[8] = {T_F16, T_BF16}, f8t[8] = {T_E4M3, T_E5M2},
+                          i8t[8] = {T_U8, T_S8};
+    const unsigned *codes = d->kind_f16 ? f16t : d->kind_f8f6f4 ? f8t : i8t;
+    const unsigned ta = d->kind_tf32 ? (at == 2 ? T_TF32 : 0) : codes[at];
+    const unsigned tb = d->kind_tf32 ? (bt == 2 ? T_TF32 : 0) : codes[bt];
+    const char *bad = NULL;
+    if (id & 4)
+        bad = "the sparsity bit is set (a dense tcgen05.mma)";
+    else if (d->kind_i8 ? dt != 2 : dt != 1)
+        bad = "D type not f32 (.kind::i8: s32); f16 D is not implemented";
+    else if (!ta || !tb || (d->kind_f16 && tb != ta))
+        bad = "A / B types not of the .kind (e2m3 / e3m2 / e2m1 not implemented)";
+    else if (d->kind_i8 && (negA || negB))
+        bad = "negation with .kind::i8";
+    else if (satf && !d->kind_i8)
+        bad = "saturation outside .kind::i8";
+    else if (M != 128)
+        bad = "M other than 128 (M = 64 not implemented)";
+    else if (N < 16 || N > 256 || N % 16)
+        bad = "N not 16 .. 256 in steps of 16";
+    if (bad) {
+        snprintf(msg, sizeof msg, "tcgen05.mma: instruction descriptor 0x%08x: %s", id, bad);
+        interp_fault(w, pc, l, TRAP_ILLEGAL, 0, 0, 0, false, msg);
+        return -1;
+    }
+    const unsigned eb = tc5_bits(ta), K = 256 / eb;
+    const uint32_t dcol = da & 0xffff;
+    if ((da >> 16) != 0 || !tc5_allocated(t, dcol, N)) {
+        snprintf(msg, sizeof msg,
+                 "tcgen05.mma: D at tensor-memory address 0x%08x (lanes 0 .. 127, columns %u .. "
+                 "%u) is not inside an allocation (allocated %04x, a bit per 32 of 512 columns)",
+                 da, dcol, dcol + N - 1, t->alloc);
+        tc5_fault(w, pc, l, msg);
+        return -1;
+    }
+    /* A */
+    if (O[1].kind == OPK_ADDR) {
+        const uint32_t aa = (uint32_t)vm_addr(w, &O[1], l), acol = aa & 0xffff;
+        const unsigned ncol = K * eb / 32, per = 32 / eb;
+        if ((aa >> 16) != 0 || !tc5_allocated(t, acol, ncol)) {
+            snprintf(msg, sizeof msg,
+                     "tcgen05.mma: A at tensor-memory address 0x%08x (lanes 0 .. 127, columns "
+                     "%u .. %u) is not inside an allocation (allocated %04x)",
+                     aa, acol, acol + ncol - 1, t->alloc);
+            tc5_fault(w, pc, l, msg);
+            return -1;
+        }
+        for (unsigned i = 0; i < 128; i++)
+            for (unsigned k = 0; k < K; k++) {
+                const uint32_t cell = t->cell[i][acol + k / per];
+                const uint32_t b = eb == 32 ? cell : cell >> (eb * (k % per)) & ((1u << eb) - 1);
+                const double v = tc5_val(ta, b);
+                t->A[i * K + k] = negA ? -v : v;
+            }
+    } else {
+        uint32_t f[4];
+        unsigned W;
+        if (tc5_desc(w, pc, l, vm_get(w, &O[1], l), 'A', f, &W) ||
+            tc5_gather(w, pc, l, f, W, mnA, 128, K, ta, negA, t->A, 'A', mr))
+            return -1;
+    }
+    /* B, as N rows of K */
+    uint32_t f[4];
+    unsigned W;
+    if (tc5_desc(w, pc, l, vm_get(w, &O[2], l), 'B', f, &W) ||
+        tc5_gather(w, pc, l, f, W, mnB, N, K, tb, negB, t->B, 'B', mr))
+        return -1;
+    for (unsigned i = 0; i < 128; i++)
+        for (unsigned j = 0; j < N; j++) {
+            uint32_t *cell = &t->cell[i][dcol + j];
+            double s = !acc ? 0.0 : d->kind_i8 ? (double)(int32_t)*cell : (double)fpu_u2f(*cell);
+            const double *a = &t->A[i * K], *b = &t->B[j * K];
+            for (unsigned k = 0; k < K; k++)
+                s += a[k] * b[k];
+            if (d->kind_i8) { /* exact: wrap, or clamp with the saturate bit */
+                const int64_t v = (int64_t)s;
+                *cell = satf ? (uint32_t)(v > INT32_MAX ? INT32_MAX : v < INT32_MIN ? INT32_MIN : v)
+                             : (uint32_t)(uint64_t)v;
+            } else {
+                const float r = (float)s;
+                *cell = r != r ? 0x7fffffffu : fpu_f2u(r);
+            }
+        }
+    t->dirty = true;
+    return 0;
+}
+
+/* See tensor.h. */
+int tcgen05_exec(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
+                 const struct ir_opnd *O, const struct tc_mem *mr)
+{
+    struct cta *c = w->cta;
+    struct tc5_insn d;
+    tc5_decode(w->fn->f, in, &d);
+    switch (in->op) {
+    case OP_TCGEN05_FENCE_BEFORE:
+    case OP_TCGEN05_FENCE_AFTER: return 0;
+    case OP_TCGEN05_COMMIT:
+        for (unsigned l = 0; l < 32; l++)
+            if (M >> l & 1 && async_arrive_one(w, pc, l, vm_xs(w, &O[0]), vm_addr(w, &O[0], l),
+                                               "tcgen05.commit", mr))
+                return -1;
+        return 0;
+    default: break;
+    }
+    if (in->op != OP_TCGEN05_MMA && tc5_whole_warp(w, pc, M, in))
+        return -1;
+    if (in->op == OP_TCGEN05_WAIT_LD || in->op == OP_TCGEN05_WAIT_ST)
+        return 0;
+    if (!c->tm) {
+        c->tm = calloc(1, sizeof *c->tm);
+        if (!c->tm) {
+            interp_fault(w, pc, 0, TRAP_ILLEGAL, 0, 0, 0, false, "tcgen05: out of host memory");
+            return -1;
+        }
+    }
+    struct tc5_cta *t = c->tm;
+    switch (in->op) {
+    case OP_TCGEN05_ALLOC: return tc5_alloc(w, pc, O, t, mr);
+    case OP_TCGEN05_DEALLOC: return tc5_dealloc(w, pc, O, t);
+    case OP_TCGEN05_RELINQUISH_ALLOC_PERMIT: t->relinquished = true; return 0;
+    case OP_TCGEN05_LD:
+    case OP_TCGEN05_ST: return tc5_ldst(w, pc, in, O, t, d.num);
+    case OP_TCGEN05_MMA:
+        for (unsigned l = 0; l < 32; l++)
+            if (M >> l & 1 && tc5_mma(w, pc, l, O, &d, t, mr))
+                return -1;
+        return 0;
+    default:
+        interp_fault(w, pc, 0, TRAP_ILLEGAL, 0, 0, 0, false, "tcgen05: not implemented");
+        return -1;
+    }
+}
