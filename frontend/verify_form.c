@@ -36,8 +36,21 @@ static void verify_type_allowed(struct vctx *v, const struct ir_insn *in, enum t
     case OP_LD: case OP_LDU: case OP_ST:
         bad = k == TK_PRED || k == TK_H2 || k == TK_BH || t == T_F16;
         break;
-    case OP_CVTA: case OP_GETCTARANK: case OP_MAPA:
+    case OP_CVTA:
         bad = t != T_U32 && t != T_U64;
+        break;
+    case OP_GETCTARANK: case OP_MAPA: /* ptxas also takes .s32 here */
+        bad = t != T_U32 && t != T_U64 && t != T_S32;
+        break;
+    case OP_SIN: case OP_COS: case OP_LG2: case OP_EX2: case OP_TANH: case OP_RSQRT:
+    case OP_RCP: case OP_SQRT: case OP_TESTP: case OP_COPYSIGN: case OP_FMA:
+        bad = k != TK_F && k != TK_H2 && k != TK_BH && k != TK_OTHER; /* .f32x2 */
+        break;
+    case OP_POPC: case OP_CLZ: case OP_BREV:
+        bad = t != T_B32 && t != T_B64;
+        break;
+    case OP_BFIND:
+        bad = k != TK_I || (sz != 4 && sz != 8);
         break;
     case OP_SETP: case OP_SET:
         break;
@@ -588,9 +601,29 @@ void verify_probed_forms(struct vctx *v, const struct declmap *dm,
         if (!(in->fl & IR_FL(FL_ALIGNED)))
             VERR(v, in, "'%s' needs .aligned", name);
         break;
+    default:
+        break;
+    }
+    switch (in->op) {
+    case OP_LDMATRIX: case OP_STMATRIX:
+        if (!has_mod(f, in, MOD_X1) && !has_mod(f, in, MOD_X2) && !has_mod(f, in, MOD_X4))
+            VERR(v, in, "'%s' needs a matrix count (.x1, .x2 or .x4)", name);
+        break;
+    case OP_MATCH:
+        if (in->mode != MODE_ANY && in->mode != MODE_ALL)
+            VERR(v, in, "'match' needs .any or .all");
+        break;
     case OP_FNS:
         if (in->type[0] != T_B32)
             VERR(v, in, "'fns' takes type .b32");
+        break;
+    case OP_WGMMA_FENCE: case OP_WGMMA_COMMIT_GROUP: case OP_WGMMA_WAIT_GROUP:
+        if (!has_mod(f, in, MOD_SYNC))
+            VERR(v, in, "'%s' needs .sync", name);
+        break;
+    case OP_SZEXT:
+        if (!(in->fl & (IR_FL(FL_WRAP) | IR_FL(FL_CLAMP))))
+            VERR(v, in, "'szext' needs .wrap or .clamp");
         break;
     default:
         break;
@@ -614,6 +647,30 @@ void verify_probed_forms(struct vctx *v, const struct declmap *dm,
             VERR(v, in, "'%s' needs .b or .p", name);
         if (in->op == OP_TLD4 && in->vec != 4)
             VERR(v, in, "'tld4' returns a .v4 vector");
+    }
+    /* a texture, sampler or surface handle in a register is 64-bit in 64-bit code; tex
+       coordinates are .s32 or .f32, tld4's .f32 (ptxas: "Integer coordinates require .s32
+       instruction type", "Unexpected instruction types") */
+    if (in->op == OP_TEX || in->op == OP_TLD4 || in->op == OP_SULD || in->op == OP_SUST ||
+        in->op == OP_SURED || in->op == OP_TXQ || in->op == OP_SUQ) {
+        for (unsigned i = 0; i < in->nopnd; i++) {
+            const struct ir_opnd *o = ir_opnd(f, in, i);
+            unsigned nh = o->kind == OPK_TEX && o->first + o->n <= f->nopnds ? (unsigned)o->imm.u
+                                                                            : 0;
+            for (unsigned h = 0; h < nh && h < o->n; h++)
+                if (v->m->address_size == 64 && !int_reg_ok(dm, f, &f->opnds[o->first + h], 8))
+                    VERR(v, in, "operand %u of '%s': a texture or surface handle register is "
+                                "64-bit", i + 1, name);
+            if (o->kind == OPK_ADDR && (in->op == OP_TXQ || in->op == OP_SUQ) &&
+                o->slot != IR_NOSLOT && v->m->address_size == 64 && !int_reg_ok(dm, f, o, 8))
+                VERR(v, in, "operand %u of '%s': a texture or surface handle register is "
+                            "64-bit", i + 1, name);
+        }
+        if ((in->op == OP_TEX && in->type[1] != T_S32 && in->type[1] != T_F32) ||
+            (in->op == OP_TLD4 && in->type[1] != T_F32))
+            VERR(v, in, "'%s' takes %s coordinates, not .%s", name,
+                 in->op == OP_TEX ? ".s32 or .f32" : ".f32",
+                 ir_type_name((enum ir_type)in->type[1]));
     }
     /* tex d, [t, c] then dPdx, dPdy (.grad: vectors) or lod (.level: a scalar), then an
        optional offset vector and an optional depth-compare scalar; d's registers fit the
