@@ -1,8 +1,12 @@
 /*
  * timing/par.c — the worker pool of parallel SM cycles (see par.h).
  *
- * Start of a phase: the caller stores the function, sets `left`, and bumps `gen`; workers
- * wait for `gen` to change. End: each worker decrements `left`; the caller waits for 0. Both
+ * Start of a phase: the caller stores the function, clears `done`, and bumps `gen`; workers
+ * wait for `gen` to change. Part t of phase g is run by whoever claims it first (claim[t]
+ * from g - 1 to g): its worker, or the caller once it has run part 0 — so a worker the host
+ * does not schedule in time costs nothing but its part running on the caller (which part runs
+ * on which thread changes no result: a part's SMs are written by one thread at a time). End:
+ * `done` counts the parts 1 … n-1 finished; the caller waits for n - 1. Both
  * waits spin SPIN times, then sleep under `mu`: a sleeper registers in `sleepers` (under mu)
  * and re-checks the condition before waiting, and the waker checks `sleepers` after changing
  * the condition (sequentially consistent atomics: one of the two sees the other), so no
@@ -41,7 +45,8 @@ struct tm_pool {
     tm_pool_fn fn;
     void *ctx;
     _Atomic uint32_t gen;      /* phases started */
-    _Atomic uint32_t left;     /* workers still running the current phase */
+    _Atomic uint32_t done;     /* parts 1 … n-1 finished in the current phase */
+    _Atomic uint32_t *claim;   /* [n]: the phase (gen) that claimed part t */
     _Atomic uint32_t sleepers; /* threads asleep (or about to be) on cv */
     _Atomic bool quit;
     pthread_mutex_t mu;
@@ -99,13 +104,17 @@ static void *worker(void *arg)
     uint32_t seen = 0;
     for (;;) {
         wait_for(p, &p->gen, seen, true);
-        HAPPENS_AFTER(&p->gen);
-        seen = atomic_load(&p->gen);
+        const uint32_t g = atomic_load(&p->gen);
+        seen = g;
         if (atomic_load(&p->quit))
             return NULL;
+        uint32_t exp = g - 1;
+        if (!atomic_compare_exchange_strong(&p->claim[t], &exp, g))
+            continue; /* the caller ran it (or a later phase started) */
+        HAPPENS_AFTER(&p->gen);
         p->fn(p->ctx, t);
-        HAPPENS_BEFORE(&p->left);
-        if (atomic_fetch_sub(&p->left, 1) == 1)
+        HAPPENS_BEFORE(&p->done);
+        if (atomic_fetch_add(&p->done, 1) + 1 == p->n - 1)
             wake(p);
     }
 }
@@ -119,7 +128,8 @@ int tm_pool_create(uint32_t n, struct tm_pool **out)
     pthread_mutex_init(&p->mu, NULL);
     pthread_cond_init(&p->cv, NULL);
     p->th = calloc(p->n, sizeof *p->th);
-    if (!p->th) {
+    p->claim = calloc(p->n, sizeof *p->claim);
+    if (!p->th || !p->claim) {
         tm_pool_destroy(p);
         return -ENOMEM;
     }
@@ -146,19 +156,26 @@ uint32_t tm_pool_size(const struct tm_pool *p) { return p->n; }
 
 void tm_pool_run(struct tm_pool *p, tm_pool_fn fn, void *ctx)
 {
-    if (p->n > 1) {
-        p->fn = fn;
-        p->ctx = ctx;
-        atomic_store(&p->left, p->n - 1);
-        HAPPENS_BEFORE(&p->gen);
-        atomic_fetch_add(&p->gen, 1); /* publishes fn, ctx (release) */
-        wake(p);
+    if (p->n < 2) {
+        fn(ctx, 0);
+        return;
     }
+    p->fn = fn;
+    p->ctx = ctx;
+    atomic_store(&p->done, 0);
+    HAPPENS_BEFORE(&p->gen);
+    const uint32_t g = atomic_fetch_add(&p->gen, 1) + 1; /* publishes fn, ctx */
+    wake(p);
     fn(ctx, 0);
-    if (p->n > 1) {
-        wait_for(p, &p->left, 0, false);
-        HAPPENS_AFTER(&p->left);
+    for (uint32_t t = 1; t < p->n; t++) { /* the parts no worker has started yet */
+        uint32_t exp = g - 1;
+        if (atomic_compare_exchange_strong(&p->claim[t], &exp, g)) {
+            fn(ctx, t);
+            atomic_fetch_add(&p->done, 1);
+        }
     }
+    wait_for(p, &p->done, p->n - 1, false);
+    HAPPENS_AFTER(&p->done);
 }
 
 void tm_pool_destroy(struct tm_pool *p)
@@ -177,5 +194,6 @@ void tm_pool_destroy(struct tm_pool *p)
     pthread_mutex_destroy(&p->mu);
     pthread_cond_destroy(&p->cv);
     free(p->th);
+    free((void *)p->claim);
     free(p);
 }
