@@ -6,7 +6,7 @@
 # (host-time lines of the statistics log aside) of --threads 2 and --threads 3 (more threads
 # than the host's cores) are byte for byte those of --threads 1, which runs today's serial
 # loop. Bench kernels on two presets (small grids; fma_loop and triad with twice as many CTAs
-# as SMs; histogram with global atomics) and fixtures/cuda programs: device printf (its order
+# as qv100 has SMs; histogram with global atomics) and fixtures/cuda programs: device printf (its order
 # is the serial order), a fault, atomics, shared-memory reductions, textures, a cluster
 # kernel (whose cycles run on one thread).
 use strict;
