@@ -47,6 +47,11 @@ struct engine_cta;    /* opaque: one CTA (warps, shared and local memory, barrie
 enum engine_clock_kind {
     ENGINE_CLOCK_CYCLES = 0, /* %clock, %clock_hi, %clock64: the SM's cycle counter */
     ENGINE_CLOCK_NS = 1,     /* %globaltimer, %globaltimer_lo/_hi: nanoseconds */
+    ENGINE_CLOCK_ORDER = 2,  /* not a clock: the order key of a fault this warp raises now.
+                                The launch keeps the fault with the lowest key (the earlier
+                                one on a tie), so a driver stepping CTAs on several host
+                                threads records the fault a serial run would (timing: the
+                                cycle and the SM) */
 };
 
 /* Returns the value the kernel reads for `kind`, for warp `warp` of the CTA with linear index

@@ -12,18 +12,24 @@
 
 /* ====================================================================== faults */
 
-/* Record the first fault of a launch (later ones are ignored) and stop the other CTAs. */
+/* Record the first fault of a launch (later ones are ignored) and stop the other CTAs.
+ * "First" is host order, unless the launch's clock hook orders faults (ENGINE_CLOCK_ORDER,
+ * engine.h: a timing driver stepping SMs on several host threads): then the fault with the
+ * lowest key is kept, the earlier one on a tie, so the record is what a serial run keeps. */
 void interp_fault(struct warp *w, uint32_t pc, unsigned lane, enum trap_kind kind, uint64_t addr,
                   unsigned width, int space, bool is_write, const char *msg)
 {
     struct cta *c = w->cta;
     struct launch_state *L = c->L;
+    const uint64_t key =
+        L->clock_fn ? L->clock_fn(L->clock_ctx, ENGINE_CLOCK_ORDER, c->linear, w->id) : 0;
     pthread_mutex_lock(&L->trap_lock);
-    if (L->trapped) {
+    if (L->trapped && key >= L->trap_key) {
         pthread_mutex_unlock(&L->trap_lock);
         return;
     }
     L->trapped = true;
+    L->trap_key = key;
     atomic_store(&L->stop, 1);
     struct trap *t = L->trap;
     memset(t, 0, sizeof *t);

@@ -431,6 +431,7 @@ struct launch_state {
                                    once per launch by grid_run */
     engine_clock_fn clock_fn;   /* %clock / %globaltimer hook (NULL: host clock), engine.h */
     void *clock_ctx;
+    uint64_t trap_key;          /* the recorded fault's ENGINE_CLOCK_ORDER key (fault.c) */
     /* CTAs retired through the engine seam (engine.c): their counts */
     _Atomic uint64_t eng_ninsn, eng_nthread, eng_nctas;
     unsigned check;             /* CHECK_LOOP bits on: warps run the checking loop */

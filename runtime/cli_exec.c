@@ -589,6 +589,7 @@ int cli_cmd_exec(int argc, char **argv)
     }
     if (o.timing.on) {
         char terr[256] = "";
+        o.timing.threads = o.threads_set ? o.threads : 0;
         if (rt_timing_open(&o.timing, o.device, stderr, &timing, terr, sizeof terr) < 0) {
             fprintf(stderr, "ptxemu: timing mode: %s\n", terr[0] ? terr : "cannot start");
             timing = NULL;

@@ -232,6 +232,7 @@ struct rt_timing_opts {
     bool strict;            /* unknown options are errors */
     const char *kernels;    /* --timing-kernels LIST: which launches are simulated (NULL: all) */
     const char *report_dir; /* --timing-report DIR: HTML report written at close (NULL: none) */
+    unsigned threads;       /* --threads N: host threads running the SMs (0, 1: one) */
 };
 
 /* A simulated GPU shared by the runtime's workers. */

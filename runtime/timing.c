@@ -227,6 +227,10 @@ int rt_timing_open(const struct rt_timing_opts *o, const char *device_spec, FILE
     char gerr[512] = "";
     r = tm_gpu_create(&cfg, *base ? base : NULL, log, t->json, &t->gpu, gerr, sizeof gerr);
     tm_config_free(&cfg);
+    if (!r && o->threads > 1 && tm_gpu_set_threads(t->gpu, o->threads))
+        fprintf(log ? log : stderr,
+                "ptxemu: timing: cannot start %u host threads; the SMs run on one\n",
+                o->threads);
     if (r) {
         if (t->json)
             fclose(t->json);
@@ -318,4 +322,6 @@ void rt_timing_env(struct rt_timing_opts *o)
     o->kernels = v && *v ? v : NULL;
     v = getenv("PTXEMU_TIMING_REPORT");
     o->report_dir = v && *v ? v : NULL;
+    v = getenv("PTXEMU_THREADS"); /* --threads: the SMs' host threads */
+    o->threads = v && *v ? (unsigned)strtoul(v, NULL, 10) : 0;
 }

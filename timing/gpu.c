@@ -6,6 +6,7 @@
 #include "timing/tm_int.h"
 
 #include "timing/mem.h"
+#include "timing/par.h"
 #include "timing/sample.h"
 
 #include <errno.h>
@@ -48,7 +49,11 @@ struct tm_gpu {
     uint64_t tot_insn, tot_warp_insn;
     uint64_t tot_st[TM_ST__COUNT];
     uint64_t uid;
-    struct tm_sm *stepping;     /* SM whose warp is in engine_step (clock hook) */
+    /* SMs on host threads (par.c): SM i runs on thread i mod nthreads in a cycle's parallel
+     * phase; pres[i] is what its cycle returned (PR_*) */
+    struct tm_pool *pool;       /* NULL: one thread */
+    uint32_t nthreads;
+    int8_t *pres;
     uint32_t last_sm;           /* CTA dispatch resumes after it */
     bool mem_idle;              /* the memory system is empty and no SM has a request for
                                    it: its clocks are only counted (mem_pend) */
@@ -138,6 +143,7 @@ int tm_gpu_create(const struct tm_config *cfg, const char *base_dir, FILE *log, 
         g->dom_next[d] = g->dom_period[d];
     }
     g->last_sm = g->nsm - 1;
+    g->nthreads = 1;
     pthread_mutex_init(&g->mu, NULL);
     pthread_cond_init(&g->cv, NULL);
     *out = g;
@@ -153,6 +159,8 @@ void tm_gpu_destroy(struct tm_gpu *g)
             tm_sm_free(&g->sm[i]);
     free(g->sm);
     free(g->act);
+    tm_pool_destroy(g->pool);
+    free(g->pres);
     tm_mem_destroy(g->mem);
     free(g->base_dir);
     if (g->json && g->json_open)
@@ -228,17 +236,40 @@ double tm_gpu_copy(struct tm_gpu *g, enum tm_copy_kind kind, uint64_t bytes)
 
 const struct tm_config *tm_gpu_config(const struct tm_gpu *g) { return &g->cfg; }
 
-void tm_gpu_set_stepping(struct tm_gpu *g, struct tm_sm *s) { g->stepping = s; }
+int tm_gpu_set_threads(struct tm_gpu *g, uint32_t n)
+{
+    if (!n)
+        n = 1;
+    if (n > g->nsm)
+        n = g->nsm ? g->nsm : 1;
+    tm_pool_destroy(g->pool);
+    g->pool = NULL;
+    g->nthreads = 1;
+    int r = 0;
+    if (n > 1 && !g->pres && !(g->pres = calloc(g->nsm, sizeof *g->pres)))
+        r = -ENOMEM;
+    if (n > 1 && !r)
+        r = tm_pool_create(n, &g->pool);
+    if (!r && n > 1)
+        g->nthreads = n;
+    for (uint32_t i = 0; i < g->nsm; i++)
+        g->sm[i].pset = i % g->nthreads;
+    return r;
+}
 
-/* %clock / %clock64: the stepping SM's cycle; %globaltimer: simulated nanoseconds. */
+/* %clock / %clock64: the SM's cycle (every SM steps at the GPU's cycle); %globaltimer:
+ * simulated nanoseconds; the order of a fault (ENGINE_CLOCK_ORDER): the cycle, then the SM
+ * holding the CTA, as the serial loop visits them. ctx: the kernel. */
 static uint64_t clock_hook(void *ctx, enum engine_clock_kind kind, uint64_t cta, uint32_t warp)
 {
-    (void)cta;
     (void)warp;
-    struct tm_gpu *g = ctx;
-    uint64_t cyc = g->stepping ? g->stepping->cycle : g->cycle;
+    const struct tm_kernel *k = ctx;
+    const struct tm_gpu *g = k->g;
+    uint64_t cyc = g->cycle;
     if (kind == ENGINE_CLOCK_CYCLES)
         return cyc;
+    if (kind == ENGINE_CLOCK_ORDER)
+        return cyc << 16 | (k->cta_sm && cta < k->limit ? k->cta_sm[cta] : 0xffffu);
     return (uint64_t)llround((double)cyc * g->dom_period[DOM_CORE] + g->idle_ns);
 }
 
@@ -527,6 +558,8 @@ static void dispatch(struct tm_gpu *g)
                 g->oom = true;
                 return;
             }
+            if (k->cta_sm)
+                k->cta_sm[k->next_cta] = (uint16_t)si;
             k->next_cta++;
             g->last_sm = si;
             g->act[si / 64] |= UINT64_C(1) << (si % 64);
@@ -555,11 +588,15 @@ static void dispatch(struct tm_gpu *g)
             uint32_t si = (first + i) % g->nsm;
             struct tm_sm *s = &g->sm[si];
             s->cycle = g->cycle;
-            for (uint32_t room = tm_sm_room(s, k); room && r < k->csize; room--, r++)
+            for (uint32_t room = tm_sm_room(s, k); room && r < k->csize; room--, r++) {
                 if (tm_sm_place_cta(s, k, ec[r], tb_lat)) {
                     g->oom = true; /* tm_sm_room said it fits: cannot happen */
                     return;
                 }
+                uint64_t lin = engine_cta_linear(ec[r]);
+                if (k->cta_sm && lin < k->limit)
+                    k->cta_sm[lin] = (uint16_t)si;
+            }
             g->last_sm = si;
             g->act[si / 64] |= UINT64_C(1) << (si % 64);
         }
@@ -666,6 +703,86 @@ static void wake_all(struct tm_gpu *g)
 
 static int drive_(struct tm_gpu *g, struct tm_kernel *mine);
 
+/* ====================================================================== parallel SMs */
+
+enum { PR_IDLE, PR_BUSY, PR_SUSPENDED, PR_OOM };
+
+/* The parallel phase of a cycle on thread t: its SMs' cycles (SM i on thread i mod n), each
+ * up to the first scheduler that may step an instruction with effects outside the SM. Writes
+ * only those SMs and their pres[] entries. */
+static void par_sms(void *ctx, uint32_t t)
+{
+    struct tm_gpu *g = ctx;
+    const uint32_t n = g->nthreads;
+    for (uint32_t wi = 0; wi < (g->nsm + 63) / 64; wi++)
+        for (uint64_t am = g->act[wi]; am; am &= am - 1) {
+            uint32_t i = wi * 64 + (uint32_t)__builtin_ctzll(am);
+            if (i % n != t)
+                continue;
+            struct tm_sm *s = &g->sm[i];
+            if (!tm_sm_busy(s)) {
+                tm_sm_wake(s, g->cycle); /* it skipped busy cycles up to this one */
+                g->pres[i] = PR_IDLE;
+                continue;
+            }
+            if (tm_sm_asleep(s, g->cycle)) {
+                g->pres[i] = PR_BUSY;
+                continue;
+            }
+            s->cycle = g->cycle;
+            s->par = true;
+            int r = tm_sm_cycle(s, g);
+            s->par = false;
+            g->pres[i] = r < 0 ? PR_OOM : r ? PR_SUSPENDED : PR_BUSY;
+        }
+}
+
+/* Can this cycle's SMs run on the pool? Not with thread-block clusters (their CTAs on
+ * different SMs share barriers and shared memory) or a kernel without its CTA → SM map, and
+ * not worth it with fewer than two SMs to visit. */
+static bool par_ok(const struct tm_gpu *g)
+{
+    if (!g->pool)
+        return false;
+    for (uint32_t j = 0; j < g->nrun; j++)
+        if (g->run[j]->csize > 1 || !g->run[j]->cta_sm)
+            return false;
+    uint32_t n = 0;
+    for (uint32_t wi = 0; wi < (g->nsm + 63) / 64 && n < 2; wi++)
+        n += (uint32_t)__builtin_popcountll(g->act[wi]);
+    return n >= 2;
+}
+
+/* One cycle of every SM that may be busy, on the pool: the parallel phase (par_sms), then,
+ * in SM order, the act mask and the rest of each stopped cycle (tm_sm_resume), so every step
+ * with effects outside its SM runs in the order of the serial loop: (cycle, SM, issue).
+ * Steps of the parallel phase touch only their CTA (tm_insn_shared), so running them earlier
+ * changes nothing another SM sees. -1 when out of memory. */
+static int par_cycle(struct tm_gpu *g, bool *busy)
+{
+    tm_pool_run(g->pool, par_sms, g);
+    for (uint32_t wi = 0; wi < (g->nsm + 63) / 64; wi++)
+        for (uint64_t am = g->act[wi]; am; am &= am - 1) {
+            uint32_t i = wi * 64 + (uint32_t)__builtin_ctzll(am);
+            switch (g->pres[i]) {
+            case PR_IDLE:
+                g->act[wi] &= ~(UINT64_C(1) << (i % 64));
+                break;
+            case PR_SUSPENDED:
+                *busy = true;
+                if (tm_sm_resume(&g->sm[i], g) < 0)
+                    return -1;
+                break;
+            case PR_OOM:
+                return -1;
+            default:
+                *busy = true;
+                break;
+            }
+        }
+    return 0;
+}
+
 /* Every SM that may be busy is asleep and the memory system is idle: no cycle before the
  * earliest SM's wake-up (or a kernel's first dispatch, or the deadlock check `limit`) changes
  * anything but per-cycle counters. Jump there: the clock domains' edges are advanced one by
@@ -762,25 +879,27 @@ static int drive_(struct tm_gpu *g, struct tm_kernel *mine)
         if (g->oom)
             return -ENOMEM;
         bool busy = false;
-        for (uint32_t wi = 0; wi < (g->nsm + 63) / 64; wi++)
-            for (uint64_t am = g->act[wi]; am; am &= am - 1) {
-                uint32_t i = wi * 64 + (uint32_t)__builtin_ctzll(am);
-                struct tm_sm *s = &g->sm[i];
-                if (!tm_sm_busy(s)) {
-                    tm_sm_wake(s, g->cycle); /* it skipped busy cycles up to this one */
-                    g->act[wi] &= ~(UINT64_C(1) << (i % 64));
-                    continue;
+        if (par_ok(g)) {
+            if (par_cycle(g, &busy))
+                return -ENOMEM;
+        } else {
+            for (uint32_t wi = 0; wi < (g->nsm + 63) / 64; wi++)
+                for (uint64_t am = g->act[wi]; am; am &= am - 1) {
+                    uint32_t i = wi * 64 + (uint32_t)__builtin_ctzll(am);
+                    struct tm_sm *s = &g->sm[i];
+                    if (!tm_sm_busy(s)) {
+                        tm_sm_wake(s, g->cycle); /* it skipped busy cycles up to this one */
+                        g->act[wi] &= ~(UINT64_C(1) << (i % 64));
+                        continue;
+                    }
+                    busy = true;
+                    if (tm_sm_asleep(s, g->cycle))
+                        continue;
+                    s->cycle = g->cycle;
+                    if (tm_sm_cycle(s, g) < 0)
+                        return -ENOMEM;
                 }
-                busy = true;
-                if (tm_sm_asleep(s, g->cycle))
-                    continue;
-                s->cycle = g->cycle;
-                if (tm_sm_cycle(s, g) < 0) {
-                    g->stepping = NULL;
-                    return -ENOMEM;
-                }
-            }
-        g->stepping = NULL;
+        }
         if (!g->mem) {
             for (uint32_t i = 0; i < g->nsm; i++)
                 if (g->sm[i].to_mem.n)
@@ -885,7 +1004,6 @@ int tm_launch(struct tm_gpu *g, struct interp_dev *d, const struct interp_launch
     int r = engine_launch_begin(d, l, trap, &L);
     if (r)
         return r;
-    engine_launch_set_clock(L, clock_hook, g);
     struct interp_kernel_info info;
     interp_kernel_info(l->kernel, &info);
     struct tm_kernel *k = calloc(1, sizeof *k);
@@ -900,6 +1018,8 @@ int tm_launch(struct tm_gpu *g, struct interp_dev *d, const struct interp_launch
         return -ENOMEM;
     }
     k->L = L;
+    k->g = g;
+    engine_launch_set_clock(L, clock_hook, k);
     k->dmem = interp_dev_mem(d);
     k->info = &info;
     k->nctas = engine_launch_ctas(L);
@@ -914,6 +1034,10 @@ int tm_launch(struct tm_gpu *g, struct interp_dev *d, const struct interp_launch
         if (lim < k->nctas)
             k->limit = lim;
     }
+    /* SMs on several threads: the SM of each CTA, the order of a fault (clock_hook); a grid
+     * too large for the map runs its cycles on one thread (par_ok) */
+    if (!r && g->pool && k->limit <= (UINT64_C(1) << 26))
+        k->cta_sm = calloc(k->limit ? k->limit : 1, sizeof *k->cta_sm);
     if (r) {
         free(k->st0);
         free(k);
@@ -928,6 +1052,7 @@ int tm_launch(struct tm_gpu *g, struct interp_dev *d, const struct interp_launch
         struct tm_kernel **p = realloc(g->pend, nc * sizeof *p);
         if (!p) {
             pthread_mutex_unlock(&g->mu);
+            free(k->cta_sm);
             free(k->st0);
             free(k);
             engine_launch_end(L, NULL);
@@ -949,8 +1074,8 @@ int tm_launch(struct tm_gpu *g, struct interp_dev *d, const struct interp_launch
             tm_mem_snapshot(g->mem, k->mst0);
     }
     if (g->json) /* statistics requested: the time series and per-instruction counters */
-        k->prof = tm_prof_create(info.module, sample_interval(g), 1, k->start, g->sm, g->nsm,
-                                 g->mem);
+        k->prof = tm_prof_create(info.module, sample_interval(g), 1, g->nthreads, k->start,
+                                 g->sm, g->nsm, g->mem);
     g->pend[g->npend++] = k;
     atomic_store_explicit(&g->pending, 1, memory_order_release);
     pthread_cond_broadcast(&g->cv);
@@ -1015,11 +1140,13 @@ int tm_launch(struct tm_gpu *g, struct interp_dev *d, const struct interp_launch
             md[j] -= k->mst0[j];
     }
     print_stats(g, info.name, &kr, k, md);
+    tm_prof_merge(k->prof);
     json_kernel(g, info.name, &kr, per, md, k->prof);
     pthread_mutex_unlock(&g->mu);
     free(md);
     free(per);
     free(k->mst0);
+    free(k->cta_sm);
     free(k->st0);
     tm_prof_free(k->prof);
     free(k);

@@ -44,8 +44,8 @@ static void snapshot(struct tm_prof *p, const struct tm_sm *sms, const struct tm
 }
 
 struct tm_prof *tm_prof_create(const struct ir_module *mod, uint64_t interval, int per_pc,
-                               uint64_t start, const struct tm_sm *sms, uint32_t nsm,
-                               const struct tm_mem *mem)
+                               uint32_t nsets, uint64_t start, const struct tm_sm *sms,
+                               uint32_t nsm, const struct tm_mem *mem)
 {
     struct tm_prof *p = calloc(1, sizeof *p);
     if (!p)
@@ -81,13 +81,29 @@ struct tm_prof *tm_prof_create(const struct ir_module *mod, uint64_t interval, i
             n += mod->funcs[i].ninsns;
         }
         p->foff[mod->nfuncs] = (uint32_t)n;
-        p->pc = calloc(n ? n * TM_PC__COUNT : 1, sizeof *p->pc);
+        p->npc = n;
+        p->nsets = nsets ? nsets : 1;
+        p->pc = calloc(n ? n * TM_PC__COUNT * p->nsets : 1, sizeof *p->pc);
         if (!p->pc) {
             tm_prof_free(p);
             return NULL;
         }
     }
     return p;
+}
+
+void tm_prof_merge(struct tm_prof *p)
+{
+    if (!p || !p->pc)
+        return;
+    const size_t n = p->npc * TM_PC__COUNT;
+    for (uint32_t k = 1; k < p->nsets; k++) {
+        uint64_t *c = &p->pc[k * n];
+        for (size_t i = 0; i < n; i++) {
+            p->pc[i] += c[i];
+            c[i] = 0;
+        }
+    }
 }
 
 void tm_prof_free(struct tm_prof *p)

@@ -67,15 +67,22 @@ struct tm_prof {
     /* per instruction */
     const struct ir_module *mod;
     uint32_t *foff;        /* first row of each function of mod [nfuncs + 1] */
-    uint64_t *pc;          /* [foff[nfuncs]][TM_PC__COUNT] */
+    size_t npc;            /* foff[nfuncs]: rows of one set */
+    uint32_t nsets;        /* copies of the rows: one per host thread running SMs (par.c),
+                              summed into the first by tm_prof_merge */
+    uint64_t *pc;          /* [nsets][npc][TM_PC__COUNT] */
 };
 
 /* A profile for a kernel of module mod starting at cycle `start`, sampled every `interval`
- * cycles (0: none), with per-instruction counters when per_pc. sms/mem give the counters'
- * starting values. NULL when out of memory (the kernel then runs unprofiled). */
+ * cycles (0: none), with per-instruction counters when per_pc, in nsets copies (SMs on
+ * different host threads add to different copies: no shared counter). sms/mem give the
+ * counters' starting values. NULL when out of memory (the kernel then runs unprofiled). */
 struct tm_prof *tm_prof_create(const struct ir_module *mod, uint64_t interval, int per_pc,
-                               uint64_t start, const struct tm_sm *sms, uint32_t nsm,
-                               const struct tm_mem *mem);
+                               uint32_t nsets, uint64_t start, const struct tm_sm *sms,
+                               uint32_t nsm, const struct tm_mem *mem);
+/* Sum the per-instruction counter copies into the first (before tm_prof_json; sums of
+ * integers, so the result does not depend on which SM ran on which thread). */
+void tm_prof_merge(struct tm_prof *p);
 void tm_prof_free(struct tm_prof *p);
 
 /* Take the samples whose boundaries are at or before `cycle` (the caller compares
@@ -83,15 +90,17 @@ void tm_prof_free(struct tm_prof *p);
 void tm_prof_sample(struct tm_prof *p, const struct tm_sm *sms, const struct tm_mem *mem,
                     uint64_t cycle, int final);
 
-/* Row of instruction pc of function f, or NULL when f is not of the profiled module. */
-static inline uint64_t *tm_prof_pc(struct tm_prof *p, const struct ir_func *f, uint32_t pc)
+/* Row of instruction pc of function f in copy `set`, or NULL when f is not of the profiled
+ * module. */
+static inline uint64_t *tm_prof_pc(struct tm_prof *p, uint32_t set, const struct ir_func *f,
+                                   uint32_t pc)
 {
     if (!p || !p->foff || !f || f < p->mod->funcs || f >= p->mod->funcs + p->mod->nfuncs)
         return NULL;
     size_t fi = (size_t)(f - p->mod->funcs);
     if (pc >= p->foff[fi + 1] - p->foff[fi])
         return NULL;
-    return &p->pc[((size_t)p->foff[fi] + pc) * TM_PC__COUNT];
+    return &p->pc[((size_t)set * p->npc + p->foff[fi] + pc) * TM_PC__COUNT];
 }
 
 /* Write `, "samples": {…}, "lines": {…}` (what the profile holds) into a kernel's JSON. */

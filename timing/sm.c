@@ -191,6 +191,7 @@ int tm_sm_init(struct tm_sm *s, uint32_t id, const struct tm_config *cfg)
     s->nwarp_slots = cfg->max_warps_per_sm;
     s->inst_free = s->mop_free = TM_NONE;
     s->ldst_cur = TM_NONE;
+    s->resume_k = TM_NONE;
     s->cta = calloc(s->ncta_slots, sizeof *s->cta);
     s->w = calloc(s->nwarp_slots, sizeof *s->w);
     s->last_issued = malloc(s->nsched * sizeof *s->last_issued);
@@ -683,7 +684,7 @@ static int issue_one(struct tm_sm *s, struct tm_gpu *g, uint32_t ws, uint8_t fu)
     struct tm_warp *w = &s->w[ws];
     struct tm_cta *c = w->cta;
     struct engine_step_report r;
-    tm_gpu_set_stepping(g, s);
+    (void)g;
     int rc = engine_step(c->ec, w->ew, &r);
     if (rc) {
         struct engine_warp_info info;
@@ -714,7 +715,7 @@ static int issue_one(struct tm_sm *s, struct tm_gpu *g, uint32_t ws, uint8_t fu)
     in->t_ready = 0;
     const struct ir_insn *x = r.insn;
     in->prow = c->k && c->k->prof && x && r.func
-                   ? tm_prof_pc(c->k->prof, r.func, (uint32_t)(x - r.func->insns))
+                   ? tm_prof_pc(c->k->prof, s->pset, r.func, (uint32_t)(x - r.func->insns))
                    : NULL;
     unsigned lat = x && x->lat ? x->lat : LAT_ADD;
     if (lat >= LAT__COUNT)
@@ -934,15 +935,46 @@ static void prof_stall(struct tm_sm *s, uint32_t ws, enum stall why)
     const struct tm_warp *w = &s->w[ws];
     if (!w->cta || !w->cta->k || !w->cta->k->prof)
         return;
-    uint64_t *row = tm_prof_pc(w->cta->k->prof, w->func, w->pc);
+    uint64_t *row = tm_prof_pc(w->cta->k->prof, s->pset, w->func, w->pc);
     if (row)
         row[col[why]]++;
 }
 
-static int issue_stage(struct tm_sm *s, struct tm_gpu *g)
+/* In the parallel phase (s->par): could scheduler k step an instruction with effects outside
+ * the SM this cycle? Conservative: any running warp of the scheduler that may issue (as
+ * quiet_until judges it, so a quiet cycle never stops here) whose buffered instruction is
+ * tm_insn_shared. A warp's state changes during the stage only by its own steps and by
+ * barrier releases, so checking before each scheduler is enough. */
+static bool sched_may_share(struct tm_sm *s, uint32_t k)
+{
+    const bool dual = s->cfg->o.gpgpu_max_insn_issue_per_warp > 1;
+    for (uint32_t ws = k; ws < s->nwarp_slots; ws += s->nsched) {
+        struct tm_warp *w = &s->w[ws];
+        /* (a warp at a barrier counts: a step of another warp may release it) */
+        if (!w->cta || w->done || w->at_membar || !w->nib || w->ready_at > s->cycle)
+            continue;
+        if (tm_insn_shared(ib_insn(w, 0))) {
+            if (!w->sbc)
+                w->sbc = sb_blocked(w, w->ib[0].f, ib_insn(w, 0)) ? 2 : 1;
+            if (w->sbc == 1)
+                return true;
+        } else if (dual && w->nib > 1 && tm_insn_shared(ib_insn(w, 1))) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The issue stage from scheduler k0 on. 1 when it stopped before scheduler resume_k (the
+ * parallel phase, sched_may_share), -1 out of memory, else 0. */
+static int issue_stage(struct tm_sm *s, struct tm_gpu *g, uint32_t k0)
 {
     const struct tm_config *cfg = s->cfg;
-    for (uint32_t k = 0; k < s->nsched; k++) {
+    for (uint32_t k = k0; k < s->nsched; k++) {
+        if (s->par && sched_may_share(s, k)) {
+            s->resume_k = k;
+            return 1;
+        }
         sched_order(s, k);
         enum stall why = ST_IDLE;
         uint32_t why_ws = TM_NONE; /* the warp whose state decided `why` */
@@ -1377,10 +1409,42 @@ static int sm_cycle(struct tm_sm *s, struct tm_gpu *g)
     execute_stage(s);
     tm_sm_l1d_drain(s);
     operand_stage(s);
-    if (issue_stage(s, g) < 0)
+    int r = issue_stage(s, g, 0);
+    if (r)
+        return r; /* out of memory, or stopped (tm_sm_resume does the rest) */
+    fetch_stage(s);
+    return 0;
+}
+
+int tm_sm_resume(struct tm_sm *s, struct tm_gpu *g)
+{
+    uint32_t k = s->resume_k;
+    s->resume_k = TM_NONE;
+    s->par = false;
+    if (issue_stage(s, g, k) < 0)
         return -1;
     fetch_stage(s);
     return 0;
+}
+
+bool tm_insn_shared(const struct ir_insn *in)
+{
+    if (!in)
+        return false; /* the implicit return at the end of a body */
+    if (in->iflags & IF_CALL)
+        return true; /* printf, malloc, device functions (their bodies are stepped later) */
+    if (in->unit != U_MEM && !(in->iflags & (IF_LOAD | IF_STORE | IF_ATOMIC)))
+        return false;
+    if (in->op != OP_LD && in->op != OP_ST && in->op != OP_ATOM && in->op != OP_RED &&
+        in->op != OP_LDU)
+        return true; /* texture, surface, bulk and async copies, fences, prefetches, … */
+    switch (in->space) {
+    case SP_SHARED: case SP_SHARED_CTA: case SP_LOCAL: case SP_CONST: case SP_PARAM:
+    case SP_PARAM_ENTRY: case SP_PARAM_FUNC:
+        return false;
+    default:
+        return true; /* global, generic (may be global), shared::cluster */
+    }
 }
 
 int tm_sm_cycle(struct tm_sm *s, struct tm_gpu *g)
@@ -1392,7 +1456,9 @@ int tm_sm_cycle(struct tm_sm *s, struct tm_gpu *g)
                          ? quiet_until(s) : 0;
     if (until <= s->cycle + 1)
         return sm_cycle(s, g);
-    /* a quiet cycle: run it, remember what it counted, skip the next ones */
+    /* a quiet cycle: run it, remember what it counted, skip the next ones. It steps nothing
+     * (no warp can issue and none is released), so it runs whole in a parallel phase too. */
+    s->par = false;
     uint64_t st0[TM_ST__COUNT];
     memcpy(st0, s->st, sizeof st0);
     if (sm_cycle(s, g) < 0)

@@ -51,6 +51,11 @@ struct tm_kernel_result {
 int tm_gpu_create(const struct tm_config *cfg, const char *base_dir, FILE *log, FILE *json,
                   struct tm_gpu **out, char *err, size_t errlen);
 
+/* Run the SMs' cycles on n host threads (0, 1: the caller's only; at most one per SM): SM i
+ * on thread i mod n, every statistic and cycle count the same as with one (README.md,
+ * "Parallel SMs"). Call before the first launch. 0, -ENOMEM or -EAGAIN (then one thread). */
+int tm_gpu_set_threads(struct tm_gpu *g, uint32_t n);
+
 /* Free the GPU; closes the JSON array. */
 void tm_gpu_destroy(struct tm_gpu *g);
 

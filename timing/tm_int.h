@@ -86,9 +86,9 @@ struct tm_kernel {
                                  waves); the rest run functionally after them */
     uint64_t sim_cycles;      /* cycles the simulated CTAs took (when limit < nctas) */
     uint64_t wave;            /* CTAs of one wave (SMs x CTAs per SM) */
-    uint64_t retired;         /* CTAs retired so far */
+    _Atomic uint64_t retired; /* CTAs retired so far (SMs on several host threads retire) */
     uint64_t t_wave;          /* core cycle the first wave's worth of CTAs had retired */
-    uint32_t live_ctas;       /* dispatched, not yet retired */
+    _Atomic uint32_t live_ctas; /* dispatched, not yet retired */
     bool done;                /* every CTA retired (or the launch faulted and drained) */
     bool faulted;             /* its warps were stopped after a fault */
     uint64_t uid;
@@ -107,6 +107,9 @@ struct tm_kernel {
     uint64_t clu_epoch;       /* bumped when a step or release may have released warps of
                                  another CTA of a cluster: SMs re-query theirs */
     struct tm_prof *prof;     /* time series / per-instruction counters (sample.h), or NULL */
+    struct tm_gpu *g;         /* the GPU it runs on (the clock hook's context is the kernel) */
+    uint16_t *cta_sm;         /* parallel SMs (par.c): SM of each dispatched CTA [limit], the
+                                 order key of a fault; NULL when one host thread runs the SMs */
 };
 
 /* ------------------------------------------------------------------ SM */
@@ -288,6 +291,15 @@ struct tm_sm {
     uint64_t sleep_from;
     uint32_t sleep_nresp;
     uint64_t sleep_d[TM_ST__COUNT];
+
+    /* SMs on several host threads (par.c): in the parallel phase of a cycle (par) the issue
+     * stage stops before a scheduler that may step an instruction with effects outside the
+     * SM (global memory, atomics, calls: tm_insn_shared) and leaves the rest of the cycle
+     * (resume_k on) to tm_sm_resume in the serial phase, in SM order. pset: the copy of the
+     * per-instruction counters this SM adds to (its host thread's). */
+    bool par;
+    uint32_t resume_k;        /* TM_NONE: not suspended */
+    uint32_t pset;
 };
 
 int tm_sm_init(struct tm_sm *s, uint32_t id, const struct tm_config *cfg);
@@ -307,8 +319,18 @@ int tm_sm_place_cta(struct tm_sm *s, struct tm_kernel *k, struct engine_cta *ec,
 /* Stop the warps of kernel k's CTAs on s (after k faulted): they issue nothing more, their
  * instructions in flight drain, then the CTAs retire. */
 void tm_sm_stop_kernel(struct tm_sm *s, const struct tm_kernel *k);
-/* One core cycle of s. Returns -1 when out of memory (stop everything), else 0. */
+/* One core cycle of s. Returns -1 when out of memory (stop everything), 1 when s->par is set
+ * and the cycle stopped before a step with effects outside the SM (finish it with
+ * tm_sm_resume), else 0. */
 int tm_sm_cycle(struct tm_sm *s, struct tm_gpu *g);
+/* The rest of a cycle tm_sm_cycle left (returned 1): the remaining schedulers' issue, then
+ * fetch; run serially, in SM order. -1 when out of memory, else 0. */
+int tm_sm_resume(struct tm_sm *s, struct tm_gpu *g);
+/* May stepping `in` touch anything outside its CTA's SM (global, generic, texture or surface
+ * memory, atomics there, calls: printf, malloc)? Instructions for which this is false only
+ * read and write the CTA's registers, shared and local memory (a fault is ordered by the
+ * engine's ENGINE_CLOCK_ORDER key). */
+bool tm_insn_shared(const struct ir_insn *in);
 /* Is s asleep at core cycle now (quiet: skipping its cycles, see struct tm_sm)? */
 static inline bool tm_sm_asleep(const struct tm_sm *s, uint64_t now)
 {
@@ -322,7 +344,5 @@ bool tm_sm_busy(const struct tm_sm *s);
 /* Retire every CTA (after a fault). */
 void tm_sm_abort(struct tm_sm *s);
 
-/* The SM currently stepping the engine (for the clock hook): set by sm.c. */
-void tm_gpu_set_stepping(struct tm_gpu *g, struct tm_sm *s);
 
 #endif

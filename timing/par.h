@@ -1,0 +1,37 @@
+/*
+ * timing/par.h — the host threads that run the SMs' cycles in parallel (issue 24 item 1):
+ * a fixed pool of workers that run one function per phase, in parts with their own index,
+ * and a barrier at the end of the phase. Internal to timing/ (gpu.c uses it).
+ *
+ * A phase costs two synchronisations (start, end). Waiting threads spin briefly, then sleep
+ * on a condition variable, so a loaded host (or more threads than cores) does not burn the
+ * other threads' time.
+ */
+#ifndef PTXEMU_TIMING_PAR_H
+#define PTXEMU_TIMING_PAR_H
+
+#include <stdint.h>
+
+struct tm_pool; /* opaque */
+
+/* fn(ctx, t) runs part t of the phase, 0 ≤ t < n. */
+typedef void (*tm_pool_fn)(void *ctx, uint32_t t);
+
+/* A pool of n threads (the caller counts as one: n - 1 are started). 0, -ENOMEM or -EAGAIN
+ * (threads could not be started). */
+int tm_pool_create(uint32_t n, struct tm_pool **out);
+
+/* Threads of the pool (the caller's included). */
+uint32_t tm_pool_size(const struct tm_pool *p);
+
+/* Run fn(ctx, t) for every part t of the phase, 0 ≤ t < size, and return when all have
+ * returned. Part 0 runs on the caller; part t on worker t, or on the caller when the worker
+ * has not started it by the time the caller is done with part 0 (a loaded host), never on
+ * two threads. What the parts wrote is visible to the caller then (and what the caller wrote
+ * before, to them). */
+void tm_pool_run(struct tm_pool *p, tm_pool_fn fn, void *ctx);
+
+/* Stop and join the threads; free p (NULL: nothing). */
+void tm_pool_destroy(struct tm_pool *p);
+
+#endif
