@@ -160,11 +160,18 @@ void tm_sm_memop_fill(struct tm_sm *s, struct tm_memop *m, uint32_t wslot,
         if (!parts)
             parts = 1;
         uint32_t lanes_per = 32 / parts ? 32 / parts : 32;
+        /* the distinct words of a part are chained per bank (bank = word mod banks, folded
+         * into 64 chains), so finding a repeated word looks only at its bank's words, and
+         * the degree is the longest chain: linear in the lanes, not quadratic */
         uint32_t total = 0;
+        const bool pow2 = (nb & (nb - 1)) == 0;
         for (uint32_t p = 0; p < parts; p++) {
             uint64_t words[256];
-            uint32_t nw = 0, multi = 0;
+            uint32_t nw = 0, multi = 0, deg = 0;
             uint8_t cnt[256];
+            uint16_t link[256], head[64], per_bank[64];
+            memset(per_bank, 0, sizeof per_bank);
+            memset(head, 0xff, sizeof head);
             for (uint32_t i = 0; i < r->naccess; i++) {
                 const struct engine_access *a = &r->access[i];
                 if (a->lane / lanes_per != p || a->space != m->space)
@@ -172,22 +179,22 @@ void tm_sm_memop_fill(struct tm_sm *s, struct tm_memop *m, uint32_t wslot,
                 uint32_t nwd = a->width > 4 ? a->width / 4 : 1;
                 for (uint32_t j = 0; j < nwd; j++) {
                     uint64_t wd = a->addr / 4 + j;
-                    uint32_t k = 0;
-                    while (k < nw && words[k] != wd)
-                        k++;
-                    if (k == nw && nw < 256) {
+                    uint32_t b = (uint32_t)(pow2 ? wd & (nb - 1) : wd % nb) & 63;
+                    uint32_t k = head[b];
+                    while (k != 0xffff && words[k] != wd)
+                        k = link[k];
+                    if (k != 0xffff) {
+                        if (cnt[k]++ == 1)
+                            multi++;
+                    } else if (nw < 256) {
                         words[nw] = wd;
-                        cnt[nw++] = 1;
-                    } else if (k < nw && cnt[k]++ == 1) {
-                        multi++;
+                        cnt[nw] = 1;
+                        link[nw] = head[b];
+                        head[b] = (uint16_t)nw++;
+                        if (++per_bank[b] > deg)
+                            deg = per_bank[b];
                     }
                 }
-            }
-            uint32_t per_bank[64] = {0}, deg = 0;
-            for (uint32_t k = 0; k < nw; k++) {
-                uint32_t b = (uint32_t)(words[k] % nb) & 63;
-                if (++per_bank[b] > deg)
-                    deg = per_bank[b];
             }
             if (cfg->o.gpgpu_shmem_limited_broadcast && multi > deg)
                 deg = multi;
