@@ -529,6 +529,8 @@ void tm_sm_abort(struct tm_sm *s)
     if (s->coll)
         for (uint32_t i = 0; i < s->nparts * s->ncoll; i++)
             s->coll[i] = TM_NONE;
+    memset(s->idoc_n, 0, sizeof s->idoc_n);
+    memset(s->coll_n, 0, sizeof s->coll_n);
     s->ldst_cur = TM_NONE;
     s->heap_n = 0;
     s->to_mem.n = s->from_mem.n = s->l1_hit.n = s->l1c_hit.n = s->l1t_hit.n = 0;
@@ -774,6 +776,7 @@ static int issue_one(struct tm_sm *s, struct tm_gpu *g, uint32_t ws, uint8_t fu)
     }
     w->inflight++;
     pr_push(&s->id_oc[fu], in->part, ii);
+    s->idoc_n[in->part]++;
     s->st[TM_ST_WARP_INSN]++;
     s->st[TM_ST_THREAD_INSN] += (uint64_t)__builtin_popcount(r.exec_mask);
 
@@ -929,12 +932,46 @@ static int issue_stage(struct tm_sm *s, struct tm_gpu *g)
 {
     const struct tm_config *cfg = s->cfg;
     for (uint32_t k = 0; k < s->nsched; k++) {
-        sched_order(s, k);
+        /* lrr / rrr over the occupancy mask: the running slots from the start on, then the
+         * ones before it, taken straight from the mask (sched_order's order, not written
+         * out); other policies (or no masks) through sched_order */
+        uint32_t per = (s->nwarp_slots + s->nsched - 1 - k) / s->nsched;
+        bool direct = s->occ_ok && per &&
+                      (cfg->sched == TM_SCHED_LRR || cfg->sched == TM_SCHED_RRR);
+        uint64_t hi = 0, lo = 0;
+        uint32_t start = 0;
+        if (direct) {
+            if (cfg->sched == TM_SCHED_LRR)
+                start = s->last_issued[k] == TM_NONE ? 0
+                                                     : (s->last_issued[k] / s->nsched + 1) % per;
+            else
+                start = s->rr_start[k]++ % per;
+            uint64_t m = s->occ[k];
+            hi = start < 64 ? m >> start : 0;
+            lo = start ? m & ((UINT64_C(1) << start) - 1) : 0;
+        } else {
+            sched_order(s, k);
+        }
         enum stall why = ST_IDLE;
         uint32_t why_ws = TM_NONE; /* the warp whose state decided `why` */
         bool issued = false;
-        for (uint32_t i = 0; i < s->norder[k] && !issued; i++) {
-            uint32_t ws = s->order[k][i];
+        for (uint32_t i = 0; !issued; i++) {
+            uint32_t ws;
+            if (direct) {
+                if (hi) {
+                    ws = (start + (uint32_t)__builtin_ctzll(hi)) * s->nsched + k;
+                    hi &= hi - 1;
+                } else if (lo) {
+                    ws = (uint32_t)__builtin_ctzll(lo) * s->nsched + k;
+                    lo &= lo - 1;
+                } else {
+                    break;
+                }
+            } else if (i < s->norder[k]) {
+                ws = s->order[k][i];
+            } else {
+                break;
+            }
             struct tm_warp *w = &s->w[ws];
             if (!w->cta || w->done)
                 continue;
@@ -949,10 +986,12 @@ static int issue_stage(struct tm_sm *s, struct tm_gpu *g)
                 else if (!w->nib || w->ready_at > s->cycle)
                     st = ST_IBUF;
                 else {
-                    const struct ir_insn *in = ib_insn(w, 0);
-                    uint8_t fu = fu_of(cfg, in);
-                    if (!w->sbc)
+                    if (!w->sbc) { /* the head changed: its unit and hazard, cached */
+                        const struct ir_insn *in = ib_insn(w, 0);
+                        w->fu0 = fu_of(cfg, in);
                         w->sbc = sb_blocked(w, w->ib[0].f, in) ? 2 : 1;
+                    }
+                    uint8_t fu = w->fu0;
                     if (w->sbc == 2)
                         st = ST_SB;
                     else if (!pr_has_room(&s->id_oc[fu], w->part % s->nparts) ||
@@ -1025,7 +1064,7 @@ static void operand_stage(struct tm_sm *s)
         uint32_t p = (uint32_t)((pi + s->cycle) % s->nparts);
         uint32_t *coll = &s->coll[p * s->ncoll];
         /* 1. instructions waiting in ID_OC registers take free collector units, oldest first */
-        for (uint32_t port = 0; port < inports; port++) {
+        for (uint32_t port = 0; port < inports && s->idoc_n[p]; port++) {
             uint32_t best = TM_NONE;
             int bf = -1;
             for (int f = 0; f < TM_FU__COUNT; f++) {
@@ -1043,9 +1082,13 @@ static void operand_stage(struct tm_sm *s)
                 break;
             }
             coll[cu] = best;
+            s->coll_n[p]++;
             pr_pop(&s->id_oc[bf], p);
+            s->idoc_n[p]--;
         }
         /* 2. register banks serve `tput` reads each */
+        if (!s->coll_n[p])
+            continue; /* (steps 2 and 3 have nothing to do) */
         uint32_t *used = &s->bank_used[p * s->nbanks];
         for (uint32_t q = 0; q < s->ncoll; q++) {
             uint32_t cu = (s->coll_rr + q) % s->ncoll;
@@ -1083,6 +1126,7 @@ static void operand_stage(struct tm_sm *s)
             uint32_t ii = coll[best];
             pr_push(&s->oc_ex[s->inst[ii].fu], s->inst[ii].fu == TM_FU_MEM ? 0 : p, ii);
             coll[best] = TM_NONE;
+            s->coll_n[p]--;
             sent++;
         }
     }
@@ -1197,8 +1241,8 @@ static void fetch_stage(struct tm_sm *s)
             ws = (start + i) % s->nwarp_slots;
         }
         struct tm_warp *w = &s->w[ws];
-        if (!w->cta || w->done || w->nib || w->fetching || w->at_bar || !w->func ||
-            w->ready_at > s->cycle)
+        if (w->nib || !w->cta || w->done || w->fetching || w->at_bar || !w->func ||
+            w->ready_at > s->cycle) /* (a filled buffer, the usual case, first) */
             continue;
         budget--;
         s->fetch_rr = ws + 1;

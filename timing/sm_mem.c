@@ -272,6 +272,7 @@ void tm_sm_memop_fill(struct tm_sm *s, struct tm_memop *m, uint32_t wslot,
         m->flags |= TM_RQF_NOL1;
     uint32_t group_first = 0; /* first line of the current sub-warp */
     uint32_t cur_group = UINT32_MAX;
+    uint32_t last = UINT32_MAX; /* the line the previous one-line access merged into */
     for (uint32_t i = 0; i < r->naccess; i++) {
         const struct engine_access *a = &r->access[i];
         if (a->space != m->space)
@@ -285,6 +286,38 @@ void tm_sm_memop_fill(struct tm_sm *s, struct tm_memop *m, uint32_t wslot,
         uint64_t addr = a->space == SP_LOCAL ? local_addr(s, wslot, a->addr, a->lane)
                                              : canon_addr(s, s->w[wslot].cta->k, a->addr);
         uint64_t end = addr + (a->width ? a->width : 1) - 1;
+        if ((addr & ~127ull) == (end & ~127ull)) {
+            /* the common case, one line: the lines of a sub-warp are distinct, so the line
+             * the previous lane merged into (when it is of this sub-warp) is the one to try
+             * first */
+            uint64_t ln = addr & ~127ull;
+            uint32_t lo = (uint32_t)(addr - ln), hi = (uint32_t)(end - ln);
+            uint8_t sec = (uint8_t)(((2u << (hi >> 5)) - 1) & ~((1u << (lo >> 5)) - 1));
+            uint32_t k = last >= group_first && last < m->nline && m->line[last] == ln
+                             ? last : group_first;
+            while (k < m->nline && m->line[k] != ln)
+                k++;
+            if (k == m->nline) {
+                if (m->nline == TM_MAX_LINES)
+                    k = TM_MAX_LINES - 1; /* beyond the record: merged into the last */
+                else {
+                    m->line[k] = ln;
+                    m->sectors[k] = 0;
+                    m->bytes[k] = 0;
+                    m->bmask[k][0] = m->bmask[k][1] = 0;
+                    m->nline++;
+                }
+            }
+            last = k;
+            m->sectors[k] |= sec;
+            m->bytes[k] = (uint16_t)(m->bytes[k] + (hi - lo + 1));
+            if ((lo >> 6) == (hi >> 6))
+                m->bmask[k][lo >> 6] |= (((hi & 63) == 63 ? ~0ull : (1ull << ((hi & 63) + 1)) - 1) &
+                                         ~((1ull << (lo & 63)) - 1));
+            else
+                bytes_mask(m->bmask[k], lo, hi);
+            continue;
+        }
         for (uint64_t ln = addr & ~127ull; ln <= (end & ~127ull); ln += 128) {
             uint64_t lo = addr > ln ? addr : ln, hi = end < ln + 127 ? end : ln + 127;
             uint8_t sec = 0;
