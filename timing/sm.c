@@ -416,6 +416,7 @@ static int tm_sm_place_cta_(struct tm_sm *s, struct tm_kernel *k, struct engine_
         s->l1d_kernel = k->uid;
         s->cv_lo = s->cv_hi = 0; /* blocks may have been freed and reused since */
     }
+    s->l1_fresh = false; /* its warps may access the L1s from now */
     struct tm_cta *c = &s->cta[slot];
     if (ec) {
         c->ec = ec;

@@ -44,9 +44,16 @@ int tm_sm_l1d_make(struct tm_sm *s, uint32_t shmem_bytes)
 {
     const struct tm_config *cfg = s->cfg;
     bool mem = !cfg->o.gpgpu_perfect_mem;
-    if (l1_ro_make(&s->l1c, &cfg->l1c, mem && !cfg->o.gpgpu_perfect_inst_const_cache, "L1C") ==
-            -ENOMEM ||
-        l1_ro_make(&s->l1t, &cfg->l1t, mem, "L1T") == -ENOMEM)
+    /* caches built and never accessed since (no CTA placed) are already what a rebuild
+     * would make: the L1C and L1T always (they do not depend on the carve-out), the L1D for
+     * the same carve-out (rebuilding frees and re-allocates, and touching fresh pages again
+     * cost a first kernel's launch its share of page faults) */
+    if (s->l1_fresh && shmem_bytes == s->l1_shmem)
+        return 0;
+    if (!s->l1_fresh &&
+        (l1_ro_make(&s->l1c, &cfg->l1c, mem && !cfg->o.gpgpu_perfect_inst_const_cache, "L1C") ==
+             -ENOMEM ||
+         l1_ro_make(&s->l1t, &cfg->l1t, mem, "L1T") == -ENOMEM))
         return -ENOMEM;
     if ((s->l1c || s->l1t) && !s->l1c_hit.buf &&
         (tm_queue_init(&s->l1c_hit, 256) || tm_queue_init(&s->l1t_hit, 256)))
@@ -65,7 +72,10 @@ int tm_sm_l1d_make(struct tm_sm *s, uint32_t shmem_bytes)
         if (ways)
             g.assoc = (uint32_t)ways;
     }
-    return tm_cache_create(&s->l1d, &g, "L1D");
+    int r = tm_cache_create(&s->l1d, &g, "L1D");
+    s->l1_fresh = r == 0;
+    s->l1_shmem = shmem_bytes;
+    return r;
 }
 
 /* Invalidate every L1 of the SM (a new kernel: constant memory and textures may have been

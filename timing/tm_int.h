@@ -264,6 +264,9 @@ struct tm_sm {
     struct tm_cache *l1d;
     struct tm_queue l1_hit;
     uint64_t l1d_kernel;      /* uid of the kernel the L1D was last invalidated for */
+    bool l1_fresh;            /* the L1s are as tm_sm_l1d_make built them for a carve-out of
+                                 l1_shmem bytes, never accessed since (no CTA placed) */
+    uint32_t l1_shmem;
     /* L1 constant and texture caches (NULL: -gpgpu_perfect_mem, -gpgpu_perfect_inst_const_cache
      * 1 for the L1C, or the option "none") and their hits in flight, as l1_hit */
     struct tm_cache *l1c, *l1t;
