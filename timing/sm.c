@@ -162,6 +162,13 @@ static uint32_t mop_alloc(struct tm_sm *s)
 
 /* ====================================================================== set-up */
 
+/* Warp w's instruction buffer was emptied: fetch must visit it (struct tm_sm.ibe). */
+static inline void ibe_mark(struct tm_sm *s, const struct tm_warp *w)
+{
+    if (s->occ_ok)
+        s->ibe |= UINT64_C(1) << (w - s->w);
+}
+
 /* Keep the occupancy masks in step with w->cta. */
 static inline void occ_set(struct tm_sm *s, uint32_t ws, bool on)
 {
@@ -317,9 +324,12 @@ bool tm_sm_can_take(const struct tm_sm *s, const struct tm_kernel *k)
         return false;
     if (k->cooperative)
         return s->warps_used + k->warps <= s->nwarp_slots;
-    uint32_t mine = 0;
-    for (uint32_t i = 0; i < s->ncta_slots; i++)
-        mine += s->cta[i].ec && s->cta[i].k == k;
+    uint32_t mine = s->ncta; /* without concurrent kernels every resident CTA is of k (above) */
+    if (s->cfg->o.gpgpu_concurrent_kernel_sm) {
+        mine = 0;
+        for (uint32_t i = 0; i < s->ncta_slots; i++)
+            mine += s->cta[i].ec && s->cta[i].k == k;
+    }
     if (mine >= k->max_cta_per_sm)
         return false;
     if (s->warps_used + k->warps > s->nwarp_slots)
@@ -439,6 +449,7 @@ static int tm_sm_place_cta_(struct tm_sm *s, struct tm_kernel *k, struct engine_
         w->part = part;
         w->cta = c;
         occ_set(s, w0 + i, true);
+        ibe_mark(s, w);
         w->held = true;
         w->ew = i;
         w->ready_at = s->cycle + latency;
@@ -548,6 +559,7 @@ void tm_sm_stop_kernel(struct tm_sm *s, const struct tm_kernel *k)
         w->done = true;
         w->at_bar = w->at_membar = false;
         w->nib = 0;
+        ibe_mark(s, w);
     }
     for (uint32_t i = 0; i < s->nwarp_slots; i++)
         if (s->w[i].cta && s->w[i].cta->k == k)
@@ -643,6 +655,7 @@ static void requery_barrier(struct tm_sm *s, struct tm_cta *c)
         if (info.status == ENGINE_WARP_EXITED || info.status == ENGINE_WARP_FAULTED) {
             w->done = true;
             w->nib = 0;
+            ibe_mark(s, w);
             tm_sm_warp_try_finish(s, w);
             continue;
         }
@@ -650,6 +663,7 @@ static void requery_barrier(struct tm_sm *s, struct tm_cta *c)
             w->func = info.func;
             w->pc = info.pc;
             w->nib = 0;
+            ibe_mark(s, w);
         }
     }
 }
@@ -1003,6 +1017,8 @@ static int issue_stage(struct tm_sm *s, struct tm_gpu *g)
                         int r = issue_one(s, g, ws, fu);
                         if (r < 0)
                             return -1;
+                        if (!w->nib)
+                            ibe_mark(s, w);
                         if (r == 0)
                             st = ST_BAR;
                         else {
@@ -1222,9 +1238,10 @@ static void fetch_stage(struct tm_sm *s)
     /* running slots from fetch_rr on, wrapping (all slots when the masks are off) */
     uint32_t start = s->fetch_rr % s->nwarp_slots;
     uint64_t hi = ~UINT64_C(0), lo = 0;
-    if (s->occ_ok) {
-        hi = s->occ_all >> start;
-        lo = start ? s->occ_all & ((UINT64_C(1) << start) - 1) : 0;
+    if (s->occ_ok) { /* (running warps whose buffer may be empty: the others are skipped) */
+        uint64_t cand = s->occ_all & s->ibe;
+        hi = cand >> start;
+        lo = start ? cand & ((UINT64_C(1) << start) - 1) : 0;
     }
     for (uint32_t i = 0; i < s->nwarp_slots && budget; i++) {
         uint32_t ws;
@@ -1242,8 +1259,12 @@ static void fetch_stage(struct tm_sm *s)
             ws = (start + i) % s->nwarp_slots;
         }
         struct tm_warp *w = &s->w[ws];
-        if (w->nib || !w->cta || w->done || w->fetching || w->at_bar || !w->func ||
-            w->ready_at > s->cycle) /* (a filled buffer, the usual case, first) */
+        if (w->nib) {
+            if (s->occ_ok)
+                s->ibe &= ~(UINT64_C(1) << ws);
+            continue;
+        }
+        if (!w->cta || w->done || w->fetching || w->at_bar || !w->func || w->ready_at > s->cycle)
             continue;
         budget--;
         s->fetch_rr = ws + 1;
@@ -1265,6 +1286,8 @@ static void fetch_stage(struct tm_sm *s)
             }
         }
         decode(w);
+        if (s->occ_ok)
+            s->ibe &= ~(UINT64_C(1) << ws);
     }
     /* the L1I's misses into the queue to memory */
     const struct tm_cache_out *o;

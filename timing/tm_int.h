@@ -222,6 +222,9 @@ struct tm_sm {
     bool occ_ok;
     uint64_t occ_all;
     uint64_t *occ;            /* [nsched] */
+    uint64_t ibe;             /* with the masks: slots whose instruction buffer may be empty
+                                 (every running warp with nib == 0 has its bit; fetch visits
+                                 only these and clears the bits of filled ones) */
 
     /* schedulers */
     uint32_t *last_issued;    /* [sched] warp slot, TM_NONE */

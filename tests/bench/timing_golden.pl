@@ -57,7 +57,7 @@ sub compare {
     if (!defined $old) { print "MISSING $tag\n"; $bad++; return; }
     if (!defined $new || $new ne $old) { print "DIFFER  $tag\n"; $bad++; return; }
 }
-my $tmp = $save ? $out : "$out/new";
+my $tmp = $save ? $out : "$out/new.$$"; # (checks may run at once)
 make_path($tmp);
 for my $p (split /,/, $presets) {
     for my $k (@kernels) {
