@@ -7,15 +7,24 @@
  * from the instruction and the warp's state before and after.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "interp/engine.h"
 #include "interp/internal.h"
 
+struct engine_cta;
+
 struct engine_launch {
     struct launch_state L;
     _Atomic unsigned live; /* CTAs created and not yet destroyed */
+    /* destroyed single CTAs kept with their buffers (warp arenas, shared and local memory)
+     * for the next engine_cta_create: a timing run creates one CTA per dispatch, and freeing
+     * and re-allocating half a megabyte of buffers each time cost page faults (the heap
+     * trims freed memory back to the kernel) */
+    pthread_mutex_t pool_mu;
+    struct engine_cta *pool;
 };
 
 struct engine_cluster;
@@ -23,6 +32,7 @@ struct engine_cluster;
 struct engine_cta {
     struct cta c;
     struct engine_launch *el;
+    struct engine_cta *next;     /* the launch's pool of destroyed CTAs */
     struct cluster own;          /* a cluster of one: the CTA's own */
     struct engine_cluster *grp;  /* a cluster of several: shared with its peers, or NULL */
 };
@@ -52,6 +62,7 @@ int engine_launch_begin(struct interp_dev *d, const struct interp_launch *l, str
     el->L.nworkers = 1;
     el->L.resident = 1;
     el->L.check = 0; /* stepping runs no checks (exec_slow.c); no shadow state per CTA */
+    pthread_mutex_init(&el->pool_mu, NULL);
     *out = el;
     return 0;
 }
@@ -96,6 +107,13 @@ int engine_launch_end(struct engine_launch *el, struct interp_stats *st)
         st->thread_insns += atomic_load(&L->eng_nthread);
         st->ctas += atomic_load(&L->eng_nctas);
     }
+    while (el->pool) {
+        struct engine_cta *ec = el->pool;
+        el->pool = ec->next;
+        cta_free(&ec->c);
+        free(ec);
+    }
+    pthread_mutex_destroy(&el->pool_mu);
     launch_finish(L);
     int rc = L->trapped ? 1 : 0;
     free(el);
@@ -152,10 +170,17 @@ int engine_cta_create(struct engine_launch *el, uint64_t linear, struct engine_c
     *out = NULL;
     if (linear >= el->L.nctas || engine_launch_cluster_size(el) > 1)
         return -EINVAL;
-    struct engine_cta *ec = calloc(1, sizeof *ec);
-    if (!ec)
+    /* a destroyed CTA's record and buffers first (cta_begin reuses buffers that fit, as the
+     * grid runner's slots do) */
+    pthread_mutex_lock(&el->pool_mu);
+    struct engine_cta *ec = el->pool;
+    if (ec)
+        el->pool = ec->next;
+    pthread_mutex_unlock(&el->pool_mu);
+    if (!ec && !(ec = calloc(1, sizeof *ec)))
         return -ENOMEM;
     ec->el = el;
+    ec->next = NULL;
     cluster_init(&ec->own, &el->L, linear);
     if (cta_begin(&ec->c, &el->L, &ec->own, linear, 0) != 0) {
         cta_free(&ec->c);
@@ -207,8 +232,11 @@ void engine_cta_destroy(struct engine_cta *ec)
         free(g);
         return;
     }
-    cta_free(&ec->c);
-    free(ec);
+    ec->c.clu = NULL;
+    pthread_mutex_lock(&ec->el->pool_mu);
+    ec->next = ec->el->pool;
+    ec->el->pool = ec;
+    pthread_mutex_unlock(&ec->el->pool_mu);
 }
 
 /* Release completed barriers, or detect a deadlock (see engine.h). */

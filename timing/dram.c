@@ -864,6 +864,16 @@ void tm_dram_idle_cycles(struct tm_dram *d, uint64_t n)
     }
 }
 
+bool tm_dram_idle_tick(struct tm_dram *d)
+{
+    if (tm_dram_busy(d) || d->ref_pending || d->now >= d->ref_due)
+        return false;
+    d->stat[TM_DS_N_CMD]++;
+    d->stat[TM_DS_N_NOP]++;
+    d->now++;
+    return true;
+}
+
 /* Counters since creation. */
 const uint64_t *tm_dram_stats(const struct tm_dram *d) { return d->stat; }
 

@@ -78,6 +78,10 @@ bool tm_dram_busy(const struct tm_dram *d);
 /* n cycles of a controller that nothing reaches meanwhile: exactly what n tm_dram_cycle calls
  * would do (in bulk while it is idle and no refresh is due, cycle by cycle otherwise). */
 void tm_dram_idle_cycles(struct tm_dram *d, uint64_t n);
+/* The cycle of a controller that nothing reaches this cycle, when it is idle and no refresh
+ * is due: counted as tm_dram_idle_cycles(d, 1) counts it, true; otherwise nothing done, false
+ * (the caller runs tm_dram_cycle). Lets the memory system pass idle channels cheaply. */
+bool tm_dram_idle_tick(struct tm_dram *d);
 /* Counters (enum tm_dram_stat), cumulative since creation. */
 const uint64_t *tm_dram_stats(const struct tm_dram *d);
 /* GPGPU-Sim's names of the counters ("n_cmd", "n_nop", "n_activity", "n_act", "n_pre", "n_ref",

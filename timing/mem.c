@@ -481,6 +481,12 @@ void tm_mem_dram_cycle(struct tm_mem *m, uint64_t core_now)
 {
     for (uint32_t c = 0; c < m->n_mem; c++) {
         struct tm_dram *d = m->dram[c];
+        /* a channel with nothing queued for it and nothing to do only counts its cycle */
+        bool queued = false;
+        for (uint32_t k = 0; k < m->n_sub && !queued; k++)
+            queued = m->sp[c * m->n_sub + k].l2_dram.n != 0;
+        if (!queued && tm_dram_idle_tick(d))
+            continue;
         /* accept one request from this channel's sub-partitions, round robin */
         for (uint32_t k = 0; k < m->n_sub; k++) {
             uint32_t si = c * m->n_sub + (m->dram_rr[c] + k) % m->n_sub;

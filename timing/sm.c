@@ -162,6 +162,13 @@ static uint32_t mop_alloc(struct tm_sm *s)
 
 /* ====================================================================== set-up */
 
+/* Warp w's instruction buffer was emptied: fetch must visit it (struct tm_sm.ibe). */
+static inline void ibe_mark(struct tm_sm *s, const struct tm_warp *w)
+{
+    if (s->occ_ok)
+        s->ibe |= UINT64_C(1) << (w - s->w);
+}
+
 /* Keep the occupancy masks in step with w->cta. */
 static inline void occ_set(struct tm_sm *s, uint32_t ws, bool on)
 {
@@ -318,9 +325,12 @@ bool tm_sm_can_take(const struct tm_sm *s, const struct tm_kernel *k)
         return false;
     if (k->cooperative)
         return s->warps_used + k->warps <= s->nwarp_slots;
-    uint32_t mine = 0;
-    for (uint32_t i = 0; i < s->ncta_slots; i++)
-        mine += s->cta[i].ec && s->cta[i].k == k;
+    uint32_t mine = s->ncta; /* without concurrent kernels every resident CTA is of k (above) */
+    if (s->cfg->o.gpgpu_concurrent_kernel_sm) {
+        mine = 0;
+        for (uint32_t i = 0; i < s->ncta_slots; i++)
+            mine += s->cta[i].ec && s->cta[i].k == k;
+    }
     if (mine >= k->max_cta_per_sm)
         return false;
     if (s->warps_used + k->warps > s->nwarp_slots)
@@ -419,6 +429,7 @@ static int tm_sm_place_cta_(struct tm_sm *s, struct tm_kernel *k, struct engine_
         s->l1d_kernel = k->uid;
         s->cv_lo = s->cv_hi = 0; /* blocks may have been freed and reused since */
     }
+    s->l1_fresh = false; /* its warps may access the L1s from now */
     struct tm_cta *c = &s->cta[slot];
     if (ec) {
         c->ec = ec;
@@ -441,6 +452,7 @@ static int tm_sm_place_cta_(struct tm_sm *s, struct tm_kernel *k, struct engine_
         w->part = part;
         w->cta = c;
         occ_set(s, w0 + i, true);
+        ibe_mark(s, w);
         w->held = true;
         w->ew = i;
         w->ready_at = s->cycle + latency;
@@ -532,6 +544,8 @@ void tm_sm_abort(struct tm_sm *s)
     if (s->coll)
         for (uint32_t i = 0; i < s->nparts * s->ncoll; i++)
             s->coll[i] = TM_NONE;
+    memset(s->idoc_n, 0, sizeof s->idoc_n);
+    memset(s->coll_n, 0, sizeof s->coll_n);
     s->ldst_cur = TM_NONE;
     s->heap_n = 0;
     s->to_mem.n = s->from_mem.n = s->l1_hit.n = s->l1c_hit.n = s->l1t_hit.n = 0;
@@ -548,6 +562,7 @@ void tm_sm_stop_kernel(struct tm_sm *s, const struct tm_kernel *k)
         w->done = true;
         w->at_bar = w->at_membar = false;
         w->nib = 0;
+        ibe_mark(s, w);
     }
     for (uint32_t i = 0; i < s->nwarp_slots; i++)
         if (s->w[i].cta && s->w[i].cta->k == k)
@@ -647,6 +662,7 @@ static void requery_barrier(struct tm_sm *s, struct tm_cta *c)
         if (info.status == ENGINE_WARP_EXITED || info.status == ENGINE_WARP_FAULTED) {
             w->done = true;
             w->nib = 0;
+            ibe_mark(s, w);
             tm_sm_warp_try_finish(s, w);
             continue;
         }
@@ -654,6 +670,7 @@ static void requery_barrier(struct tm_sm *s, struct tm_cta *c)
             w->func = info.func;
             w->pc = info.pc;
             w->nib = 0;
+            ibe_mark(s, w);
         }
     }
 }
@@ -789,6 +806,7 @@ static int issue_one(struct tm_sm *s, struct tm_gpu *g, uint32_t ws, uint8_t fu)
     }
     w->inflight++;
     pr_push(&s->id_oc[fu], in->part, ii);
+    s->idoc_n[in->part]++;
     s->st[TM_ST_WARP_INSN]++;
     s->st[TM_ST_THREAD_INSN] += (uint64_t)__builtin_popcount(r.exec_mask);
 
@@ -954,8 +972,10 @@ static bool sched_may_share(struct tm_sm *s, uint32_t k)
         if (!w->cta || w->done || w->at_membar || !w->nib || w->ready_at > s->cycle)
             continue;
         if (tm_insn_shared(ib_insn(w, 0))) {
-            if (!w->sbc)
+            if (!w->sbc) { /* the head's unit and hazard, cached as issue_stage caches them */
+                w->fu0 = fu_of(s->cfg, ib_insn(w, 0));
                 w->sbc = sb_blocked(w, w->ib[0].f, ib_insn(w, 0)) ? 2 : 1;
+            }
             if (w->sbc == 1)
                 return true;
         } else if (dual && w->nib > 1 && tm_insn_shared(ib_insn(w, 1))) {
@@ -975,12 +995,46 @@ static int issue_stage(struct tm_sm *s, struct tm_gpu *g, uint32_t k0)
             s->resume_k = k;
             return 1;
         }
-        sched_order(s, k);
+        /* lrr / rrr over the occupancy mask: the running slots from the start on, then the
+         * ones before it, taken straight from the mask (sched_order's order, not written
+         * out); other policies (or no masks) through sched_order */
+        uint32_t per = (s->nwarp_slots + s->nsched - 1 - k) / s->nsched;
+        bool direct = s->occ_ok && per &&
+                      (cfg->sched == TM_SCHED_LRR || cfg->sched == TM_SCHED_RRR);
+        uint64_t hi = 0, lo = 0;
+        uint32_t start = 0;
+        if (direct) {
+            if (cfg->sched == TM_SCHED_LRR)
+                start = s->last_issued[k] == TM_NONE ? 0
+                                                     : (s->last_issued[k] / s->nsched + 1) % per;
+            else
+                start = s->rr_start[k]++ % per;
+            uint64_t m = s->occ[k];
+            hi = start < 64 ? m >> start : 0;
+            lo = start ? m & ((UINT64_C(1) << start) - 1) : 0;
+        } else {
+            sched_order(s, k);
+        }
         enum stall why = ST_IDLE;
         uint32_t why_ws = TM_NONE; /* the warp whose state decided `why` */
         bool issued = false;
-        for (uint32_t i = 0; i < s->norder[k] && !issued; i++) {
-            uint32_t ws = s->order[k][i];
+        for (uint32_t i = 0; !issued; i++) {
+            uint32_t ws;
+            if (direct) {
+                if (hi) {
+                    ws = (start + (uint32_t)__builtin_ctzll(hi)) * s->nsched + k;
+                    hi &= hi - 1;
+                } else if (lo) {
+                    ws = (uint32_t)__builtin_ctzll(lo) * s->nsched + k;
+                    lo &= lo - 1;
+                } else {
+                    break;
+                }
+            } else if (i < s->norder[k]) {
+                ws = s->order[k][i];
+            } else {
+                break;
+            }
             struct tm_warp *w = &s->w[ws];
             if (!w->cta || w->done)
                 continue;
@@ -995,10 +1049,12 @@ static int issue_stage(struct tm_sm *s, struct tm_gpu *g, uint32_t k0)
                 else if (!w->nib || w->ready_at > s->cycle)
                     st = ST_IBUF;
                 else {
-                    const struct ir_insn *in = ib_insn(w, 0);
-                    uint8_t fu = fu_of(cfg, in);
-                    if (!w->sbc)
+                    if (!w->sbc) { /* the head changed: its unit and hazard, cached */
+                        const struct ir_insn *in = ib_insn(w, 0);
+                        w->fu0 = fu_of(cfg, in);
                         w->sbc = sb_blocked(w, w->ib[0].f, in) ? 2 : 1;
+                    }
+                    uint8_t fu = w->fu0;
                     if (w->sbc == 2)
                         st = ST_SB;
                     else if (!pr_has_room(&s->id_oc[fu], w->part % s->nparts) ||
@@ -1009,6 +1065,8 @@ static int issue_stage(struct tm_sm *s, struct tm_gpu *g, uint32_t k0)
                         int r = issue_one(s, g, ws, fu);
                         if (r < 0)
                             return -1;
+                        if (!w->nib)
+                            ibe_mark(s, w);
                         if (r == 0)
                             st = ST_BAR;
                         else {
@@ -1071,7 +1129,7 @@ static void operand_stage(struct tm_sm *s)
         uint32_t p = (uint32_t)((pi + s->cycle) % s->nparts);
         uint32_t *coll = &s->coll[p * s->ncoll];
         /* 1. instructions waiting in ID_OC registers take free collector units, oldest first */
-        for (uint32_t port = 0; port < inports; port++) {
+        for (uint32_t port = 0; port < inports && s->idoc_n[p]; port++) {
             uint32_t best = TM_NONE;
             int bf = -1;
             for (int f = 0; f < TM_FU__COUNT; f++) {
@@ -1089,9 +1147,13 @@ static void operand_stage(struct tm_sm *s)
                 break;
             }
             coll[cu] = best;
+            s->coll_n[p]++;
             pr_pop(&s->id_oc[bf], p);
+            s->idoc_n[p]--;
         }
         /* 2. register banks serve `tput` reads each */
+        if (!s->coll_n[p])
+            continue; /* (steps 2 and 3 have nothing to do) */
         uint32_t *used = &s->bank_used[p * s->nbanks];
         for (uint32_t q = 0; q < s->ncoll; q++) {
             uint32_t cu = (s->coll_rr + q) % s->ncoll;
@@ -1129,6 +1191,7 @@ static void operand_stage(struct tm_sm *s)
             uint32_t ii = coll[best];
             pr_push(&s->oc_ex[s->inst[ii].fu], s->inst[ii].fu == TM_FU_MEM ? 0 : p, ii);
             coll[best] = TM_NONE;
+            s->coll_n[p]--;
             sent++;
         }
     }
@@ -1223,9 +1286,10 @@ static void fetch_stage(struct tm_sm *s)
     /* running slots from fetch_rr on, wrapping (all slots when the masks are off) */
     uint32_t start = s->fetch_rr % s->nwarp_slots;
     uint64_t hi = ~UINT64_C(0), lo = 0;
-    if (s->occ_ok) {
-        hi = s->occ_all >> start;
-        lo = start ? s->occ_all & ((UINT64_C(1) << start) - 1) : 0;
+    if (s->occ_ok) { /* (running warps whose buffer may be empty: the others are skipped) */
+        uint64_t cand = s->occ_all & s->ibe;
+        hi = cand >> start;
+        lo = start ? cand & ((UINT64_C(1) << start) - 1) : 0;
     }
     for (uint32_t i = 0; i < s->nwarp_slots && budget; i++) {
         uint32_t ws;
@@ -1243,8 +1307,12 @@ static void fetch_stage(struct tm_sm *s)
             ws = (start + i) % s->nwarp_slots;
         }
         struct tm_warp *w = &s->w[ws];
-        if (!w->cta || w->done || w->nib || w->fetching || w->at_bar || !w->func ||
-            w->ready_at > s->cycle)
+        if (w->nib) {
+            if (s->occ_ok)
+                s->ibe &= ~(UINT64_C(1) << ws);
+            continue;
+        }
+        if (!w->cta || w->done || w->fetching || w->at_bar || !w->func || w->ready_at > s->cycle)
             continue;
         budget--;
         s->fetch_rr = ws + 1;
@@ -1266,6 +1334,8 @@ static void fetch_stage(struct tm_sm *s)
             }
         }
         decode(w);
+        if (s->occ_ok)
+            s->ibe &= ~(UINT64_C(1) << ws);
     }
     /* the L1I's misses into the queue to memory */
     const struct tm_cache_out *o;

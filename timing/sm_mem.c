@@ -45,9 +45,16 @@ int tm_sm_l1d_make(struct tm_sm *s, uint32_t shmem_bytes, bool keep)
 {
     const struct tm_config *cfg = s->cfg;
     bool mem = !cfg->o.gpgpu_perfect_mem;
-    if (l1_ro_make(&s->l1c, &cfg->l1c, mem && !cfg->o.gpgpu_perfect_inst_const_cache, "L1C") ==
-            -ENOMEM ||
-        l1_ro_make(&s->l1t, &cfg->l1t, mem, "L1T") == -ENOMEM)
+    /* caches built and never accessed since (no CTA placed) are already what a rebuild
+     * would make: the L1C and L1T always (they do not depend on the carve-out), the L1D for
+     * the same carve-out (rebuilding frees and re-allocates, and touching fresh pages again
+     * cost a first kernel's launch its share of page faults) */
+    if (s->l1_fresh && shmem_bytes == s->l1_shmem)
+        return 0;
+    if (!s->l1_fresh &&
+        (l1_ro_make(&s->l1c, &cfg->l1c, mem && !cfg->o.gpgpu_perfect_inst_const_cache, "L1C") ==
+             -ENOMEM ||
+         l1_ro_make(&s->l1t, &cfg->l1t, mem, "L1T") == -ENOMEM))
         return -ENOMEM;
     if ((s->l1c || s->l1t) && !s->l1c_hit.buf &&
         (tm_queue_init(&s->l1c_hit, 256) || tm_queue_init(&s->l1t_hit, 256)))
@@ -70,7 +77,10 @@ int tm_sm_l1d_make(struct tm_sm *s, uint32_t shmem_bytes, bool keep)
     s->l1d = NULL;
     if (!mem || !cfg->dl1.present)
         return 0;
-    return tm_cache_create(&s->l1d, &g, "L1D");
+    int r = tm_cache_create(&s->l1d, &g, "L1D");
+    s->l1_fresh = r == 0;
+    s->l1_shmem = shmem_bytes;
+    return r;
 }
 
 /* Invalidate the SM's L1s at a kernel boundary: the L1C and L1T always (constant memory and
@@ -172,11 +182,18 @@ void tm_sm_memop_fill(struct tm_sm *s, struct tm_memop *m, uint32_t wslot,
         if (!parts)
             parts = 1;
         uint32_t lanes_per = 32 / parts ? 32 / parts : 32;
+        /* the distinct words of a part are chained per bank (bank = word mod banks, folded
+         * into 64 chains), so finding a repeated word looks only at its bank's words, and
+         * the degree is the longest chain: linear in the lanes, not quadratic */
         uint32_t total = 0;
+        const bool pow2 = (nb & (nb - 1)) == 0;
         for (uint32_t p = 0; p < parts; p++) {
             uint64_t words[256];
-            uint32_t nw = 0, multi = 0;
+            uint32_t nw = 0, multi = 0, deg = 0;
             uint8_t cnt[256];
+            uint16_t link[256], head[64], per_bank[64];
+            memset(per_bank, 0, sizeof per_bank);
+            memset(head, 0xff, sizeof head);
             for (uint32_t i = 0; i < r->naccess; i++) {
                 const struct engine_access *a = &r->access[i];
                 if (a->lane / lanes_per != p || a->space != m->space)
@@ -184,22 +201,22 @@ void tm_sm_memop_fill(struct tm_sm *s, struct tm_memop *m, uint32_t wslot,
                 uint32_t nwd = a->width > 4 ? a->width / 4 : 1;
                 for (uint32_t j = 0; j < nwd; j++) {
                     uint64_t wd = a->addr / 4 + j;
-                    uint32_t k = 0;
-                    while (k < nw && words[k] != wd)
-                        k++;
-                    if (k == nw && nw < 256) {
+                    uint32_t b = (uint32_t)(pow2 ? wd & (nb - 1) : wd % nb) & 63;
+                    uint32_t k = head[b];
+                    while (k != 0xffff && words[k] != wd)
+                        k = link[k];
+                    if (k != 0xffff) {
+                        if (cnt[k]++ == 1)
+                            multi++;
+                    } else if (nw < 256) {
                         words[nw] = wd;
-                        cnt[nw++] = 1;
-                    } else if (k < nw && cnt[k]++ == 1) {
-                        multi++;
+                        cnt[nw] = 1;
+                        link[nw] = head[b];
+                        head[b] = (uint16_t)nw++;
+                        if (++per_bank[b] > deg)
+                            deg = per_bank[b];
                     }
                 }
-            }
-            uint32_t per_bank[64] = {0}, deg = 0;
-            for (uint32_t k = 0; k < nw; k++) {
-                uint32_t b = (uint32_t)(words[k] % nb) & 63;
-                if (++per_bank[b] > deg)
-                    deg = per_bank[b];
             }
             if (cfg->o.gpgpu_shmem_limited_broadcast && multi > deg)
                 deg = multi;
@@ -286,6 +303,7 @@ void tm_sm_memop_fill(struct tm_sm *s, struct tm_memop *m, uint32_t wslot,
         m->flags |= TM_RQF_NOL1;
     uint32_t group_first = 0; /* first line of the current sub-warp */
     uint32_t cur_group = UINT32_MAX;
+    uint32_t last = UINT32_MAX; /* the line the previous one-line access merged into */
     for (uint32_t i = 0; i < r->naccess; i++) {
         const struct engine_access *a = &r->access[i];
         if (a->space != m->space)
@@ -299,6 +317,38 @@ void tm_sm_memop_fill(struct tm_sm *s, struct tm_memop *m, uint32_t wslot,
         uint64_t addr = a->space == SP_LOCAL ? local_addr(s, wslot, a->addr, a->lane)
                                              : canon_addr(s, s->w[wslot].cta->k, a->addr);
         uint64_t end = addr + (a->width ? a->width : 1) - 1;
+        if ((addr & ~127ull) == (end & ~127ull)) {
+            /* the common case, one line: the lines of a sub-warp are distinct, so the line
+             * the previous lane merged into (when it is of this sub-warp) is the one to try
+             * first */
+            uint64_t ln = addr & ~127ull;
+            uint32_t lo = (uint32_t)(addr - ln), hi = (uint32_t)(end - ln);
+            uint8_t sec = (uint8_t)(((2u << (hi >> 5)) - 1) & ~((1u << (lo >> 5)) - 1));
+            uint32_t k = last >= group_first && last < m->nline && m->line[last] == ln
+                             ? last : group_first;
+            while (k < m->nline && m->line[k] != ln)
+                k++;
+            if (k == m->nline) {
+                if (m->nline == TM_MAX_LINES)
+                    k = TM_MAX_LINES - 1; /* beyond the record: merged into the last */
+                else {
+                    m->line[k] = ln;
+                    m->sectors[k] = 0;
+                    m->bytes[k] = 0;
+                    m->bmask[k][0] = m->bmask[k][1] = 0;
+                    m->nline++;
+                }
+            }
+            last = k;
+            m->sectors[k] |= sec;
+            m->bytes[k] = (uint16_t)(m->bytes[k] + (hi - lo + 1));
+            if ((lo >> 6) == (hi >> 6))
+                m->bmask[k][lo >> 6] |= (((hi & 63) == 63 ? ~0ull : (1ull << ((hi & 63) + 1)) - 1) &
+                                         ~((1ull << (lo & 63)) - 1));
+            else
+                bytes_mask(m->bmask[k], lo, hi);
+            continue;
+        }
         for (uint64_t ln = addr & ~127ull; ln <= (end & ~127ull); ln += 128) {
             uint64_t lo = addr > ln ? addr : ln, hi = end < ln + 127 ? end : ln + 127;
             uint8_t sec = 0;

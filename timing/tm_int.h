@@ -120,6 +120,7 @@ struct tm_kernel {
 #define TM_SB_MAX 64
 #define TM_MAX_LINES 64
 #define TM_NONE UINT32_MAX
+#define TM_MAX_PARTS 8        /* sub-cores per SM: config.c limits -gpgpu_num_sched_per_core to 8 */
 
 /* Memory part of an in-flight memory instruction (computed at issue from the step report). */
 struct tm_memop {
@@ -175,10 +176,11 @@ struct tm_warp {
     uint64_t age;             /* dynamic warp id: lower is older (GTO, old) */
     uint32_t inflight;        /* issued, not yet written back / retired */
     uint32_t mem_pending;     /* memory requests outstanding (loads, stores, atomics) */
-    uint32_t nsb;
-    uint32_t sb[TM_SB_MAX];   /* reserved destination registers */
     uint8_t sbc;              /* sb_blocked of the buffer's head, cached: 0 unknown, 1 free,
                                  2 blocked (reset when the scoreboard or the buffer changes) */
+    uint8_t fu0;              /* the head's unit (fu_of), valid while sbc != 0 */
+    uint32_t nsb;             /* (the fields the issue stage reads every cycle come first) */
+    uint32_t sb[TM_SB_MAX];   /* reserved destination registers */
 };
 
 struct tm_cta {
@@ -226,6 +228,9 @@ struct tm_sm {
     bool occ_ok;
     uint64_t occ_all;
     uint64_t *occ;            /* [nsched] */
+    uint64_t ibe;             /* with the masks: slots whose instruction buffer may be empty
+                                 (every running warp with nib == 0 has its bit; fetch visits
+                                 only these and clears the bits of filled ones) */
 
     /* schedulers */
     uint32_t *last_issued;    /* [sched] warp slot, TM_NONE */
@@ -244,6 +249,8 @@ struct tm_sm {
     /* pipeline */
     struct tm_pipereg id_oc[TM_FU__COUNT];
     struct tm_pipereg oc_ex[TM_FU__COUNT];
+    uint32_t idoc_n[TM_MAX_PARTS]; /* instructions in the ID_OC registers of each part */
+    uint32_t coll_n[TM_MAX_PARTS]; /* collector units of each part holding an instruction */
     uint32_t ncoll;           /* collector units per part */
     uint32_t *coll;           /* [part * ncoll + k]: instruction or TM_NONE */
     uint32_t coll_rr;
@@ -266,6 +273,9 @@ struct tm_sm {
     struct tm_cache *l1d;
     struct tm_queue l1_hit;
     uint64_t l1d_kernel;      /* uid of the kernel the L1D was last invalidated for */
+    bool l1_fresh;            /* the L1s are as tm_sm_l1d_make built them for a carve-out of
+                                 l1_shmem bytes, never accessed since (no CTA placed) */
+    uint32_t l1_shmem;
     /* L1 constant and texture caches (NULL: -gpgpu_perfect_mem, -gpgpu_perfect_inst_const_cache
      * 1 for the L1C, or the option "none") and their hits in flight, as l1_hit */
     struct tm_cache *l1c, *l1t;

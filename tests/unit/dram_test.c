@@ -455,6 +455,66 @@ int main(void)
            tm_presets[i].name, (unsigned long long)want);
     }
 
+    /* ---- tm_dram_idle_tick (the memory system's cheap pass over idle channels): a channel
+     * stepped with it wherever it accepts, tm_dram_cycle otherwise, counts and returns
+     * exactly as one stepped with tm_dram_cycle alone, across refreshes and reads; it
+     * refuses a busy channel and a cycle at which a refresh is due */
+    {
+        static const char *const rf[] = {"ptxemu_dram_tREFI", "100", "ptxemu_dram_tRFC", "20",
+                                         NULL};
+        char err[256];
+        struct tm_dram *dd[2] = {NULL, NULL};
+        uint64_t ret[2][4] = {{0}}, nret[2] = {0, 0}, ticks = 0;
+        bool refused_busy = false, refused_ref = false;
+        for (int v = 0; v < 2; v++) {
+            if (make(rf, err, sizeof err)) {
+                diag("%s", err);
+                break;
+            }
+            dd[v] = d;
+            for (uint64_t t = 0; t < 260; t++) {
+                if (t == 30 || t == 150 || t == 199) {
+                    push((uint32_t)(t % 4), (uint32_t)t, false, t);
+                    if (v == 1 && t == 30)
+                        refused_busy = !tm_dram_idle_tick(d);
+                }
+                bool ticked = v == 1 && tm_dram_idle_tick(d);
+                if (v == 1 && t == 100)
+                    refused_ref = !ticked;
+                if (ticked)
+                    ticks++;
+                else
+                    tm_dram_cycle(d);
+                const struct tm_dram_req *r = tm_dram_peek(d);
+                if (r && nret[v] < 4) {
+                    ret[v][nret[v]++] = t << 16 | r->token;
+                    tm_dram_pop(d);
+                }
+            }
+        }
+        bool same = dd[0] && dd[1] &&
+                    !memcmp(tm_dram_stats(dd[0]), tm_dram_stats(dd[1]),
+                            TM_DS__COUNT * sizeof(uint64_t)) &&
+                    nret[0] == 3 && nret[1] == 3 && !memcmp(ret[0], ret[1], sizeof ret[0]);
+        ok(same && ticks > 150 && refused_busy && refused_ref,
+           "idle ticks: same counters and returns as tm_dram_cycle (%llu of 260 cycles "
+           "ticked), refused when busy or a refresh is due", (unsigned long long)ticks);
+        if (!same)
+            diag("returns %llu and %llu, counters %s", (unsigned long long)nret[0],
+                 (unsigned long long)nret[1],
+                 dd[0] && dd[1] && !memcmp(tm_dram_stats(dd[0]), tm_dram_stats(dd[1]),
+                                           TM_DS__COUNT * sizeof(uint64_t))
+                     ? "same" : "differ");
+        for (int k = 0; !same && dd[0] && dd[1] && k < TM_DS__COUNT; k++)
+            if (tm_dram_stats(dd[0])[k] != tm_dram_stats(dd[1])[k])
+                diag("%s: %llu vs %llu", tm_dram_stat_name((enum tm_dram_stat)k),
+                     (unsigned long long)tm_dram_stats(dd[0])[k],
+                     (unsigned long long)tm_dram_stats(dd[1])[k]);
+        tm_dram_destroy(dd[0]);
+        tm_dram_destroy(dd[1]);
+        d = NULL;
+    }
+
     /* ---- counter names */
     ok(!strcmp(tm_dram_stat_name(TM_DS_N_CMD), "n_cmd") &&
            !strcmp(tm_dram_stat_name(TM_DS_N_ACT), "n_act") &&
