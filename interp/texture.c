@@ -22,8 +22,8 @@
  *   - sRGB textures (8-bit unsigned, normalized read) decode r, g, b with the IEC 61966-2-1
  *     curve in f32 (v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055)^2.4, host powf) before
  *     filtering; alpha stays linear;
- *   - block-compressed (BC1..BC5) texels are decoded from their 4x4 block (texture_bc.c)
- *     before sRGB and filtering;
+ *   - block-compressed (BC1..BC7) texels are decoded from their 4x4 block (texture_bc.c,
+ *     texture_bptc.c) before sRGB and filtering;
  *   - a result component the format does not have is 0, alpha 1 (1.0f for float results);
  *   - the offset operand e of tex / tld4 (integers, in texels of the sampled level) is added to
  *     the texel indices after the floor (every index of a linear footprint), before the
@@ -283,12 +283,13 @@ static uint64_t tx_blocks(const struct itex *t, uint64_t n)
  * engine trusts nothing it has not checked)? */
 static bool tx_sane(const struct itex *t)
 {
-    if (t->bc) { /* block-compressed: 8-bit normalized channels in 8- or 16-byte blocks */
-        static const uint8_t nch[ITEX_BC5 + 1] = {0, 4, 4, 4, 1, 2};
-        static const uint8_t blk[ITEX_BC5 + 1] = {0, 8, 16, 16, 8, 16};
-        if (t->bc > ITEX_BC5 || t->nchan != nch[t->bc] || t->elem != blk[t->bc] ||
-            t->bits != 8 || !t->read_norm || t->dims != 2 ||
-            (t->fmt == ITEX_SINT && t->bc < ITEX_BC4) || t->fmt > ITEX_SINT)
+    if (t->bc) { /* block-compressed: float results from 8- or 16-byte blocks */
+        static const uint8_t nch[ITEX_BC7 + 1] = {0, 4, 4, 4, 1, 2, 4, 4};
+        static const uint8_t blk[ITEX_BC7 + 1] = {0, 8, 16, 16, 8, 16, 16, 16};
+        if (t->bc > ITEX_BC7 || t->nchan != nch[t->bc] || t->elem != blk[t->bc] ||
+            t->bits != (t->bc == ITEX_BC6H ? 16 : 8) || !t->read_norm || t->dims != 2 ||
+            (t->fmt == ITEX_SINT && (t->bc < ITEX_BC4 || t->bc == ITEX_BC7)) ||
+            t->fmt > ITEX_SINT)
             return false;
     } else if (t->elem != t->nchan * t->bits / 8) {
         return false;
