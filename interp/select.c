@@ -143,8 +143,13 @@ const char *interp_unsupported_why(const struct ir_func *f, const struct ir_insn
                "variables) cannot be bound: CUDA 13 has no API for them, use texture objects)";
     case OP_TXQ:
     case OP_SUQ:
-        return "unsupported (query form: the engine answers .width, .height, .depth, "
-               ".array_size (and txq .num_mipmap_levels) of an object in a .b64 register)";
+        return "unsupported (query form: the engine answers txq .width, .height, .depth (also "
+               "with .level), .array_size, .num_mipmap_levels, .num_samples, .channel_data_type, "
+               ".channel_order, .normalized_coords, .filter_mode, .addr_mode_{0,1,2} and suq "
+               ".width, .height, .depth, .array_size, .channel_data_type, .channel_order, "
+               ".memory_layout of an object in a .b64 register; .force_unnormalized_coords is "
+               "defined only for independent-mode samplers (.samplerref), which CUDA 13 cannot "
+               "bind)";
     case OP_SULD:
     case OP_SUST:
     case OP_SURED:

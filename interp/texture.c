@@ -38,6 +38,11 @@
  *     for tex, the operand of tex.level, log2 of the longer gradient in level-0 texels for
  *     tex.grad (with maxAnisotropy > 1: tx_sample_aniso's footprint); plus the bias, clamped to [lod_min, lod_max] and [0, levels - 1]; nearest level
  *     (ties up) or the two levels around it blended with a 9-bit fixed-point fraction.
+ * Queries (tx_query): sizes in elements (txq.level: of that level, 0 past the last); array
+ * size in layers (cubes of a cubemap array, 0 for a plain cubemap); mipmap levels 0 unless
+ * mipmapped; the ISA's {nearest, linear} and {wrap, mirror, clamp_ogl, clamp_to_edge,
+ * clamp_to_border} enumerations; channel data type / order as OpenCL's codes (the ISA leaves
+ * them to the source language; CUDA has none).
  * Surfaces: the x coordinate of suld.b / sust.b is in bytes (must be a multiple of the access
  * width), of sust.p in elements; y, z and the layer in elements. Outside the surface, .trap
  * faults (an out-of-bounds report naming the coordinates), .clamp accesses the nearest valid
@@ -58,7 +63,11 @@
 /* ======================================================================== instruction forms */
 
 enum tx_bound { TXB_TRAP = 0, TXB_CLAMP, TXB_ZERO };
-enum tx_query { TXQ_NONE = 0, TXQ_WIDTH, TXQ_HEIGHT, TXQ_DEPTH, TXQ_ARRAY_SIZE, TXQ_LEVELS };
+enum tx_query {
+    TXQ_NONE = 0, TXQ_WIDTH, TXQ_HEIGHT, TXQ_DEPTH, TXQ_ARRAY_SIZE, TXQ_LEVELS, TXQ_CHANNEL_TYPE,
+    TXQ_CHANNEL_ORDER, TXQ_NORM_COORDS, TXQ_FILTER, TXQ_ADDR0, TXQ_ADDR1, TXQ_ADDR2, TXQ_SAMPLES,
+    TXQ_LAYOUT
+};
 enum tx_lod { TXL_NONE = 0, TXL_LEVEL, TXL_GRAD };
 
 struct tx_form {
@@ -101,6 +110,15 @@ static struct tx_form tx_form_of(const uint16_t *mods, const struct ir_insn *in)
         case MOD_DEPTH: t.query = TXQ_DEPTH; break;
         case MOD_ARRAY_SIZE: t.query = TXQ_ARRAY_SIZE; break;
         case MOD_NUM_MIPMAP_LEVELS: t.query = TXQ_LEVELS; break;
+        case MOD_CHANNEL_DATA_TYPE: t.query = TXQ_CHANNEL_TYPE; break;
+        case MOD_CHANNEL_ORDER: t.query = TXQ_CHANNEL_ORDER; break;
+        case MOD_NORMALIZED_COORDS: t.query = TXQ_NORM_COORDS; break;
+        case MOD_FILTER_MODE: t.query = TXQ_FILTER; break;
+        case MOD_ADDR_MODE_0: t.query = TXQ_ADDR0; break;
+        case MOD_ADDR_MODE_1: t.query = TXQ_ADDR1; break;
+        case MOD_ADDR_MODE_2: t.query = TXQ_ADDR2; break;
+        case MOD_NUM_SAMPLES: t.query = TXQ_SAMPLES; break;
+        case MOD_MEMORY_LAYOUT: t.query = TXQ_LAYOUT; break;
         case MOD_LEVEL: t.lod = TXL_LEVEL; break;
         case MOD_GRAD: t.lod = TXL_GRAD; break;
         case MOD_ADD: t.red = MODE_ADD; break;
@@ -230,11 +248,20 @@ bool interp_tex_ok(const struct ir_func *f, const struct ir_insn *in, const stru
                (in->type[0] == T_F32 || in->type[0] == T_S32 || in->type[0] == T_U32) &&
                in->type[1] == T_F32 && in->vec == 4 && tx_data_ok(all, &O[0], 4, RF_B32, true) &&
                tx_addr_ok(all, &O[2], tx_ncoord(&t));
-    case OP_TXQ:
-    case OP_SUQ:
-        return t.query && !t.dims && !t.lod && (t.query != TXQ_LEVELS || in->op == OP_TXQ) &&
-               in->nopnd == 2 && tx_reg(&O[0], RF_B32, false) &&
-               O[0].kind == OPK_REG && (tx_addr_ok(all, &O[1], 0));
+    case OP_TXQ: /* txq.level: width / height / depth of the level in the third operand */
+        if (t.lod == TXL_LEVEL)
+            return (t.query == TXQ_WIDTH || t.query == TXQ_HEIGHT || t.query == TXQ_DEPTH) &&
+                   !t.dims && in->nopnd == 3 && tx_reg(&O[0], RF_B32, false) &&
+                   O[0].kind == OPK_REG && tx_addr_ok(all, &O[1], 0) &&
+                   tx_reg(&O[2], RF_B32, false);
+        return t.query && t.query != TXQ_LAYOUT && !t.dims && !t.lod && in->nopnd == 2 &&
+               tx_reg(&O[0], RF_B32, false) && O[0].kind == OPK_REG && tx_addr_ok(all, &O[1], 0);
+    case OP_SUQ: {
+        const bool q = (t.query && t.query <= TXQ_CHANNEL_ORDER && t.query != TXQ_LEVELS) ||
+                       t.query == TXQ_LAYOUT;
+        return q && !t.dims && !t.lod && in->nopnd == 2 && tx_reg(&O[0], RF_B32, false) &&
+               O[0].kind == OPK_REG && tx_addr_ok(all, &O[1], 0);
+    }
     case OP_ISTYPEP:
         return in->nopnd == 2 &&
                (in->type[0] == T_TEXREF || in->type[0] == T_SURFREF ||
@@ -975,6 +1002,74 @@ put:
         tx_put(w, all, &O[0], k, l, r[k].u);
 }
 
+/* OpenCL's cl_channel_type and cl_channel_order codes (what txq / suq .channel_data_type and
+ * .channel_order return, see tx_query). */
+enum {
+    CL_SNORM_INT8 = 0x10D0, CL_SNORM_INT16 = 0x10D1, CL_UNORM_INT8 = 0x10D2,
+    CL_UNORM_INT16 = 0x10D3, CL_SIGNED_INT8 = 0x10D7, CL_SIGNED_INT16 = 0x10D8,
+    CL_SIGNED_INT32 = 0x10D9, CL_UNSIGNED_INT8 = 0x10DA, CL_UNSIGNED_INT16 = 0x10DB,
+    CL_UNSIGNED_INT32 = 0x10DC, CL_HALF_FLOAT = 0x10DD, CL_FLOAT = 0x10DE,
+    CL_R = 0x10B0, CL_RG = 0x10B2, CL_RGBA = 0x10B5, CL_SRGBA = 0x10C1
+};
+
+/* The answer of txq / suq on lane l of descriptor t (see the file comment). */
+static uint64_t tx_query(struct warp *w, const struct ir_insn *in, const struct ir_opnd *O,
+                         const struct tx_form *fm, const struct itex *t, unsigned l)
+{
+    const bool surf = in->op == OP_SUQ;
+    switch (fm->query) {
+    case TXQ_WIDTH:
+    case TXQ_HEIGHT:
+    case TXQ_DEPTH: {
+        const struct itex_level *g = t->lv;
+        if (fm->lod == TXL_LEVEL) { /* txq.level: that level's extent; 0 past the last */
+            const int32_t k = (int32_t)(uint32_t)tx_get(w, &O[2], l);
+            if (k < 0 || (uint32_t)k >= t->nlevels)
+                return 0;
+            g = &t->lv[k];
+        }
+        return fm->query == TXQ_WIDTH ? g->width : fm->query == TXQ_HEIGHT ? g->height : g->depth;
+    }
+    case TXQ_ARRAY_SIZE:
+        if (t->cube && !surf) /* cubes of a cubemap array; a plain cubemap is no array */
+            return t->flags & ITEX_F_CUBE_ARRAY ? t->layers / 6 : 0;
+        return t->layered ? t->layers : 0;
+    case TXQ_LEVELS: return t->flags & ITEX_F_MIPMAPPED ? t->nlevels : 0;
+    case TXQ_CHANNEL_TYPE: {
+        const bool norm = t->read_norm && !surf;
+        if (t->bc)
+            return t->bc == ITEX_BC6H ? CL_HALF_FLOAT
+                   : t->fmt == ITEX_SINT ? CL_SNORM_INT8
+                                         : CL_UNORM_INT8;
+        if (t->fmt == ITEX_FLOAT)
+            return t->bits == 16 ? CL_HALF_FLOAT : CL_FLOAT;
+        if (t->fmt == ITEX_SINT)
+            return t->bits == 8 ? (norm ? CL_SNORM_INT8 : CL_SIGNED_INT8)
+                   : t->bits == 16 ? (norm ? CL_SNORM_INT16 : CL_SIGNED_INT16)
+                                   : CL_SIGNED_INT32;
+        return t->bits == 8 ? (norm ? CL_UNORM_INT8 : CL_UNSIGNED_INT8)
+               : t->bits == 16 ? (norm ? CL_UNORM_INT16 : CL_UNSIGNED_INT16)
+                               : CL_UNSIGNED_INT32;
+    }
+    case TXQ_CHANNEL_ORDER:
+        if (t->srgb && !surf)
+            return CL_SRGBA;
+        return t->nchan == 1 ? CL_R : t->nchan == 2 ? CL_RG : CL_RGBA;
+    case TXQ_NORM_COORDS: return t->norm_coords;
+    case TXQ_FILTER: return t->linear; /* { nearest, linear } */
+    case TXQ_ADDR0:
+    case TXQ_ADDR1:
+    case TXQ_ADDR2: {
+        /* the ISA's { wrap, mirror, clamp_ogl, clamp_to_edge, clamp_to_border } */
+        static const uint8_t code[4] = {[ITEX_WRAP] = 0, [ITEX_MIRROR] = 1, [ITEX_CLAMP] = 3,
+                                        [ITEX_BORDER] = 4};
+        return code[t->addr[fm->query - TXQ_ADDR0] & 3];
+    }
+    case TXQ_SAMPLES: return 0; /* no multisample resources in CUDA */
+    default: return 0;          /* TXQ_LAYOUT: CUDA arrays are never linear-layout surfaces */
+    }
+}
+
 /* Run one texture / surface instruction on lanes M (see the file comment). Returns 0, or a
  * trap kind with tf describing the fault (the handler reports it). */
 int interp_tex_exec(struct warp *w, const struct ir_insn *in, const struct ir_opnd *O, uint32_t M,
@@ -1018,15 +1113,7 @@ int interp_tex_exec(struct warp *w, const struct ir_insn *in, const struct ir_op
         case OP_TEX:
         case OP_TLD4: tx_tex(w, in, O, &fm, t, l, mr); break;
         case OP_TXQ:
-        case OP_SUQ: {
-            uint64_t q = fm.query == TXQ_WIDTH    ? t->width
-                         : fm.query == TXQ_HEIGHT ? t->height
-                         : fm.query == TXQ_DEPTH  ? t->depth
-                         : fm.query == TXQ_LEVELS ? t->nlevels
-                                                  : (t->layered ? t->layers : 0);
-            vm_set(w, &O[0], l, q);
-            break;
-        }
+        case OP_SUQ: vm_set(w, &O[0], l, tx_query(w, in, O, &fm, t, l)); break;
         default:
             k = tx_surface(w, in, O, &fm, t, l, tf, mr);
             if (k)

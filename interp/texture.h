@@ -30,6 +30,11 @@ enum itex_res { ITEX_RES_ARRAY = 0, ITEX_RES_LINEAR = 2, ITEX_RES_PITCH2D = 3 };
    BC5 / BC6H; bits is 16 for BC6H (half floats), else 8 */
 enum itex_bc { ITEX_BC_NONE = 0, ITEX_BC1, ITEX_BC2, ITEX_BC3, ITEX_BC4, ITEX_BC5, ITEX_BC6H, ITEX_BC7 };
 
+/* struct itex flags: made from a mipmapped array (txq .num_mipmap_levels is 0 otherwise); a
+   layered cubemap (txq .array_size counts its cubes; a plain cubemap is no array) */
+#define ITEX_F_MIPMAPPED  1u
+#define ITEX_F_CUBE_ARRAY 2u
+
 /* Most levels a mipmapped resource has (1 + log2 of the largest 1D extent, 131072). */
 #define ITEX_MAX_LEVELS 18
 
@@ -68,7 +73,7 @@ struct itex {
     uint8_t mip_linear; /* mipmap filter mode: 0 point, 1 linear */
     uint8_t srgb;       /* sRGB to linear on the color channels of 8-bit unorm reads */
     uint8_t max_aniso;  /* maxAnisotropy (0..16; above 1: tex.grad's anisotropic footprint) */
-    uint8_t pad2_;
+    uint8_t flags;      /* ITEX_F_*: what txq reports beyond the fields above */
     float lod_bias, lod_min, lod_max;
     struct itex_level lv[ITEX_MAX_LEVELS];
 };

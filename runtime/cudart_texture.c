@@ -704,6 +704,8 @@ static cudaError_t res_of(const struct cudaResourceDesc *rd, bool surface, struc
         t->dims = (uint8_t)a->dims;
         t->layered = a->layered;
         t->cube = a->cube;
+        if (a->cube && (a->flags & cudaArrayLayered))
+            t->flags |= ITEX_F_CUBE_ARRAY;
         t->width = a->tw;
         t->height = a->th;
         t->depth = a->layered ? 1 : a->d;
@@ -753,6 +755,7 @@ static cudaError_t res_of(const struct cudaResourceDesc *rd, bool surface, struc
         if (e)
             return e;
         t->nlevels = mm->nlevels;
+        t->flags |= ITEX_F_MIPMAPPED;
         for (unsigned k = 0; k < mm->nlevels; k++)
             t->lv[k] = level_of(mm->lv[k]);
         return cudaSuccess;
