@@ -135,8 +135,8 @@ const char *interp_unsupported_why(const struct ir_func *f, const struct ir_insn
                "does not have)";
     case OP_TEX:
     case OP_TLD4:
-        return "unsupported (texture form: the engine runs tex{.level,.grad}.{1d,2d,3d,a1d,a2d}.v4, "
-               "tex{.level}.{cube,acube}.v4 and tld4.{r,g,b,a}.2d.v4 of .f32/.s32/.u32 on a "
+        return "unsupported (texture form: the engine runs tex{.level,.grad}.{1d,2d,3d,a1d,a2d,"
+               "cube,acube}.v4 and tld4.{r,g,b,a}.2d.v4 of .f32/.s32/.u32 on a "
                "texture object in a .b64 register, with an optional offset vector (not on "
                "cubemaps), without depth compare; "
                "multisample geometries are not implemented; texture references (.texref "

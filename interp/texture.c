@@ -33,7 +33,8 @@
  *   - the layer of a1d/a2d is an integer clamped to [0, layers - 1];
  *   - cube / acube: the direction's major axis picks the face, the guide's table the face
  *     coordinates (normalized); a cubemap is a layered 2D resource with 6 faces a cube, faces
- *     are sampled with clamp addressing (no filtering across faces: not seamless);
+ *     are sampled with clamp addressing (no filtering across faces: not seamless); tex.grad's
+ *     direction gradients become face-coordinate gradients (tx_cube_grad);
  *   - mipmaps (not in the guide's appendix; ptxemu's rule, tx_sample_lod): level of detail 0
  *     for tex, the operand of tex.level, log2 of the longer gradient in level-0 texels for
  *     tex.grad (with maxAnisotropy > 1: tx_sample_aniso's footprint); plus the bias, clamped to [lod_min, lod_max] and [0, levels - 1]; nearest level
@@ -206,11 +207,11 @@ static unsigned tx_rf_of(unsigned t)
 
 /* The operands after a tex coordinate address: none, the level of tex.level (an f32 register
  * or immediate), or the two gradient vectors of tex.grad (one component per coordinate: 1, 2,
- * or 4 for 3d). */
+ * or 4 for 3d and cubemaps). */
 static bool tx_lod_ok(const struct ir_opnd *all, const struct ir_insn *in,
                       const struct ir_opnd *O, const struct tx_form *t)
 {
-    const unsigned n = t->dims == 3 ? 4 : t->dims;
+    const unsigned n = t->dims == 3 || t->cube ? 4 : t->dims; /* cube: x, y, z and a pad */
     const unsigned nl = t->lod == TXL_LEVEL ? 1 : t->lod == TXL_GRAD ? 2 : 0;
     /* then the offset e: a vector of n .s32 (not on cubemaps), never the depth compare f */
     if (in->nopnd == 4 + nl) {
@@ -238,7 +239,7 @@ bool interp_tex_ok(const struct ir_func *f, const struct ir_insn *in, const stru
     switch (in->op) {
     case OP_TEX:
         return t.dims && !t.b && !t.p && t.comp < 0 && !t.query && TX_NO_PRED(in, O) &&
-               tx_lod_ok(all, in, O, &t) && (!t.cube || t.lod != TXL_GRAD) &&
+               tx_lod_ok(all, in, O, &t) &&
                (in->type[0] == T_F32 || in->type[0] == T_S32 || in->type[0] == T_U32) &&
                (in->type[1] == T_F32 || in->type[1] == T_S32) && in->vec == 4 &&
                tx_data_ok(all, &O[0], 4, RF_B32, true) && tx_addr_ok(all, &O[2], tx_ncoord(&t));
@@ -880,32 +881,48 @@ static int tx_surface(struct warp *w, const struct ir_insn *in, const struct ir_
     return 0;
 }
 
+/* The face axes sc, tc of face (0..5: +x, -x, +y, -y, +z, -z) of vector v (the guide's table;
+ * linear in v, so it maps gradients too). */
+static void tx_cube_st(unsigned face, const float v[3], float *sc, float *tc)
+{
+    switch (face) {
+    case 0: *sc = -v[2], *tc = -v[1]; break;
+    case 1: *sc = v[2], *tc = -v[1]; break;
+    case 2: *sc = v[0], *tc = v[2]; break;
+    case 3: *sc = v[0], *tc = -v[2]; break;
+    case 4: *sc = v[0], *tc = -v[1]; break;
+    default: *sc = -v[0], *tc = -v[1]; break;
+    }
+}
+
 /* The face of cubemap direction (x, y, z) and its normalized face coordinates (CUDA
  * programming guide, cubemap textures: the major axis m picks the face, (s/m + 1) / 2 and
  * (t/m + 1) / 2 the position; ties go to x, then y). */
 static void tx_cube_face(const float v[3], unsigned *face, float out[3])
 {
     const float ax = fabsf(v[0]), ay = fabsf(v[1]), az = fabsf(v[2]);
-    float m, sc, tc;
-    if (ax >= ay && ax >= az) {
-        *face = v[0] >= 0.0f ? 0 : 1;
-        m = ax;
-        sc = v[0] >= 0.0f ? -v[2] : v[2];
-        tc = -v[1];
-    } else if (ay >= az) {
-        *face = v[1] >= 0.0f ? 2 : 3;
-        m = ay;
-        sc = v[0];
-        tc = v[1] >= 0.0f ? v[2] : -v[2];
-    } else {
-        *face = v[2] >= 0.0f ? 4 : 5;
-        m = az;
-        sc = v[2] >= 0.0f ? v[0] : -v[0];
-        tc = -v[1];
-    }
+    *face = ax >= ay && ax >= az ? (v[0] >= 0.0f ? 0 : 1)
+            : ay >= az           ? (v[1] >= 0.0f ? 2 : 3)
+                                 : (v[2] >= 0.0f ? 4 : 5);
+    float sc, tc;
+    tx_cube_st(*face, v, &sc, &tc);
+    const float m = fabsf(v[*face / 2]);
     out[0] = (sc / m + 1.0f) * 0.5f;
     out[1] = (tc / m + 1.0f) * 0.5f;
     out[2] = 0.0f;
+}
+
+/* The gradient of the normalized face coordinates (s, t) of face `face` at direction v for a
+ * direction gradient dv (tex.grad on cubemaps): the derivative of s = (sc / |ma| + 1) / 2,
+ * i.e. ds = (dsc |ma| - sc d|ma|) / (2 ma^2), as OpenGL's cube-map LOD rule states it. */
+static void tx_cube_grad(unsigned face, const float v[3], const float dv[3], float out[2])
+{
+    float sc, tc, dsc, dtc;
+    tx_cube_st(face, v, &sc, &tc);
+    tx_cube_st(face, dv, &dsc, &dtc);
+    const float m = fabsf(v[face / 2]), dm = v[face / 2] >= 0.0f ? dv[face / 2] : -dv[face / 2];
+    out[0] = 0.5f * (dsc * m - sc * dm) / (m * m);
+    out[1] = 0.5f * (dtc * m - tc * dm) / (m * m);
 }
 
 /* tex / tld4 on lane l. */
@@ -933,12 +950,12 @@ static void tx_tex(struct warp *w, const struct ir_insn *in, const struct ir_opn
     if (in->nopnd > eo)
         for (unsigned d = 0; d < dims; d++)
             off[d] = (int32_t)(uint32_t)tx_get(w, &all[O[eo].first + d], l);
-    float cx[3] = {0, 0, 0};
+    float cx[3] = {0, 0, 0}, dir[3] = {0, 0, 0};
+    unsigned face = 0;
     if (fm->cube) { /* the direction picks a face (layer) and normalized face coordinates */
-        memcpy(cx, xc, sizeof cx);
-        unsigned face;
+        memcpy(dir, xc, sizeof dir);
         float x[3] = {0, 0, 0};
-        tx_cube_face(cx, &face, x);
+        tx_cube_face(dir, &face, x);
         const uint64_t cubes = t->cube ? t->layers / 6 : 1;
         layer = fm->layered ? (uint64_t)tx_clampi((int64_t)c[0], (int64_t)cubes) * 6 + face : face;
         if (!t->cube)
@@ -984,15 +1001,25 @@ static void tx_tex(struct warp *w, const struct ir_insn *in, const struct ir_opn
             memcpy(&lambda, &b, 4);
         } else if (fm->lod == TXL_GRAD) {
             float g[2][3] = {{0, 0, 0}, {0, 0, 0}};
+            const unsigned gn = fm->cube ? 3 : dims;
             for (unsigned v = 0; v < 2; v++)
-                for (unsigned d = 0; d < dims; d++) {
+                for (unsigned d = 0; d < gn; d++) {
                     const struct ir_opnd *e = O[3 + v].kind == OPK_VEC ? &all[O[3 + v].first + d]
                                                                        : &O[3 + v];
                     uint32_t b = (uint32_t)tx_get(w, e, l);
                     memcpy(&g[v][d], &b, 4);
                 }
+            if (fm->cube) /* direction gradients to face-coordinate gradients, x's units */
+                for (unsigned v = 0; v < 2; v++) {
+                    float st[2];
+                    tx_cube_grad(face, dir, g[v], st);
+                    const float sz = t->norm_coords ? 1.0f : (float)t->width;
+                    g[v][0] = st[0] * sz;
+                    g[v][1] = st[1] * sz;
+                    g[v][2] = 0.0f;
+                }
             lambda = tx_grad_lod(t, g[0], g[1]);
-            if (!fm->cube && tx_sample_aniso(t, x, off, layer, g[0], g[1], r, rp))
+            if (tx_sample_aniso(t, x, off, layer, g[0], g[1], r, rp))
                 goto put;
         }
         tx_sample_lod(t, x, off, layer, lambda, r, rp);
