@@ -200,10 +200,13 @@ static unsigned tx_rf_of(unsigned t)
     }
 }
 
-/* tex / tld4 operands are d, the optional residency predicate `|p` (OPK_NONE when absent: the
- * engine does not write one), then the coordinate address, the lod or gradients of tex.level /
- * tex.grad, and the optional offset vector e (tx_lod_ok; no depth compare f). */
-#define TX_NO_PRED(in, O) ((O)[1].kind == OPK_NONE)
+/* tex / tld4 operands are d, the optional residency predicate `|p` (OPK_NONE when absent;
+ * else a predicate register or `_`: always true, as no CUDA array is sparse), then the
+ * coordinate address, the lod or gradients of tex.level / tex.grad, and the optional offset
+ * vector e (tx_lod_ok; no depth compare f). */
+#define TX_PRED_OK(in, O)                                                                     \
+    ((O)[1].kind == OPK_NONE || (O)[1].kind == OPK_SINK ||                                     \
+     ((O)[1].kind == OPK_REG && (O)[1].rf == RF_PRED && (O)[1].slot != IR_NOSLOT))
 
 /* The operands after a tex coordinate address: none, the level of tex.level (an f32 register
  * or immediate), or the two gradient vectors of tex.grad (one component per coordinate: 1, 2,
@@ -238,14 +241,14 @@ bool interp_tex_ok(const struct ir_func *f, const struct ir_insn *in, const stru
         return false;
     switch (in->op) {
     case OP_TEX:
-        return t.dims && !t.b && !t.p && t.comp < 0 && !t.query && TX_NO_PRED(in, O) &&
+        return t.dims && !t.b && !t.p && t.comp < 0 && !t.query && TX_PRED_OK(in, O) &&
                tx_lod_ok(all, in, O, &t) &&
                (in->type[0] == T_F32 || in->type[0] == T_S32 || in->type[0] == T_U32) &&
                (in->type[1] == T_F32 || in->type[1] == T_S32) && in->vec == 4 &&
                tx_data_ok(all, &O[0], 4, RF_B32, true) && tx_addr_ok(all, &O[2], tx_ncoord(&t));
     case OP_TLD4:
         return t.dims == 2 && !t.layered && !t.cube && t.comp >= 0 && !t.p && !t.query && !t.lod &&
-               TX_NO_PRED(in, O) && tx_lod_ok(all, in, O, &t) &&
+               TX_PRED_OK(in, O) && tx_lod_ok(all, in, O, &t) &&
                (in->type[0] == T_F32 || in->type[0] == T_S32 || in->type[0] == T_U32) &&
                in->type[1] == T_F32 && in->vec == 4 && tx_data_ok(all, &O[0], 4, RF_B32, true) &&
                tx_addr_ok(all, &O[2], tx_ncoord(&t));
@@ -1027,6 +1030,8 @@ static void tx_tex(struct warp *w, const struct ir_insn *in, const struct ir_opn
 put:
     for (unsigned k = 0; k < 4; k++)
         tx_put(w, all, &O[0], k, l, r[k].u);
+    if (O[1].kind == OPK_REG) /* |p: resident (CUDA arrays are never sparse here) */
+        vm_set(w, &O[1], l, 1);
 }
 
 /* OpenCL's cl_channel_type and cl_channel_order codes (what txq / suq .channel_data_type and
