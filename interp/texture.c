@@ -33,7 +33,8 @@
  *   - the layer of a1d/a2d is an integer clamped to [0, layers - 1];
  *   - cube / acube: the direction's major axis picks the face, the guide's table the face
  *     coordinates (normalized); a cubemap is a layered 2D resource with 6 faces a cube, faces
- *     are sampled with clamp addressing (no filtering across faces: not seamless); tex.grad's
+ *     are sampled with clamp addressing, or with seamlessCubemap (ITEX_F_SEAMLESS) a texel
+ *     past an edge is read from the adjacent face (tx_cube_wrap); tex.grad's
  *     direction gradients become face-coordinate gradients (tx_cube_grad);
  *   - mipmaps (not in the guide's appendix; ptxemu's rule, tx_sample_lod): level of detail 0
  *     for tex, the operand of tex.level, log2 of the longer gradient in level-0 texels for
@@ -551,12 +552,48 @@ static int64_t tx_floor(float u)
     return (float)i > u ? i - 1 : i;
 }
 
+static void tx_cube_face(const float v[3], unsigned *face, float out[3]);
+
+/* Seamless cubemap filtering: texel (i, j) of face layer % 6 of an n x n level lies past the
+ * face's edge; the direction of its centre picks the face and texel it is on (the adjacent
+ * face; past a corner, the face the tie rules of tx_cube_face pick). */
+static void tx_cube_wrap(int64_t i, int64_t j, uint64_t n, uint64_t *layer, uint64_t *ri,
+                         uint64_t *rj)
+{
+    const unsigned f = (unsigned)(*layer % 6);
+    const float sc = (2.0f * (float)i + 1.0f) / (float)n - 1.0f,
+                tc = (2.0f * (float)j + 1.0f) / (float)n - 1.0f;
+    /* the inverse of tx_cube_st with |ma| = 1 */
+    float v[3];
+    switch (f) {
+    case 0: v[0] = 1.0f, v[1] = -tc, v[2] = -sc; break;
+    case 1: v[0] = -1.0f, v[1] = -tc, v[2] = sc; break;
+    case 2: v[0] = sc, v[1] = 1.0f, v[2] = tc; break;
+    case 3: v[0] = sc, v[1] = -1.0f, v[2] = -tc; break;
+    case 4: v[0] = sc, v[1] = -tc, v[2] = 1.0f; break;
+    default: v[0] = -sc, v[1] = -tc, v[2] = -1.0f; break;
+    }
+    unsigned face;
+    float st[3];
+    tx_cube_face(v, &face, st);
+    *layer = *layer - f + face;
+    const int64_t x = tx_floor(st[0] * (float)n), y = tx_floor(st[1] * (float)n);
+    *ri = (uint64_t)(x < 0 ? 0 : x >= (int64_t)n ? (int64_t)n - 1 : x);
+    *rj = (uint64_t)(y < 0 ? 0 : y >= (int64_t)n ? (int64_t)n - 1 : y);
+}
+
 /* Texel (i[0], i[1], i[2]) of layer `layer` of level g with the address modes applied. */
 static void tx_fetch(const struct itex *t, const struct itex_level *g, const int64_t i[3],
                      uint64_t layer, bool border0, union tx_val out[4], const struct tx_rep *rp)
 {
     uint64_t r[3] = {0, 0, 0};
     const uint64_t n[3] = {g->width, g->height, g->depth};
+    if ((t->flags & ITEX_F_SEAMLESS) && t->cube && !border0 &&
+        (i[0] < 0 || i[0] >= (int64_t)n[0] || i[1] < 0 || i[1] >= (int64_t)n[1])) {
+        tx_cube_wrap(i[0], i[1], n[0], &layer, &r[0], &r[1]);
+        tx_texel(t, g, r[0], r[1], 0, layer, out, rp);
+        return;
+    }
     for (unsigned d = 0; d < t->dims; d++) {
         bool in = border0 ? (i[d] >= 0 && (uint64_t)i[d] < n[d] && ((r[d] = (uint64_t)i[d]), 1))
                           : tx_index(i[d], n[d], t->cube ? ITEX_CLAMP : t->addr[d],

@@ -34,6 +34,9 @@ enum itex_bc { ITEX_BC_NONE = 0, ITEX_BC1, ITEX_BC2, ITEX_BC3, ITEX_BC4, ITEX_BC
    layered cubemap (txq .array_size counts its cubes; a plain cubemap is no array) */
 #define ITEX_F_MIPMAPPED  1u
 #define ITEX_F_CUBE_ARRAY 2u
+/* seamless cubemap filtering (cudaTextureDesc.seamlessCubemap): texels past a face's edge are
+   read from the adjacent face */
+#define ITEX_F_SEAMLESS 4u
 
 /* Most levels a mipmapped resource has (1 + log2 of the largest 1D extent, 131072). */
 #define ITEX_MAX_LEVELS 18

@@ -848,6 +848,8 @@ EXPORT cudaError_t cudaCreateTextureObject(cudaTextureObject_t *pTexObject,
     if ((unsigned)td->mipmapFilterMode > cudaFilterModeLinear)
         return cr_ret(cudaErrorInvalidValue);
     o.t.mip_linear = td->mipmapFilterMode == cudaFilterModeLinear;
+    if (td->seamlessCubemap && o.t.cube)
+        o.t.flags |= ITEX_F_SEAMLESS;
     o.t.max_aniso = (uint8_t)(td->maxAnisotropy > 16 ? 16 : td->maxAnisotropy); /* GPUs: 16 */
     o.t.lod_bias = td->mipmapLevelBias;
     o.t.lod_min = td->minMipmapLevelClamp;
