@@ -136,7 +136,8 @@ const char *interp_unsupported_why(const struct ir_func *f, const struct ir_insn
     case OP_TEX:
     case OP_TLD4:
         return "unsupported (texture form: the engine runs tex{.level,.grad}.{1d,2d,3d,a1d,a2d,"
-               "cube,acube}.v4 and tld4.{r,g,b,a}.2d.v4 of .f32/.s32/.u32 on a "
+               "cube,acube}.v4 (and .v4.f16 / .v2.f16x2) and tld4.{r,g,b,a}.2d.v4 of "
+               ".f32/.s32/.u32 on a "
                "texture object in a .b64 register, with an optional offset vector (not on "
                "cubemaps), without depth compare; "
                "multisample geometries are not implemented; texture references (.texref "

@@ -28,6 +28,8 @@
  *   - the offset operand e of tex / tld4 (integers, in texels of the sampled level) is added to
  *     the texel indices after the floor (every index of a linear footprint), before the
  *     address mode; not the layer;
+ *   - .f16 / .f16x2 results: the f32 result rounded to the nearest half (ties to even;
+ *     integer results as numbers), .f16x2 packing r, g and b, a (first component low);
  *   - .s32 coordinates are texel indices (no filtering); a linear-memory resource (tex1Dfetch)
  *     returns 0 outside [0, width);
  *   - the layer of a1d/a2d is an integer clamped to [0, layers - 1];
@@ -128,7 +130,8 @@ static struct tx_form tx_form_of(const uint16_t *mods, const struct ir_insn *in)
         case MOD_MAX: t.red = MODE_MAX; break;
         case MOD_AND: t.red = MODE_AND; break;
         case MOD_OR: t.red = MODE_OR; break;
-        case MOD_V2: case MOD_V4: case MOD_F32: case MOD_S32: case MOD_U32: case MOD_B8:
+        case MOD_V2: case MOD_V4: case MOD_F32: case MOD_F16: case MOD_F16X2: case MOD_S32:
+        case MOD_U32: case MOD_B8:
         case MOD_B16: case MOD_B32: case MOD_B64: case MOD_S64: case MOD_U64: case MOD_TEXREF: case MOD_SURFREF:
         case MOD_SAMPLERREF: case MOD_CA: case MOD_CG: case MOD_CS: case MOD_CV:
         case MOD_WB: case MOD_WT:
@@ -244,9 +247,13 @@ bool interp_tex_ok(const struct ir_func *f, const struct ir_insn *in, const stru
     case OP_TEX:
         return t.dims && !t.b && !t.p && t.comp < 0 && !t.query && TX_PRED_OK(in, O) &&
                tx_lod_ok(all, in, O, &t) &&
-               (in->type[0] == T_F32 || in->type[0] == T_S32 || in->type[0] == T_U32) &&
-               (in->type[1] == T_F32 || in->type[1] == T_S32) && in->vec == 4 &&
-               tx_data_ok(all, &O[0], 4, RF_B32, true) && tx_addr_ok(all, &O[2], tx_ncoord(&t));
+               (in->type[1] == T_F32 || in->type[1] == T_S32) &&
+               (((in->type[0] == T_F32 || in->type[0] == T_S32 || in->type[0] == T_U32) &&
+                 in->vec == 4 && tx_data_ok(all, &O[0], 4, RF_B32, true)) ||
+                (in->type[0] == T_F16 && in->vec == 4 && tx_data_ok(all, &O[0], 4, RF_B16, true)) ||
+                (in->type[0] == T_F16X2 && in->vec == 2 &&
+                 tx_data_ok(all, &O[0], 2, RF_B32, true))) &&
+               tx_addr_ok(all, &O[2], tx_ncoord(&t));
     case OP_TLD4:
         return t.dims == 2 && !t.layered && !t.cube && t.comp >= 0 && !t.p && !t.query && !t.lod &&
                TX_PRED_OK(in, O) && tx_lod_ok(all, in, O, &t) &&
@@ -1065,8 +1072,23 @@ static void tx_tex(struct warp *w, const struct ir_insn *in, const struct ir_opn
         tx_sample_lod(t, x, off, layer, lambda, r, rp);
     }
 put:
-    for (unsigned k = 0; k < 4; k++)
-        tx_put(w, all, &O[0], k, l, r[k].u);
+    if (in->type[0] == T_F16 || in->type[0] == T_F16X2) { /* half results, rounded to nearest */
+        uint16_t h[4];
+        for (unsigned k = 0; k < 4; k++)
+            h[k] = fpu_d2h_e(tx_float_result(t) ? (double)r[k].f
+                             : t->fmt == ITEX_SINT ? (double)r[k].s
+                                                   : (double)r[k].u,
+                             0, FPU_RN);
+        if (in->type[0] == T_F16)
+            for (unsigned k = 0; k < 4; k++)
+                tx_put(w, all, &O[0], k, l, h[k]);
+        else
+            for (unsigned k = 0; k < 2; k++)
+                tx_put(w, all, &O[0], k, l, h[2 * k] | (uint32_t)h[2 * k + 1] << 16);
+    } else {
+        for (unsigned k = 0; k < 4; k++)
+            tx_put(w, all, &O[0], k, l, r[k].u);
+    }
     if (O[1].kind == OPK_REG) /* |p: resident (CUDA arrays are never sparse here) */
         vm_set(w, &O[1], l, 1);
 }
