@@ -135,16 +135,22 @@ const char *interp_unsupported_why(const struct ir_func *f, const struct ir_insn
                "does not have)";
     case OP_TEX:
     case OP_TLD4:
-        return "unsupported (texture form: the engine runs tex{.level,.grad}.{1d,2d,3d,a1d,a2d}.v4, "
-               "tex{.level}.{cube,acube}.v4 and tld4.{r,g,b,a}.2d.v4 of .f32/.s32/.u32 on a "
+        return "unsupported (texture form: the engine runs tex{.level,.grad}.{1d,2d,3d,a1d,a2d,"
+               "cube,acube}.v4 (and .v4.f16 / .v2.f16x2) and tld4.{r,g,b,a}.2d.v4 of "
+               ".f32/.s32/.u32 on a "
                "texture object in a .b64 register, with an optional offset vector (not on "
                "cubemaps), without depth compare; "
                "multisample geometries are not implemented; texture references (.texref "
                "variables) cannot be bound: CUDA 13 has no API for them, use texture objects)";
     case OP_TXQ:
     case OP_SUQ:
-        return "unsupported (query form: the engine answers .width, .height, .depth, "
-               ".array_size (and txq .num_mipmap_levels) of an object in a .b64 register)";
+        return "unsupported (query form: the engine answers txq .width, .height, .depth (also "
+               "with .level), .array_size, .num_mipmap_levels, .num_samples, .channel_data_type, "
+               ".channel_order, .normalized_coords, .filter_mode, .addr_mode_{0,1,2} and suq "
+               ".width, .height, .depth, .array_size, .channel_data_type, .channel_order, "
+               ".memory_layout of an object in a .b64 register; .force_unnormalized_coords is "
+               "defined only for independent-mode samplers (.samplerref), which CUDA 13 cannot "
+               "bind)";
     case OP_SULD:
     case OP_SUST:
     case OP_SURED:

@@ -22,22 +22,31 @@
  *   - sRGB textures (8-bit unsigned, normalized read) decode r, g, b with the IEC 61966-2-1
  *     curve in f32 (v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055)^2.4, host powf) before
  *     filtering; alpha stays linear;
- *   - block-compressed (BC1..BC5) texels are decoded from their 4x4 block (texture_bc.c)
- *     before sRGB and filtering;
+ *   - block-compressed (BC1..BC7) texels are decoded from their 4x4 block (texture_bc.c,
+ *     texture_bptc.c) before sRGB and filtering;
  *   - a result component the format does not have is 0, alpha 1 (1.0f for float results);
  *   - the offset operand e of tex / tld4 (integers, in texels of the sampled level) is added to
  *     the texel indices after the floor (every index of a linear footprint), before the
  *     address mode; not the layer;
+ *   - .f16 / .f16x2 results: the f32 result rounded to the nearest half (ties to even;
+ *     integer results as numbers), .f16x2 packing r, g and b, a (first component low);
  *   - .s32 coordinates are texel indices (no filtering); a linear-memory resource (tex1Dfetch)
  *     returns 0 outside [0, width);
  *   - the layer of a1d/a2d is an integer clamped to [0, layers - 1];
  *   - cube / acube: the direction's major axis picks the face, the guide's table the face
  *     coordinates (normalized); a cubemap is a layered 2D resource with 6 faces a cube, faces
- *     are sampled with clamp addressing (no filtering across faces: not seamless);
+ *     are sampled with clamp addressing, or with seamlessCubemap (ITEX_F_SEAMLESS) a texel
+ *     past an edge is read from the adjacent face (tx_cube_wrap); tex.grad's
+ *     direction gradients become face-coordinate gradients (tx_cube_grad);
  *   - mipmaps (not in the guide's appendix; ptxemu's rule, tx_sample_lod): level of detail 0
  *     for tex, the operand of tex.level, log2 of the longer gradient in level-0 texels for
  *     tex.grad (with maxAnisotropy > 1: tx_sample_aniso's footprint); plus the bias, clamped to [lod_min, lod_max] and [0, levels - 1]; nearest level
  *     (ties up) or the two levels around it blended with a 9-bit fixed-point fraction.
+ * Queries (tx_query): sizes in elements (txq.level: of that level, 0 past the last); array
+ * size in layers (cubes of a cubemap array, 0 for a plain cubemap); mipmap levels 0 unless
+ * mipmapped; the ISA's {nearest, linear} and {wrap, mirror, clamp_ogl, clamp_to_edge,
+ * clamp_to_border} enumerations; channel data type / order as OpenCL's codes (the ISA leaves
+ * them to the source language; CUDA has none).
  * Surfaces: the x coordinate of suld.b / sust.b is in bytes (must be a multiple of the access
  * width), of sust.p in elements; y, z and the layer in elements. Outside the surface, .trap
  * faults (an out-of-bounds report naming the coordinates), .clamp accesses the nearest valid
@@ -58,7 +67,11 @@
 /* ======================================================================== instruction forms */
 
 enum tx_bound { TXB_TRAP = 0, TXB_CLAMP, TXB_ZERO };
-enum tx_query { TXQ_NONE = 0, TXQ_WIDTH, TXQ_HEIGHT, TXQ_DEPTH, TXQ_ARRAY_SIZE, TXQ_LEVELS };
+enum tx_query {
+    TXQ_NONE = 0, TXQ_WIDTH, TXQ_HEIGHT, TXQ_DEPTH, TXQ_ARRAY_SIZE, TXQ_LEVELS, TXQ_CHANNEL_TYPE,
+    TXQ_CHANNEL_ORDER, TXQ_NORM_COORDS, TXQ_FILTER, TXQ_ADDR0, TXQ_ADDR1, TXQ_ADDR2, TXQ_SAMPLES,
+    TXQ_LAYOUT
+};
 enum tx_lod { TXL_NONE = 0, TXL_LEVEL, TXL_GRAD };
 
 struct tx_form {
@@ -101,6 +114,15 @@ static struct tx_form tx_form_of(const uint16_t *mods, const struct ir_insn *in)
         case MOD_DEPTH: t.query = TXQ_DEPTH; break;
         case MOD_ARRAY_SIZE: t.query = TXQ_ARRAY_SIZE; break;
         case MOD_NUM_MIPMAP_LEVELS: t.query = TXQ_LEVELS; break;
+        case MOD_CHANNEL_DATA_TYPE: t.query = TXQ_CHANNEL_TYPE; break;
+        case MOD_CHANNEL_ORDER: t.query = TXQ_CHANNEL_ORDER; break;
+        case MOD_NORMALIZED_COORDS: t.query = TXQ_NORM_COORDS; break;
+        case MOD_FILTER_MODE: t.query = TXQ_FILTER; break;
+        case MOD_ADDR_MODE_0: t.query = TXQ_ADDR0; break;
+        case MOD_ADDR_MODE_1: t.query = TXQ_ADDR1; break;
+        case MOD_ADDR_MODE_2: t.query = TXQ_ADDR2; break;
+        case MOD_NUM_SAMPLES: t.query = TXQ_SAMPLES; break;
+        case MOD_MEMORY_LAYOUT: t.query = TXQ_LAYOUT; break;
         case MOD_LEVEL: t.lod = TXL_LEVEL; break;
         case MOD_GRAD: t.lod = TXL_GRAD; break;
         case MOD_ADD: t.red = MODE_ADD; break;
@@ -108,7 +130,8 @@ static struct tx_form tx_form_of(const uint16_t *mods, const struct ir_insn *in)
         case MOD_MAX: t.red = MODE_MAX; break;
         case MOD_AND: t.red = MODE_AND; break;
         case MOD_OR: t.red = MODE_OR; break;
-        case MOD_V2: case MOD_V4: case MOD_F32: case MOD_S32: case MOD_U32: case MOD_B8:
+        case MOD_V2: case MOD_V4: case MOD_F32: case MOD_F16: case MOD_F16X2: case MOD_S32:
+        case MOD_U32: case MOD_B8:
         case MOD_B16: case MOD_B32: case MOD_B64: case MOD_S64: case MOD_U64: case MOD_TEXREF: case MOD_SURFREF:
         case MOD_SAMPLERREF: case MOD_CA: case MOD_CG: case MOD_CS: case MOD_CV:
         case MOD_WB: case MOD_WT:
@@ -181,18 +204,21 @@ static unsigned tx_rf_of(unsigned t)
     }
 }
 
-/* tex / tld4 operands are d, the optional residency predicate `|p` (OPK_NONE when absent: the
- * engine does not write one), then the coordinate address, the lod or gradients of tex.level /
- * tex.grad, and the optional offset vector e (tx_lod_ok; no depth compare f). */
-#define TX_NO_PRED(in, O) ((O)[1].kind == OPK_NONE)
+/* tex / tld4 operands are d, the optional residency predicate `|p` (OPK_NONE when absent;
+ * else a predicate register or `_`: always true, as no CUDA array is sparse), then the
+ * coordinate address, the lod or gradients of tex.level / tex.grad, and the optional offset
+ * vector e (tx_lod_ok; no depth compare f). */
+#define TX_PRED_OK(in, O)                                                                     \
+    ((O)[1].kind == OPK_NONE || (O)[1].kind == OPK_SINK ||                                     \
+     ((O)[1].kind == OPK_REG && (O)[1].rf == RF_PRED && (O)[1].slot != IR_NOSLOT))
 
 /* The operands after a tex coordinate address: none, the level of tex.level (an f32 register
  * or immediate), or the two gradient vectors of tex.grad (one component per coordinate: 1, 2,
- * or 4 for 3d). */
+ * or 4 for 3d and cubemaps). */
 static bool tx_lod_ok(const struct ir_opnd *all, const struct ir_insn *in,
                       const struct ir_opnd *O, const struct tx_form *t)
 {
-    const unsigned n = t->dims == 3 ? 4 : t->dims;
+    const unsigned n = t->dims == 3 || t->cube ? 4 : t->dims; /* cube: x, y, z and a pad */
     const unsigned nl = t->lod == TXL_LEVEL ? 1 : t->lod == TXL_GRAD ? 2 : 0;
     /* then the offset e: a vector of n .s32 (not on cubemaps), never the depth compare f */
     if (in->nopnd == 4 + nl) {
@@ -219,22 +245,35 @@ bool interp_tex_ok(const struct ir_func *f, const struct ir_insn *in, const stru
         return false;
     switch (in->op) {
     case OP_TEX:
-        return t.dims && !t.b && !t.p && t.comp < 0 && !t.query && TX_NO_PRED(in, O) &&
-               tx_lod_ok(all, in, O, &t) && (!t.cube || t.lod != TXL_GRAD) &&
-               (in->type[0] == T_F32 || in->type[0] == T_S32 || in->type[0] == T_U32) &&
-               (in->type[1] == T_F32 || in->type[1] == T_S32) && in->vec == 4 &&
-               tx_data_ok(all, &O[0], 4, RF_B32, true) && tx_addr_ok(all, &O[2], tx_ncoord(&t));
+        return t.dims && !t.b && !t.p && t.comp < 0 && !t.query && TX_PRED_OK(in, O) &&
+               tx_lod_ok(all, in, O, &t) &&
+               (in->type[1] == T_F32 || in->type[1] == T_S32) &&
+               (((in->type[0] == T_F32 || in->type[0] == T_S32 || in->type[0] == T_U32) &&
+                 in->vec == 4 && tx_data_ok(all, &O[0], 4, RF_B32, true)) ||
+                (in->type[0] == T_F16 && in->vec == 4 && tx_data_ok(all, &O[0], 4, RF_B16, true)) ||
+                (in->type[0] == T_F16X2 && in->vec == 2 &&
+                 tx_data_ok(all, &O[0], 2, RF_B32, true))) &&
+               tx_addr_ok(all, &O[2], tx_ncoord(&t));
     case OP_TLD4:
         return t.dims == 2 && !t.layered && !t.cube && t.comp >= 0 && !t.p && !t.query && !t.lod &&
-               TX_NO_PRED(in, O) && tx_lod_ok(all, in, O, &t) &&
+               TX_PRED_OK(in, O) && tx_lod_ok(all, in, O, &t) &&
                (in->type[0] == T_F32 || in->type[0] == T_S32 || in->type[0] == T_U32) &&
                in->type[1] == T_F32 && in->vec == 4 && tx_data_ok(all, &O[0], 4, RF_B32, true) &&
                tx_addr_ok(all, &O[2], tx_ncoord(&t));
-    case OP_TXQ:
-    case OP_SUQ:
-        return t.query && !t.dims && !t.lod && (t.query != TXQ_LEVELS || in->op == OP_TXQ) &&
-               in->nopnd == 2 && tx_reg(&O[0], RF_B32, false) &&
-               O[0].kind == OPK_REG && (tx_addr_ok(all, &O[1], 0));
+    case OP_TXQ: /* txq.level: width / height / depth of the level in the third operand */
+        if (t.lod == TXL_LEVEL)
+            return (t.query == TXQ_WIDTH || t.query == TXQ_HEIGHT || t.query == TXQ_DEPTH) &&
+                   !t.dims && in->nopnd == 3 && tx_reg(&O[0], RF_B32, false) &&
+                   O[0].kind == OPK_REG && tx_addr_ok(all, &O[1], 0) &&
+                   tx_reg(&O[2], RF_B32, false);
+        return t.query && t.query != TXQ_LAYOUT && !t.dims && !t.lod && in->nopnd == 2 &&
+               tx_reg(&O[0], RF_B32, false) && O[0].kind == OPK_REG && tx_addr_ok(all, &O[1], 0);
+    case OP_SUQ: {
+        const bool q = (t.query && t.query <= TXQ_CHANNEL_ORDER && t.query != TXQ_LEVELS) ||
+                       t.query == TXQ_LAYOUT;
+        return q && !t.dims && !t.lod && in->nopnd == 2 && tx_reg(&O[0], RF_B32, false) &&
+               O[0].kind == OPK_REG && tx_addr_ok(all, &O[1], 0);
+    }
     case OP_ISTYPEP:
         return in->nopnd == 2 &&
                (in->type[0] == T_TEXREF || in->type[0] == T_SURFREF ||
@@ -283,12 +322,13 @@ static uint64_t tx_blocks(const struct itex *t, uint64_t n)
  * engine trusts nothing it has not checked)? */
 static bool tx_sane(const struct itex *t)
 {
-    if (t->bc) { /* block-compressed: 8-bit normalized channels in 8- or 16-byte blocks */
-        static const uint8_t nch[ITEX_BC5 + 1] = {0, 4, 4, 4, 1, 2};
-        static const uint8_t blk[ITEX_BC5 + 1] = {0, 8, 16, 16, 8, 16};
-        if (t->bc > ITEX_BC5 || t->nchan != nch[t->bc] || t->elem != blk[t->bc] ||
-            t->bits != 8 || !t->read_norm || t->dims != 2 ||
-            (t->fmt == ITEX_SINT && t->bc < ITEX_BC4) || t->fmt > ITEX_SINT)
+    if (t->bc) { /* block-compressed: float results from 8- or 16-byte blocks */
+        static const uint8_t nch[ITEX_BC7 + 1] = {0, 4, 4, 4, 1, 2, 4, 4};
+        static const uint8_t blk[ITEX_BC7 + 1] = {0, 8, 16, 16, 8, 16, 16, 16};
+        if (t->bc > ITEX_BC7 || t->nchan != nch[t->bc] || t->elem != blk[t->bc] ||
+            t->bits != (t->bc == ITEX_BC6H ? 16 : 8) || !t->read_norm || t->dims != 2 ||
+            (t->fmt == ITEX_SINT && (t->bc < ITEX_BC4 || t->bc == ITEX_BC7)) ||
+            t->fmt > ITEX_SINT)
             return false;
     } else if (t->elem != t->nchan * t->bits / 8) {
         return false;
@@ -519,12 +559,48 @@ static int64_t tx_floor(float u)
     return (float)i > u ? i - 1 : i;
 }
 
+static void tx_cube_face(const float v[3], unsigned *face, float out[3]);
+
+/* Seamless cubemap filtering: texel (i, j) of face layer % 6 of an n x n level lies past the
+ * face's edge; the direction of its centre picks the face and texel it is on (the adjacent
+ * face; past a corner, the face the tie rules of tx_cube_face pick). */
+static void tx_cube_wrap(int64_t i, int64_t j, uint64_t n, uint64_t *layer, uint64_t *ri,
+                         uint64_t *rj)
+{
+    const unsigned f = (unsigned)(*layer % 6);
+    const float sc = (2.0f * (float)i + 1.0f) / (float)n - 1.0f,
+                tc = (2.0f * (float)j + 1.0f) / (float)n - 1.0f;
+    /* the inverse of tx_cube_st with |ma| = 1 */
+    float v[3];
+    switch (f) {
+    case 0: v[0] = 1.0f, v[1] = -tc, v[2] = -sc; break;
+    case 1: v[0] = -1.0f, v[1] = -tc, v[2] = sc; break;
+    case 2: v[0] = sc, v[1] = 1.0f, v[2] = tc; break;
+    case 3: v[0] = sc, v[1] = -1.0f, v[2] = -tc; break;
+    case 4: v[0] = sc, v[1] = -tc, v[2] = 1.0f; break;
+    default: v[0] = -sc, v[1] = -tc, v[2] = -1.0f; break;
+    }
+    unsigned face;
+    float st[3];
+    tx_cube_face(v, &face, st);
+    *layer = *layer - f + face;
+    const int64_t x = tx_floor(st[0] * (float)n), y = tx_floor(st[1] * (float)n);
+    *ri = (uint64_t)(x < 0 ? 0 : x >= (int64_t)n ? (int64_t)n - 1 : x);
+    *rj = (uint64_t)(y < 0 ? 0 : y >= (int64_t)n ? (int64_t)n - 1 : y);
+}
+
 /* Texel (i[0], i[1], i[2]) of layer `layer` of level g with the address modes applied. */
 static void tx_fetch(const struct itex *t, const struct itex_level *g, const int64_t i[3],
                      uint64_t layer, bool border0, union tx_val out[4], const struct tx_rep *rp)
 {
     uint64_t r[3] = {0, 0, 0};
     const uint64_t n[3] = {g->width, g->height, g->depth};
+    if ((t->flags & ITEX_F_SEAMLESS) && t->cube && !border0 &&
+        (i[0] < 0 || i[0] >= (int64_t)n[0] || i[1] < 0 || i[1] >= (int64_t)n[1])) {
+        tx_cube_wrap(i[0], i[1], n[0], &layer, &r[0], &r[1]);
+        tx_texel(t, g, r[0], r[1], 0, layer, out, rp);
+        return;
+    }
     for (unsigned d = 0; d < t->dims; d++) {
         bool in = border0 ? (i[d] >= 0 && (uint64_t)i[d] < n[d] && ((r[d] = (uint64_t)i[d]), 1))
                           : tx_index(i[d], n[d], t->cube ? ITEX_CLAMP : t->addr[d],
@@ -852,32 +928,48 @@ static int tx_surface(struct warp *w, const struct ir_insn *in, const struct ir_
     return 0;
 }
 
+/* The face axes sc, tc of face (0..5: +x, -x, +y, -y, +z, -z) of vector v (the guide's table;
+ * linear in v, so it maps gradients too). */
+static void tx_cube_st(unsigned face, const float v[3], float *sc, float *tc)
+{
+    switch (face) {
+    case 0: *sc = -v[2], *tc = -v[1]; break;
+    case 1: *sc = v[2], *tc = -v[1]; break;
+    case 2: *sc = v[0], *tc = v[2]; break;
+    case 3: *sc = v[0], *tc = -v[2]; break;
+    case 4: *sc = v[0], *tc = -v[1]; break;
+    default: *sc = -v[0], *tc = -v[1]; break;
+    }
+}
+
 /* The face of cubemap direction (x, y, z) and its normalized face coordinates (CUDA
  * programming guide, cubemap textures: the major axis m picks the face, (s/m + 1) / 2 and
  * (t/m + 1) / 2 the position; ties go to x, then y). */
 static void tx_cube_face(const float v[3], unsigned *face, float out[3])
 {
     const float ax = fabsf(v[0]), ay = fabsf(v[1]), az = fabsf(v[2]);
-    float m, sc, tc;
-    if (ax >= ay && ax >= az) {
-        *face = v[0] >= 0.0f ? 0 : 1;
-        m = ax;
-        sc = v[0] >= 0.0f ? -v[2] : v[2];
-        tc = -v[1];
-    } else if (ay >= az) {
-        *face = v[1] >= 0.0f ? 2 : 3;
-        m = ay;
-        sc = v[0];
-        tc = v[1] >= 0.0f ? v[2] : -v[2];
-    } else {
-        *face = v[2] >= 0.0f ? 4 : 5;
-        m = az;
-        sc = v[2] >= 0.0f ? v[0] : -v[0];
-        tc = -v[1];
-    }
+    *face = ax >= ay && ax >= az ? (v[0] >= 0.0f ? 0 : 1)
+            : ay >= az           ? (v[1] >= 0.0f ? 2 : 3)
+                                 : (v[2] >= 0.0f ? 4 : 5);
+    float sc, tc;
+    tx_cube_st(*face, v, &sc, &tc);
+    const float m = fabsf(v[*face / 2]);
     out[0] = (sc / m + 1.0f) * 0.5f;
     out[1] = (tc / m + 1.0f) * 0.5f;
     out[2] = 0.0f;
+}
+
+/* The gradient of the normalized face coordinates (s, t) of face `face` at direction v for a
+ * direction gradient dv (tex.grad on cubemaps): the derivative of s = (sc / |ma| + 1) / 2,
+ * i.e. ds = (dsc |ma| - sc d|ma|) / (2 ma^2), as OpenGL's cube-map LOD rule states it. */
+static void tx_cube_grad(unsigned face, const float v[3], const float dv[3], float out[2])
+{
+    float sc, tc, dsc, dtc;
+    tx_cube_st(face, v, &sc, &tc);
+    tx_cube_st(face, dv, &dsc, &dtc);
+    const float m = fabsf(v[face / 2]), dm = v[face / 2] >= 0.0f ? dv[face / 2] : -dv[face / 2];
+    out[0] = 0.5f * (dsc * m - sc * dm) / (m * m);
+    out[1] = 0.5f * (dtc * m - tc * dm) / (m * m);
 }
 
 /* tex / tld4 on lane l. */
@@ -905,12 +997,12 @@ static void tx_tex(struct warp *w, const struct ir_insn *in, const struct ir_opn
     if (in->nopnd > eo)
         for (unsigned d = 0; d < dims; d++)
             off[d] = (int32_t)(uint32_t)tx_get(w, &all[O[eo].first + d], l);
-    float cx[3] = {0, 0, 0};
+    float cx[3] = {0, 0, 0}, dir[3] = {0, 0, 0};
+    unsigned face = 0;
     if (fm->cube) { /* the direction picks a face (layer) and normalized face coordinates */
-        memcpy(cx, xc, sizeof cx);
-        unsigned face;
+        memcpy(dir, xc, sizeof dir);
         float x[3] = {0, 0, 0};
-        tx_cube_face(cx, &face, x);
+        tx_cube_face(dir, &face, x);
         const uint64_t cubes = t->cube ? t->layers / 6 : 1;
         layer = fm->layered ? (uint64_t)tx_clampi((int64_t)c[0], (int64_t)cubes) * 6 + face : face;
         if (!t->cube)
@@ -956,22 +1048,117 @@ static void tx_tex(struct warp *w, const struct ir_insn *in, const struct ir_opn
             memcpy(&lambda, &b, 4);
         } else if (fm->lod == TXL_GRAD) {
             float g[2][3] = {{0, 0, 0}, {0, 0, 0}};
+            const unsigned gn = fm->cube ? 3 : dims;
             for (unsigned v = 0; v < 2; v++)
-                for (unsigned d = 0; d < dims; d++) {
+                for (unsigned d = 0; d < gn; d++) {
                     const struct ir_opnd *e = O[3 + v].kind == OPK_VEC ? &all[O[3 + v].first + d]
                                                                        : &O[3 + v];
                     uint32_t b = (uint32_t)tx_get(w, e, l);
                     memcpy(&g[v][d], &b, 4);
                 }
+            if (fm->cube) /* direction gradients to face-coordinate gradients, x's units */
+                for (unsigned v = 0; v < 2; v++) {
+                    float st[2];
+                    tx_cube_grad(face, dir, g[v], st);
+                    const float sz = t->norm_coords ? 1.0f : (float)t->width;
+                    g[v][0] = st[0] * sz;
+                    g[v][1] = st[1] * sz;
+                    g[v][2] = 0.0f;
+                }
             lambda = tx_grad_lod(t, g[0], g[1]);
-            if (!fm->cube && tx_sample_aniso(t, x, off, layer, g[0], g[1], r, rp))
+            if (tx_sample_aniso(t, x, off, layer, g[0], g[1], r, rp))
                 goto put;
         }
         tx_sample_lod(t, x, off, layer, lambda, r, rp);
     }
 put:
-    for (unsigned k = 0; k < 4; k++)
-        tx_put(w, all, &O[0], k, l, r[k].u);
+    if (in->type[0] == T_F16 || in->type[0] == T_F16X2) { /* half results, rounded to nearest */
+        uint16_t h[4];
+        for (unsigned k = 0; k < 4; k++)
+            h[k] = fpu_d2h_e(tx_float_result(t) ? (double)r[k].f
+                             : t->fmt == ITEX_SINT ? (double)r[k].s
+                                                   : (double)r[k].u,
+                             0, FPU_RN);
+        if (in->type[0] == T_F16)
+            for (unsigned k = 0; k < 4; k++)
+                tx_put(w, all, &O[0], k, l, h[k]);
+        else
+            for (unsigned k = 0; k < 2; k++)
+                tx_put(w, all, &O[0], k, l, h[2 * k] | (uint32_t)h[2 * k + 1] << 16);
+    } else {
+        for (unsigned k = 0; k < 4; k++)
+            tx_put(w, all, &O[0], k, l, r[k].u);
+    }
+    if (O[1].kind == OPK_REG) /* |p: resident (CUDA arrays are never sparse here) */
+        vm_set(w, &O[1], l, 1);
+}
+
+/* OpenCL's cl_channel_type and cl_channel_order codes (what txq / suq .channel_data_type and
+ * .channel_order return, see tx_query). */
+enum {
+    CL_SNORM_INT8 = 0x10D0, CL_SNORM_INT16 = 0x10D1, CL_UNORM_INT8 = 0x10D2,
+    CL_UNORM_INT16 = 0x10D3, CL_SIGNED_INT8 = 0x10D7, CL_SIGNED_INT16 = 0x10D8,
+    CL_SIGNED_INT32 = 0x10D9, CL_UNSIGNED_INT8 = 0x10DA, CL_UNSIGNED_INT16 = 0x10DB,
+    CL_UNSIGNED_INT32 = 0x10DC, CL_HALF_FLOAT = 0x10DD, CL_FLOAT = 0x10DE,
+    CL_R = 0x10B0, CL_RG = 0x10B2, CL_RGBA = 0x10B5, CL_SRGBA = 0x10C1
+};
+
+/* The answer of txq / suq on lane l of descriptor t (see the file comment). */
+static uint64_t tx_query(struct warp *w, const struct ir_insn *in, const struct ir_opnd *O,
+                         const struct tx_form *fm, const struct itex *t, unsigned l)
+{
+    const bool surf = in->op == OP_SUQ;
+    switch (fm->query) {
+    case TXQ_WIDTH:
+    case TXQ_HEIGHT:
+    case TXQ_DEPTH: {
+        const struct itex_level *g = t->lv;
+        if (fm->lod == TXL_LEVEL) { /* txq.level: that level's extent; 0 past the last */
+            const int32_t k = (int32_t)(uint32_t)tx_get(w, &O[2], l);
+            if (k < 0 || (uint32_t)k >= t->nlevels)
+                return 0;
+            g = &t->lv[k];
+        }
+        return fm->query == TXQ_WIDTH ? g->width : fm->query == TXQ_HEIGHT ? g->height : g->depth;
+    }
+    case TXQ_ARRAY_SIZE:
+        if (t->cube && !surf) /* cubes of a cubemap array; a plain cubemap is no array */
+            return t->flags & ITEX_F_CUBE_ARRAY ? t->layers / 6 : 0;
+        return t->layered ? t->layers : 0;
+    case TXQ_LEVELS: return t->flags & ITEX_F_MIPMAPPED ? t->nlevels : 0;
+    case TXQ_CHANNEL_TYPE: {
+        const bool norm = t->read_norm && !surf;
+        if (t->bc)
+            return t->bc == ITEX_BC6H ? CL_HALF_FLOAT
+                   : t->fmt == ITEX_SINT ? CL_SNORM_INT8
+                                         : CL_UNORM_INT8;
+        if (t->fmt == ITEX_FLOAT)
+            return t->bits == 16 ? CL_HALF_FLOAT : CL_FLOAT;
+        if (t->fmt == ITEX_SINT)
+            return t->bits == 8 ? (norm ? CL_SNORM_INT8 : CL_SIGNED_INT8)
+                   : t->bits == 16 ? (norm ? CL_SNORM_INT16 : CL_SIGNED_INT16)
+                                   : CL_SIGNED_INT32;
+        return t->bits == 8 ? (norm ? CL_UNORM_INT8 : CL_UNSIGNED_INT8)
+               : t->bits == 16 ? (norm ? CL_UNORM_INT16 : CL_UNSIGNED_INT16)
+                               : CL_UNSIGNED_INT32;
+    }
+    case TXQ_CHANNEL_ORDER:
+        if (t->srgb && !surf)
+            return CL_SRGBA;
+        return t->nchan == 1 ? CL_R : t->nchan == 2 ? CL_RG : CL_RGBA;
+    case TXQ_NORM_COORDS: return t->norm_coords;
+    case TXQ_FILTER: return t->linear; /* { nearest, linear } */
+    case TXQ_ADDR0:
+    case TXQ_ADDR1:
+    case TXQ_ADDR2: {
+        /* the ISA's { wrap, mirror, clamp_ogl, clamp_to_edge, clamp_to_border } */
+        static const uint8_t code[4] = {[ITEX_WRAP] = 0, [ITEX_MIRROR] = 1, [ITEX_CLAMP] = 3,
+                                        [ITEX_BORDER] = 4};
+        return code[t->addr[fm->query - TXQ_ADDR0] & 3];
+    }
+    case TXQ_SAMPLES: return 0; /* no multisample resources in CUDA */
+    default: return 0;          /* TXQ_LAYOUT: CUDA arrays are never linear-layout surfaces */
+    }
 }
 
 /* Run one texture / surface instruction on lanes M (see the file comment). Returns 0, or a
@@ -1017,15 +1204,7 @@ int interp_tex_exec(struct warp *w, const struct ir_insn *in, const struct ir_op
         case OP_TEX:
         case OP_TLD4: tx_tex(w, in, O, &fm, t, l, mr); break;
         case OP_TXQ:
-        case OP_SUQ: {
-            uint64_t q = fm.query == TXQ_WIDTH    ? t->width
-                         : fm.query == TXQ_HEIGHT ? t->height
-                         : fm.query == TXQ_DEPTH  ? t->depth
-                         : fm.query == TXQ_LEVELS ? t->nlevels
-                                                  : (t->layered ? t->layers : 0);
-            vm_set(w, &O[0], l, q);
-            break;
-        }
+        case OP_SUQ: vm_set(w, &O[0], l, tx_query(w, in, O, &fm, t, l)); break;
         default:
             k = tx_surface(w, in, O, &fm, t, l, tf, mr);
             if (k)

@@ -24,10 +24,19 @@ enum itex_fmt { ITEX_UINT = 0, ITEX_SINT, ITEX_FLOAT /* 32-bit float or 16-bit h
 enum itex_addr { ITEX_WRAP = 0, ITEX_CLAMP = 1, ITEX_MIRROR = 2, ITEX_BORDER = 3 };
 /* what the resource is (what cudaResourceDesc said) */
 enum itex_res { ITEX_RES_ARRAY = 0, ITEX_RES_LINEAR = 2, ITEX_RES_PITCH2D = 3 };
-/* block-compressed formats (struct itex bc; the engine decodes BC1..BC5, interp/texture_bc.c):
-   a BC resource's width / height are texels, its elements 4x4-texel blocks (elem 8 or 16
-   bytes), pitch the bytes of a row of blocks; fmt ITEX_SINT marks signed BC4 / BC5 */
-enum itex_bc { ITEX_BC_NONE = 0, ITEX_BC1, ITEX_BC2, ITEX_BC3, ITEX_BC4, ITEX_BC5 };
+/* block-compressed formats (struct itex bc; the engine decodes them, interp/texture_bc.c and
+   texture_bptc.c): a BC resource's width / height are texels, its elements 4x4-texel blocks
+   (elem 8 or 16 bytes), pitch the bytes of a row of blocks; fmt ITEX_SINT marks signed BC4 /
+   BC5 / BC6H; bits is 16 for BC6H (half floats), else 8 */
+enum itex_bc { ITEX_BC_NONE = 0, ITEX_BC1, ITEX_BC2, ITEX_BC3, ITEX_BC4, ITEX_BC5, ITEX_BC6H, ITEX_BC7 };
+
+/* struct itex flags: made from a mipmapped array (txq .num_mipmap_levels is 0 otherwise); a
+   layered cubemap (txq .array_size counts its cubes; a plain cubemap is no array) */
+#define ITEX_F_MIPMAPPED  1u
+#define ITEX_F_CUBE_ARRAY 2u
+/* seamless cubemap filtering (cudaTextureDesc.seamlessCubemap): texels past a face's edge are
+   read from the adjacent face */
+#define ITEX_F_SEAMLESS 4u
 
 /* Most levels a mipmapped resource has (1 + log2 of the largest 1D extent, 131072). */
 #define ITEX_MAX_LEVELS 18
@@ -53,7 +62,7 @@ struct itex {
     uint8_t read_norm;   /* readMode cudaReadModeNormalizedFloat (8/16-bit integer formats) */
     uint8_t norm_coords; /* normalized coordinates */
     uint8_t cube;        /* cubemap: layered 2D, 6 faces per cube, sampled by direction */
-    uint8_t bc;          /* enum itex_bc: block-compressed (then bits 8, read_norm 1) */
+    uint8_t bc;          /* enum itex_bc: block-compressed (then read_norm 1) */
     uint64_t base;                         /* device address of element (0, 0, 0) of layer 0 */
     uint64_t width, height, depth, layers; /* elements (height/depth 1 when absent) */
     uint64_t pitch;                        /* bytes between rows */
@@ -67,7 +76,7 @@ struct itex {
     uint8_t mip_linear; /* mipmap filter mode: 0 point, 1 linear */
     uint8_t srgb;       /* sRGB to linear on the color channels of 8-bit unorm reads */
     uint8_t max_aniso;  /* maxAnisotropy (0..16; above 1: tex.grad's anisotropic footprint) */
-    uint8_t pad2_;
+    uint8_t flags;      /* ITEX_F_*: what txq reports beyond the fields above */
     float lod_bias, lod_min, lod_max;
     struct itex_level lv[ITEX_MAX_LEVELS];
 };

@@ -1,6 +1,7 @@
 /*
- * interp/texture_bc.c — block-compressed texel decoding (BC1..BC5), for texture fetches of
- * CUDA arrays of cudaChannelFormatKind{Uns,S}ignedBlockCompressed{1..5}.
+ * interp/texture_bc.c — block-compressed texel decoding (BC1..BC5; BC6H and BC7 in
+ * texture_bptc.c), for texture fetches of CUDA arrays of
+ * cudaChannelFormatKind{Uns,S}ignedBlockCompressed{1..7}.
  *
  * The block formats are the ones Microsoft's "Texture Block Compression in Direct3D 11" and
  * the Khronos Data Format Specification ("S3TC" / "RGTC" sections) describe; texel (x, y) of
@@ -108,6 +109,8 @@ void itex_bc_texel(unsigned bc, bool sgn, const uint8_t *blk, unsigned x, unsign
         out[0] = bc_channel(blk, sgn, i);
         out[1] = bc_channel(blk + 8, sgn, i);
         break;
+    case ITEX_BC6H: itex_bc6h_texel(blk, sgn, i, out); break;
+    case ITEX_BC7: itex_bc7_texel(blk, i, out); break;
     default: break;
     }
 }

@@ -5,7 +5,7 @@
  * A CUDA array (struct cudaArray, the opaque cudaArray_t) is one device allocation holding its
  * elements row by row, rows padded to 64 bytes, 2D slices (3D depth or layers) one after the
  * other. Programs only reach it through the copy functions, textures and surfaces, so the
- * layout is ours to choose. A block-compressed array (BC1..BC5) holds its 4x4-texel blocks
+ * layout is ours to choose. A block-compressed array (BC1..BC7) holds its 4x4-texel blocks
  * as they were copied in: its copy geometry (w, h, elem) is blocks, rows of blocks and the
  * block size, its texel size tw x th; the engine decodes blocks when a texture reads them. Copies with arrays are the pitched copies of cudart_memory.c on
  * that storage (same stream order, same checks).
@@ -74,19 +74,18 @@ static cudaError_t fmt_of(const struct cudaChannelFormatDesc *c, uint8_t *fmt, u
         k <= cudaChannelFormatKindUnsignedBlockCompressed7SRGB) {
         if (!bc)
             return cudaErrorInvalidChannelDescriptor;
-        if (k >= cudaChannelFormatKindUnsignedBlockCompressed6H) {
-            cr_not_supported("CUDA arrays of the BC6H and BC7 block-compressed formats");
-            return cudaErrorNotSupported;
-        }
-        /* 17..26: BC1, BC1 sRGB, BC2, BC2 sRGB, BC3, BC3 sRGB, BC4, BC4 signed, BC5, BC5 s. */
-        static const uint8_t code[10] = {ITEX_BC1, ITEX_BC1, ITEX_BC2, ITEX_BC2, ITEX_BC3,
-                                         ITEX_BC3, ITEX_BC4, ITEX_BC4, ITEX_BC5, ITEX_BC5};
+        /* 17..30: BC1, BC1 sRGB, BC2, BC2 sRGB, BC3, BC3 sRGB, BC4, BC4 signed, BC5, BC5 s.,
+           BC6H, BC6H signed, BC7, BC7 sRGB */
+        static const uint8_t code[14] = {ITEX_BC1, ITEX_BC1,  ITEX_BC2,  ITEX_BC2, ITEX_BC3,
+                                         ITEX_BC3, ITEX_BC4,  ITEX_BC4,  ITEX_BC5, ITEX_BC5,
+                                         ITEX_BC6H, ITEX_BC6H, ITEX_BC7, ITEX_BC7};
         const int i = k - cudaChannelFormatKindUnsignedBlockCompressed1;
         *bc = code[i];
-        *srgb = *bc <= ITEX_BC3 && (i & 1);
-        *fmt = *bc >= ITEX_BC4 && (i & 1) ? ITEX_SINT : ITEX_UINT;
+        *srgb = (*bc <= ITEX_BC3 || *bc == ITEX_BC7) && (i & 1);
+        *fmt = (*bc == ITEX_BC4 || *bc == ITEX_BC5 || *bc == ITEX_BC6H) && (i & 1) ? ITEX_SINT
+                                                                                  : ITEX_UINT;
         *nchan = *bc == ITEX_BC4 ? 1 : *bc == ITEX_BC5 ? 2 : 4;
-        *bits = 8;
+        *bits = *bc == ITEX_BC6H ? 16 : 8; /* half-float endpoints; else bytes */
         *norm = true;
         return cudaSuccess;
     }
@@ -705,6 +704,8 @@ static cudaError_t res_of(const struct cudaResourceDesc *rd, bool surface, struc
         t->dims = (uint8_t)a->dims;
         t->layered = a->layered;
         t->cube = a->cube;
+        if (a->cube && (a->flags & cudaArrayLayered))
+            t->flags |= ITEX_F_CUBE_ARRAY;
         t->width = a->tw;
         t->height = a->th;
         t->depth = a->layered ? 1 : a->d;
@@ -754,6 +755,7 @@ static cudaError_t res_of(const struct cudaResourceDesc *rd, bool surface, struc
         if (e)
             return e;
         t->nlevels = mm->nlevels;
+        t->flags |= ITEX_F_MIPMAPPED;
         for (unsigned k = 0; k < mm->nlevels; k++)
             t->lv[k] = level_of(mm->lv[k]);
         return cudaSuccess;
@@ -836,7 +838,7 @@ EXPORT cudaError_t cudaCreateTextureObject(cudaTextureObject_t *pTexObject,
     }
     /* sRGB decoding applies to 8-bit unsigned channels read as normalized floats */
     o.t.srgb = (td->sRGB && o.t.read_norm && o.t.fmt == ITEX_UINT && o.t.bits == 8 &&
-                (!o.t.bc || o.t.bc <= ITEX_BC3)) ||
+                (!o.t.bc || o.t.bc <= ITEX_BC3 || o.t.bc == ITEX_BC7)) ||
                o.t.srgb; /* an sRGB block-compressed kind */
     o.t.linear = td->filterMode == cudaFilterModeLinear;
     if (o.t.linear && o.t.fmt != ITEX_FLOAT && !o.t.read_norm) /* filtering needs floats */
@@ -846,6 +848,8 @@ EXPORT cudaError_t cudaCreateTextureObject(cudaTextureObject_t *pTexObject,
     if ((unsigned)td->mipmapFilterMode > cudaFilterModeLinear)
         return cr_ret(cudaErrorInvalidValue);
     o.t.mip_linear = td->mipmapFilterMode == cudaFilterModeLinear;
+    if (td->seamlessCubemap && o.t.cube)
+        o.t.flags |= ITEX_F_SEAMLESS;
     o.t.max_aniso = (uint8_t)(td->maxAnisotropy > 16 ? 16 : td->maxAnisotropy); /* GPUs: 16 */
     o.t.lod_bias = td->mipmapLevelBias;
     o.t.lod_min = td->minMipmapLevelClamp;
