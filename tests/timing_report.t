@@ -14,7 +14,9 @@
 #     sample, the per-line tables with the CUDA source text; --timing-report DIR does the
 #     same at exit (exec, and `run` of the fixture program when cuda_programs.t built it);
 #     malformed JSON is a file:line:col diagnostic; perfect memory gives four plots;
-#   - a headless Chromium/Firefox, when installed, loads the page (else SKIP).
+#   - a headless Chromium (`apt-get install chromium`), when installed, loads the page: its
+#     --dump-dom DOM has the five plots, every series with one point per sample, and every
+#     PTX-line row; Firefox takes a screenshot; without a browser: SKIP.
 use strict;
 use warnings;
 use File::Basename qw(dirname);
@@ -306,15 +308,32 @@ if (-x $exe) {
     skip('run --timing-report DIR', "$exe not built (tests/cuda_programs.t builds it)");
 }
 
-# a headless browser loads the page
+# a headless browser loads the page: Chromium's DOM after parsing (--dump-dom) still has the
+# five plots, every series with one point per sample, and the whole PTX-line table
 my ($browser) = grep { my $b = $_; grep { -x "$_/$b" } split(/:/, $ENV{PATH} // '') }
     qw(chromium chromium-browser google-chrome firefox);
 if ($browser && $browser =~ /chrom/) {
     my ($bc, $bo, $be) = run_bounded(120, {}, $browser, '--headless', '--no-sandbox',
                                      '--disable-gpu', '--dump-dom', "file://$dir/index.html");
-    my $nsvg = () = $bo =~ /<svg /g;
-    my $npoly = () = $bo =~ /<poly(?:line|gon) /g;
-    ok($bc == 0 && $nsvg == 5 && $npoly > 5, "$browser renders the page ($nsvg plots)", $be);
+    my @svg = $bo =~ /(<svg .*?<\/svg>)/sg;
+    my ($npoly, @bad) = (0);
+    for my $v (@svg) {
+        my ($title) = $v =~ /class="title">([^<]*)</;
+        my @ser = $v =~ /<poly(line|gon)\b[^>]*points="([^"]*)"/g;
+        push @bad, "$title: no series" if !@ser;
+        while (my ($kind, $pts) = splice(@ser, 0, 2)) {
+            my $np = () = $pts =~ /[\d.]+,[\d.]+/g;
+            $npoly++;
+            push @bad, "$title ($np points)" if $np != ($kind eq 'gon' ? 2 : 1) * $s->{count};
+        }
+    }
+    my $npoly_file = () = $html =~ /<poly(?:line|gon)\b/g;
+    my ($btab) = $bo =~ /<table class="ptxlines">(.*?)<\/table>/s;
+    my $brows = () = ($btab // '') =~ /<tr><td>\d+<\/td>/g;
+    ok($bc == 0 && @svg == 5 && !@bad && $npoly == $npoly_file && $brows == @pl,
+       "$browser --headless --dump-dom: 5 plots, $npoly series of $s->{count} samples each, "
+       . "$brows PTX-line rows", "exit $bc, " . scalar(@svg) . " plots, $npoly of $npoly_file "
+       . "series, $brows of " . scalar(@pl) . " rows", @bad, $be);
 } elsif ($browser) {
     my ($bc, $bo, $be) = run_bounded(120, {}, $browser, '--headless', '--screenshot',
                                      "$tmp/shot.png", "file://$dir/index.html");
