@@ -363,6 +363,9 @@ void tm_sm_ldst_stage(struct tm_sm *s)
     struct tm_warp *w = &s->w[in->warp];
     uint32_t k = m->sent;
     bool local = m->space == SP_LOCAL;
+    /* the instruction's profiled line id: carried (in the L1 token's high half, or the
+     * request) to the L2 and DRAM, which count there */
+    uint32_t pline = in->prow ? tm_prof_line(w->cta->k->prof, in->prow) : 0;
     /* the cache this access goes through: the L1C for constants, the L1T for texels, else
      * the L1D unless the access bypasses it; its counters and hit latency */
     struct tm_cache *c = NULL;
@@ -390,8 +393,9 @@ void tm_sm_ldst_stage(struct tm_sm *s)
             s->st[TM_ST_STALL_SHD_MEM]++;
             return;
         }
-        enum tm_cache_res res = tm_cache_access(c, m->line[k], m->sectors[k], wr,
-                                                m->bmask[k], wr ? in->warp : ii, s->cycle);
+        enum tm_cache_res res = tm_cache_access(c, m->line[k], m->sectors[k], wr, m->bmask[k],
+                                                (uint64_t)pline << 32 | (wr ? in->warp : ii),
+                                                s->cycle);
         /* the four counters of each cache are in the order ACCESS, MISS, PENDING_HIT, RESFAIL */
         if (res == TM_CACHE_RESFAIL) {
             s->st[st0 + 3]++;
@@ -426,7 +430,7 @@ void tm_sm_ldst_stage(struct tm_sm *s)
         }
         struct tm_req rq = {.addr = m->line[k], .t_sent = s->cycle, .sm = (uint16_t)s->id,
                             .bytes = m->bytes[k], .kind = m->kind, .space = m->space,
-                            .sectors = m->sectors[k], .flags = TM_RQF_NOL1};
+                            .sectors = m->sectors[k], .flags = TM_RQF_NOL1, .line = pline};
         rq.bmask[0] = m->bmask[k][0];
         rq.bmask[1] = m->bmask[k][1];
         rq.inst = m->kind == TM_REQ_WRITE ? in->warp : ii;
@@ -462,7 +466,8 @@ static void drain_one(struct tm_sm *s, struct tm_cache *c, uint8_t space, uint8_
      * the response is mapped back in tm_sm_response_stage */
     struct tm_req rq = {.addr = o->addr, .t_sent = s->cycle, .sm = (uint16_t)s->id,
                         .sectors = (uint8_t)(o->sectors << ((o->addr & 127) >> 5)),
-                        .space = space, .flags = rqf};
+                        .space = space, .flags = rqf,
+                        .line = (uint32_t)(o->token >> 32)}; /* fills, write-throughs */
     rq.bmask[0] = o->bmask[0];
     rq.bmask[1] = o->bmask[1];
     uint32_t nb = (uint32_t)(__builtin_popcountll(o->bmask[0]) + __builtin_popcountll(o->bmask[1]));
