@@ -604,7 +604,8 @@ static void line_table(FILE *f, const struct jval *a, bool ptx, struct srccache 
         fputs("<th>PTX line</th><th>instruction</th>", f);
     fputs("<th>source</th><th>issued</th><th>stall cycles</th><th>ibuffer</th><th>barrier</th>"
           "<th>membar</th><th>scoreboard</th><th>pipeline</th><th>mem requests</th>"
-          "<th>L1D accesses</th><th>L1D misses</th></tr>\n",
+          "<th>L1D accesses</th><th>L1D misses</th><th>L2 accesses</th><th>L2 misses</th>"
+          "<th>DRAM sectors read</th></tr>\n",
           f);
     for (size_t r = 0; r < lim; r++) {
         const struct jval *o = a->item[ix[r]];
@@ -634,8 +635,10 @@ static void line_table(FILE *f, const struct jval *a, bool ptx, struct srccache 
         fprintf(f, "<td>%.0f</td><td>%.0f</td>", jnum(o, "issued"), stall_sum(o));
         for (size_t k = 0; k < 5; k++)
             fprintf(f, "<td>%.0f</td>", jnum(o, stall_keys[k]));
-        fprintf(f, "<td>%.0f</td><td>%.0f</td><td>%.0f</td></tr>\n", jnum(o, "mem_requests"),
+        fprintf(f, "<td>%.0f</td><td>%.0f</td><td>%.0f</td>", jnum(o, "mem_requests"),
                 jnum(o, "l1d_accesses"), jnum(o, "l1d_misses"));
+        fprintf(f, "<td>%.0f</td><td>%.0f</td><td>%.0f</td></tr>\n", jnum(o, "l2_accesses"),
+                jnum(o, "l2_misses"), jnum(o, "dram_read_sectors"));
     }
     fputs("</table>\n", f);
     if (lim < a->n)

@@ -6,15 +6,18 @@
 #     the issue / stall counters, the L1D and L2 accesses and misses equal the kernel's
 #     totals, and the DRAM bytes equal (n_rd + n_wr) x atom of the printed DRAM lines;
 #     -gpgpu_runtime_stat's interval is the default; sampling does not change the cycles;
-#   - the per-PTX-line counters: issued, thread instructions, every stall cause and the L1D
-#     counters sum to the totals; each row's text is the instruction on that PTX line; the
+#   - the per-PTX-line counters: issued, thread instructions, every stall cause, the L1D
+#     counters and the L2 accesses / misses and DRAM sectors read (counted where they happen,
+#     from the line each request carries) sum to the totals, on the global loads and stores; each row's text is the instruction on that PTX line; the
 #     source lines (.loc) sum to the rows that carry a .loc;
 #   - `ptxemu report` writes a well-formed page (a strict XML check here, and Python's XML
 #     parser when present) with five plots per kernel whose every series has one point per
 #     sample, the per-line tables with the CUDA source text; --timing-report DIR does the
 #     same at exit (exec, and `run` of the fixture program when cuda_programs.t built it);
 #     malformed JSON is a file:line:col diagnostic; perfect memory gives four plots;
-#   - a headless Chromium/Firefox, when installed, loads the page (else SKIP).
+#   - a headless Chromium (`apt-get install chromium`), when installed, loads the page: its
+#     --dump-dom DOM has the five plots, every series with one point per sample, and every
+#     PTX-line row; Firefox takes a screenshot; without a browser: SKIP.
 use strict;
 use warnings;
 use File::Basename qw(dirname);
@@ -145,6 +148,34 @@ my %pc = (issued => 'gpgpu_n_tot_w_icount', thread_insn => 'gpgpu_n_tot_thrd_ico
 @off = grep { my $c = $_; sum(map { $_->{$c} } @pl) != $t->{$pc{$c}} } sort keys %pc;
 ok(!@off, 'per-line issued, thread instructions, stall causes and L1D counters sum to the totals',
    "off: @off");
+# L2 and DRAM outcomes, counted by the L2 slices and DRAM channels for the line each request
+# carries (L1 fills and write-throughs take their instruction's line through the L1's token)
+my %l2pc = (l2_accesses => $l2->{accesses}, l2_misses => $l2->{misses},
+            dram_read_sectors => $l2->{dram_read_sectors});
+@off = grep { my $c = $_; sum(map { $_->{$c} // 0 } @pl) != ($l2pc{$c} // -1) } sort keys %l2pc;
+my @l2rows = grep { $_->{l2_accesses} } @pl;
+my @notmem = grep { ($_->{text} // '') !~ /^(?:@!?%\w+\s+)?(?:ld|st)\.global/ } @l2rows;
+ok(!@off && $l2->{misses} > 0 && $l2->{dram_read_sectors} > 0 && @l2rows && !@notmem,
+   "per-line L2 accesses, L2 misses and DRAM sectors read sum to the totals ($l2->{accesses}, "
+   . "$l2->{misses}, $l2->{dram_read_sectors}), on the global loads and stores only",
+   "off: @off", map { "line $_->{line}: $_->{text}" } @notmem);
+# the same for loads that bypass the L1 (ld.global.cg of tests/ubench/memory.cu's chase over
+# 8 lines: 8 warm-up steps miss in the L2 and read one sector each, 16 timed steps hit)
+{
+    my $cj = "$tmp/cg.json";
+    run('exec', 'fixtures/ptx/ubench/memory.ptx', '--kernel', 'chase_cg', '--grid', 1, '--block',
+        1, '--arg', 'buf:zero=65536', '--arg', 'u32:32', '--arg', 'u32:255', '--arg', 's32:8',
+        '--arg', 's32:16', '--arg', 'buf:zero=16', '--timing=qv100', '--timing-stats', $cj);
+    my $ck = (eval { decode_json(slurp($cj) // '') } // [{}])->[0];
+    my @cg = grep { ($_->{text} // '') =~ /^ld\.global\.cg/ } @{$ck->{ptx_lines} // []};
+    my %c = map { my $f = $_; ($f => sum(map { $_->{$f} } @cg)) }
+        qw(l2_accesses l2_misses dram_read_sectors);
+    my $cl2 = $ck->{memory}{l2} // {};
+    ok($c{l2_accesses} == 24 && $c{l2_misses} == 8 && $c{dram_read_sectors} == 8
+       && $cl2->{misses} == 8 + 1 && $cl2->{dram_read_sectors} == 8,
+       'ld.global.cg lines: 24 L2 accesses, 8 misses, 8 DRAM sectors (the 9th miss is the '
+       . 'result store\'s)', "got @{[%c]}; totals $cl2->{accesses} / $cl2->{misses}");
+}
 my $memreq = sum(map { $_->{mem_requests} } @pl);
 my $lines = 0;
 $lines += $t->{$_} for qw(gpgpu_n_shmem_insn gpgpu_n_const_mem_insn gpgpu_n_mem_read_global
@@ -306,15 +337,32 @@ if (-x $exe) {
     skip('run --timing-report DIR', "$exe not built (tests/cuda_programs.t builds it)");
 }
 
-# a headless browser loads the page
+# a headless browser loads the page: Chromium's DOM after parsing (--dump-dom) still has the
+# five plots, every series with one point per sample, and the whole PTX-line table
 my ($browser) = grep { my $b = $_; grep { -x "$_/$b" } split(/:/, $ENV{PATH} // '') }
     qw(chromium chromium-browser google-chrome firefox);
 if ($browser && $browser =~ /chrom/) {
     my ($bc, $bo, $be) = run_bounded(120, {}, $browser, '--headless', '--no-sandbox',
                                      '--disable-gpu', '--dump-dom', "file://$dir/index.html");
-    my $nsvg = () = $bo =~ /<svg /g;
-    my $npoly = () = $bo =~ /<poly(?:line|gon) /g;
-    ok($bc == 0 && $nsvg == 5 && $npoly > 5, "$browser renders the page ($nsvg plots)", $be);
+    my @svg = $bo =~ /(<svg .*?<\/svg>)/sg;
+    my ($npoly, @bad) = (0);
+    for my $v (@svg) {
+        my ($title) = $v =~ /class="title">([^<]*)</;
+        my @ser = $v =~ /<poly(line|gon)\b[^>]*points="([^"]*)"/g;
+        push @bad, "$title: no series" if !@ser;
+        while (my ($kind, $pts) = splice(@ser, 0, 2)) {
+            my $np = () = $pts =~ /[\d.]+,[\d.]+/g;
+            $npoly++;
+            push @bad, "$title ($np points)" if $np != ($kind eq 'gon' ? 2 : 1) * $s->{count};
+        }
+    }
+    my $npoly_file = () = $html =~ /<poly(?:line|gon)\b/g;
+    my ($btab) = $bo =~ /<table class="ptxlines">(.*?)<\/table>/s;
+    my $brows = () = ($btab // '') =~ /<tr><td>\d+<\/td>/g;
+    ok($bc == 0 && @svg == 5 && !@bad && $npoly == $npoly_file && $brows == @pl,
+       "$browser --headless --dump-dom: 5 plots, $npoly series of $s->{count} samples each, "
+       . "$brows PTX-line rows", "exit $bc, " . scalar(@svg) . " plots, $npoly of $npoly_file "
+       . "series, $brows of " . scalar(@pl) . " rows", @bad, $be);
 } elsif ($browser) {
     my ($bc, $bo, $be) = run_bounded(120, {}, $browser, '--headless', '--screenshot',
                                      "$tmp/shot.png", "file://$dir/index.html");

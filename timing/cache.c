@@ -675,7 +675,7 @@ static enum tm_cache_res read_access(struct tm_cache *c, uint64_t addr, uint8_t 
     if (fetch) {
         uint64_t b[2];
         bytes_of_sectors(c, fetch, b);
-        mq_push(c, TM_COUT_FILL, la, 0, b, fetch);
+        mq_push(c, TM_COUT_FILL, la, token, b, fetch);
         m->pend |= fetch;
     }
     c->w[k] = (struct waiter){.token = token, .next = NONE, .entry = e, .need = miss, .units = um};
@@ -778,7 +778,7 @@ static enum tm_cache_res write_access(struct tm_cache *c, uint64_t addr, uint8_t
             e = mshr_new(c, la);
         uint64_t b[2];
         bytes_of_sectors(c, fetch, b);
-        mq_push(c, TM_COUT_FILL, la, 0, b, fetch);
+        mq_push(c, TM_COUT_FILL, la, token, b, fetch);
         c->ent[e].pend |= fetch;
         if (c->on_miss) {
             c->lines[i].pend |= fetch;

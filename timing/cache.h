@@ -55,7 +55,8 @@ enum tm_cache_out_kind {
 
 struct tm_cache_out {
     uint64_t addr;     /* line address */
-    uint64_t token;    /* TM_COUT_WRITE: the access's token; otherwise 0 */
+    uint64_t token;    /* TM_COUT_FILL, TM_COUT_WRITE: the token of the access that queued it
+                          (the owner may keep a request's identity in it); otherwise 0 */
     uint64_t bmask[2]; /* bytes of the line concerned (bit i = byte i; lines ≤ 128 bytes) */
     uint8_t sectors;   /* sectors concerned */
     uint8_t kind;      /* enum tm_cache_out_kind */

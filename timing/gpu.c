@@ -517,8 +517,11 @@ static int admit(struct tm_gpu *g)
             g->run = p, g->caprun = nc;
     }
     if (!r) {
-        for (uint32_t i = 0; i < g->npend; i++)
+        for (uint32_t i = 0; i < g->npend; i++) {
+            if (g->mem && g->pend[i]->prof) /* its requests carry line ids from now on */
+                tm_mem_prof_attach(g->mem, g->pend[i]->prof);
             g->run[g->nrun++] = g->pend[i];
+        }
         g->npend = 0;
         atomic_store_explicit(&g->pending, 0, memory_order_release);
     }
@@ -969,6 +972,7 @@ static int drive_(struct tm_gpu *g, struct tm_kernel *mine)
                     g->idle_ns += (double)(ext - k->sim_cycles) * g->dom_period[DOM_CORE];
                     pthread_mutex_unlock(&g->mu);
                 }
+                tm_mem_prof_detach(g->mem, k->prof); /* its launcher frees the profile */
                 pthread_mutex_lock(&g->mu);
                 k->done = true;
                 pthread_cond_broadcast(&g->cv);

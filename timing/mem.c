@@ -14,6 +14,7 @@
 #include "timing/cache.h"
 #include "timing/dram.h"
 #include "timing/icnt.h"
+#include "timing/sample.h"
 #include "timing/tm_int.h"
 
 /* L2 access types and outcomes (GPGPU-Sim's L2_cache_stats_breakdown rows and columns). */
@@ -75,7 +76,45 @@ struct tm_mem {
     bool l2_tex_only;             /* -gpgpu_cache:dl2_texture_only 1: global, local, constant
                                      and instruction accesses bypass the L2 slices, texture
                                      fetches (SP_TEX) go through them */
+    /* profiles whose per-line L2/DRAM counters the requests' line ids name */
+    struct tm_prof *prof[TM_MEM_MAXPROF];
+    uint32_t nprof;
+    uint32_t next_line;           /* the next free GPU-wide line id (0 means none) */
 };
+
+/* The per-instruction counters of line id `line` (a request's), or NULL. A handful of
+ * profiles at most: a linear search, done only for requests that carry a line. */
+static uint64_t *line_row(const struct tm_mem *m, uint32_t line)
+{
+    for (uint32_t i = 0; line && i < m->nprof; i++) {
+        const struct tm_prof *p = m->prof[i];
+        if (line - p->line0 < tm_prof_rows(p))
+            return &p->pc[(size_t)(line - p->line0) * TM_PC__COUNT];
+    }
+    return NULL;
+}
+
+void tm_mem_prof_attach(struct tm_mem *m, struct tm_prof *p)
+{
+    uint32_t n = tm_prof_rows(p);
+    if (!m || !n || m->nprof == TM_MEM_MAXPROF)
+        return;
+    if (m->next_line == 0 || m->next_line > UINT32_MAX - n)
+        m->next_line = 1; /* wrapped (after 4 G lines): ids restart; none of them in use */
+    p->line0 = m->next_line;
+    m->next_line += n;
+    m->prof[m->nprof++] = p;
+}
+
+void tm_mem_prof_detach(struct tm_mem *m, struct tm_prof *p)
+{
+    for (uint32_t i = 0; m && p && i < m->nprof; i++)
+        if (m->prof[i] == p) {
+            m->prof[i] = m->prof[--m->nprof];
+            p->line0 = 0;
+            return;
+        }
+}
 
 /* ====================================================================== helpers */
 
@@ -361,7 +400,7 @@ static void slice_cycle(struct tm_mem *m, struct subpart *p, uint64_t core_now)
     /* 2. requests the fills satisfied */
     uint64_t tok;
     while (p->l2 && !tm_queue_full(&p->l2_icnt) && tm_cache_next_ready(p->l2, &tok)) {
-        reply(p, &p->pend[tok], core_now);
+        reply(p, &p->pend[(uint32_t)tok], core_now);
         pend_free(p, (uint32_t)tok);
     }
     /* 3. the next request whose ROP delay ended */
@@ -373,6 +412,9 @@ static void slice_cycle(struct tm_mem *m, struct subpart *p, uint64_t core_now)
             PS(p, PS_STALL_L2_ICNT)++;
         } else if (m->l2_ideal) {
             p->st[at * AO__COUNT + AO_HIT]++;
+            uint64_t *row = line_row(m, r->line);
+            if (row)
+                row[TM_PC_L2_ACCESS]++;
             PS(p, PS_REQ)++;
             if (ack)
                 reply(p, r, core_now);
@@ -387,6 +429,11 @@ static void slice_cycle(struct tm_mem *m, struct subpart *p, uint64_t core_now)
                 q.t_ready = core_now + m->dram_lat;
                 PS(p, PS_REQ)++;
                 p->st[at * AO__COUNT + AO_MISS]++;
+                uint64_t *row = line_row(m, r->line);
+                if (row) {
+                    row[TM_PC_L2_ACCESS]++;
+                    row[TM_PC_L2_MISS]++;
+                }
                 if (r->kind == TM_REQ_WRITE) {
                     q.flags |= TM_RQF_WRITEBACK; /* DRAM writes are not answered */
                     if (ack)
@@ -403,9 +450,16 @@ static void slice_cycle(struct tm_mem *m, struct subpart *p, uint64_t core_now)
             } else {
                 uint64_t full[2] = {~0ull, ~0ull};
                 const uint64_t *bm = write ? (popc_mask(r->bmask) ? r->bmask : full) : NULL;
+                /* the token: the pending request's index, the line id above it (a fill the
+                 * access queues carries it to DRAM) */
                 enum tm_cache_res res =
                     tm_cache_access(p->l2, r->addr, r->sectors ? r->sectors : 0xf, write, bm,
-                                    idx, core_now);
+                                    (uint64_t)r->line << 32 | idx, core_now);
+                uint64_t *row = res == TM_CACHE_RESFAIL ? NULL : line_row(m, r->line);
+                if (row) {
+                    row[TM_PC_L2_ACCESS]++;
+                    row[TM_PC_L2_MISS] += res == TM_CACHE_MISS;
+                }
                 switch (res) {
                 case TM_CACHE_HIT:
                     p->st[at * AO__COUNT + AO_HIT]++;
@@ -450,6 +504,7 @@ static void slice_cycle(struct tm_mem *m, struct subpart *p, uint64_t core_now)
         if (o->kind == TM_COUT_FILL) {
             q.kind = TM_REQ_READ;
             q.flags = TM_RQF_L2FILL;
+            q.line = (uint32_t)(o->token >> 32); /* of the access that missed */
         } else {
             q.kind = TM_REQ_WRITE;
             q.flags = TM_RQF_WRITEBACK;
@@ -509,6 +564,9 @@ void tm_mem_dram_cycle(struct tm_mem *m, uint64_t core_now)
                 if (pend_alloc(p, r, &idx) < 0)
                     break;
                 PS(p, PS_DRAM_RD_SECT) += popc8(sect);
+                uint64_t *row = line_row(m, r->line);
+                if (row)
+                    row[TM_PC_DRAM_RD] += popc8(sect);
                 q.token = (uint64_t)si << 32 | idx;
             }
             tm_dram_push(d, &q);

@@ -60,6 +60,17 @@ void tm_mem_memcpy_to_device(struct tm_mem *m, uint64_t addr, uint64_t bytes);
  * with a cold L2; fills in flight still complete. */
 void tm_mem_l2_invalidate(struct tm_mem *m);
 
+/* Per-PTX-line L2 and DRAM counters (issue 23): a profile attached here gets GPU-wide line
+ * ids (p->line0 + row; the SMs put them in their requests), and the L2 slices and DRAM
+ * channels count each request's accesses, misses and DRAM sectors read into the profile's
+ * rows (TM_PC_L2_ACCESS, TM_PC_L2_MISS, TM_PC_DRAM_RD). At most TM_MEM_MAXPROF profiles at a
+ * time (a further one's requests carry no line). Driver thread only: attach when the kernel
+ * joins the running set, detach before its profile is freed. */
+#define TM_MEM_MAXPROF 16
+struct tm_prof;
+void tm_mem_prof_attach(struct tm_mem *m, struct tm_prof *p);
+void tm_mem_prof_detach(struct tm_mem *m, struct tm_prof *p);
+
 /* Counters: a flat vector (its length tm_mem_nstats) that tm_mem_snapshot copies out, so a
  * kernel's share is the difference of two snapshots. */
 size_t tm_mem_nstats(const struct tm_mem *m);

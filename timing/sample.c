@@ -19,6 +19,8 @@ static const char *const pc_names[TM_PC__COUNT] = {
     [TM_PC_STALL_MEMBAR] = "stall_membar", [TM_PC_STALL_SB] = "stall_scoreboard",
     [TM_PC_STALL_PIPE] = "stall_pipeline_busy", [TM_PC_MEM_REQ] = "mem_requests",
     [TM_PC_L1D_ACCESS] = "l1d_accesses", [TM_PC_L1D_MISS] = "l1d_misses",
+    [TM_PC_L2_ACCESS] = "l2_accesses", [TM_PC_L2_MISS] = "l2_misses",
+    [TM_PC_DRAM_RD] = "dram_read_sectors",
 };
 
 static const char *const smp_sm_names[TM_SMP_SM__COUNT] = {"thread_insn", "warp_insn",

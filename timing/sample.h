@@ -12,7 +12,8 @@
  * Per instruction: one row of TM_PC__COUNT counters per PC of every function of the kernel's
  * module (allocated once at launch), incremented at issue, at each stalled scheduler-cycle
  * (charged to the next instruction of the warp that decided the stall cause), and by the
- * LD/ST unit (line requests, L1D misses).
+ * LD/ST unit (line requests, L1D misses), and by the memory system for the requests that
+ * carry the instruction's line id (L2 accesses and misses, DRAM sectors read).
  */
 #ifndef PTXEMU_TIMING_SAMPLE_H
 #define PTXEMU_TIMING_SAMPLE_H
@@ -36,6 +37,10 @@ enum tm_pc_stat {
                            memory), one per shared or constant access */
     TM_PC_L1D_ACCESS,   /* L1D accesses of its lines */
     TM_PC_L1D_MISS,     /* of which misses */
+    TM_PC_L2_ACCESS,    /* L2 accesses of requests it caused (L1 fills and write-throughs, L1
+                           bypassing requests), counted by the L2 slice (mem.c) */
+    TM_PC_L2_MISS,      /* of which misses */
+    TM_PC_DRAM_RD,      /* 32-byte sectors DRAM read for it (the L2's fills of its misses) */
     TM_PC__COUNT
 };
 
@@ -71,6 +76,8 @@ struct tm_prof {
     uint32_t nsets;        /* copies of the rows: one per host thread running SMs (par.c),
                               summed into the first by tm_prof_merge */
     uint64_t *pc;          /* [nsets][npc][TM_PC__COUNT] */
+    uint32_t line0;        /* GPU-wide id of row 0 while attached to the memory system
+                              (tm_mem_prof_attach; requests carry line0 + row); 0: detached */
 };
 
 /* A profile for a kernel of module mod starting at cycle `start`, sampled every `interval`
@@ -101,6 +108,22 @@ static inline uint64_t *tm_prof_pc(struct tm_prof *p, uint32_t set, const struct
     if (pc >= p->foff[fi + 1] - p->foff[fi])
         return NULL;
     return &p->pc[((size_t)set * p->npc + p->foff[fi] + pc) * TM_PC__COUNT];
+}
+
+/* The GPU-wide line id a request of the instruction with counters prow (a row of any of the
+ * profile's per-thread sets) carries (struct tm_req's line): 0 when p is not attached to the
+ * memory system or prow is NULL. */
+static inline uint32_t tm_prof_line(const struct tm_prof *p, const uint64_t *prow)
+{
+    if (!p || !prow || !p->line0)
+        return 0;
+    return p->line0 + (uint32_t)((size_t)(prow - p->pc) / TM_PC__COUNT % p->npc);
+}
+
+/* Rows of the profile (foff[nfuncs]); 0 without per-instruction counters. */
+static inline uint32_t tm_prof_rows(const struct tm_prof *p)
+{
+    return p && p->foff ? p->foff[p->mod->nfuncs] : 0;
 }
 
 /* Write `, "samples": {…}, "lines": {…}` (what the profile holds) into a kernel's JSON. */

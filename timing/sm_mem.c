@@ -400,8 +400,12 @@ static bool l1_access(struct tm_sm *s, struct tm_cache *c, struct tm_queue *hq, 
         bm[0] &= keep[0];
         bm[1] &= keep[1];
     }
-    enum tm_cache_res res =
-        tm_cache_access(c, m->line[k], sectors, wr, bm, wr ? in->warp : ii, s->cycle);
+    /* the instruction's profiled line id rides in the token's high half to the L2 and DRAM,
+       which count there (issue 23) */
+    uint32_t pline = in->prow ? tm_prof_line(w->cta->k->prof, in->prow) : 0;
+    enum tm_cache_res res = tm_cache_access(c, m->line[k], sectors, wr, bm,
+                                            (uint64_t)pline << 32 | (wr ? in->warp : ii),
+                                            s->cycle);
     if (res == TM_CACHE_RESFAIL) {
         s->st[st0 + 3]++;
         s->st[TM_ST_STALL_SHD_MEM]++;
@@ -604,7 +608,8 @@ void tm_sm_ldst_stage(struct tm_sm *s)
             }
             struct tm_req rq = {.addr = m->line[k], .t_sent = s->cycle, .sm = (uint16_t)s->id,
                                 .bytes = m->bytes[k], .kind = m->kind, .space = m->space,
-                                .sectors = m->sectors[k], .flags = TM_RQF_NOL1};
+                                .sectors = m->sectors[k], .flags = TM_RQF_NOL1,
+                                .line = in->prow ? tm_prof_line(w->cta->k->prof, in->prow) : 0};
             rq.bmask[0] = m->bmask[k][0];
             rq.bmask[1] = m->bmask[k][1];
             rq.inst = m->kind == TM_REQ_WRITE ? in->warp : ii;
@@ -641,7 +646,8 @@ static void drain_one(struct tm_sm *s, struct tm_cache *c, uint8_t space, uint8_
      * the response is mapped back in tm_sm_response_stage */
     struct tm_req rq = {.addr = o->addr, .t_sent = s->cycle, .sm = (uint16_t)s->id,
                         .sectors = (uint8_t)(o->sectors << ((o->addr & 127) >> 5)),
-                        .space = space, .flags = rqf};
+                        .space = space, .flags = rqf,
+                        .line = (uint32_t)(o->token >> 32)}; /* fills, write-throughs */
     rq.bmask[0] = o->bmask[0];
     rq.bmask[1] = o->bmask[1];
     uint32_t nb = (uint32_t)(__builtin_popcountll(o->bmask[0]) + __builtin_popcountll(o->bmask[1]));

@@ -34,6 +34,9 @@ struct tm_req {
     uint8_t space;     /* enum ir_space of the access (SP_NONE: instruction fetch) */
     uint8_t sectors;   /* bit i: sector i of the line */
     uint8_t flags;     /* TM_RQF_* */
+    uint32_t line;     /* profiled PTX line of the instruction behind it (sample.h's
+                          tm_prof_line: GPU-wide, registered with tm_mem_prof_attach), 0: none;
+                          the L2 and DRAM count its outcomes there (fills in its padding) */
     uint64_t bmask[2]; /* writes: bytes of the line written (bit i = byte i) */
     /* set by the memory system (latency breakdown) */
     uint64_t t_part;   /* core cycle it reached its memory sub-partition */

@@ -118,7 +118,7 @@ static void test_read_basics(void)
 {
     struct tm_cache *c = mk(G_SMALL);
     is_int(rd(c, 0x1000, 0x1, 1, 1), MISS, "cold read: MISS");
-    is_str(drain(c), "FILL 0x1000 s=1 b=0:ffffffff t=0", "one fill of the missing sector");
+    is_str(drain(c), "FILL 0x1000 s=1 b=0:ffffffff t=1", "one fill of the missing sector");
     ok(!tm_cache_probe(c, 0x1000, 0x1), "pending: not a hit yet");
     is_int(rd(c, 0x1004, 0x1, 2, 2), HRES, "same sector pending: HIT_RESERVED");
     is_int(rd(c, 0x1000, 0x1, 3, 3), FAIL, "third waiter: merge limit 2 reached");
@@ -132,7 +132,7 @@ static void test_read_basics(void)
     ok(tm_cache_probe(c, 0x1000, 0x1), "probe agrees");
     ok(!tm_cache_probe(c, 0x1000, 0x3), "probe of an absent sector: no hit");
     is_int(rd(c, 0x1000, 0x2, 5, 7), MISS, "other sector of a present line: (sector) MISS");
-    is_str(drain(c), "FILL 0x1000 s=2 b=0:ffffffff00000000 t=0", "fills only sector 1");
+    is_str(drain(c), "FILL 0x1000 s=2 b=0:ffffffff00000000 t=5", "fills only sector 1");
     is_int(rd(c, 0x1000, 0x3, 6, 8), HRES, "sectors 0 (valid) + 1 (pending): HIT_RESERVED");
     tm_cache_fill(c, 0x1000, 0x2, 9);
     is_str(ready(c), "5 6", "both waiters of sector 1 released");
@@ -211,9 +211,9 @@ static void victim_order(const char *s, bool lru)
     ok(tm_cache_probe(c, 0x000, 1) == lru, "%s: A %s", p, lru ? "kept" : "evicted (oldest fill)");
     ok(tm_cache_probe(c, 0x080, 1) == !lru, "%s: B %s", p, lru ? "evicted (least recent)" : "kept");
     is_str(drain(c),
-           "FILL 0x0 s=f b=ffffffffffffffff:ffffffffffffffff t=0; "
-           "FILL 0x80 s=f b=ffffffffffffffff:ffffffffffffffff t=0; "
-           "FILL 0x100 s=f b=ffffffffffffffff:ffffffffffffffff t=0",
+           "FILL 0x0 s=f b=ffffffffffffffff:ffffffffffffffff t=1; "
+           "FILL 0x80 s=f b=ffffffffffffffff:ffffffffffffffff t=2; "
+           "FILL 0x100 s=f b=ffffffffffffffff:ffffffffffffffff t=4",
            "%s: a non-sectored line is fetched whole", p);
     tm_cache_destroy(c);
 }
@@ -238,7 +238,7 @@ static void test_non_sectored(void)
 {
     struct tm_cache *c = mk("N:1:128:2,L:R:m:N:L,A:4:4,8");
     is_int(rd(c, 0x1000, 0x2, 1, 1), MISS, "one sector asked");
-    is_str(drain(c), "FILL 0x1000 s=f b=ffffffffffffffff:ffffffffffffffff t=0",
+    is_str(drain(c), "FILL 0x1000 s=f b=ffffffffffffffff:ffffffffffffffff t=1",
            "the whole line is fetched");
     tm_cache_fill(c, 0x1000, 0x3, 2);
     is_str(ready(c), "", "a partial fill (sectored next level) leaves the line missing");
@@ -252,7 +252,7 @@ static void test_non_sectored(void)
     /* lines shorter than a sector: one unit of line bytes */
     struct tm_cache *s16 = mk("N:4:16:1,L:R:f:N:L,A:4:4,4");
     is_int(rd(s16, 0x1018, 0x4, 1, 1), MISS, "16-byte line: MISS");
-    is_str(drain(s16), "FILL 0x1010 s=1 b=0:ffff t=0", "the 16 bytes of line 0x1010");
+    is_str(drain(s16), "FILL 0x1010 s=1 b=0:ffff t=1", "the 16 bytes of line 0x1010");
     tm_cache_fill(s16, 0x1010, 0, 2);
     is_int(rd(s16, 0x101F, 0x1, 2, 3), HIT, "then a hit");
     ok(!tm_cache_probe(s16, 0x1020, 0x1), "the next line is another");
@@ -295,12 +295,12 @@ static void test_write_back_lazy(void)
     is_int(rd(c, 0x0060, 0x8, 11, 3), HIT, "read of the fully written sector: HIT, no fill");
     is_int(wr(c, 0x0000, 0x1, 0xFF00, 0, 12, 4), HIT, "writing a written sector again: HIT");
     is_int(rd(c, 0x0000, 0x1, 13, 5), MISS, "read of the partially written sector: MISS");
-    is_str(drain(c), "FILL 0x0 s=1 b=0:ffffffff t=0", "it is fetched");
+    is_str(drain(c), "FILL 0x0 s=1 b=0:ffffffff t=13", "it is fetched");
     tm_cache_fill(c, 0x0000, 0x1, 6);
     is_str(ready(c), "13", "read satisfied");
     is_int(rd(c, 0x0080, 0x1, 14, 7), MISS, "another line evicts the dirty one");
     is_str(drain(c),
-           "WRITEBACK 0x0 s=9 b=ffffffff00000000:ffff t=0; FILL 0x80 s=1 b=0:ffffffff t=0",
+           "WRITEBACK 0x0 s=9 b=ffffffff00000000:ffff t=0; FILL 0x80 s=1 b=0:ffffffff t=14",
            "writeback of exactly the written bytes (the fill kept them), then the fill");
     is_str(stats(c),
            "RD_HIT=1 RD_MISS=1 RD_SECTOR_MISS=1 WR_HIT=1 WR_MISS=2 FILL_SECTORS=1 "
@@ -321,7 +321,7 @@ static void test_fetch_on_write(void)
 {
     struct tm_cache *c = mk("S:1:128:2,L:B:m:F:L,A:8:4,8:0,32");
     is_int(wr(c, 0x0000, 0x1, 0xFF, 0, 1, 1), MISS, "partial write, fetch-on-write");
-    is_str(drain(c), "FILL 0x0 s=1 b=0:ffffffff t=0", "the sector is fetched (no token waits)");
+    is_str(drain(c), "FILL 0x0 s=1 b=0:ffffffff t=1", "the sector is fetched (carrying the token; none waits)");
     is_int(wr(c, 0x0020, 0x2, 0xFFFFFFFF00000000ull, 0, 2, 2), MISS, "full sector 1");
     is_str(drain(c), "", "a whole sector needs no fetch");
     ok(tm_cache_probe(c, 0x0020, 0x2), "sector 1 valid");
@@ -335,7 +335,7 @@ static void test_fetch_on_write(void)
 
     struct tm_cache *n = mk("S:1:128:2,L:B:m:W:L,A:8:4,8:0,32");
     is_int(wr(n, 0x0000, 0x1, 0xFF, 0, 5, 1), MISS, "naive write-allocate");
-    is_str(drain(n), "WRITE 0x0 s=1 b=0:ff t=5; FILL 0x0 s=1 b=0:ffffffff t=0",
+    is_str(drain(n), "WRITE 0x0 s=1 b=0:ff t=5; FILL 0x0 s=1 b=0:ffffffff t=5",
            "the write is sent on and the sector fetched");
     tm_cache_fill(n, 0x0000, 0x1, 2);
     is_uint(tm_cache_flush(n), 0, "the line stays clean");
