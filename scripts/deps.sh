@@ -32,6 +32,16 @@ if [ ! -f /usr/local/cuda/include/cuda_runtime_api.h ]; then
         "(CUDA 13 toolkit); libcudart.so.13 will not build" >&2
 fi
 
+# Optional: Chromium, for the headless-browser check of the timing report page
+# (tests/timing_report.t; it skips without a browser). Installed when running as root; a
+# failed install only warns, since nothing else needs it.
+if ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" -eq 0 ] &&
+    [ -z "${PTXEMU_NO_BROWSER:-}" ]; then
+    echo "deps.sh: installing chromium (optional: the report page's browser check)" >&2
+    { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium; } \
+        </dev/null >&2 || echo "deps.sh: warning: chromium not installed; the browser check skips" >&2
+fi
+
 need=$(missing)
 if [ -z "$need" ]; then
     exit 0
