@@ -154,6 +154,25 @@ static inline void bytes_mask(uint64_t m[2], uint32_t a, uint32_t b)
     }
 }
 
+/* The index of line `ln` in memop m, searched from index `from` on; a new (empty) entry when
+ * it is not there, or the last entry when the record is full (merged into it). */
+static inline uint32_t memop_line(struct tm_memop *m, uint32_t from, uint64_t ln)
+{
+    uint32_t k = from;
+    while (k < m->nline && m->line[k] != ln)
+        k++;
+    if (k < m->nline)
+        return k;
+    if (m->nline == TM_MAX_LINES)
+        return TM_MAX_LINES - 1; /* beyond the record: merged into the last */
+    m->line[k] = ln;
+    m->sectors[k] = 0;
+    m->bytes[k] = 0;
+    m->bmask[k][0] = m->bmask[k][1] = 0;
+    m->nline++;
+    return k;
+}
+
 /* The memory part of an LD/ST instruction, from the step's accesses. */
 void tm_sm_memop_fill(struct tm_sm *s, struct tm_memop *m, uint32_t wslot,
                        const struct engine_step_report *r)
@@ -274,20 +293,7 @@ void tm_sm_memop_fill(struct tm_sm *s, struct tm_memop *m, uint32_t wslot,
                 continue;
             uint64_t addr = canon_addr(s, s->w[wslot].cta->k, a->addr);
             uint64_t base = addr - addr % ln;
-            uint32_t k = 0;
-            while (k < m->nline && m->line[k] != base)
-                k++;
-            if (k == m->nline) {
-                if (m->nline == TM_MAX_LINES)
-                    k = TM_MAX_LINES - 1; /* beyond the record: merged into the last */
-                else {
-                    m->line[k] = base;
-                    m->sectors[k] = 0;
-                    m->bytes[k] = 0;
-                    m->bmask[k][0] = m->bmask[k][1] = 0;
-                    m->nline++;
-                }
-            }
+            uint32_t k = memop_line(m, 0, base);
             m->sectors[k] |= (uint8_t)(1u << ((addr - base) >> 5 & 3));
             m->bytes[k] = (uint16_t)(m->bytes[k] + (a->width ? a->width : 1));
         }
@@ -324,21 +330,12 @@ void tm_sm_memop_fill(struct tm_sm *s, struct tm_memop *m, uint32_t wslot,
             uint64_t ln = addr & ~127ull;
             uint32_t lo = (uint32_t)(addr - ln), hi = (uint32_t)(end - ln);
             uint8_t sec = (uint8_t)(((2u << (hi >> 5)) - 1) & ~((1u << (lo >> 5)) - 1));
-            uint32_t k = last >= group_first && last < m->nline && m->line[last] == ln
-                             ? last : group_first;
-            while (k < m->nline && m->line[k] != ln)
-                k++;
-            if (k == m->nline) {
-                if (m->nline == TM_MAX_LINES)
-                    k = TM_MAX_LINES - 1; /* beyond the record: merged into the last */
-                else {
-                    m->line[k] = ln;
-                    m->sectors[k] = 0;
-                    m->bytes[k] = 0;
-                    m->bmask[k][0] = m->bmask[k][1] = 0;
-                    m->nline++;
-                }
-            }
+            uint32_t k = memop_line(m,
+                                    last >= group_first && last < m->nline &&
+                                            m->line[last] == ln
+                                        ? last
+                                        : group_first,
+                                    ln);
             last = k;
             m->sectors[k] |= sec;
             m->bytes[k] = (uint16_t)(m->bytes[k] + (hi - lo + 1));
