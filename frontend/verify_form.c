@@ -617,6 +617,10 @@ void verify_probed_forms(struct vctx *v, const struct declmap *dm,
         if (in->type[0] != T_B32)
             VERR(v, in, "'fns' takes type .b32");
         break;
+    case OP_ALLOCA: case OP_STACKSAVE: case OP_STACKRESTORE:
+        if (in->type[0] != T_U32 && in->type[0] != T_U64)
+            VERR(v, in, "'%s' takes type .u32 or .u64", name);
+        break;
     case OP_WGMMA_FENCE: case OP_WGMMA_COMMIT_GROUP: case OP_WGMMA_WAIT_GROUP:
         if (!has_mod(f, in, MOD_SYNC))
             VERR(v, in, "'%s' needs .sync", name);
@@ -665,6 +669,24 @@ void verify_probed_forms(struct vctx *v, const struct declmap *dm,
                 o->slot != IR_NOSLOT && v->m->address_size == 64 && !int_reg_ok(dm, f, o, 8))
                 VERR(v, in, "operand %u of '%s': a texture or surface handle register is "
                             "64-bit", i + 1, name);
+        }
+        /* the coordinates: of the coordinate type (texture; surfaces: 32-bit integers),
+           but a layered geometry's first, the array index, a 32-bit integer */
+        const bool surf = in->op == OP_SULD || in->op == OP_SUST || in->op == OP_SURED;
+        const bool layered = has_mod(f, in, MOD_GEOM_A1D) || has_mod(f, in, MOD_GEOM_A2D) ||
+                             has_mod(f, in, MOD_GEOM_ACUBE) || has_mod(f, in, MOD_GEOM_A2DMS);
+        const unsigned ct = surf ? T_S32 : in->type[1];
+        for (unsigned i = 0; in->op != OP_TXQ && in->op != OP_SUQ && i < in->nopnd; i++) {
+            const struct ir_opnd *o = ir_opnd(f, in, i);
+            if (o->kind != OPK_TEX || o->first + o->n > f->nopnds ||
+                (ct != T_S32 && ct != T_F32))
+                continue;
+            for (unsigned c = (unsigned)o->imm.u; c < o->n; c++) {
+                const struct ir_opnd *e = &f->opnds[o->first + c];
+                if (e->kind == OPK_REG)
+                    check_reg(v, dm, in, e, i, layered && c == o->imm.u ? T_S32 : ct, false,
+                              true);
+            }
         }
         if ((in->op == OP_TEX && in->type[1] != T_S32 && in->type[1] != T_F32) ||
             (in->op == OP_TLD4 && in->type[1] != T_F32))
