@@ -55,6 +55,14 @@ for my $src (@srcs) {
         }
         $e{PTXEMU_DEVICE} = 'h100,nsm=8';
     }
+    # a program that needs an architecture newer than the default device (h100, sm_90) runs
+    # on the preset device of that architecture (`// fixtures: sm_100a` -> b200)
+    if (open(my $sfh, '<', $src)) {
+        my $l = <$sfh> // '';
+        if ($l =~ m{^// fixtures: sm_(\d+)} && $1 > 90) {
+            $e{PTXEMU_DEVICE} = {100 => 'b200', 120 => 'rtx5090'}->{$1} // "sm=$1";
+        }
+    }
     my ($code, $out, $err, $to) = run_bounded(600, \%e, "./$exe");
     my @why;
     push @why, "timed out" if $to;
