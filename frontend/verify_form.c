@@ -118,8 +118,11 @@ void verify_form(struct vctx *v, const struct ir_insn *in, bool typed)
             ntype++;
             continue;
         }
-        if (md == MOD_SYNC || md == MOD_UNI || md == MOD_SHIFTAMT) /* ptxas takes bar.sync.sync,
-                                                        call.uni.uni, bfind.shiftamt.shiftamt */
+        /* ptxas 13 takes these twice: bar.sync.sync, call.uni.uni, bfind.shiftamt.shiftamt,
+           add.cc.cc, sub.sat.sat, ex2.approx.approx, max.relu.relu, min.NaN.NaN (it refuses
+           a repeated .ftz, .volatile, rounding, comparison or state space) */
+        if (md == MOD_SYNC || md == MOD_UNI || md == MOD_SHIFTAMT || md == MOD_CC ||
+            md == MOD_SAT || md == MOD_APPROX || md == MOD_RELU || md == MOD_NAN_FLAG)
             continue;
         /* the A and B layouts of wmma.mma / mma (.row.row, .col.col): two, not three */
         if ((md == MOD_ROW || md == MOD_COL) && (in->op == OP_WMMA_MMA || in->op == OP_MMA)) {
@@ -216,7 +219,22 @@ void verify_form(struct vctx *v, const struct ir_insn *in, bool typed)
         if (need && in->rnd == RND_NONE && v->m->version_major >= 2)
             VERR(v, in, "'cvt.%s.%s' needs a rounding modifier", ir_type_name(in->type[0]),
                  ir_type_name(in->type[1]));
+        /* between floats of one size only integer rounding (.rni ...), widening none
+           (ptxas: "Illegal rounding modifier for instruction 'cvt'") */
+        const unsigned dsz = ir_type_size((enum ir_type)in->type[0]),
+                       ssz = ir_type_size((enum ir_type)in->type[1]);
+        if (k == TK_F && sk == TK_F && in->rnd != RND_NONE &&
+            ((dsz == ssz && in->rnd < RND_RNI) || dsz > ssz))
+            VERR(v, in, "'cvt.%s.%s' takes %s", ir_type_name(in->type[0]),
+                 ir_type_name(in->type[1]),
+                 dsz == ssz ? "only an integer rounding (.rni, .rzi, .rmi, .rpi)"
+                            : "no rounding modifier");
     }
+    /* integer mad takes .sat only as mad.hi.s32 ("Illegal modifier '.sat' for instruction
+       'mad.lo'", "Modifier '.sat' does not apply to '.u32' type") */
+    if (in->op == OP_MAD && (k == TK_I || k == TK_B) && (in->fl & IR_FL(FL_SAT)) &&
+        (in->mode != MODE_HI || in->type[0] != T_S32))
+        VERR(v, in, "integer 'mad' takes .sat only as mad.hi.s32");
     if (in->op == OP_CVTA && in->space == SP_NONE)
         VERR(v, in, "'cvta' needs a state space (.global, .shared, ...)");
     if (in->op == OP_MOV && in->nopnd >= 2) {
