@@ -15,7 +15,7 @@ use warnings;
 use File::Basename qw(dirname basename);
 use Cwd qw(getcwd);
 use lib dirname(__FILE__) . '/lib';
-use PtxemuTest qw(find_nvcc run_bounded);
+use PtxemuTest qw(find_nvcc run_bounded fixture_sm);
 
 chdir(dirname(__FILE__) . '/..') or die "chdir: $!";
 my $root  = getcwd();
@@ -84,10 +84,7 @@ for my $src (@srcs) {
         # a program that needs an architecture newer than the emulated default (sm_90) runs
         # on that device: `// fixtures: sm_100a` -> PTXEMU_DEVICE=sm=100
         my %penv = %env;
-        if (open(my $sfh, '<', $src)) {
-            my $l = <$sfh> // '';
-            $penv{PTXEMU_DEVICE} = "sm=$1" if $l =~ m{^// fixtures: sm_(\d+)} && $1 > 90;
-        }
+        $penv{PTXEMU_DEVICE} = "sm=" . fixture_sm($src) if fixture_sm($src);
         my ($code, $out, $err, $to) = run_cmd(\%penv, "./$exe");
         my $expected = "fixtures/cuda/$name.expected";
         if ($to) {

@@ -22,7 +22,7 @@ use File::Path qw(make_path);
 use File::Temp qw(tempdir);
 use Cwd qw(getcwd);
 use lib dirname(__FILE__) . '/lib';
-use PtxemuTest qw(find_nvcc run_bounded);
+use PtxemuTest qw(find_nvcc run_bounded fixture_sm);
 
 chdir(dirname(__FILE__) . '/..') or die "chdir: $!";
 my $root    = getcwd();
@@ -444,11 +444,8 @@ for my $src (@fixtures) {
     }
     # a program that needs an architecture newer than the emulated default (sm_90) runs on
     # that device, as in cuda_programs.t: `// fixtures: sm_100a` -> --device sm=100
-    my @dev;
-    if (open(my $sfh, '<', "fixtures/cuda/$name.cu")) {
-        my $l = <$sfh> // '';
-        @dev = ('--device', "sm=$1") if $l =~ m{^// fixtures: sm_(\d+)} && $1 > 90;
-    }
+    my $sm = fixture_sm("fixtures/cuda/$name.cu");
+    my @dev = $sm ? ('--device', "sm=$sm") : ();
     my ($st, $out, $err) = run({%asan}, $ptxemu, 'run', @dev, '--check', 'all',
         '--error-exitcode', '99', '--', "./$exe");
     my $rep = report($err);

@@ -16,7 +16,7 @@ use warnings;
 use File::Basename qw(dirname basename);
 use Cwd qw(getcwd);
 use lib dirname(__FILE__) . '/lib';
-use PtxemuTest qw(find_nvcc run_bounded);
+use PtxemuTest qw(find_nvcc run_bounded fixture_sm);
 
 chdir(dirname(__FILE__) . '/..') or die "chdir: $!";
 my $root  = getcwd();
@@ -57,11 +57,8 @@ for my $src (@srcs) {
     }
     # a program that needs an architecture newer than the default device (h100, sm_90) runs
     # on the preset device of that architecture (`// fixtures: sm_100a` -> b200)
-    if (open(my $sfh, '<', $src)) {
-        my $l = <$sfh> // '';
-        if ($l =~ m{^// fixtures: sm_(\d+)} && $1 > 90) {
-            $e{PTXEMU_DEVICE} = {100 => 'b200', 120 => 'rtx5090'}->{$1} // "sm=$1";
-        }
+    if (my $sm = fixture_sm($src)) {
+        $e{PTXEMU_DEVICE} = {100 => 'b200', 120 => 'rtx5090'}->{$sm} // "sm=$sm";
     }
     my ($code, $out, $err, $to) = run_bounded(600, \%e, "./$exe");
     my @why;

@@ -7,9 +7,20 @@ use warnings;
 use File::Temp qw(tempfile);
 use POSIX qw(WNOHANG);
 use Exporter qw(import);
-our @EXPORT_OK = qw(find_nvcc run_bounded ok skip tap_done ptxemu_run timing_config);
+our @EXPORT_OK = qw(find_nvcc run_bounded ok skip tap_done ptxemu_run timing_config
+                    fixture_sm);
 
 # The nvcc to use: $NVCC, else the first on PATH, else /usr/local/cuda/bin/nvcc; undef if none.
+# The architecture a fixtures/cuda source needs beyond the emulated default (sm_90): NN of
+# its first line `// fixtures: sm_NN[a]` when NN > 90, else 0. Programs built from such a
+# source run on an emulated device of that architecture.
+sub fixture_sm {
+    my ($src) = @_;
+    open(my $fh, '<', $src) or return 0;
+    my $l = <$fh> // '';
+    return $l =~ m{^// fixtures: sm_(\d+)} && $1 > 90 ? $1 : 0;
+}
+
 sub find_nvcc {
     return $ENV{NVCC} if $ENV{NVCC};
     for my $d (split(/:/, $ENV{PATH} // ''), '/usr/local/cuda/bin') {
