@@ -21,6 +21,8 @@ use File::Basename qw(dirname);
 use File::Path qw(make_path);
 use File::Temp qw(tempfile tempdir);
 use Cwd qw(getcwd);
+use lib dirname(__FILE__) . '/lib';
+use PtxemuTest qw(fail_diag);
 
 chdir(dirname(__FILE__) . '/..') or die "chdir: $!";
 my $build  = $ENV{PTXEMU_BUILD} // 'build';
@@ -39,7 +41,7 @@ sub ok_ ($@) { # ($@): the condition in scalar context (a failed =~ is then fals
     my ($cond, $desc, @diag) = @_;
     $n++;
     print(($cond ? "ok" : "not ok") . " $n - $desc\n");
-    if (!$cond) { print "# $_\n" for map { split /\n/ } grep { defined } @diag }
+    fail_diag($n, $desc, 60, @diag) if !$cond;
     return $cond;
 }
 

@@ -22,7 +22,7 @@ use File::Path qw(make_path);
 use File::Temp qw(tempdir);
 use Cwd qw(getcwd);
 use lib dirname(__FILE__) . '/lib';
-use PtxemuTest qw(find_nvcc run_bounded fixture_sm);
+use PtxemuTest qw(find_nvcc run_bounded fixture_sm fail_diag);
 
 chdir(dirname(__FILE__) . '/..') or die "chdir: $!";
 my $root    = getcwd();
@@ -50,7 +50,7 @@ sub ok_ {
     my ($cond, $desc, @diag) = @_;
     $n++;
     print(($cond ? "ok" : "not ok") . " $n - $desc\n");
-    if (!$cond) { print "# $_\n" for map { split /\n/ } grep { defined } @diag }
+    fail_diag($n, $desc, 60, @diag) if !$cond;
     return $cond;
 }
 
