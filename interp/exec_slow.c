@@ -525,12 +525,15 @@ fetch:
     S.O = w->fn->opnds + in->opnd;
     S.M = M;
     S.cpc = S.pc;
+    const bool glocked = (S.check & CHECK_RACECHECK) && check_grace_enter(w, in);
     const int how = slow_table[in->handler](w, &S);
     if (S.ncacc) {
         if (how != SLOW_FAULT) /* a faulting instruction's accesses are memcheck's */
             check_flush(w, &S);
         S.ncacc = 0;
     }
+    if (glocked)
+        check_grace_leave(w);
     switch (how) {
     case SLOW_FETCH:
         if (trace & TRACE_REGS)

@@ -134,8 +134,8 @@ R
 =========     Address ADDR in __global__ memory
 ========= ERROR SUMMARY: 5 errors
 R
-    ok_($st == 6 && $out eq "21 41 5 7 7\n" && $got eq $want,
-        'racecheck on global memory: unordered blocks and warps (Error), a .cta fence between blocks (Error), an atomic against a plain store (Warning), a relaxed flag (Error); __threadfence + atomic ticket, release/acquire flag, __syncthreads, the atomicCAS-style plain read: clean',
+    ok_($st == 6 && $out eq "21 41 5 7 7 1\n" && $got eq $want,
+        'racecheck on global memory: unordered blocks and warps (Error), a .cta fence between blocks (Error), an atomic against a plain store (Warning), a relaxed flag (Error); __threadfence + atomic ticket, release/acquire flag, __syncthreads, the atomicCAS-style plain read, a volatile flag reset by its reader: clean',
         "status $st", $out, $err, "got:\n$got");
 }
 
