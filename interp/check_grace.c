@@ -31,7 +31,11 @@
  * shared-memory racecheck compares them: under independent thread scheduling a warp's lanes
  * are not in lock step, so two accesses of one warp are ordered only by being one warp
  * instruction (the same CTA step) or by a bar.warp.sync between them (the warp's __syncwarp
- * epoch), besides the fences and barriers that order any two threads.
+ * epoch), besides the fences and barriers that order any two threads. A strong access runs
+ * and is recorded under glock (check_grace_enter), so strong accesses to a word are recorded
+ * in the order memory saw them; a strong read of a strong write marks the write observed by
+ * the reader's thread (gacc.obs), whose later accesses to the word are then ordered after it
+ * (PTX's observation order: a flag read with ld.volatile and reset by its reader).
  */
 enum { GP_SHIFT = 8, GP_WORDS = 1u << GP_SHIFT };
 enum {
