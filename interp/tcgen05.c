@@ -15,10 +15,17 @@
  *     unless it frees them concurrently). After relinquish_alloc_permit, alloc is a fault.
  *   tcgen05.dealloc.cta_group::1.sync.aligned.b32 taddr, ncols — every column of taddr's
  *     column .. + ncols must be allocated (a fault otherwise).
- * tcgen05.ld / tcgen05.st .sync.aligned.32x32b.xN.b32: warp w reaches lanes 32 (w % 4) ..
- *   32 (w % 4) + 31 only (the ISA's data-path restriction); lane l of the warp reads or writes
- *   N consecutive columns of tensor-memory lane taddr.lane + l from taddr's column into its N
- *   registers. Every cell touched must be inside an allocation (a fault naming the address
+ * tcgen05.ld / tcgen05.st .sync.aligned.shape.xN{.pack::16b | .unpack::16b}.b32: warp w
+ *   reaches lanes 32 (w % 4) .. 32 (w % 4) + 31 only (the ISA's data-path restriction), so
+ *   the 32 (.32x32b) or 16 (the .16x* shapes) lanes from taddr's must lie in that quarter.
+ *   The ISA's matrix fragments (tc5_frag): .32x32b lane l <-> lane taddr.lane + l, register j
+ *   column j; .16x64b lane l/4 + 8 (l%2), column 2j + (l/2)%2; .16x128b register 2k + h lane
+ *   l/4 + 8h, column 4k + l%4; .16x256b register 4k + 2h + e lane l/4 + 8h, column
+ *   8k + 2 (l%4) + e; .16x32bx2 lane l%16, column j, the upper half-warp immHalfSplitoff
+ *   columns further. .pack::16b makes register column c the low 16 bits of columns 2c (low
+ *   half) and 2c + 1; .unpack::16b stores a register's halves into the low 16 bits of those
+ *   two columns and clears their high bits (the emulator's choice: the ISA defines the low
+ *   halves). Every cell touched must be inside an allocation (a fault naming the address
  *   otherwise). The loads and stores complete at once, so tcgen05.wait::ld / ::st have nothing
  *   to wait for (they check that the whole warp executes them).
  * tcgen05.mma.cta_group::1.kind::{f16,tf32,f8f6f4,i8} [d], a-desc | [a-tmem], b-desc, idesc,
@@ -42,7 +49,7 @@
  * tcgen05.commit.cta_group::1.mbarrier::arrive::one{.shared::cluster}.b64 [mbar]: the MMAs
  *   before it have completed, so each executing lane arrives once on the mbarrier at once.
  * tcgen05.fence::before_thread_sync / ::after_thread_sync order nothing further.
- * Everything else (cta_group::2, the other ld/st shapes, .pack / .unpack, tcgen05.cp, shift,
+ * Everything else (cta_group::2, tcgen05.cp, shift,
  * ld.red, the sparse / block-scaled / weight-stationary MMAs, collector usage,
  * disable-output-lane, scale-input-d, commit multicast) is refused at load with the reason.
  */
@@ -68,9 +75,13 @@ struct tc5_cta {
 /* ====================================================================== decoding */
 
 /* What the modifiers of a tcgen05 instruction say. */
+/* The data-movement shapes of tcgen05.ld / st. */
+enum tc5_shape { SH_NONE, SH_32X32B, SH_16X64B, SH_16X128B, SH_16X256B, SH_16X32BX2 };
+
 struct tc5_insn {
     unsigned num;        /* .xN of ld / st: N (0 when absent) */
-    bool shape32x32b;
+    enum tc5_shape shape;
+    bool pack, unpack;   /* .pack::16b (ld) / .unpack::16b (st) */
     bool cta1;           /* .cta_group::1 */
     bool kind_f16, kind_tf32, kind_f8f6f4, kind_i8;
     bool arrive_one;
@@ -85,7 +96,13 @@ static void tc5_decode(const struct ir_func *f, const struct ir_insn *in, struct
         switch (md) {
         case MOD_SYNC: case MOD_ALIGNED: case MOD_SHARED_CTA: case MOD_SHARED_CLUSTER: break;
         case MOD_CTA_GROUP_1: d->cta1 = true; break;
-        case MOD_SHAPE_32X32B: d->shape32x32b = true; break;
+        case MOD_SHAPE_32X32B: d->shape = SH_32X32B; break;
+        case MOD_SHAPE_16X64B: d->shape = SH_16X64B; break;
+        case MOD_SHAPE_16X128B: d->shape = SH_16X128B; break;
+        case MOD_SHAPE_16X256B: d->shape = SH_16X256B; break;
+        case MOD_SHAPE_16X32BX2: d->shape = SH_16X32BX2; break;
+        case MOD_PACK_16B: d->pack = true; break;
+        case MOD_UNPACK_16B: d->unpack = true; break;
         case MOD_X1: d->num = 1; break;
         case MOD_X2: d->num = 2; break;
         case MOD_X4: d->num = 4; break;
@@ -136,6 +153,12 @@ static bool tc5_taddr_ok(const struct ir_opnd *o)
     return o->kind == OPK_ADDR && o->sym == IR_NOSYM && o->slot != IR_NOSLOT && o->rf == RF_B32;
 }
 
+/* Registers of a tcgen05.ld / st per .num (the ISA's table of the shapes). */
+static unsigned tc5_shape_regs(enum tc5_shape sh)
+{
+    return sh == SH_16X128B ? 2 : sh == SH_16X256B ? 4 : 1;
+}
+
 /* See tensor.h. */
 bool tcgen05_supported(const struct ir_func *f, const struct ir_insn *in, const struct ir_opnd *O)
 {
@@ -164,11 +187,15 @@ bool tcgen05_supported(const struct ir_func *f, const struct ir_insn *in, const 
         return d.cta1 && in->nopnd == 2 && tc5_u32_ok(&O[0]) && tc5_u32_ok(&O[1]);
     case OP_TCGEN05_RELINQUISH_ALLOC_PERMIT: return d.cta1 && in->nopnd == 0;
     case OP_TCGEN05_LD:
-        return d.shape32x32b && d.num && in->nopnd == 2 && tc5_regs_ok(f, &O[0], d.num, true) &&
-               tc5_taddr_ok(&O[1]);
-    case OP_TCGEN05_ST:
-        return d.shape32x32b && d.num && in->nopnd == 2 && tc5_taddr_ok(&O[0]) &&
-               tc5_regs_ok(f, &O[1], d.num, false);
+    case OP_TCGEN05_ST: {
+        const bool ld = in->op == OP_TCGEN05_LD, x2 = d.shape == SH_16X32BX2;
+        const unsigned n = d.num * tc5_shape_regs(d.shape);
+        const struct ir_opnd *ao = ld ? &O[1] : &O[0];
+        const struct ir_opnd *ro = ld ? &O[0] : &O[1 + x2];
+        return d.shape != SH_NONE && d.num && n <= 128 && (ld ? !d.unpack : !d.pack) &&
+               in->nopnd == 2u + x2 && tc5_taddr_ok(ao) && tc5_regs_ok(f, ro, n, ld) &&
+               (!x2 || (O[ld ? 2 : 1].kind == OPK_IMM && O[ld ? 2 : 1].imm.u < TM_COLS));
+    }
     case OP_TCGEN05_WAIT_LD:
     case OP_TCGEN05_WAIT_ST:
     case OP_TCGEN05_FENCE_BEFORE:
@@ -199,8 +226,10 @@ const char *tcgen05_unsupported_why(const struct ir_func *f, const struct ir_ins
                "not .cta_group::2 or this operand list)";
     case OP_TCGEN05_LD:
     case OP_TCGEN05_ST:
-        return "unsupported (tcgen05.ld / tcgen05.st: implemented is the .32x32b shape "
-               "(.x1 .. .x128) without .pack::16b / .unpack::16b; not this form)";
+        return "unsupported (tcgen05.ld / tcgen05.st: implemented are the .32x32b, .16x64b, "
+               ".16x128b, .16x256b and .16x32bx2 shapes (.x1 .. .x128, at most 128 registers) "
+               "with .pack::16b on ld, .unpack::16b on st, and for .16x32bx2 an "
+               "immHalfSplitoff below 512; not this form)";
     case OP_TCGEN05_LD_RED: return "unsupported (tcgen05.ld.red: not implemented)";
     case OP_TCGEN05_CP: return "unsupported (tcgen05.cp: not implemented)";
     case OP_TCGEN05_SHIFT: return "unsupported (tcgen05.shift: not implemented)";
@@ -351,38 +380,95 @@ static int tc5_dealloc(struct warp *w, uint32_t pc, const struct ir_opnd *O, str
     return 0;
 }
 
-/* tcgen05.ld / st .32x32b.xN: lane l <-> tensor-memory lane taddr.lane + l, N columns. */
-static int tc5_ldst(struct warp *w, uint32_t pc, const struct ir_insn *in,
-                    const struct ir_opnd *O, struct tc5_cta *t, unsigned num)
+/* Where register j of lane l of a tcgen05.ld / st of shape sh goes (the ISA's "Matrix
+ * fragments" of the data-movement shapes): *dl the tensor-memory lane after taddr's, *lc the
+ * column after taddr's in 32-bit registers (packed: in pairs of 16-bit columns), *half 1 for
+ * the second half of .16x32bx2 (at immHalfSplitoff). */
+static inline void tc5_frag(enum tc5_shape sh, unsigned l, unsigned j, unsigned *dl,
+                            unsigned *lc, unsigned *half)
 {
-    const bool ld = in->op == OP_TCGEN05_LD;
-    const struct ir_opnd *ao = ld ? &O[1] : &O[0], *ro = ld ? &O[0] : &O[1];
+    *half = 0;
+    switch (sh) {
+    case SH_16X64B: /* lanes l/4 and l/4 + 8 alternate; column pairs per register */
+        *dl = l / 4 + 8 * (l % 2);
+        *lc = 2 * j + l / 2 % 2;
+        break;
+    case SH_16X128B: /* register 2k + h: lane l/4 + 8h, column 4k + l%4 */
+        *dl = l / 4 + 8 * (j % 2);
+        *lc = 4 * (j / 2) + l % 4;
+        break;
+    case SH_16X256B: /* register 4k + 2h + e: lane l/4 + 8h, column 8k + 2 (l%4) + e */
+        *dl = l / 4 + 8 * (j / 2 % 2);
+        *lc = 8 * (j / 4) + 2 * (l % 4) + j % 2;
+        break;
+    case SH_16X32BX2: /* lanes 0 .. 15 twice: the upper half-warp at immHalfSplitoff */
+        *dl = l % 16;
+        *lc = j;
+        *half = l / 16;
+        break;
+    default: /* .32x32b */
+        *dl = l;
+        *lc = j;
+        break;
+    }
+}
+
+/* tcgen05.ld / st of any data-movement shape: lane l's registers <-> the cells tc5_frag
+ * names, inside the warp's quarter of the lanes and the allocated columns. */
+static int tc5_ldst(struct warp *w, uint32_t pc, const struct ir_insn *in,
+                    const struct ir_opnd *O, struct tc5_cta *t, const struct tc5_insn *d)
+{
+    const bool ld = in->op == OP_TCGEN05_LD, x2 = d->shape == SH_16X32BX2;
+    const bool packed = d->pack || d->unpack;
+    const struct ir_opnd *ao = ld ? &O[1] : &O[0], *ro = ld ? &O[0] : &O[1 + x2];
     const uint32_t a = (uint32_t)vm_addr(w, ao, 0);
     const uint32_t lane0 = a >> 16, col = a & 0xffff, q = w->id % 4;
+    const uint32_t off = x2 ? (uint32_t)O[ld ? 2 : 1].imm.u : 0;
+    const unsigned nreg = d->num * tc5_shape_regs(d->shape);
+    const unsigned nlanes = d->shape == SH_32X32B ? 32 : 16;
+    /* columns of 32-bit registers one half-set of lanes covers, then in cells */
+    const unsigned span = (d->shape == SH_16X64B    ? 2 * d->num
+                           : d->shape == SH_16X128B ? 4 * d->num
+                           : d->shape == SH_16X256B ? 8 * d->num
+                                                    : d->num) << packed;
+    static const char *const shname[] = {"", "32x32b", "16x64b", "16x128b", "16x256b",
+                                         "16x32bx2"};
     char msg[240];
-    if (lane0 != 32 * q) {
+    if (lane0 < 32 * q || lane0 + nlanes > 32 * q + 32) {
         snprintf(msg, sizeof msg,
                  "%s: tensor-memory address 0x%08x: warp %u (%u of its warpgroup) reaches lanes "
-                 "%u .. %u only, the .32x32b shape lanes %u .. %u",
-                 tc5_name(in), a, w->id, q, 32 * q, 32 * q + 31, lane0, lane0 + 31);
+                 "%u .. %u only, the .%s shape lanes %u .. %u",
+                 tc5_name(in), a, w->id, q, 32 * q, 32 * q + 31, shname[d->shape], lane0,
+                 lane0 + nlanes - 1);
         tc5_fault(w, pc, 0, msg);
         return -1;
     }
-    if (!tc5_allocated(t, col, num)) {
-        snprintf(msg, sizeof msg,
-                 "%s: columns %u .. %u at tensor-memory address 0x%08x are not all allocated "
-                 "(allocated %04x, a bit per 32 of 512 columns)",
-                 tc5_name(in), col, col + num - 1, a, t->alloc);
-        tc5_fault(w, pc, 0, msg);
-        return -1;
+    for (unsigned h = 0; h <= (unsigned)x2; h++) {
+        const uint32_t c0 = col + h * off;
+        if (!tc5_allocated(t, c0, span)) {
+            snprintf(msg, sizeof msg,
+                     "%s: columns %u .. %u at tensor-memory address 0x%08x are not all allocated "
+                     "(allocated %04x, a bit per 32 of 512 columns)",
+                     tc5_name(in), c0, c0 + span - 1, a + h * off, t->alloc);
+            tc5_fault(w, pc, 0, msg);
+            return -1;
+        }
     }
-    for (unsigned j = 0; j < num; j++) {
+    for (unsigned j = 0; j < nreg; j++) {
         const struct ir_opnd e = ro->kind == OPK_VEC ? vm_elem(w->fn, ro, j) : *ro;
         for (unsigned l = 0; l < 32; l++) {
-            uint32_t *cell = &t->cell[lane0 + l][col + j];
-            if (ld)
+            unsigned dl, lc, half;
+            tc5_frag(d->shape, l, j, &dl, &lc, &half);
+            uint32_t *cell = &t->cell[lane0 + dl][col + half * off + (lc << packed)];
+            if (ld && packed)
+                w->r32[e.slot][l].u = (cell[0] & 0xffffu) | cell[1] << 16;
+            else if (ld)
                 w->r32[e.slot][l].u = *cell;
-            else
+            else if (packed) { /* the halves into the low 16 bits, the high ones cleared */
+                const uint32_t v = (uint32_t)vm_get(w, &e, l);
+                cell[0] = v & 0xffffu;
+                cell[1] = v >> 16;
+            } else
                 *cell = (uint32_t)vm_get(w, &e, l);
         }
     }
@@ -620,7 +706,7 @@ int tcgen05_exec(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *
     case OP_TCGEN05_DEALLOC: return tc5_dealloc(w, pc, O, t);
     case OP_TCGEN05_RELINQUISH_ALLOC_PERMIT: t->relinquished = true; return 0;
     case OP_TCGEN05_LD:
-    case OP_TCGEN05_ST: return tc5_ldst(w, pc, in, O, t, d.num);
+    case OP_TCGEN05_ST: return tc5_ldst(w, pc, in, O, t, &d);
     case OP_TCGEN05_MMA:
         for (unsigned l = 0; l < 32; l++)
             if (M >> l & 1 && tc5_mma(w, pc, l, O, &d, t, mr))
