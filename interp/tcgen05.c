@@ -15,6 +15,9 @@
  *     unless it frees them concurrently). After relinquish_alloc_permit, alloc is a fault.
  *   tcgen05.dealloc.cta_group::1.sync.aligned.b32 taddr, ncols — every column of taddr's
  *     column .. + ncols must be allocated (a fault otherwise).
+ *   A CTA whose warps have all exited with columns still allocated faults (the ISA requires
+ *   tensor memory to be freed before the CTA exits; cta_round calls tcgen05_cta_exit): the
+ *   report names the tcgen05.alloc that took the first such columns (its warp, lane 0).
  * tcgen05.ld / tcgen05.st .sync.aligned.shape.xN{.pack::16b | .unpack::16b}.b32: warp w
  *   reaches lanes 32 (w % 4) .. 32 (w % 4) + 31 only (the ISA's data-path restriction), so
  *   the 32 (.32x32b) or 16 (the .16x* shapes) lanes from taddr's must lie in that quarter.
@@ -69,6 +72,10 @@ struct tc5_cta {
     uint16_t alloc;    /* bit u: columns 32u .. 32u + 31 are allocated */
     bool relinquished; /* tcgen05.relinquish_alloc_permit executed */
     bool dirty;        /* cells written since the CTA began */
+    struct {           /* per allocated unit: the tcgen05.alloc that took it */
+        struct xfunc *fn;
+        uint32_t pc, warp;
+    } site[TM_COLS / TM_UNIT];
     double A[128 * 32], B[256 * 32]; /* the MMA's operands, row-major, K = 32 at most */
 };
 
@@ -271,6 +278,30 @@ void tcgen05_cta_reset(struct cta *c)
 }
 
 /* See tensor.h. */
+int tcgen05_cta_exit(struct cta *c)
+{
+    const struct tc5_cta *t = c->tm;
+    if (!t || !t->alloc)
+        return 0;
+    /* the first run of columns still allocated, and the tcgen05.alloc that took it */
+    const unsigned u0 = (unsigned)__builtin_ctz(t->alloc);
+    unsigned u1 = u0;
+    while (u1 + 1 < TM_COLS / TM_UNIT && t->alloc >> (u1 + 1) & 1 &&
+           t->site[u1 + 1].pc == t->site[u0].pc && t->site[u1 + 1].warp == t->site[u0].warp)
+        u1++;
+    struct warp *w = &c->warps[t->site[u0].warp];
+    w->fn = t->site[u0].fn; /* the warp has exited: name the function of the allocation */
+    char msg[240];
+    snprintf(msg, sizeof msg,
+             "tcgen05.alloc: tensor-memory columns %u .. %u allocated here were not freed with "
+             "tcgen05.dealloc before the CTA exited (columns allocated at exit %04x, a bit per 32 "
+             "of 512; the ISA requires every allocation to be freed)",
+             u0 * TM_UNIT, (u1 + 1) * TM_UNIT - 1, t->alloc);
+    interp_fault(w, t->site[u0].pc, 0, TRAP_ILLEGAL, 0, 0, 0, false, msg);
+    return -1;
+}
+
+/* See tensor.h. */
 void tcgen05_cta_free(struct cta *c)
 {
     free(c->tm);
@@ -356,6 +387,11 @@ static int tc5_alloc(struct warp *w, uint32_t pc, const struct ir_opnd *O, struc
         return -1;
     }
     t->alloc |= (uint16_t)(mask << u);
+    for (unsigned k = u; k < u + units; k++) {
+        t->site[k].fn = w->fn;
+        t->site[k].pc = pc;
+        t->site[k].warp = w->id;
+    }
     memcpy(p, &addr, 4);
     tc_mem_report(mr, 0, ad, xs, 4, true, p);
     return 0;
