@@ -51,8 +51,20 @@
  *   0 when enable-input-d is false), rounded once to f32; tf32 inputs keep their 19 high bits.
  * tcgen05.commit.cta_group::1.mbarrier::arrive::one{.shared::cluster}.b64 [mbar]: the MMAs
  *   before it have completed, so each executing lane arrives once on the mbarrier at once.
+ * tcgen05.cp.cta_group::1.shape{.multicast} [taddr], s-desc: each executing lane copies at
+ *   once a matrix of R rows x B bits (.128x256b, .128x128b, .4x256b, .32x128b.warpx4,
+ *   .64x128b.warpx2::02_13 / ::01_23) from shared memory, read as rows of 16-byte chunks in
+ *   the descriptor's canonical K-major layout (wgmma_chunk_addr), into tensor memory: row r,
+ *   word j at lane taddr.lane + r, column taddr.col + j. .warpx4 writes row r to lanes r,
+ *   32 + r, 64 + r, 96 + r; .warpx2::02_13 rows 0 .. 31 to the lanes of warps 0 and 2, rows
+ *   32 .. 63 to those of warps 1 and 3; ::01_23 rows 0 .. 31 to warps 0 and 1, 32 .. 63 to
+ *   warps 2 and 3. The decompressing .b8x16.b6x16_p32 / .b4x16_p64 forms are refused.
+ * tcgen05.shift.cta_group::1.down [taddr]: each executing lane moves, at once, the 256-bit rows
+ *   (8 columns from taddr.col) of lanes taddr.lane .. + 30 one lane down (taddr.lane a
+ *   multiple of 32; its own row stays).
+ * tcgen05.commit arrives after them as after an MMA: they completed when issued.
  * tcgen05.fence::before_thread_sync / ::after_thread_sync order nothing further.
- * Everything else (cta_group::2, tcgen05.cp, shift,
+ * Everything else (cta_group::2, the decompressing tcgen05.cp,
  * ld.red, the sparse / block-scaled / weight-stationary MMAs, collector usage,
  * disable-output-lane, scale-input-d, commit multicast) is refused at load with the reason.
  */
@@ -89,6 +101,10 @@ struct tc5_insn {
     unsigned num;        /* .xN of ld / st: N (0 when absent) */
     enum tc5_shape shape;
     bool pack, unpack;   /* .pack::16b (ld) / .unpack::16b (st) */
+    unsigned cp_rows, cp_cols; /* tcgen05.cp shape: rows x 32-bit columns (0 when absent) */
+    unsigned mcast;      /* tcgen05.cp: 0 none, 4 .warpx4, 2 .warpx2::02_13, 1 .warpx2::01_23 */
+    bool decomp;         /* tcgen05.cp .b8x16.b6x16_p32 / .b4x16_p64 */
+    bool down;           /* tcgen05.shift .down */
     bool cta1;           /* .cta_group::1 */
     bool kind_f16, kind_tf32, kind_f8f6f4, kind_i8;
     bool arrive_one;
@@ -108,6 +124,16 @@ static void tc5_decode(const struct ir_func *f, const struct ir_insn *in, struct
         case MOD_SHAPE_16X128B: d->shape = SH_16X128B; break;
         case MOD_SHAPE_16X256B: d->shape = SH_16X256B; break;
         case MOD_SHAPE_16X32BX2: d->shape = SH_16X32BX2; break;
+        case MOD_SHAPE_128X256B: d->cp_rows = 128, d->cp_cols = 8; break;
+        case MOD_SHAPE_128X128B: d->cp_rows = 128, d->cp_cols = 4; break;
+        case MOD_SHAPE_4X256B: d->cp_rows = 4, d->cp_cols = 8; break;
+        case MOD_SHAPE_32X128B: d->cp_rows = 32, d->cp_cols = 4; break;
+        case MOD_SHAPE_64X128B: d->cp_rows = 64, d->cp_cols = 4; break;
+        case MOD_WARPX4: d->mcast = 4; break;
+        case MOD_WARPX2_02_13: d->mcast = 2; break;
+        case MOD_WARPX2_01_23: d->mcast = 1; break;
+        case MOD_B8X16: case MOD_B6X16_P32: case MOD_B4X16_P64: d->decomp = true; break;
+        case MOD_DOWN: d->down = true; break;
         case MOD_PACK_16B: d->pack = true; break;
         case MOD_UNPACK_16B: d->unpack = true; break;
         case MOD_X1: d->num = 1; break;
@@ -181,7 +207,9 @@ bool tcgen05_supported(const struct ir_func *f, const struct ir_insn *in, const 
     case OP_TCGEN05_MMA:
     case OP_TCGEN05_COMMIT:
     case OP_TCGEN05_FENCE_BEFORE:
-    case OP_TCGEN05_FENCE_AFTER: break;
+    case OP_TCGEN05_FENCE_AFTER:
+    case OP_TCGEN05_CP:
+    case OP_TCGEN05_SHIFT: break;
     default: return false;
     }
     tc5_decode(f, in, &d);
@@ -217,6 +245,13 @@ bool tcgen05_supported(const struct ir_func *f, const struct ir_insn *in, const 
                ((O[4].kind == OPK_REG && O[4].rf == RF_PRED) || O[4].kind == OPK_IMM);
     case OP_TCGEN05_COMMIT:
         return d.cta1 && d.arrive_one && in->nopnd == 1 && O[0].kind == OPK_ADDR;
+    case OP_TCGEN05_CP: /* multicast: .warpx4 with 32x128b, .warpx2 with 64x128b */
+        return d.cta1 && d.cp_rows && !d.decomp &&
+               (d.cp_rows == 32 ? d.mcast == 4 : d.cp_rows == 64 ? d.mcast == 1 || d.mcast == 2
+                                                                : d.mcast == 0) &&
+               in->nopnd == 2 && tc5_taddr_ok(&O[0]) &&
+               (O[1].kind == OPK_REG || O[1].kind == OPK_IMM) && O[1].rf == RF_B64;
+    case OP_TCGEN05_SHIFT: return d.cta1 && d.down && in->nopnd == 1 && tc5_taddr_ok(&O[0]);
     default: return false;
     }
 }
@@ -238,8 +273,14 @@ const char *tcgen05_unsupported_why(const struct ir_func *f, const struct ir_ins
                "with .pack::16b on ld, .unpack::16b on st, and for .16x32bx2 an "
                "immHalfSplitoff below 512; not this form)";
     case OP_TCGEN05_LD_RED: return "unsupported (tcgen05.ld.red: not implemented)";
-    case OP_TCGEN05_CP: return "unsupported (tcgen05.cp: not implemented)";
-    case OP_TCGEN05_SHIFT: return "unsupported (tcgen05.shift: not implemented)";
+    case OP_TCGEN05_CP:
+        return "unsupported (tcgen05.cp: implemented are .cta_group::1 .128x256b, .128x128b, "
+               ".4x256b, .32x128b.warpx4 and .64x128b.warpx2::02_13 / ::01_23 with [taddr] "
+               "and a shared-memory descriptor; not the decompressing .b8x16.b6x16_p32 / "
+               ".b8x16.b4x16_p64 forms or .cta_group::2)";
+    case OP_TCGEN05_SHIFT:
+        return "unsupported (tcgen05.shift: implemented is .cta_group::1.down [taddr]; not "
+               ".cta_group::2)";
     case OP_TCGEN05_MMA:
         return "unsupported (tcgen05.mma: implemented are .cta_group::1 .kind::f16, "
                ".kind::tf32, .kind::f8f6f4 and .kind::i8 with [d-tmem], an A descriptor or "
@@ -517,7 +558,7 @@ static int tc5_ldst(struct warp *w, uint32_t pc, const struct ir_insn *in,
 
 /* The tcgen05 shared-memory descriptor: fills start / lbo / sbo / base / W; -1 after a fault
  * on a form not implemented or invalid. */
-static int tc5_desc(struct warp *w, uint32_t pc, unsigned l, uint64_t v, char which,
+static int tc5_desc(struct warp *w, uint32_t pc, unsigned l, uint64_t v, const char *which,
                     uint32_t f[4], unsigned *W)
 {
     char msg[200];
@@ -533,7 +574,7 @@ static int tc5_desc(struct warp *w, uint32_t pc, unsigned l, uint64_t v, char wh
     else if (!wmode[sw])
         bad = "its swizzling mode is invalid";
     if (bad) {
-        snprintf(msg, sizeof msg, "tcgen05.mma: matrix %c descriptor 0x%016llx: %s", which,
+        snprintf(msg, sizeof msg, "%s descriptor 0x%016llx: %s", which,
                  (unsigned long long)v, bad);
         interp_fault(w, pc, l, TRAP_ILLEGAL, 0, 0, 0, false, msg);
         return -1;
@@ -677,14 +718,14 @@ static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_opnd
     } else {
         uint32_t f[4];
         unsigned W;
-        if (tc5_desc(w, pc, l, vm_get(w, &O[1], l), 'A', f, &W) ||
+        if (tc5_desc(w, pc, l, vm_get(w, &O[1], l), "tcgen05.mma: matrix A", f, &W) ||
             tc5_gather(w, pc, l, f, W, mnA, 128, K, ta, negA, t->A, 'A', mr))
             return -1;
     }
     /* B, as N rows of K */
     uint32_t f[4];
     unsigned W;
-    if (tc5_desc(w, pc, l, vm_get(w, &O[2], l), 'B', f, &W) ||
+    if (tc5_desc(w, pc, l, vm_get(w, &O[2], l), "tcgen05.mma: matrix B", f, &W) ||
         tc5_gather(w, pc, l, f, W, mnB, N, K, tb, negB, t->B, 'B', mr))
         return -1;
     for (unsigned i = 0; i < 128; i++)
@@ -707,6 +748,84 @@ static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_opnd
     return 0;
 }
 
+/* ---------------------------------------------------------------------- cp, shift */
+
+/* One tcgen05.cp of lane l: the source matrix (rows of 16-byte chunks in the descriptor's
+ * canonical K-major layout) into tensor memory, row r at lane taddr.lane + the row's lane,
+ * its chunks at columns taddr.col + 4 k .. + 3; with multicast each row goes to two or four
+ * lanes 32 apart. */
+static int tc5_cp(struct warp *w, uint32_t pc, unsigned l, const struct ir_opnd *O,
+                  const struct tc5_insn *d, struct tc5_cta *t, const struct tc_mem *mr)
+{
+    const struct cta *c = w->cta;
+    char msg[240];
+    const uint32_t a = (uint32_t)vm_addr(w, &O[0], l), lane0 = a >> 16, col = a & 0xffff;
+    /* lanes one row reaches: row r of the copy goes to lanes lane0 + rl(r) + 32 i, i < ncopy */
+    const unsigned ncopy = d->mcast == 4 ? 4 : d->mcast ? 2 : 1;
+    const unsigned nlanes = d->mcast ? 128 : d->cp_rows;
+    if (lane0 + nlanes > TM_LANES || !tc5_allocated(t, col, d->cp_cols)) {
+        snprintf(msg, sizeof msg,
+                 "tcgen05.cp: destination at tensor-memory address 0x%08x (lanes %u .. %u, "
+                 "columns %u .. %u) is not inside the tensor memory's 128 lanes and an "
+                 "allocation (allocated %04x, a bit per 32 of 512 columns)",
+                 a, lane0, lane0 + nlanes - 1, col, col + d->cp_cols - 1, t->alloc);
+        tc5_fault(w, pc, l, msg);
+        return -1;
+    }
+    uint32_t f[4];
+    unsigned W;
+    if (tc5_desc(w, pc, l, vm_get(w, &O[1], l), "tcgen05.cp: source", f, &W))
+        return -1;
+    for (unsigned r = 0; r < d->cp_rows; r++)
+        for (unsigned k = 0; k < d->cp_cols / 4; k++) {
+            const uint32_t sa = wgmma_chunk_addr(f[0], f[1], f[2], f[3], W, false, r, k);
+            if ((uint64_t)sa + 16 > c->shared_size) {
+                snprintf(msg, sizeof msg,
+                         "tcgen05.cp: the source reaches shared bytes %u..%u, past the CTA's %u",
+                         sa, sa + 15, c->shared_size);
+                interp_fault(w, pc, l, TRAP_OOB, sa, 16, SP_SHARED, false, msg);
+                return -1;
+            }
+            const uint8_t *p = c->shared + sa;
+            if (mr)
+                mr->fn(mr->ctx, l, sa, 16, false, SP_SHARED, p);
+            for (unsigned i = 0; i < ncopy; i++) {
+                /* .warpx4: row r to every warp's lane r; .warpx2::02_13: rows 0 .. 31 to
+                 * warps 0 and 2, 32 .. 63 to warps 1 and 3; ::01_23: to warps 0, 1 / 2, 3 */
+                const unsigned ln = d->mcast == 4   ? 32 * i + r
+                                    : d->mcast == 2 ? 32 * (r / 32) + 64 * i + r % 32
+                                    : d->mcast == 1 ? 64 * (r / 32) + 32 * i + r % 32
+                                                    : r;
+                memcpy(&t->cell[lane0 + ln][col + 4 * k], p, 16);
+            }
+        }
+    t->dirty = true;
+    return 0;
+}
+
+/* tcgen05.shift.down of lane l: the 32-lane group from taddr.lane (a multiple of 32) moves
+ * its rows of 256 bits (8 columns from taddr.col) down one lane: lane + 30 .. lane to
+ * lane + 31 .. lane + 1, lane taddr.lane keeping its row. */
+static int tc5_shift(struct warp *w, uint32_t pc, unsigned l, const struct ir_opnd *O,
+                     struct tc5_cta *t)
+{
+    const uint32_t a = (uint32_t)vm_addr(w, &O[0], l), lane0 = a >> 16, col = a & 0xffff;
+    if (lane0 % 32 || lane0 >= TM_LANES || !tc5_allocated(t, col, 8)) {
+        char msg[240];
+        snprintf(msg, sizeof msg,
+                 "tcgen05.shift: tensor-memory address 0x%08x: its lane must be a multiple of "
+                 "32 below 128 and columns %u .. %u allocated (allocated %04x, a bit per 32 of "
+                 "512 columns)",
+                 a, col, col + 7, t->alloc);
+        tc5_fault(w, pc, l, msg);
+        return -1;
+    }
+    for (unsigned r = 31; r >= 1; r--)
+        memcpy(&t->cell[lane0 + r][col], &t->cell[lane0 + r - 1][col], 8 * sizeof(uint32_t));
+    t->dirty = true;
+    return 0;
+}
+
 /* See tensor.h. */
 int tcgen05_exec(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
                  const struct ir_opnd *O, const struct tc_mem *mr)
@@ -725,7 +844,8 @@ int tcgen05_exec(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *
         return 0;
     default: break;
     }
-    if (in->op != OP_TCGEN05_MMA && tc5_whole_warp(w, pc, M, in))
+    if (in->op != OP_TCGEN05_MMA && in->op != OP_TCGEN05_CP && in->op != OP_TCGEN05_SHIFT &&
+        tc5_whole_warp(w, pc, M, in))
         return -1;
     if (in->op == OP_TCGEN05_WAIT_LD || in->op == OP_TCGEN05_WAIT_ST)
         return 0;
@@ -746,6 +866,16 @@ int tcgen05_exec(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *
     case OP_TCGEN05_MMA:
         for (unsigned l = 0; l < 32; l++)
             if (M >> l & 1 && tc5_mma(w, pc, l, O, &d, t, mr))
+                return -1;
+        return 0;
+    case OP_TCGEN05_CP:
+        for (unsigned l = 0; l < 32; l++)
+            if (M >> l & 1 && tc5_cp(w, pc, l, O, &d, t, mr))
+                return -1;
+        return 0;
+    case OP_TCGEN05_SHIFT:
+        for (unsigned l = 0; l < 32; l++)
+            if (M >> l & 1 && tc5_shift(w, pc, l, O, t))
                 return -1;
         return 0;
     default:
