@@ -49,6 +49,13 @@
  *   16-bit elements or one tf32 per column). D row i is lane d.lane + i (d.lane must be 0), element j column
  *   d.col + j, f32. Numerics as wgmma: exact products in double summed in k order onto D (or
  *   0 when enable-input-d is false), rounded once to f32; tf32 inputs keep their 19 high bits.
+ * tcgen05.mma.ws.cta_group::1.kind::{f16,tf32,f8f6f4,i8} (weight-stationary), same operands
+ *   without the zero-column mask (refused): as above with M = 128 and N = 64 or 128; the .ws
+ *   tensor-memory layouts of M = 32 and 64 are not modelled (a fault, "not implemented").
+ * The collector usage qualifiers (.collector::a::* on mma, ::b0 .. ::b3 on .ws) are hints:
+ *   the operand is read again from its descriptor each time, which is what the collector
+ *   buffer holds unless the program rewrote that memory between ::fill and ::use (then the
+ *   hardware may use the old values where the emulator uses the new).
  * tcgen05.commit.cta_group::1.mbarrier::arrive::one{.shared::cluster}.b64 [mbar]: the MMAs
  *   before it have completed, so each executing lane arrives once on the mbarrier at once.
  * tcgen05.cp.cta_group::1.shape{.multicast} [taddr], s-desc: each executing lane copies at
@@ -65,8 +72,8 @@
  * tcgen05.commit arrives after them as after an MMA: they completed when issued.
  * tcgen05.fence::before_thread_sync / ::after_thread_sync order nothing further.
  * Everything else (cta_group::2, the decompressing tcgen05.cp,
- * ld.red, the sparse / block-scaled / weight-stationary MMAs, collector usage,
- * disable-output-lane, scale-input-d, commit multicast) is refused at load with the reason.
+ * ld.red, the sparse / block-scaled MMAs, the .ws zero-column mask, disable-output-lane,
+ * scale-input-d, commit multicast) is refused at load with the reason.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,6 +112,7 @@ struct tc5_insn {
     unsigned mcast;      /* tcgen05.cp: 0 none, 4 .warpx4, 2 .warpx2::02_13, 1 .warpx2::01_23 */
     bool decomp;         /* tcgen05.cp .b8x16.b6x16_p32 / .b4x16_p64 */
     bool down;           /* tcgen05.shift .down */
+    bool ws;             /* tcgen05.mma.ws (set from the opcode) */
     bool cta1;           /* .cta_group::1 */
     bool kind_f16, kind_tf32, kind_f8f6f4, kind_i8;
     bool arrive_one;
@@ -134,6 +142,14 @@ static void tc5_decode(const struct ir_func *f, const struct ir_insn *in, struct
         case MOD_WARPX2_01_23: d->mcast = 1; break;
         case MOD_B8X16: case MOD_B6X16_P32: case MOD_B4X16_P64: d->decomp = true; break;
         case MOD_DOWN: d->down = true; break;
+        /* collector usage: a hint (the operands are read again; see the file comment) */
+        case MOD_COLLECTOR_A_FILL: case MOD_COLLECTOR_A_USE: case MOD_COLLECTOR_A_LASTUSE:
+        case MOD_COLLECTOR_A_DISCARD: case MOD_COLLECTOR_B0_FILL: case MOD_COLLECTOR_B0_USE:
+        case MOD_COLLECTOR_B0_LASTUSE: case MOD_COLLECTOR_B0_DISCARD: case MOD_COLLECTOR_B1_FILL:
+        case MOD_COLLECTOR_B1_USE: case MOD_COLLECTOR_B1_LASTUSE: case MOD_COLLECTOR_B1_DISCARD:
+        case MOD_COLLECTOR_B2_FILL: case MOD_COLLECTOR_B2_USE: case MOD_COLLECTOR_B2_LASTUSE:
+        case MOD_COLLECTOR_B2_DISCARD: case MOD_COLLECTOR_B3_FILL: case MOD_COLLECTOR_B3_USE:
+        case MOD_COLLECTOR_B3_LASTUSE: case MOD_COLLECTOR_B3_DISCARD: break;
         case MOD_PACK_16B: d->pack = true; break;
         case MOD_UNPACK_16B: d->unpack = true; break;
         case MOD_X1: d->num = 1; break;
@@ -209,7 +225,8 @@ bool tcgen05_supported(const struct ir_func *f, const struct ir_insn *in, const 
     case OP_TCGEN05_FENCE_BEFORE:
     case OP_TCGEN05_FENCE_AFTER:
     case OP_TCGEN05_CP:
-    case OP_TCGEN05_SHIFT: break;
+    case OP_TCGEN05_SHIFT:
+    case OP_TCGEN05_MMA_WS: break;
     default: return false;
     }
     tc5_decode(f, in, &d);
@@ -236,6 +253,7 @@ bool tcgen05_supported(const struct ir_func *f, const struct ir_insn *in, const 
     case OP_TCGEN05_FENCE_BEFORE:
     case OP_TCGEN05_FENCE_AFTER: return in->nopnd == 0;
     case OP_TCGEN05_MMA:
+    case OP_TCGEN05_MMA_WS: /* .ws: the same operands (no zero-column mask) */
         return d.cta1 && d.kind_f16 + d.kind_tf32 + d.kind_f8f6f4 + d.kind_i8 == 1 &&
                in->nopnd == 5 && tc5_taddr_ok(&O[0]) &&
                (tc5_taddr_ok(&O[1]) ||
@@ -285,13 +303,15 @@ const char *tcgen05_unsupported_why(const struct ir_func *f, const struct ir_ins
         return "unsupported (tcgen05.mma: implemented are .cta_group::1 .kind::f16, "
                ".kind::tf32, .kind::f8f6f4 and .kind::i8 with [d-tmem], an A descriptor or "
                "[a-tmem], a B descriptor, the instruction descriptor and enable-input-d; not "
-               "block scaling, collector usage, disable-output-lane, scale-input-d or "
-               ".cta_group::2)";
-    case OP_TCGEN05_MMA_SP:
+               "block scaling, disable-output-lane, scale-input-d or .cta_group::2)";
     case OP_TCGEN05_MMA_WS:
+        return "unsupported (tcgen05.mma.ws: implemented are .cta_group::1 .kind::f16, "
+               ".kind::tf32, .kind::f8f6f4 and .kind::i8 with [d-tmem], an A descriptor or "
+               "[a-tmem], a B descriptor, the instruction descriptor and enable-input-d; not "
+               "the zero-column mask)";
+    case OP_TCGEN05_MMA_SP:
     case OP_TCGEN05_MMA_WS_SP:
-        return "unsupported (tcgen05.mma.sp / .ws: sparse and weight-stationary MMAs are not "
-               "implemented)";
+        return "unsupported (tcgen05.mma.sp / .ws.sp: sparse MMAs are not implemented)";
     case OP_TCGEN05_COMMIT:
         return "unsupported (tcgen05.commit: implemented is .cta_group::1 "
                ".mbarrier::arrive::one on one mbarrier; not multicast)";
@@ -678,7 +698,10 @@ static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_opnd
     else if (satf && !d->kind_i8)
         bad = "saturation outside .kind::i8";
     else if (M != 128)
-        bad = "M other than 128 (M = 64 not implemented)";
+        bad = d->ws ? "M other than 128 (the .ws layouts of M = 32 and 64 are not implemented)"
+                    : "M other than 128 (M = 64 not implemented)";
+    else if (d->ws && N != 64 && N != 128)
+        bad = "N not 64 or 128 (.ws with M = 128)";
     else if (N < 16 || N > 256 || N % 16)
         bad = "N not 16 .. 256 in steps of 16";
     if (bad) {
@@ -844,7 +867,8 @@ int tcgen05_exec(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *
         return 0;
     default: break;
     }
-    if (in->op != OP_TCGEN05_MMA && in->op != OP_TCGEN05_CP && in->op != OP_TCGEN05_SHIFT &&
+    if (in->op != OP_TCGEN05_MMA && in->op != OP_TCGEN05_MMA_WS && in->op != OP_TCGEN05_CP &&
+        in->op != OP_TCGEN05_SHIFT &&
         tc5_whole_warp(w, pc, M, in))
         return -1;
     if (in->op == OP_TCGEN05_WAIT_LD || in->op == OP_TCGEN05_WAIT_ST)
@@ -864,6 +888,8 @@ int tcgen05_exec(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *
     case OP_TCGEN05_LD:
     case OP_TCGEN05_ST: return tc5_ldst(w, pc, in, O, t, &d);
     case OP_TCGEN05_MMA:
+    case OP_TCGEN05_MMA_WS:
+        d.ws = in->op == OP_TCGEN05_MMA_WS;
         for (unsigned l = 0; l < 32; l++)
             if (M >> l & 1 && tc5_mma(w, pc, l, O, &d, t, mr))
                 return -1;
