@@ -553,6 +553,16 @@ static int tc5_ldst(struct warp *w, uint32_t pc, const struct ir_insn *in,
     }
     for (unsigned j = 0; j < nreg; j++) {
         const struct ir_opnd e = ro->kind == OPK_VEC ? vm_elem(w->fn, ro, j) : *ro;
+        if (d->shape == SH_32X32B && !packed) { /* the common shape: lane l, column j */
+            for (unsigned l = 0; l < 32; l++) {
+                uint32_t *cell = &t->cell[lane0 + l][col + j];
+                if (ld)
+                    w->r32[e.slot][l].u = *cell;
+                else
+                    *cell = (uint32_t)vm_get(w, &e, l);
+            }
+            continue;
+        }
         for (unsigned l = 0; l < 32; l++) {
             unsigned dl, lc, half;
             tc5_frag(d->shape, l, j, &dl, &lc, &half);
