@@ -16,7 +16,8 @@
  *   tcgen05.dealloc.cta_group::1.sync.aligned.b32 taddr, ncols — every column of taddr's
  *     column .. + ncols must be allocated (a fault otherwise).
  *   A CTA whose warps have all exited with columns still allocated faults (the ISA requires
- *   tensor memory to be freed before the CTA exits; cta_round calls tcgen05_cta_exit): the
+ *   tensor memory to be freed before the CTA exits; cta_round calls tcgen05_cta_exit, and
+ *   engine_cta_exit for the timing model's CTAs): the
  *   report names the tcgen05.alloc that took the first such columns (its warp, lane 0).
  * tcgen05.ld / tcgen05.st .sync.aligned.shape.xN{.pack::16b | .unpack::16b}.b32: warp w
  *   reaches lanes 32 (w % 4) .. 32 (w % 4) + 31 only (the ISA's data-path restriction), so
