@@ -23,7 +23,8 @@
  *     curve in f32 (v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055)^2.4, host powf) before
  *     filtering; alpha stays linear;
  *   - block-compressed (BC1..BC7) texels are decoded from their 4x4 block (texture_bc.c,
- *     texture_bptc.c) before sRGB and filtering;
+ *     texture_bptc.c; a 3D resource's blocks are 4x4 texels of one slice) before sRGB and
+ *     filtering;
  *   - a result component the format does not have is 0, alpha 1 (1.0f for float results);
  *   - the offset operand e of tex / tld4 (integers, in texels of the sampled level) is added to
  *     the texel indices after the floor (every index of a linear footprint), before the
@@ -326,7 +327,7 @@ static bool tx_sane(const struct itex *t)
         static const uint8_t nch[ITEX_BC7 + 1] = {0, 4, 4, 4, 1, 2, 4, 4};
         static const uint8_t blk[ITEX_BC7 + 1] = {0, 8, 16, 16, 8, 16, 16, 16};
         if (t->bc > ITEX_BC7 || t->nchan != nch[t->bc] || t->elem != blk[t->bc] ||
-            t->bits != (t->bc == ITEX_BC6H ? 16 : 8) || !t->read_norm || t->dims != 2 ||
+            t->bits != (t->bc == ITEX_BC6H ? 16 : 8) || !t->read_norm || t->dims < 2 ||
             (t->fmt == ITEX_SINT && (t->bc < ITEX_BC4 || t->bc == ITEX_BC7)) ||
             t->fmt > ITEX_SINT)
             return false;
@@ -486,6 +487,8 @@ static void tx_texel(const struct itex *t, const struct itex_level *g, uint64_t 
     if (t->bc) { /* the texel of its 4x4 block (the components the format lacks as below) */
         const uint8_t *b = (const uint8_t *)(uintptr_t)(g->base + (layer + z) * g->slice +
                                                         y / 4 * g->pitch + x / 4 * t->elem);
+        if (rp && rp->mr) /* stepping: the block's device address for the timing model */
+            rp->mr->fn(rp->mr->ctx, rp->lane, (uint64_t)(uintptr_t)b, t->elem, false, SP_TEX, b);
         float v[4] = {0.0f, 0.0f, 0.0f, 1.0f};
         itex_bc_texel(t->bc, t->fmt == ITEX_SINT, b, (unsigned)(x & 3), (unsigned)(y & 3), v);
         for (unsigned c = 0; c < 4; c++)
