@@ -456,6 +456,7 @@ my %deliberate = (
     rt_reset_race => 'kernels of other threads cut off by cudaDeviceReset',
     rt_surf_fault => 'a surface store outside its surface',
     rt_tex_stale  => 'destroyed texture handles used on purpose',
+    rt_tex_ms     => 'a multisample fetch, which faults (CUDA makes no multisample textures)',
 );
 my %known = ( # NAME => why it does not run clean yet (a TODO test); none at present
 );
