@@ -265,8 +265,8 @@ bool interp_tex_ok(const struct ir_func *f, const struct ir_insn *in, const stru
                  tx_data_ok(all, &O[0], 2, RF_B32, true))) &&
                tx_addr_ok(all, &O[2], tx_ncoord(&t));
     case OP_TLD4:
-        return t.dims == 2 && !t.layered && !t.cube && !t.ms && t.comp >= 0 && !t.p && !t.query && !t.lod &&
-               TX_PRED_OK(in, O) && tx_lod_ok(all, in, O, &t) &&
+        return t.dims == 2 && !t.layered && !t.cube && !t.ms && t.comp >= 0 && !t.p &&
+               !t.query && !t.lod && TX_PRED_OK(in, O) && tx_lod_ok(all, in, O, &t) &&
                (in->type[0] == T_F32 || in->type[0] == T_S32 || in->type[0] == T_U32) &&
                in->type[1] == T_F32 && in->vec == 4 && tx_data_ok(all, &O[0], 4, RF_B32, true) &&
                tx_addr_ok(all, &O[2], tx_ncoord(&t));
