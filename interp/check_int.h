@@ -198,10 +198,6 @@ struct rwarp {
     uint32_t pend_depth;
 };
 
-/* initcheck of local memory at a call by lanes M (check_mem.c, from check_regs): the bytes at
- * and above the warp's stack top, where the callee's frame goes, count as unwritten again. */
-void chk_local_call(struct warp *w, uint32_t M);
-
 /* ====================================================================== global racecheck
  * (check_grace.c) */
 

@@ -158,9 +158,10 @@ static inline bool bits_all(const uint8_t *b, uint64_t i, unsigned n)
 
 /*
  * initcheck of one lane's access to bytes [off, off+width) of its local area (the thread's
- * stack: the kernel's .local variables and the frames of the functions it calls; a call
- * clears what earlier calls wrote above the stack top, chk_local_call). A bit per byte written,
- * per thread, made at the CTA slot's first local access (out of memory: not checked).
+ * stack: the kernel's .local variables, the frames of the functions it calls, allocas; a call
+ * or alloca clears what was written above the stack top, check_local_fresh). A bit per byte
+ * written, per thread, made at the CTA slot's first local access (out of memory: not
+ * checked).
  */
 static void local_access(struct warp *w, uint32_t pc, unsigned lane, uint64_t off,
                          unsigned width, bool wr)
@@ -205,11 +206,12 @@ static void local_access(struct warp *w, uint32_t pc, unsigned lane, uint64_t of
         }
 }
 
-/* initcheck of local memory at a call (check_int.h): a callee's frame is placed at the warp's
- * stack top (warp_call), over whatever an earlier call's frame left there, so every byte of
- * the calling lanes' areas from that top up (as far as anything was written) is unwritten
- * again: a frame reused by a later call reads as uninitialized, as on a GPU. */
-void chk_local_call(struct warp *w, uint32_t M)
+/* initcheck of local memory at a call or alloca (check.h): a callee's frame (warp_call) and an
+ * allocation (ops/mem.inc ALLOCA) are placed at the warp's stack top, over whatever an earlier
+ * call's frame or a released allocation left there, so every byte of lanes M's areas from that
+ * top up (as far as anything was written) is unwritten again: reused stack reads as
+ * uninitialized, as on a GPU. */
+void check_local_fresh(struct warp *w, uint32_t M)
 {
     struct check_cta *k = w->cta->chk;
     const uint32_t top = w->alloca_top;

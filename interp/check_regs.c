@@ -137,7 +137,6 @@ void check_regs(struct warp *w, uint32_t pc, uint32_t A, uint32_t M)
     if (in->op == OP_CALL && M) {
         k->rw[w->id].pend = true;
         k->rw[w->id].pend_depth = w->ncalls;
-        chk_local_call(w, M); /* the callee's .local frame starts unwritten too */
     }
     if (!fr || !fr->n)
         return; /* nothing tracked: nvcc's functions write every register first */
