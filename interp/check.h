@@ -43,4 +43,10 @@ void check_async_accesses(struct warp *w, uint32_t pc, const struct engine_acces
  * (xfunc.nzero) and for calls. */
 void check_regs(struct warp *w, uint32_t pc, uint32_t A, uint32_t M);
 
+/* initcheck of local memory: a call or an alloca of lanes M of w is about to take stack bytes
+ * at and above the warp's stack top (a callee's frame, an allocation), which earlier calls or
+ * allocations released by stackrestore may have written: for lanes M they count as unwritten
+ * again, as they hold no value the program gave them (check_mem.c). */
+void check_local_fresh(struct warp *w, uint32_t M);
+
 #endif
