@@ -439,6 +439,71 @@ int tm_config_derive(struct tm_config *c, char *err, size_t errlen)
         return -EINVAL;
     }
 
+    /* Specialised operand collectors: GPGPU-Sim adds, per unit kind, a collector set and
+     * input ports that take that kind's ID_OC register into the set (or a generic unit) and
+     * output ports that dispatch the set's collected instructions. Every kind that has units
+     * must reach one: through generic ports and units, or through its own ports. */
+    c->spec_oc = o->gpgpu_enable_specialized_operand_collector != 0;
+    memset(c->oc_units, 0, sizeof c->oc_units);
+    memset(c->oc_in, 0, sizeof c->oc_in);
+    memset(c->oc_out, 0, sizeof c->oc_out);
+    if (c->spec_oc) {
+        static const char *const kname[TM_FU__COUNT] = {"sp", "dp", "int", "sfu", "tensor_core",
+                                                        "mem"};
+        const int64_t sets[TM_FU__COUNT][3] = {
+            [TM_FU_SP] = {o->gpgpu_operand_collector_num_units_sp,
+                          o->gpgpu_operand_collector_num_in_ports_sp,
+                          o->gpgpu_operand_collector_num_out_ports_sp},
+            [TM_FU_DP] = {o->gpgpu_operand_collector_num_units_dp,
+                          o->gpgpu_operand_collector_num_in_ports_dp,
+                          o->gpgpu_operand_collector_num_out_ports_dp},
+            [TM_FU_INT] = {o->gpgpu_operand_collector_num_units_int,
+                           o->gpgpu_operand_collector_num_in_ports_int,
+                           o->gpgpu_operand_collector_num_out_ports_int},
+            [TM_FU_SFU] = {o->gpgpu_operand_collector_num_units_sfu,
+                           o->gpgpu_operand_collector_num_in_ports_sfu,
+                           o->gpgpu_operand_collector_num_out_ports_sfu},
+            [TM_FU_TENSOR] = {o->gpgpu_operand_collector_num_units_tensor_core,
+                              o->gpgpu_operand_collector_num_in_ports_tensor_core,
+                              o->gpgpu_operand_collector_num_out_ports_tensor_core},
+            [TM_FU_MEM] = {o->gpgpu_operand_collector_num_units_mem,
+                           o->gpgpu_operand_collector_num_in_ports_mem,
+                           o->gpgpu_operand_collector_num_out_ports_mem},
+        };
+        int64_t gu = o->gpgpu_operand_collector_num_units_gen,
+                gi = o->gpgpu_operand_collector_num_in_ports_gen,
+                go = o->gpgpu_operand_collector_num_out_ports_gen;
+        bool gen_path = gu > 0 && gi > 0 && go > 0;
+        for (int f = 0; f < TM_FU__COUNT; f++) {
+            for (int k = 0; k < 3; k++)
+                if (sets[f][k] < 0 || sets[f][k] > 64) {
+                    errf(err, errlen, "option -gpgpu_operand_collector_num_%s_%s: 0..64",
+                         k == 0 ? "units" : k == 1 ? "in_ports" : "out_ports", kname[f]);
+                    return -EINVAL;
+                }
+            c->oc_units[f] = (uint32_t)sets[f][0];
+            c->oc_in[f] = (uint32_t)sets[f][1];
+            c->oc_out[f] = (uint32_t)sets[f][2];
+            if (c->oc_units[f] && !c->oc_out[f]) {
+                errf(err, errlen,
+                     "option -gpgpu_operand_collector_num_out_ports_%s: %s collector units "
+                     "need at least one output port",
+                     kname[f], kname[f]);
+                return -EINVAL;
+            }
+            bool used = f == TM_FU_MEM || c->n_units[f] || f == TM_FU_SP;
+            bool own = c->oc_in[f] && (c->oc_units[f] || (gu > 0 && go > 0));
+            if (used && !gen_path && !own) {
+                errf(err, errlen,
+                     "specialised operand collectors: %s instructions reach no collector unit "
+                     "(give -gpgpu_operand_collector_num_in_ports_%s and _units_%s, or generic "
+                     "units and ports)",
+                     kname[f], kname[f], kname[f]);
+                return -EINVAL;
+            }
+        }
+    }
+
     /* Per-opcode latencies: ir_lat classes ADD MAX MUL MAD DIV map to the first five list
      * entries; SHFL to the integer list's sixth; SFU and TENSOR to their own options. */
     uint32_t il[8], ii[8], fl[8], fi[8], dl[8], di[8], sl[8], si[8], tl[8], ti[8];

@@ -115,6 +115,11 @@ struct tm_config {
     uint32_t max_warps_per_sm;
     uint32_t pipe_width[TM_PIPE__COUNT];
     uint32_t n_units[TM_FU__COUNT];      /* units per SM of each kind (MEM: 1) */
+    /* specialised operand collectors (-gpgpu_enable_specialized_operand_collector 1): per unit
+     * kind its collector units, input and output ports, per SM (GPGPU-Sim's SP_CUS, DP_CUS,
+     * INT_CUS, SFU_CUS, TENSOR_CORE_CUS, MEM_CUS); all 0 when off */
+    bool spec_oc;
+    uint32_t oc_units[TM_FU__COUNT], oc_in[TM_FU__COUNT], oc_out[TM_FU__COUNT];
     struct tm_oplat oplat[U_NONE + 1][LAT__COUNT]; /* by ir_unit × ir_lat */
     enum tm_sched_kind sched;
     uint32_t two_level_active;   /* two_level_active:<N>:… warps in the active pool */

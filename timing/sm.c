@@ -220,10 +220,15 @@ int tm_sm_init(struct tm_sm *s, uint32_t id, const struct tm_config *cfg)
             goto nomem;
     }
     uint32_t coll = (uint32_t)cfg->o.gpgpu_operand_collector_num_units_gen;
-    if (!coll)
+    if (!coll && !cfg->spec_oc)
         coll = 1;
-    s->ncoll = (coll + s->nparts - 1) / s->nparts;
-    s->coll = malloc((size_t)s->nparts * s->ncoll * sizeof *s->coll);
+    s->ngen = s->ncoll = (coll + s->nparts - 1) / s->nparts;
+    for (int f = 0; f < TM_FU__COUNT; f++) { /* specialised sets, split among sub-cores */
+        s->cs_base[f] = s->ncoll;
+        s->cs_n[f] = (cfg->oc_units[f] + s->nparts - 1) / s->nparts;
+        s->ncoll += s->cs_n[f];
+    }
+    s->coll = malloc((size_t)s->nparts * (s->ncoll ? s->ncoll : 1) * sizeof *s->coll);
     s->nbanks = (uint32_t)cfg->o.gpgpu_num_reg_banks / s->nparts;
     if (!s->nbanks)
         s->nbanks = 1;
@@ -830,15 +835,76 @@ static int issue_stage(struct tm_sm *s, struct tm_gpu *g, uint32_t k0)
 
 /* ====================================================================== read operands */
 
+/* The first free collector unit among coll[lo, lo + n), or TM_NONE. */
+static inline uint32_t coll_free(const uint32_t *coll, uint32_t lo, uint32_t n)
+{
+    for (uint32_t cu = lo; cu < lo + n; cu++)
+        if (coll[cu] == TM_NONE)
+            return cu;
+    return TM_NONE;
+}
+
+/* Step 3 of the operand stage for the collector units coll[lo, lo + n) of part p: up to
+ * `ports` collected instructions go to their unit's OC_EX register, oldest first (a fixed or
+ * cycle-parity order starves a collector when a unit frees every other cycle). Returns how
+ * many went. */
+static uint32_t coll_dispatch(struct tm_sm *s, uint32_t p, uint32_t *coll, uint32_t lo,
+                              uint32_t n, uint32_t ports)
+{
+    uint32_t sent = 0;
+    while (sent < ports) {
+        uint32_t best = TM_NONE;
+        for (uint32_t cu = lo; cu < lo + n; cu++) {
+            uint32_t ii = coll[cu];
+            if (ii == TM_NONE || s->inst[ii].src_left)
+                continue;
+            uint32_t part = s->inst[ii].fu == TM_FU_MEM ? 0 : p;
+            if (!pr_has_room(&s->oc_ex[s->inst[ii].fu], part))
+                continue;
+            if (best == TM_NONE || s->inst[ii].t_issue < s->inst[coll[best]].t_issue)
+                best = cu;
+        }
+        if (best == TM_NONE)
+            break;
+        uint32_t ii = coll[best];
+        pr_push(&s->oc_ex[s->inst[ii].fu], s->inst[ii].fu == TM_FU_MEM ? 0 : p, ii);
+        coll[best] = TM_NONE;
+        s->coll_n[p]--;
+        sent++;
+    }
+    return sent;
+}
+
+/* Read operands: per sub-core, (1) instructions in the ID_OC registers take collector units,
+ * (2) the register banks serve the collectors' reads, (3) collected instructions go to their
+ * unit's OC_EX register. Generic ports and units (-gpgpu_operand_collector_num_*_gen) are
+ * split among the sub-cores and take any kind, oldest first. With
+ * -gpgpu_enable_specialized_operand_collector 1, as GPGPU-Sim's opndcoll_rfu_t: after the
+ * generic ports, kind X's -gpgpu_operand_collector_num_in_ports_X ports each move the front of
+ * ID_OC_X into a free unit of X's set (units split among the sub-cores) or else a free generic
+ * one, and -gpgpu_operand_collector_num_out_ports_X ports dispatch X's set; those port counts
+ * are per SM (GPGPU-Sim's ports serve every sub-core), shared by the sub-cores in turn. */
 static void operand_stage(struct tm_sm *s)
 {
     const struct tm_config *cfg = s->cfg;
-    uint32_t inports = (uint32_t)cfg->o.gpgpu_operand_collector_num_in_ports_gen / s->nparts;
-    uint32_t outports = (uint32_t)cfg->o.gpgpu_operand_collector_num_out_ports_gen / s->nparts;
-    if (!inports)
+    uint32_t gen_in = (uint32_t)cfg->o.gpgpu_operand_collector_num_in_ports_gen;
+    uint32_t gen_out = (uint32_t)cfg->o.gpgpu_operand_collector_num_out_ports_gen;
+    uint32_t inports = gen_in / s->nparts;
+    uint32_t outports = gen_out / s->nparts;
+    if (!inports && (gen_in || !cfg->spec_oc))
         inports = 1;
-    if (!outports)
+    if (!outports && (gen_out || !cfg->spec_oc))
         outports = 1;
+    if (!s->ngen)
+        inports = outports = 0;
+    /* specialised ports left this cycle (per SM), in GPGPU-Sim's port order */
+    static const uint8_t spec_order[TM_FU__COUNT] = {TM_FU_SP, TM_FU_DP, TM_FU_SFU,
+                                                     TM_FU_TENSOR, TM_FU_MEM, TM_FU_INT};
+    uint32_t in_left[TM_FU__COUNT], out_left[TM_FU__COUNT];
+    if (cfg->spec_oc) {
+        memcpy(in_left, cfg->oc_in, sizeof in_left);
+        memcpy(out_left, cfg->oc_out, sizeof out_left);
+    }
     uint32_t tput = (uint32_t)cfg->o.gpgpu_reg_file_port_throughput;
     memset(s->bank_used, 0, (size_t)s->nparts * s->nbanks * sizeof *s->bank_used);
     for (uint32_t pi = 0; pi < s->nparts; pi++) {
@@ -856,10 +922,8 @@ static void operand_stage(struct tm_sm *s)
             }
             if (best == TM_NONE)
                 break;
-            uint32_t cu = 0;
-            while (cu < s->ncoll && coll[cu] != TM_NONE)
-                cu++;
-            if (cu == s->ncoll) {
+            uint32_t cu = coll_free(coll, 0, s->ngen);
+            if (cu == TM_NONE) {
                 s->st[TM_ST_OC_ALLOC_STALL]++;
                 break;
             }
@@ -868,6 +932,27 @@ static void operand_stage(struct tm_sm *s)
             pr_pop(&s->id_oc[bf], p);
             s->idoc_n[p]--;
         }
+        if (cfg->spec_oc) /* 1b. the specialised ports: their kind's set, else generic */
+            for (int k = 0; k < TM_FU__COUNT && s->idoc_n[p]; k++) {
+                int f = spec_order[k];
+                while (in_left[f]) {
+                    uint32_t i = pr_front(&s->id_oc[f], p);
+                    if (i == TM_NONE)
+                        break;
+                    uint32_t cu = coll_free(coll, s->cs_base[f], s->cs_n[f]);
+                    if (cu == TM_NONE)
+                        cu = coll_free(coll, 0, s->ngen);
+                    if (cu == TM_NONE) {
+                        s->st[TM_ST_OC_ALLOC_STALL]++;
+                        break;
+                    }
+                    coll[cu] = i;
+                    s->coll_n[p]++;
+                    pr_pop(&s->id_oc[f], p);
+                    s->idoc_n[p]--;
+                    in_left[f]--;
+                }
+            }
         /* 2. register banks serve `tput` reads each */
         if (!s->coll_n[p])
             continue; /* (steps 2 and 3 have nothing to do) */
@@ -889,28 +974,15 @@ static void operand_stage(struct tm_sm *s)
                 }
             }
         }
-        /* 3. collected instructions go to their unit's OC_EX register, oldest first (a fixed
-         *    or cycle-parity order starves a collector when a unit frees every other cycle) */
-        for (uint32_t sent = 0; sent < outports;) {
-            uint32_t best = TM_NONE;
-            for (uint32_t cu = 0; cu < s->ncoll; cu++) {
-                uint32_t ii = coll[cu];
-                if (ii == TM_NONE || s->inst[ii].src_left)
-                    continue;
-                uint32_t part = s->inst[ii].fu == TM_FU_MEM ? 0 : p;
-                if (!pr_has_room(&s->oc_ex[s->inst[ii].fu], part))
-                    continue;
-                if (best == TM_NONE || s->inst[ii].t_issue < s->inst[coll[best]].t_issue)
-                    best = cu;
+        /* 3. collected instructions go to their unit's OC_EX register */
+        coll_dispatch(s, p, coll, 0, s->ngen, outports);
+        if (cfg->spec_oc)
+            for (int k = 0; k < TM_FU__COUNT; k++) {
+                int f = spec_order[k];
+                if (out_left[f] && s->cs_n[f])
+                    out_left[f] -= coll_dispatch(s, p, coll, s->cs_base[f], s->cs_n[f],
+                                                 out_left[f]);
             }
-            if (best == TM_NONE)
-                break;
-            uint32_t ii = coll[best];
-            pr_push(&s->oc_ex[s->inst[ii].fu], s->inst[ii].fu == TM_FU_MEM ? 0 : p, ii);
-            coll[best] = TM_NONE;
-            s->coll_n[p]--;
-            sent++;
-        }
     }
     s->coll_rr++;
 }

@@ -254,7 +254,10 @@ struct tm_sm {
     struct tm_pipereg oc_ex[TM_FU__COUNT];
     uint32_t idoc_n[TM_MAX_PARTS]; /* instructions in the ID_OC registers of each part */
     uint32_t coll_n[TM_MAX_PARTS]; /* collector units of each part holding an instruction */
-    uint32_t ncoll;           /* collector units per part */
+    uint32_t ncoll;           /* collector units per part: generic ones k < ngen, then the
+                                 specialised sets (cs_base[f] … + cs_n[f]; none when off) */
+    uint32_t ngen;
+    uint32_t cs_base[TM_FU__COUNT], cs_n[TM_FU__COUNT];
     uint32_t *coll;           /* [part * ncoll + k]: instruction or TM_NONE */
     uint32_t coll_rr;
     uint32_t nbanks;          /* register banks per part */
