@@ -6,7 +6,15 @@
 #     whose ports pass p instructions per cycle caps 32 warps of independent FFMA at p per
 #     cycle (at least dispatched/p active cycles, within 3% of it: the kernel's prologue), while the generic
 #     collectors reach the SP units' limit; off, the specialised values change nothing (output
-#     and statistics identical to the preset's); sets no instruction can reach are refused.
+#     and statistics identical to the preset's); sets no instruction can reach are refused;
+#   - PTX ops that expand into several machine instructions (timing/expand.c: div/rcp/sqrt .rn,
+#     32-bit div/rem): a dependent chain (tests/ubench/ops.cu, and PTX written here for the
+#     f64 and unsigned/remainder forms) takes exactly what an in-order issue of the sequence
+#     (one instruction per cycle, each waiting for the results it reads and for its unit's
+#     initiation interval, latencies from the configuration) gives, for the presets and with
+#     overridden latencies; every machine instruction takes an issue slot and its unit
+#     (ptxemu_uop_issue, unit dispatch counters); -ptxemu_expand_ptx 0 restores one
+#     instruction of the DIV/SFU class.
 use strict;
 use warnings;
 use File::Basename qw(dirname);
@@ -109,6 +117,177 @@ my @spec = set('gpgpu_enable_specialized_operand_collector=1',
                                     set('gpgpu_operand_collector_num_out_ports_sfu=0'));
     ok($c3 != 0 && $e3 =~ /num_out_ports_sfu: sfu collector units need at least one output/,
        "SFU collector units without an output port are refused", $e3);
+}
+
+# ---------------------------------------------------------------- expanded PTX ops
+# The fast paths of timing/expand.c, written again as the test's specification: per machine
+# instruction its class and the earlier instructions whose results it reads; the result
+# instruction is marked '*'. Classes: F/D/I + ADD|MUL|MAD (SP, DP, INT), B branch, M the SFU.
+my %seq = (
+    div_rn_f32 => 'M F.ADD F.MAD:0 F.MAD:2,0 F.MAD:3 F.MAD:4 *F.MAD:5,3 B:1',
+    rcp_rn_f32 => 'I.ADD I.ADD:0 I.ADD:1 B:2 M F.MAD:4 F.ADD:5 *F.MAD:6,4',
+    sqrt_rn_f32 => 'I.ADD M I.ADD:0 B:2 F.MUL:1 F.MUL:1 F.MAD:4 *F.MAD:6,5',
+    div_rn_f64 => 'I.MAD M F.ADD D.MAD:1,0 D.MAD:3 D.MAD:4,1 D.MAD:5 D.MAD:6,5 D.MUL:7 D.MAD:8 '
+                  . '*D.MAD:9,7 F.MAD:1 F.ADD:11,2 B:12',
+    rcp_rn_f64 => 'M I.ADD F.ADD:1 D.MAD:0 D.MAD:3 D.MAD:4,0 D.MAD:5 *D.MAD:6,5 B:2',
+    sqrt_rn_f64 => 'I.MAD I.MAD M I.ADD I.ADD:3 D.MUL:2 D.MAD:5 D.MAD:6,1 D.MUL:6,2 D.MAD:8,7 '
+                   . 'D.MUL:9 I.ADD:9 I.MAD:9 D.MAD:10 *D.MAD:13,12 B:4',
+    div_u32 => 'M I.MAD I.ADD M:0 I.ADD:3 M:4 I.ADD I.MAD:5,1 I.MAD:7 I.MAD:8 I.MAD:9 I.MAD:10 '
+               . 'I.ADD:11 I.ADD:12 I.ADD:12,9 I.ADD:13 I.ADD:15,14 *I.ADD:16,2',
+    rem_u32 => 'M I.MAD I.ADD M:0 I.ADD:3 M:4 I.ADD I.MAD:5,1 I.MAD:7 I.MAD:8 I.MAD:9 I.MAD:10 '
+               . 'I.ADD:11 I.ADD:12 I.ADD:13 I.ADD:14 *I.ADD:15,2',
+    div_s32 => 'I.ADD I.ADD M:0 M:2 I.ADD:3 I.ADD I.ADD M:4 I.ADD I.MAD I.MAD:7 I.MAD:10,0 '
+               . 'I.MAD:1 I.MAD:11 I.MAD:13,5 I.MAD:14,12 I.ADD:15 I.MAD:16 I.ADD:16 I.ADD:6 '
+               . 'I.ADD:17 I.ADD:20,18 I.MAD:21,19 *I.ADD:22,8',
+    rem_s32 => 'I.ADD I.ADD I.ADD M:0 I.ADD M:3 I.ADD:5 I.ADD:1 M:6 I.MAD I.MAD:8 I.MAD:10,0 '
+               . 'I.MAD:11 I.MAD:12,2 I.MAD:13,7 I.ADD:14 I.MAD:15 I.ADD I.ADD:16 I.MAD:18 '
+               . 'I.ADD:19,4 *I.ADD:20,17');
+
+# Cycles between the last machine instructions of two consecutive operations of a dependent
+# chain (each operation reads the previous one's result), after 16 operations of warm-up, with
+# a clock read (an INT instruction) after operation 16 and after operation 80, as ops.cu
+# times it: the 64 operations' cycles. One warp: one instruction issued per cycle, in order;
+# an instruction issues when the results it reads are ready; issued at t it reaches its unit
+# (one per class in the warp's sub-core) at t + 2 at the earliest (operand stage, then
+# execute), the unit accepts one every init cycles, and its result is ready at t + latency,
+# or one cycle after the unit took it if that is later (the model's latency semantics).
+sub chain_cycles {
+    my ($cfg, $name) = @_;
+    my @il = split /,/, $cfg->{ptx_opcode_latency_int};
+    my @ii = split /,/, $cfg->{ptx_opcode_initiation_int};
+    my @fl = split /,/, $cfg->{ptx_opcode_latency_fp};
+    my @fi = split /,/, $cfg->{ptx_opcode_initiation_fp};
+    my @dl = split /,/, $cfg->{ptx_opcode_latency_dp};
+    my @di = split /,/, $cfg->{ptx_opcode_initiation_dp};
+    my ($ml, $mi) = split /,/, $cfg->{trace_opcode_latency_initiation_sfu};
+    my %k = (ADD => 0, MUL => 2, MAD => 3);
+    my @ops;
+    for my $t (split ' ', $seq{$name}) {
+        my ($res, $cls, $deps) = $t =~ /^(\*?)([A-Z.]+)(?::([\d,]+))?$/ or die "bad $t";
+        my ($u, $l) = split /\./, $cls;
+        my ($lat, $ini, $unit) =
+            $u eq 'M' ? ($ml, $mi, 'sfu')
+          : $u eq 'F' ? ($fl[$k{$l}], $fi[$k{$l}], 'sp')
+          : $u eq 'D' ? ($dl[$k{$l}], $di[$k{$l}], 'dp')
+          : $u eq 'I' ? ($il[$k{$l}], $ii[$k{$l}], 'int')
+          :             ($il[0], $ii[0], 'int');                      # B: a control op
+        push @ops, {lat => $lat, ini => $ini, unit => $unit, res => $res,
+                    deps => [split /,/, $deps // '']};
+    }
+    my ($t, %free, @last, $val) = (0, (), (), 0); # $val: the chain value's ready cycle
+    my $clk = sub { my $d = $t + 2 > ($free{int} // 0) ? $t + 2 : $free{int};
+                    $free{int} = $d + $ii[0]; $t++ };
+    for my $n (0 .. 80) {
+        my @ready;
+        for my $i (0 .. $#ops) {
+            my $o = $ops[$i];
+            my $at = $t;
+            $at = $val if $i == 0 && $val > $at;
+            for my $d (@{$o->{deps}}) { $at = $ready[$d] if $ready[$d] > $at }
+            my $disp = $at + 2 > ($free{$o->{unit}} // 0) ? $at + 2 : $free{$o->{unit}};
+            $free{$o->{unit}} = $disp + $o->{ini};
+            $ready[$i] = $at + $o->{lat} > $disp + 1 ? $at + $o->{lat} : $disp + 1;
+            $val = $ready[$i] if $o->{res};
+            $t = $at + 1;
+        }
+        $last[$n] = $t - 1;
+        $clk->() if $n == 16 || $n == 80;
+    }
+    return $last[80] - $last[16];
+}
+
+my $ops = "$ub/ops.ptx";
+my %ub = (div_rn_f32 => ['lat_div_f32', 'buf:f32=1.5,1.0001'],
+          sqrt_rn_f32 => ['lat_sqrt_f32', 'buf:f32=2'], rcp_rn_f32 => ['lat_rcp_f32', 'buf:f32=2'],
+          div_s32 => ['lat_div_s32', 'buf:s32=1000000,1']);
+# the f64, unsigned and remainder forms: chains written here (16 + 64 operations, clocks as
+# ops.cu)
+my %mine = (div_rn_f64 => ['f64', 'div.rn.f64 %x, %x, %y', '1.5', '1.0001'],
+            rcp_rn_f64 => ['f64', 'rcp.rn.f64 %x, %x', '2', '0'],
+            sqrt_rn_f64 => ['f64', 'sqrt.rn.f64 %x, %x', '2', '0'],
+            div_u32 => ['u32', 'div.u32 %x, %x, %y', '4000000000', '1'],
+            rem_u32 => ['u32', 'rem.u32 %x, %x, %y', '1000', '7'],
+            rem_s32 => ['s32', 'rem.s32 %x, %x, %y', '-1000', '7']);
+my $ptx = "$tmp/chains.ptx";
+{
+    open(my $fh, '>', $ptx) or die "$ptx: $!";
+    print $fh ".version 7.0\n.target sm_70\n.address_size 64\n";
+    for my $k (sort keys %mine) {
+        my ($ty, $op, $x, $y) = @{$mine{$k}};
+        my $rt = $ty eq 'f64' ? '.f64' : '.b32';
+        my $lit = sub { my $v = shift; $ty eq 'f64' ? sprintf('0d%016X', unpack('Q<', pack('d<', $v))) : $v };
+        print $fh ".visible .entry $k(.param .u64 out)\n{\n  .reg $rt %x, %y;\n"
+            . "  .reg .b64 %t<3>, %p;\n  mov$rt %x, " . $lit->($x) . ";\n  mov$rt %y, "
+            . $lit->($y) . ";\n";
+        print $fh "  $op;\n" for 1 .. 16;
+        print $fh "  mov.u64 %t1, %clock64;\n";
+        print $fh "  $op;\n" for 1 .. 64;
+        print $fh "  mov.u64 %t2, %clock64;\n  sub.s64 %t0, %t2, %t1;\n"
+            . "  ld.param.u64 %p, [out];\n  st.global.u64 [%p], %t0;\n"
+            . "  st.global$rt [%p+8], %x;\n  ret;\n}\n";
+    }
+}
+my @lat_variants = (['--timing=qv100'], ['--timing=rtx2060'],
+                    ['--timing=qv100', set('trace_opcode_latency_initiation_sfu=17,4',
+                                           'ptx_opcode_latency_fp=4,13,5,6,39',
+                                           'ptx_opcode_latency_int=3,13,4,7,145,21',
+                                           'ptx_opcode_latency_dp=8,19,9,10,330')]);
+for my $v (@lat_variants) {
+    my $cfg = timing_config(@$v);
+    for my $name (sort keys %seq) {
+        my @run = $ub{$name}
+            ? ('exec', $ops, '--kernel', $ub{$name}[0], '--arg', $ub{$name}[1])
+            : ('exec', $ptx, '--kernel', $name);
+        my ($code, $out, $err) = ptxemu_run(@run, '--grid', 1, '--block', 1, '--arg',
+                                            'buf:zero=16', '--print',
+                                            ($ub{$name} ? 1 : 0) . ':s64:1', @$v);
+        chomp $out;
+        my $want = chain_cycles($cfg, $name);
+        my $n = scalar(split ' ', $seq{$name});
+        ok($code == 0 && $out eq $want,
+           "$name @$v: 64 dependent operations of $n machine instructions take $want cycles",
+           "got '$out' (exit $code)", $err);
+    }
+}
+{
+    # issue slots and units: ops.cu's 80 divisions of lat_div_f32 are 80 x 8 machine
+    # instructions (7 before the last of each: ptxemu_uop_issue), 80 MUFU on the SFU, 80 x 6
+    # (FCHK, 5 FFMA) on the SP units besides the kernel's own; div.s32: 80 x 3 on the SFU
+    my %want = (lat_div_f32 => [80 * 7, 80, 'buf:f32=1.5,1.0001'],
+                lat_div_s32 => [80 * 23, 80 * 3, 'buf:s32=1000000,1']);
+    for my $k (sort keys %want) {
+        my ($uops, $sfu, $arg) = @{$want{$k}};
+        my %st;
+        for my $x (1, 0) {
+            my ($code, $out, $err) = ptxemu_run('exec', $ops, '--kernel', $k, '--arg', $arg,
+                                                '--grid', 1, '--block', 1, '--arg', 'buf:zero=16',
+                                                '--timing=qv100',
+                                                set("ptxemu_expand_ptx=$x"));
+            $st{$x}{$1} = $2 while $err =~ /^(\w+) = (\d+)$/mg;
+        }
+        ok(($st{1}{ptxemu_uop_issue} // -1) == $uops && ($st{1}{unit_sfu_dispatch} // -1) == $sfu
+           && $st{1}{sched_issue} == $st{1}{gpgpu_n_tot_w_icount} + $uops
+           && ($st{0}{ptxemu_uop_issue} // -1) == 0
+           && $st{1}{gpgpu_n_tot_w_icount} == $st{0}{gpgpu_n_tot_w_icount},
+           "$k: $uops extra machine instructions issued, $sfu on the SFU; the PTX instruction "
+           . "count unchanged",
+           "uops $st{1}{ptxemu_uop_issue}, sfu $st{1}{unit_sfu_dispatch}, sched_issue "
+           . "$st{1}{sched_issue}, warp insns $st{1}{gpgpu_n_tot_w_icount}");
+    }
+    my $cfg = timing_config('--timing=qv100');
+    for my $c (['lat_div_f32', 'buf:f32=1.5,1.0001', field($cfg->{ptx_opcode_latency_fp}, 4)],
+               ['lat_div_s32', 'buf:s32=1000000,1', field($cfg->{ptx_opcode_latency_int}, 4)],
+               ['lat_sqrt_f32', 'buf:f32=2', $cfg->{ptx_opcode_latency_sfu}]) {
+        my ($k, $arg, $lat) = @$c;
+        my ($code, $out, $err) = ptxemu_run('exec', $ops, '--kernel', $k, '--arg', $arg,
+                                            '--grid', 1, '--block', 1, '--arg', 'buf:zero=16',
+                                            '--print', '1:s64:1', '--timing=qv100',
+                                            set('ptxemu_expand_ptx=0'));
+        chomp $out;
+        ok($code == 0 && $out == 64 * $lat,
+           "$k -ptxemu_expand_ptx 0: one instruction of latency $lat (" . 64 * $lat . " cycles)",
+           "got '$out'", $err);
+    }
 }
 
 tap_done();

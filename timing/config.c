@@ -556,6 +556,14 @@ int tm_config_derive(struct tm_config *c, char *err, size_t errlen)
         }
     }
 
+    /* Expanded PTX ops: the SFU's machine instructions. */
+    uint32_t mu[8];
+    if ((n = lat_list("trace_opcode_latency_initiation_sfu", o->trace_opcode_latency_initiation_sfu,
+                      mu, 2, err, errlen)) < 0)
+        return n;
+    c->mufu = (struct tm_oplat){(uint16_t)mu[0], (uint16_t)mu[1]};
+    c->expand = o->ptxemu_expand_ptx != 0;
+
     /* Scheduler. */
     const char *s = o->gpgpu_scheduler;
     if (!strcmp(s, "lrr"))

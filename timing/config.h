@@ -121,6 +121,8 @@ struct tm_config {
     bool spec_oc;
     uint32_t oc_units[TM_FU__COUNT], oc_in[TM_FU__COUNT], oc_out[TM_FU__COUNT];
     struct tm_oplat oplat[U_NONE + 1][LAT__COUNT]; /* by ir_unit × ir_lat */
+    struct tm_oplat mufu;        /* one MUFU/I2F/F2I (-trace_opcode_latency_initiation_sfu) */
+    bool expand;                 /* -ptxemu_expand_ptx: multi-instruction PTX ops (expand.h) */
     enum tm_sched_kind sched;
     uint32_t two_level_active;   /* two_level_active:<N>:… warps in the active pool */
     double clock_mhz[4];         /* core, interconnect, L2, DRAM */

@@ -26,6 +26,7 @@
 #include "timing/sample.h"
 
 #include "timing/cache.h"
+#include "timing/expand.h"
 #include "interp/mem.h"
 
 #include <errno.h>
@@ -298,12 +299,10 @@ void tm_sm_free(struct tm_sm *s)
 
 /* ====================================================================== helpers */
 
-/* The execution unit an instruction goes to. */
-static uint8_t fu_of(const struct tm_config *cfg, const struct ir_insn *in)
+/* The execution unit of an ir_unit other than U_MEM. */
+static uint8_t fu_of_unit(const struct tm_config *cfg, unsigned unit)
 {
-    if (!in)
-        return cfg->n_units[TM_FU_INT] ? TM_FU_INT : TM_FU_SP;
-    switch (in->unit) {
+    switch (unit) {
     case U_SP:
         return TM_FU_SP;
     case U_DP:
@@ -312,6 +311,17 @@ static uint8_t fu_of(const struct tm_config *cfg, const struct ir_insn *in)
         return TM_FU_SFU;
     case U_TENSOR:
         return cfg->n_units[TM_FU_TENSOR] ? TM_FU_TENSOR : TM_FU_SP;
+    default:
+        return cfg->n_units[TM_FU_INT] ? TM_FU_INT : TM_FU_SP;
+    }
+}
+
+/* The execution unit an instruction goes to. */
+static uint8_t fu_of(const struct tm_config *cfg, const struct ir_insn *in)
+{
+    if (!in)
+        return cfg->n_units[TM_FU_INT] ? TM_FU_INT : TM_FU_SP;
+    switch (in->unit) {
     case U_MEM:
         /* parameter reads are constant-bank operands in machine code; with an L1C
          * (-gpgpu_perfect_inst_const_cache 0) they are its accesses, as GPGPU-Sim's
@@ -322,7 +332,7 @@ static uint8_t fu_of(const struct tm_config *cfg, const struct ir_insn *in)
             return cfg->n_units[TM_FU_INT] ? TM_FU_INT : TM_FU_SP;
         return TM_FU_MEM;
     default:
-        return cfg->n_units[TM_FU_INT] ? TM_FU_INT : TM_FU_SP;
+        return fu_of_unit(cfg, in->unit);
     }
 }
 
@@ -370,6 +380,47 @@ static bool sb_blocked(const struct tm_warp *w, const struct ir_func *f, const s
     return w->nsb + ndst > TM_SB_MAX;
 }
 
+/* Scoreboard key of machine instruction k of an expanded PTX instruction (expand.h): a
+ * register file of its own. */
+#define RF_UOP 0xffu
+static inline uint32_t uop_key(uint32_t k) { return sb_key(RF_UOP, k); }
+
+/* The sequence the instruction at the head of w's buffer expands into, or NULL. */
+static inline const struct tm_useq *head_seq(const struct tm_sm *s, const struct tm_warp *w)
+{
+    return s->cfg->expand ? tm_useq_of(ib_insn(w, 0)) : NULL;
+}
+
+/* Is the head of w's buffer blocked by the scoreboard? *fu: its unit. When it expands, this is
+ * about its next machine instruction: the first waits for the PTX instruction's registers (as
+ * an instruction that does not expand), the others for the results of the sequence's
+ * instructions they read and for their own key (WAW). */
+static inline bool head_blocked(const struct tm_sm *s, const struct tm_warp *w, uint8_t *fu)
+{
+    const struct ir_insn *in = ib_insn(w, 0);
+    const struct tm_useq *q = head_seq(s, w);
+    if (!q) {
+        *fu = fu_of(s->cfg, in);
+        return sb_blocked(w, w->ib[0].f, in);
+    }
+    const struct tm_uop *u = &q->op[w->uk];
+    *fu = fu_of_unit(s->cfg, u->unit);
+    if (w->uk == 0 && sb_blocked(w, w->ib[0].f, in))
+        return true;
+    for (int i = 0; i < 2; i++)
+        if (u->dep[i] >= 0 && sb_has(w, uop_key((uint32_t)u->dep[i])))
+            return true;
+    return sb_has(w, uop_key(w->uk)) || w->nsb + 1 + TM_MAX_DST > TM_SB_MAX;
+}
+
+/* head_blocked into w's cache (sbc, fu0). */
+static void head_cache(const struct tm_sm *s, struct tm_warp *w)
+{
+    uint8_t fu;
+    w->sbc = head_blocked(s, w, &fu) ? 2 : 1;
+    w->fu0 = fu;
+}
+
 /* Re-read the state of warps parked at a barrier of c after the engine released one. */
 static void requery_barrier(struct tm_sm *s, struct tm_cta *c)
 {
@@ -414,6 +465,75 @@ static int cta_release(struct tm_sm *s, struct tm_cta *c)
 
 enum stall { ST_NONE, ST_IDLE, ST_IBUF, ST_BAR, ST_MEMBAR, ST_SB, ST_PIPE };
 
+/* Latency and initiation interval of one machine instruction of a sequence. */
+static inline struct tm_oplat uop_lat(const struct tm_config *cfg, const struct tm_uop *u)
+{
+    return u->kind == TM_UOP_MUFU ? cfg->mufu : cfg->oplat[u->unit][u->lat];
+}
+
+/* The registers of instruction x (of function f) into in, issued by warp slot ws: with srcs its
+ * source registers as reads from their banks, with dsts its destinations reserved in the
+ * scoreboard. */
+static inline void inst_regs(struct tm_sm *s, struct tm_warp *w, uint32_t ws, struct tm_inst *in,
+                             const struct ir_func *f, const struct ir_insn *x, bool srcs,
+                             bool dsts)
+{
+    uint32_t n;
+    const struct ir_regref *rr = ir_insn_regs(f, x, &n);
+    for (uint32_t i = 0; i < n; i++)
+        for (uint32_t j = 0; j < rr[i].n; j++) {
+            uint32_t slot = rr[i].slot + j;
+            if (rr[i].dst) {
+                if (dsts && in->ndst < TM_MAX_DST && w->nsb < TM_SB_MAX) {
+                    uint32_t key = sb_key(rr[i].rf, slot);
+                    in->dst[in->ndst++] = key;
+                    w->sb[w->nsb++] = key;
+                }
+            } else if (srcs && rr[i].rf != RF_PRED && in->nsrc < TM_MAX_SRC) {
+                in->src_bank[in->nsrc] = (uint16_t)((slot + ws) % s->nbanks);
+                in->src_left |= 1u << in->nsrc;
+                in->nsrc++;
+            }
+        }
+}
+
+/* Issue machine instruction w->uk (not the last) of the expanded instruction at the head of
+ * w's buffer (expand.h): through the collectors and unit fu like any instruction, without
+ * stepping the engine. Its scoreboard key carries its result to the sequence's later
+ * instructions; the first reads the PTX sources, the result instruction reserves the PTX
+ * destinations. 1, or -1 when out of memory. */
+static int issue_uop(struct tm_sm *s, uint32_t ws, uint8_t fu, const struct tm_useq *q)
+{
+    struct tm_warp *w = &s->w[ws];
+    uint32_t ii = inst_alloc(s);
+    if (ii == TM_NONE)
+        return -1;
+    struct tm_inst *in = &s->inst[ii];
+    const struct tm_uop *u = &q->op[w->uk];
+    in->warp = ws;
+    in->memop = TM_NONE;
+    in->fu = fu;
+    in->part = w->part % s->nparts;
+    in->ndst = in->nsrc = 0;
+    in->src_left = 0;
+    in->resp_left = 0;
+    in->t_issue = s->cycle;
+    in->t_ready = 0;
+    in->prow = NULL;
+    in->lat = uop_lat(s->cfg, u);
+    in->dst[in->ndst++] = uop_key(w->uk);
+    w->sb[w->nsb++] = uop_key(w->uk);
+    if (w->uk == 0 || w->uk == q->result)
+        inst_regs(s, w, ws, in, w->ib[0].f, ib_insn(w, 0), w->uk == 0, w->uk == q->result);
+    w->uk++;
+    w->sbc = 0;
+    w->inflight++;
+    pr_push(&s->id_oc[fu], in->part, ii);
+    s->idoc_n[in->part]++;
+    s->st[TM_ST_UOP_ISSUE]++;
+    return 1;
+}
+
 /* Issue the instruction at the head of w's buffer: the engine executes it now. Returns 1 when
  * issued, 0 when the warp turned out not ready, -1 when out of memory. A fault (or a barrier
  * deadlock) is recorded by the engine as the launch's trap; the driver sees it and stops the
@@ -424,6 +544,9 @@ static int issue_one(struct tm_sm *s, struct tm_gpu *g, uint32_t ws, uint8_t fu)
     struct tm_cta *c = w->cta;
     struct engine_step_report r;
     (void)g;
+    const struct tm_useq *hq = head_seq(s, w);
+    if (hq && w->uk + 1 < hq->n)
+        return issue_uop(s, ws, fu, hq);
     int rc = engine_step(c->ec, w->ew, &r);
     if (rc) {
         struct engine_warp_info info;
@@ -460,25 +583,15 @@ static int issue_one(struct tm_sm *s, struct tm_gpu *g, uint32_t ws, uint8_t fu)
     if (lat >= LAT__COUNT)
         lat = LAT_ADD;
     in->lat = s->cfg->oplat[x ? x->unit : U_CTRL][lat];
-    if (x) {
-        uint32_t n;
-        const struct ir_regref *rr = ir_insn_regs(r.func, x, &n);
-        for (uint32_t i = 0; i < n; i++)
-            for (uint32_t j = 0; j < rr[i].n; j++) {
-                uint32_t slot = rr[i].slot + j;
-                if (rr[i].dst) {
-                    if (in->ndst < TM_MAX_DST && w->nsb < TM_SB_MAX) {
-                        uint32_t key = sb_key(rr[i].rf, slot);
-                        in->dst[in->ndst++] = key;
-                        w->sb[w->nsb++] = key;
-                    }
-                } else if (rr[i].rf != RF_PRED && in->nsrc < TM_MAX_SRC) {
-                    in->src_bank[in->nsrc] = (uint16_t)((slot + ws) % s->nbanks);
-                    in->src_left |= 1u << in->nsrc;
-                    in->nsrc++;
-                }
-            }
+    /* an expanded instruction: its last machine instruction; the first read the sources, the
+     * result's reserved the destinations (issue_uop) */
+    const struct tm_useq *q = x ? hq : NULL; /* (x is the head of the buffer) */
+    if (q) {
+        in->lat = uop_lat(s->cfg, &q->op[q->n - 1]);
+        w->uk = 0;
     }
+    if (x)
+        inst_regs(s, w, ws, in, r.func, x, !q, !q || q->result == q->n - 1);
     if (fu == TM_FU_MEM) {
         uint32_t mi = mop_alloc(s);
         if (mi == TM_NONE)
@@ -694,10 +807,8 @@ static bool sched_may_share(struct tm_sm *s, uint32_t k)
         if (!w->cta || w->done || w->at_membar || !w->nib || w->ready_at > s->cycle)
             continue;
         if (tm_insn_shared(ib_insn(w, 0))) {
-            if (!w->sbc) { /* the head's unit and hazard, cached as issue_stage caches them */
-                w->fu0 = fu_of(s->cfg, ib_insn(w, 0));
-                w->sbc = sb_blocked(w, w->ib[0].f, ib_insn(w, 0)) ? 2 : 1;
-            }
+            if (!w->sbc) /* the head's unit and hazard, cached as issue_stage caches them */
+                head_cache(s, w);
             if (w->sbc == 1)
                 return true;
         } else if (dual && w->nib > 1 && tm_insn_shared(ib_insn(w, 1))) {
@@ -771,11 +882,8 @@ static int issue_stage(struct tm_sm *s, struct tm_gpu *g, uint32_t k0)
                 else if (!w->nib || w->ready_at > s->cycle)
                     st = ST_IBUF;
                 else {
-                    if (!w->sbc) { /* the head changed: its unit and hazard, cached */
-                        const struct ir_insn *in = ib_insn(w, 0);
-                        w->fu0 = fu_of(cfg, in);
-                        w->sbc = sb_blocked(w, w->ib[0].f, in) ? 2 : 1;
-                    }
+                    if (!w->sbc) /* the head changed: its unit and hazard, cached */
+                        head_cache(s, w);
                     uint8_t fu = w->fu0;
                     if (w->sbc == 2)
                         st = ST_SB;
@@ -848,8 +956,8 @@ static inline uint32_t coll_free(const uint32_t *coll, uint32_t lo, uint32_t n)
  * `ports` collected instructions go to their unit's OC_EX register, oldest first (a fixed or
  * cycle-parity order starves a collector when a unit frees every other cycle). Returns how
  * many went. */
-static uint32_t coll_dispatch(struct tm_sm *s, uint32_t p, uint32_t *coll, uint32_t lo,
-                              uint32_t n, uint32_t ports)
+static inline uint32_t coll_dispatch(struct tm_sm *s, uint32_t p, uint32_t *coll, uint32_t lo,
+                                     uint32_t n, uint32_t ports)
 {
     uint32_t sent = 0;
     while (sent < ports) {
@@ -1058,6 +1166,7 @@ static void decode(struct tm_warp *w)
     w->ib[0].f = w->func;
     w->ib[0].pc = w->pc;
     w->sbc = 0;
+    w->uk = 0;
     w->nib = 1;
     const struct ir_insn *in = w->pc < w->func->ninsns ? &w->func->insns[w->pc] : NULL;
     if (in && !(in->iflags & (IF_TERM | IF_BRANCH | IF_CALL | IF_BARRIER)) &&
@@ -1229,8 +1338,8 @@ static uint64_t quiet_until(const struct tm_sm *s)
                 return 0; /* would fetch */
             continue;
         }
-        if (!w->at_membar &&
-            !(w->sbc ? w->sbc == 2 : sb_blocked(w, w->ib[0].f, ib_insn(w, 0))))
+        uint8_t fu;
+        if (!w->at_membar && !(w->sbc ? w->sbc == 2 : head_blocked(s, w, &fu)))
             return 0; /* would issue */
     }
     return m;
