@@ -13,7 +13,8 @@
 #     (one instruction per cycle, each waiting for the results it reads and for its unit's
 #     initiation interval, latencies from the configuration) gives, for the presets and with
 #     overridden latencies; every machine instruction takes an issue slot and its unit
-#     (ptxemu_uop_issue, unit dispatch counters); -ptxemu_expand_ptx 0 restores one
+#     (ptxemu_uop_issue, unit dispatch counters), so 32 warps of independent divisions run at
+#     the SP units' rate for 6 SP instructions each; -ptxemu_expand_ptx 0 restores one
 #     instruction of the DIV/SFU class.
 use strict;
 use warnings;
@@ -287,6 +288,43 @@ for my $v (@lat_variants) {
         ok($code == 0 && $out == 64 * $lat,
            "$k -ptxemu_expand_ptx 0: one instruction of latency $lat (" . 64 * $lat . " cycles)",
            "got '$out'", $err);
+    }
+}
+
+{
+    # throughput: 32 warps of 8 independent div.rn.f32 chains (16 iterations, 4,096 warp
+    # divisions) are bound by the SP units: 6 of the 8 machine instructions (FCHK, 5 FFMA) go
+    # there, one every initiation interval per unit; unexpanded, one SP instruction of the fp
+    # DIV class each
+    my $tp = "$tmp/tput_div.ptx";
+    open(my $fh, '>', $tp) or die "$tp: $!";
+    print $fh ".version 7.0\n.target sm_70\n.address_size 64\n"
+        . ".visible .entry tput_div(.param .u32 n)\n{\n  .reg .f32 %x<8>, %b;\n"
+        . "  .reg .u32 %i, %n;\n  .reg .pred %p;\n  mov.f32 %b, 0f3F800347;\n";
+    print $fh "  mov.f32 %x$_, 0f3FC00000;\n" for 0 .. 7;
+    print $fh "  ld.param.u32 %n, [n];\n  mov.u32 %i, 0;\nL:\n";
+    print $fh "  div.rn.f32 %x$_, %x$_, %b;\n" for 0 .. 7;
+    print $fh "  add.u32 %i, %i, 1;\n  setp.lt.u32 %p, %i, %n;\n  \@%p bra L;\n  ret;\n}\n";
+    close $fh;
+    my $cfg = timing_config('--timing=qv100');
+    my ($units, $mad, $div) = ($cfg->{gpgpu_num_sp_units}, field($cfg->{ptx_opcode_initiation_fp}, 3),
+                               field($cfg->{ptx_opcode_initiation_fp}, 4));
+    my %act;
+    for my $x (1, 0) {
+        my $json = "$tmp/tput_div$x.json";
+        my ($code, $out, $err) = ptxemu_run('exec', $tp, '--kernel', 'tput_div', '--grid', 1,
+                                            '--block', 1024, '--arg', 'u32:16', '--timing=qv100',
+                                            set("ptxemu_expand_ptx=$x"), '--timing-stats', $json);
+        my $sm = json_sm0($json);
+        my ($d, $a) = ($sm->{unit_sp_dispatch} // 0, $sm->{sm_active_cycles} // 0);
+        $act{$x} = $a;
+        # the 9 x 32 moves and the 4,096 divisions' SP instructions
+        my $want_d = 288 + 4096 * ($x ? 6 : 1);
+        my $min = $x ? $d * $mad / $units : (4096 * $div + ($d - 4096) * $mad) / $units;
+        ok($code == 0 && $d == $want_d && $a >= $min && $a <= 1.03 * $min,
+           sprintf("4,096 division%s: $want_d SP instructions take %d..%d active cycles",
+                   $x ? 's of 8 machine instructions' : 's, one instruction each', $min,
+                   1.03 * $min), "got $d SP dispatches in $a cycles", $err);
     }
 }
 
