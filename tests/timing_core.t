@@ -15,13 +15,18 @@
 #     overridden latencies; every machine instruction takes an issue slot and its unit
 #     (ptxemu_uop_issue, unit dispatch counters), so 32 warps of independent divisions run at
 #     the SP units' rate for 6 SP instructions each; -ptxemu_expand_ptx 0 restores one
-#     instruction of the DIV/SFU class.
+#     instruction of the DIV/SFU class;
+#   - specialised units (-specialized_unit_N): one named BRA takes the control instructions
+#     (32 warps spinning on add/setp/bra are bound by its initiation interval), one named
+#     TENSOR the mma.sync of fixtures/cuda/mma_sync (busy for its initiation interval each),
+#     other names none; malformed units refused.
 use strict;
 use warnings;
 use File::Basename qw(dirname);
 use File::Temp qw(tempdir);
+use Cwd ();
 use lib dirname(__FILE__) . '/lib';
-use PtxemuTest qw(ok ptxemu_run tap_done timing_config);
+use PtxemuTest qw(ok skip ptxemu_run tap_done timing_config);
 
 chdir(dirname(__FILE__) . '/..') or die "chdir: $!";
 my $ub  = 'fixtures/ptx/ubench';
@@ -328,4 +333,91 @@ for my $v (@lat_variants) {
     }
 }
 
-tap_done();
+# ---------------------------------------------------------------- specialised units
+{
+    # a unit named BRA takes the control instructions: 32 warps spinning on add, setp, bra
+    # (64 iterations; 2,048 bra and 32 ret) are bound by its initiation interval per sub-core
+    my $lp = "$tmp/spin.ptx";
+    open(my $fh, '>', $lp) or die "$lp: $!";
+    print $fh ".version 7.0\n.target sm_70\n.address_size 64\n"
+        . ".visible .entry spin(.param .u32 n)\n{\n  .reg .u32 %i, %n;\n  .reg .pred %p;\n"
+        . "  ld.param.u32 %n, [n];\n  mov.u32 %i, 0;\nL:\n  add.u32 %i, %i, 1;\n"
+        . "  setp.lt.u32 %p, %i, %n;\n  \@%p bra L;\n  ret;\n}\n";
+    close $fh;
+    my @spin = ('exec', $lp, '--kernel', 'spin', '--grid', 1, '--block', 1024, '--arg', 'u32:64',
+                '--timing=qv100');
+    my $cfg = timing_config('--timing=qv100');
+    my $parts = $cfg->{gpgpu_num_sched_per_core};
+    for my $ini (16, 1) {
+        my $json = "$tmp/spin$ini.json";
+        my ($code, $out, $err) = ptxemu_run(@spin, set('specialized_unit_1=1,4,4,4,4,BRA',
+                                                       "trace_opcode_latency_initiation_spec_op_1=4,$ini"),
+                                            '--timing-stats', $json);
+        my $sm = json_sm0($json);
+        my ($d, $i, $a) = map { $sm->{$_} // 0 } qw(unit_spec_dispatch unit_int_dispatch
+                                                       sm_active_cycles);
+        # bound: the BRA unit of each sub-core, or the INT unit for the add and setp
+        my $per = $d / $parts;
+        my $min = $ini * $per > $i / $parts * field($cfg->{ptx_opcode_initiation_int}, 0)
+                      ? $ini * $per : $i / $parts * field($cfg->{ptx_opcode_initiation_int}, 0);
+        ok($code == 0 && $d == 2080 && $i == 4160 && $a >= $min && $a <= 1.03 * $min,
+           "BRA unit, initiation $ini: 2,080 control instructions on it, 4,160 on the INT units, "
+           . sprintf("%d..%d active cycles", $min, 1.03 * $min),
+           "got $d / $i dispatches in $a cycles", $err);
+    }
+    my ($code, $out, $err) = ptxemu_run(@spin, '--timing-stats', "$tmp/spin.json");
+    my $sm = json_sm0("$tmp/spin.json");
+    ok($code == 0 && ($sm->{unit_spec_dispatch} // -1) == 0 && $sm->{unit_int_dispatch} == 6240,
+       "without specialised units the control instructions use the INT units (6,240)",
+       "got $sm->{unit_int_dispatch}", $err);
+    ($code, $out, $err) = ptxemu_run(@spin, set('specialized_unit_2=1,4,4,4,4,UDP'),
+                                     '--timing-stats', "$tmp/spin2.json");
+    $sm = json_sm0("$tmp/spin2.json");
+    ok($code == 0 && ($sm->{unit_spec_dispatch} // -1) == 0 && $sm->{unit_int_dispatch} == 6240,
+       "a unit of another name takes no PTX instruction", $err);
+    for my $bad (['specialized_unit_1=1,4,4,4,BRA', qr/specialized_unit_1: expected <enabled>/],
+                 ['specialized_unit_1=1,2,4,4,4,BRA', qr/2 units do not split over the 4 sub-cores/],
+                 ['specialized_unit_1=1,4,4,0,4,BRA', qr/register widths and max latency/]) {
+        my ($c, $o, $e) = ptxemu_run(@spin, set($bad->[0]));
+        ok($c != 0 && $e =~ $bad->[1], "-$bad->[0] refused", $e);
+    }
+}
+{
+    # a unit named TENSOR takes the tensor-core instructions (fixtures/cuda/mma_sync: 24
+    # mma.sync), each holding it for its initiation interval
+    my $exe = 'build/fixtures/mma_sync';
+    if (!-x $exe) {
+        skip("$exe not built (tests/cuda_programs.t builds it)");
+    } else {
+        my $conf = "$tmp/tensor.config";
+        open(my $fh, '>', $conf) or die "$conf: $!";
+        print $fh "-config " . Cwd::getcwd() . "/configs/h100.config\n"
+            . "-specialized_unit_3 1,4,32,4,4,TENSOR\n"
+            . "-trace_opcode_latency_initiation_spec_op_3 40,40\n";
+        close $fh;
+        my %t;
+        for my $c ('h100', $conf) {
+            my ($code, $out, $err) = ptxemu_run('run', "--timing=$c", '--timing-stats',
+                                                "$tmp/mma.json", '--', $exe);
+            open(my $jf, '<', "$tmp/mma.json") or die;
+            local $/;
+            my $text = <$jf>;
+            my %sum;
+            while ($text =~ /"totals": \{([^}]*)\}/g) {
+                my $kv = kv($1);
+                $sum{$_} += $kv->{$_} for keys %$kv;
+            }
+            $t{$c} = \%sum;
+            ok($code == 0 && $out =~ /PASS/, "mma_sync under --timing=" . ($c eq 'h100' ? 'h100' : 'h100 + TENSOR unit') . " passes", $err);
+        }
+        my ($b, $s) = ($t{h100}, $t{$conf});
+        ok($b->{unit_tensor_dispatch} > 0 && $s->{unit_spec_dispatch} == $b->{unit_tensor_dispatch}
+           && $s->{unit_tensor_dispatch} == 0
+           && $s->{unit_spec_busy} == 39 * $s->{unit_spec_dispatch},
+           "the $b->{unit_tensor_dispatch} mma.sync run on the TENSOR unit, each busy 40 cycles",
+           "spec $s->{unit_spec_dispatch} busy $s->{unit_spec_busy}, tensor "
+           . "$s->{unit_tensor_dispatch}");
+    }
+}
+
+exit(tap_done());

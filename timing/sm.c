@@ -205,12 +205,14 @@ int tm_sm_init(struct tm_sm *s, uint32_t id, const struct tm_config *cfg)
         s->w[i].part = (uint8_t)(i % s->nsched);
 
     /* pipeline registers: ID_OC/OC_EX widths, split among sub-cores */
-    static const enum tm_pipe idoc[TM_FU__COUNT] = {TM_ID_OC_SP, TM_ID_OC_DP, TM_ID_OC_INT,
-                                                    TM_ID_OC_SFU, TM_ID_OC_TENSOR, TM_ID_OC_MEM};
-    static const enum tm_pipe ocex[TM_FU__COUNT] = {TM_OC_EX_SP, TM_OC_EX_DP, TM_OC_EX_INT,
-                                                    TM_OC_EX_SFU, TM_OC_EX_TENSOR, TM_OC_EX_MEM};
+    static const enum tm_pipe idoc[TM_FU_SPEC] = {TM_ID_OC_SP, TM_ID_OC_DP, TM_ID_OC_INT,
+                                                  TM_ID_OC_SFU, TM_ID_OC_TENSOR, TM_ID_OC_MEM};
+    static const enum tm_pipe ocex[TM_FU_SPEC] = {TM_OC_EX_SP, TM_OC_EX_DP, TM_OC_EX_INT,
+                                                  TM_OC_EX_SFU, TM_OC_EX_TENSOR, TM_OC_EX_MEM};
     for (int f = 0; f < TM_FU__COUNT; f++) {
-        uint32_t wi = cfg->pipe_width[idoc[f]], wo = cfg->pipe_width[ocex[f]];
+        /* (specialised units: their ID_OC_SPEC / OC_EX_SPEC widths; 0 when disabled) */
+        uint32_t wi = f < TM_FU_SPEC ? cfg->pipe_width[idoc[f]] : cfg->spec_idoc[f - TM_FU_SPEC];
+        uint32_t wo = f < TM_FU_SPEC ? cfg->pipe_width[ocex[f]] : cfg->spec_ocex[f - TM_FU_SPEC];
         if (f == TM_FU_TENSOR && !wi) /* configs without tensor pipeline registers */
             wi = wo = cfg->pipe_width[TM_ID_OC_SP];
         uint32_t pi = s->nparts > 1 ? (wi + s->nparts - 1) / s->nparts : wi;
@@ -239,15 +241,16 @@ int tm_sm_init(struct tm_sm *s, uint32_t id, const struct tm_config *cfg)
     for (uint32_t i = 0; i < s->nparts * s->ncoll; i++)
         s->coll[i] = TM_NONE;
 
-    /* units: unit j of a kind belongs to sub-core j mod parts */
-    for (int f = 0; f < TM_FU_MEM; f++)
-        s->nunit += cfg->n_units[f];
+    /* units: unit j of a kind belongs to sub-core j mod parts (the LD/ST unit is apart) */
+    for (int f = 0; f < TM_FU__COUNT; f++)
+        if (f != TM_FU_MEM)
+            s->nunit += cfg->n_units[f];
     s->unit = calloc(s->nunit ? s->nunit : 1, sizeof *s->unit);
     if (!s->unit)
         goto nomem;
     uint32_t u = 0;
-    for (int f = 0; f < TM_FU_MEM; f++)
-        for (uint32_t j = 0; j < cfg->n_units[f]; j++, u++) {
+    for (int f = 0; f < TM_FU__COUNT; f++)
+        for (uint32_t j = 0; f != TM_FU_MEM && j < cfg->n_units[f]; j++, u++) {
             s->unit[u].fu = (uint8_t)f;
             s->unit[u].part = (uint8_t)(j % s->nparts);
         }
@@ -299,9 +302,15 @@ void tm_sm_free(struct tm_sm *s)
 
 /* ====================================================================== helpers */
 
-/* The execution unit of an ir_unit other than U_MEM. */
+/* The execution unit of an ir_unit other than U_MEM: control instructions go to a
+ * specialised unit named BRA, tensor-core ones to one named TENSOR, when the configuration
+ * has them. */
 static uint8_t fu_of_unit(const struct tm_config *cfg, unsigned unit)
 {
+    if (unit == U_CTRL && cfg->spec_bra >= 0)
+        return (uint8_t)cfg->spec_bra;
+    if (unit == U_TENSOR && cfg->spec_tensor >= 0)
+        return (uint8_t)cfg->spec_tensor;
     switch (unit) {
     case U_SP:
         return TM_FU_SP;
@@ -319,8 +328,8 @@ static uint8_t fu_of_unit(const struct tm_config *cfg, unsigned unit)
 /* The execution unit an instruction goes to. */
 static uint8_t fu_of(const struct tm_config *cfg, const struct ir_insn *in)
 {
-    if (!in)
-        return cfg->n_units[TM_FU_INT] ? TM_FU_INT : TM_FU_SP;
+    if (!in) /* the implicit return at the end of a body */
+        return fu_of_unit(cfg, U_CTRL);
     switch (in->unit) {
     case U_MEM:
         /* parameter reads are constant-bank operands in machine code; with an L1C
@@ -465,9 +474,12 @@ static int cta_release(struct tm_sm *s, struct tm_cta *c)
 
 enum stall { ST_NONE, ST_IDLE, ST_IBUF, ST_BAR, ST_MEMBAR, ST_SB, ST_PIPE };
 
-/* Latency and initiation interval of one machine instruction of a sequence. */
-static inline struct tm_oplat uop_lat(const struct tm_config *cfg, const struct tm_uop *u)
+/* Latency and initiation interval of one machine instruction of a sequence, on unit fu. */
+static inline struct tm_oplat uop_lat(const struct tm_config *cfg, const struct tm_uop *u,
+                                      uint8_t fu)
 {
+    if (fu >= TM_FU_SPEC) /* a specialised unit: -trace_opcode_latency_initiation_spec_op_N */
+        return cfg->spec_lat[fu - TM_FU_SPEC];
     return u->kind == TM_UOP_MUFU ? cfg->mufu : cfg->oplat[u->unit][u->lat];
 }
 
@@ -520,7 +532,7 @@ static int issue_uop(struct tm_sm *s, uint32_t ws, uint8_t fu, const struct tm_u
     in->t_issue = s->cycle;
     in->t_ready = 0;
     in->prow = NULL;
-    in->lat = uop_lat(s->cfg, u);
+    in->lat = uop_lat(s->cfg, u, fu);
     in->dst[in->ndst++] = uop_key(w->uk);
     w->sb[w->nsb++] = uop_key(w->uk);
     if (w->uk == 0 || w->uk == q->result)
@@ -582,12 +594,13 @@ static int issue_one(struct tm_sm *s, struct tm_gpu *g, uint32_t ws, uint8_t fu)
     unsigned lat = x && x->lat ? x->lat : LAT_ADD;
     if (lat >= LAT__COUNT)
         lat = LAT_ADD;
-    in->lat = s->cfg->oplat[x ? x->unit : U_CTRL][lat];
+    in->lat = fu >= TM_FU_SPEC ? s->cfg->spec_lat[fu - TM_FU_SPEC]
+                               : s->cfg->oplat[x ? x->unit : U_CTRL][lat];
     /* an expanded instruction: its last machine instruction; the first read the sources, the
      * result's reserved the destinations (issue_uop) */
     const struct tm_useq *q = x ? hq : NULL; /* (x is the head of the buffer) */
     if (q) {
-        in->lat = uop_lat(s->cfg, &q->op[q->n - 1]);
+        in->lat = uop_lat(s->cfg, &q->op[q->n - 1], fu);
         w->uk = 0;
     }
     if (x)
@@ -1006,8 +1019,8 @@ static void operand_stage(struct tm_sm *s)
     if (!s->ngen)
         inports = outports = 0;
     /* specialised ports left this cycle (per SM), in GPGPU-Sim's port order */
-    static const uint8_t spec_order[TM_FU__COUNT] = {TM_FU_SP, TM_FU_DP, TM_FU_SFU,
-                                                     TM_FU_TENSOR, TM_FU_MEM, TM_FU_INT};
+    static const uint8_t spec_order[TM_FU_SPEC] = {TM_FU_SP, TM_FU_DP, TM_FU_SFU,
+                                                   TM_FU_TENSOR, TM_FU_MEM, TM_FU_INT};
     uint32_t in_left[TM_FU__COUNT], out_left[TM_FU__COUNT];
     if (cfg->spec_oc) {
         memcpy(in_left, cfg->oc_in, sizeof in_left);
@@ -1041,7 +1054,7 @@ static void operand_stage(struct tm_sm *s)
             s->idoc_n[p]--;
         }
         if (cfg->spec_oc) /* 1b. the specialised ports: their kind's set, else generic */
-            for (int k = 0; k < TM_FU__COUNT && s->idoc_n[p]; k++) {
+            for (int k = 0; k < TM_FU_SPEC && s->idoc_n[p]; k++) {
                 int f = spec_order[k];
                 while (in_left[f]) {
                     uint32_t i = pr_front(&s->id_oc[f], p);
@@ -1085,7 +1098,7 @@ static void operand_stage(struct tm_sm *s)
         /* 3. collected instructions go to their unit's OC_EX register */
         coll_dispatch(s, p, coll, 0, s->ngen, outports);
         if (cfg->spec_oc)
-            for (int k = 0; k < TM_FU__COUNT; k++) {
+            for (int k = 0; k < TM_FU_SPEC; k++) {
                 int f = spec_order[k];
                 if (out_left[f] && s->cs_n[f])
                     out_left[f] -= coll_dispatch(s, p, coll, s->cs_base[f], s->cs_n[f],
@@ -1099,10 +1112,13 @@ static void operand_stage(struct tm_sm *s)
 
 static const enum tm_stat unit_dispatch_stat[TM_FU__COUNT] = {
     TM_ST_UNIT_SP, TM_ST_UNIT_DP, TM_ST_UNIT_INT, TM_ST_UNIT_SFU, TM_ST_UNIT_TENSOR,
-    TM_ST_UNIT_MEM};
+    TM_ST_UNIT_MEM, TM_ST_UNIT_SPEC, TM_ST_UNIT_SPEC, TM_ST_UNIT_SPEC, TM_ST_UNIT_SPEC,
+    TM_ST_UNIT_SPEC, TM_ST_UNIT_SPEC, TM_ST_UNIT_SPEC, TM_ST_UNIT_SPEC};
 static const enum tm_stat unit_busy_stat[TM_FU__COUNT] = {
     TM_ST_UNIT_BUSY_SP, TM_ST_UNIT_BUSY_DP, TM_ST_UNIT_BUSY_INT, TM_ST_UNIT_BUSY_SFU,
-    TM_ST_UNIT_BUSY_TENSOR, TM_ST_UNIT_BUSY_MEM};
+    TM_ST_UNIT_BUSY_TENSOR, TM_ST_UNIT_BUSY_MEM, TM_ST_UNIT_BUSY_SPEC, TM_ST_UNIT_BUSY_SPEC,
+    TM_ST_UNIT_BUSY_SPEC, TM_ST_UNIT_BUSY_SPEC, TM_ST_UNIT_BUSY_SPEC, TM_ST_UNIT_BUSY_SPEC,
+    TM_ST_UNIT_BUSY_SPEC, TM_ST_UNIT_BUSY_SPEC};
 
 
 static void execute_stage(struct tm_sm *s)
