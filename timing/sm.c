@@ -241,6 +241,10 @@ int tm_sm_init(struct tm_sm *s, uint32_t id, const struct tm_config *cfg)
     for (uint32_t i = 0; i < s->nparts * s->ncoll; i++)
         s->coll[i] = TM_NONE;
 
+    s->nfu = TM_FU_SPEC;
+    for (int f = TM_FU_SPEC; f < TM_FU__COUNT; f++)
+        if (cfg->n_units[f])
+            s->nfu = (uint32_t)f + 1;
     /* units: unit j of a kind belongs to sub-core j mod parts (the LD/ST unit is apart) */
     for (int f = 0; f < TM_FU__COUNT; f++)
         if (f != TM_FU_MEM)
@@ -1036,7 +1040,7 @@ static void operand_stage(struct tm_sm *s)
         for (uint32_t port = 0; port < inports && s->idoc_n[p]; port++) {
             uint32_t best = TM_NONE;
             int bf = -1;
-            for (int f = 0; f < TM_FU__COUNT; f++) {
+            for (int f = 0; f < (int)s->nfu; f++) {
                 uint32_t i = pr_front(&s->id_oc[f], p);
                 if (i != TM_NONE && (best == TM_NONE || s->inst[i].t_issue < s->inst[best].t_issue))
                     best = i, bf = f;
@@ -1320,7 +1324,7 @@ static uint64_t quiet_until(const struct tm_sm *s)
                 return 0;
             min_after(&m, r->t_ready, now);
         }
-    for (int f = 0; f < TM_FU__COUNT; f++) /* (one OC_EX_MEM set: the LD/ST unit is shared) */
+    for (int f = 0; f < (int)s->nfu; f++) /* (one OC_EX_MEM set: the LD/ST unit is shared) */
         for (uint32_t p = 0; p < s->nparts; p++)
             if (s->id_oc[f].n[p] || s->oc_ex[f].n[f == TM_FU_MEM ? 0 : p])
                 return 0;

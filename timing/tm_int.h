@@ -252,6 +252,8 @@ struct tm_sm {
     uint32_t mop_cap, mop_free;
 
     /* pipeline */
+    uint32_t nfu;             /* unit kinds the stages scan: TM_FU_SPEC, plus the specialised
+                                 ones up to the last configured */
     struct tm_pipereg id_oc[TM_FU__COUNT];
     struct tm_pipereg oc_ex[TM_FU__COUNT];
     uint32_t idoc_n[TM_MAX_PARTS]; /* instructions in the ID_OC registers of each part */
