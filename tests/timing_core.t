@@ -26,7 +26,7 @@ use File::Basename qw(dirname);
 use File::Temp qw(tempdir);
 use Cwd ();
 use lib dirname(__FILE__) . '/lib';
-use PtxemuTest qw(ok skip ptxemu_run tap_done timing_config);
+use PtxemuTest qw(ok skip ptxemu_run run_bounded tap_done timing_config);
 
 chdir(dirname(__FILE__) . '/..') or die "chdir: $!";
 my $ub  = 'fixtures/ptx/ubench';
@@ -180,7 +180,8 @@ sub chain_cycles {
         push @ops, {lat => $lat, ini => $ini, unit => $unit, res => $res,
                     deps => [split /,/, $deps // '']};
     }
-    my ($t, %free, @last, $val) = (0, (), (), 0); # $val: the chain value's ready cycle
+    my ($t, $val) = (0, 0); # $val: the chain value's ready cycle
+    my (%free, @last);
     my $clk = sub { my $d = $t + 2 > ($free{int} // 0) ? $t + 2 : $free{int};
                     $free{int} = $d + $ii[0]; $t++ };
     for my $n (0 .. 80) {
@@ -396,12 +397,22 @@ for my $v (@lat_variants) {
             . "-trace_opcode_latency_initiation_spec_op_3 40,40\n";
         close $fh;
         my %t;
+        my $build = $ENV{PTXEMU_BUILD} // 'build';
+        my %env;
+        if ($build =~ /asan/) { # the program loads the ASan libcudart: the runtime first
+            chomp(my $so = `gcc -print-file-name=libasan.so`);
+            $env{LD_PRELOAD} = $so if $so =~ m{/};
+        }
         for my $c ('h100', $conf) {
-            my ($code, $out, $err) = ptxemu_run('run', "--timing=$c", '--timing-stats',
-                                                "$tmp/mma.json", '--', $exe);
-            open(my $jf, '<', "$tmp/mma.json") or die;
-            local $/;
-            my $text = <$jf>;
+            unlink "$tmp/mma.json";
+            my ($code, $out, $err) = run_bounded(300, \%env, "$build/ptxemu", 'run',
+                                                 "--timing=$c", '--timing-stats',
+                                                 "$tmp/mma.json", '--', $exe);
+            my $text = '';
+            if (open(my $jf, '<', "$tmp/mma.json")) {
+                local $/;
+                $text = <$jf>;
+            }
             my %sum;
             while ($text =~ /"totals": \{([^}]*)\}/g) {
                 my $kv = kv($1);
