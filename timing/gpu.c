@@ -49,11 +49,20 @@ struct tm_gpu {
     uint64_t tot_insn, tot_warp_insn;
     uint64_t tot_st[TM_ST__COUNT];
     uint64_t uid;
-    /* SMs on host threads (par.c): SM i runs on thread i mod nthreads in a cycle's parallel
-     * phase; pres[i] is what its cycle returned (PR_*) */
+    /* SMs on host threads (par.c, par_cycle): the SMs to visit in a cycle (visit[0 … nvisit),
+     * ascending) are claimed one at a time, thread 0 (the driver) from the front, the others
+     * from the back (ends: front index in the low 32 bits, one past the back in the high 32);
+     * pdone[j] == pgen when visit[j]'s parallel part is done and pres[SM] holds what its cycle
+     * returned (PR_*); thread 0 finishes the SMs in visit order (rnext: the next one) */
     struct tm_pool *pool;       /* NULL: one thread */
     uint32_t nthreads;
     int8_t *pres;
+    uint32_t *visit;
+    uint32_t nvisit, rnext;
+    _Atomic uint64_t ends;
+    _Atomic uint64_t *pdone;
+    uint64_t pgen;
+    bool pbusy, poom;           /* what thread 0's finishing found: a busy SM, out of memory */
     uint32_t last_sm;           /* CTA dispatch resumes after it */
     bool mem_idle;              /* the memory system is empty and no SM has a request for
                                    it: its clocks are only counted (mem_pend) */
@@ -161,6 +170,8 @@ void tm_gpu_destroy(struct tm_gpu *g)
     free(g->act);
     tm_pool_destroy(g->pool);
     free(g->pres);
+    free(g->visit);
+    free((void *)g->pdone);
     tm_mem_destroy(g->mem);
     free(g->base_dir);
     if (g->json && g->json_open)
@@ -246,8 +257,16 @@ int tm_gpu_set_threads(struct tm_gpu *g, uint32_t n)
     g->pool = NULL;
     g->nthreads = 1;
     int r = 0;
-    if (n > 1 && !g->pres && !(g->pres = calloc(g->nsm, sizeof *g->pres)))
+    if (n > 1 && !g->pres &&
+        (!(g->pres = calloc(g->nsm, sizeof *g->pres)) ||
+         !(g->visit = calloc(g->nsm, sizeof *g->visit)) ||
+         !(g->pdone = calloc(g->nsm, sizeof *g->pdone)))) {
+        free(g->pres);
+        free(g->visit);
+        g->pres = NULL;
+        g->visit = NULL;
         r = -ENOMEM;
+    }
     if (n > 1 && !r)
         r = tm_pool_create(n, &g->pool);
     if (!r && n > 1)
@@ -710,80 +729,147 @@ static int drive_(struct tm_gpu *g, struct tm_kernel *mine);
 
 enum { PR_IDLE, PR_BUSY, PR_SUSPENDED, PR_OOM };
 
-/* The parallel phase of a cycle on thread t: its SMs' cycles (SM i on thread i mod n), each
- * up to the first scheduler that may step an instruction with effects outside the SM. Writes
- * only those SMs and their pres[] entries. */
+/* Claim the next SM of this cycle's visit list: from the front (thread 0) or the back. */
+static bool par_claim(struct tm_gpu *g, bool front, uint32_t *j)
+{
+    uint64_t e = atomic_load_explicit(&g->ends, memory_order_relaxed);
+    for (;;) {
+        uint32_t f = (uint32_t)e, b = (uint32_t)(e >> 32);
+        if (f >= b)
+            return false;
+        uint64_t ne = front ? e + 1 : e - (UINT64_C(1) << 32);
+        if (atomic_compare_exchange_weak_explicit(&g->ends, &e, ne, memory_order_relaxed,
+                                                  memory_order_relaxed)) {
+            *j = front ? f : b - 1;
+            return true;
+        }
+    }
+}
+
+/* The parallel part of visit[j]'s cycle on thread t: the cycle up to the first scheduler
+ * that may step an instruction with effects outside the SM. Writes only that SM (its
+ * per-PTX-line counters into thread t's copy) and pres[SM]; then marks it done. */
+static void par_part(struct tm_gpu *g, uint32_t j, uint32_t t)
+{
+    uint32_t i = g->visit[j];
+    struct tm_sm *s = &g->sm[i];
+    if (!tm_sm_busy(s)) {
+        tm_sm_wake(s, g->cycle); /* it skipped busy cycles up to this one */
+        g->pres[i] = PR_IDLE;
+    } else if (tm_sm_asleep(s, g->cycle)) {
+        g->pres[i] = PR_BUSY;
+    } else {
+        s->cycle = g->cycle;
+        s->pset = t;
+        s->par = true;
+        int r = tm_sm_cycle(s, g);
+        s->par = false;
+        g->pres[i] = r < 0 ? PR_OOM : r ? PR_SUSPENDED : PR_BUSY;
+    }
+    TM_HAPPENS_BEFORE(&g->pdone[j]);
+    atomic_store_explicit(&g->pdone[j], g->pgen, memory_order_release);
+}
+
+/* Thread 0, in visit order: the act mask and the rest of a stopped cycle (tm_sm_resume). */
+static void par_finish(struct tm_gpu *g, uint32_t j)
+{
+    uint32_t i = g->visit[j];
+    switch (g->pres[i]) {
+    case PR_IDLE:
+        g->act[i / 64] &= ~(UINT64_C(1) << (i % 64));
+        break;
+    case PR_SUSPENDED:
+        g->pbusy = true;
+        g->sm[i].pset = 0;
+        if (tm_sm_resume(&g->sm[i], g) < 0)
+            g->poom = true;
+        break;
+    case PR_OOM:
+        g->poom = true;
+        break;
+    default:
+        g->pbusy = true;
+        break;
+    }
+}
+
+/* Thread 0: finish the SMs whose parallel parts are done, in order, up to the first that is
+ * not (wait: until all are). */
+static void par_finish_ready(struct tm_gpu *g, bool wait)
+{
+    for (uint32_t k = 0; g->rnext < g->nvisit;) {
+        if (atomic_load_explicit(&g->pdone[g->rnext], memory_order_acquire) == g->pgen) {
+            TM_HAPPENS_AFTER(&g->pdone[g->rnext]);
+            par_finish(g, g->rnext++);
+            k = 0;
+        } else if (wait) {
+            tm_pool_pause(k++);
+        } else {
+            return;
+        }
+    }
+}
+
+/* The phase of a cycle on thread t. Thread 0 takes SMs from the front of the visit list and,
+ * after each, finishes every SM in order whose parallel part is done; the others take SMs from
+ * the back. So the serial remainder of the stopped cycles (in SM order, as the serial loop
+ * runs their steps) overlaps the other threads' parallel parts, and thread 0, which does it,
+ * takes fewer SMs: the claims balance the work whatever the mix. */
 static void par_sms(void *ctx, uint32_t t)
 {
     struct tm_gpu *g = ctx;
-    const uint32_t n = g->nthreads;
-    for (uint32_t wi = 0; wi < (g->nsm + 63) / 64; wi++)
-        for (uint64_t am = g->act[wi]; am; am &= am - 1) {
-            uint32_t i = wi * 64 + (uint32_t)__builtin_ctzll(am);
-            if (i % n != t)
-                continue;
-            struct tm_sm *s = &g->sm[i];
-            if (!tm_sm_busy(s)) {
-                tm_sm_wake(s, g->cycle); /* it skipped busy cycles up to this one */
-                g->pres[i] = PR_IDLE;
-                continue;
-            }
-            if (tm_sm_asleep(s, g->cycle)) {
-                g->pres[i] = PR_BUSY;
-                continue;
-            }
-            s->cycle = g->cycle;
-            s->par = true;
-            int r = tm_sm_cycle(s, g);
-            s->par = false;
-            g->pres[i] = r < 0 ? PR_OOM : r ? PR_SUSPENDED : PR_BUSY;
-        }
+    uint32_t j;
+    if (t) {
+        while (par_claim(g, false, &j))
+            par_part(g, j, t);
+        return;
+    }
+    while (par_claim(g, true, &j)) {
+        par_part(g, j, 0);
+        par_finish_ready(g, false);
+    }
+    par_finish_ready(g, true);
 }
 
 /* Can this cycle's SMs run on the pool? Not with thread-block clusters (their CTAs on
  * different SMs share barriers and shared memory) or a kernel without its CTA → SM map, and
- * not worth it with fewer than two SMs to visit. */
-static bool par_ok(const struct tm_gpu *g)
+ * not worth two hand-offs with fewer than two awake SMs (asleep ones only count their
+ * cycles). Fills the visit list: the SMs that may be busy, ascending. */
+static bool par_ok(struct tm_gpu *g)
 {
     if (!g->pool)
         return false;
     for (uint32_t j = 0; j < g->nrun; j++)
         if (g->run[j]->csize > 1 || !g->run[j]->cta_sm)
             return false;
-    uint32_t n = 0;
-    for (uint32_t wi = 0; wi < (g->nsm + 63) / 64 && n < 2; wi++)
-        n += (uint32_t)__builtin_popcountll(g->act[wi]);
-    return n >= 2;
-}
-
-/* One cycle of every SM that may be busy, on the pool: the parallel phase (par_sms), then,
- * in SM order, the act mask and the rest of each stopped cycle (tm_sm_resume), so every step
- * with effects outside its SM runs in the order of the serial loop: (cycle, SM, issue).
- * Steps of the parallel phase touch only their CTA (tm_insn_shared), so running them earlier
- * changes nothing another SM sees. -1 when out of memory. */
-static int par_cycle(struct tm_gpu *g, bool *busy)
-{
-    tm_pool_run(g->pool, par_sms, g);
+    uint32_t n = 0, awake = 0;
     for (uint32_t wi = 0; wi < (g->nsm + 63) / 64; wi++)
         for (uint64_t am = g->act[wi]; am; am &= am - 1) {
             uint32_t i = wi * 64 + (uint32_t)__builtin_ctzll(am);
-            switch (g->pres[i]) {
-            case PR_IDLE:
-                g->act[wi] &= ~(UINT64_C(1) << (i % 64));
-                break;
-            case PR_SUSPENDED:
-                *busy = true;
-                if (tm_sm_resume(&g->sm[i], g) < 0)
-                    return -1;
-                break;
-            case PR_OOM:
-                return -1;
-            default:
-                *busy = true;
-                break;
-            }
+            const struct tm_sm *s = &g->sm[i];
+            g->visit[n++] = i;
+            awake += tm_sm_busy(s) && !tm_sm_asleep(s, g->cycle);
         }
-    return 0;
+    g->nvisit = n;
+    return awake >= 2;
+}
+
+/* One cycle of every SM that may be busy, on the pool (par_sms): every SM's cycle up to its
+ * first step with effects outside it, in parallel; then, in SM order on thread 0, the act
+ * mask and the rest of each stopped cycle (tm_sm_resume), so every step with effects outside
+ * its SM runs in the order of the serial loop: (cycle, SM, issue). Steps of the parallel
+ * parts touch only their CTA (tm_insn_shared), so running them earlier, or while thread 0
+ * runs an earlier SM's remainder, changes nothing another SM sees. -1 when out of memory. */
+static int par_cycle(struct tm_gpu *g, bool *busy)
+{
+    g->pgen++;
+    g->rnext = 0;
+    g->pbusy = g->poom = false;
+    atomic_store_explicit(&g->ends, (uint64_t)g->nvisit << 32, memory_order_relaxed);
+    tm_pool_run(g->pool, par_sms, g); /* (publishes the above) */
+    if (g->pbusy)
+        *busy = true;
+    return g->poom ? -1 : 0;
 }
 
 /* Every SM that may be busy is asleep and the memory system is idle: no cycle before the
