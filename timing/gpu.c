@@ -30,6 +30,7 @@ const char *tm_stat_name(enum tm_stat s)
 }
 
 enum { DOM_CORE, DOM_ICNT, DOM_L2, DOM_DRAM, DOM__COUNT };
+enum { MDEF_MAX = 16, MCHUNK = 4 };
 
 struct tm_gpu {
     struct tm_config cfg;
@@ -50,8 +51,7 @@ struct tm_gpu {
     uint64_t tot_st[TM_ST__COUNT];
     uint64_t uid;
     /* SMs on host threads (par.c, par_cycle): the SMs to visit in a cycle (visit[0 … nvisit),
-     * ascending) are claimed one at a time, thread 0 (the driver) from the front, the others
-     * from the back (ends: front index in the low 32 bits, one past the back in the high 32);
+     * ascending) are claimed one at a time in that order by every thread (next);
      * pdone[j] == pgen when visit[j]'s parallel part is done and pres[SM] holds what its cycle
      * returned (PR_*); thread 0 finishes the SMs in visit order (rnext: the next one) */
     struct tm_pool *pool;       /* NULL: one thread */
@@ -59,10 +59,19 @@ struct tm_gpu {
     int8_t *pres;
     uint32_t *visit;
     uint32_t nvisit, rnext;
-    _Atomic uint64_t ends;
+    _Atomic uint32_t next;
     _Atomic uint64_t *pdone;
     uint64_t pgen;
     bool pbusy, poom;           /* what thread 0's finishing found: a busy SM, out of memory */
+    bool pstatic;               /* a kernel is profiled: SM i on thread i mod n (par_sms) */
+    /* L2 and DRAM clock edges held back (with threads): those after a core cycle's last
+     * interconnect edge touch no SM, so they run in the next parallel phase, a chunk of
+     * channels per work item, while the SMs' cycles run; anything else that looks at the
+     * memory system runs them first (mem_sync) */
+    struct { uint8_t dom; uint64_t core_now; } mdef[MDEF_MAX];
+    uint32_t ndef;
+    uint32_t nmchunk;           /* this phase's work items 0 … nmchunk-1: the held-back edges
+                                   of MCHUNK channels each (then visit[item - nmchunk]) */
     uint32_t last_sm;           /* CTA dispatch resumes after it */
     bool mem_idle;              /* the memory system is empty and no SM has a request for
                                    it: its clocks are only counted (mem_pend) */
@@ -267,8 +276,11 @@ int tm_gpu_set_threads(struct tm_gpu *g, uint32_t n)
         g->visit = NULL;
         r = -ENOMEM;
     }
-    if (n > 1 && !r)
+    if (n > 1 && !r) {
+        TM_SYNC_VAR(g->pdone, g->nsm * sizeof *g->pdone);
+        TM_SYNC_VAR(&g->next, sizeof g->next);
         r = tm_pool_create(n, &g->pool);
+    }
     if (!r && n > 1)
         g->nthreads = n;
     for (uint32_t i = 0; i < g->nsm; i++)
@@ -520,11 +532,14 @@ static double now_s(void)
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
+static void mem_sync(struct tm_gpu *g);
+
 /* Move kernels added by tm_launch into the running list (driver only). */
 static int admit(struct tm_gpu *g)
 {
     if (!atomic_load_explicit(&g->pending, memory_order_acquire))
         return 0;
+    mem_sync(g); /* (a profile attached changes what the L2 counts) */
     pthread_mutex_lock(&g->mu);
     int r = 0;
     if (g->nrun + g->npend > g->caprun) {
@@ -694,10 +709,31 @@ static uint64_t progress_mark(const struct tm_gpu *g)
     return v;
 }
 
+/* Run the L2 and DRAM edges held back, in order (the memory system is then where the serial
+ * loop has it). Every reader of the memory system's state other than the SMs' queues calls
+ * it first. */
+static void mem_sync_range(struct tm_gpu *g, uint32_t c0, uint32_t c1)
+{
+    for (uint32_t i = 0; i < g->ndef; i++) {
+        if (g->mdef[i].dom == DOM_L2)
+            tm_mem_l2_cycle_range(g->mem, g->mdef[i].core_now, c0, c1);
+        else
+            tm_mem_dram_cycle_range(g->mem, g->mdef[i].core_now, c0, c1);
+    }
+}
+
+static void mem_sync(struct tm_gpu *g)
+{
+    if (g->ndef)
+        mem_sync_range(g, 0, tm_mem_nchannels(g->mem));
+    g->ndef = 0;
+}
+
 /* Step the idle memory system through the clocks it was only counted for, and let it run
  * cycle by cycle again. */
 static void mem_flush(struct tm_gpu *g)
 {
+    mem_sync(g);
     if (g->mem)
         tm_mem_idle_cycles(g->mem, g->mem_pend[DOM_ICNT], g->mem_pend[DOM_DRAM]);
     memset(g->mem_pend, 0, sizeof g->mem_pend);
@@ -729,27 +765,32 @@ static int drive_(struct tm_gpu *g, struct tm_kernel *mine);
 
 enum { PR_IDLE, PR_BUSY, PR_SUSPENDED, PR_OOM };
 
-/* Claim the next SM of this cycle's visit list: from the front (thread 0) or the back. */
-static bool par_claim(struct tm_gpu *g, bool front, uint32_t *j)
+/* Claim the next work item of this phase: a chunk of memory channels, then the SMs of the
+ * visit list in order. Runs a claimed memory chunk (mem_sync_range: the channels share
+ * nothing then) and returns true with *j the visit index of a claimed SM, false when none
+ * is left. */
+static bool par_claim(struct tm_gpu *g, uint32_t *j)
 {
-    uint64_t e = atomic_load_explicit(&g->ends, memory_order_relaxed);
+    const uint32_t n = g->nmchunk + g->nvisit;
     for (;;) {
-        uint32_t f = (uint32_t)e, b = (uint32_t)(e >> 32);
-        if (f >= b)
+        if (atomic_load_explicit(&g->next, memory_order_relaxed) >= n)
             return false;
-        uint64_t ne = front ? e + 1 : e - (UINT64_C(1) << 32);
-        if (atomic_compare_exchange_weak_explicit(&g->ends, &e, ne, memory_order_relaxed,
-                                                  memory_order_relaxed)) {
-            *j = front ? f : b - 1;
+        uint32_t k = atomic_fetch_add_explicit(&g->next, 1, memory_order_relaxed);
+        if (k >= n)
+            return false;
+        if (k >= g->nmchunk) {
+            *j = k - g->nmchunk;
             return true;
         }
+        uint32_t nch = tm_mem_nchannels(g->mem), c0 = k * MCHUNK;
+        mem_sync_range(g, c0, c0 + MCHUNK < nch ? c0 + MCHUNK : nch);
     }
 }
 
-/* The parallel part of visit[j]'s cycle on thread t: the cycle up to the first scheduler
- * that may step an instruction with effects outside the SM. Writes only that SM (its
- * per-PTX-line counters into thread t's copy) and pres[SM]; then marks it done. */
-static void par_part(struct tm_gpu *g, uint32_t j, uint32_t t)
+/* The parallel part of visit[j]'s cycle: the cycle up to the first scheduler that may step
+ * an instruction with effects outside the SM. Writes only that SM (and its per-PTX-line
+ * counters: copy pset) and pres[SM]; then marks it done. */
+static void par_part(struct tm_gpu *g, uint32_t j)
 {
     uint32_t i = g->visit[j];
     struct tm_sm *s = &g->sm[i];
@@ -760,7 +801,6 @@ static void par_part(struct tm_gpu *g, uint32_t j, uint32_t t)
         g->pres[i] = PR_BUSY;
     } else {
         s->cycle = g->cycle;
-        s->pset = t;
         s->par = true;
         int r = tm_sm_cycle(s, g);
         s->par = false;
@@ -780,7 +820,6 @@ static void par_finish(struct tm_gpu *g, uint32_t j)
         break;
     case PR_SUSPENDED:
         g->pbusy = true;
-        g->sm[i].pset = 0;
         if (tm_sm_resume(&g->sm[i], g) < 0)
             g->poom = true;
         break;
@@ -810,22 +849,36 @@ static void par_finish_ready(struct tm_gpu *g, bool wait)
     }
 }
 
-/* The phase of a cycle on thread t. Thread 0 takes SMs from the front of the visit list and,
- * after each, finishes every SM in order whose parallel part is done; the others take SMs from
- * the back. So the serial remainder of the stopped cycles (in SM order, as the serial loop
- * runs their steps) overlaps the other threads' parallel parts, and thread 0, which does it,
- * takes fewer SMs: the claims balance the work whatever the mix. */
+/* The phase of a cycle on thread t. Every thread takes SMs in visit order; thread 0 (the
+ * driver) after each of its SMs finishes every SM in order whose parallel part is done. So
+ * the serial remainder of the stopped cycles (in SM order, as the serial loop runs their
+ * steps) follows the claims closely and overlaps the other threads' parallel parts, and
+ * thread 0, which runs it, takes fewer SMs: the claims balance the work whatever the mix.
+ * The memory system's edges held back (mdef) touch no SM: the threads first run them, a
+ * chunk of channels each (par_claim).
+ * A profiled kernel's per-PTX-line counters are kept per thread (copy pset = SM mod threads,
+ * also written later through the rows an instruction keeps): then (pstatic) SM i runs on
+ * thread i mod n only and the remainders wait for the end of the phase (par_cycle), so one
+ * thread at a time writes a copy. */
 static void par_sms(void *ctx, uint32_t t)
 {
     struct tm_gpu *g = ctx;
     uint32_t j;
-    if (t) {
-        while (par_claim(g, false, &j))
-            par_part(g, j, t);
+    if (g->pstatic) {
+        if (!t)
+            mem_sync(g); /* (the L2 counts into copy 0 of a profile's counters) */
+        for (j = 0; j < g->nvisit; j++)
+            if (g->visit[j] % g->nthreads == t)
+                par_part(g, j);
         return;
     }
-    while (par_claim(g, true, &j)) {
-        par_part(g, j, 0);
+    if (t) {
+        while (par_claim(g, &j))
+            par_part(g, j);
+        return;
+    }
+    while (par_claim(g, &j)) {
+        par_part(g, j);
         par_finish_ready(g, false);
     }
     par_finish_ready(g, true);
@@ -833,8 +886,9 @@ static void par_sms(void *ctx, uint32_t t)
 
 /* Can this cycle's SMs run on the pool? Not with thread-block clusters (their CTAs on
  * different SMs share barriers and shared memory) or a kernel without its CTA → SM map, and
- * not worth two hand-offs with fewer than two awake SMs (asleep ones only count their
- * cycles). Fills the visit list: the SMs that may be busy, ascending. */
+ * not worth two hand-offs with fewer than two work items: awake SMs (asleep ones only count
+ * their cycles) and chunks of memory channels with edges held back. Fills the visit list
+ * (the SMs that may be busy, ascending) and sets nmchunk. */
 static bool par_ok(struct tm_gpu *g)
 {
     if (!g->pool)
@@ -851,7 +905,14 @@ static bool par_ok(struct tm_gpu *g)
             awake += tm_sm_busy(s) && !tm_sm_asleep(s, g->cycle);
         }
     g->nvisit = n;
-    return awake >= 2;
+    g->pstatic = false;
+    for (uint32_t j = 0; j < g->nrun; j++)
+        if (g->run[j]->prof)
+            g->pstatic = true;
+    g->nmchunk = 0;
+    if (g->ndef && !g->pstatic && !tm_mem_profiled(g->mem))
+        g->nmchunk = (tm_mem_nchannels(g->mem) + MCHUNK - 1) / MCHUNK;
+    return awake + g->nmchunk >= 2;
 }
 
 /* One cycle of every SM that may be busy, on the pool (par_sms): every SM's cycle up to its
@@ -865,8 +926,11 @@ static int par_cycle(struct tm_gpu *g, bool *busy)
     g->pgen++;
     g->rnext = 0;
     g->pbusy = g->poom = false;
-    atomic_store_explicit(&g->ends, (uint64_t)g->nvisit << 32, memory_order_relaxed);
+    atomic_store_explicit(&g->next, 0, memory_order_relaxed);
     tm_pool_run(g->pool, par_sms, g); /* (publishes the above) */
+    if (g->nmchunk)
+        g->ndef = 0; /* (every chunk ran them) */
+    par_finish_ready(g, true); /* (pstatic: all; else none left) */
     if (g->pbusy)
         *busy = true;
     return g->poom ? -1 : 0;
@@ -903,7 +967,10 @@ static void fast_forward(struct tm_gpu *g, uint64_t limit)
                     until = s->sleep_until;
             }
         }
-    if (!sleeper || until <= g->cycle || (g->mem && !g->mem_idle && tm_mem_busy(g->mem)))
+    if (!sleeper || until <= g->cycle)
+        return;
+    mem_sync(g);
+    if (g->mem && !g->mem_idle && tm_mem_busy(g->mem))
         return;
     while (g->cycle < until) {
         g->cycle++;
@@ -1017,26 +1084,40 @@ static int drive_(struct tm_gpu *g, struct tm_kernel *mine)
                 g->mem_pend[dm]++;
                 continue;
             }
-            if (dm == DOM_ICNT)
+            if (dm == DOM_ICNT) {
+                mem_sync(g); /* the L2 and DRAM edges before it, in order */
                 tm_mem_icnt_cycle(g->mem, g->sm, g->cycle);
-            else if (dm == DOM_L2)
-                tm_mem_l2_cycle(g->mem, core_now);
-            else
-                tm_mem_dram_cycle(g->mem, core_now);
+            } else if (g->pool && g->ndef < MDEF_MAX) {
+                g->mdef[g->ndef].dom = (uint8_t)dm; /* run later (mem_sync), in order */
+                g->mdef[g->ndef++].core_now = core_now;
+            } else {
+                mem_sync(g); /* (the list is full: the ones held back first) */
+                if (dm == DOM_L2)
+                    tm_mem_l2_cycle(g->mem, core_now);
+                else
+                    tm_mem_dram_cycle(g->mem, core_now);
+            }
         }
         /* an empty memory system (checked every 8th cycle) idles until an SM sends a request */
         if (g->mem && !g->mem_idle && g->cfg.o.ptxemu_idle_skip && !(g->cycle & 7) &&
-            !any_to_mem(g) && !tm_mem_busy(g->mem))
-            g->mem_idle = true;
-        if (g->mem && !busy && !g->mem_idle && tm_mem_busy(g->mem))
-            busy = true;
+            !any_to_mem(g)) {
+            mem_sync(g);
+            if (!tm_mem_busy(g->mem))
+                g->mem_idle = true;
+        }
+        if (g->mem && !busy && !g->mem_idle) {
+            mem_sync(g);
+            busy = tm_mem_busy(g->mem);
+        }
         /* kernels whose CTAs all retired are done */
         bool waiting = false;
         uint64_t next_start = UINT64_MAX;
         for (uint32_t j = 0; j < g->nrun;) {
             struct tm_kernel *k = g->run[j];
-            if (k->prof && g->cycle >= k->prof->next)
+            if (k->prof && g->cycle >= k->prof->next) {
+                mem_sync(g);
                 tm_prof_sample(k->prof, g->sm, g->mem, g->cycle, 0);
+            }
             if (k->next_cta >= k->limit && !k->live_ctas) {
                 k->end_cycle = g->cycle;
                 wake_all(g); /* its counters are read now */

@@ -20,11 +20,13 @@
 #include <valgrind/helgrind.h>
 #define TM_HAPPENS_BEFORE(a) ANNOTATE_HAPPENS_BEFORE(a)
 #define TM_HAPPENS_AFTER(a) ANNOTATE_HAPPENS_AFTER(a)
+#define TM_SYNC_VAR(a, n) VALGRIND_HG_DISABLE_CHECKING(a, n) /* itself an atomic flag */
 #endif
 #endif
 #ifndef TM_HAPPENS_BEFORE
 #define TM_HAPPENS_BEFORE(a) ((void)(a))
 #define TM_HAPPENS_AFTER(a) ((void)(a))
+#define TM_SYNC_VAR(a, n) ((void)(a), (void)(n))
 #endif
 
 struct tm_pool; /* opaque */
