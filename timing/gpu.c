@@ -712,9 +712,9 @@ static uint64_t progress_mark(const struct tm_gpu *g)
 /* Run the L2 and DRAM edges held back, in order (the memory system is then where the serial
  * loop has it). Every reader of the memory system's state other than the SMs' queues calls
  * it first. */
-static void mem_sync_range(struct tm_gpu *g, uint32_t c0, uint32_t c1)
+static void mem_sync_range(struct tm_gpu *g, uint32_t c0, uint32_t c1, uint32_t n)
 {
-    for (uint32_t i = 0; i < g->ndef; i++) {
+    for (uint32_t i = 0; i < n; i++) {
         if (g->mdef[i].dom == DOM_L2)
             tm_mem_l2_cycle_range(g->mem, g->mdef[i].core_now, c0, c1);
         else
@@ -725,8 +725,24 @@ static void mem_sync_range(struct tm_gpu *g, uint32_t c0, uint32_t c1)
 static void mem_sync(struct tm_gpu *g)
 {
     if (g->ndef)
-        mem_sync_range(g, 0, tm_mem_nchannels(g->mem));
+        mem_sync_range(g, 0, tm_mem_nchannels(g->mem), g->ndef);
     g->ndef = 0;
+}
+
+/* Before an interconnect edge: the held-back edges up to the last L2 edge. The interconnect
+ * edge and the L2 slices share the sub-partitions' queues to and from the network; DRAM
+ * edges touch neither those nor the network (their counters are other ones), so the DRAM
+ * edges after the last L2 edge commute with it and stay held back. */
+static void mem_sync_l2(struct tm_gpu *g)
+{
+    uint32_t n = g->ndef;
+    while (n && g->mdef[n - 1].dom != DOM_L2)
+        n--;
+    if (!n)
+        return;
+    mem_sync_range(g, 0, tm_mem_nchannels(g->mem), n);
+    memmove(g->mdef, g->mdef + n, (g->ndef - n) * sizeof *g->mdef);
+    g->ndef -= n;
 }
 
 /* Step the idle memory system through the clocks it was only counted for, and let it run
@@ -783,7 +799,7 @@ static bool par_claim(struct tm_gpu *g, uint32_t *j)
             return true;
         }
         uint32_t nch = tm_mem_nchannels(g->mem), c0 = k * MCHUNK;
-        mem_sync_range(g, c0, c0 + MCHUNK < nch ? c0 + MCHUNK : nch);
+        mem_sync_range(g, c0, c0 + MCHUNK < nch ? c0 + MCHUNK : nch, g->ndef);
     }
 }
 
@@ -1085,7 +1101,7 @@ static int drive_(struct tm_gpu *g, struct tm_kernel *mine)
                 continue;
             }
             if (dm == DOM_ICNT) {
-                mem_sync(g); /* the L2 and DRAM edges before it, in order */
+                mem_sync_l2(g); /* the L2 edges before it (and DRAM edges before those) */
                 tm_mem_icnt_cycle(g->mem, g->sm, g->cycle);
             } else if (g->pool && g->ndef < MDEF_MAX) {
                 g->mdef[g->ndef].dom = (uint8_t)dm; /* run later (mem_sync), in order */
