@@ -983,10 +983,10 @@ static void fast_forward(struct tm_gpu *g, uint64_t limit)
                     until = s->sleep_until;
             }
         }
-    if (!sleeper || until <= g->cycle)
-        return;
-    mem_sync(g);
-    if (g->mem && !g->mem_idle && tm_mem_busy(g->mem))
+    /* (edges held back: the memory system was busy at the last one; rather than run them
+     * here, serially, wait for the idle check, which runs them and may find it idle) */
+    if (!sleeper || until <= g->cycle || g->ndef ||
+        (g->mem && !g->mem_idle && tm_mem_busy(g->mem)))
         return;
     while (g->cycle < until) {
         g->cycle++;
