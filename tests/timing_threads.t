@@ -13,7 +13,8 @@
 # thread 0 of CTA i polls a flag until CTA i-1 has set it, then sets its own - whose printed
 # tickets and poll counts are the (cycle, SM, issue) order of those steps; run with and
 # without --timing-stats (unprofiled, idle SMs sleep inside the parallel phases), comparing the
-# statistics log too.
+# statistics log too; xsm and histogram also on a100 and rtx3070 (other clock ratios between
+# the core, the L2 and DRAM: the memory edges held back into the next phase differ).
 use strict;
 use warnings;
 use File::Basename qw(dirname);
@@ -101,15 +102,21 @@ DONE:
 }
 PTX
 close $xf;
-# [name, PTX, kernel, arguments, profiled (--timing-stats)?]
+# [name, PTX, kernel, arguments, profiled (--timing-stats)?, presets]
+my $xsm_args = '--grid 160 --block 64 --arg buf:zero=40960 --arg buf:zero=4 --arg buf:zero=1024 '
+             . '--print 0:u32 --print 2:u32:162';
 my @xcases = map {
-    ([xsm => $xsm, 'xsm', '--grid 160 --block 64 --arg buf:zero=40960 --arg buf:zero=4 '
-       . '--arg buf:zero=1024 --print 0:u32 --print 2:u32:162', $_],
-     [triad => $ptx, 'triad', $kernels[1][1], $_],
-     [histogram => $ptx, 'histogram', $kernels[3][1] . ' --print 1:u32', $_])
+    ([xsm => $xsm, 'xsm', $xsm_args, $_, \@presets],
+     [triad => $ptx, 'triad', $kernels[1][1], $_, \@presets],
+     [histogram => $ptx, 'histogram', $kernels[3][1] . ' --print 1:u32', $_, \@presets])
 } 1, 0;
+# other clock ratios: DRAM faster than the core (a100: several DRAM edges per cycle), rtx3070
+push @xcases, [xsm => $xsm, 'xsm', $xsm_args, 0, [qw(a100 rtx3070)]],
+              [histogram => $ptx, 'histogram', $kernels[3][1] . ' --print 1:u32', 0, ['a100']];
+my $nx = 0;
+$nx += @{$_->[5]} for @xcases;
 
-print '1..', @kernels * @presets + @xcases * @presets + @have, "\n";
+print '1..', @kernels * @presets + $nx + @have, "\n";
 my $n = 0;
 for my $p (@presets) {
     for my $k (@kernels) {
@@ -137,8 +144,8 @@ for my $p (@presets) {
         print map { "#   $_\n" } @why;
     }
 }
-for my $p (@presets) {
-    for my $x (@xcases) {
+for my $x (@xcases) {
+    for my $p (@{$x->[5]}) {
         my ($name, $file, $kern, $args, $prof) = @$x;
         my (%json, %out);
         my @why;
