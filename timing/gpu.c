@@ -1174,6 +1174,10 @@ static int drive_(struct tm_gpu *g, struct tm_kernel *mine)
         }
         /* nothing to simulate until a launch latency ends: jump there */
         if (!busy && waiting && next_start > g->cycle && next_start != UINT64_MAX) {
+            /* (the memory system is empty: the edges of the jump are only counted, not run
+             * one by one in the next cycle) */
+            if (g->mem && !g->mem_idle && g->cfg.o.ptxemu_idle_skip && !any_to_mem(g))
+                g->mem_idle = true;
             g->cycle = next_start;
             atomic_store_explicit(&g->pub_cycle, g->cycle, memory_order_relaxed);
         }
