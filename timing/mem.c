@@ -519,7 +519,16 @@ static void slice_cycle(struct tm_mem *m, struct subpart *p, uint64_t core_now)
 
 void tm_mem_l2_cycle(struct tm_mem *m, uint64_t core_now)
 {
-    for (uint32_t i = 0; i < m->nsp; i++) {
+    tm_mem_l2_cycle_range(m, core_now, 0, m->n_mem);
+}
+
+uint32_t tm_mem_nchannels(const struct tm_mem *m) { return m->n_mem; }
+
+bool tm_mem_profiled(const struct tm_mem *m) { return m->nprof != 0; }
+
+void tm_mem_l2_cycle_range(struct tm_mem *m, uint64_t core_now, uint32_t c0, uint32_t c1)
+{
+    for (uint32_t i = c0 * m->n_sub; i < c1 * m->n_sub; i++) {
         struct subpart *p = &m->sp[i];
         if (!p->icnt_l2.n && !p->dram_l2.n && (!p->l2 || tm_cache_idle(p->l2)))
             continue;
@@ -534,7 +543,12 @@ void tm_mem_l2_cycle(struct tm_mem *m, uint64_t core_now)
  * an L2). */
 void tm_mem_dram_cycle(struct tm_mem *m, uint64_t core_now)
 {
-    for (uint32_t c = 0; c < m->n_mem; c++) {
+    tm_mem_dram_cycle_range(m, core_now, 0, m->n_mem);
+}
+
+void tm_mem_dram_cycle_range(struct tm_mem *m, uint64_t core_now, uint32_t c0, uint32_t c1)
+{
+    for (uint32_t c = c0; c < c1; c++) {
         struct tm_dram *d = m->dram[c];
         /* a channel with nothing queued for it and nothing to do only counts its cycle */
         bool queued = false;

@@ -810,41 +810,41 @@ static void prof_stall(struct tm_sm *s, uint32_t ws, enum stall why)
         row[col[why]]++;
 }
 
-/* In the parallel phase (s->par): could scheduler k step an instruction with effects outside
- * the SM this cycle? Conservative: any running warp of the scheduler that may issue (as
- * quiet_until judges it, so a quiet cycle never stops here) whose buffered instruction is
- * tm_insn_shared. A warp's state changes during the stage only by its own steps and by
- * barrier releases, so checking before each scheduler is enough. */
-static bool sched_may_share(struct tm_sm *s, uint32_t k)
+static inline bool maybe_shared(const struct ir_insn *in)
 {
-    const bool dual = s->cfg->o.gpgpu_max_insn_issue_per_warp > 1;
-    for (uint32_t ws = k; ws < s->nwarp_slots; ws += s->nsched) {
-        struct tm_warp *w = &s->w[ws];
-        /* (a warp at a barrier counts: a step of another warp may release it) */
-        if (!w->cta || w->done || w->at_membar || !w->nib || w->ready_at > s->cycle)
-            continue;
-        if (tm_insn_shared(ib_insn(w, 0))) {
-            if (!w->sbc) /* the head's unit and hazard, cached as issue_stage caches them */
-                head_cache(s, w);
-            if (w->sbc == 1)
-                return true;
-        } else if (dual && w->nib > 1 && tm_insn_shared(ib_insn(w, 1))) {
-            return true;
-        }
-    }
-    return false;
+    /* (the common case inline: no call, no memory unit, no load, store or atomic) */
+    return !in || (in->iflags & (IF_CALL | IF_LOAD | IF_STORE | IF_ATOMIC)) ||
+                   in->unit == U_MEM
+               ? tm_insn_shared(in)
+               : false;
 }
 
-/* The issue stage from scheduler k0 on. 1 when it stopped before scheduler resume_k (the
- * parallel phase, sched_may_share), -1 out of memory, else 0. */
+/* In the parallel phase (s->par), at the warp a scheduler is about to issue (its first
+ * instruction this cycle): must the SM stop here, leaving the scheduler to tm_sm_resume?
+ * When the instruction, or the next one with dual issue, has effects outside the SM
+ * (tm_insn_shared), or when the engine would refuse the step (a warp the engine has parked
+ * or ended: the serial loop would then go on to the next warp, past a point the phase could
+ * not restart from). Until this point the scheduler's scan changed nothing but caches (and
+ * the rotation the caller restores), so the resume runs the scheduler again from its start
+ * and makes the same choice. */
+static bool par_must_stop(struct tm_sm *s, struct tm_warp *w)
+{
+    if (maybe_shared(ib_insn(w, 0)))
+        return true;
+    if (s->cfg->o.gpgpu_max_insn_issue_per_warp > 1 && w->nib > 1 &&
+        maybe_shared(ib_insn(w, 1)))
+        return true;
+    struct engine_warp_info info;
+    return engine_warp_query(w->cta->ec, w->ew, &info) || info.status != ENGINE_WARP_READY;
+}
+
+/* The issue stage from scheduler k0 on. 1 when it stopped in scheduler resume_k (the
+ * parallel phase, par_must_stop), -1 out of memory, else 0. */
 static int issue_stage(struct tm_sm *s, struct tm_gpu *g, uint32_t k0)
 {
     const struct tm_config *cfg = s->cfg;
     for (uint32_t k = k0; k < s->nsched; k++) {
-        if (s->par && sched_may_share(s, k)) {
-            s->resume_k = k;
-            return 1;
-        }
+        const uint32_t rr0 = s->rr_start[k]; /* (restored when the parallel phase stops) */
         /* lrr / rrr over the occupancy mask: the running slots from the start on, then the
          * ones before it, taken straight from the mask (sched_order's order, not written
          * out); other policies (or no masks) through sched_order */
@@ -909,6 +909,11 @@ static int issue_stage(struct tm_sm *s, struct tm_gpu *g, uint32_t k0)
                               fu == first_fu))
                         st = ST_PIPE;
                     else {
+                        if (s->par && !nissued && par_must_stop(s, w)) {
+                            s->rr_start[k] = rr0;
+                            s->resume_k = k;
+                            return 1;
+                        }
                         int r = issue_one(s, g, ws, fu);
                         if (r < 0)
                             return -1;

@@ -313,9 +313,9 @@ struct tm_sm {
     uint64_t sleep_d[TM_ST__COUNT];
 
     /* SMs on several host threads (par.c): in the parallel phase of a cycle (par) the issue
-     * stage stops before a scheduler that may step an instruction with effects outside the
+     * stage stops at the first warp it would issue an instruction with effects outside the
      * SM (global memory, atomics, calls: tm_insn_shared) and leaves the rest of the cycle
-     * (resume_k on) to tm_sm_resume in the serial phase, in SM order. pset: the copy of the
+     * (scheduler resume_k on) to tm_sm_resume, in SM order. pset: the copy of the
      * per-instruction counters this SM adds to (its host thread's). */
     bool par;
     uint32_t resume_k;        /* TM_NONE: not suspended */
