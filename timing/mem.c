@@ -40,12 +40,17 @@ enum {
     PS_STALL_ICNT_L2,/* cycles a request waited: ROP queue full */
     PS_STALL_L2_DRAM,/* cycles the L2 miss queue waited: L2→DRAM queue full */
     PS_STALL_L2_ICNT,/* cycles a reply waited: L2→icnt queue full */
+    PS_DATA_PORT,    /* L2 cycles the data port was taken (hits, write-backs of misses) */
+    PS_FILL_PORT,    /* L2 cycles the fill port was taken (fills from DRAM) */
+    PS_STALL_DATA_PORT, /* L2 cycles a request waited for the data port */
+    PS_STALL_FILL_PORT, /* L2 cycles a DRAM reply waited for the fill port */
     PS__COUNT
 };
 static const char *const ps_name[PS__COUNT] = {
     "requests", "read_replies", "write_acks", "lat_req_sum", "lat_partition_sum",
     "lat_total_sum", "dram_read_sectors", "dram_write_sectors", "stall_icnt_to_l2_full",
-    "stall_l2_to_dram_full", "stall_l2_to_icnt_full"};
+    "stall_l2_to_dram_full", "stall_l2_to_icnt_full", "data_port_cycles", "fill_port_cycles",
+    "stall_data_port", "stall_fill_port"};
 
 #define SLICE_NST (AT__COUNT * AO__COUNT + TM_CS__COUNT + PS__COUNT)
 
@@ -60,6 +65,9 @@ struct subpart {
     struct tm_req *pend;
     uint32_t *pfree;
     uint32_t npfree, pcap;
+    /* the L2's data and fill ports (GPGPU-Sim's bandwidth_management): the L2 cycle (tm_mem's
+     * l2_now) from which each is free again */
+    uint64_t data_free, fill_free;
     uint64_t st[SLICE_NST];
 };
 
@@ -72,6 +80,8 @@ struct tm_mem {
     struct tm_dram **dram;        /* [n_mem] */
     uint32_t *dram_rr;            /* [n_mem]: sub-partition to take from first */
     uint64_t rop_lat, dram_lat;
+    uint64_t l2_now;              /* L2 clock edges stepped (the ports' time) */
+    uint32_t port_w;              /* the dl2 string's data port width, bytes per L2 cycle */
     bool l2_ideal;
     bool l2_tex_only;             /* -gpgpu_cache:dl2_texture_only 1: global, local, constant
                                      and instruction accesses bypass the L2 slices, texture
@@ -230,6 +240,7 @@ int tm_mem_create(struct tm_mem **out, const struct tm_config *cfg, uint32_t n_s
     m->dram_lat = cfg->o.dram_latency > 0 ? (uint64_t)cfg->o.dram_latency : 0;
     m->l2_ideal = cfg->o.l2_ideal != 0;
     m->l2_tex_only = cfg->o.gpgpu_cache_dl2_texture_only != 0;
+    m->port_w = cfg->l2.data_port_width ? cfg->l2.data_port_width : 32;
     int r = tm_addrdec_init(&m->ad, cfg, err, errlen);
     if (r)
         goto fail;
@@ -384,14 +395,59 @@ static void reply(struct subpart *p, const struct tm_req *r, uint64_t core_now)
     tm_queue_push(&p->l2_icnt, &q);
 }
 
+/* L2 cycles an access holds the slice's data port (GPGPU-Sim's
+ * bandwidth_management::use_data_port, port width W): a hit reads or writes its data,
+ * ceil(bytes / W) cycles per 32-byte sector of a sectored L2 (GPGPU-Sim splits requests into
+ * sector requests there; bytes = 32 for a read, the bytes written into that sector for a
+ * write) or ceil(bytes / W) for the whole request otherwise; a miss or pending hit only reads
+ * out what its eviction writes back, modified bytes / W (whole sectors of a sectored L2, the
+ * line otherwise); a reservation failure nothing. */
+static uint64_t data_port_cycles(const struct tm_mem *m, const struct tm_req *r,
+                                 const uint64_t *bm, enum tm_cache_res res, uint64_t wbs,
+                                 uint64_t wb_sectors)
+{
+    const struct tm_cache_geom *g = &m->cfg->l2;
+    uint32_t w = m->port_w;
+    if (res != TM_CACHE_HIT)
+        return g->sectored ? wb_sectors * 32 / w : wbs * g->line / w;
+    uint8_t sec = r->sectors ? r->sectors : 0xf;
+    if (!g->sectored) {
+        uint32_t bytes = bm ? popc_mask(bm) : 32 * popc8(sec);
+        return bytes ? (bytes + w - 1) / w : 1;
+    }
+    uint64_t cyc = 0;
+    for (uint32_t q = 0; q < 4; q++) {
+        if (!(sec >> q & 1))
+            continue;
+        uint32_t bytes = 32;
+        if (bm) {
+            uint64_t half = bm[q >> 1] >> ((q & 1) * 32) & 0xFFFFFFFFull;
+            bytes = half ? (uint32_t)__builtin_popcountll(half) : 32;
+        }
+        cyc += (bytes + w - 1) / w;
+    }
+    return cyc;
+}
+
 static void slice_cycle(struct tm_mem *m, struct subpart *p, uint64_t core_now)
 {
     /* 1. data back from DRAM: fill the L2 (or answer directly without one) */
     struct tm_req *d = tm_queue_front(&p->dram_l2);
     if (d) {
         if (p->l2 && (d->flags & TM_RQF_L2FILL)) {
-            tm_cache_fill(p->l2, d->addr, d->sectors, core_now);
-            tm_queue_pop(&p->dram_l2);
+            if (p->fill_free > m->l2_now) {
+                PS(p, PS_STALL_FILL_PORT)++;
+            } else {
+                /* GPGPU-Sim's use_fill_port: an atom (a 32-byte sector; the line when not
+                 * sectored) per fill, ceil(atom / port width) L2 cycles each */
+                const struct tm_cache_geom *g = &m->cfg->l2;
+                uint32_t atom = g->sectored ? 32 : g->line, n = g->sectored ? popc8(d->sectors ? d->sectors : 0xf) : 1;
+                uint64_t cyc = (uint64_t)n * ((atom + m->port_w - 1) / m->port_w);
+                p->fill_free = m->l2_now + cyc;
+                PS(p, PS_FILL_PORT) += cyc;
+                tm_cache_fill(p->l2, d->addr, d->sectors, core_now);
+                tm_queue_pop(&p->dram_l2);
+            }
         } else if (!tm_queue_full(&p->l2_icnt)) {
             reply(p, d, core_now);
             tm_queue_pop(&p->dram_l2);
@@ -442,9 +498,14 @@ static void slice_cycle(struct tm_mem *m, struct subpart *p, uint64_t core_now)
                 tm_queue_push(&p->l2_dram, &q);
                 tm_queue_pop(&p->icnt_l2);
             }
+        } else if (p->data_free > m->l2_now) {
+            PS(p, PS_STALL_DATA_PORT)++; /* the data port still busy (GPGPU-Sim's
+                                            data_port_free) */
         } else {
             bool write = r->kind == TM_REQ_WRITE;
             uint32_t idx = 0;
+            const uint64_t *cs = tm_cache_stats(p->l2);
+            uint64_t wb0 = cs[TM_CS_WRITEBACKS], wbs0 = cs[TM_CS_WRITEBACK_SECTORS];
             if (!write && pend_alloc(p, r, &idx) < 0) {
                 /* out of memory: leave the request queued (retried next cycle) */
             } else {
@@ -473,6 +534,12 @@ static void slice_cycle(struct tm_mem *m, struct subpart *p, uint64_t core_now)
                 case TM_CACHE_RESFAIL:
                     p->st[at * AO__COUNT + AO_RESFAIL]++;
                     break;
+                }
+                if (res != TM_CACHE_RESFAIL) {
+                    uint64_t cyc = data_port_cycles(m, r, bm, res, cs[TM_CS_WRITEBACKS] - wb0,
+                                                    cs[TM_CS_WRITEBACK_SECTORS] - wbs0);
+                    p->data_free = m->l2_now + cyc;
+                    PS(p, PS_DATA_PORT) += cyc;
                 }
                 if (res == TM_CACHE_RESFAIL) {
                     if (!write)
@@ -519,6 +586,7 @@ static void slice_cycle(struct tm_mem *m, struct subpart *p, uint64_t core_now)
 
 void tm_mem_l2_cycle(struct tm_mem *m, uint64_t core_now)
 {
+    m->l2_now++;
     for (uint32_t i = 0; i < m->nsp; i++) {
         struct subpart *p = &m->sp[i];
         if (!p->icnt_l2.n && !p->dram_l2.n && (!p->l2 || tm_cache_idle(p->l2)))
@@ -603,7 +671,8 @@ bool tm_mem_busy(const struct tm_mem *m)
     for (uint32_t i = 0; i < m->nsp; i++) {
         const struct subpart *p = &m->sp[i];
         if (p->icnt_l2.n || p->l2_dram.n || p->dram_l2.n || p->l2_icnt.n ||
-            (p->l2 && !tm_cache_idle(p->l2)))
+            (p->l2 && !tm_cache_idle(p->l2)) || p->data_free > m->l2_now ||
+            p->fill_free > m->l2_now) /* (the ports' time runs only while stepped) */
             return true;
     }
     for (uint32_t c = 0; c < m->n_mem; c++)

@@ -596,8 +596,28 @@ void tm_sm_ldst_stage(struct tm_sm *s)
         }
     } else {
         if (c) {
+            /* the L1C's / L1T's data port: a hit reads its bytes (an L1C access its 4-byte
+             * word, an L1T access the sectors its texels fall in) at the cache string's data
+             * port width W per cycle, ceil(bytes / W) cycles before the next access of that
+             * cache (GPGPU-Sim leaves these ports unmodelled: one access per cycle, the same
+             * whenever W covers what a hit reads, as in every preset) */
+            int f = c == s->l1c ? 1 : 2;
+            if (s->l1_data_free[f] > s->cycle) {
+                s->st[TM_ST_UNIT_BUSY_MEM]++;
+                return;
+            }
+            uint32_t nh = hq->n;
             if (!l1_access(s, c, hq, st0, lat, ii, k, m->sectors[k]))
                 return;
+            if (hq->n != nh) { /* a hit */
+                const struct tm_cache_geom *g = tm_cache_geom_of(c);
+                uint32_t bytes = f == 1 ? m->bytes[k]
+                                        : 32u * (uint32_t)__builtin_popcount(m->sectors[k]);
+                if (bytes > g->line)
+                    bytes = g->line;
+                uint32_t pw = g->data_port_width ? g->data_port_width : g->line;
+                s->l1_data_free[f] = s->cycle + (bytes ? (bytes + pw - 1) / pw : 1);
+            }
         } else {
             if (tm_queue_full(&s->to_mem)) {
                 s->st[TM_ST_STALL_SHD_MEM]++;

@@ -287,6 +287,9 @@ struct tm_sm {
      * ports narrower than a sector stay busy several cycles) */
     uint64_t l1_fill_free[3];
     uint64_t l1_bank_free[32];
+    /* the L1C's and L1T's data ports ([1], [2]; [0] unused, the L1D has its banks): free from
+     * this cycle on */
+    uint64_t l1_data_free[3];
     /* the last device block an access fell in: [cv_lo, cv_hi) maps to canonical + cv_off */
     uint64_t cv_lo, cv_hi, cv_off;
     uint32_t nclu;            /* resident CTAs of multi-CTA clusters */
