@@ -952,6 +952,22 @@ static int drive_(struct tm_gpu *g, struct tm_kernel *mine)
             if (k->prof && g->cycle >= k->prof->next)
                 tm_prof_sample(k->prof, g->sm, g->mem, g->cycle, 0);
             if (k->next_cta >= k->limit && !k->live_ctas) {
+                /* -gpgpu_flush_l2_cache 1 and no other kernel running: the L2 writes its
+                 * dirty data back and empties; the kernel ends once the write-backs are
+                 * written to DRAM */
+                if (g->mem && g->cfg.o.gpgpu_flush_l2_cache && g->nrun == 1) {
+                    if (!k->l2_flushed) {
+                        k->l2_flushed = true;
+                        tm_mem_l2_flush(g->mem);
+                        if (g->mem_idle)
+                            mem_flush(g);
+                    }
+                    if (tm_mem_l2_flush_busy(g->mem)) {
+                        busy = true;
+                        j++;
+                        continue;
+                    }
+                }
                 k->end_cycle = g->cycle;
                 wake_all(g); /* its counters are read now */
                 tm_prof_sample(k->prof, g->sm, g->mem, g->cycle, 1);
@@ -978,8 +994,6 @@ static int drive_(struct tm_gpu *g, struct tm_kernel *mine)
                 pthread_cond_broadcast(&g->cv);
                 pthread_mutex_unlock(&g->mu);
                 g->run[j] = g->run[--g->nrun];
-                if (!g->nrun && g->mem && g->cfg.o.gpgpu_flush_l2_cache)
-                    tm_mem_l2_invalidate(g->mem); /* the GPU idle: a cold L2 for the next */
                 continue;
             }
             if (k->next_cta < k->limit) {

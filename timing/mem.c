@@ -699,11 +699,26 @@ void tm_mem_memcpy_to_device(struct tm_mem *m, uint64_t addr, uint64_t bytes)
     }
 }
 
-void tm_mem_l2_invalidate(struct tm_mem *m)
+void tm_mem_l2_flush(struct tm_mem *m)
 {
     for (uint32_t i = 0; i < m->nsp; i++)
-        if (m->sp[i].l2)
-            tm_cache_invalidate(m->sp[i].l2);
+        if (m->sp[i].l2) {
+            tm_cache_flush(m->sp[i].l2);
+            tm_cache_invalidate(m->sp[i].l2); /* (the queued write-backs stay) */
+        }
+}
+
+bool tm_mem_l2_flush_busy(const struct tm_mem *m)
+{
+    for (uint32_t i = 0; i < m->nsp; i++) {
+        const struct subpart *p = &m->sp[i];
+        if (p->l2_dram.n || (p->l2 && tm_cache_miss_peek(p->l2)))
+            return true;
+    }
+    for (uint32_t c = 0; c < m->n_mem; c++)
+        if (tm_dram_busy(m->dram[c]))
+            return true;
+    return false;
 }
 
 /* ====================================================================== statistics */

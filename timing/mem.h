@@ -55,10 +55,14 @@ void tm_mem_idle_cycles(struct tm_mem *m, uint64_t n_icnt, uint64_t n_dram);
  * valid as GPGPU-Sim's perf memcpy makes them. */
 void tm_mem_memcpy_to_device(struct tm_mem *m, uint64_t addr, uint64_t bytes);
 
-/* -gpgpu_flush_l2_cache 1 when the last running kernel ended: every L2 line invalid, dirty
- * data dropped without DRAM writes (GPGPU-Sim's invalidateL2), so the next kernel starts
- * with a cold L2; fills in flight still complete. */
-void tm_mem_l2_invalidate(struct tm_mem *m);
+/* -gpgpu_flush_l2_cache 1 when the last running kernel ended: every slice queues a write-back
+ * of each dirty line towards DRAM (GPGPU-Sim's invalidateL2 drops them: a TODO there) and
+ * then invalidates every line, so the next kernel starts with a cold L2; fills in flight
+ * still complete. */
+void tm_mem_l2_flush(struct tm_mem *m);
+/* Are write-backs still on their way to DRAM or being written (an L2 miss queue, an
+ * L2→DRAM queue or a DRAM controller not empty)? The flushing kernel ends when not. */
+bool tm_mem_l2_flush_busy(const struct tm_mem *m);
 
 /* Per-PTX-line L2 and DRAM counters (issue 23): a profile attached here gets GPU-wide line
  * ids (p->line0 + row; the SMs put them in their requests), and the L2 slices and DRAM

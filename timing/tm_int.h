@@ -94,6 +94,8 @@ struct tm_kernel {
     _Atomic uint32_t live_ctas; /* dispatched, not yet retired */
     bool done;                /* every CTA retired (or the launch faulted and drained) */
     bool faulted;             /* its warps were stopped after a fault */
+    bool l2_flushed;          /* -gpgpu_flush_l2_cache: its end started the L2 flush; done once
+                                 the write-backs reached DRAM (tm_mem_l2_flush_busy) */
     uint64_t uid;
     uint64_t start, end_cycle; /* gpu cycle at launch and when the last CTA retired */
     double start_ns;
