@@ -51,6 +51,14 @@ struct tm_req {
 #define TM_RQF_L2FILL 16u   /* a DRAM read filling an L2 slice (not a request passing it) */
 
 /* Bounded FIFO of requests (ring buffer). */
+/* One access in the L1T's fragment FIFO: the load instruction it answers, whether it missed
+ * (holds a reorder-buffer entry) and the cycle its data is there (UINT64_MAX: not yet). */
+struct tm_tex_frag {
+    uint64_t t_ready;
+    uint32_t ii;
+    bool miss;
+};
+
 struct tm_queue {
     struct tm_req *buf;
     uint32_t cap, head, n;
@@ -284,7 +292,7 @@ struct tm_sm {
     /* L1 constant and texture caches (NULL: -gpgpu_perfect_mem, -gpgpu_perfect_inst_const_cache
      * 1 for the L1C, or the option "none") and their hits in flight, as l1_hit */
     struct tm_cache *l1c, *l1t;
-    struct tm_queue l1c_hit, l1t_hit;
+    struct tm_queue l1c_hit;
     /* the L1s' fill ports (L1D, L1C, L1T): free from this cycle on; the L1D's banks (data
      * ports narrower than a sector stay busy several cycles) */
     uint64_t l1_fill_free[3];
@@ -292,6 +300,13 @@ struct tm_sm {
     /* the L1C's and L1T's data ports ([1], [2]; [0] unused, the L1D has its banks): free from
      * this cycle on */
     uint64_t l1_data_free[3];
+    /* the L1T's texture pipeline (GPGPU-Sim's tex_cache; the fields of the MSHR and miss-queue
+     * part of -gpgpu_tex_cache:l1): accepted accesses in order in the fragment FIFO (a ring
+     * of tf_cap entries), each answered when it reaches the head and its data is there, one
+     * per cycle; misses hold a reorder-buffer entry (tf_rob of tf_rob_cap) until answered and
+     * wait in the request FIFO (tf_req of tf_req_cap: the L1T's miss queue) until sent */
+    struct tm_tex_frag *tf;
+    uint32_t tf_cap, tf_head, tf_n, tf_rob, tf_rob_cap, tf_req, tf_req_cap;
     /* the last device block an access fell in: [cv_lo, cv_hi) maps to canonical + cv_off */
     uint64_t cv_lo, cv_hi, cv_off;
     uint32_t nclu;            /* resident CTAs of multi-CTA clusters */
