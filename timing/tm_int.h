@@ -42,6 +42,8 @@ struct tm_req {
     uint64_t t_part;   /* core cycle it reached its memory sub-partition */
     uint32_t d_req;    /* cycles from t_sent to t_part */
     uint16_t subp;     /* sub-partition that answered */
+    uint16_t lrc;      /* a read leading an entry of its sub-partition's load request
+                          coalescer (mem.c): the entry's index + 1; 0 otherwise */
 };
 
 #define TM_RQF_NOL1 1u      /* bypasses the L1 (.cg/.cv, atomics, -gpgpu_gmem_skip_L1D) */
@@ -50,7 +52,6 @@ struct tm_req {
 #define TM_RQF_L1T 8u       /* a fill for the SM's L1 texture cache */
 #define TM_RQF_L2FILL 16u   /* a DRAM read filling an L2 slice (not a request passing it) */
 
-/* Bounded FIFO of requests (ring buffer). */
 /* One access in the L1T's fragment FIFO: the load instruction it answers, whether it missed
  * (holds a reorder-buffer entry) and the cycle its data is there (UINT64_MAX: not yet). */
 struct tm_tex_frag {
@@ -59,6 +60,7 @@ struct tm_tex_frag {
     bool miss;
 };
 
+/* Bounded FIFO of requests (ring buffer). */
 struct tm_queue {
     struct tm_req *buf;
     uint32_t cap, head, n;
