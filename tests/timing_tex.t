@@ -12,7 +12,8 @@
 #     delivers in cycle c is taken in the SM's cycle c + 1), the hits still overlapping;
 #   - a one-entry fragment FIFO: every access waits until the previous one was answered, so
 #     each hit also costs the L1T hit latency instead of 1 cycle: lat - 1 more per line
-#     (lat = -ptxemu_l1t_latency, 0: -gpgpu_l1_latency; checked with the default and 40).
+#     (lat = -ptxemu_l1t_latency, 0: -gpgpu_l1_latency; checked with the default and 40);
+#   - a sectored L1T with a two-entry reorder buffer runs tm_tex to PASS with its misses.
 use strict;
 use warnings;
 use File::Basename qw(dirname);
@@ -82,6 +83,38 @@ for my $lat ('', 40) {
     ok(defined $pr && defined $pf && $linr && $linf && $pf == $pr + $hit - 1,
        "one-entry fragment FIFO, hit latency $hit: a line costs $hit - 1 more than with a "
        . "one-entry reorder buffer (" . ($pf // '?') . ' vs ' . ($pr // '?') . ')', $er, $ef);
+}
+
+# a sectored L1T ('S') with a two-entry reorder buffer: its tag array's MSHRs count sectors,
+# so it gets one per sector of each reorder-buffer entry (4-sector misses once deadlocked)
+{
+    my $l1t = join ',', 'S' . substr($f[0], 1), $f[1], "$kind:$frag:$req", "2:$fifo";
+    my %env = (LD_LIBRARY_PATH => $lib, PTXEMU_TIMING => 'qv100',
+               PTXEMU_TIMING_SET => "gpgpu_tex_cache:l1=$l1t");
+    if ($build =~ /asan/) {
+        chomp(my $so = `gcc -print-file-name=libasan.so`);
+        $env{LD_PRELOAD} = $so if $so =~ m{/};
+    }
+    my ($code, $out, $err) = run_bounded(300, \%env, "./$exe");
+    my $miss = join ' ', map { $_->{L1T_total_cache_misses} // '?' } kernels_stats($err);
+    ok($code == 0 && $out =~ /^PASS$/m && $miss eq '1 8 32 1 4',
+       "a sectored L1T with a 2-entry reorder buffer: PASS, misses $miss", $out, $err);
+}
+
+# a sectored L1T ('S') with a two-entry reorder buffer: its tag array's MSHRs count sectors,
+# so it gets one per sector of each reorder-buffer entry (4-sector misses once deadlocked)
+{
+    my $l1t = join ',', 'S' . substr($f[0], 1), $f[1], "$kind:$frag:$req", "2:$fifo";
+    my %env = (LD_LIBRARY_PATH => $lib, PTXEMU_TIMING => 'qv100',
+               PTXEMU_TIMING_SET => "gpgpu_tex_cache:l1=$l1t");
+    if ($build =~ /asan/) {
+        chomp(my $so = `gcc -print-file-name=libasan.so`);
+        $env{LD_PRELOAD} = $so if $so =~ m{/};
+    }
+    my ($code, $out, $err) = run_bounded(300, \%env, "./$exe");
+    my $miss = join ' ', map { $_->{L1T_total_cache_misses} // '?' } kernels_stats($err);
+    ok($code == 0 && $out =~ /^PASS$/m && $miss eq '1 8 32 1 4',
+       "a sectored L1T with a 2-entry reorder buffer: PASS, misses $miss", $out, $err);
 }
 
 exit(tap_done());

@@ -46,7 +46,7 @@ static int l1t_make(struct tm_sm *s, bool on)
         return l1_ro_make(&s->l1t, g0, false, "L1T");
     struct tm_cache_geom g = *g0;
     g.mshr = 'A';
-    g.mshr_entries = g0->miss_queue;
+    g.mshr_entries = g0->miss_queue * (g0->sectored ? g0->line / 32 : 1); /* (sectors) */
     g.mshr_merge = g0->mshr_entries;
     g.miss_queue = g0->mshr_merge + 1;
     int r = l1_ro_make(&s->l1t, &g, true, "L1T");
