@@ -18,7 +18,9 @@
 #   - caches between kernels: three launches of a pointer chase over 8 lines with one CTA
 #     per SM miss the same in every launch with -gpgpu_flush_l1_cache 1 (the presets') and
 #     only in the first with 0 (L1D); a .cg chase misses the L2 again in its second launch
-#     iff -gpgpu_flush_l2_cache 1;
+#     iff -gpgpu_flush_l2_cache 1, whose flush writes the dirty lines to DRAM (write_only:
+#     8,192 write sectors per launch, the launch longer by at least 256 KiB over the DRAM
+#     peak; none with 0);
 #   - kernel parameters: with -gpgpu_perfect_inst_const_cache 0 each ld.param of a warp is an
 #     L1C access (read32's three: one miss of their line, two pending hits), none with 1.
 use strict;
@@ -167,6 +169,39 @@ for my $c (@cases) {
         ok($code == 0 && $got eq $want,
            "-gpgpu_flush_l2_cache $flush: L2 misses of two launches are $want", "got $got", $err);
     }
+    # the flush writes the dirty lines back: each launch of write_only fully writes 65,536
+    # floats (8,192 sectors, 256 KiB, resident in the L2); with 1 they reach DRAM as write
+    # sectors (DRAM write commands: bytes / atom) and the launch lasts at least their bytes
+    # over the DRAM peak longer; with 0 nothing is written to DRAM
+    my @dom = split /:/, $cfg->{gpgpu_clock_domains};
+    my $peak = $cfg->{gpgpu_n_mem} * $cfg->{gpgpu_dram_buswidth}
+        * $cfg->{dram_data_command_freq_ratio} * $dom[3] / $dom[0]; # bytes per core cycle
+    my $atom = $cfg->{gpgpu_dram_burst_length} * $cfg->{gpgpu_dram_buswidth}
+        * $cfg->{gpgpu_n_mem_per_ctrlr};
+    my %cyc;
+    for my $flush (0, 1) {
+        my ($code, $out, $err) = ptxemu_run('exec', $ptx, '--kernel', 'write_only', '--grid', 64,
+            '--block', 256, '--arg', 'buf:zero=262144', '--arg', 's32:65536', '--repeat', 2,
+            '--timing=qv100', '--timing-set', "gpgpu_flush_l2_cache=$flush");
+        my @k = kernels_stats($err);
+        my @nwr;
+        for my $line (split /\n/, $err) {
+            push @nwr, 0 if $line =~ /^kernel_name = /;
+            $nwr[-1] += $1 if @nwr && $line =~ /^DRAM\[\d+\]:.* n_wr=(\d+)/;
+        }
+        my $got = join ' ', map { ($k[$_]{L2_partition_dram_write_sectors} // '?') . '/'
+                                  . ($nwr[$_] // '?') } 0 .. $#k;
+        my ($sec, $cmd) = $flush ? (8192, 8192 * 32 / $atom) : (0, 0);
+        my $want = "$sec/$cmd $sec/$cmd";
+        $cyc{$flush} = $k[0] ? $k[0]{gpu_sim_cycle} : undef;
+        ok($code == 0 && $got eq $want,
+           "-gpgpu_flush_l2_cache $flush: write_only's DRAM write sectors/commands per launch "
+           . "are $want", "got $got", $err);
+    }
+    my $extra = defined $cyc{0} && defined $cyc{1} ? $cyc{1} - $cyc{0} : -1;
+    ok($extra >= 262144 / $peak,
+       sprintf('-gpgpu_flush_l2_cache 1: the write-backs take %d cycles, at least 256 KiB over '
+               . 'the DRAM peak (%.0f)', $extra, 262144 / $peak));
 }
 
 # ---------------------------------------------------------------- parameters through the L1C

@@ -68,7 +68,7 @@ struct tm_gpu {
      * interconnect edge touch no SM, so they run in the next parallel phase, a chunk of
      * channels per work item, while the SMs' cycles run; anything else that looks at the
      * memory system runs them first (mem_sync) */
-    struct { uint8_t dom; uint64_t core_now; } mdef[MDEF_MAX];
+    struct { uint8_t dom; uint64_t core_now, l2t; } mdef[MDEF_MAX]; /* l2t: L2 edges' port time */
     uint32_t ndef;
     uint32_t nmchunk;           /* this phase's work items 0 … nmchunk-1: the held-back edges
                                    of MCHUNK channels each (then visit[item - nmchunk]) */
@@ -716,7 +716,7 @@ static void mem_sync_range(struct tm_gpu *g, uint32_t c0, uint32_t c1, uint32_t 
 {
     for (uint32_t i = 0; i < n; i++) {
         if (g->mdef[i].dom == DOM_L2)
-            tm_mem_l2_cycle_range(g->mem, g->mdef[i].core_now, c0, c1);
+            tm_mem_l2_cycle_range(g->mem, g->mdef[i].core_now, g->mdef[i].l2t, c0, c1);
         else
             tm_mem_dram_cycle_range(g->mem, g->mdef[i].core_now, c0, c1);
     }
@@ -1105,6 +1105,7 @@ static int drive_(struct tm_gpu *g, struct tm_kernel *mine)
                 tm_mem_icnt_cycle(g->mem, g->sm, g->cycle);
             } else if (g->pool && g->ndef < MDEF_MAX) {
                 g->mdef[g->ndef].dom = (uint8_t)dm; /* run later (mem_sync), in order */
+                g->mdef[g->ndef].l2t = dm == DOM_L2 ? tm_mem_l2_tick(g->mem) : 0;
                 g->mdef[g->ndef++].core_now = core_now;
             } else {
                 mem_sync(g); /* (the list is full: the ones held back first) */
@@ -1135,6 +1136,23 @@ static int drive_(struct tm_gpu *g, struct tm_kernel *mine)
                 tm_prof_sample(k->prof, g->sm, g->mem, g->cycle, 0);
             }
             if (k->next_cta >= k->limit && !k->live_ctas) {
+                /* -gpgpu_flush_l2_cache 1 and no other kernel running: the L2 writes its
+                 * dirty data back and empties; the kernel ends once the write-backs are
+                 * written to DRAM */
+                if (g->mem && g->cfg.o.gpgpu_flush_l2_cache && g->nrun == 1) {
+                    mem_sync(g); /* (the L2 and DRAM edges held back first) */
+                    if (!k->l2_flushed) {
+                        k->l2_flushed = true;
+                        tm_mem_l2_flush(g->mem);
+                        if (g->mem_idle)
+                            mem_flush(g);
+                    }
+                    if (tm_mem_l2_flush_busy(g->mem)) {
+                        busy = true;
+                        j++;
+                        continue;
+                    }
+                }
                 k->end_cycle = g->cycle;
                 wake_all(g); /* its counters are read now */
                 tm_prof_sample(k->prof, g->sm, g->mem, g->cycle, 1);
@@ -1161,8 +1179,6 @@ static int drive_(struct tm_gpu *g, struct tm_kernel *mine)
                 pthread_cond_broadcast(&g->cv);
                 pthread_mutex_unlock(&g->mu);
                 g->run[j] = g->run[--g->nrun];
-                if (!g->nrun && g->mem && g->cfg.o.gpgpu_flush_l2_cache)
-                    tm_mem_l2_invalidate(g->mem); /* the GPU idle: a cold L2 for the next */
                 continue;
             }
             if (k->next_cta < k->limit) {

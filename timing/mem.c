@@ -40,12 +40,19 @@ enum {
     PS_STALL_ICNT_L2,/* cycles a request waited: ROP queue full */
     PS_STALL_L2_DRAM,/* cycles the L2 miss queue waited: L2→DRAM queue full */
     PS_STALL_L2_ICNT,/* cycles a reply waited: L2→icnt queue full */
+    PS_DATA_PORT,    /* L2 cycles the data port was taken (hits, write-backs of misses) */
+    PS_FILL_PORT,    /* L2 cycles the fill port was taken (fills from DRAM) */
+    PS_STALL_DATA_PORT, /* L2 cycles a request waited for the data port */
+    PS_STALL_FILL_PORT, /* L2 cycles a DRAM reply waited for the fill port */
+    PS_LRC_MERGED,   /* reads the load request coalescer answered with another's data */
+    PS_STALL_LRC,    /* icnt cycles a read waited in the network: every coalescer entry taken */
     PS__COUNT
 };
 static const char *const ps_name[PS__COUNT] = {
     "requests", "read_replies", "write_acks", "lat_req_sum", "lat_partition_sum",
     "lat_total_sum", "dram_read_sectors", "dram_write_sectors", "stall_icnt_to_l2_full",
-    "stall_l2_to_dram_full", "stall_l2_to_icnt_full"};
+    "stall_l2_to_dram_full", "stall_l2_to_icnt_full", "data_port_cycles", "fill_port_cycles",
+    "stall_data_port", "stall_fill_port", "lrc_merged", "stall_lrc_full"};
 
 #define SLICE_NST (AT__COUNT * AO__COUNT + TM_CS__COUNT + PS__COUNT)
 
@@ -60,7 +67,27 @@ struct subpart {
     struct tm_req *pend;
     uint32_t *pfree;
     uint32_t npfree, pcap;
+    /* the L2's data and fill ports (GPGPU-Sim's bandwidth_management): the L2 cycle (tm_mem's
+     * l2_now) from which each is free again */
+    uint64_t data_free, fill_free;
+    /* the load request coalescer (-gpgpu_lrc_enabled): entries [lrc_cap], free list, the
+     * requests merged into each (pend indices, lrc_max - 1 per entry), the line -> open
+     * entry table (open addressing, linear probing, index + 1, 0 empty) */
+    struct lrc_ent *lrc;
+    uint32_t *lrc_free, *lrc_mrg, *lrc_tab;
+    uint32_t lrc_nfree, lrc_tmask;
     uint64_t st[SLICE_NST];
+};
+
+/* A load request coalescer entry: the line and sectors its leader (the read sent on to the
+ * L2) asked for, the reads merged into it, and whether it still takes reads (open: the
+ * leader's reply not yet queued) and how many of the replies have entered the network. */
+struct lrc_ent {
+    uint64_t addr;
+    uint8_t sectors;
+    bool open;
+    uint16_t n;    /* merged reads (the leader not counted) */
+    uint16_t sent; /* replies in the network: the leader first, then the merged ones */
 };
 
 struct tm_mem {
@@ -72,6 +99,9 @@ struct tm_mem {
     struct tm_dram **dram;        /* [n_mem] */
     uint32_t *dram_rr;            /* [n_mem]: sub-partition to take from first */
     uint64_t rop_lat, dram_lat;
+    uint64_t l2_now;              /* L2 clock edges stepped (the ports' time) */
+    uint32_t port_w;              /* the dl2 string's data port width, bytes per L2 cycle */
+    uint32_t lrc_cap, lrc_max;    /* -gpgpu_lrc_max_entries, _max_merged (0: no coalescer) */
     bool l2_ideal;
     bool l2_tex_only;             /* -gpgpu_cache:dl2_texture_only 1: global, local, constant
                                      and instruction accesses bypass the L2 slices, texture
@@ -230,6 +260,14 @@ int tm_mem_create(struct tm_mem **out, const struct tm_config *cfg, uint32_t n_s
     m->dram_lat = cfg->o.dram_latency > 0 ? (uint64_t)cfg->o.dram_latency : 0;
     m->l2_ideal = cfg->o.l2_ideal != 0;
     m->l2_tex_only = cfg->o.gpgpu_cache_dl2_texture_only != 0;
+    m->port_w = cfg->l2.data_port_width ? cfg->l2.data_port_width : 32;
+    if (cfg->o.gpgpu_lrc_enabled && cfg->o.gpgpu_lrc_max_entries > 0 &&
+        cfg->o.gpgpu_lrc_max_merged > 0) {
+        m->lrc_cap = (uint32_t)cfg->o.gpgpu_lrc_max_entries;
+        m->lrc_max = (uint32_t)cfg->o.gpgpu_lrc_max_merged;
+        if (m->lrc_cap > 65535)
+            m->lrc_cap = 65535; /* (tm_req.lrc holds an entry's index + 1 in 16 bits) */
+    }
     int r = tm_addrdec_init(&m->ad, cfg, err, errlen);
     if (r)
         goto fail;
@@ -258,6 +296,23 @@ int tm_mem_create(struct tm_mem **out, const struct tm_config *cfg, uint32_t n_s
                                       "hold");
                 goto fail;
             }
+        }
+        if (m->lrc_cap) {
+            uint32_t tn = 4;
+            while (tn < 2 * m->lrc_cap)
+                tn *= 2;
+            p->lrc = calloc(m->lrc_cap, sizeof *p->lrc);
+            p->lrc_free = calloc(m->lrc_cap, sizeof *p->lrc_free);
+            p->lrc_mrg = calloc((size_t)m->lrc_cap * (m->lrc_max > 1 ? m->lrc_max - 1 : 1),
+                                sizeof *p->lrc_mrg);
+            p->lrc_tab = calloc(tn, sizeof *p->lrc_tab);
+            if (!p->lrc || !p->lrc_free || !p->lrc_mrg || !p->lrc_tab) {
+                r = -ENOMEM;
+                goto fail;
+            }
+            p->lrc_tmask = tn - 1;
+            for (uint32_t e = m->lrc_cap; e > 0; e--)
+                p->lrc_free[p->lrc_nfree++] = e - 1;
         }
         if (tm_queue_init(&p->icnt_l2, q[0]) || tm_queue_init(&p->l2_dram, q[1]) ||
             tm_queue_init(&p->dram_l2, q[2]) || tm_queue_init(&p->l2_icnt, q[3])) {
@@ -290,6 +345,10 @@ void tm_mem_destroy(struct tm_mem *m)
         tm_queue_free(&p->l2_icnt);
         free(p->pend);
         free(p->pfree);
+        free(p->lrc);
+        free(p->lrc_free);
+        free(p->lrc_mrg);
+        free(p->lrc_tab);
     }
     for (uint32_t c = 0; m->dram && c < m->n_mem; c++)
         tm_dram_destroy(m->dram[c]);
@@ -298,6 +357,84 @@ void tm_mem_destroy(struct tm_mem *m)
     free(m->dram_rr);
     tm_icnt_destroy(m->icnt);
     free(m);
+}
+
+/* ====================================================================== load request coalescer */
+
+#define PS(p, k) ((p)->st[AT__COUNT * AO__COUNT + TM_CS__COUNT + (k)])
+
+static inline uint32_t lrc_home(const struct subpart *p, uint64_t addr)
+{
+    return (uint32_t)((addr >> 7) * 0x9E3779B97F4A7C15ull >> 40) & p->lrc_tmask;
+}
+
+/* The slot of line `addr` in the line -> open entry table (its entry, or the empty slot where
+ * it would go). */
+static uint32_t lrc_slot(const struct subpart *p, uint64_t addr)
+{
+    uint32_t h = lrc_home(p, addr);
+    while (p->lrc_tab[h] && p->lrc[p->lrc_tab[h] - 1].addr != addr)
+        h = (h + 1) & p->lrc_tmask;
+    return h;
+}
+
+/* Entry e no longer takes reads: out of the table (backward-shift deletion). */
+static void lrc_close(struct subpart *p, uint32_t e)
+{
+    struct lrc_ent *x = &p->lrc[e];
+    if (!x->open)
+        return;
+    x->open = false;
+    uint32_t h = lrc_slot(p, x->addr);
+    if (p->lrc_tab[h] != e + 1)
+        return;
+    p->lrc_tab[h] = 0;
+    for (uint32_t j = (h + 1) & p->lrc_tmask; p->lrc_tab[j]; j = (j + 1) & p->lrc_tmask) {
+        uint32_t k = lrc_home(p, p->lrc[p->lrc_tab[j] - 1].addr);
+        bool stays = h <= j ? (h < k && k <= j) : (h < k || k <= j);
+        if (!stays) { /* its probe sequence passes the hole: move it there */
+            p->lrc_tab[h] = p->lrc_tab[j];
+            p->lrc_tab[j] = 0;
+            h = j;
+        }
+    }
+}
+
+/*
+ * A read arriving at sub-partition p with the load request coalescer on (Accel-Sim's
+ * L2RequestCoalescer, -gpgpu_lrc_*): merged into the line's open entry when that entry's
+ * leader asked for every sector it wants and holds fewer than -gpgpu_lrc_max_merged reads
+ * (leader included): answered with the leader's data, it never reaches the L2. Else it leads
+ * a new entry (the line's open one from now on) and goes on; with every entry taken it waits
+ * in the network. Returns 1 merged (q kept in the pending pool), 0 go on (q->lrc set), -1 wait.
+ */
+static int lrc_insert(struct tm_mem *m, struct subpart *p, struct tm_req *q)
+{
+    uint64_t la = q->addr & ~127ull;
+    uint8_t sec = q->sectors ? q->sectors : 0xf;
+    uint32_t h = lrc_slot(p, la);
+    if (p->lrc_tab[h]) {
+        uint32_t e = p->lrc_tab[h] - 1;
+        struct lrc_ent *x = &p->lrc[e];
+        uint32_t idx;
+        if (!(sec & (uint8_t)~x->sectors) && x->n + 1u < m->lrc_max &&
+            pend_alloc(p, q, &idx) == 0) {
+            p->lrc_mrg[(size_t)e * (m->lrc_max - 1) + x->n++] = idx;
+            PS(p, PS_LRC_MERGED)++;
+            return 1;
+        }
+    }
+    if (!p->lrc_nfree)
+        return -1;
+    if (p->lrc_tab[h]) {
+        lrc_close(p, p->lrc_tab[h] - 1); /* a newer entry becomes the line's open one */
+        h = lrc_slot(p, la);
+    }
+    uint32_t e = p->lrc_free[--p->lrc_nfree];
+    p->lrc[e] = (struct lrc_ent){.addr = la, .sectors = sec, .open = true};
+    p->lrc_tab[h] = e + 1;
+    q->lrc = (uint16_t)(e + 1);
+    return 0;
 }
 
 /* ====================================================================== interconnect phase */
@@ -334,17 +471,40 @@ void tm_mem_icnt_cycle(struct tm_mem *m, struct tm_sm *sms, uint64_t core_now)
                 q.t_ready = core_now + m->rop_lat;
                 q.d_req = (uint32_t)(core_now - q.t_sent);
                 q.t_part = core_now;
-                tm_queue_push(&p->icnt_l2, &q);
-                tm_icnt_pop(m->icnt, node);
+                q.lrc = 0;
+                /* reads (not writes, atomics or write-backs) through the coalescer */
+                int c = p->lrc && (q.kind == TM_REQ_READ || q.kind == TM_REQ_FETCH)
+                            ? lrc_insert(m, p, &q)
+                            : 0;
+                if (c < 0) {
+                    PS(p, PS_STALL_LRC)++;
+                } else {
+                    if (c == 0)
+                        tm_queue_push(&p->icnt_l2, &q);
+                    tm_icnt_pop(m->icnt, node);
+                }
             }
         }
-        /* replies into the network */
+        /* replies into the network, one per cycle: a coalescer entry's leader, then the
+         * reads merged into it (the same data), then the entry is free */
         struct tm_req *rp = tm_queue_front(&p->l2_icnt);
         if (rp) {
-            uint32_t b = reply_bytes(rp);
+            struct lrc_ent *x = rp->lrc ? &p->lrc[rp->lrc - 1] : NULL;
+            struct tm_req *snd = rp;
+            if (x && x->sent) {
+                snd = &p->pend[p->lrc_mrg[(size_t)(rp->lrc - 1) * (m->lrc_max - 1) + x->sent - 1]];
+                snd->subp = (uint16_t)p->id;
+            }
+            uint32_t b = reply_bytes(snd);
             if (tm_icnt_can_push(m->icnt, node, b)) {
-                tm_icnt_push(m->icnt, node, rp->sm, rp, b);
-                tm_queue_pop(&p->l2_icnt);
+                tm_icnt_push(m->icnt, node, snd->sm, snd, b);
+                if (snd != rp)
+                    pend_free(p, (uint32_t)(snd - p->pend));
+                if (!x || x->sent++ == x->n) {
+                    if (x)
+                        p->lrc_free[p->lrc_nfree++] = rp->lrc - 1u;
+                    tm_queue_pop(&p->l2_icnt);
+                }
             }
         }
     }
@@ -366,11 +526,10 @@ void tm_mem_icnt_cycle(struct tm_mem *m, struct tm_sm *sms, uint64_t core_now)
 
 /* ====================================================================== L2 phase */
 
-#define PS(p, k) ((p)->st[AT__COUNT * AO__COUNT + TM_CS__COUNT + (k)])
-
 /* Queue the reply to r (read data, or a write's acknowledgement) for the network. The caller
  * checked there is room. */
-static void reply(struct subpart *p, const struct tm_req *r, uint64_t core_now)
+static void reply(const struct tm_mem *m, struct subpart *p, const struct tm_req *r,
+                  uint64_t core_now)
 {
     struct tm_req q = *r;
     q.subp = (uint16_t)p->id;
@@ -381,26 +540,83 @@ static void reply(struct subpart *p, const struct tm_req *r, uint64_t core_now)
         PS(p, PS_LAT_REQ) += q.d_req;
         PS(p, PS_LAT_PART) += core_now - q.t_part;
     }
+    if (q.lrc) {
+        /* a coalescer entry's leader: its reads merged so far are answered with it (the
+         * network takes them after it), no more merge */
+        uint32_t e = q.lrc - 1u;
+        lrc_close(p, e);
+        for (uint32_t k = 0; k < p->lrc[e].n; k++) {
+            const struct tm_req *g = &p->pend[p->lrc_mrg[(size_t)e * (m->lrc_max - 1) + k]];
+            PS(p, PS_READ_REPLIES)++;
+            PS(p, PS_LAT_REQ) += g->d_req;
+            PS(p, PS_LAT_PART) += core_now - g->t_part;
+        }
+    }
     tm_queue_push(&p->l2_icnt, &q);
 }
 
-static void slice_cycle(struct tm_mem *m, struct subpart *p, uint64_t core_now)
+/* L2 cycles an access holds the slice's data port (GPGPU-Sim's
+ * bandwidth_management::use_data_port, port width W): a hit reads or writes its data,
+ * ceil(bytes / W) cycles per 32-byte sector of a sectored L2 (GPGPU-Sim splits requests into
+ * sector requests there; bytes = 32 for a read, the bytes written into that sector for a
+ * write) or ceil(bytes / W) for the whole request otherwise; a miss or pending hit only reads
+ * out what its eviction writes back, modified bytes / W (whole sectors of a sectored L2, the
+ * line otherwise); a reservation failure nothing. */
+static uint64_t data_port_cycles(const struct tm_mem *m, const struct tm_req *r,
+                                 const uint64_t *bm, enum tm_cache_res res, uint64_t wbs,
+                                 uint64_t wb_sectors)
+{
+    const struct tm_cache_geom *g = &m->cfg->l2;
+    uint32_t w = m->port_w;
+    if (res != TM_CACHE_HIT)
+        return g->sectored ? wb_sectors * 32 / w : wbs * g->line / w;
+    uint8_t sec = r->sectors ? r->sectors : 0xf;
+    if (!g->sectored) {
+        uint32_t bytes = bm ? popc_mask(bm) : 32 * popc8(sec);
+        return bytes ? (bytes + w - 1) / w : 1;
+    }
+    uint64_t cyc = 0;
+    for (uint32_t q = 0; q < 4; q++) {
+        if (!(sec >> q & 1))
+            continue;
+        uint32_t bytes = 32;
+        if (bm) {
+            uint64_t half = bm[q >> 1] >> ((q & 1) * 32) & 0xFFFFFFFFull;
+            bytes = half ? (uint32_t)__builtin_popcountll(half) : 32;
+        }
+        cyc += (bytes + w - 1) / w;
+    }
+    return cyc;
+}
+
+static void slice_cycle(struct tm_mem *m, struct subpart *p, uint64_t core_now, uint64_t l2t)
 {
     /* 1. data back from DRAM: fill the L2 (or answer directly without one) */
     struct tm_req *d = tm_queue_front(&p->dram_l2);
     if (d) {
         if (p->l2 && (d->flags & TM_RQF_L2FILL)) {
-            tm_cache_fill(p->l2, d->addr, d->sectors, core_now);
-            tm_queue_pop(&p->dram_l2);
+            if (p->fill_free > l2t) {
+                PS(p, PS_STALL_FILL_PORT)++;
+            } else {
+                /* GPGPU-Sim's use_fill_port: an atom (a 32-byte sector; the line when not
+                 * sectored) per fill, ceil(atom / port width) L2 cycles each */
+                const struct tm_cache_geom *g = &m->cfg->l2;
+                uint32_t atom = g->sectored ? 32 : g->line, n = g->sectored ? popc8(d->sectors ? d->sectors : 0xf) : 1;
+                uint64_t cyc = (uint64_t)n * ((atom + m->port_w - 1) / m->port_w);
+                p->fill_free = l2t + cyc;
+                PS(p, PS_FILL_PORT) += cyc;
+                tm_cache_fill(p->l2, d->addr, d->sectors, core_now);
+                tm_queue_pop(&p->dram_l2);
+            }
         } else if (!tm_queue_full(&p->l2_icnt)) {
-            reply(p, d, core_now);
+            reply(m, p, d, core_now);
             tm_queue_pop(&p->dram_l2);
         }
     }
     /* 2. requests the fills satisfied */
     uint64_t tok;
     while (p->l2 && !tm_queue_full(&p->l2_icnt) && tm_cache_next_ready(p->l2, &tok)) {
-        reply(p, &p->pend[(uint32_t)tok], core_now);
+        reply(m, p, &p->pend[(uint32_t)tok], core_now);
         pend_free(p, (uint32_t)tok);
     }
     /* 3. the next request whose ROP delay ended */
@@ -417,7 +633,7 @@ static void slice_cycle(struct tm_mem *m, struct subpart *p, uint64_t core_now)
                 row[TM_PC_L2_ACCESS]++;
             PS(p, PS_REQ)++;
             if (ack)
-                reply(p, r, core_now);
+                reply(m, p, r, core_now);
             tm_queue_pop(&p->icnt_l2);
         } else if (!p->l2 || (m->l2_tex_only && r->space != SP_TEX)) {
             /* no L2 (or one for textures only, and this is no texture fetch): straight to
@@ -437,14 +653,19 @@ static void slice_cycle(struct tm_mem *m, struct subpart *p, uint64_t core_now)
                 if (r->kind == TM_REQ_WRITE) {
                     q.flags |= TM_RQF_WRITEBACK; /* DRAM writes are not answered */
                     if (ack)
-                        reply(p, r, core_now);
+                        reply(m, p, r, core_now);
                 }
                 tm_queue_push(&p->l2_dram, &q);
                 tm_queue_pop(&p->icnt_l2);
             }
+        } else if (p->data_free > l2t) {
+            PS(p, PS_STALL_DATA_PORT)++; /* the data port still busy (GPGPU-Sim's
+                                            data_port_free) */
         } else {
             bool write = r->kind == TM_REQ_WRITE;
             uint32_t idx = 0;
+            const uint64_t *cs = tm_cache_stats(p->l2);
+            uint64_t wb0 = cs[TM_CS_WRITEBACKS], wbs0 = cs[TM_CS_WRITEBACK_SECTORS];
             if (!write && pend_alloc(p, r, &idx) < 0) {
                 /* out of memory: leave the request queued (retried next cycle) */
             } else {
@@ -474,6 +695,12 @@ static void slice_cycle(struct tm_mem *m, struct subpart *p, uint64_t core_now)
                     p->st[at * AO__COUNT + AO_RESFAIL]++;
                     break;
                 }
+                if (res != TM_CACHE_RESFAIL) {
+                    uint64_t cyc = data_port_cycles(m, r, bm, res, cs[TM_CS_WRITEBACKS] - wb0,
+                                                    cs[TM_CS_WRITEBACK_SECTORS] - wbs0);
+                    p->data_free = l2t + cyc;
+                    PS(p, PS_DATA_PORT) += cyc;
+                }
                 if (res == TM_CACHE_RESFAIL) {
                     if (!write)
                         pend_free(p, idx);
@@ -481,9 +708,9 @@ static void slice_cycle(struct tm_mem *m, struct subpart *p, uint64_t core_now)
                     PS(p, PS_REQ)++;
                     if (write) {
                         if (ack)
-                            reply(p, r, core_now);
+                            reply(m, p, r, core_now);
                     } else if (res == TM_CACHE_HIT) {
-                        reply(p, r, core_now);
+                        reply(m, p, r, core_now);
                         pend_free(p, idx);
                     }
                     tm_queue_pop(&p->icnt_l2);
@@ -519,20 +746,23 @@ static void slice_cycle(struct tm_mem *m, struct subpart *p, uint64_t core_now)
 
 void tm_mem_l2_cycle(struct tm_mem *m, uint64_t core_now)
 {
-    tm_mem_l2_cycle_range(m, core_now, 0, m->n_mem);
+    tm_mem_l2_cycle_range(m, core_now, tm_mem_l2_tick(m), 0, m->n_mem);
 }
 
 uint32_t tm_mem_nchannels(const struct tm_mem *m) { return m->n_mem; }
 
 bool tm_mem_profiled(const struct tm_mem *m) { return m->nprof != 0; }
 
-void tm_mem_l2_cycle_range(struct tm_mem *m, uint64_t core_now, uint32_t c0, uint32_t c1)
+uint64_t tm_mem_l2_tick(struct tm_mem *m) { return ++m->l2_now; }
+
+void tm_mem_l2_cycle_range(struct tm_mem *m, uint64_t core_now, uint64_t l2t, uint32_t c0,
+                           uint32_t c1)
 {
     for (uint32_t i = c0 * m->n_sub; i < c1 * m->n_sub; i++) {
         struct subpart *p = &m->sp[i];
         if (!p->icnt_l2.n && !p->dram_l2.n && (!p->l2 || tm_cache_idle(p->l2)))
             continue;
-        slice_cycle(m, p, core_now);
+        slice_cycle(m, p, core_now, l2t);
     }
 }
 
@@ -617,7 +847,8 @@ bool tm_mem_busy(const struct tm_mem *m)
     for (uint32_t i = 0; i < m->nsp; i++) {
         const struct subpart *p = &m->sp[i];
         if (p->icnt_l2.n || p->l2_dram.n || p->dram_l2.n || p->l2_icnt.n ||
-            (p->l2 && !tm_cache_idle(p->l2)))
+            (p->l2 && !tm_cache_idle(p->l2)) || p->data_free > m->l2_now ||
+            p->fill_free > m->l2_now) /* (the ports' time runs only while stepped) */
             return true;
     }
     for (uint32_t c = 0; c < m->n_mem; c++)
@@ -644,11 +875,26 @@ void tm_mem_memcpy_to_device(struct tm_mem *m, uint64_t addr, uint64_t bytes)
     }
 }
 
-void tm_mem_l2_invalidate(struct tm_mem *m)
+void tm_mem_l2_flush(struct tm_mem *m)
 {
     for (uint32_t i = 0; i < m->nsp; i++)
-        if (m->sp[i].l2)
-            tm_cache_invalidate(m->sp[i].l2);
+        if (m->sp[i].l2) {
+            tm_cache_flush(m->sp[i].l2);
+            tm_cache_invalidate(m->sp[i].l2); /* (the queued write-backs stay) */
+        }
+}
+
+bool tm_mem_l2_flush_busy(const struct tm_mem *m)
+{
+    for (uint32_t i = 0; i < m->nsp; i++) {
+        const struct subpart *p = &m->sp[i];
+        if (p->l2_dram.n || (p->l2 && tm_cache_miss_peek(p->l2)))
+            return true;
+    }
+    for (uint32_t c = 0; c < m->n_mem; c++)
+        if (tm_dram_busy(m->dram[c]))
+            return true;
+    return false;
 }
 
 /* ====================================================================== statistics */

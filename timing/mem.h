@@ -51,7 +51,12 @@ void tm_mem_dram_cycle(struct tm_mem *m, uint64_t core_now);
  * on different threads at once, each range its own sequence of these steps (the parallel
  * SMs' phases, gpu.c): as long as nothing else touches the memory system meanwhile, the
  * result is that of the full steps in the same order. */
-void tm_mem_l2_cycle_range(struct tm_mem *m, uint64_t core_now, uint32_t c0, uint32_t c1);
+void tm_mem_l2_cycle_range(struct tm_mem *m, uint64_t core_now, uint64_t l2t, uint32_t c0,
+                           uint32_t c1);
+/* The next L2 clock edge stepped (the data and fill ports' time, tm_mem_l2_cycle_range's
+ * l2t): called in edge order by the driver, also for an edge it holds back and runs later
+ * in ranges on several threads, which then need no shared counter. */
+uint64_t tm_mem_l2_tick(struct tm_mem *m);
 void tm_mem_dram_cycle_range(struct tm_mem *m, uint64_t core_now, uint32_t c0, uint32_t c1);
 /* DRAM channels (memory partitions). */
 uint32_t tm_mem_nchannels(const struct tm_mem *m);
@@ -68,10 +73,14 @@ void tm_mem_idle_cycles(struct tm_mem *m, uint64_t n_icnt, uint64_t n_dram);
  * valid as GPGPU-Sim's perf memcpy makes them. */
 void tm_mem_memcpy_to_device(struct tm_mem *m, uint64_t addr, uint64_t bytes);
 
-/* -gpgpu_flush_l2_cache 1 when the last running kernel ended: every L2 line invalid, dirty
- * data dropped without DRAM writes (GPGPU-Sim's invalidateL2), so the next kernel starts
- * with a cold L2; fills in flight still complete. */
-void tm_mem_l2_invalidate(struct tm_mem *m);
+/* -gpgpu_flush_l2_cache 1 when the last running kernel ended: every slice queues a write-back
+ * of each dirty line towards DRAM (GPGPU-Sim's invalidateL2 drops them: a TODO there) and
+ * then invalidates every line, so the next kernel starts with a cold L2; fills in flight
+ * still complete. */
+void tm_mem_l2_flush(struct tm_mem *m);
+/* Are write-backs still on their way to DRAM or being written (an L2 miss queue, an
+ * L2→DRAM queue or a DRAM controller not empty)? The flushing kernel ends when not. */
+bool tm_mem_l2_flush_busy(const struct tm_mem *m);
 
 /* Per-PTX-line L2 and DRAM counters (issue 23): a profile attached here gets GPU-wide line
  * ids (p->line0 + row; the SMs put them in their requests), and the L2 slices and DRAM

@@ -1322,13 +1322,20 @@ static uint64_t quiet_until(const struct tm_sm *s)
             return 0;
         min_after(&m, r->t_ready, now);
     }
-    const struct tm_queue *hq[3] = {&s->l1_hit, &s->l1c_hit, &s->l1t_hit};
-    for (int q = 0; q < 3; q++) /* the L1D's, L1C's and L1T's hits */
+    const struct tm_queue *hq[2] = {&s->l1_hit, &s->l1c_hit};
+    for (int q = 0; q < 2; q++) /* the L1D's and L1C's hits */
         if ((r = tm_queue_front((struct tm_queue *)hq[q]))) {
             if (r->t_ready <= now)
                 return 0;
             min_after(&m, r->t_ready, now);
         }
+    if (s->tf_n) { /* the L1T's fragment FIFO: its head answers when its data is there */
+        uint64_t t = s->tf[s->tf_head].t_ready;
+        if (t <= now)
+            return 0;
+        if (t != UINT64_MAX)
+            min_after(&m, t, now);
+    }
     for (int f = 0; f < (int)s->nfu; f++) /* (one OC_EX_MEM set: the LD/ST unit is shared) */
         for (uint32_t p = 0; p < s->nparts; p++)
             if (s->id_oc[f].n[p] || s->oc_ex[f].n[f == TM_FU_MEM ? 0 : p])

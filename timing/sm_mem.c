@@ -14,6 +14,7 @@
 #include "interp/mem.h"
 
 #include <errno.h>
+#include <stdlib.h>
 
 /* Start CTA `linear` of the running kernel: the engine brings it up, the SM gives it a CTA
  * slot and a contiguous run of warp slots (GPGPU-Sim's hardware thread ids). */
@@ -27,6 +28,37 @@ static int l1_ro_make(struct tm_cache **c, const struct tm_cache_geom *g, bool o
     if (!on || !g->present)
         return 0;
     return tm_cache_create(c, g, name);
+}
+
+/* (Re)build the L1T (when `on` and configured) and its texture pipeline (GPGPU-Sim's
+ * tex_cache): the string's MSHR entries, merge limit and miss queue are the fragment FIFO,
+ * request FIFO and reorder buffer sizes; the tag array behind them (cache.c) gets limits the
+ * FIFOs never reach (an MSHR per reorder-buffer entry, any number of merges, a miss queue
+ * one longer than the request FIFO), since GPGPU-Sim's texture tags are valid from the miss
+ * on and a later access to the line is a hit that waits its turn in the fragment FIFO. */
+static int l1t_make(struct tm_sm *s, bool on)
+{
+    const struct tm_cache_geom *g0 = &s->cfg->l1t;
+    free(s->tf);
+    s->tf = NULL;
+    s->tf_cap = s->tf_head = s->tf_n = s->tf_rob = s->tf_req = 0;
+    if (!on || !g0->present)
+        return l1_ro_make(&s->l1t, g0, false, "L1T");
+    struct tm_cache_geom g = *g0;
+    g.mshr = 'A';
+    g.mshr_entries = g0->miss_queue * (g0->sectored ? g0->line / 32 : 1); /* (sectors) */
+    g.mshr_merge = g0->mshr_entries;
+    g.miss_queue = g0->mshr_merge + 1;
+    int r = l1_ro_make(&s->l1t, &g, true, "L1T");
+    if (r)
+        return r;
+    s->tf = calloc(g0->mshr_entries, sizeof *s->tf);
+    if (!s->tf)
+        return -ENOMEM;
+    s->tf_cap = g0->mshr_entries;
+    s->tf_rob_cap = g0->miss_queue;
+    s->tf_req_cap = g0->mshr_merge;
+    return 0;
 }
 
 /*
@@ -54,10 +86,10 @@ int tm_sm_l1d_make(struct tm_sm *s, uint32_t shmem_bytes, bool keep)
     if (!s->l1_fresh &&
         (l1_ro_make(&s->l1c, &cfg->l1c, mem && !cfg->o.gpgpu_perfect_inst_const_cache, "L1C") ==
              -ENOMEM ||
-         l1_ro_make(&s->l1t, &cfg->l1t, mem, "L1T") == -ENOMEM))
+         l1t_make(s, mem) == -ENOMEM))
         return -ENOMEM;
-    if ((s->l1c || s->l1t) && !s->l1c_hit.buf &&
-        (tm_queue_init(&s->l1c_hit, 256) || tm_queue_init(&s->l1t_hit, 256)))
+    if (s->l1c && !s->l1c_hit.buf &&
+        tm_queue_init(&s->l1c_hit, 256))
         return -ENOMEM;
     struct tm_cache_geom g = cfg->dl1;
     if (g.write == 'B' || g.write == 'L')
@@ -100,7 +132,7 @@ void tm_sm_l1_invalidate(struct tm_sm *s)
 /* Nothing in flight in the SM's L1s (MSHRs, miss queues, hits waiting for their latency)? */
 bool tm_sm_l1_idle(const struct tm_sm *s)
 {
-    return !s->l1_hit.n && !s->l1c_hit.n && !s->l1t_hit.n &&
+    return !s->l1_hit.n && !s->l1c_hit.n && !s->tf_n &&
            (!s->l1d || tm_cache_idle(s->l1d)) && (!s->l1c || tm_cache_idle(s->l1c)) &&
            (!s->l1t || tm_cache_idle(s->l1t));
 }
@@ -110,11 +142,12 @@ void tm_sm_l1_free(struct tm_sm *s)
 {
     tm_queue_free(&s->l1_hit);
     tm_queue_free(&s->l1c_hit);
-    tm_queue_free(&s->l1t_hit);
     tm_cache_destroy(s->l1d);
     tm_cache_destroy(s->l1c);
     tm_cache_destroy(s->l1t);
     s->l1d = s->l1c = s->l1t = NULL;
+    free(s->tf);
+    s->tf = NULL;
 }
 
 /* The SM-local address of a local-memory access: the ABI interleaves 32-bit words of a
@@ -449,6 +482,48 @@ static inline uint32_t l1_bank_of(const struct tm_config *cfg, uint64_t a)
     return b;
 }
 
+/* Line k of texture load ii into the L1T's pipeline (GPGPU-Sim's tex_cache::access): refused
+ * (a reservation failure, retried next cycle) while the fragment FIFO, the reorder buffer or
+ * the request FIFO is full, whether or not the access would hit; else the tags are looked up
+ * and the access joins the fragment FIFO: a hit has its data after the L1T's hit latency
+ * `lat`, a miss (which takes a reorder-buffer entry and queues its request) or a pending hit
+ * when the fill arrives. The tag array's outcome, or TM_CACHE_RESFAIL. */
+static enum tm_cache_res tex_access(struct tm_sm *s, uint64_t lat, uint32_t ii, uint32_t k)
+{
+    struct tm_inst *in = &s->inst[ii];
+    struct tm_memop *m = &s->mop[in->memop];
+    struct tm_warp *w = &s->w[in->warp];
+    enum tm_cache_res res = TM_CACHE_RESFAIL;
+    uint32_t slot = s->tf_head + s->tf_n;
+    if (slot >= s->tf_cap)
+        slot -= s->tf_cap;
+    if (s->tf_n < s->tf_cap && s->tf_rob < s->tf_rob_cap && s->tf_req < s->tf_req_cap) {
+        uint32_t pline = in->prow ? tm_prof_line(w->cta->k->prof, in->prow) : 0;
+        res = tm_cache_access(s->l1t, m->line[k], m->sectors[k], false, NULL,
+                              (uint64_t)pline << 32 | slot, s->cycle);
+    }
+    if (res == TM_CACHE_RESFAIL) {
+        s->st[TM_ST_L1T_ACCESS + 3]++;
+        s->st[TM_ST_STALL_SHD_MEM]++;
+        return res;
+    }
+    s->st[TM_ST_L1T_ACCESS]++;
+    if (res == TM_CACHE_MISS)
+        s->st[TM_ST_L1T_ACCESS + 1]++;
+    else if (res == TM_CACHE_HIT_RESERVED)
+        s->st[TM_ST_L1T_ACCESS + 2]++;
+    w->mem_pending++;
+    s->tf[slot] = (struct tm_tex_frag){
+        .t_ready = res == TM_CACHE_HIT ? s->cycle + lat : UINT64_MAX, .ii = ii,
+        .miss = res == TM_CACHE_MISS};
+    s->tf_n++;
+    if (res == TM_CACHE_MISS) {
+        s->tf_rob++;
+        s->tf_req++;
+    }
+    return res;
+}
+
 enum { BANKED_DONE, BANKED_BUSY, BANKED_STALL };
 
 /*
@@ -578,8 +653,7 @@ void tm_sm_ldst_stage(struct tm_sm *s)
         if (cfg->o.ptxemu_l1c_latency > 0)
             lat = (uint64_t)cfg->o.ptxemu_l1c_latency;
     } else if (m->space == SP_TEX) {
-        c = s->l1t;
-        hq = &s->l1t_hit;
+        c = s->l1t; /* (through its texture pipeline: tex_access) */
         st0 = TM_ST_L1T_ACCESS;
         if (cfg->o.ptxemu_l1t_latency > 0)
             lat = (uint64_t)cfg->o.ptxemu_l1t_latency;
@@ -596,8 +670,37 @@ void tm_sm_ldst_stage(struct tm_sm *s)
         }
     } else {
         if (c) {
-            if (!l1_access(s, c, hq, st0, lat, ii, k, m->sectors[k]))
+            /* the L1C's / L1T's data port: a hit reads its bytes (an L1C access its 4-byte
+             * word, an L1T access the sectors its texels fall in) at the cache string's data
+             * port width W per cycle, ceil(bytes / W) cycles before the next access of that
+             * cache (GPGPU-Sim leaves these ports unmodelled: one access per cycle, the same
+             * whenever W covers what a hit reads, as in every preset) */
+            int f = c == s->l1c ? 1 : 2;
+            if (s->l1_data_free[f] > s->cycle) {
+                s->st[TM_ST_UNIT_BUSY_MEM]++;
                 return;
+            }
+            bool hit;
+            if (c == s->l1t) {
+                enum tm_cache_res res = tex_access(s, lat, ii, k);
+                if (res == TM_CACHE_RESFAIL)
+                    return;
+                hit = res == TM_CACHE_HIT;
+            } else {
+                uint32_t nh = hq->n;
+                if (!l1_access(s, c, hq, st0, lat, ii, k, m->sectors[k]))
+                    return;
+                hit = hq->n != nh;
+            }
+            if (hit) {
+                const struct tm_cache_geom *g = tm_cache_geom_of(c);
+                uint32_t bytes = f == 1 ? m->bytes[k]
+                                        : 32u * (uint32_t)__builtin_popcount(m->sectors[k]);
+                if (bytes > g->line)
+                    bytes = g->line;
+                uint32_t pw = g->data_port_width ? g->data_port_width : g->line;
+                s->l1_data_free[f] = s->cycle + (bytes ? (bytes + pw - 1) / pw : 1);
+            }
         } else {
             if (tm_queue_full(&s->to_mem)) {
                 s->st[TM_ST_STALL_SHD_MEM]++;
@@ -667,6 +770,8 @@ static void drain_one(struct tm_sm *s, struct tm_cache *c, uint8_t space, uint8_
         break;
     }
     s->st[TM_ST_MEM_SECTORS] += (uint64_t)__builtin_popcount(rq.sectors);
+    if (c == s->l1t && o->kind == TM_COUT_FILL)
+        s->tf_req--; /* out of the texture pipeline's request FIFO */
     tm_queue_push(&s->to_mem, &rq);
     tm_cache_miss_pop(c);
 }
@@ -735,9 +840,9 @@ void tm_sm_response_stage(struct tm_sm *s)
     uint64_t tok;
     while (s->l1i && tm_cache_next_ready(s->l1i, &tok))
         s->w[tok].fetching = false;
-    struct tm_cache *l1[3] = {s->l1d, s->l1c, s->l1t};
-    struct tm_queue *hq[3] = {&s->l1_hit, &s->l1c_hit, &s->l1t_hit};
-    for (int i = 0; i < 3; i++) {
+    struct tm_cache *l1[2] = {s->l1d, s->l1c};
+    struct tm_queue *hq[2] = {&s->l1_hit, &s->l1c_hit};
+    for (int i = 0; i < 2; i++) {
         if (!l1[i])
             continue;
         while (tm_cache_next_ready(l1[i], &tok))
@@ -745,6 +850,22 @@ void tm_sm_response_stage(struct tm_sm *s)
         while ((r = tm_queue_front(hq[i])) && r->t_ready <= s->cycle) {
             load_answered(s, r->inst);
             tm_queue_pop(hq[i]);
+        }
+    }
+    if (s->l1t) {
+        /* the texture pipeline: fills make their fragments' data ready; the fragment at the
+         * head answers its load once its data is there, one per cycle (GPGPU-Sim's result
+         * FIFO, which the LD/ST unit empties one access per cycle) */
+        while (tm_cache_next_ready(s->l1t, &tok))
+            s->tf[(uint32_t)tok].t_ready = s->cycle;
+        if (s->tf_n && s->tf[s->tf_head].t_ready <= s->cycle) {
+            const struct tm_tex_frag *f = &s->tf[s->tf_head];
+            s->tf_rob -= f->miss;
+            uint32_t ii = f->ii;
+            if (++s->tf_head == s->tf_cap)
+                s->tf_head = 0;
+            s->tf_n--;
+            load_answered(s, ii);
         }
     }
 }

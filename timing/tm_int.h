@@ -42,6 +42,8 @@ struct tm_req {
     uint64_t t_part;   /* core cycle it reached its memory sub-partition */
     uint32_t d_req;    /* cycles from t_sent to t_part */
     uint16_t subp;     /* sub-partition that answered */
+    uint16_t lrc;      /* a read leading an entry of its sub-partition's load request
+                          coalescer (mem.c): the entry's index + 1; 0 otherwise */
 };
 
 #define TM_RQF_NOL1 1u      /* bypasses the L1 (.cg/.cv, atomics, -gpgpu_gmem_skip_L1D) */
@@ -49,6 +51,14 @@ struct tm_req {
 #define TM_RQF_L1C 4u       /* a fill for the SM's L1 constant cache */
 #define TM_RQF_L1T 8u       /* a fill for the SM's L1 texture cache */
 #define TM_RQF_L2FILL 16u   /* a DRAM read filling an L2 slice (not a request passing it) */
+
+/* One access in the L1T's fragment FIFO: the load instruction it answers, whether it missed
+ * (holds a reorder-buffer entry) and the cycle its data is there (UINT64_MAX: not yet). */
+struct tm_tex_frag {
+    uint64_t t_ready;
+    uint32_t ii;
+    bool miss;
+};
 
 /* Bounded FIFO of requests (ring buffer). */
 struct tm_queue {
@@ -94,6 +104,8 @@ struct tm_kernel {
     _Atomic uint32_t live_ctas; /* dispatched, not yet retired */
     bool done;                /* every CTA retired (or the launch faulted and drained) */
     bool faulted;             /* its warps were stopped after a fault */
+    bool l2_flushed;          /* -gpgpu_flush_l2_cache: its end started the L2 flush; done once
+                                 the write-backs reached DRAM (tm_mem_l2_flush_busy) */
     uint64_t uid;
     uint64_t start, end_cycle; /* gpu cycle at launch and when the last CTA retired */
     double start_ns;
@@ -289,11 +301,21 @@ struct tm_sm {
     /* L1 constant and texture caches (NULL: -gpgpu_perfect_mem, -gpgpu_perfect_inst_const_cache
      * 1 for the L1C, or the option "none") and their hits in flight, as l1_hit */
     struct tm_cache *l1c, *l1t;
-    struct tm_queue l1c_hit, l1t_hit;
+    struct tm_queue l1c_hit;
     /* the L1s' fill ports (L1D, L1C, L1T): free from this cycle on; the L1D's banks (data
      * ports narrower than a sector stay busy several cycles) */
     uint64_t l1_fill_free[3];
     uint64_t l1_bank_free[32];
+    /* the L1C's and L1T's data ports ([1], [2]; [0] unused, the L1D has its banks): free from
+     * this cycle on */
+    uint64_t l1_data_free[3];
+    /* the L1T's texture pipeline (GPGPU-Sim's tex_cache; the fields of the MSHR and miss-queue
+     * part of -gpgpu_tex_cache:l1): accepted accesses in order in the fragment FIFO (a ring
+     * of tf_cap entries), each answered when it reaches the head and its data is there, one
+     * per cycle; misses hold a reorder-buffer entry (tf_rob of tf_rob_cap) until answered and
+     * wait in the request FIFO (tf_req of tf_req_cap: the L1T's miss queue) until sent */
+    struct tm_tex_frag *tf;
+    uint32_t tf_cap, tf_head, tf_n, tf_rob, tf_rob_cap, tf_req, tf_req_cap;
     /* the last device block an access fell in: [cv_lo, cv_hi) maps to canonical + cv_off */
     uint64_t cv_lo, cv_hi, cv_off;
     uint32_t nclu;            /* resident CTAs of multi-CTA clusters */
