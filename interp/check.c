@@ -246,8 +246,10 @@ static void finding_print(FILE *o, const struct finding *f, const struct launch_
         site_print(o, f->fn1, f->pc1);
         fputc('\n', o);
         thread_print(o, f, L);
-        fprintf(o, "%s     barrier %u waits for every thread while threads wait for every thread at "
-                   "barrier %u (", CHK_P, f->need, f->mask);
+        fprintf(o,
+                "%s     barrier %u waits for every thread while threads wait for every thread "
+                "at barrier %u (",
+                CHK_P, f->need, f->mask);
         site_print(o, f->fn2, f->pc2);
         fprintf(o, "): neither can complete\n");
         break;

@@ -39,9 +39,7 @@ static bool try_release(struct cta *c, unsigned id)
             const uint32_t m = w->bar_mask;
             const unsigned rf = w->bar_dst_rf;
             const uint32_t slot = w->bar_dst_slot;
-            const uint32_t v = w->bar_red == 1 ? b->popc
-                               : w->bar_red == 2 ? b->red_and
-                                                 : b->red_or;
+            const uint32_t v = w->bar_red == 1 ? b->popc : w->bar_red == 2 ? b->red_and : b->red_or;
             if (rf == RF_PRED) {
                 w->pred[slot] = (w->pred[slot] & ~m) | (v ? m : 0);
             } else if (rf == RF_B32) {
@@ -78,8 +76,7 @@ void cta_barrier(struct warp *w, uint32_t M, uint32_t arrive, unsigned id, unsig
         b->red_or = false;
         b->expected = count;
         b->mixed = false;
-    } else if ((count ? count : c->L->nthreads) !=
-                   (b->expected ? b->expected : c->L->nthreads) &&
+    } else if ((count ? count : c->L->nthreads) != (b->expected ? b->expected : c->L->nthreads) &&
                !b->mixed) {
         /* no count means every thread of the CTA */
         b->mixed = true;

@@ -351,8 +351,7 @@ static void place_str(const struct xfunc *fn, uint32_t pc, char *buf, size_t n)
 }
 
 /* The deadlock report of lanes that can never join the barrier (see internal.h). */
-void its_stuck_msg(const struct warp *w, uint32_t pc, uint32_t M, unsigned id, char *buf,
-                   size_t n)
+void its_stuck_msg(const struct warp *w, uint32_t pc, uint32_t M, unsigned id, char *buf, size_t n)
 {
     const uint32_t live = w->valid & ~w->exited, at = lanes_at(w, pc, M) & live;
     uint32_t miss = live & ~at;
@@ -372,8 +371,7 @@ void its_stuck_msg(const struct warp *w, uint32_t pc, uint32_t M, unsigned id, c
             continue;
         char where[160];
         place_str(entry_fn(w->calls, nc, i, w->fn, outer), e->pc, where, sizeof where);
-        k += (size_t)snprintf(buf + k, n - k, " lanes %08x of the warp wait at %s,", own,
-                              where);
+        k += (size_t)snprintf(buf + k, n - k, " lanes %08x of the warp wait at %s,", own, where);
         miss &= ~own;
     }
     for (uint32_t j = 0; w->susp_used && j < w->nsusp && miss && k < n; j++) {
@@ -390,8 +388,8 @@ void its_stuck_msg(const struct warp *w, uint32_t pc, uint32_t M, unsigned id, c
             char where[160];
             place_str(entry_fn(P->calls, P->ncall, i, P->fn, P->calls[0].caller), e->pc, where,
                       sizeof where);
-            k += (size_t)snprintf(buf + k, n - k, " lanes %08x of the warp wait at %s,", own,
-                                  where);
+            k +=
+                (size_t)snprintf(buf + k, n - k, " lanes %08x of the warp wait at %s,", own, where);
             miss &= ~own;
         }
     }
