@@ -589,7 +589,9 @@ static void mma_types(struct vctx *v, const struct ir_insn *in)
 /* Small forms: CTA barriers name their barrier (.arrive also its thread count); createpolicy
  * a .fractional, .range or .cvt form; cp.async.mbarrier.arrive .b64; cp.reduce.async.bulk's
  * size a 32-bit integer; cvt to .f16x2 / .bf16x2 a rounding; tcgen05.shift .down, tcgen05.ld /
- * .st .b32 with .sync and 32-bit data registers; surface instructions a type. */
+ * .st .b32 with .sync and 32-bit data registers; surface instructions a type; a mov of a
+ * variable's address no float type; cvt.pack's destination an integer register of 32 bits or
+ * more, its c a register of 32 bits or more. */
 static void small_forms(struct vctx *v, const struct declmap *dm, const struct ir_insn *in)
 {
     const struct ir_func *f = v->f;
@@ -621,6 +623,28 @@ static void small_forms(struct vctx *v, const struct declmap *dm, const struct i
             in->rnd == RND_NONE)
             VERR(v, in, "'cvt.%s.f32' needs a rounding modifier",
                  ir_type_name((enum ir_type)in->type[0]));
+        break;
+    case OP_MOV:
+        /* a variable's address is an integer: no floating-point mov */
+        if (in->nopnd >= 2 && ir_opnd(f, in, 1)->kind == OPK_SYM &&
+            ir_opnd(f, in, 1)->sym != IR_NOSYM && type_kind(in->type[0]) == TK_F)
+            VERR(v, in, "'mov.%s' of a variable's address: the type is an integer or bit type",
+                 ir_type_name((enum ir_type)in->type[0]));
+        break;
+    case OP_CVT_PACK:
+        if (in->nopnd >= 1) {
+            enum tkind k;
+            unsigned sz;
+            if (reg_shape(dm, f, ir_opnd(f, in, 0), &k, &sz) &&
+                ((k != TK_B && k != TK_I) || sz < 4))
+                VERR(v, in, "operand 1 of 'cvt.pack' is an integer register of 32 bits or more");
+        }
+        if (in->nopnd >= 4) {
+            enum tkind k;
+            unsigned sz;
+            if (reg_shape(dm, f, ir_opnd(f, in, 3), &k, &sz) && (k == TK_PRED || sz < 4))
+                VERR(v, in, "operand 4 of 'cvt.pack' is a register of 32 bits or more");
+        }
         break;
     case OP_TCGEN05_SHIFT:
         if (!has_mod(f, in, MOD_DOWN))
