@@ -1058,6 +1058,10 @@ static int pd_regrefs(struct pd_ctx *c, const struct ir_func *f, struct ir_insn 
             bool is_dst = i == 0 && x0 &&
                           !(!want_dst && (in->op == OP_WGMMA_MMA_ASYNC ||
                                           in->op == OP_WGMMA_MMA_ASYNC_SP));
+            /* bar.red / barrier.red d, a{, b}, {!}c writes d (the other barriers write
+               nothing) */
+            if ((in->op == OP_BAR || in->op == OP_BARRIER) && in->mode == MODE_RED)
+                is_dst = i == 0;
             if (in->op == OP_CALL) {
                 if (o->kind == OPK_FUNC || o->kind == OPK_REG)
                     before_func = false; /* direct or indirect (register) callee */

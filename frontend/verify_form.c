@@ -570,8 +570,8 @@ void check_ldst_vec(struct vctx *v, const struct declmap *dm, const struct ir_in
 /* Is register operand o (when it is one) a 32- or 64-bit (size) bit or integer register, or
  * not a declared register at all? For results and operands that ptxas takes as integers of
  * one width only: elect's and match's destinations, mbarrier states and phase parities. */
-static bool int_reg_ok(const struct declmap *dm, const struct ir_func *f,
-                       const struct ir_opnd *o, unsigned size)
+bool int_reg_ok(const struct declmap *dm, const struct ir_func *f, const struct ir_opnd *o,
+                unsigned size)
 {
     if (o->kind != OPK_REG || o->n > 1)
         return true;
@@ -583,7 +583,7 @@ static bool int_reg_ok(const struct declmap *dm, const struct ir_func *f,
 }
 
 /* Is modifier md among in's? */
-static bool has_mod(const struct ir_func *f, const struct ir_insn *in, enum ir_mod md)
+bool has_mod(const struct ir_func *f, const struct ir_insn *in, enum ir_mod md)
 {
     for (unsigned i = 0; i < in->nmod && in->mod + i < f->nmods; i++)
         if (f->mods[in->mod + i] == md)
@@ -812,6 +812,7 @@ void verify_probed_forms(struct vctx *v, const struct declmap *dm,
                 k0 = ek;
             }
         }
+    verify_probed_forms2(v, dm, in);
 }
 
 /* Does argument e (a register, a .param variable or a constant) fit the formal parameter y

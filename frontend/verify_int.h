@@ -69,6 +69,15 @@ void verify_other(struct vctx *v, const struct declmap *dm, const struct ir_insn
 /* verify_form.c: forms of untyped instructions probed on ptxas (isspacep, vote, matrix,
  * texture and surface, elect, match, mbarrier). */
 void verify_probed_forms(struct vctx *v, const struct declmap *dm, const struct ir_insn *in);
+/* verify_form2.c: more forms probed on ptxas (bmsk, wmma.store, tex and wgmma types; tensor
+ * coordinates, cp.async, wgmma and surface data operands); verify_probed_forms calls it. */
+void verify_probed_forms2(struct vctx *v, const struct declmap *dm, const struct ir_insn *in);
+/* verify_form.c: is register operand o (when it is one) a `size`-byte bit or integer
+ * register, or not a declared register at all? */
+bool int_reg_ok(const struct declmap *dm, const struct ir_func *f, const struct ir_opnd *o,
+                unsigned size);
+/* verify_form.c: is modifier md among in's? */
+bool has_mod(const struct ir_func *f, const struct ir_insn *in, enum ir_mod md);
 /* verify_form.c: a direct call's return values and arguments against the callee. */
 void verify_call(struct vctx *v, const struct declmap *dm, const struct ir_insn *in);
 /* verify_form.c: the {...} data vector o (operand idx) of ld/ldu/st or tex against want. */

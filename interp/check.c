@@ -151,6 +151,15 @@ static int finding_cmp(const void *pa, const void *pb)
     return (int)a->warning - (int)b->warning;
 }
 
+/* A barrier thread count as synccheck prints it ("all" for none: every live thread). */
+static void count_print(FILE *o, uint32_t count)
+{
+    if (count)
+        fprintf(o, "%u", count);
+    else
+        fprintf(o, "all");
+}
+
 static void finding_print(FILE *o, const struct finding *f, const struct launch_state *L)
 {
     static const char *const acc[][2] = {{"Write", "Write"}, {"Write", "Read"}, {"Read", "Write"}};
@@ -223,6 +232,33 @@ static void finding_print(FILE *o, const struct finding *f, const struct launch_
         site_print(o, f->fn2, f->pc2);
         fprintf(o, " too, in the same phase\n");
         break;
+    case F_SYNC_MIXED:
+        fprintf(o, "%s Barrier error detected. Invalid arguments\n", CHK_P);
+        fprintf(o, "%s     at ", CHK_P);
+        site_print(o, f->fn1, f->pc1);
+        fputc('\n', o);
+        thread_print(o, f, L);
+        fprintf(o, "%s     barrier %u is waited for with thread count ", CHK_P, f->need);
+        count_print(o, f->mask);
+        fprintf(o, " here and with ");
+        count_print(o, f->width);
+        fprintf(o, " at ");
+        site_print(o, f->fn2, f->pc2);
+        fprintf(o, ", in the same phase\n");
+        break;
+    case F_SYNC_CROSS:
+        fprintf(o, "%s Barrier error detected. Divergent thread(s) in block\n", CHK_P);
+        fprintf(o, "%s     at ", CHK_P);
+        site_print(o, f->fn1, f->pc1);
+        fputc('\n', o);
+        thread_print(o, f, L);
+        fprintf(o,
+                "%s     barrier %u waits for every thread while threads wait for every thread "
+                "at barrier %u (",
+                CHK_P, f->need, f->mask);
+        site_print(o, f->fn2, f->pc2);
+        fprintf(o, "): neither can complete\n");
+        break;
     case F_SYNC_COUNT:
         fprintf(o, "%s Barrier error detected. Invalid arguments\n", CHK_P);
         fprintf(o, "%s     at ", CHK_P);
@@ -285,6 +321,8 @@ static void rep_finding(struct interp_check_log *g, const struct finding *f,
         [F_SYNC_WARP] = {"synccheck", "divergent-warp-collective", NULL},
         [F_SYNC_COUNT] = {"synccheck", "barrier-thread-count", NULL},
         [F_SYNC_PATH] = {"synccheck", "barrier-divergent-paths", NULL},
+        [F_SYNC_MIXED] = {"synccheck", "barrier-thread-count-mismatch", NULL},
+        [F_SYNC_CROSS] = {"synccheck", "barrier-cross-wait", NULL},
         [F_INIT_REG] = {"initcheck", "uninitialized-register", NULL},
         [F_INIT_LOCAL] = {"initcheck", "uninitialized-read", "local"},
     };
@@ -306,7 +344,7 @@ static void rep_finding(struct interp_check_log *g, const struct finding *f,
         chk_rep_num(g, "size", f->width);
     if (f->kind == F_INIT_REG)
         chk_rep_str(g, "register", f->what);
-    if (race || f->kind == F_SYNC_PATH) {
+    if (race || f->kind == F_SYNC_PATH || f->kind == F_SYNC_MIXED || f->kind == F_SYNC_CROSS) {
         chk_rep_open(g, "first");
         rep_site(g, race ? f->fn1 : f->fn2, race ? f->pc1 : f->pc2);
         chk_rep_close(g, "first");

@@ -72,6 +72,8 @@ enum fkind {
     F_SYNC_PATH,
     F_INIT_REG,
     F_INIT_LOCAL,
+    F_SYNC_MIXED, /* a barrier waited for with two thread counts in one phase */
+    F_SYNC_CROSS, /* all threads wait at one barrier while threads wait at another */
 };
 
 /* One finding: kind, its instruction(s), how often, where first (lowest CTA, thread). */
@@ -86,7 +88,9 @@ struct finding {
     uint64_t addr;       /* initcheck: first unwritten byte */
     uint64_t base, size; /* initcheck global: the allocation */
     unsigned width;
-    uint32_t mask, need; /* synccheck: lanes that executed it, lanes it needed */
+    uint32_t mask, need; /* synccheck: lanes that executed it, lanes it needed (F_SYNC_MIXED:
+                            the thread count here and the barrier; F_SYNC_CROSS: the other
+                            barrier and this one; `width`: the phase's first thread count) */
     char what[24];       /* synccheck warp: the instruction ("shfl.sync"); initcheck: the
                             register ("%r1") */
     bool warning;        /* racecheck severity: Warning (else Error) */
@@ -152,6 +156,8 @@ struct check_cta {
         uint32_t ep; /* the CTA epoch of the first arrival (this phase if chk_ep) */
         const struct xfunc *fn;
         uint32_t pc;
+        const struct xfunc *fn0; /* the first arrival of the barrier's current phase */
+        uint32_t pc0;
     } bar[16];                    /* synccheck: where each barrier was first waited for */
     const struct mem_alloc *last; /* initcheck: allocation of the last global access */
     /* global racecheck: per warp, the release clocks (check_launch) seen at its last

@@ -3,6 +3,9 @@
  * __syncthreads) executed by part of the warp's live lanes, a CTA-wide barrier waited for at
  * two instructions in one phase, a barrier thread count that is not a multiple of the warp
  * size, and a .sync warp collective whose member mask names lanes that do not execute it.
+ * At the arrival that makes it certain: a barrier waited for with another thread count than
+ * its phase's first arrival gave, and a wait for every thread of the CTA at one barrier while
+ * threads wait for every thread at another (neither can complete).
  */
 #include <inttypes.h>
 #include <stddef.h>
@@ -117,6 +120,53 @@ void check_warp_sync(struct warp *w, uint32_t pc, uint32_t M, const uint32_t mem
                  : in->op == OP_ELECT ? "elect.sync"
                                       : "bar.warp.sync");
         chk_finding_add(w->cta->L, &x);
+        return;
+    }
+}
+
+/* The immediate barrier id of CTA barrier instruction pc of fn, or -1. */
+static int bar_id_imm(const struct xfunc *fn, uint32_t pc)
+{
+    const struct ir_insn *in = &fn->insns[pc];
+    const struct ir_opnd *id = &fn->opnds[in->opnd + (in->mode == MODE_RED ? 1 : 0)];
+    return id->kind == OPK_IMM && id->imm.u <= 15 ? (int)id->imm.u : -1;
+}
+
+/* synccheck of a barrier arrival (see internal.h). */
+void check_bar_arrival(struct warp *w, uint32_t pc, uint32_t M, uint32_t count, bool waits)
+{
+    const int b = bar_id_imm(w->fn, pc);
+    if (b < 0 || !M)
+        return;
+    struct cta *c = w->cta;
+    struct check_cta *k = c->chk;
+    const struct barrier *cb = &c->bars[b];
+    struct finding x;
+    if (cb->arrived == 0 || !k->bar[b].fn0) {
+        k->bar[b].fn0 = w->fn;
+        k->bar[b].pc0 = pc;
+    } else if ((count ? count : c->L->nthreads) !=
+               (cb->expected ? cb->expected : c->L->nthreads)) { /* none: the whole CTA */
+        chk_finding_at(&x, w, pc, (unsigned)__builtin_ctz(M), F_SYNC_MIXED);
+        x.fn2 = k->bar[b].fn0;
+        x.pc2 = k->bar[b].pc0;
+        x.mask = count;
+        x.need = (uint32_t)b;
+        x.width = cb->expected;
+        chk_finding_add(c->L, &x);
+    }
+    if (!waits || count)
+        return;
+    for (unsigned o = 0; o < 16; o++) {
+        const struct barrier *ob = &c->bars[o];
+        if (o == (unsigned)b || !ob->nparked || ob->expected || !k->bar[o].fn0)
+            continue;
+        chk_finding_at(&x, w, pc, (unsigned)__builtin_ctz(M), F_SYNC_CROSS);
+        x.fn2 = k->bar[o].fn0;
+        x.pc2 = k->bar[o].pc0;
+        x.mask = o;
+        x.need = (uint32_t)b;
+        chk_finding_add(c->L, &x);
         return;
     }
 }

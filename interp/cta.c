@@ -39,17 +39,19 @@ static bool try_release(struct cta *c, unsigned id)
             const uint32_t m = w->bar_mask;
             const unsigned rf = w->bar_dst_rf;
             const uint32_t slot = w->bar_dst_slot;
+            const uint32_t v = w->bar_red == 1 ? b->popc : w->bar_red == 2 ? b->red_and : b->red_or;
             if (rf == RF_PRED) {
-                bool v = w->bar_red == 2 ? b->red_and : b->red_or;
                 w->pred[slot] = (w->pred[slot] & ~m) | (v ? m : 0);
             } else if (rf == RF_B32) {
                 for (unsigned l = 0; l < 32; l++)
                     if (m >> l & 1)
-                        w->r32[slot][l].u = w->bar_red == 1 ? b->popc
-                                                            : (w->bar_red == 2 ? b->red_and
-                                                                               : b->red_or);
+                        w->r32[slot][l].u = v;
             }
+            /* lanes that stood at it in suspended activations (its.c): in their frames */
+            if (w->bar_far)
+                its_far_result(w, rf, slot, v);
             w->bar_red = 0;
+            w->bar_far = false;
         }
     }
     b->arrived = 0;
@@ -73,6 +75,12 @@ void cta_barrier(struct warp *w, uint32_t M, uint32_t arrive, unsigned id, unsig
         b->red_and = true;
         b->red_or = false;
         b->expected = count;
+        b->mixed = false;
+    } else if ((count ? count : c->L->nthreads) != (b->expected ? b->expected : c->L->nthreads) &&
+               !b->mixed) {
+        /* no count means every thread of the CTA */
+        b->mixed = true;
+        b->count2 = count;
     }
     b->arrived += (uint32_t)__builtin_popcount(arrive);
     if (red > 0) {
@@ -269,6 +277,53 @@ void cta_free(struct cta *c)
     memset(c, 0, sizeof *c);
 }
 
+/* A thread count as a deadlock report gives it ("all" for 0: every live thread). */
+static void count_str(uint32_t count, char *buf, size_t n)
+{
+    if (count)
+        snprintf(buf, n, "%u", count);
+    else
+        snprintf(buf, n, "all");
+}
+
+/* The deadlock report of warp w parked at CTA barrier w->bar_id: how many threads arrived of
+ * how many, thread counts that differ within the phase, and where the warps waiting at the
+ * other barriers stand (the first warp at each, with its instruction). */
+static void deadlock_msg(const struct cta *c, const struct warp *w, char *msg, size_t n)
+{
+    const struct barrier *b = &c->bars[w->bar_id];
+    const uint32_t need = b->expected ? b->expected : c->live_threads;
+    size_t k = (size_t)snprintf(msg, n, "barrier %u can never complete: %u of %u threads arrived",
+                                w->bar_id, b->arrived, need);
+    if (b->mixed && k < n) {
+        char c1[16], c2[16];
+        count_str(b->expected, c1, sizeof c1);
+        count_str(b->count2, c2, sizeof c2);
+        k += (size_t)snprintf(msg + k, n - k,
+                              " (threads waited for it with different thread counts: %s and %s)",
+                              c1, c2);
+    }
+    if (k < n)
+        k += (size_t)snprintf(msg + k, n - k, ", every other live warp is waiting or has exited");
+    uint32_t shown = 1u << w->bar_id;
+    for (uint32_t i = 0; i < c->nwarps && k < n; i++) {
+        const struct warp *o = &c->warps[i];
+        if (o->state != WS_PARKED || o->bar_id >= 16 || (shown >> o->bar_id & 1))
+            continue;
+        shown |= 1u << o->bar_id;
+        const struct barrier *ob = &c->bars[o->bar_id];
+        const uint32_t opc = o->stk[o->depth - 1].pc;
+        const uint32_t p = opc ? opc - 1 : 0;
+        const struct xfunc *fn = o->fn;
+        const struct ir_module *m = fn->m;
+        const struct ir_insn *in = p < fn->ninsns ? &fn->f->insns[p] : &fn->insns[fn->ninsns];
+        k += (size_t)snprintf(msg + k, n - k,
+                              "; %u threads wait at barrier %u (warp %u at %s+%#x (%s:%u))",
+                              ob->arrived, o->bar_id, o->id, ir_str(m, fn->f->name), p * 16,
+                              m->filename ? m->filename : "<ptx>", in->line);
+    }
+}
+
 /* Report a deadlock: every live warp is parked and no barrier can complete (see internal.h). */
 void cta_report_deadlock(struct cta *c)
 {
@@ -276,7 +331,7 @@ void cta_report_deadlock(struct cta *c)
         struct warp *w = &c->warps[i];
         if (w->state != WS_PARKED)
             continue;
-        char msg[256];
+        char msg[640];
         if (w->bar_id == CTA_BAR_WGMMA) {
             wgmma_deadlock_msg(w, msg, sizeof msg);
         } else if (w->bar_id == CTA_BAR_CLUSTER) {
@@ -285,12 +340,7 @@ void cta_report_deadlock(struct cta *c)
                      "arrived, every other live warp is waiting or has exited",
                      c->clu->arrived, c->clu->n * c->L->nthreads - c->clu->exited);
         } else {
-            const struct barrier *b = &c->bars[w->bar_id];
-            uint32_t need = b->expected ? b->expected : c->live_threads;
-            snprintf(msg, sizeof msg,
-                     "barrier %u can never complete: %u of %u threads arrived, every other "
-                     "live warp is waiting or has exited",
-                     w->bar_id, b->arrived, need);
+            deadlock_msg(c, w, msg, sizeof msg);
         }
         uint32_t pc = w->stk[w->depth - 1].pc;
         interp_fault(w, pc ? pc - 1 : 0, (unsigned)__builtin_ctz(w->bar_mask ? w->bar_mask : 1),

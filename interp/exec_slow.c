@@ -416,13 +416,14 @@ static void check_pre(struct warp *w, uint32_t pc, const struct ir_insn *in, uin
     const struct ir_opnd *O = w->fn->opnds + in->opnd;
     check_step(w);
     if (check & CHECK_SYNCCHECK) {
-        if ((in->op == OP_BAR || in->op == OP_BARRIER) && in->mode != MODE_ARRIVE &&
-            (in->op == OP_BAR || (in->fl & IR_FL(FL_ALIGNED)))) {
+        if ((in->op == OP_BAR || in->op == OP_BARRIER) && M) {
             const unsigned ci = in->mode == MODE_RED ? 2 : 1; /* the count operand */
             const uint32_t cnt = in->nopnd > ci + (in->mode == MODE_RED)
                                      ? (uint32_t)vm_get(w, &O[ci], (unsigned)__builtin_ctz(M))
                                      : 0;
-            check_barrier(w, pc, M, w->valid & ~w->exited, cnt);
+            check_bar_arrival(w, pc, M, cnt, in->mode != MODE_ARRIVE);
+            if (in->mode != MODE_ARRIVE && (in->op == OP_BAR || (in->fl & IR_FL(FL_ALIGNED))))
+                check_barrier(w, pc, M, w->valid & ~w->exited, cnt);
         } else if (in->nopnd >= 1 &&
                    (in->op == OP_BAR_WARP_SYNC ||
                     ((in->op == OP_SHFL || in->op == OP_VOTE || in->op == OP_MATCH ||

@@ -207,6 +207,9 @@ struct its_susp {
     uint32_t nent, ent_cap, ncall, call_cap;
     struct xfunc *fn;
     uint32_t frame_off, sp, alloca_top, arena_end;
+    uint32_t bar_lanes; /* lanes of the innermost activation that its_warp_sync let through the
+                           aligned barrier the warp arrived at last (a bar.red reduces their
+                           predicates and gives them the result in this frame) */
     bool used;
 };
 
@@ -250,6 +253,8 @@ struct warp {
     uint8_t bar_red;            /* pending bar.red result: 0 none, 1 popc, 2 and, 3 or */
     uint32_t bar_dst_slot;      /* destination slot of a pending bar.red */
     uint8_t bar_dst_rf;
+    bool bar_far;               /* the pending bar.red also counts lanes of suspended
+                                   activations (its_susp.bar_lanes, its.c) */
     uint32_t bar_mask;          /* lanes that arrived */
 
     /* SIMT stack */
@@ -302,6 +307,10 @@ struct barrier {
     uint32_t expected;          /* 0: all live threads of the CTA */
     uint32_t popc;
     bool red_and, red_or;
+    bool mixed;                 /* a thread arrived in this phase with another thread count
+                                   than `expected` (count2; undefined in PTX: deadlock reports
+                                   name both) */
+    uint32_t count2;
     uint32_t nparked;
 };
 
@@ -467,6 +476,18 @@ int its_warp_sync(struct warp *w, uint32_t pc, uint32_t M, uint32_t need, bool b
  * pass a bar.warp.sync or aligned barrier now (every needed lane stands there, suspended
  * activations included), rather than wait for other paths? (synccheck asks, check.c) */
 bool its_sync_ready(const struct warp *w, uint32_t pc, uint32_t M, uint32_t need);
+/* After its_warp_sync let the warp through a bar.red (1): the lanes of suspended activations
+ * (of the same function, reached through other call sites) standing at it in *lanes, and
+ * their predicate register `slot` (bits of those lanes), read from their own frames. */
+uint32_t its_far_pred(const struct warp *w, uint32_t slot, uint32_t *lanes);
+/* The bar.red of those lanes completed: store result v in their register rf/slot (a
+ * predicate when rf is RF_PRED, else a .b32 register), in their own frames. */
+void its_far_result(struct warp *w, unsigned rf, uint32_t slot, uint32_t v);
+/* its_warp_sync found that lanes of w can never join lanes M at the aligned barrier `id` at
+ * pc (they wait elsewhere): the deadlock report's text, naming the lanes at each place, the
+ * other place's barrier and its PTX position, in buf. */
+void its_stuck_msg(const struct warp *w, uint32_t pc, uint32_t M, unsigned id, char *buf,
+                   size_t n);
 /* warp.c: set aside the activations of calls [keep, ncalls) (the top path's, see struct
  * its_susp): the warp continues in activation `keep`, whose calling entry is marked (0, or -1
  * out of memory); resume them when that entry is on top again (settle does). */
@@ -563,7 +584,10 @@ unsigned exec_select_isa(void);
  * barrier executed by lanes M of w that needs the lanes `need`, with thread count `count` (0:
  * none); check_warp_sync: synccheck of a warp-collective whose lane l names members[l];
  * check_step: a new warp instruction; check_syncwarp: bar.warp.sync orders the warp's earlier
- * shared accesses before its later ones. */
+ * shared accesses before its later ones; check_bar_arrival: synccheck of any CTA barrier
+ * arrival at pc (`waits`: not bar.arrive) with thread count `count` (0: none), when it makes a
+ * mismatch certain (another thread count than the phase's, or a wait for every thread while
+ * threads wait at another such barrier). */
 int check_launch_begin(struct launch_state *L);
 void check_launch_end(struct launch_state *L);
 int check_cta_begin(struct cta *c);
@@ -571,6 +595,7 @@ void check_cta_free(struct cta *c);
 void check_accesses(struct warp *w, uint32_t pc, const struct engine_access *acc, unsigned n,
                     bool atomic);
 void check_barrier(struct warp *w, uint32_t pc, uint32_t M, uint32_t need, uint32_t count);
+void check_bar_arrival(struct warp *w, uint32_t pc, uint32_t M, uint32_t count, bool waits);
 void check_warp_sync(struct warp *w, uint32_t pc, uint32_t M, const uint32_t members[32]);
 void check_step(struct warp *w);
 void check_syncwarp(struct warp *w);

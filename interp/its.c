@@ -38,6 +38,8 @@
  *
  * Warps that never diverge pay one comparison per quantum.
  */
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "interp/internal.h"
@@ -257,14 +259,18 @@ int its_warp_sync(struct warp *w, uint32_t pc, uint32_t M, uint32_t need, bool b
     }
     for (uint32_t j = 0; w->susp_used && j < w->nsusp; j++) {
         struct its_susp *P = &w->susp[j];
+        P->bar_lanes = 0;
         if (!P->used || P->fn != w->fn)
             continue;
         seen = 0;
         for (uint32_t i = P->nent; i-- > susp_base(P);) {
             const uint32_t own = P->ent[i].mask & ~seen;
             seen |= P->ent[i].mask;
-            if (own == P->ent[i].mask && own != 0 && P->ent[i].pc == pc && !P->ent[i].susp)
+            if (own == P->ent[i].mask && own != 0 && P->ent[i].pc == pc && !P->ent[i].susp) {
                 P->ent[i].pc = pc + 1;
+                if (bar)
+                    P->bar_lanes |= own & ~w->exited;
+            }
         }
     }
     if (bar)
@@ -272,4 +278,124 @@ int its_warp_sync(struct warp *w, uint32_t pc, uint32_t M, uint32_t need, bool b
     s[t].pc = pc + 1;
     warp_reconverge(w);
     return 0;
+}
+
+/* Lanes and predicate bits of suspended activations at the bar.red just let through (see
+ * internal.h). */
+uint32_t its_far_pred(const struct warp *w, uint32_t slot, uint32_t *lanes)
+{
+    uint32_t v = 0, at = 0;
+    for (uint32_t i = 0; w->susp_used && i < w->nsusp; i++) {
+        const struct its_susp *P = &w->susp[i];
+        if (!P->used || !P->bar_lanes)
+            continue;
+        const uint32_t *pred =
+            (const uint32_t *)(const void *)(w->arena + P->frame_off + P->fn->offpred);
+        v |= pred[slot] & P->bar_lanes;
+        at |= P->bar_lanes;
+    }
+    *lanes = at;
+    return v;
+}
+
+/* A bar.red result for the lanes of suspended activations (see internal.h). */
+void its_far_result(struct warp *w, unsigned rf, uint32_t slot, uint32_t v)
+{
+    for (uint32_t i = 0; w->susp_used && i < w->nsusp; i++) {
+        struct its_susp *P = &w->susp[i];
+        const uint32_t m = P->used ? P->bar_lanes & ~w->exited : 0;
+        P->bar_lanes = 0;
+        if (!m)
+            continue;
+        uint8_t *b = w->arena + P->frame_off;
+        if (rf == RF_PRED) {
+            uint32_t *pred = (uint32_t *)(void *)(b + P->fn->offpred);
+            pred[slot] = (pred[slot] & ~m) | (v ? m : 0);
+        } else if (rf == RF_B32) {
+            union r32(*r32)[32] = (union r32(*)[32])(void *)(b + P->fn->off32);
+            for (unsigned l = 0; l < 32; l++)
+                if (m >> l & 1)
+                    r32[slot][l].u = v;
+        }
+    }
+}
+
+/* Entry i of the SIMT entries e (calls c[0, nc), bases relative to e; `inner` the function of
+ * the innermost activation, `outer` that of the activation below c[0]): its function. */
+static const struct xfunc *entry_fn(const struct call_rec *c, uint32_t nc, uint32_t i,
+                                    const struct xfunc *inner, const struct xfunc *outer)
+{
+    uint32_t k = 0;
+    while (k < nc && c[k].base <= i)
+        k++;
+    if (k == nc)
+        return inner;
+    return k == 0 ? outer : c[k].caller;
+}
+
+/* "NAME+0xPC (FILE:LINE)" of instruction pc of fn, and "barrier N " before it when it is a
+ * CTA barrier with an immediate id, into buf. */
+static void place_str(const struct xfunc *fn, uint32_t pc, char *buf, size_t n)
+{
+    const struct ir_module *m = fn->m;
+    const struct ir_insn *in = pc < fn->ninsns ? &fn->f->insns[pc] : &fn->insns[fn->ninsns];
+    const struct ir_insn *x = pc < fn->ninsns ? &fn->insns[pc] : NULL;
+    char bar[24] = "";
+    if (x && (x->op == OP_BAR || x->op == OP_BARRIER) && x->nopnd >= 1 + (x->mode == MODE_RED)) {
+        const struct ir_opnd *id = &fn->opnds[x->opnd + (x->mode == MODE_RED ? 1 : 0)];
+        if (id->kind == OPK_IMM)
+            snprintf(bar, sizeof bar, "barrier %" PRIu64 " at ", id->imm.u);
+    }
+    snprintf(buf, n, "%s%s+%#x (%s:%u)", bar, ir_str(m, fn->f->name), pc * 16,
+             m->filename ? m->filename : "<ptx>", in->line);
+}
+
+/* The deadlock report of lanes that can never join the barrier (see internal.h). */
+void its_stuck_msg(const struct warp *w, uint32_t pc, uint32_t M, unsigned id, char *buf, size_t n)
+{
+    const uint32_t live = w->valid & ~w->exited, at = lanes_at(w, pc, M) & live;
+    uint32_t miss = live & ~at;
+    size_t k = (size_t)snprintf(buf, n,
+                                "barrier %u can never complete: lanes %08x of warp %u wait at "
+                                "it,",
+                                id, at, w->id);
+    /* the leaf entries holding missing lanes: this warp's stack, then suspended activations */
+    const uint32_t nc = w->ncalls;
+    const struct xfunc *outer = nc ? w->calls[0].caller : w->fn;
+    uint32_t seen = 0;
+    for (uint32_t i = w->depth; i-- > 0 && miss && k < n;) {
+        const struct simt_entry *e = &w->stk[i];
+        const uint32_t own = e->mask & ~seen & miss;
+        seen |= e->mask;
+        if (!own || e->susp)
+            continue;
+        char where[160];
+        place_str(entry_fn(w->calls, nc, i, w->fn, outer), e->pc, where, sizeof where);
+        k += (size_t)snprintf(buf + k, n - k, " lanes %08x of the warp wait at %s,", own, where);
+        miss &= ~own;
+    }
+    for (uint32_t j = 0; w->susp_used && j < w->nsusp && miss && k < n; j++) {
+        const struct its_susp *P = &w->susp[j];
+        if (!P->used)
+            continue;
+        seen = 0;
+        for (uint32_t i = P->nent; i-- > 0 && miss && k < n;) {
+            const struct simt_entry *e = &P->ent[i];
+            const uint32_t own = e->mask & ~seen & miss;
+            seen |= e->mask;
+            if (!own || e->susp)
+                continue;
+            char where[160];
+            place_str(entry_fn(P->calls, P->ncall, i, P->fn, P->calls[0].caller), e->pc, where,
+                      sizeof where);
+            k +=
+                (size_t)snprintf(buf + k, n - k, " lanes %08x of the warp wait at %s,", own, where);
+            miss &= ~own;
+        }
+    }
+    if (miss && k < n)
+        snprintf(buf + k, n - k, " lanes %08x of the warp elsewhere,", miss);
+    const size_t len = strlen(buf);
+    if (len > 0 && buf[len - 1] == ',')
+        buf[len - 1] = 0;
 }

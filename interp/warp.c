@@ -270,6 +270,8 @@ int warp_init(struct warp *w, struct cta *c, uint32_t id, struct xfunc *kf, uint
         w->susp[i].used = false;
     w->susp_used = 0;
     w->its_resumed = false;
+    w->bar_red = 0;
+    w->bar_far = false;
     w->mc.lo = 0;
     w->mc.span = 0;
     w->mc.flags = 0;
@@ -406,6 +408,7 @@ int warp_suspend(struct warp *w, uint32_t keep)
     P->sp = w->sp;
     P->alloca_top = w->alloca_top;
     P->arena_end = w->arena_used;
+    P->bar_lanes = 0;
     P->used = true;
     w->susp_used++;
     /* back in the calling activation, as if the call had returned (its frames stay) */

@@ -700,7 +700,8 @@ int main(void)
     is_int(r.trap.kind, TRAP_DEADLOCK, "half barrier: deadlock");
     is_str(r.trap.msg,
            "barrier 0 can never complete: 32 of 64 threads arrived, every other live warp is "
-           "waiting or has exited",
+           "waiting or has exited; 32 threads wait at barrier 1 (warp 1 at barrier+0x50 "
+           "(hand.ptx:15))",
            "half barrier: message");
     free(t);
 

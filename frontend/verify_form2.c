@@ -1,0 +1,819 @@
+/*
+ * frontend/verify_form2.c — more instruction forms as ptxas 13 refuses them, each probed on
+ * ptxas (fixtures/ptx/diag/probed_forms5.ptx): the types of bmsk, wmma.store, tex and
+ * wgmma.mma_async{.sp}, bar.red / barrier.red (operation, type, operands), the
+ * barrier.cluster semantics, mma's types (D against C and A, A against B, the .kind and
+ * block-scale forms), multimem (operation / type pairs, semantics, vectors, data
+ * registers), tcgen05 (alloc / dealloc / commit types and operands, ld.red's
+ * operation, type and operands, mma's .kind and operands, wait's .sync.aligned), dp4a / dp2a, the
+ * video instructions (types, .clamp/.wrap, comparison, secondary operation and operand count), txq
+ * / suq (their one query and its operands), and the operand kinds of the tensor copies'
+ * coordinates, cp.async, cp.async.bulk{.prefetch}, wgmma.mma_async{.sp} (A descriptor, sparsity
+ * selector, scale-d) and the surface instructions' data (ptxas: "Unexpected instruction types
+ * specified for …", "Arguments mismatch for instruction …", "Instruction 'tex.f32' requires .v4
+ * type").
+ */
+#include "frontend/verify_int.h"
+
+/* Kind and byte size of register operand o when it is one declared register. */
+static bool reg_shape(const struct declmap *dm, const struct ir_func *f, const struct ir_opnd *o,
+                      enum tkind *k, unsigned *size)
+{
+    if (o->kind != OPK_REG || o->n > 1)
+        return false;
+    const struct ir_regdecl *d = decl_of(dm, f, o);
+    if (!d)
+        return false;
+    *k = type_kind(d->type);
+    *size = ir_type_size((enum ir_type)d->type);
+    return true;
+}
+
+/* The instruction types of in, in order (at most n). */
+static unsigned insn_types(const struct ir_func *f, const struct ir_insn *in, unsigned *t,
+                           unsigned n)
+{
+    unsigned c = 0;
+    for (unsigned i = 0; i < in->nmod && in->mod + i < f->nmods && c < n; i++) {
+        enum ir_mod md = (enum ir_mod)f->mods[in->mod + i];
+        if (ir_mod_kind(md) == MK_TYPE)
+            t[c++] = (unsigned)ir_mod_value(md);
+    }
+    return c;
+}
+
+/* The elements of data operand o (a {...} vector or one register) each hold at least `size`
+ * bytes and are no predicates; `nofloat`: no floating-point registers either (sured.b). As
+ * ptxas types the data of suld / sust / sured. */
+static void surf_data(struct vctx *v, const struct declmap *dm, const struct ir_insn *in,
+                      const struct ir_opnd *o, unsigned idx, unsigned size, bool nofloat)
+{
+    const struct ir_func *f = v->f;
+    const struct ir_opnd *e = o;
+    unsigned n = 1;
+    if (o->kind == OPK_VEC) {
+        if (o->first + o->n > f->nopnds)
+            return;
+        e = &f->opnds[o->first];
+        n = o->n;
+    }
+    for (unsigned j = 0; j < n; j++) {
+        enum tkind k;
+        unsigned sz;
+        if (!reg_shape(dm, f, &e[j], &k, &sz))
+            continue;
+        if (k == TK_PRED || sz < size || (nofloat && k == TK_F)) {
+            VERR(v, in, "operand %u of '%s': a %s register cannot hold .b%u surface data", idx + 1,
+                 ir_op_name((enum ir_op)in->op),
+                 k == TK_PRED           ? "predicate"
+                 : k == TK_F && nofloat ? "floating-point"
+                                        : "narrower",
+                 8 * size);
+            return;
+        }
+    }
+}
+
+/* wmma.store's fragment: 32-bit bit/f16x2 registers for .f16, 32-bit non-float for .s32,
+ * 32-bit for .f32, 64-bit .f64/.b64 for .f64; no other type. */
+static void wmma_store(struct vctx *v, const struct declmap *dm, const struct ir_insn *in)
+{
+    const struct ir_func *f = v->f;
+    const unsigned t = in->type[0];
+    if (t != T_F16 && t != T_F32 && t != T_S32 && t != T_F64) {
+        VERR(v, in, "'wmma.store' takes type .f16, .f32, .s32 or .f64, not .%s",
+             ir_type_name((enum ir_type)t));
+        return;
+    }
+    const struct ir_opnd *o = in->nopnd >= 2 ? ir_opnd(f, in, 1) : NULL;
+    if (!o || o->kind != OPK_VEC || o->first + o->n > f->nopnds)
+        return;
+    for (unsigned j = 0; j < o->n; j++) {
+        enum tkind k;
+        unsigned sz;
+        if (!reg_shape(dm, f, &f->opnds[o->first + j], &k, &sz))
+            continue;
+        bool ok = t == T_F64   ? sz == 8 && (k == TK_F || k == TK_B)
+                  : t == T_F16 ? sz == 4 && (k == TK_B || k == TK_H2)
+                  : t == T_S32 ? sz == 4 && k != TK_F
+                               : sz == 4 && k != TK_PRED;
+        if (!ok) {
+            VERR(v, in,
+                 "operand 2 of 'wmma.store': a fragment element of type .%s does not "
+                 "hold .%s data",
+                 ir_type_name((enum ir_type)decl_of(dm, f, &f->opnds[o->first + j])->type),
+                 ir_type_name((enum ir_type)t));
+            return;
+        }
+    }
+}
+
+/* wgmma.mma_async{.sp}: the D type its A type allows (.f16 from .f16 / fp8, .f32 from every
+ * float type, .s32 from .s8 / .u8 / .b1), A a 64-bit descriptor register when not a
+ * fragment vector, the sparsity selector a constant, scale-d a predicate or a constant. */
+static void wgmma(struct vctx *v, const struct declmap *dm, const struct ir_insn *in)
+{
+    const struct ir_func *f = v->f;
+    const char *name = ir_op_name((enum ir_op)in->op);
+    const bool sp = in->op == OP_WGMMA_MMA_ASYNC_SP;
+    unsigned t[3];
+    const unsigned nt = insn_types(f, in, t, 3);
+    if (nt != 3)
+        VERR(v, in, "'%s' takes three types (D, A and B)", name);
+    const struct ir_opnd *dv = in->nopnd ? ir_opnd(f, in, 0) : NULL;
+    if (dv && dv->kind == OPK_VEC && dv->first + dv->n <= f->nopnds) {
+        enum tkind k0 = TK_OTHER;
+        for (unsigned j = 0; j < dv->n; j++) {
+            enum tkind ek;
+            unsigned esz;
+            if (!reg_shape(dm, f, &f->opnds[dv->first + j], &ek, &esz) || ek == TK_B)
+                continue;
+            if (ek == TK_PRED || (k0 != TK_OTHER && ek != k0)) {
+                VERR(v, in, "operand 1 of '%s': vector elements of different types", name);
+                break;
+            }
+            k0 = ek;
+        }
+    }
+    if (nt == 3) {
+        const unsigned d = t[0], a = t[1];
+        const bool fp8 = a == T_E4M3 || a == T_E5M2, i8 = a == T_S8 || a == T_U8 || a == T_B1;
+        const bool ok = d == T_F16   ? a == T_F16 || fp8
+                        : d == T_F32 ? a == T_F16 || a == T_BF16 || a == T_TF32 || fp8
+                        : d == T_S32 ? i8
+                                     : false;
+        if (!ok)
+            VERR(v, in, "'%s' does not take D type .%s with A type .%s", name,
+                 ir_type_name((enum ir_type)d), ir_type_name((enum ir_type)a));
+    }
+    enum tkind k;
+    unsigned sz;
+    if (in->nopnd >= 2 && reg_shape(dm, f, ir_opnd(f, in, 1), &k, &sz) &&
+        (sz != 8 || (k != TK_B && k != TK_I)))
+        VERR(v, in, "operand 2 of '%s': the A descriptor is a 64-bit integer register", name);
+    if (sp && in->nopnd >= 5 && ir_opnd(f, in, 4)->kind != OPK_IMM)
+        VERR(v, in, "operand 5 of '%s': the sparsity selector is a constant", name);
+    const unsigned sd = sp ? 5 : 3;
+    if (in->nopnd > sd && reg_shape(dm, f, ir_opnd(f, in, sd), &k, &sz) && k != TK_PRED)
+        VERR(v, in, "operand %u of '%s': scale-d is a predicate or a constant", sd + 1, name);
+}
+
+/* cp.async [d], [s], cp-size{, src-size | ignore-src}{, cache-policy}: cp-size a constant,
+ * src-size a 32-bit integer (or the ignore-src predicate), the policy (.L2::cache_hint) a
+ * 64-bit integer. */
+static void cp_async(struct vctx *v, const struct declmap *dm, const struct ir_insn *in)
+{
+    const struct ir_func *f = v->f;
+    if (in->nopnd >= 3 && ir_opnd(f, in, 2)->kind != OPK_IMM)
+        VERR(v, in, "operand 3 of 'cp.async': cp-size is a constant");
+    const bool hint = (in->fl & IR_FL(FL_L2_HINT)) != 0;
+    const unsigned nsz = in->nopnd - (hint ? 1u : 0u); /* operands before the policy */
+    enum tkind k;
+    unsigned sz;
+    if (nsz >= 4 && reg_shape(dm, f, ir_opnd(f, in, 3), &k, &sz) && k != TK_PRED &&
+        (sz != 4 || (k != TK_B && k != TK_I)))
+        VERR(v, in,
+             "operand 4 of 'cp.async': src-size is a 32-bit integer register (or the "
+             "ignore-src predicate)");
+    if (hint && in->nopnd >= 4 && reg_shape(dm, f, ir_opnd(f, in, in->nopnd - 1), &k, &sz) &&
+        (sz != 8 || (k != TK_B && k != TK_I)))
+        VERR(v, in, "operand %u of 'cp.async': the cache policy is a 64-bit integer register",
+             in->nopnd);
+}
+
+/* dp4a / dp2a: two types, each .u32 or .s32; dp2a a .lo or .hi; every operand a 32-bit
+ * integer register. */
+static void dp_ab(struct vctx *v, const struct declmap *dm, const struct ir_insn *in)
+{
+    const struct ir_func *f = v->f;
+    const char *name = ir_op_name((enum ir_op)in->op);
+    unsigned t[3];
+    const unsigned n = insn_types(f, in, t, 3);
+    if (n != 2 || (t[0] != T_U32 && t[0] != T_S32) || (t[1] != T_U32 && t[1] != T_S32))
+        VERR(v, in, "'%s' takes two types, each .u32 or .s32", name);
+    if (in->op == OP_DP2A && !has_mod(f, in, MOD_LO) && !has_mod(f, in, MOD_HI))
+        VERR(v, in, "'dp2a' needs .lo or .hi");
+    for (unsigned i = 0; i < in->nopnd; i++)
+        if (!int_reg_ok(dm, f, ir_opnd(f, in, i), 4)) {
+            VERR(v, in, "operand %u of '%s' is a 32-bit integer register", i + 1, name);
+            break;
+        }
+}
+
+/* txq / suq: type .b32 and exactly one query the instruction has (txq.level: .width, .height
+ * or .depth, and its level operand, a 32-bit integer). */
+static void query(struct vctx *v, const struct declmap *dm, const struct ir_insn *in)
+{
+    static const enum ir_mod tq[] = {MOD_WIDTH,         MOD_HEIGHT,
+                                     MOD_DEPTH,         MOD_CHANNEL_DATA_TYPE,
+                                     MOD_CHANNEL_ORDER, MOD_NORMALIZED_COORDS,
+                                     MOD_ARRAY_SIZE,    MOD_NUM_MIPMAP_LEVELS,
+                                     MOD_NUM_SAMPLES,   MOD_FILTER_MODE,
+                                     MOD_ADDR_MODE_0,   MOD_ADDR_MODE_1,
+                                     MOD_ADDR_MODE_2,   MOD_FORCE_UNNORMALIZED_COORDS,
+                                     MOD_MEMORY_LAYOUT};
+    const struct ir_func *f = v->f;
+    const bool txq = in->op == OP_TXQ, level = txq && has_mod(f, in, MOD_LEVEL);
+    const char *name = ir_op_name((enum ir_op)in->op);
+    if (in->type[0] != T_B32)
+        VERR(v, in, "'%s' takes type .b32", name);
+    unsigned nq = 0;
+    enum ir_mod q = MOD_WIDTH;
+    for (unsigned i = 0; i < sizeof tq / sizeof tq[0]; i++)
+        if (has_mod(f, in, tq[i])) {
+            nq++;
+            q = tq[i];
+        }
+    if (nq != 1) {
+        VERR(v, in, "'%s' needs exactly one query (.width, .height, ...), not %u", name, nq);
+        return;
+    }
+    const bool ok = level ? q == MOD_WIDTH || q == MOD_HEIGHT || q == MOD_DEPTH
+                    : txq ? q != MOD_MEMORY_LAYOUT
+                          : q == MOD_WIDTH || q == MOD_HEIGHT || q == MOD_DEPTH ||
+                                q == MOD_CHANNEL_DATA_TYPE || q == MOD_CHANNEL_ORDER ||
+                                q == MOD_ARRAY_SIZE || q == MOD_MEMORY_LAYOUT;
+    if (!ok)
+        VERR(v, in, "'%s%s' does not take the query .%s", name, level ? ".level" : "",
+             ir_mod_name(q));
+    if (level && in->nopnd < 3)
+        VERR(v, in, "'txq.level' needs the level operand");
+    else if (level && !int_reg_ok(dm, f, ir_opnd(f, in, 2), 4))
+        VERR(v, in, "operand 3 of 'txq.level': the level is a 32-bit integer register");
+}
+
+/* cp.async.bulk{.prefetch}: the size a 32-bit integer, the multicast CTA mask and the byte
+ * mask (.cp_mask) 16-bit integers, the cache policy (.L2::cache_hint) a 64-bit integer. */
+static void bulk(struct vctx *v, const struct declmap *dm, const struct ir_insn *in)
+{
+    const struct ir_func *f = v->f;
+    const char *name = ir_op_name((enum ir_op)in->op);
+    const unsigned si = in->op == OP_CP_ASYNC_BULK ? 2 : 1;
+    if (in->nopnd > si && !int_reg_ok(dm, f, ir_opnd(f, in, si), 4))
+        VERR(v, in, "operand %u of '%s': the size is a 32-bit integer register", si + 1, name);
+    /* the value operands after the size, in order: ctaMask, policy, byteMask */
+    const bool mc = has_mod(f, in, MOD_MULTICAST_CLUSTER), hint = (in->fl & IR_FL(FL_L2_HINT));
+    const bool bm = has_mod(f, in, MOD_CP_MASK);
+    unsigned role = 0; /* 0 ctaMask, 1 policy, 2 byteMask */
+    for (unsigned i = si + 1; i < in->nopnd; i++) {
+        const struct ir_opnd *o = ir_opnd(f, in, i);
+        if (o->kind == OPK_ADDR)
+            continue;
+        while (role < 3 && !(role == 0 ? mc : role == 1 ? hint : bm))
+            role++;
+        if (role == 3)
+            break;
+        const unsigned want = role == 1 ? 8 : 2;
+        if (!int_reg_ok(dm, f, o, want))
+            VERR(v, in, "operand %u of '%s': the %s is a %u-bit integer register", i + 1, name,
+                 role == 0   ? "multicast CTA mask"
+                 : role == 1 ? "cache policy"
+                             : "byte mask",
+                 8 * want);
+        role++;
+    }
+}
+
+/* The video instructions: three types (vset, vset2, vset4: two), each .u32 or .s32, vshl /
+ * vshr's b type .u32 and one of .clamp / .wrap, vset's comparison; a scalar one with a
+ * secondary operation (.add, .min, .max) or a selector on d takes c; every register operand
+ * 32-bit integer. */
+static void video(struct vctx *v, const struct declmap *dm, const struct ir_insn *in)
+{
+    const struct ir_func *f = v->f;
+    const char *name = ir_op_name((enum ir_op)in->op);
+    const bool set = in->op == OP_VSET || in->op == OP_VSET2 || in->op == OP_VSET4;
+    const bool shift = in->op == OP_VSHL || in->op == OP_VSHR;
+    const bool scalar = in->op == OP_VADD || in->op == OP_VSUB || in->op == OP_VABSDIFF ||
+                        in->op == OP_VMIN || in->op == OP_VMAX || shift || in->op == OP_VSET;
+    unsigned t[4];
+    const unsigned n = insn_types(f, in, t, 4), want = set ? 2 : 3;
+    bool ok = n == want;
+    for (unsigned i = 0; ok && i < n; i++)
+        ok = t[i] == T_U32 || t[i] == T_S32;
+    if (!ok)
+        VERR(v, in, "'%s' takes %u types, each .u32 or .s32", name, want);
+    else if (shift && t[2] != T_U32)
+        VERR(v, in, "'%s' takes a .u32 shift amount (b type), not .%s", name,
+             ir_type_name((enum ir_type)t[2]));
+    if (shift && !(in->fl & IR_FL(FL_CLAMP)) == !(in->fl & IR_FL(FL_WRAP)))
+        VERR(v, in, "'%s' needs one of .clamp and .wrap", name);
+    if (set && in->cmp == CMP_NONE)
+        VERR(v, in, "'%s' needs a comparison", name);
+    if (scalar && in->nopnd == 3) {
+        const struct ir_opnd *d = ir_opnd(f, in, 0);
+        if (has_mod(f, in, MOD_ADD) || has_mod(f, in, MOD_MIN) || has_mod(f, in, MOD_MAX))
+            VERR(v, in, "'%s' with a secondary operation takes c", name);
+        else if (d->kind == OPK_REG && d->imm.u)
+            VERR(v, in, "'%s' with a selector on d merges into c: it takes c", name);
+    }
+    for (unsigned i = 0; i < in->nopnd; i++)
+        if (!int_reg_ok(dm, f, ir_opnd(f, in, i), 4)) {
+            VERR(v, in, "operand %u of '%s' is a 32-bit integer register", i + 1, name);
+            break;
+        }
+}
+
+/* bar.red / barrier.red d, a{, b}, {!}c: .popc with type .u32 and a 32-bit integer d, .and /
+ * .or with type .pred and a predicate d; no other operation, no .sync; a and b 32-bit
+ * integers, c a predicate or a constant. */
+static void bar_red(struct vctx *v, const struct declmap *dm, const struct ir_insn *in)
+{
+    const struct ir_func *f = v->f;
+    const char *name = ir_op_name((enum ir_op)in->op);
+    const bool popc = has_mod(f, in, MOD_POPC);
+    const bool logic = has_mod(f, in, MOD_AND) || has_mod(f, in, MOD_OR);
+    if (!popc && !logic) {
+        VERR(v, in, "'%s.red' takes .popc, .and or .or", name);
+        return;
+    }
+    const unsigned want = popc ? T_U32 : T_PRED;
+    if (in->type[0] != want)
+        VERR(v, in, "'%s.red.%s' takes type .%s", name, popc ? "popc" : "and/.or",
+             ir_type_name((enum ir_type)want));
+    if (has_mod(f, in, MOD_SYNC))
+        VERR(v, in, "'%s.red' takes no .sync", name);
+    if (in->nopnd < 3) {
+        VERR(v, in, "'%s.red' takes d, the barrier, [the thread count,] and a predicate", name);
+        return;
+    }
+    enum tkind k;
+    unsigned sz;
+    if (reg_shape(dm, f, ir_opnd(f, in, 0), &k, &sz) &&
+        (popc ? k == TK_PRED || k == TK_F || sz != 4 : k != TK_PRED))
+        VERR(v, in, "operand 1 of '%s.red': d is a %s", name,
+             popc ? "32-bit integer register" : "predicate");
+    for (unsigned i = 1; i + 1 < in->nopnd; i++)
+        if (!int_reg_ok(dm, f, ir_opnd(f, in, i), 4))
+            VERR(v, in, "operand %u of '%s.red' is a 32-bit integer", i + 1, name);
+    const struct ir_opnd *c = ir_opnd(f, in, in->nopnd - 1);
+    if ((c->kind != OPK_REG && c->kind != OPK_IMM) ||
+        (reg_shape(dm, f, c, &k, &sz) && k != TK_PRED))
+        VERR(v, in, "operand %u of '%s.red' is a predicate (or a constant)", in->nopnd, name);
+}
+
+/* barrier.cluster: .arrive (with .release or .relaxed) or .wait (with .acquire), one of them. */
+static void bar_cluster(struct vctx *v, const struct ir_insn *in)
+{
+    const struct ir_func *f = v->f;
+    const bool arrive = in->mode == MODE_ARRIVE || has_mod(f, in, MOD_ARRIVE);
+    const bool wait = has_mod(f, in, MOD_WAIT);
+    if (arrive == wait) {
+        VERR(v, in, "'barrier.cluster' needs exactly one of .arrive and .wait");
+        return;
+    }
+    if (arrive && has_mod(f, in, MOD_ACQUIRE))
+        VERR(v, in, "'barrier.cluster.arrive' takes .release or .relaxed, not .acquire");
+    if (wait && (has_mod(f, in, MOD_RELEASE) || has_mod(f, in, MOD_RELAXED)))
+        VERR(v, in, "'barrier.cluster.wait' takes .acquire only");
+}
+
+/* The base register of address operand o (when it has one) of a `size`-byte integer (size
+ * 0: 4 or 8 bytes)? */
+static bool addr_reg_ok(const struct declmap *dm, const struct ir_func *f, const struct ir_opnd *o,
+                        unsigned size)
+{
+    if (o->kind != OPK_ADDR || o->slot == IR_NOSLOT)
+        return true;
+    const struct ir_opnd r = {
+        .kind = OPK_REG, .rf = o->rf, .slot = o->slot, .n = 1, .sym = IR_NOSYM};
+    return size ? int_reg_ok(dm, f, &r, size)
+                : int_reg_ok(dm, f, &r, 4) || int_reg_ok(dm, f, &r, 8);
+}
+
+/* tcgen05: alloc / dealloc .b32 and commit .b64, their addresses 32- or 64-bit, column
+ * counts and tensor-memory addresses 32-bit integers; ld.red .min or .max of .f32 / .u32 /
+ * .s32 (.abs and .NaN only for .f32) into 32-bit registers from a 32-bit reduction value and
+ * tensor-memory address; mma a .kind, its A a 64-bit descriptor when not in tensor memory,
+ * idesc a 32-bit integer, enable-input-d a predicate or a constant; wait .sync.aligned. */
+static void tcgen05(struct vctx *v, const struct declmap *dm, const struct ir_insn *in)
+{
+    const struct ir_func *f = v->f;
+    const char *name = ir_op_name((enum ir_op)in->op);
+    const unsigned t = in->type[0];
+    switch (in->op) {
+    case OP_TCGEN05_ALLOC:
+    case OP_TCGEN05_DEALLOC:
+    case OP_TCGEN05_COMMIT: {
+        const unsigned want = in->op == OP_TCGEN05_COMMIT ? T_B64 : T_B32;
+        if (t != want)
+            VERR(v, in, "'%s' takes type .%s", name, ir_type_name((enum ir_type)want));
+        for (unsigned i = 0; i < in->nopnd; i++) {
+            const struct ir_opnd *o = ir_opnd(f, in, i);
+            if (o->kind == OPK_ADDR ? !addr_reg_ok(dm, f, o, 0)
+                                    : in->op != OP_TCGEN05_COMMIT && !int_reg_ok(dm, f, o, 4))
+                VERR(v, in, "operand %u of '%s': %s", i + 1, name,
+                     o->kind == OPK_ADDR ? "an address register is 32- or 64-bit"
+                                         : "a 32-bit integer register");
+        }
+        break;
+    }
+    case OP_TCGEN05_LD_RED: {
+        const bool mn = has_mod(f, in, MOD_MIN) || has_mod(f, in, MOD_MAX);
+        if (!mn || has_mod(f, in, MOD_ADD))
+            VERR(v, in, "'tcgen05.ld.red' takes the operation .min or .max");
+        if (t != T_F32 && t != T_U32 && t != T_S32)
+            VERR(v, in, "'tcgen05.ld.red' takes type .f32, .u32 or .s32");
+        else if (t != T_F32 && (in->fl & (IR_FL(FL_ABS) | IR_FL(FL_NAN))))
+            VERR(v, in, "'tcgen05.ld.red' takes .abs and .NaN only with .f32");
+        if (in->nopnd >= 3) {
+            enum tkind k;
+            unsigned sz;
+            const struct ir_opnd *d = ir_opnd(f, in, 0);
+            for (unsigned j = 0; d->kind == OPK_VEC && d->first + d->n <= f->nopnds && j < d->n;
+                 j++)
+                if (reg_shape(dm, f, &f->opnds[d->first + j], &k, &sz) &&
+                    (sz != 4 || k == TK_PRED)) {
+                    VERR(v, in,
+                         "operand 1 of 'tcgen05.ld.red': the elements are 32-bit "
+                         "registers");
+                    break;
+                }
+            if (reg_shape(dm, f, ir_opnd(f, in, 1), &k, &sz) && (sz != 4 || k == TK_PRED))
+                VERR(v, in, "operand 2 of 'tcgen05.ld.red' is a 32-bit register");
+            if (!addr_reg_ok(dm, f, ir_opnd(f, in, 2), 4))
+                VERR(v, in,
+                     "operand 3 of 'tcgen05.ld.red': the tensor-memory address is a "
+                     "32-bit integer register");
+        }
+        break;
+    }
+    case OP_TCGEN05_MMA:
+    case OP_TCGEN05_MMA_SP:
+    case OP_TCGEN05_MMA_WS:
+    case OP_TCGEN05_MMA_WS_SP: {
+        static const enum ir_mod kinds[] = {MOD_KIND_F16,     MOD_KIND_TF32,     MOD_KIND_F8F6F4,
+                                            MOD_KIND_I8,      MOD_KIND_MXF8F6F4, MOD_KIND_MXF4,
+                                            MOD_KIND_MXF4NVF4};
+        bool kind = false;
+        for (unsigned i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+            kind |= has_mod(f, in, kinds[i]);
+        if (!kind)
+            VERR(v, in, "'%s' needs a .kind", name);
+        enum tkind k;
+        unsigned sz;
+        if (in->nopnd >= 2 && reg_shape(dm, f, ir_opnd(f, in, 1), &k, &sz) &&
+            (sz != 8 || (k != TK_B && k != TK_I)))
+            VERR(v, in, "operand 2 of '%s': the A descriptor is a 64-bit integer register", name);
+        /* idesc: the first value operand after b (and the sparsity metadata address), then
+           enable-input-d (a disable-output-lane vector may stand between) */
+        unsigned i = 3;
+        while (i < in->nopnd && ir_opnd(f, in, i)->kind == OPK_ADDR)
+            i++;
+        if (i < in->nopnd && !int_reg_ok(dm, f, ir_opnd(f, in, i), 4))
+            VERR(v, in, "operand %u of '%s': idesc is a 32-bit integer register", i + 1, name);
+        for (i++; i < in->nopnd && ir_opnd(f, in, i)->kind == OPK_VEC; i++)
+            ;
+        if (i < in->nopnd && reg_shape(dm, f, ir_opnd(f, in, i), &k, &sz) && k != TK_PRED)
+            VERR(v, in, "operand %u of '%s': enable-input-d is a predicate or a constant", i + 1,
+                 name);
+        break;
+    }
+    case OP_TCGEN05_WAIT_LD:
+    case OP_TCGEN05_WAIT_ST:
+        if (!has_mod(f, in, MOD_SYNC) || !(in->fl & IR_FL(FL_ALIGNED)))
+            VERR(v, in, "'%s' needs .sync.aligned", name);
+        break;
+    default:
+        break;
+    }
+}
+
+/* multimem.ld_reduce / .red: an operation (.add of .u32 .s32 .u64 .f32 .f64 .f16x2 .bf16x2;
+ * .min / .max of .u32 .s32 .u64 .s64 .f16x2 .bf16x2; both also .e5m2x4 .e4m3x4 for ld_reduce;
+ * .and / .or / .xor of .b32 .b64), a vector only of a floating-point type (or those), red's
+ * address a 64-bit register; ld_reduce not
+ * .release, st and red not .acquire; the data registers of the instruction type (the strict rule).
+ */
+static void multimem(struct vctx *v, const struct declmap *dm, const struct ir_insn *in)
+{
+    const struct ir_func *f = v->f;
+    const char *name = ir_op_name((enum ir_op)in->op);
+    const unsigned t = in->type[0];
+    if (in->op != OP_MULTIMEM_ST) {
+        const bool add = has_mod(f, in, MOD_ADD);
+        const bool mm = has_mod(f, in, MOD_MIN) || has_mod(f, in, MOD_MAX);
+        const bool lg =
+            has_mod(f, in, MOD_AND) || has_mod(f, in, MOD_OR) || has_mod(f, in, MOD_XOR);
+        if (add + mm + lg != 1) {
+            VERR(v, in, "'%s' takes one operation (.add, .min, .max, .and, .or, .xor)", name);
+            return;
+        }
+        const bool h2 = t == T_F16X2 || t == T_BF16X2;
+        const bool f8 = in->op == OP_MULTIMEM_LD_REDUCE && (t == T_E5M2X4 || t == T_E4M3X4);
+        const bool ok =
+            add  ? t == T_U32 || t == T_S32 || t == T_U64 || t == T_F32 || t == T_F64 || h2 || f8
+            : mm ? t == T_U32 || t == T_S32 || t == T_U64 || t == T_S64 || h2 || f8
+                 : t == T_B32 || t == T_B64;
+        if (!ok)
+            VERR(v, in, "'%s' does not take type .%s for its operation", name,
+                 ir_type_name((enum ir_type)t));
+    }
+    if (in->vec > 1 && type_kind(t) != TK_F && type_kind(t) != TK_H2 && type_kind(t) != TK_BH &&
+        t != T_E5M2X4 && t != T_E4M3X4)
+        VERR(v, in, "'%s' takes a vector only of a floating-point type", name);
+    if (in->op == OP_MULTIMEM_LD_REDUCE ? has_mod(f, in, MOD_RELEASE) : has_mod(f, in, MOD_ACQUIRE))
+        VERR(v, in, "'%s' does not take .%s", name,
+             in->op == OP_MULTIMEM_LD_REDUCE ? "release" : "acquire");
+    if (in->op == OP_MULTIMEM_RED && in->nopnd >= 1 && !addr_reg_ok(dm, f, ir_opnd(f, in, 0), 8))
+        VERR(v, in, "operand 1 of 'multimem.red': the address register is 64-bit");
+    const unsigned di = in->op == OP_MULTIMEM_LD_REDUCE ? 0 : 1;
+    if (in->nopnd <= di || !t)
+        return;
+    const struct ir_opnd *o = ir_opnd(f, in, di);
+    if (o->kind == OPK_REG)
+        check_reg(v, dm, in, o, di, t, false, false);
+    else if (o->kind == OPK_VEC && o->first + o->n <= f->nopnds)
+        for (unsigned j = 0; j < o->n; j++)
+            if (f->opnds[o->first + j].kind == OPK_REG)
+                check_reg(v, dm, in, &f->opnds[o->first + j], di, t, false, true);
+}
+
+/* Is t one of the 4-, 6- and 8-bit float types of kind::f8f6f4? */
+static bool f8f6f4(unsigned t)
+{
+    return t == T_E4M3 || t == T_E5M2 || t == T_E3M2 || t == T_E2M3 || t == T_E2M1;
+}
+
+/* mma's types: d.a.b.c (.block_scale: and the scale type); C is D's type (f16 A: also a .f16
+ * C for a .f32 D); A and B alike but for signedness (8- and 4-bit integers), fp8 encodings and
+ * the kind::f8f6f4 types; integer A: .s32 D; .bf16 / .tf32: .f32; .f64: .f64; f16 and the
+ * 8-bit floats: .f16 or .f32; the block-scaled kinds .f32 with scale type .ue8m0 (mxf4nvf4 also
+ * .ue4m3) and .e2m1 A and B for mxf4 / mxf4nvf4. */
+static void mma_types(struct vctx *v, const struct ir_insn *in)
+{
+    const struct ir_func *f = v->f;
+    const bool bs = has_mod(f, in, MOD_BLOCK_SCALE);
+    const bool kf = has_mod(f, in, MOD_KIND_F8F6F4), kmx8 = has_mod(f, in, MOD_KIND_MXF8F6F4);
+    const bool kmx4 = has_mod(f, in, MOD_KIND_MXF4), knv = has_mod(f, in, MOD_KIND_MXF4NVF4);
+    unsigned t[6];
+    const unsigned n = insn_types(f, in, t, 6), want = bs ? 5 : 4;
+    if (n != want) {
+        VERR(v, in, "'mma' takes %u types (%s), not %u", want,
+             bs ? "d, a, b, c and the scale type" : "d, a, b and c", n);
+        return;
+    }
+    const unsigned d = t[0], a = t[1], b = t[2], c = t[3];
+    const bool ia = a == T_S8 || a == T_U8 || a == T_S4 || a == T_U4 || a == T_B1;
+    const bool ib = b == T_S8 || b == T_U8 || b == T_S4 || b == T_U4 || b == T_B1;
+    const bool f8 = (a == T_E4M3 || a == T_E5M2) && (b == T_E4M3 || b == T_E5M2);
+    bool ok;
+    if (kf || kmx8)
+        ok = f8f6f4(a) && f8f6f4(b);
+    else if (kmx4 || knv)
+        ok = a == T_E2M1 && b == T_E2M1;
+    else
+        ok = a == b ||
+             (ia && ib && ir_type_size((enum ir_type)a) == ir_type_size((enum ir_type)b)) || f8;
+    if (!ok) {
+        VERR(v, in, "'mma' does not pair A type .%s with B type .%s", ir_type_name((enum ir_type)a),
+             ir_type_name((enum ir_type)b));
+        return;
+    }
+    if (bs)
+        ok = d == T_F32 && c == T_F32 && (t[4] == T_UE8M0 || (knv && t[4] == T_UE4M3));
+    else if (ia)
+        ok = d == T_S32 && c == T_S32;
+    else if (a == T_BF16 || a == T_TF32)
+        ok = d == T_F32 && c == T_F32;
+    else if (a == T_F64)
+        ok = d == T_F64 && c == T_F64;
+    else
+        ok = (d == T_F16 || d == T_F32) && (c == d || (a == T_F16 && d == T_F32 && c == T_F16));
+    if (!ok)
+        VERR(v, in, "'mma' with A type .%s does not take D type .%s and C type .%s%s",
+             ir_type_name((enum ir_type)a), ir_type_name((enum ir_type)d),
+             ir_type_name((enum ir_type)c), bs ? " (and this scale type)" : "");
+}
+
+/* Small forms: CTA barriers name their barrier (.arrive also its thread count); createpolicy
+ * a .fractional, .range or .cvt form; cp.async.mbarrier.arrive .b64; cp.reduce.async.bulk's
+ * size a 32-bit integer; cvt to .f16x2 / .bf16x2 a rounding; tcgen05.shift .down, tcgen05.ld /
+ * .st .b32 with .sync and 32-bit data registers; surface instructions a type; a mov of a
+ * variable's address no float type; cvt.pack's destination an integer register of 32 bits or
+ * more, its c a register of 32 bits or more. */
+static void small_forms(struct vctx *v, const struct declmap *dm, const struct ir_insn *in)
+{
+    const struct ir_func *f = v->f;
+    const char *name = ir_op_name((enum ir_op)in->op);
+    switch (in->op) {
+    case OP_BAR:
+    case OP_BARRIER:
+        if (in->mode == MODE_ARRIVE ? in->nopnd != 2 : in->nopnd < 1)
+            VERR(v, in, "'%s.%s' takes %s", name, in->mode == MODE_ARRIVE ? "arrive" : "sync",
+                 in->mode == MODE_ARRIVE ? "a barrier and a thread count" : "a barrier");
+        break;
+    case OP_CREATEPOLICY:
+        if (!has_mod(f, in, MOD_FRACTIONAL) && !has_mod(f, in, MOD_RANGE) &&
+            !has_mod(f, in, MOD_CVT))
+            VERR(v, in, "'createpolicy' needs .fractional, .range or .cvt");
+        break;
+    case OP_CP_ASYNC_MBARRIER_ARRIVE:
+        if (in->type[0] != T_B64)
+            VERR(v, in, "'cp.async.mbarrier.arrive' takes type .b64");
+        break;
+    case OP_CP_REDUCE_ASYNC_BULK:
+        if (in->nopnd >= 3 && !int_reg_ok(dm, f, ir_opnd(f, in, 2), 4))
+            VERR(v, in,
+                 "operand 3 of 'cp.reduce.async.bulk': the size is a 32-bit integer "
+                 "register");
+        break;
+    case OP_CVT:
+        if ((in->type[0] == T_F16X2 || in->type[0] == T_BF16X2) && in->type[1] == T_F32 &&
+            in->rnd == RND_NONE)
+            VERR(v, in, "'cvt.%s.f32' needs a rounding modifier",
+                 ir_type_name((enum ir_type)in->type[0]));
+        break;
+    case OP_MOV:
+        /* a variable's address is an integer: no floating-point mov */
+        if (in->nopnd >= 2 && ir_opnd(f, in, 1)->kind == OPK_SYM &&
+            ir_opnd(f, in, 1)->sym != IR_NOSYM && type_kind(in->type[0]) == TK_F)
+            VERR(v, in, "'mov.%s' of a variable's address: the type is an integer or bit type",
+                 ir_type_name((enum ir_type)in->type[0]));
+        break;
+    case OP_CVT_PACK:
+        if (in->nopnd >= 1) {
+            enum tkind k;
+            unsigned sz;
+            if (reg_shape(dm, f, ir_opnd(f, in, 0), &k, &sz) &&
+                ((k != TK_B && k != TK_I) || sz < 4))
+                VERR(v, in, "operand 1 of 'cvt.pack' is an integer register of 32 bits or more");
+        }
+        if (in->nopnd >= 4) {
+            enum tkind k;
+            unsigned sz;
+            if (reg_shape(dm, f, ir_opnd(f, in, 3), &k, &sz) && (k == TK_PRED || sz < 4))
+                VERR(v, in, "operand 4 of 'cvt.pack' is a register of 32 bits or more");
+        }
+        break;
+    case OP_TCGEN05_SHIFT:
+        if (!has_mod(f, in, MOD_DOWN))
+            VERR(v, in, "'tcgen05.shift' needs .down");
+        break;
+    case OP_TCGEN05_LD:
+    case OP_TCGEN05_ST: {
+        if (in->type[0] != T_B32)
+            VERR(v, in, "'%s' takes type .b32", name);
+        if (!has_mod(f, in, MOD_SYNC))
+            VERR(v, in, "'%s' needs .sync", name);
+        /* the data registers: 32-bit, no predicates */
+        const unsigned di = in->op == OP_TCGEN05_LD ? 0 : in->nopnd - 1;
+        const struct ir_opnd *d = in->nopnd ? ir_opnd(f, in, di) : NULL;
+        enum tkind k;
+        unsigned sz;
+        for (unsigned j = 0; d && d->kind == OPK_VEC && d->first + d->n <= f->nopnds && j < d->n;
+             j++)
+            if (reg_shape(dm, f, &f->opnds[d->first + j], &k, &sz) && (sz != 4 || k == TK_PRED)) {
+                VERR(v, in, "operand %u of '%s': the data are 32-bit registers", di + 1, name);
+                break;
+            }
+        break;
+    }
+    case OP_SULD:
+    case OP_SUST:
+    case OP_SURED:
+        if (in->type[0] == T_NONE)
+            VERR(v, in, "'%s' needs a type", name);
+        break;
+    default:
+        break;
+    }
+}
+
+/* Forms probed on ptxas 13 (see the file comment; verify_int.h). */
+void verify_probed_forms2(struct vctx *v, const struct declmap *dm, const struct ir_insn *in)
+{
+    const struct ir_func *f = v->f;
+    small_forms(v, dm, in);
+    const char *name = ir_op_name((enum ir_op)in->op);
+    switch (in->op) {
+    case OP_BMSK:
+        if (in->type[0] != T_B32)
+            VERR(v, in, "'bmsk' takes type .b32, not .%s", ir_type_name((enum ir_type)in->type[0]));
+        else if (in->nopnd >= 1 && !int_reg_ok(dm, f, ir_opnd(f, in, 0), 4))
+            VERR(v, in, "operand 1 of 'bmsk' is a 32-bit integer register");
+        break;
+    case OP_WMMA_STORE:
+        wmma_store(v, dm, in);
+        break;
+    case OP_TEX: {
+        const unsigned t = in->type[0];
+        if (t != T_U32 && t != T_S32 && t != T_F32 && t != T_F16 && t != T_F16X2)
+            VERR(v, in, "'tex' does not take type .%s (.u32, .s32, .f32, .f16, .f16x2)",
+                 ir_type_name((enum ir_type)t));
+        else if (in->vec != (t == T_F16X2 ? 2 : 4))
+            VERR(v, in, "'tex.%s' returns a .v%u vector", ir_type_name((enum ir_type)t),
+                 t == T_F16X2 ? 2 : 4);
+        break;
+    }
+    case OP_WGMMA_MMA_ASYNC:
+    case OP_WGMMA_MMA_ASYNC_SP:
+        wgmma(v, dm, in);
+        break;
+    case OP_CP_ASYNC:
+        cp_async(v, dm, in);
+        break;
+    case OP_CP_ASYNC_BULK:
+    case OP_CP_ASYNC_BULK_PREFETCH:
+        bulk(v, dm, in);
+        break;
+    case OP_VADD:
+    case OP_VSUB:
+    case OP_VABSDIFF:
+    case OP_VMIN:
+    case OP_VMAX:
+    case OP_VSHL:
+    case OP_VSHR:
+    case OP_VMAD:
+    case OP_VSET:
+    case OP_VADD2:
+    case OP_VSUB2:
+    case OP_VAVRG2:
+    case OP_VABSDIFF2:
+    case OP_VMIN2:
+    case OP_VMAX2:
+    case OP_VSET2:
+    case OP_VADD4:
+    case OP_VSUB4:
+    case OP_VAVRG4:
+    case OP_VABSDIFF4:
+    case OP_VMIN4:
+    case OP_VMAX4:
+    case OP_VSET4:
+        video(v, dm, in);
+        break;
+    case OP_BAR:
+    case OP_BARRIER:
+        if (in->mode == MODE_RED || has_mod(f, in, MOD_RED))
+            bar_red(v, dm, in);
+        break;
+    case OP_BARRIER_CLUSTER:
+        bar_cluster(v, in);
+        break;
+    case OP_TCGEN05_ALLOC:
+    case OP_TCGEN05_DEALLOC:
+    case OP_TCGEN05_COMMIT:
+    case OP_TCGEN05_LD_RED:
+    case OP_TCGEN05_MMA:
+    case OP_TCGEN05_MMA_SP:
+    case OP_TCGEN05_MMA_WS:
+    case OP_TCGEN05_MMA_WS_SP:
+    case OP_TCGEN05_WAIT_LD:
+    case OP_TCGEN05_WAIT_ST:
+        tcgen05(v, dm, in);
+        break;
+    case OP_MULTIMEM_LD_REDUCE:
+    case OP_MULTIMEM_ST:
+    case OP_MULTIMEM_RED:
+        multimem(v, dm, in);
+        break;
+    case OP_MMA:
+    case OP_MMA_SP:
+    case OP_MMA_SP_ORDERED:
+        mma_types(v, in);
+        break;
+    case OP_DP4A:
+    case OP_DP2A:
+        dp_ab(v, dm, in);
+        break;
+    case OP_TXQ:
+    case OP_SUQ:
+        query(v, dm, in);
+        break;
+    case OP_CP_ASYNC_BULK_TENSOR:
+    case OP_CP_REDUCE_ASYNC_BULK_TENSOR:
+    case OP_CP_ASYNC_BULK_PREFETCH_TENSOR:
+        for (unsigned i = 0; i < in->nopnd; i++) {
+            const struct ir_opnd *o = ir_opnd(f, in, i);
+            if (o->kind != OPK_TEX || o->first + o->n > f->nopnds)
+                continue;
+            for (unsigned c = (unsigned)o->imm.u; c < o->n; c++)
+                if (!int_reg_ok(dm, f, &f->opnds[o->first + c], 4)) {
+                    VERR(v, in,
+                         "operand %u of '%s': tensor coordinates are 32-bit integer "
+                         "registers",
+                         i + 1, name);
+                    break;
+                }
+        }
+        break;
+    case OP_SULD:
+    case OP_SUST:
+    case OP_SURED: {
+        const unsigned t = in->type[0], size = ir_type_size((enum ir_type)t);
+        const bool pmode = has_mod(f, in, MOD_P);
+        if (in->op == OP_SURED && !pmode && type_kind(t) == TK_F) {
+            VERR(v, in, "'sured.b' takes integer or bit types, not .%s",
+                 ir_type_name((enum ir_type)t));
+            break;
+        }
+        if (!size || in->nopnd < 2)
+            break;
+        const unsigned di = in->op == OP_SULD ? 0 : 1;
+        surf_data(v, dm, in, ir_opnd(f, in, di), di, size, in->op == OP_SURED && !pmode);
+        break;
+    }
+    default:
+        break;
+    }
+}
