@@ -80,7 +80,32 @@ struct tm_mem {
     struct tm_prof *prof[TM_MEM_MAXPROF];
     uint32_t nprof;
     uint32_t next_line;           /* the next free GPU-wide line id (0 means none) */
+    /* which components may have work (issue 24 item 3), so that each phase visits only those
+     * (bit i in word i / 64). sp_act: sub-partitions whose ROP queue, DRAM-return queue or L2
+     * may be busy (set when a request or fill enters them and when the L2 is warmed or
+     * invalidated, cleared when the L2 phase finds them idle); sp_rep: sub-partitions with
+     * replies queued for the network; dram_awake: the DRAM channels stepped each DRAM cycle. A
+     * channel the DRAM phase finds idle with nothing queued for it sleeps until a request is
+     * queued for it or its next refresh is due (dram_wake[c], a dram_clk value: DRAM phases
+     * run); the idle cycles it skips from DRAM cycle dram_from[c] on are counted when it wakes,
+     * and added to its counters when they are read before (tm_mem_snapshot). */
+    uint64_t *sp_act, *sp_rep, *dram_awake;
+    uint64_t *dram_from, *dram_wake;
+    uint64_t dram_clk, dram_wake_min;
 };
+
+static inline void bit_set(uint64_t *m, uint32_t i) { m[i / 64] |= UINT64_C(1) << (i % 64); }
+static inline void bit_clr(uint64_t *m, uint32_t i) { m[i / 64] &= ~(UINT64_C(1) << (i % 64)); }
+static inline bool bit_get(const uint64_t *m, uint32_t i) { return m[i / 64] >> (i % 64) & 1; }
+
+/* Wake DRAM channel c (no-op when awake): count the idle cycles it skipped. */
+static void dram_wake(struct tm_mem *m, uint32_t c)
+{
+    if (bit_get(m->dram_awake, c))
+        return;
+    tm_dram_idle_cycles(m->dram[c], m->dram_clk - m->dram_from[c]);
+    bit_set(m->dram_awake, c);
+}
 
 /* The per-instruction counters of line id `line` (a request's), or NULL. A handful of
  * profiles at most: a linear search, done only for requests that carry a line. */
@@ -239,10 +264,21 @@ int tm_mem_create(struct tm_mem **out, const struct tm_config *cfg, uint32_t n_s
     m->sp = calloc(m->nsp, sizeof *m->sp);
     m->dram = calloc(m->n_mem, sizeof *m->dram);
     m->dram_rr = calloc(m->n_mem, sizeof *m->dram_rr);
-    if (!m->sp || !m->dram || !m->dram_rr) {
+    m->sp_act = calloc((m->nsp + 63) / 64, sizeof *m->sp_act);
+    m->sp_rep = calloc((m->nsp + 63) / 64, sizeof *m->sp_rep);
+    m->dram_awake = calloc((m->n_mem + 63) / 64, sizeof *m->dram_awake);
+    m->dram_from = calloc(m->n_mem, sizeof *m->dram_from);
+    m->dram_wake = calloc(m->n_mem, sizeof *m->dram_wake);
+    if (!m->sp || !m->dram || !m->dram_rr || !m->sp_act || !m->sp_rep || !m->dram_awake ||
+        !m->dram_from || !m->dram_wake) {
         r = -ENOMEM;
         goto fail;
     }
+    for (uint32_t i = 0; i < m->nsp; i++)
+        bit_set(m->sp_act, i);
+    for (uint32_t c = 0; c < m->n_mem; c++)
+        bit_set(m->dram_awake, c);
+    m->dram_wake_min = UINT64_MAX;
     const char *qs = cfg->o.gpgpu_dram_partition_queues;
     uint32_t q[4];
     for (int i = 0; i < 4; i++)
@@ -296,11 +332,50 @@ void tm_mem_destroy(struct tm_mem *m)
     free(m->sp);
     free(m->dram);
     free(m->dram_rr);
+    free(m->sp_act);
+    free(m->sp_rep);
+    free(m->dram_awake);
+    free(m->dram_from);
+    free(m->dram_wake);
     tm_icnt_destroy(m->icnt);
     free(m);
 }
 
 /* ====================================================================== interconnect phase */
+
+/* Sub-partition i's node in the interconnect phase: a request out of the network (when net:
+ * packets are in it) into the ROP queue, its next reply into the network. */
+static void icnt_subpart(struct tm_mem *m, uint32_t i, bool net, uint64_t core_now)
+{
+    struct subpart *p = &m->sp[i];
+    uint32_t node = m->n_sm + i;
+    /* requests out of the network into the ROP queue */
+    const struct tm_req *r = net ? tm_icnt_peek(m->icnt, node) : NULL;
+    if (r) {
+        if (tm_queue_full(&p->icnt_l2)) {
+            p->st[AT__COUNT * AO__COUNT + TM_CS__COUNT + PS_STALL_ICNT_L2]++;
+        } else {
+            struct tm_req q = *r;
+            q.t_ready = core_now + m->rop_lat;
+            q.d_req = (uint32_t)(core_now - q.t_sent);
+            q.t_part = core_now;
+            tm_queue_push(&p->icnt_l2, &q);
+            tm_icnt_pop(m->icnt, node);
+            bit_set(m->sp_act, i);
+        }
+    }
+    /* replies into the network */
+    struct tm_req *rp = tm_queue_front(&p->l2_icnt);
+    if (rp) {
+        uint32_t b = reply_bytes(rp);
+        if (tm_icnt_can_push(m->icnt, node, b)) {
+            tm_icnt_push(m->icnt, node, rp->sm, rp, b);
+            tm_queue_pop(&p->l2_icnt);
+            if (!p->l2_icnt.n)
+                bit_clr(m->sp_rep, i);
+        }
+    }
+}
 
 void tm_mem_icnt_cycle(struct tm_mem *m, struct tm_sm *sms, uint64_t core_now)
 {
@@ -319,34 +394,15 @@ void tm_mem_icnt_cycle(struct tm_mem *m, struct tm_sm *sms, uint64_t core_now)
         tm_queue_pop(&s->to_mem);
     }
     const bool net = tm_icnt_busy(m->icnt); /* anything to take out of the network? */
-    for (uint32_t i = 0; i < m->nsp; i++) {
-        struct subpart *p = &m->sp[i];
-        uint32_t node = m->n_sm + i;
-        if (!net && !p->l2_icnt.n)
-            continue;
-        /* requests out of the network into the ROP queue */
-        const struct tm_req *r = net ? tm_icnt_peek(m->icnt, node) : NULL;
-        if (r) {
-            if (tm_queue_full(&p->icnt_l2)) {
-                p->st[AT__COUNT * AO__COUNT + TM_CS__COUNT + PS_STALL_ICNT_L2]++;
-            } else {
-                struct tm_req q = *r;
-                q.t_ready = core_now + m->rop_lat;
-                q.d_req = (uint32_t)(core_now - q.t_sent);
-                q.t_part = core_now;
-                tm_queue_push(&p->icnt_l2, &q);
-                tm_icnt_pop(m->icnt, node);
-            }
-        }
-        /* replies into the network */
-        struct tm_req *rp = tm_queue_front(&p->l2_icnt);
-        if (rp) {
-            uint32_t b = reply_bytes(rp);
-            if (tm_icnt_can_push(m->icnt, node, b)) {
-                tm_icnt_push(m->icnt, node, rp->sm, rp, b);
-                tm_queue_pop(&p->l2_icnt);
-            }
-        }
+    /* every sub-partition's node when packets are in the network, else the ones with replies */
+    const uint32_t nw = (m->nsp + 63) / 64;
+    for (uint32_t wi = 0; wi < nw; wi++) {
+        uint64_t cand = m->sp_rep[wi];
+        if (net)
+            cand = wi + 1 < nw || !(m->nsp % 64) ? ~UINT64_C(0)
+                                                 : (UINT64_C(1) << (m->nsp % 64)) - 1;
+        for (; cand; cand &= cand - 1)
+            icnt_subpart(m, wi * 64 + (uint32_t)__builtin_ctzll(cand), net, core_now);
     }
     /* replies out of the network into the SMs */
     for (uint32_t i = 0; i < m->n_sm && net; i++) {
@@ -519,96 +575,143 @@ static void slice_cycle(struct tm_mem *m, struct subpart *p, uint64_t core_now)
 
 void tm_mem_l2_cycle(struct tm_mem *m, uint64_t core_now)
 {
-    for (uint32_t i = 0; i < m->nsp; i++) {
-        struct subpart *p = &m->sp[i];
-        if (!p->icnt_l2.n && !p->dram_l2.n && (!p->l2 || tm_cache_idle(p->l2)))
-            continue;
-        slice_cycle(m, p, core_now);
-    }
+    for (uint32_t wi = 0; wi < (m->nsp + 63) / 64; wi++)
+        for (uint64_t a = m->sp_act[wi]; a; a &= a - 1) {
+            uint32_t i = wi * 64 + (uint32_t)__builtin_ctzll(a);
+            struct subpart *p = &m->sp[i];
+            if (!p->icnt_l2.n && !p->dram_l2.n && (!p->l2 || tm_cache_idle(p->l2))) {
+                bit_clr(m->sp_act, i); /* idle until a request or fill enters it */
+                continue;
+            }
+            slice_cycle(m, p, core_now);
+            if (p->l2_icnt.n)
+                bit_set(m->sp_rep, i);
+            if (p->l2_dram.n)
+                dram_wake(m, p->chip);
+        }
 }
 
 /* ====================================================================== DRAM phase */
 
-/* DRAM read token: the sub-partition (high half) and the index of the request kept in its
+/* DRAM channel c's cycle: one request from its sub-partitions, the controller's cycle, the
+ * returned data to its sub-partition. A channel with nothing queued for it and nothing to do
+ * only counts its cycle, and sleeps as long as it will stay so (struct tm_mem.dram_awake).
+ * DRAM read token: the sub-partition (high half) and the index of the request kept in its
  * pending pool while DRAM serves it (the L2's fill request, or the original request without
  * an L2). */
+static void dram_channel(struct tm_mem *m, uint32_t c, uint64_t core_now)
+{
+    struct tm_dram *d = m->dram[c];
+    bool queued = false;
+    for (uint32_t k = 0; k < m->n_sub && !queued; k++)
+        queued = m->sp[c * m->n_sub + k].l2_dram.n != 0;
+    if (!queued && tm_dram_idle_tick(d)) {
+        uint64_t room = tm_dram_idle_room(d);
+        if (room) {
+            bit_clr(m->dram_awake, c);
+            m->dram_from[c] = m->dram_clk + 1;
+            m->dram_wake[c] = room == UINT64_MAX ? UINT64_MAX : m->dram_clk + 1 + room;
+            if (m->dram_wake[c] < m->dram_wake_min)
+                m->dram_wake_min = m->dram_wake[c];
+        }
+        return;
+    }
+    /* accept one request from this channel's sub-partitions, round robin */
+    for (uint32_t k = 0; k < m->n_sub; k++) {
+        uint32_t si = c * m->n_sub + (m->dram_rr[c] + k) % m->n_sub;
+        struct subpart *p = &m->sp[si];
+        struct tm_req *r = tm_queue_front(&p->l2_dram);
+        if (!r || r->t_ready > core_now)
+            continue;
+        if (!tm_dram_can_accept(d))
+            break;
+        struct tm_addr a;
+        tm_addrdec_decode(&m->ad, r->addr, &a);
+        uint8_t sect = r->sectors ? r->sectors : 0xf;
+        struct tm_dram_req q = {.addr = r->addr, .bk = a.bk, .row = a.row, .col = a.col,
+                                .bytes = 32 * popc8(sect),
+                                .write = r->kind == TM_REQ_WRITE};
+        if (q.write) {
+            PS(p, PS_DRAM_WR_SECT) += popc8(sect);
+        } else {
+            uint32_t idx;
+            if (pend_alloc(p, r, &idx) < 0)
+                break;
+            PS(p, PS_DRAM_RD_SECT) += popc8(sect);
+            uint64_t *row = line_row(m, r->line);
+            if (row)
+                row[TM_PC_DRAM_RD] += popc8(sect);
+            q.token = (uint64_t)si << 32 | idx;
+        }
+        tm_dram_push(d, &q);
+        tm_queue_pop(&p->l2_dram);
+        m->dram_rr[c] = (si - c * m->n_sub + 1) % m->n_sub;
+        break;
+    }
+    tm_dram_cycle(d);
+    /* returned data to its sub-partition */
+    const struct tm_dram_req *q = tm_dram_peek(d);
+    if (q) {
+        uint32_t si = (uint32_t)(q->token >> 32), idx = (uint32_t)q->token;
+        struct subpart *p = &m->sp[si];
+        if (tm_queue_full(&p->dram_l2))
+            return;
+        tm_queue_push(&p->dram_l2, &p->pend[idx]);
+        bit_set(m->sp_act, si);
+        pend_free(p, idx);
+        tm_dram_pop(d);
+    }
+}
+
 void tm_mem_dram_cycle(struct tm_mem *m, uint64_t core_now)
 {
-    for (uint32_t c = 0; c < m->n_mem; c++) {
-        struct tm_dram *d = m->dram[c];
-        /* a channel with nothing queued for it and nothing to do only counts its cycle */
-        bool queued = false;
-        for (uint32_t k = 0; k < m->n_sub && !queued; k++)
-            queued = m->sp[c * m->n_sub + k].l2_dram.n != 0;
-        if (!queued && tm_dram_idle_tick(d))
-            continue;
-        /* accept one request from this channel's sub-partitions, round robin */
-        for (uint32_t k = 0; k < m->n_sub; k++) {
-            uint32_t si = c * m->n_sub + (m->dram_rr[c] + k) % m->n_sub;
-            struct subpart *p = &m->sp[si];
-            struct tm_req *r = tm_queue_front(&p->l2_dram);
-            if (!r || r->t_ready > core_now)
+    if (m->dram_clk >= m->dram_wake_min) { /* sleeping channels whose refresh is due */
+        m->dram_wake_min = UINT64_MAX;
+        for (uint32_t c = 0; c < m->n_mem; c++) {
+            if (bit_get(m->dram_awake, c))
                 continue;
-            if (!tm_dram_can_accept(d))
-                break;
-            struct tm_addr a;
-            tm_addrdec_decode(&m->ad, r->addr, &a);
-            uint8_t sect = r->sectors ? r->sectors : 0xf;
-            struct tm_dram_req q = {.addr = r->addr, .bk = a.bk, .row = a.row, .col = a.col,
-                                    .bytes = 32 * popc8(sect),
-                                    .write = r->kind == TM_REQ_WRITE};
-            if (q.write) {
-                PS(p, PS_DRAM_WR_SECT) += popc8(sect);
-            } else {
-                uint32_t idx;
-                if (pend_alloc(p, r, &idx) < 0)
-                    break;
-                PS(p, PS_DRAM_RD_SECT) += popc8(sect);
-                uint64_t *row = line_row(m, r->line);
-                if (row)
-                    row[TM_PC_DRAM_RD] += popc8(sect);
-                q.token = (uint64_t)si << 32 | idx;
-            }
-            tm_dram_push(d, &q);
-            tm_queue_pop(&p->l2_dram);
-            m->dram_rr[c] = (si - c * m->n_sub + 1) % m->n_sub;
-            break;
-        }
-        tm_dram_cycle(d);
-        /* returned data to its sub-partition */
-        const struct tm_dram_req *q = tm_dram_peek(d);
-        if (q) {
-            uint32_t si = (uint32_t)(q->token >> 32), idx = (uint32_t)q->token;
-            struct subpart *p = &m->sp[si];
-            if (tm_queue_full(&p->dram_l2))
-                continue;
-            tm_queue_push(&p->dram_l2, &p->pend[idx]);
-            pend_free(p, idx);
-            tm_dram_pop(d);
+            if (m->dram_wake[c] <= m->dram_clk)
+                dram_wake(m, c);
+            else if (m->dram_wake[c] < m->dram_wake_min)
+                m->dram_wake_min = m->dram_wake[c];
         }
     }
+    for (uint32_t wi = 0; wi < (m->n_mem + 63) / 64; wi++)
+        for (uint64_t a = m->dram_awake[wi]; a; a &= a - 1)
+            dram_channel(m, wi * 64 + (uint32_t)__builtin_ctzll(a), core_now);
+    m->dram_clk++;
 }
 
 void tm_mem_idle_cycles(struct tm_mem *m, uint64_t n_icnt, uint64_t n_dram)
 {
     tm_icnt_idle_cycles(m->icnt, n_icnt);
-    for (uint32_t c = 0; c < m->n_mem; c++)
+    for (uint32_t c = 0; c < m->n_mem; c++) {
+        dram_wake(m, c); /* (its skipped cycles came first) */
         tm_dram_idle_cycles(m->dram[c], n_dram);
+    }
 }
 
 bool tm_mem_busy(const struct tm_mem *m)
 {
     if (tm_icnt_busy(m->icnt))
         return true;
-    for (uint32_t i = 0; i < m->nsp; i++) {
-        const struct subpart *p = &m->sp[i];
-        if (p->icnt_l2.n || p->l2_dram.n || p->dram_l2.n || p->l2_icnt.n ||
-            (p->l2 && !tm_cache_idle(p->l2)))
-            return true;
-    }
-    for (uint32_t c = 0; c < m->n_mem; c++)
-        if (tm_dram_busy(m->dram[c]))
-            return true;
+    /* a busy sub-partition is in sp_act (its ROP or return queue, its L2) or sp_rep (replies);
+     * one with requests for DRAM, and a busy channel, are of an awake channel */
+    for (uint32_t wi = 0; wi < (m->nsp + 63) / 64; wi++)
+        for (uint64_t a = m->sp_act[wi] | m->sp_rep[wi]; a; a &= a - 1) {
+            const struct subpart *p = &m->sp[wi * 64 + (uint32_t)__builtin_ctzll(a)];
+            if (p->icnt_l2.n || p->dram_l2.n || p->l2_icnt.n || (p->l2 && !tm_cache_idle(p->l2)))
+                return true;
+        }
+    for (uint32_t wi = 0; wi < (m->n_mem + 63) / 64; wi++)
+        for (uint64_t a = m->dram_awake[wi]; a; a &= a - 1) {
+            uint32_t c = wi * 64 + (uint32_t)__builtin_ctzll(a);
+            if (tm_dram_busy(m->dram[c]))
+                return true;
+            for (uint32_t k = 0; k < m->n_sub; k++)
+                if (m->sp[c * m->n_sub + k].l2_dram.n)
+                    return true;
+        }
     return false;
 }
 
@@ -622,6 +725,7 @@ void tm_mem_memcpy_to_device(struct tm_mem *m, uint64_t addr, uint64_t bytes)
         struct subpart *p = &m->sp[a.subp % m->nsp];
         if (!p->l2)
             return;
+        bit_set(m->sp_act, a.subp % m->nsp); /* warming may queue write-backs */
         uint64_t lo = addr > ln ? addr : ln, hi = addr + bytes < ln + 128 ? addr + bytes : ln + 128;
         uint8_t sec = 0;
         for (uint64_t q = (lo - ln) >> 5; q <= (hi - 1 - ln) >> 5; q++)
@@ -633,8 +737,10 @@ void tm_mem_memcpy_to_device(struct tm_mem *m, uint64_t addr, uint64_t bytes)
 void tm_mem_l2_invalidate(struct tm_mem *m)
 {
     for (uint32_t i = 0; i < m->nsp; i++)
-        if (m->sp[i].l2)
+        if (m->sp[i].l2) {
             tm_cache_invalidate(m->sp[i].l2);
+            bit_set(m->sp_act, i);
+        }
 }
 
 /* ====================================================================== statistics */
@@ -655,9 +761,14 @@ void tm_mem_snapshot(const struct tm_mem *m, uint64_t *out)
                    TM_CS__COUNT * sizeof *o);
     }
     uint64_t *o = out + (size_t)m->nsp * SLICE_NST;
-    for (uint32_t c = 0; c < m->n_mem; c++)
+    for (uint32_t c = 0; c < m->n_mem; c++) {
         memcpy(o + (size_t)c * TM_DS__COUNT, tm_dram_stats(m->dram[c]),
                TM_DS__COUNT * sizeof *o);
+        if (!bit_get(m->dram_awake, c)) { /* the idle cycles a sleeping channel skipped */
+            o[(size_t)c * TM_DS__COUNT + TM_DS_N_CMD] += m->dram_clk - m->dram_from[c];
+            o[(size_t)c * TM_DS__COUNT + TM_DS_N_NOP] += m->dram_clk - m->dram_from[c];
+        }
+    }
     memcpy(o + (size_t)m->n_mem * TM_DS__COUNT, tm_icnt_stats(m->icnt),
            TM_IS__COUNT * sizeof *o);
 }
