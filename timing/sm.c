@@ -918,6 +918,17 @@ static int issue_fast(struct tm_sm *s, struct tm_gpu *g, uint32_t k, uint32_t pe
         start = rot_start(s, k, per);
     else if (pol == TM_SCHED_GTO)
         greedy = s->last_issued[k];
+    if (ready) { /* every ID_OC register of the part full: each may-issue warp stalls */
+        const uint32_t part = k % s->nparts;
+        bool room = false;
+        for (int f = 0; f < TM_FU__COUNT && !room; f++)
+            room = pr_has_room(&s->id_oc[f], part);
+        if (!room) {
+            *why = ST_PIPE;
+            *why_ws = first_of_mask(s, k, ready, start, greedy);
+            return 0;
+        }
+    }
     uint32_t *o = s->order[k];
     uint32_t n = 0;
     uint64_t hi = 0, lo = 0; /* lrr/rrr: the ready slots from start on, then before it */
@@ -943,8 +954,10 @@ static int issue_fast(struct tm_sm *s, struct tm_gpu *g, uint32_t k, uint32_t pe
             break;
         }
         enum stall st;
-        int r = warp_issue(s, g, k, ws, &st);
-        if (r)
+        int r = 0;
+        if (!pr_has_room(&s->id_oc[s->w[ws].fu0], k % s->nparts))
+            st = ST_PIPE; /* (warp_issue's first check, made here) */
+        else if ((r = warp_issue(s, g, k, ws, &st)))
             return r < 0 ? -1 : 1;
         if (st == ST_PIPE) {
             if (*why < ST_PIPE) {

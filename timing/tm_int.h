@@ -183,7 +183,8 @@ struct tm_warp {
     uint8_t sbc;              /* sb_blocked of the buffer's head, cached: 0 unknown, 1 free,
                                  2 blocked (reset when the scoreboard or the buffer changes) */
     uint8_t fu0;              /* the head's unit (fu_of), valid while sbc != 0 */
-    uint8_t cls;              /* issue class at its last classification (struct tm_sm.wc) */
+    uint8_t cls;              /* issue class at its last classification: the mask of
+                                 struct tm_sm.wc its bit is in (kept when the slot is reused) */
     uint32_t nsb;             /* (the fields the issue stage reads every cycle come first) */
     uint32_t sb[TM_SB_MAX];   /* reserved destination registers */
 };
