@@ -188,6 +188,8 @@ static void b_free(struct ptx_builder *b)
     free(b->fb.tables);
     free(b->fb.labels);
     free(b->fb.label_ents);
+    free(b->fb.label_blk);
+    free(b->fb.blk_parent);
     free(b->fb.regs);
     free(b->fb.fix);
     free(b->binds);

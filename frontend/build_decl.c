@@ -822,6 +822,8 @@ static void fb_reset(struct ptx_builder *b)
 {
     b->fb.ninsns = b->fb.nopnds = b->fb.nmods = b->fb.ntables = 0;
     b->fb.nlabels = b->fb.nlabel_ents = b->fb.nregs = b->fb.nfix = b->fb.ntabn = 0;
+    b->fb.nlabel_blk = b->fb.nblk = b->fb.blk = 0;
+    VEC_PUSH(b, b->fb.blk_parent, b->fb.nblk, b->fb.capblk, 0u); /* block 0: the body */
     memset(b->fb.nslots, 0, sizeof b->fb.nslots);
     b->nrpi = 0;
 }
@@ -1148,6 +1150,18 @@ void b_func_end(struct ptx_builder *b, struct ptx_tok t)
             b_err(b, fx->off, "undefined label '%s'", b->strtab + en->id);
             continue;
         }
+        /* ptxas scopes labels by block: one declared in a nested { } that does not enclose
+         * the use is unknown there */
+        uint32_t lb = b->fb.label_blk[en->label], ub = fx->blk;
+        while (ub != lb && ub != 0 && ub < b->fb.nblk)
+            ub = b->fb.blk_parent[ub];
+        if (ub != lb) {
+            b_err(b, fx->off,
+                  "label '%s' is declared in a nested block ('{ ... }') that does not enclose "
+                  "this use (ptxas: unknown symbol)",
+                  b->strtab + en->id);
+            continue;
+        }
         uint32_t pc = b->fb.labels[en->label].pc;
         if (fx->opnd == UINT32_MAX) {
             b->fb.tables[fx->table] = pc;
@@ -1197,6 +1211,10 @@ void b_scope_begin(struct ptx_builder *b, struct ptx_tok t)
     }
     b->scope_mark[b->depth] = b->nbinds;
     b->depth++;
+    const uint32_t id = b->fb.nblk;
+    VEC_PUSH(b, b->fb.blk_parent, b->fb.nblk, b->fb.capblk, b->fb.blk);
+    if (b->fb.nblk == id + 1)
+        b->fb.blk = id;
 }
 
 /* '}' of a nested block: its declarations go out of scope. */
@@ -1210,6 +1228,8 @@ void b_scope_end(struct ptx_builder *b)
         return;
     b->depth--;
     binds_pop_to(b, b->scope_mark[b->depth]);
+    if (b->fb.blk < b->fb.nblk)
+        b->fb.blk = b->fb.blk_parent[b->fb.blk];
 }
 
 /* NAME: — a label at the next instruction. */
@@ -1230,7 +1250,8 @@ void b_label(struct ptx_builder *b, struct ptx_tok t)
     uint32_t k = b->fb.nlabels;
     VEC_PUSH(b, b->fb.labels, b->fb.nlabels, b->fb.caplabels, l);
     VEC_PUSH(b, b->fb.label_ents, b->fb.nlabel_ents, b->fb.caplabel_ents, (uint32_t)e);
-    if (b->fb.nlabels == k + 1)
+    VEC_PUSH(b, b->fb.label_blk, b->fb.nlabel_blk, b->fb.caplabel_blk, b->fb.blk);
+    if (b->fb.nlabels == k + 1 && b->fb.nlabel_blk == k + 1)
         b->ents[e].label = (int32_t)k;
 }
 
@@ -1270,7 +1291,7 @@ void b_table_entry(struct ptx_builder *b, struct ptx_tok t)
         return;
     }
     VEC_PUSH(b, b->fb.tables, b->fb.ntables, b->fb.captables, IR_NOPC);
-    struct fixup fx = {UINT32_MAX, 0, (uint32_t)e, t.off, k};
+    struct fixup fx = {UINT32_MAX, 0, (uint32_t)e, t.off, k, b->fb.blk};
     VEC_PUSH(b, b->fb.fix, b->fb.nfix, b->fb.capfix, fx);
     b->table_n++;
 }

@@ -1288,7 +1288,7 @@ void b_insn_end(struct ptx_builder *b, struct ptx_tok semi)
         if (o.kind == OPK_VEC || o.kind == OPK_PARAMS || o.kind == OPK_TEX)
             o.first += ebase;
         if (o.kind == OPK_LABEL) {
-            struct fixup fx = {b->fb.nopnds, insn_idx, o.first, b->ops_off[i], 0};
+            struct fixup fx = {b->fb.nopnds, insn_idx, o.first, b->ops_off[i], 0, b->fb.blk};
             o.first = 0;
             VEC_PUSH(b, b->fb.fix, b->fb.nfix, b->fb.capfix, fx);
         }

@@ -70,6 +70,7 @@ struct fixup {
     uint32_t ent;
     uint32_t off;
     uint32_t table; /* index in tables for table entries */
+    uint32_t blk;   /* the block of the use (fb.blk_parent) */
 };
 
 struct decoded {   /* a decoded mnemonic token (cached by its spelling) */
@@ -199,6 +200,14 @@ struct ptx_builder {
         uint32_t nlabels, caplabels;
         uint32_t *label_ents;
         uint32_t nlabel_ents, caplabel_ents;
+        /* block scoping of labels (ptxas: a label declared in a nested { } is unknown
+         * outside it): label_blk[k] is the block of label_ents[k]; blocks of the body are
+         * numbered in order of their '{' (0: the body), blk_parent[i] encloses block i */
+        uint32_t *label_blk;
+        uint32_t nlabel_blk, caplabel_blk;
+        uint32_t *blk_parent;
+        uint32_t nblk, capblk;
+        uint32_t blk; /* the current block */
         struct ir_regdecl *regs;
         uint32_t nregs, capregs;
         uint32_t nslots[RF__COUNT];

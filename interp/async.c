@@ -334,6 +334,17 @@ static void mb_tx_fault(struct warp *w, uint32_t pc, unsigned l, unsigned xs, ui
     interp_fault(w, pc, l, TRAP_ILLEGAL, ad, 8, vm_xs_space(xs, ad), true, msg);
 }
 
+/* Store the new state v (old before) of the object at (xs, ad), mapped at p, and report the
+ * write; a phase that completed starts a new racecheck epoch (see async_mbarrier). */
+static void mb_store_at(struct warp *w, unsigned l, unsigned xs, uint64_t ad, uint8_t *p,
+                        uint64_t v, uint64_t old, const struct tc_mem *mr)
+{
+    memcpy(p, &v, 8);
+    tc_mem_report(mr, l, ad, xs, 8, true, p);
+    if ((v ^ old) & MB_PHASE)
+        w->cta->chk_ep++;
+}
+
 /* Change the tx-count of the object at (xs, ad) by delta and store it back (reported). */
 static int mb_tx_at(struct warp *w, uint32_t pc, unsigned l, unsigned xs, uint64_t ad,
                     int64_t delta, const char *what, const struct tc_mem *mr)
@@ -347,10 +358,7 @@ static int mb_tx_at(struct warp *w, uint32_t pc, unsigned l, unsigned xs, uint64
         mb_tx_fault(w, pc, l, xs, ad, what, old, delta);
         return -1;
     }
-    memcpy(p, &v, 8);
-    tc_mem_report(mr, l, ad, xs, 8, true, p);
-    if ((v ^ old) & MB_PHASE) /* racecheck: see async_mbarrier */
-        w->cta->chk_ep++;
+    mb_store_at(w, l, xs, ad, p, v, old, mr);
     return 0;
 }
 
@@ -379,10 +387,7 @@ int async_arrive_one(struct warp *w, uint32_t pc, unsigned l, unsigned xs, uint6
         interp_fault(w, pc, l, TRAP_ILLEGAL, ad, 8, vm_xs_space(xs, ad), true, msg);
         return -1;
     }
-    memcpy(p, &v, 8);
-    tc_mem_report(mr, l, ad, xs, 8, true, p);
-    if ((v ^ old) & MB_PHASE) /* racecheck: see async_mbarrier */
-        w->cta->chk_ep++;
+    mb_store_at(w, l, xs, ad, p, v, old, mr);
     return 0;
 }
 

@@ -30,7 +30,13 @@ int check_launch_begin(struct launch_state *L)
     if (!L->chk)
         return -1;
     pthread_mutex_init(&L->chk->lock, NULL);
-    pthread_mutex_init(&L->chk->glock, NULL);
+    /* recursive: check_grace_enter holds it around a strong access, whose recording
+     * (chk_grace_accesses) takes it again */
+    pthread_mutexattr_t ra;
+    pthread_mutexattr_init(&ra);
+    pthread_mutexattr_settype(&ra, PTHREAD_MUTEX_RECURSIVE);
+    pthread_mutex_init(&L->chk->glock, &ra);
+    pthread_mutexattr_destroy(&ra);
     return 0;
 }
 

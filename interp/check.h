@@ -13,6 +13,18 @@
  * releases). Other instructions are ignored. */
 void check_order(struct warp *w, const struct ir_insn *in);
 
+/* Global-memory racecheck: before warp w runs instruction `in`, take the shadow's lock when
+ * `in` is a strong access that may reach global memory (an atomic or reduction, a volatile
+ * or .relaxed/.acquire/.release load or store), so that its effect on memory and its record
+ * happen together and strong accesses are recorded in the order memory saw them. Otherwise
+ * a CTA on another host thread could run its atomic between this one's and its record, and
+ * the record kept as the word's last write would not be the one the next access really
+ * follows (rt_fence's last-block ticket: a false race between the last CTA's reset and an
+ * earlier CTA's atomicInc, seen once in 40 runs on a loaded host). Returns whether it took
+ * the lock; check_grace_leave releases it after the accesses are recorded. */
+bool check_grace_enter(struct warp *w, const struct ir_insn *in);
+void check_grace_leave(struct warp *w);
+
 /* The lane accesses of a matrix or asynchronous instruction (tc_mem reports: cp.async's
  * global reads and shared writes, ldmatrix, stmatrix, wmma loads and stores) for initcheck
  * only: they complete at once, so the shared bytes a cp.async writes count as written, but
@@ -30,5 +42,11 @@ void check_async_accesses(struct warp *w, uint32_t pc, const struct engine_acces
  * fresh frame, returns go back to the caller's. Called only for functions with such registers
  * (xfunc.nzero) and for calls. */
 void check_regs(struct warp *w, uint32_t pc, uint32_t A, uint32_t M);
+
+/* initcheck of local memory: a call or an alloca of lanes M of w is about to take stack bytes
+ * at and above the warp's stack top (a callee's frame, an allocation), which earlier calls or
+ * allocations released by stackrestore may have written: for lanes M they count as unwritten
+ * again, as they hold no value the program gave them (check_mem.c). */
+void check_local_fresh(struct warp *w, uint32_t M);
 
 #endif

@@ -31,7 +31,11 @@
  * shared-memory racecheck compares them: under independent thread scheduling a warp's lanes
  * are not in lock step, so two accesses of one warp are ordered only by being one warp
  * instruction (the same CTA step) or by a bar.warp.sync between them (the warp's __syncwarp
- * epoch), besides the fences and barriers that order any two threads.
+ * epoch), besides the fences and barriers that order any two threads. A strong access runs
+ * and is recorded under glock (check_grace_enter), so strong accesses to a word are recorded
+ * in the order memory saw them; a strong read of a strong write marks the write observed by
+ * the reader's thread (gacc.obs), whose later accesses to the word are then ordered after it
+ * (PTX's observation order: a flag read with ld.volatile and reset by its reader).
  */
 enum { GP_SHIFT = 8, GP_WORDS = 1u << GP_SHIFT };
 enum {
@@ -50,6 +54,7 @@ struct gacc {
     uint16_t wep;    /* the warp's __syncwarp epoch (mod 2^16) */
     uint8_t bytes;   /* bit per byte of the word accessed */
     uint8_t fl;      /* GA_* */
+    uint32_t obs;    /* a write's: 1 + the thread whose strong read last read it (0: none) */
 };
 
 struct gpage {
@@ -153,6 +158,8 @@ static inline int gconflict(const struct gacc *a, bool a_wr, const struct gacc *
 {
     if (!a->site || !(a->bytes & cur->bytes) || a->thread == cur->thread)
         return 0;
+    if (a_wr && a->obs == cur->thread + 1)
+        return 0; /* observation order: cur's thread read this write with a strong read */
     const bool same = a->thread / nthreads == cur->thread / nthreads;
     if (same) {
         if (a->ep != cur->ep || g->cacq > a->tc)
@@ -230,6 +237,14 @@ static void grace_access(struct warp *w, struct gwarp *g, uint32_t pc, unsigned 
                 raw = true;
                 grace_report(w, lane, F_GRACE_RAW, s, k, pw, pc, a);
             }
+            /* a strong read of a strong write (morally strong: a scope holding both) reads
+             * its value, so what this thread does next is ordered after that write (PTX's
+             * observation order; a flag read with ld.volatile, then reset with a plain store) */
+            if (pw && pw->site && (cur.fl & GA_STRONG) && (pw->fl & GA_STRONG) &&
+                (pw->bytes & cur.bytes) &&
+                (pw->thread / nthreads == cur.thread / nthreads ||
+                 !((pw->fl | cur.fl) & GA_CTA)))
+                pw->obs = cur.thread + 1;
             /* one reader kept: the newest, unless the kept one is another thread's and not
              * ordered before this read (then it stays, for a later writer to meet) */
             if (!pr->site || pr->thread == cur.thread ||
@@ -253,6 +268,46 @@ static void grace_access(struct warp *w, struct gwarp *g, uint32_t pc, unsigned 
 static bool scope_cta(const struct ir_insn *in)
 {
     return in->scope == SCOPE_CTA;
+}
+
+/* Whether instruction in may access global memory (a shared, local, param or const
+ * instruction cannot). */
+static bool may_be_global(const struct ir_insn *in)
+{
+    switch (in->space) {
+    case SP_SHARED:
+    case SP_SHARED_CTA:
+    case SP_SHARED_CLUSTER:
+    case SP_LOCAL:
+    case SP_PARAM:
+    case SP_PARAM_ENTRY:
+    case SP_PARAM_FUNC:
+    case SP_CONST:
+        return false;
+    default:
+        return true;
+    }
+}
+
+/* Take glock around a strong global access (see check.h). */
+bool check_grace_enter(struct warp *w, const struct ir_insn *in)
+{
+    struct cta *c = w->cta;
+    if (!(c->L->check & CHECK_RACECHECK) || !c->chk || !may_be_global(in))
+        return false;
+    const bool strong = in->op == OP_ATOM || in->op == OP_RED ||
+                        ((in->op == OP_LD || in->op == OP_ST) && in->sem != SEM_NONE &&
+                         in->sem != SEM_WEAK);
+    if (!strong)
+        return false;
+    pthread_mutex_lock(&c->L->chk->glock);
+    return true;
+}
+
+/* Release what check_grace_enter took (see check.h). */
+void check_grace_leave(struct warp *w)
+{
+    pthread_mutex_unlock(&w->cta->L->chk->glock);
 }
 
 /* Global-memory ordering (see check.h). */
@@ -279,19 +334,8 @@ void check_order(struct warp *w, const struct ir_insn *in)
 void chk_grace_accesses(struct warp *w, uint32_t pc, const struct engine_access *acc, unsigned n)
 {
     const struct ir_insn *in = &w->fn->insns[pc];
-    switch (in->space) { /* a shared, local, param or const instruction: no global access */
-    case SP_SHARED:
-    case SP_SHARED_CTA:
-    case SP_SHARED_CLUSTER:
-    case SP_LOCAL:
-    case SP_PARAM:
-    case SP_PARAM_ENTRY:
-    case SP_PARAM_FUNC:
-    case SP_CONST:
+    if (!may_be_global(in))
         return;
-    default:
-        break;
-    }
     unsigned i = 0;
     while (i < n && acc[i].space != SP_GLOBAL)
         i++;

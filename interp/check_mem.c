@@ -158,9 +158,10 @@ static inline bool bits_all(const uint8_t *b, uint64_t i, unsigned n)
 
 /*
  * initcheck of one lane's access to bytes [off, off+width) of its local area (the thread's
- * stack: the kernel's .local variables and the frames of the functions it calls; bytes a
- * returned call wrote count as written for a later call's frame). A bit per byte written,
- * per thread, made at the CTA slot's first local access (out of memory: not checked).
+ * stack: the kernel's .local variables, the frames of the functions it calls, allocas; a call
+ * or alloca clears what was written above the stack top, check_local_fresh). A bit per byte
+ * written, per thread, made at the CTA slot's first local access (out of memory: not
+ * checked).
  */
 static void local_access(struct warp *w, uint32_t pc, unsigned lane, uint64_t off,
                          unsigned width, bool wr)
@@ -203,6 +204,30 @@ static void local_access(struct warp *w, uint32_t pc, unsigned lane, uint64_t of
             chk_finding_add(c->L, &x);
             return;
         }
+}
+
+/* initcheck of local memory at a call or alloca (check.h): a callee's frame (warp_call) and an
+ * allocation (ops/mem.inc ALLOCA) are placed at the warp's stack top, over whatever an earlier
+ * call's frame or a released allocation left there, so every byte of lanes M's areas from that
+ * top up (as far as anything was written) is unwritten again: reused stack reads as
+ * uninitialized, as on a GPU. */
+void check_local_fresh(struct warp *w, uint32_t M)
+{
+    struct check_cta *k = w->cta->chk;
+    const uint32_t top = w->alloca_top;
+    if (!k || !k->linit || top >= k->lhwm || top >= k->lstride)
+        return;
+    const uint32_t from = (top + 7) / 8, to = (k->lhwm + 7) / 8;
+    for (uint32_t m = M; m; m &= m - 1) {
+        const uint32_t tid = w->id * 32 + (uint32_t)__builtin_ctz(m);
+        if (tid >= k->lthreads)
+            continue;
+        uint8_t *b = k->linit + (size_t)tid * k->lrow;
+        if (top & 7) /* the bits of bytes below the top in top's bitmap byte stay */
+            b[top >> 3] &= (uint8_t)((1u << (top & 7)) - 1);
+        if (to > from)
+            memset(b + from, 0, to - from);
+    }
 }
 
 /* One lane's access (space and address as engine_access has them) for the tools `tools`. */

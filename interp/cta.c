@@ -402,7 +402,7 @@ int cta_round(struct cta *c, uint64_t *ninsn, uint64_t *nthread)
         goto done;
     }
     if (!live) {
-        rc = CTA_DONE;
+        rc = tcgen05_cta_exit(c) ? CTA_STOP : CTA_DONE;
         goto done;
     }
     if (!ran && !cta_release_pending(c) && !cta_cluster_peer_runs(c)) {

@@ -13,6 +13,7 @@
 
 #include "interp/engine.h"
 #include "interp/internal.h"
+#include "interp/tensor.h"
 
 struct engine_cta;
 
@@ -266,6 +267,12 @@ bool engine_cta_done(const struct engine_cta *ec)
         if (ec->c.warps[i].state != WS_DONE)
             return false;
     return true;
+}
+
+/* End-of-CTA checks (see engine.h). */
+int engine_cta_exit(struct engine_cta *ec)
+{
+    return tcgen05_cta_exit(&ec->c) ? -1 : 0;
 }
 
 /* ------------------------------------------------------------------ warps */

@@ -15,6 +15,7 @@
  *   engine_warp_query     a warp's next PC and mask, parked at a barrier, exited, faulted
  *   engine_cta_release    release barriers that completed because threads exited; detect a
  *                         deadlock (every live warp parked, no barrier can complete)
+ *   engine_cta_exit       the checks of a CTA whose warps all exited (tensor memory freed)
  *   engine_cta_destroy    retire the CTA (its statistics go to the launch)
  *   engine_launch_end     flush device printf, release deferred frees, return the trap and
  *                         statistics, free the launch state
@@ -124,6 +125,14 @@ int engine_cta_release(struct engine_cta *c);
 
 /* Has every warp of c exited? */
 bool engine_cta_done(const struct engine_cta *c);
+
+/*
+ * The checks the functional loop makes when every warp of c has exited, for a driver that
+ * retires c after its last warp finished (not when it aborts a faulted launch): tensor memory
+ * (tcgen05.alloc) still allocated is the launch's fault, as in functional mode. Returns 0, or
+ * -1 when it recorded a fault (engine_launch_trapped becomes true).
+ */
+int engine_cta_exit(struct engine_cta *c);
 
 /* ------------------------------------------------------------------ warps */
 

@@ -446,6 +446,8 @@ static void check_pre(struct warp *w, uint32_t pc, const struct ir_insn *in, uin
      * are seen so that the callee's frame starts fresh) */
     if ((check & CHECK_INITCHECK) && (w->fn->nzero || in->op == OP_CALL))
         check_regs(w, pc, A, M);
+    if ((check & CHECK_INITCHECK) && (in->op == OP_CALL || in->op == OP_ALLOCA) && M)
+        check_local_fresh(w, M); /* reused stack bytes start unwritten */
     if ((check & CHECK_RACECHECK) && (in->op == OP_MEMBAR || in->op == OP_FENCE ||
                                       in->op == OP_BAR || in->op == OP_BARRIER))
         check_order(w, in);
@@ -525,12 +527,15 @@ fetch:
     S.O = w->fn->opnds + in->opnd;
     S.M = M;
     S.cpc = S.pc;
+    const bool glocked = (S.check & CHECK_RACECHECK) && check_grace_enter(w, in);
     const int how = slow_table[in->handler](w, &S);
     if (S.ncacc) {
         if (how != SLOW_FAULT) /* a faulting instruction's accesses are memcheck's */
             check_flush(w, &S);
         S.ncacc = 0;
     }
+    if (glocked)
+        check_grace_leave(w);
     switch (how) {
     case SLOW_FETCH:
         if (trace & TRACE_REGS)

@@ -15,10 +15,21 @@
  *     unless it frees them concurrently). After relinquish_alloc_permit, alloc is a fault.
  *   tcgen05.dealloc.cta_group::1.sync.aligned.b32 taddr, ncols — every column of taddr's
  *     column .. + ncols must be allocated (a fault otherwise).
- * tcgen05.ld / tcgen05.st .sync.aligned.32x32b.xN.b32: warp w reaches lanes 32 (w % 4) ..
- *   32 (w % 4) + 31 only (the ISA's data-path restriction); lane l of the warp reads or writes
- *   N consecutive columns of tensor-memory lane taddr.lane + l from taddr's column into its N
- *   registers. Every cell touched must be inside an allocation (a fault naming the address
+ *   A CTA whose warps have all exited with columns still allocated faults (the ISA requires
+ *   tensor memory to be freed before the CTA exits; cta_round calls tcgen05_cta_exit, and
+ *   engine_cta_exit for the timing model's CTAs): the
+ *   report names the tcgen05.alloc that took the first such columns (its warp, lane 0).
+ * tcgen05.ld / tcgen05.st .sync.aligned.shape.xN{.pack::16b | .unpack::16b}.b32: warp w
+ *   reaches lanes 32 (w % 4) .. 32 (w % 4) + 31 only (the ISA's data-path restriction), so
+ *   the 32 (.32x32b) or 16 (the .16x* shapes) lanes from taddr's must lie in that quarter.
+ *   The ISA's matrix fragments (tc5_frag): .32x32b lane l <-> lane taddr.lane + l, register j
+ *   column j; .16x64b lane l/4 + 8 (l%2), column 2j + (l/2)%2; .16x128b register 2k + h lane
+ *   l/4 + 8h, column 4k + l%4; .16x256b register 4k + 2h + e lane l/4 + 8h, column
+ *   8k + 2 (l%4) + e; .16x32bx2 lane l%16, column j, the upper half-warp immHalfSplitoff
+ *   columns further. .pack::16b makes register column c the low 16 bits of columns 2c (low
+ *   half) and 2c + 1; .unpack::16b stores a register's halves into the low 16 bits of those
+ *   two columns and clears their high bits (the emulator's choice: the ISA defines the low
+ *   halves). Every cell touched must be inside an allocation (a fault naming the address
  *   otherwise). The loads and stores complete at once, so tcgen05.wait::ld / ::st have nothing
  *   to wait for (they check that the whole warp executes them).
  * tcgen05.mma.cta_group::1.kind::{f16,tf32,f8f6f4,i8} [d], a-desc | [a-tmem], b-desc, idesc,
@@ -39,12 +50,31 @@
  *   16-bit elements or one tf32 per column). D row i is lane d.lane + i (d.lane must be 0), element j column
  *   d.col + j, f32. Numerics as wgmma: exact products in double summed in k order onto D (or
  *   0 when enable-input-d is false), rounded once to f32; tf32 inputs keep their 19 high bits.
+ * tcgen05.mma.ws.cta_group::1.kind::{f16,tf32,f8f6f4,i8} (weight-stationary), same operands
+ *   without the zero-column mask (refused): as above with M = 128 and N = 64 or 128; the .ws
+ *   tensor-memory layouts of M = 32 and 64 are not modelled (a fault, "not implemented").
+ * The collector usage qualifiers (.collector::a::* on mma, ::b0 .. ::b3 on .ws) are hints:
+ *   the operand is read again from its descriptor each time, which is what the collector
+ *   buffer holds unless the program rewrote that memory between ::fill and ::use (then the
+ *   hardware may use the old values where the emulator uses the new).
  * tcgen05.commit.cta_group::1.mbarrier::arrive::one{.shared::cluster}.b64 [mbar]: the MMAs
  *   before it have completed, so each executing lane arrives once on the mbarrier at once.
+ * tcgen05.cp.cta_group::1.shape{.multicast} [taddr], s-desc: each executing lane copies at
+ *   once a matrix of R rows x B bits (.128x256b, .128x128b, .4x256b, .32x128b.warpx4,
+ *   .64x128b.warpx2::02_13 / ::01_23) from shared memory, read as rows of 16-byte chunks in
+ *   the descriptor's canonical K-major layout (wgmma_chunk_addr), into tensor memory: row r,
+ *   word j at lane taddr.lane + r, column taddr.col + j. .warpx4 writes row r to lanes r,
+ *   32 + r, 64 + r, 96 + r; .warpx2::02_13 rows 0 .. 31 to the lanes of warps 0 and 2, rows
+ *   32 .. 63 to those of warps 1 and 3; ::01_23 rows 0 .. 31 to warps 0 and 1, 32 .. 63 to
+ *   warps 2 and 3. The decompressing .b8x16.b6x16_p32 / .b4x16_p64 forms are refused.
+ * tcgen05.shift.cta_group::1.down [taddr]: each executing lane moves, at once, the 256-bit rows
+ *   (8 columns from taddr.col) of lanes taddr.lane .. + 30 one lane down (taddr.lane a
+ *   multiple of 32; its own row stays).
+ * tcgen05.commit arrives after them as after an MMA: they completed when issued.
  * tcgen05.fence::before_thread_sync / ::after_thread_sync order nothing further.
- * Everything else (cta_group::2, the other ld/st shapes, .pack / .unpack, tcgen05.cp, shift,
- * ld.red, the sparse / block-scaled / weight-stationary MMAs, collector usage,
- * disable-output-lane, scale-input-d, commit multicast) is refused at load with the reason.
+ * Everything else (cta_group::2, the decompressing tcgen05.cp,
+ * ld.red, the sparse / block-scaled MMAs, the .ws zero-column mask, disable-output-lane,
+ * scale-input-d, commit multicast) is refused at load with the reason.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,15 +92,28 @@ struct tc5_cta {
     uint16_t alloc;    /* bit u: columns 32u .. 32u + 31 are allocated */
     bool relinquished; /* tcgen05.relinquish_alloc_permit executed */
     bool dirty;        /* cells written since the CTA began */
+    struct {           /* per allocated unit: the tcgen05.alloc that took it */
+        struct xfunc *fn;
+        uint32_t pc, warp;
+    } site[TM_COLS / TM_UNIT];
     double A[128 * 32], B[256 * 32]; /* the MMA's operands, row-major, K = 32 at most */
 };
 
 /* ====================================================================== decoding */
 
 /* What the modifiers of a tcgen05 instruction say. */
+/* The data-movement shapes of tcgen05.ld / st. */
+enum tc5_shape { SH_NONE, SH_32X32B, SH_16X64B, SH_16X128B, SH_16X256B, SH_16X32BX2 };
+
 struct tc5_insn {
     unsigned num;        /* .xN of ld / st: N (0 when absent) */
-    bool shape32x32b;
+    enum tc5_shape shape;
+    bool pack, unpack;   /* .pack::16b (ld) / .unpack::16b (st) */
+    unsigned cp_rows, cp_cols; /* tcgen05.cp shape: rows x 32-bit columns (0 when absent) */
+    unsigned mcast;      /* tcgen05.cp: 0 none, 4 .warpx4, 2 .warpx2::02_13, 1 .warpx2::01_23 */
+    bool decomp;         /* tcgen05.cp .b8x16.b6x16_p32 / .b4x16_p64 */
+    bool down;           /* tcgen05.shift .down */
+    bool ws;             /* tcgen05.mma.ws (set from the opcode) */
     bool cta1;           /* .cta_group::1 */
     bool kind_f16, kind_tf32, kind_f8f6f4, kind_i8;
     bool arrive_one;
@@ -85,7 +128,31 @@ static void tc5_decode(const struct ir_func *f, const struct ir_insn *in, struct
         switch (md) {
         case MOD_SYNC: case MOD_ALIGNED: case MOD_SHARED_CTA: case MOD_SHARED_CLUSTER: break;
         case MOD_CTA_GROUP_1: d->cta1 = true; break;
-        case MOD_SHAPE_32X32B: d->shape32x32b = true; break;
+        case MOD_SHAPE_32X32B: d->shape = SH_32X32B; break;
+        case MOD_SHAPE_16X64B: d->shape = SH_16X64B; break;
+        case MOD_SHAPE_16X128B: d->shape = SH_16X128B; break;
+        case MOD_SHAPE_16X256B: d->shape = SH_16X256B; break;
+        case MOD_SHAPE_16X32BX2: d->shape = SH_16X32BX2; break;
+        case MOD_SHAPE_128X256B: d->cp_rows = 128, d->cp_cols = 8; break;
+        case MOD_SHAPE_128X128B: d->cp_rows = 128, d->cp_cols = 4; break;
+        case MOD_SHAPE_4X256B: d->cp_rows = 4, d->cp_cols = 8; break;
+        case MOD_SHAPE_32X128B: d->cp_rows = 32, d->cp_cols = 4; break;
+        case MOD_SHAPE_64X128B: d->cp_rows = 64, d->cp_cols = 4; break;
+        case MOD_WARPX4: d->mcast = 4; break;
+        case MOD_WARPX2_02_13: d->mcast = 2; break;
+        case MOD_WARPX2_01_23: d->mcast = 1; break;
+        case MOD_B8X16: case MOD_B6X16_P32: case MOD_B4X16_P64: d->decomp = true; break;
+        case MOD_DOWN: d->down = true; break;
+        /* collector usage: a hint (the operands are read again; see the file comment) */
+        case MOD_COLLECTOR_A_FILL: case MOD_COLLECTOR_A_USE: case MOD_COLLECTOR_A_LASTUSE:
+        case MOD_COLLECTOR_A_DISCARD: case MOD_COLLECTOR_B0_FILL: case MOD_COLLECTOR_B0_USE:
+        case MOD_COLLECTOR_B0_LASTUSE: case MOD_COLLECTOR_B0_DISCARD: case MOD_COLLECTOR_B1_FILL:
+        case MOD_COLLECTOR_B1_USE: case MOD_COLLECTOR_B1_LASTUSE: case MOD_COLLECTOR_B1_DISCARD:
+        case MOD_COLLECTOR_B2_FILL: case MOD_COLLECTOR_B2_USE: case MOD_COLLECTOR_B2_LASTUSE:
+        case MOD_COLLECTOR_B2_DISCARD: case MOD_COLLECTOR_B3_FILL: case MOD_COLLECTOR_B3_USE:
+        case MOD_COLLECTOR_B3_LASTUSE: case MOD_COLLECTOR_B3_DISCARD: break;
+        case MOD_PACK_16B: d->pack = true; break;
+        case MOD_UNPACK_16B: d->unpack = true; break;
         case MOD_X1: d->num = 1; break;
         case MOD_X2: d->num = 2; break;
         case MOD_X4: d->num = 4; break;
@@ -136,6 +203,12 @@ static bool tc5_taddr_ok(const struct ir_opnd *o)
     return o->kind == OPK_ADDR && o->sym == IR_NOSYM && o->slot != IR_NOSLOT && o->rf == RF_B32;
 }
 
+/* Registers of a tcgen05.ld / st per .num (the ISA's table of the shapes). */
+static unsigned tc5_shape_regs(enum tc5_shape sh)
+{
+    return sh == SH_16X128B ? 2 : sh == SH_16X256B ? 4 : 1;
+}
+
 /* See tensor.h. */
 bool tcgen05_supported(const struct ir_func *f, const struct ir_insn *in, const struct ir_opnd *O)
 {
@@ -151,7 +224,10 @@ bool tcgen05_supported(const struct ir_func *f, const struct ir_insn *in, const 
     case OP_TCGEN05_MMA:
     case OP_TCGEN05_COMMIT:
     case OP_TCGEN05_FENCE_BEFORE:
-    case OP_TCGEN05_FENCE_AFTER: break;
+    case OP_TCGEN05_FENCE_AFTER:
+    case OP_TCGEN05_CP:
+    case OP_TCGEN05_SHIFT:
+    case OP_TCGEN05_MMA_WS: break;
     default: return false;
     }
     tc5_decode(f, in, &d);
@@ -164,16 +240,21 @@ bool tcgen05_supported(const struct ir_func *f, const struct ir_insn *in, const 
         return d.cta1 && in->nopnd == 2 && tc5_u32_ok(&O[0]) && tc5_u32_ok(&O[1]);
     case OP_TCGEN05_RELINQUISH_ALLOC_PERMIT: return d.cta1 && in->nopnd == 0;
     case OP_TCGEN05_LD:
-        return d.shape32x32b && d.num && in->nopnd == 2 && tc5_regs_ok(f, &O[0], d.num, true) &&
-               tc5_taddr_ok(&O[1]);
-    case OP_TCGEN05_ST:
-        return d.shape32x32b && d.num && in->nopnd == 2 && tc5_taddr_ok(&O[0]) &&
-               tc5_regs_ok(f, &O[1], d.num, false);
+    case OP_TCGEN05_ST: {
+        const bool ld = in->op == OP_TCGEN05_LD, x2 = d.shape == SH_16X32BX2;
+        const unsigned n = d.num * tc5_shape_regs(d.shape);
+        const struct ir_opnd *ao = ld ? &O[1] : &O[0];
+        const struct ir_opnd *ro = ld ? &O[0] : &O[1 + x2];
+        return d.shape != SH_NONE && d.num && n <= 128 && (ld ? !d.unpack : !d.pack) &&
+               in->nopnd == 2u + x2 && tc5_taddr_ok(ao) && tc5_regs_ok(f, ro, n, ld) &&
+               (!x2 || (O[ld ? 2 : 1].kind == OPK_IMM && O[ld ? 2 : 1].imm.u < TM_COLS));
+    }
     case OP_TCGEN05_WAIT_LD:
     case OP_TCGEN05_WAIT_ST:
     case OP_TCGEN05_FENCE_BEFORE:
     case OP_TCGEN05_FENCE_AFTER: return in->nopnd == 0;
     case OP_TCGEN05_MMA:
+    case OP_TCGEN05_MMA_WS: /* .ws: the same operands (no zero-column mask) */
         return d.cta1 && d.kind_f16 + d.kind_tf32 + d.kind_f8f6f4 + d.kind_i8 == 1 &&
                in->nopnd == 5 && tc5_taddr_ok(&O[0]) &&
                (tc5_taddr_ok(&O[1]) ||
@@ -183,6 +264,13 @@ bool tcgen05_supported(const struct ir_func *f, const struct ir_insn *in, const 
                ((O[4].kind == OPK_REG && O[4].rf == RF_PRED) || O[4].kind == OPK_IMM);
     case OP_TCGEN05_COMMIT:
         return d.cta1 && d.arrive_one && in->nopnd == 1 && O[0].kind == OPK_ADDR;
+    case OP_TCGEN05_CP: /* multicast: .warpx4 with 32x128b, .warpx2 with 64x128b */
+        return d.cta1 && d.cp_rows && !d.decomp &&
+               (d.cp_rows == 32 ? d.mcast == 4 : d.cp_rows == 64 ? d.mcast == 1 || d.mcast == 2
+                                                                : d.mcast == 0) &&
+               in->nopnd == 2 && tc5_taddr_ok(&O[0]) &&
+               (O[1].kind == OPK_REG || O[1].kind == OPK_IMM) && O[1].rf == RF_B64;
+    case OP_TCGEN05_SHIFT: return d.cta1 && d.down && in->nopnd == 1 && tc5_taddr_ok(&O[0]);
     default: return false;
     }
 }
@@ -199,22 +287,32 @@ const char *tcgen05_unsupported_why(const struct ir_func *f, const struct ir_ins
                "not .cta_group::2 or this operand list)";
     case OP_TCGEN05_LD:
     case OP_TCGEN05_ST:
-        return "unsupported (tcgen05.ld / tcgen05.st: implemented is the .32x32b shape "
-               "(.x1 .. .x128) without .pack::16b / .unpack::16b; not this form)";
+        return "unsupported (tcgen05.ld / tcgen05.st: implemented are the .32x32b, .16x64b, "
+               ".16x128b, .16x256b and .16x32bx2 shapes (.x1 .. .x128, at most 128 registers) "
+               "with .pack::16b on ld, .unpack::16b on st, and for .16x32bx2 an "
+               "immHalfSplitoff below 512; not this form)";
     case OP_TCGEN05_LD_RED: return "unsupported (tcgen05.ld.red: not implemented)";
-    case OP_TCGEN05_CP: return "unsupported (tcgen05.cp: not implemented)";
-    case OP_TCGEN05_SHIFT: return "unsupported (tcgen05.shift: not implemented)";
+    case OP_TCGEN05_CP:
+        return "unsupported (tcgen05.cp: implemented are .cta_group::1 .128x256b, .128x128b, "
+               ".4x256b, .32x128b.warpx4 and .64x128b.warpx2::02_13 / ::01_23 with [taddr] "
+               "and a shared-memory descriptor; not the decompressing .b8x16.b6x16_p32 / "
+               ".b8x16.b4x16_p64 forms or .cta_group::2)";
+    case OP_TCGEN05_SHIFT:
+        return "unsupported (tcgen05.shift: implemented is .cta_group::1.down [taddr]; not "
+               ".cta_group::2)";
     case OP_TCGEN05_MMA:
         return "unsupported (tcgen05.mma: implemented are .cta_group::1 .kind::f16, "
                ".kind::tf32, .kind::f8f6f4 and .kind::i8 with [d-tmem], an A descriptor or "
                "[a-tmem], a B descriptor, the instruction descriptor and enable-input-d; not "
-               "block scaling, collector usage, disable-output-lane, scale-input-d or "
-               ".cta_group::2)";
-    case OP_TCGEN05_MMA_SP:
+               "block scaling, disable-output-lane, scale-input-d or .cta_group::2)";
     case OP_TCGEN05_MMA_WS:
+        return "unsupported (tcgen05.mma.ws: implemented are .cta_group::1 .kind::f16, "
+               ".kind::tf32, .kind::f8f6f4 and .kind::i8 with [d-tmem], an A descriptor or "
+               "[a-tmem], a B descriptor, the instruction descriptor and enable-input-d; not "
+               "the zero-column mask)";
+    case OP_TCGEN05_MMA_SP:
     case OP_TCGEN05_MMA_WS_SP:
-        return "unsupported (tcgen05.mma.sp / .ws: sparse and weight-stationary MMAs are not "
-               "implemented)";
+        return "unsupported (tcgen05.mma.sp / .ws.sp: sparse MMAs are not implemented)";
     case OP_TCGEN05_COMMIT:
         return "unsupported (tcgen05.commit: implemented is .cta_group::1 "
                ".mbarrier::arrive::one on one mbarrier; not multicast)";
@@ -239,6 +337,30 @@ void tcgen05_cta_reset(struct cta *c)
     t->alloc = 0;
     t->relinquished = false;
     t->dirty = false;
+}
+
+/* See tensor.h. */
+int tcgen05_cta_exit(struct cta *c)
+{
+    const struct tc5_cta *t = c->tm;
+    if (!t || !t->alloc)
+        return 0;
+    /* the first run of columns still allocated, and the tcgen05.alloc that took it */
+    const unsigned u0 = (unsigned)__builtin_ctz(t->alloc);
+    unsigned u1 = u0;
+    while (u1 + 1 < TM_COLS / TM_UNIT && t->alloc >> (u1 + 1) & 1 &&
+           t->site[u1 + 1].pc == t->site[u0].pc && t->site[u1 + 1].warp == t->site[u0].warp)
+        u1++;
+    struct warp *w = &c->warps[t->site[u0].warp];
+    w->fn = t->site[u0].fn; /* the warp has exited: name the function of the allocation */
+    char msg[240];
+    snprintf(msg, sizeof msg,
+             "tcgen05.alloc: tensor-memory columns %u .. %u allocated here were not freed with "
+             "tcgen05.dealloc before the CTA exited (columns allocated at exit %04x, a bit per 32 "
+             "of 512; the ISA requires every allocation to be freed)",
+             u0 * TM_UNIT, (u1 + 1) * TM_UNIT - 1, t->alloc);
+    interp_fault(w, t->site[u0].pc, 0, TRAP_ILLEGAL, 0, 0, 0, false, msg);
+    return -1;
 }
 
 /* See tensor.h. */
@@ -327,6 +449,11 @@ static int tc5_alloc(struct warp *w, uint32_t pc, const struct ir_opnd *O, struc
         return -1;
     }
     t->alloc |= (uint16_t)(mask << u);
+    for (unsigned k = u; k < u + units; k++) {
+        t->site[k].fn = w->fn;
+        t->site[k].pc = pc;
+        t->site[k].warp = w->id;
+    }
     memcpy(p, &addr, 4);
     tc_mem_report(mr, 0, ad, xs, 4, true, p);
     return 0;
@@ -351,38 +478,105 @@ static int tc5_dealloc(struct warp *w, uint32_t pc, const struct ir_opnd *O, str
     return 0;
 }
 
-/* tcgen05.ld / st .32x32b.xN: lane l <-> tensor-memory lane taddr.lane + l, N columns. */
-static int tc5_ldst(struct warp *w, uint32_t pc, const struct ir_insn *in,
-                    const struct ir_opnd *O, struct tc5_cta *t, unsigned num)
+/* Where register j of lane l of a tcgen05.ld / st of shape sh goes (the ISA's "Matrix
+ * fragments" of the data-movement shapes): *dl the tensor-memory lane after taddr's, *lc the
+ * column after taddr's in 32-bit registers (packed: in pairs of 16-bit columns), *half 1 for
+ * the second half of .16x32bx2 (at immHalfSplitoff). */
+static inline void tc5_frag(enum tc5_shape sh, unsigned l, unsigned j, unsigned *dl,
+                            unsigned *lc, unsigned *half)
 {
-    const bool ld = in->op == OP_TCGEN05_LD;
-    const struct ir_opnd *ao = ld ? &O[1] : &O[0], *ro = ld ? &O[0] : &O[1];
+    *half = 0;
+    switch (sh) {
+    case SH_16X64B: /* lanes l/4 and l/4 + 8 alternate; column pairs per register */
+        *dl = l / 4 + 8 * (l % 2);
+        *lc = 2 * j + l / 2 % 2;
+        break;
+    case SH_16X128B: /* register 2k + h: lane l/4 + 8h, column 4k + l%4 */
+        *dl = l / 4 + 8 * (j % 2);
+        *lc = 4 * (j / 2) + l % 4;
+        break;
+    case SH_16X256B: /* register 4k + 2h + e: lane l/4 + 8h, column 8k + 2 (l%4) + e */
+        *dl = l / 4 + 8 * (j / 2 % 2);
+        *lc = 8 * (j / 4) + 2 * (l % 4) + j % 2;
+        break;
+    case SH_16X32BX2: /* lanes 0 .. 15 twice: the upper half-warp at immHalfSplitoff */
+        *dl = l % 16;
+        *lc = j;
+        *half = l / 16;
+        break;
+    default: /* .32x32b */
+        *dl = l;
+        *lc = j;
+        break;
+    }
+}
+
+/* tcgen05.ld / st of any data-movement shape: lane l's registers <-> the cells tc5_frag
+ * names, inside the warp's quarter of the lanes and the allocated columns. */
+static int tc5_ldst(struct warp *w, uint32_t pc, const struct ir_insn *in,
+                    const struct ir_opnd *O, struct tc5_cta *t, const struct tc5_insn *d)
+{
+    const bool ld = in->op == OP_TCGEN05_LD, x2 = d->shape == SH_16X32BX2;
+    const bool packed = d->pack || d->unpack;
+    const struct ir_opnd *ao = ld ? &O[1] : &O[0], *ro = ld ? &O[0] : &O[1 + x2];
     const uint32_t a = (uint32_t)vm_addr(w, ao, 0);
     const uint32_t lane0 = a >> 16, col = a & 0xffff, q = w->id % 4;
+    const uint32_t off = x2 ? (uint32_t)O[ld ? 2 : 1].imm.u : 0;
+    const unsigned nreg = d->num * tc5_shape_regs(d->shape);
+    const unsigned nlanes = d->shape == SH_32X32B ? 32 : 16;
+    /* columns of 32-bit registers one half-set of lanes covers, then in cells */
+    const unsigned span = (d->shape == SH_16X64B    ? 2 * d->num
+                           : d->shape == SH_16X128B ? 4 * d->num
+                           : d->shape == SH_16X256B ? 8 * d->num
+                                                    : d->num) << packed;
+    static const char *const shname[] = {"", "32x32b", "16x64b", "16x128b", "16x256b",
+                                         "16x32bx2"};
     char msg[240];
-    if (lane0 != 32 * q) {
+    if (lane0 < 32 * q || lane0 + nlanes > 32 * q + 32) {
         snprintf(msg, sizeof msg,
                  "%s: tensor-memory address 0x%08x: warp %u (%u of its warpgroup) reaches lanes "
-                 "%u .. %u only, the .32x32b shape lanes %u .. %u",
-                 tc5_name(in), a, w->id, q, 32 * q, 32 * q + 31, lane0, lane0 + 31);
+                 "%u .. %u only, the .%s shape lanes %u .. %u",
+                 tc5_name(in), a, w->id, q, 32 * q, 32 * q + 31, shname[d->shape], lane0,
+                 lane0 + nlanes - 1);
         tc5_fault(w, pc, 0, msg);
         return -1;
     }
-    if (!tc5_allocated(t, col, num)) {
-        snprintf(msg, sizeof msg,
-                 "%s: columns %u .. %u at tensor-memory address 0x%08x are not all allocated "
-                 "(allocated %04x, a bit per 32 of 512 columns)",
-                 tc5_name(in), col, col + num - 1, a, t->alloc);
-        tc5_fault(w, pc, 0, msg);
-        return -1;
+    for (unsigned h = 0; h <= (unsigned)x2; h++) {
+        const uint32_t c0 = col + h * off;
+        if (!tc5_allocated(t, c0, span)) {
+            snprintf(msg, sizeof msg,
+                     "%s: columns %u .. %u at tensor-memory address 0x%08x are not all allocated "
+                     "(allocated %04x, a bit per 32 of 512 columns)",
+                     tc5_name(in), c0, c0 + span - 1, a + h * off, t->alloc);
+            tc5_fault(w, pc, 0, msg);
+            return -1;
+        }
     }
-    for (unsigned j = 0; j < num; j++) {
+    for (unsigned j = 0; j < nreg; j++) {
         const struct ir_opnd e = ro->kind == OPK_VEC ? vm_elem(w->fn, ro, j) : *ro;
+        if (d->shape == SH_32X32B && !packed) { /* the common shape: lane l, column j */
+            for (unsigned l = 0; l < 32; l++) {
+                uint32_t *cell = &t->cell[lane0 + l][col + j];
+                if (ld)
+                    w->r32[e.slot][l].u = *cell;
+                else
+                    *cell = (uint32_t)vm_get(w, &e, l);
+            }
+            continue;
+        }
         for (unsigned l = 0; l < 32; l++) {
-            uint32_t *cell = &t->cell[lane0 + l][col + j];
-            if (ld)
+            unsigned dl, lc, half;
+            tc5_frag(d->shape, l, j, &dl, &lc, &half);
+            uint32_t *cell = &t->cell[lane0 + dl][col + half * off + (lc << packed)];
+            if (ld && packed)
+                w->r32[e.slot][l].u = (cell[0] & 0xffffu) | cell[1] << 16;
+            else if (ld)
                 w->r32[e.slot][l].u = *cell;
-            else
+            else if (packed) { /* the halves into the low 16 bits, the high ones cleared */
+                const uint32_t v = (uint32_t)vm_get(w, &e, l);
+                cell[0] = v & 0xffffu;
+                cell[1] = v >> 16;
+            } else
                 *cell = (uint32_t)vm_get(w, &e, l);
         }
     }
@@ -395,7 +589,7 @@ static int tc5_ldst(struct warp *w, uint32_t pc, const struct ir_insn *in,
 
 /* The tcgen05 shared-memory descriptor: fills start / lbo / sbo / base / W; -1 after a fault
  * on a form not implemented or invalid. */
-static int tc5_desc(struct warp *w, uint32_t pc, unsigned l, uint64_t v, char which,
+static int tc5_desc(struct warp *w, uint32_t pc, unsigned l, uint64_t v, const char *which,
                     uint32_t f[4], unsigned *W)
 {
     char msg[200];
@@ -411,7 +605,7 @@ static int tc5_desc(struct warp *w, uint32_t pc, unsigned l, uint64_t v, char wh
     else if (!wmode[sw])
         bad = "its swizzling mode is invalid";
     if (bad) {
-        snprintf(msg, sizeof msg, "tcgen05.mma: matrix %c descriptor 0x%016llx: %s", which,
+        snprintf(msg, sizeof msg, "%s descriptor 0x%016llx: %s", which,
                  (unsigned long long)v, bad);
         interp_fault(w, pc, l, TRAP_ILLEGAL, 0, 0, 0, false, msg);
         return -1;
@@ -515,7 +709,10 @@ static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_opnd
     else if (satf && !d->kind_i8)
         bad = "saturation outside .kind::i8";
     else if (M != 128)
-        bad = "M other than 128 (M = 64 not implemented)";
+        bad = d->ws ? "M other than 128 (the .ws layouts of M = 32 and 64 are not implemented)"
+                    : "M other than 128 (M = 64 not implemented)";
+    else if (d->ws && N != 64 && N != 128)
+        bad = "N not 64 or 128 (.ws with M = 128)";
     else if (N < 16 || N > 256 || N % 16)
         bad = "N not 16 .. 256 in steps of 16";
     if (bad) {
@@ -555,14 +752,14 @@ static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_opnd
     } else {
         uint32_t f[4];
         unsigned W;
-        if (tc5_desc(w, pc, l, vm_get(w, &O[1], l), 'A', f, &W) ||
+        if (tc5_desc(w, pc, l, vm_get(w, &O[1], l), "tcgen05.mma: matrix A", f, &W) ||
             tc5_gather(w, pc, l, f, W, mnA, 128, K, ta, negA, t->A, 'A', mr))
             return -1;
     }
     /* B, as N rows of K */
     uint32_t f[4];
     unsigned W;
-    if (tc5_desc(w, pc, l, vm_get(w, &O[2], l), 'B', f, &W) ||
+    if (tc5_desc(w, pc, l, vm_get(w, &O[2], l), "tcgen05.mma: matrix B", f, &W) ||
         tc5_gather(w, pc, l, f, W, mnB, N, K, tb, negB, t->B, 'B', mr))
         return -1;
     for (unsigned i = 0; i < 128; i++)
@@ -585,6 +782,84 @@ static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_opnd
     return 0;
 }
 
+/* ---------------------------------------------------------------------- cp, shift */
+
+/* One tcgen05.cp of lane l: the source matrix (rows of 16-byte chunks in the descriptor's
+ * canonical K-major layout) into tensor memory, row r at lane taddr.lane + the row's lane,
+ * its chunks at columns taddr.col + 4 k .. + 3; with multicast each row goes to two or four
+ * lanes 32 apart. */
+static int tc5_cp(struct warp *w, uint32_t pc, unsigned l, const struct ir_opnd *O,
+                  const struct tc5_insn *d, struct tc5_cta *t, const struct tc_mem *mr)
+{
+    const struct cta *c = w->cta;
+    char msg[240];
+    const uint32_t a = (uint32_t)vm_addr(w, &O[0], l), lane0 = a >> 16, col = a & 0xffff;
+    /* lanes one row reaches: row r of the copy goes to lanes lane0 + rl(r) + 32 i, i < ncopy */
+    const unsigned ncopy = d->mcast == 4 ? 4 : d->mcast ? 2 : 1;
+    const unsigned nlanes = d->mcast ? 128 : d->cp_rows;
+    if (lane0 + nlanes > TM_LANES || !tc5_allocated(t, col, d->cp_cols)) {
+        snprintf(msg, sizeof msg,
+                 "tcgen05.cp: destination at tensor-memory address 0x%08x (lanes %u .. %u, "
+                 "columns %u .. %u) is not inside the tensor memory's 128 lanes and an "
+                 "allocation (allocated %04x, a bit per 32 of 512 columns)",
+                 a, lane0, lane0 + nlanes - 1, col, col + d->cp_cols - 1, t->alloc);
+        tc5_fault(w, pc, l, msg);
+        return -1;
+    }
+    uint32_t f[4];
+    unsigned W;
+    if (tc5_desc(w, pc, l, vm_get(w, &O[1], l), "tcgen05.cp: source", f, &W))
+        return -1;
+    for (unsigned r = 0; r < d->cp_rows; r++)
+        for (unsigned k = 0; k < d->cp_cols / 4; k++) {
+            const uint32_t sa = wgmma_chunk_addr(f[0], f[1], f[2], f[3], W, false, r, k);
+            if ((uint64_t)sa + 16 > c->shared_size) {
+                snprintf(msg, sizeof msg,
+                         "tcgen05.cp: the source reaches shared bytes %u..%u, past the CTA's %u",
+                         sa, sa + 15, c->shared_size);
+                interp_fault(w, pc, l, TRAP_OOB, sa, 16, SP_SHARED, false, msg);
+                return -1;
+            }
+            const uint8_t *p = c->shared + sa;
+            if (mr)
+                mr->fn(mr->ctx, l, sa, 16, false, SP_SHARED, p);
+            for (unsigned i = 0; i < ncopy; i++) {
+                /* .warpx4: row r to every warp's lane r; .warpx2::02_13: rows 0 .. 31 to
+                 * warps 0 and 2, 32 .. 63 to warps 1 and 3; ::01_23: to warps 0, 1 / 2, 3 */
+                const unsigned ln = d->mcast == 4   ? 32 * i + r
+                                    : d->mcast == 2 ? 32 * (r / 32) + 64 * i + r % 32
+                                    : d->mcast == 1 ? 64 * (r / 32) + 32 * i + r % 32
+                                                    : r;
+                memcpy(&t->cell[lane0 + ln][col + 4 * k], p, 16);
+            }
+        }
+    t->dirty = true;
+    return 0;
+}
+
+/* tcgen05.shift.down of lane l: the 32-lane group from taddr.lane (a multiple of 32) moves
+ * its rows of 256 bits (8 columns from taddr.col) down one lane: lane + 30 .. lane to
+ * lane + 31 .. lane + 1, lane taddr.lane keeping its row. */
+static int tc5_shift(struct warp *w, uint32_t pc, unsigned l, const struct ir_opnd *O,
+                     struct tc5_cta *t)
+{
+    const uint32_t a = (uint32_t)vm_addr(w, &O[0], l), lane0 = a >> 16, col = a & 0xffff;
+    if (lane0 % 32 || lane0 >= TM_LANES || !tc5_allocated(t, col, 8)) {
+        char msg[240];
+        snprintf(msg, sizeof msg,
+                 "tcgen05.shift: tensor-memory address 0x%08x: its lane must be a multiple of "
+                 "32 below 128 and columns %u .. %u allocated (allocated %04x, a bit per 32 of "
+                 "512 columns)",
+                 a, col, col + 7, t->alloc);
+        tc5_fault(w, pc, l, msg);
+        return -1;
+    }
+    for (unsigned r = 31; r >= 1; r--)
+        memcpy(&t->cell[lane0 + r][col], &t->cell[lane0 + r - 1][col], 8 * sizeof(uint32_t));
+    t->dirty = true;
+    return 0;
+}
+
 /* See tensor.h. */
 int tcgen05_exec(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
                  const struct ir_opnd *O, const struct tc_mem *mr)
@@ -603,7 +878,9 @@ int tcgen05_exec(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *
         return 0;
     default: break;
     }
-    if (in->op != OP_TCGEN05_MMA && tc5_whole_warp(w, pc, M, in))
+    if (in->op != OP_TCGEN05_MMA && in->op != OP_TCGEN05_MMA_WS && in->op != OP_TCGEN05_CP &&
+        in->op != OP_TCGEN05_SHIFT &&
+        tc5_whole_warp(w, pc, M, in))
         return -1;
     if (in->op == OP_TCGEN05_WAIT_LD || in->op == OP_TCGEN05_WAIT_ST)
         return 0;
@@ -620,10 +897,22 @@ int tcgen05_exec(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *
     case OP_TCGEN05_DEALLOC: return tc5_dealloc(w, pc, O, t);
     case OP_TCGEN05_RELINQUISH_ALLOC_PERMIT: t->relinquished = true; return 0;
     case OP_TCGEN05_LD:
-    case OP_TCGEN05_ST: return tc5_ldst(w, pc, in, O, t, d.num);
+    case OP_TCGEN05_ST: return tc5_ldst(w, pc, in, O, t, &d);
     case OP_TCGEN05_MMA:
+    case OP_TCGEN05_MMA_WS:
+        d.ws = in->op == OP_TCGEN05_MMA_WS;
         for (unsigned l = 0; l < 32; l++)
             if (M >> l & 1 && tc5_mma(w, pc, l, O, &d, t, mr))
+                return -1;
+        return 0;
+    case OP_TCGEN05_CP:
+        for (unsigned l = 0; l < 32; l++)
+            if (M >> l & 1 && tc5_cp(w, pc, l, O, &d, t, mr))
+                return -1;
+        return 0;
+    case OP_TCGEN05_SHIFT:
+        for (unsigned l = 0; l < 32; l++)
+            if (M >> l & 1 && tc5_shift(w, pc, l, O, t))
                 return -1;
         return 0;
     default:

@@ -141,5 +141,9 @@ int tcgen05_exec(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *
 /* A CTA slot starts a CTA (no tensor memory allocated, contents cleared) / is freed. */
 void tcgen05_cta_reset(struct cta *c);
 void tcgen05_cta_free(struct cta *c);
+/* Every warp of CTA c has exited: tensor memory still allocated is a fault (the ISA requires a
+ * CTA to free its tensor memory before it exits), reported at the tcgen05.alloc that took the
+ * first such columns. 0, or -1 after the fault. */
+int tcgen05_cta_exit(struct cta *c);
 
 #endif

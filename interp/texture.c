@@ -23,7 +23,8 @@
  *     curve in f32 (v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055)^2.4, host powf) before
  *     filtering; alpha stays linear;
  *   - block-compressed (BC1..BC7) texels are decoded from their 4x4 block (texture_bc.c,
- *     texture_bptc.c) before sRGB and filtering;
+ *     texture_bptc.c; a 3D resource's blocks are 4x4 texels of one slice) before sRGB and
+ *     filtering;
  *   - a result component the format does not have is 0, alpha 1 (1.0f for float results);
  *   - the offset operand e of tex / tld4 (integers, in texels of the sampled level) is added to
  *     the texel indices after the floor (every index of a linear footprint), before the
@@ -33,6 +34,8 @@
  *   - .s32 coordinates are texel indices (no filtering); a linear-memory resource (tex1Dfetch)
  *     returns 0 outside [0, width);
  *   - the layer of a1d/a2d is an integer clamped to [0, layers - 1];
+ *   - 2dms / a2dms (a sample of a multisample texture) load, and fault when run: no CUDA API
+ *     makes a multisample texture, and the ISA defines no result on other textures;
  *   - cube / acube: the direction's major axis picks the face, the guide's table the face
  *     coordinates (normalized); a cubemap is a layered 2D resource with 6 faces a cube, faces
  *     are sampled with clamp addressing, or with seamlessCubemap (ITEX_F_SEAMLESS) a texel
@@ -78,6 +81,7 @@ struct tx_form {
     unsigned dims;   /* 1, 2, 3 */
     bool layered;    /* a1d / a2d / acube */
     bool cube;       /* cube / acube */
+    bool ms;         /* 2dms / a2dms: a sample of a multisample texture */
     bool bad;        /* a modifier the engine does not implement */
     bool p;          /* sust.p */
     bool b;          /* .b */
@@ -101,6 +105,8 @@ static struct tx_form tx_form_of(const uint16_t *mods, const struct ir_insn *in)
         case MOD_GEOM_A2D: t.dims = 2; t.layered = true; break;
         case MOD_GEOM_CUBE: t.dims = 2; t.cube = true; break;
         case MOD_GEOM_ACUBE: t.dims = 2; t.cube = true; t.layered = true; break;
+        case MOD_GEOM_2DMS: t.dims = 2; t.ms = true; break;
+        case MOD_GEOM_A2DMS: t.dims = 2; t.ms = true; t.layered = true; break;
         case MOD_R: t.comp = 0; break;
         case MOD_G: t.comp = 1; break;
         case MOD_B: t.comp = 2; t.b = true; break;
@@ -145,6 +151,8 @@ static struct tx_form tx_form_of(const uint16_t *mods, const struct ir_insn *in)
 /* Coordinates a geometry takes (3d: x, y, z and an ignored fourth; a2d: layer, x, y, pad). */
 static unsigned tx_ncoord(const struct tx_form *t)
 {
+    if (t->ms) /* sample, x, y and an ignored fourth; a2dms: layer, sample, x, y */
+        return 4;
     if (t->cube) /* x, y, z and an ignored fourth; acube: layer, x, y, z */
         return 4;
     if (t->layered)
@@ -244,7 +252,9 @@ bool interp_tex_ok(const struct ir_func *f, const struct ir_insn *in, const stru
     if (t.bad)
         return false;
     switch (in->op) {
-    case OP_TEX:
+    case OP_TEX: /* (2dms / a2dms: integer coordinates, no level of detail) */
+        if (t.ms && (t.lod || in->type[1] != T_S32))
+            return false;
         return t.dims && !t.b && !t.p && t.comp < 0 && !t.query && TX_PRED_OK(in, O) &&
                tx_lod_ok(all, in, O, &t) &&
                (in->type[1] == T_F32 || in->type[1] == T_S32) &&
@@ -255,8 +265,8 @@ bool interp_tex_ok(const struct ir_func *f, const struct ir_insn *in, const stru
                  tx_data_ok(all, &O[0], 2, RF_B32, true))) &&
                tx_addr_ok(all, &O[2], tx_ncoord(&t));
     case OP_TLD4:
-        return t.dims == 2 && !t.layered && !t.cube && t.comp >= 0 && !t.p && !t.query && !t.lod &&
-               TX_PRED_OK(in, O) && tx_lod_ok(all, in, O, &t) &&
+        return t.dims == 2 && !t.layered && !t.cube && !t.ms && t.comp >= 0 && !t.p &&
+               !t.query && !t.lod && TX_PRED_OK(in, O) && tx_lod_ok(all, in, O, &t) &&
                (in->type[0] == T_F32 || in->type[0] == T_S32 || in->type[0] == T_U32) &&
                in->type[1] == T_F32 && in->vec == 4 && tx_data_ok(all, &O[0], 4, RF_B32, true) &&
                tx_addr_ok(all, &O[2], tx_ncoord(&t));
@@ -326,7 +336,7 @@ static bool tx_sane(const struct itex *t)
         static const uint8_t nch[ITEX_BC7 + 1] = {0, 4, 4, 4, 1, 2, 4, 4};
         static const uint8_t blk[ITEX_BC7 + 1] = {0, 8, 16, 16, 8, 16, 16, 16};
         if (t->bc > ITEX_BC7 || t->nchan != nch[t->bc] || t->elem != blk[t->bc] ||
-            t->bits != (t->bc == ITEX_BC6H ? 16 : 8) || !t->read_norm || t->dims != 2 ||
+            t->bits != (t->bc == ITEX_BC6H ? 16 : 8) || !t->read_norm || t->dims < 2 ||
             (t->fmt == ITEX_SINT && (t->bc < ITEX_BC4 || t->bc == ITEX_BC7)) ||
             t->fmt > ITEX_SINT)
             return false;
@@ -486,6 +496,8 @@ static void tx_texel(const struct itex *t, const struct itex_level *g, uint64_t 
     if (t->bc) { /* the texel of its 4x4 block (the components the format lacks as below) */
         const uint8_t *b = (const uint8_t *)(uintptr_t)(g->base + (layer + z) * g->slice +
                                                         y / 4 * g->pitch + x / 4 * t->elem);
+        if (rp && rp->mr) /* stepping: the block's device address for the timing model */
+            rp->mr->fn(rp->mr->ctx, rp->lane, (uint64_t)(uintptr_t)b, t->elem, false, SP_TEX, b);
         float v[4] = {0.0f, 0.0f, 0.0f, 1.0f};
         itex_bc_texel(t->bc, t->fmt == ITEX_SINT, b, (unsigned)(x & 3), (unsigned)(y & 3), v);
         for (unsigned c = 0; c < 4; c++)
@@ -1200,6 +1212,16 @@ int interp_tex_exec(struct warp *w, const struct ir_insn *in, const struct ir_op
         int k = tx_lookup(w, &cache, h, kind, l, tf, &t);
         if (k)
             return k;
+        if (fm.ms) { /* never a multisample texture: CUDA makes none */
+            tf->lane = l;
+            tf->addr = h;
+            snprintf(tf->msg, sizeof tf->msg,
+                     "tex.%s reads a sample of a multisample texture, and texture object "
+                     "%#" PRIx64 " is not one (no CUDA API creates a multisample array or "
+                     "texture; the ISA defines no result for other textures)",
+                     fm.layered ? "a2dms" : "2dms", h);
+            return TRAP_ILLEGAL;
+        }
         switch (in->op) {
         case OP_TEX:
         case OP_TLD4: tx_tex(w, in, O, &fm, t, l, mr); break;

@@ -180,8 +180,8 @@ static cudaError_t array_new(cudaArray_t *out, const struct cudaChannelFormatDes
         return cr_ret(cudaErrorInvalidValue);
     a.tw = a.w;
     a.th = a.h;
-    if (a.bc) { /* 2D (layered, cubemap) only; elements are 4x4-texel blocks */
-        if (a.dims != 2 || (flags & cudaArraySurfaceLoadStore))
+    if (a.bc) { /* 2D (layered, cubemap) and 3D; elements are 4x4-texel blocks (per slice) */
+        if (a.dims == 1 || (flags & cudaArraySurfaceLoadStore))
             return cr_ret(cudaErrorInvalidValue);
         a.w = (a.tw + 3) / 4;
         a.h = (a.th + 3) / 4;
@@ -654,6 +654,8 @@ struct tex_obj {
     struct itex t;
     struct cudaResourceDesc rd;
     struct cudaTextureDesc td;
+    struct cudaResourceViewDesc vd; /* the resource view, when has_view */
+    bool has_view;
 };
 
 /* The live object of handle h of kind `kind`, or NULL. */
@@ -776,6 +778,120 @@ static cudaError_t res_of(const struct cudaResourceDesc *rd, bool surface, struc
     return cudaSuccess;
 }
 
+/* The channel description a resource view format stands for (cudaResViewFormat*: 0x01..0x18
+ * 8/16/32-bit unsigned, signed integers, half and float with 1, 2 or 4 channels; 0x19..0x22 the
+ * block-compressed kinds), in *c: false for an unknown format. */
+static bool view_chan(unsigned f, struct cudaChannelFormatDesc *c)
+{
+    memset(c, 0, sizeof *c);
+    if (f >= cudaResViewFormatUnsignedChar1 && f <= cudaResViewFormatFloat4) {
+        static const int bits[8] = {8, 8, 16, 16, 32, 32, 16, 32};
+        static const enum cudaChannelFormatKind kind[8] = {
+            cudaChannelFormatKindUnsigned, cudaChannelFormatKindSigned,
+            cudaChannelFormatKindUnsigned, cudaChannelFormatKindSigned,
+            cudaChannelFormatKindUnsigned, cudaChannelFormatKindSigned,
+            cudaChannelFormatKindFloat,    cudaChannelFormatKindFloat};
+        const unsigned i = f - cudaResViewFormatUnsignedChar1, g = i / 3, n = 1u << (i % 3);
+        c->x = bits[g];
+        c->y = n > 1 ? bits[g] : 0;
+        c->z = c->w = n > 2 ? bits[g] : 0;
+        c->f = kind[g];
+        return true;
+    }
+    /* BC1, BC2, BC3, BC4, BC4 signed, BC5, BC5 signed, BC6H, BC6H signed, BC7 */
+    static const enum cudaChannelFormatKind bc[10] = {
+        cudaChannelFormatKindUnsignedBlockCompressed1,
+        cudaChannelFormatKindUnsignedBlockCompressed2,
+        cudaChannelFormatKindUnsignedBlockCompressed3,
+        cudaChannelFormatKindUnsignedBlockCompressed4,
+        cudaChannelFormatKindSignedBlockCompressed4,
+        cudaChannelFormatKindUnsignedBlockCompressed5,
+        cudaChannelFormatKindSignedBlockCompressed5,
+        cudaChannelFormatKindUnsignedBlockCompressed6H,
+        cudaChannelFormatKindSignedBlockCompressed6H,
+        cudaChannelFormatKindUnsignedBlockCompressed7};
+    if (f >= cudaResViewFormatUnsignedBlockCompressed1 &&
+        f <= cudaResViewFormatUnsignedBlockCompressed7) {
+        c->f = bc[f - cudaResViewFormatUnsignedBlockCompressed1];
+        return true;
+    }
+    return false;
+}
+
+/*
+ * Apply resource view v to the texture descriptor t that res_of made of rd, as
+ * cudaCreateTextureObject documents it: only for arrays and mipmapped arrays not in a
+ * block-compressed format; a view format (none: the array's) of the array's element size with
+ * the same extent, or a block-compressed format over an array of 32-bit unsigned integers with
+ * 2 channels (BC1, BC4) or 4 (the others), whose extent is then 4 times the array's in width
+ * and height (blocks become 4x4 texels; 1D arrays have no blocks); levels first..last of a
+ * mipmapped array (0, 0 otherwise) and layers first..last of a layered one (whole cubes of a
+ * cubemap). Anything else is cudaErrorInvalidValue.
+ */
+static cudaError_t view_apply(const struct cudaResourceDesc *rd,
+                              const struct cudaResourceViewDesc *v, struct itex *t)
+{
+    const struct cudaArray *a = rd->resType == cudaResourceTypeArray ? rd->res.array.array
+                                : rd->resType == cudaResourceTypeMipmappedArray
+                                    ? rd->res.mipmap.mipmap->lv[0]
+                                    : NULL;
+    if (!a || a->bc)
+        return cudaErrorInvalidValue;
+    uint8_t fmt = t->fmt, nchan = t->nchan, bits = t->bits, bc = ITEX_BC_NONE;
+    bool norm = t->read_norm, srgb = false;
+    uint64_t scale = 1;
+    if (v->format != cudaResViewFormatNone) {
+        struct cudaChannelFormatDesc c;
+        if (!view_chan((unsigned)v->format, &c) ||
+            fmt_of(&c, &fmt, &nchan, &bits, &norm, &bc, &srgb) != cudaSuccess)
+            return cudaErrorInvalidValue;
+        if (bc) { /* blocks of 8 bytes on uint2, 16 bytes on uint4 elements */
+            if (t->fmt != ITEX_UINT || t->bits != 32 || t->read_norm ||
+                t->nchan != (bc == ITEX_BC1 || bc == ITEX_BC4 ? 2 : 4) || a->dims == 1)
+                return cudaErrorInvalidValue;
+            scale = 4;
+        } else if ((unsigned)nchan * bits != (unsigned)t->nchan * t->bits) {
+            return cudaErrorInvalidValue;
+        }
+    }
+    if (v->width != a->ext.width * scale || v->height != a->ext.height * scale ||
+        v->depth != a->ext.depth)
+        return cudaErrorInvalidValue;
+    if (v->firstMipmapLevel > v->lastMipmapLevel || v->lastMipmapLevel >= t->nlevels ||
+        v->firstLayer > v->lastLayer || v->lastLayer >= t->layers)
+        return cudaErrorInvalidValue;
+    if (t->cube && (v->firstLayer % 6 || (v->lastLayer + 1) % 6))
+        return cudaErrorInvalidValue;
+    const unsigned n = v->lastMipmapLevel - v->firstMipmapLevel + 1;
+    for (unsigned k = 0; k < n; k++) {
+        struct itex_level g = t->lv[v->firstMipmapLevel + k];
+        g.base += (uint64_t)v->firstLayer * g.slice;
+        g.bytes -= (uint64_t)v->firstLayer * g.slice;
+        g.width *= scale;
+        g.height *= scale;
+        t->lv[k] = g;
+    }
+    t->nlevels = n;
+    if (n == 1)
+        t->flags &= (uint8_t)~ITEX_F_MIPMAPPED;
+    t->layers = v->lastLayer - v->firstLayer + 1;
+    t->base = t->lv[0].base;
+    t->bytes = t->lv[0].bytes;
+    t->width = t->lv[0].width;
+    t->height = t->lv[0].height;
+    t->depth = t->lv[0].depth;
+    t->pitch = t->lv[0].pitch;
+    t->slice = t->lv[0].slice;
+    t->fmt = fmt;
+    t->nchan = nchan;
+    t->bits = bits;
+    t->bc = bc;
+    t->srgb = srgb;
+    t->read_norm = norm;
+    t->elem = (uint8_t)(bc ? bc_block_bytes(bc) : nchan * bits / 8);
+    return cudaSuccess;
+}
+
 /* A new descriptor in read-only device memory: its handle. */
 static cudaError_t obj_new(const struct tex_obj *o, unsigned long long *h)
 {
@@ -811,10 +927,6 @@ EXPORT cudaError_t cudaCreateTextureObject(cudaTextureObject_t *pTexObject,
     CHECK_STICKY();
     if (!pTexObject || !pResDesc || !pTexDesc)
         return cr_ret(cudaErrorInvalidValue);
-    if (pResViewDesc) {
-        cr_not_supported("texture objects with a resource view");
-        return cr_ret(cudaErrorNotSupported);
-    }
     struct tex_obj o;
     memset(&o, 0, sizeof o);
     o.t.magic = ITEX_MAGIC;
@@ -822,6 +934,13 @@ EXPORT cudaError_t cudaCreateTextureObject(cudaTextureObject_t *pTexObject,
     cudaError_t e = res_of(pResDesc, false, &o.t);
     if (e)
         return cr_ret(e);
+    if (pResViewDesc) {
+        e = view_apply(pResDesc, pResViewDesc, &o.t);
+        if (e)
+            return cr_ret(e);
+        o.vd = *pResViewDesc;
+        o.has_view = true;
+    }
     const struct cudaTextureDesc *td = pTexDesc;
     for (unsigned i = 0; i < 3; i++) {
         if ((unsigned)td->addressMode[i] > cudaAddressModeBorder)
@@ -886,6 +1005,17 @@ EXPORT cudaError_t cudaGetTextureObjectTextureDesc(struct cudaTextureDesc *pTexD
     if (!pTexDesc || !o)
         return cr_ret(cudaErrorInvalidValue);
     *pTexDesc = o->td;
+    return cudaSuccess;
+}
+
+EXPORT cudaError_t cudaGetTextureObjectResourceViewDesc(struct cudaResourceViewDesc *pResViewDesc,
+                                                        cudaTextureObject_t texObject)
+{
+    const struct tex_obj *o = obj_of(texObject, ITEX_TEXTURE);
+    if (!pResViewDesc || !o ||
+        !o->has_view) /* no view given: cudaErrorInvalidValue, as documented */
+        return cr_ret(cudaErrorInvalidValue);
+    *pResViewDesc = o->vd;
     return cudaSuccess;
 }
 

@@ -10,7 +10,9 @@
 # variant (their work is nvcc's; the matrix needs only the release ptxemu), so
 # they run in the first pass only.  A test file that fails is run once more, alone and
 # verbose: if it then passes it is reported as FLAKY (with its first run's failures) at the
-# end and does not fail the suite; if it fails again it does.  Exits non-zero if anything
+# end and does not fail the suite; if it fails again it does.  Tests write why they failed on
+# standard error, which prove shows even when not verbose, so the log keeps the first run's
+# diagnostics too (a flaky failure is then not lost).  Exits non-zero if anything
 # fails.  The last lines printed name every failure (CI logs show the tail).
 # Then runs the three libFuzzer harnesses (front end, execution, fat binary reader) for
 # $FUZZ_SECONDS (default 60) seconds in total, a third each (scripts/fuzz.sh).
@@ -71,6 +73,8 @@ echo
 for f in "${flaky[@]}"; do
     echo "=== test.sh: FLAKY (failed, then passed alone): $f; its first run:"
     sed -n '/^Test Summary Report/,$p' "${f%%:*}/prove.log" | head -20
+    # the diagnostics the failed tests wrote then (fail_diag in tests/lib/PtxemuTest.pm)
+    grep -F -A60 "# ${f#*:}: failed test" "${f%%:*}/prove.log" | grep -E '^#' | head -80 || true
 done
 if [ ${#failed[@]} -eq 0 ]; then
     echo "=== test.sh: all passed"
@@ -80,6 +84,8 @@ else
         echo "=== failures on $b/ (from $b/prove.log):"
         sed -n '/^Test Summary Report/,$p' "$b/prove.log" | head -40
         grep -E '^(Could not execute|Failed|Dubious)' "$b/prove.log" | head -20 || true
+        echo "=== their diagnostics in the first run (from $b/prove.log):"
+        grep -E -A60 '^# [^ ]+: failed test' "$b/prove.log" | grep -E '^#' | head -80 || true
         echo "=== the failed files run again, verbose (from $b/prove-again.log):"
         grep -E -A6 '^not ok' "$b/prove-again.log" | head -80 || true
     done

@@ -21,6 +21,8 @@ use File::Basename qw(dirname);
 use File::Path qw(make_path);
 use File::Temp qw(tempfile tempdir);
 use Cwd qw(getcwd);
+use lib dirname(__FILE__) . '/lib';
+use PtxemuTest qw(fail_diag);
 
 chdir(dirname(__FILE__) . '/..') or die "chdir: $!";
 my $build  = $ENV{PTXEMU_BUILD} // 'build';
@@ -39,7 +41,7 @@ sub ok_ ($@) { # ($@): the condition in scalar context (a failed =~ is then fals
     my ($cond, $desc, @diag) = @_;
     $n++;
     print(($cond ? "ok" : "not ok") . " $n - $desc\n");
-    if (!$cond) { print "# $_\n" for map { split /\n/ } grep { defined } @diag }
+    fail_diag($n, $desc, 60, @diag) if !$cond;
     return $cond;
 }
 
@@ -315,7 +317,7 @@ if (!$nvcc) {
         if (-x "$d/nvcc") { $nvcc = "$d/nvcc"; last }
     }
 }
-my $nvcc_tests = 14;
+my $nvcc_tests = 15;
 if (!$nvcc) {
     skip_($nvcc_tests, 'nvcc not found');
     print "1..$n\n";
@@ -457,6 +459,24 @@ my @c80 = ('-gencode', 'arch=compute_80,code=compute_80');
     (my $got = $err) =~ s/Address 0x[0-9a-f]+ is/Address ADDR is/;
     ok_($st == 0 && $out =~ /^PASS$/m && $got eq $want,
         'surface store outside the surface (.trap): the exact fault report, sticky error',
+        "status $st", $out, "stderr:", $err, "want:", $want);
+
+    # a multisample fetch (tex.2dms) loads, and faults when run: CUDA makes no multisample
+    # texture, so the handle is never one
+    $exe = "$fx/rt_tex_ms";
+    $e = nvcc_build($exe, ['fixtures/cuda/rt_tex_ms.cu'], '-Ifixtures/cuda', '-cudart', 'shared',
+        @c80);
+    ($st, $out, $err) = $e ? (-1, '', $e) : run(\%env, $exe);
+    $want = join('', map { "=========$_\n" }
+        ' Illegal instruction',
+        '     at _Z6sampleyPf+0x50 (rt_tex_ms.compute_80.ptx:56)',
+        '     by thread (0,0,0) in block (0,0,0)',
+        '     tex.2dms reads a sample of a multisample texture, and texture object HANDLE is not '
+            . 'one (no CUDA API creates a multisample array or texture; the ISA defines no result '
+            . 'for other textures)');
+    ($got = $err) =~ s/texture object 0x[0-9a-f]+ is/texture object HANDLE is/;
+    ok_($st == 0 && $out =~ /^PASS$/m && $got eq $want,
+        'tex.2dms: the module loads (its other kernel runs), the fetch faults with the reason, sticky error',
         "status $st", $out, "stderr:", $err, "want:", $want);
 }
 

@@ -5,7 +5,8 @@
 #     lines (shared memory; global memory between blocks, warps and lanes of one warp, with the fences, scopes,
 #     release/acquire and atomics that order them), --fill-uninit patterns, --check-report
 #     JSON and XML, synccheck (divergent __syncthreads, __shfl_sync masks), initcheck of cudaMalloc memory (cudaMemset / cudaMemcpy / kernel stores count as
-#     writes), initcheck of local memory (a local array nvcc keeps in a local depot),
+#     writes), initcheck of local memory (a local array nvcc keeps in a local depot; a
+#     __noinline__ function's frame reused by its next call starts uninitialized),
 #     leakcheck at exit and at cudaDeviceReset (host backtraces, a device malloc
 #     block's site); --error-exitcode, --print-limit,
 #     --log-file, PTXEMU_CHECK through the drop-in libcudart without `ptxemu run`;
@@ -22,7 +23,7 @@ use File::Path qw(make_path);
 use File::Temp qw(tempdir);
 use Cwd qw(getcwd);
 use lib dirname(__FILE__) . '/lib';
-use PtxemuTest qw(find_nvcc run_bounded fixture_sm);
+use PtxemuTest qw(find_nvcc run_bounded fixture_sm fail_diag);
 
 chdir(dirname(__FILE__) . '/..') or die "chdir: $!";
 my $root    = getcwd();
@@ -50,7 +51,7 @@ sub ok_ {
     my ($cond, $desc, @diag) = @_;
     $n++;
     print(($cond ? "ok" : "not ok") . " $n - $desc\n");
-    if (!$cond) { print "# $_\n" for map { split /\n/ } grep { defined } @diag }
+    fail_diag($n, $desc, 60, @diag) if !$cond;
     return $cond;
 }
 
@@ -79,7 +80,7 @@ sub build_one {
 }
 
 my @fixtures = sort glob('fixtures/cuda/*.cu');
-print "1..", 17 + scalar(@fixtures), "\n";
+print "1..", 18 + scalar(@fixtures), "\n";
 
 # ------------------------------------------------------------------ racecheck, source lines
 {
@@ -134,8 +135,8 @@ R
 =========     Address ADDR in __global__ memory
 ========= ERROR SUMMARY: 5 errors
 R
-    ok_($st == 6 && $out eq "21 41 5 7 7\n" && $got eq $want,
-        'racecheck on global memory: unordered blocks and warps (Error), a .cta fence between blocks (Error), an atomic against a plain store (Warning), a relaxed flag (Error); __threadfence + atomic ticket, release/acquire flag, __syncthreads, the atomicCAS-style plain read: clean',
+    ok_($st == 6 && $out eq "21 41 5 7 7 1\n" && $got eq $want,
+        'racecheck on global memory: unordered blocks and warps (Error), a .cta fence between blocks (Error), an atomic against a plain store (Warning), a relaxed flag (Error); __threadfence + atomic ticket, release/acquire flag, __syncthreads, the atomicCAS-style plain read, a volatile flag reset by its reader: clean',
         "status $st", $out, $err, "got:\n$got");
 }
 
@@ -239,6 +240,29 @@ J
     ok_($st == 0 && $out eq "2\n" && $got eq $want && $json eq $want_json,
         'initcheck of local memory (nvcc -O3, a dynamically indexed local array): the threads reading elements never written, with the offset in their local memory; the fully written array clean; JSON record',
         "status $st", $out, $err, "got:\n$got", "json:\n$json");
+}
+
+# ------------------------------------------------------------------ initcheck, local frames across calls
+{
+    # a __noinline__ function's local frame reused by its second call: the slot only the first
+    # call wrote is uninitialized for the second (threads 16..31 read it)
+    my $e = build_one('localcall');
+    my ($st, $out, $err) = $e ? (-1, '', $e) : run({%asan}, $ptxemu, 'run', '--check', 'initcheck',
+        '--', "$fx/localcall");
+    my $got = report($err);
+    $got =~ s/\(\S+?:(\d+)\)/(PTX)/g;
+    $got =~ s{in \S*?(fixtures/sanitizer/localcall\.cu)}{in $1}g;
+    my $want = <<'R';
+========= Uninitialized __local__ memory read of size 4 bytes
+=========     at _Z4slotiii+0xa0 (PTX) in fixtures/sanitizer/localcall.cu:13
+=========     by thread (16,0,0) in block (0,0,0)
+=========     Address 0x34 in the thread's local memory
+=========     (16 such reads by this instruction)
+========= ERROR SUMMARY: 1 error
+R
+    ok_($st == 0 && $out eq "102 234\n" && $got eq $want,
+        'initcheck of local memory across calls: the second call of a __noinline__ function reads a slot of its frame only the first call wrote (16 threads), the slot it wrote itself clean',
+        "status $st", $out, $err, "got:\n$got");
 }
 
 # ------------------------------------------------------------------ synccheck
@@ -432,6 +456,7 @@ my %deliberate = (
     rt_reset_race => 'kernels of other threads cut off by cudaDeviceReset',
     rt_surf_fault => 'a surface store outside its surface',
     rt_tex_stale  => 'destroyed texture handles used on purpose',
+    rt_tex_ms     => 'a multisample fetch, which faults (CUDA makes no multisample textures)',
 );
 my %known = ( # NAME => why it does not run clean yet (a TODO test); none at present
 );

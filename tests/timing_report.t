@@ -26,7 +26,7 @@ use Cwd qw(getcwd);
 use JSON::PP qw(decode_json);
 use POSIX qw(ceil);
 use lib dirname(__FILE__) . '/lib';
-use PtxemuTest qw(run_bounded);
+use PtxemuTest qw(run_bounded fail_diag);
 
 chdir(dirname(__FILE__) . '/..') or die "chdir: $!";
 my $root = getcwd();
@@ -43,9 +43,7 @@ sub ok($$;@) {
     print(($cond ? 'ok' : 'not ok'), " $n - $name\n");
     if (!$cond) {
         $failed++;
-        my @l = map { split /\n/ } grep { defined } @diag;
-        @l = (@l[0 .. 11], '...') if @l > 12;
-        print map { "#   $_\n" } @l;
+        fail_diag($n, $name, 12, @diag);
     }
     return $cond;
 }

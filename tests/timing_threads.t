@@ -8,7 +8,13 @@
 # loop. Bench kernels on two presets (small grids; fma_loop and triad with twice as many CTAs
 # as qv100 has SMs; histogram with global atomics) and fixtures/cuda programs: device printf (its order
 # is the serial order), a fault, atomics, shared-memory reductions, textures, a cluster
-# kernel (whose cycles run on one thread).
+# kernel (whose cycles run on one thread). xsm (written below): CTAs on different SMs talking
+# through global memory within a few cycles - every thread takes a ticket with a global atomic,
+# thread 0 of CTA i polls a flag until CTA i-1 has set it, then sets its own - whose printed
+# tickets and poll counts are the (cycle, SM, issue) order of those steps; run with and
+# without --timing-stats (unprofiled, idle SMs sleep inside the parallel phases), comparing the
+# statistics log too; xsm and histogram also on a100 and rtx3070 (other clock ratios between
+# the core, the L2 and DRAM: the memory edges held back into the next phase differ).
 use strict;
 use warnings;
 use File::Basename qw(dirname);
@@ -52,7 +58,65 @@ sub strip_host {
     return $s;
 }
 
-print '1..', @kernels * @presets + @have, "\n";
+my $xsm = "$tmp/xsm.ptx";
+open my $xf, '>', $xsm or die "$xsm: $!";
+print $xf <<'PTX';
+.version 7.0
+.target sm_80
+.address_size 64
+.visible .entry xsm(.param .u64 p_tick, .param .u64 p_flag, .param .u64 p_ctr)
+{
+    .reg .pred  %p<3>;
+    .reg .b32   %r<12>;
+    .reg .b64   %rd<10>;
+    ld.param.u64        %rd1, [p_tick];
+    ld.param.u64        %rd2, [p_flag];
+    ld.param.u64        %rd3, [p_ctr];
+    cvta.to.global.u64  %rd1, %rd1;
+    cvta.to.global.u64  %rd2, %rd2;
+    cvta.to.global.u64  %rd3, %rd3;
+    mov.u32             %r1, %tid.x;
+    mov.u32             %r2, %ctaid.x;
+    mov.u32             %r3, %ntid.x;
+    mad.lo.s32          %r4, %r2, %r3, %r1;
+    atom.global.add.u32 %r5, [%rd3], 1;
+    mul.wide.u32        %rd4, %r4, 4;
+    add.s64             %rd5, %rd1, %rd4;
+    st.global.u32       [%rd5], %r5;
+    setp.ne.s32         %p1, %r1, 0;
+    @%p1 bra            DONE;
+    mov.u32             %r6, 0;
+WAIT:
+    ld.volatile.global.u32 %r7, [%rd2];
+    add.s32             %r6, %r6, 1;
+    setp.lt.u32         %p2, %r7, %r2;
+    @%p2 bra            WAIT;
+    add.s32             %r8, %r2, 1;
+    st.volatile.global.u32 [%rd2], %r8;
+    atom.global.add.u32 %r9, [%rd3+4], %r6;
+    mul.wide.u32        %rd6, %r2, 4;
+    add.s64             %rd7, %rd3, %rd6;
+    st.global.u32       [%rd7+8], %r6;
+DONE:
+    ret;
+}
+PTX
+close $xf;
+# [name, PTX, kernel, arguments, profiled (--timing-stats)?, presets]
+my $xsm_args = '--grid 160 --block 64 --arg buf:zero=40960 --arg buf:zero=4 --arg buf:zero=1024 '
+             . '--print 0:u32 --print 2:u32:162';
+my @xcases = map {
+    ([xsm => $xsm, 'xsm', $xsm_args, $_, \@presets],
+     [triad => $ptx, 'triad', $kernels[1][1], $_, \@presets],
+     [histogram => $ptx, 'histogram', $kernels[3][1] . ' --print 1:u32', $_, \@presets])
+} 1, 0;
+# other clock ratios: DRAM faster than the core (a100: several DRAM edges per cycle), rtx3070
+push @xcases, [xsm => $xsm, 'xsm', $xsm_args, 0, [qw(a100 rtx3070)]],
+              [histogram => $ptx, 'histogram', $kernels[3][1] . ' --print 1:u32', 0, ['a100']];
+my $nx = 0;
+$nx += @{$_->[5]} for @xcases;
+
+print '1..', @kernels * @presets + $nx + @have, "\n";
 my $n = 0;
 for my $p (@presets) {
     for my $k (@kernels) {
@@ -77,6 +141,34 @@ for my $p (@presets) {
         my ($cyc) = $json{1} =~ /"gpu_sim_cycle": (\d+)/;
         print((@why ? 'not ok' : 'ok'), " $n - $name on $p: identical statistics on 1, "
               . join(' and ', @threads) . ' threads (' . ($cyc // '?') . " cycles)\n");
+        print map { "#   $_\n" } @why;
+    }
+}
+for my $x (@xcases) {
+    for my $p (@{$x->[5]}) {
+        my ($name, $file, $kern, $args, $prof) = @$x;
+        my (%json, %out);
+        my @why;
+        for my $t (1, @threads) {
+            my $j = "$tmp/x-$name-$p-$t.json";
+            my ($code, $out, $err, $to) = run_bounded(300, {},
+                "$build/ptxemu exec $file --kernel $kern $args --threads $t --timing=$p"
+                . ($prof ? " --timing-stats $j" : ''));
+            push @why, "threads=$t: exit $code" if $code || $to;
+            $json{$t} = $prof ? slurp($j) : '';
+            $out{$t} = strip_host($out) . strip_host($err);
+        }
+        push @why, 'no statistics' if $out{1} !~ /^gpu_sim_cycle = [1-9]/m;
+        push @why, 'no statistics JSON' if $prof && $json{1} !~ /"gpu_sim_cycle": [1-9]/;
+        for my $t (@threads) {
+            push @why, "threads=$t: statistics differ" if $json{1} ne $json{$t};
+            push @why, "threads=$t: output differs" if $out{1} ne $out{$t};
+        }
+        $n++;
+        my ($cyc) = $out{1} =~ /^gpu_sim_cycle = (\d+)/m;
+        print((@why ? 'not ok' : 'ok'), " $n - $name on $p", ($prof ? ', profiled' : ''),
+              ': identical output and statistics on 1, ' . join(' and ', @threads)
+              . ' threads (' . ($cyc // '?') . " cycles)\n");
         print map { "#   $_\n" } @why;
     }
 }

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -327,6 +328,79 @@ static int lat_list(const char *name, const char *s, uint32_t *v, int need, char
     return n;
 }
 
+/* The specialised units: -specialized_unit_N <enabled>,<units>,<max latency>,<ID_OC width>,
+ * <OC_EX width>,<name> (GPGPU-Sim's format; the max latency sizes GPGPU-Sim's pipeline and is
+ * checked only) and -trace_opcode_latency_initiation_spec_op_N <latency>,<initiation>.
+ * Enabled units become unit kind TM_FU_SPEC + N - 1; which PTX instructions go there is decided
+ * by the name (BRA: control, TENSOR: tensor cores; the first unit of each name). 0 or
+ * -EINVAL. */
+static int spec_units_derive(struct tm_config *c, char *err, size_t errlen)
+{
+    const struct tm_options *o = &c->o;
+    const char *const str[8] = {o->specialized_unit_1, o->specialized_unit_2,
+                                o->specialized_unit_3, o->specialized_unit_4,
+                                o->specialized_unit_5, o->specialized_unit_6,
+                                o->specialized_unit_7, o->specialized_unit_8};
+    const char *const lat[8] = {
+        o->trace_opcode_latency_initiation_spec_op_1, o->trace_opcode_latency_initiation_spec_op_2,
+        o->trace_opcode_latency_initiation_spec_op_3, o->trace_opcode_latency_initiation_spec_op_4,
+        o->trace_opcode_latency_initiation_spec_op_5, o->trace_opcode_latency_initiation_spec_op_6,
+        o->trace_opcode_latency_initiation_spec_op_7, o->trace_opcode_latency_initiation_spec_op_8};
+    c->spec_bra = c->spec_tensor = -1;
+    for (int i = 0; i < 8; i++) {
+        unsigned en, units, maxlat, idoc, ocex;
+        char name[16];
+        int used = 0;
+        int k = sscanf(str[i], " %u , %u , %u , %u , %u , %15[A-Za-z0-9_] %n", &en, &units,
+                       &maxlat, &idoc, &ocex, name, &used);
+        if (k != 6 || str[i][used] != '\0') {
+            errf(err, errlen,
+                 "option -specialized_unit_%d: expected <enabled>,<units>,<max latency>,"
+                 "<ID_OC width>,<OC_EX width>,<name>, got '%s'",
+                 i + 1, str[i]);
+            return -EINVAL;
+        }
+        c->n_units[TM_FU_SPEC + i] = 0;
+        c->spec_idoc[i] = c->spec_ocex[i] = 0;
+        c->spec_name[i][0] = '\0';
+        if (!en)
+            continue;
+        if (units > 64 || !idoc || !ocex || !maxlat) {
+            errf(err, errlen,
+                 "option -specialized_unit_%d: 0..64 units, register widths and max latency "
+                 "≥ 1, got '%s'",
+                 i + 1, str[i]);
+            return -EINVAL;
+        }
+        uint32_t parts = o->gpgpu_sub_core_model ? (uint32_t)o->gpgpu_num_sched_per_core : 1;
+        if (parts && units % parts) {
+            errf(err, errlen,
+                 "option -specialized_unit_%d: %u units do not split over the %u sub-cores "
+                 "(each needs its own)",
+                 i + 1, units, parts);
+            return -EINVAL;
+        }
+        uint32_t v[8];
+        char nm[64];
+        snprintf(nm, sizeof nm, "trace_opcode_latency_initiation_spec_op_%d", i + 1);
+        int n = lat_list(nm, lat[i], v, 2, err, errlen);
+        if (n < 0)
+            return n;
+        c->n_units[TM_FU_SPEC + i] = units;
+        c->spec_idoc[i] = idoc;
+        c->spec_ocex[i] = ocex;
+        c->spec_lat[i] = (struct tm_oplat){(uint16_t)v[0], (uint16_t)v[1]};
+        memcpy(c->spec_name[i], name, sizeof name);
+        if (!units)
+            continue;
+        if (!strcmp(name, "BRA") && c->spec_bra < 0)
+            c->spec_bra = TM_FU_SPEC + i;
+        if (!strcmp(name, "TENSOR") && c->spec_tensor < 0)
+            c->spec_tensor = TM_FU_SPEC + i;
+    }
+    return 0;
+}
+
 /* The L1D's banks (-gpgpu_l1_banks, -gpgpu_l1_banks_byte_interleaving,
  * -gpgpu_l1_banks_hashing_function) and what one bank serves per cycle (the dl1 data port
  * width, per bank). Bank and interleaving counts are powers of two (GPGPU-Sim takes their
@@ -427,7 +501,7 @@ int tm_config_derive(struct tm_config *c, char *err, size_t errlen)
                           "gpgpu_num_tensor_core_units"},
         [TM_FU_MEM] = {1, "-"},
     };
-    for (int i = 0; i < TM_FU__COUNT; i++) {
+    for (int i = 0; i < TM_FU_SPEC; i++) {
         if (units[i].n < 0 || units[i].n > 64) {
             errf(err, errlen, "option -%s: 0..64 units", units[i].name);
             return -EINVAL;
@@ -437,6 +511,81 @@ int tm_config_derive(struct tm_config *c, char *err, size_t errlen)
     if (!c->n_units[TM_FU_SP] || !c->n_units[TM_FU_SFU]) {
         errf(err, errlen, "options -gpgpu_num_sp_units and -gpgpu_num_sfu_units must be ≥ 1");
         return -EINVAL;
+    }
+    if ((n = spec_units_derive(c, err, errlen)) < 0)
+        return n;
+
+    /* Specialised operand collectors: GPGPU-Sim adds, per unit kind, a collector set and
+     * input ports that take that kind's ID_OC register into the set (or a generic unit) and
+     * output ports that dispatch the set's collected instructions. Every kind that has units
+     * must reach one: through generic ports and units, or through its own ports. */
+    c->spec_oc = o->gpgpu_enable_specialized_operand_collector != 0;
+    memset(c->oc_units, 0, sizeof c->oc_units);
+    memset(c->oc_in, 0, sizeof c->oc_in);
+    memset(c->oc_out, 0, sizeof c->oc_out);
+    if (c->spec_oc) {
+        static const char *const kname[TM_FU_SPEC] = {"sp", "dp", "int", "sfu", "tensor_core",
+                                                      "mem"};
+        const int64_t sets[TM_FU_SPEC][3] = {
+            [TM_FU_SP] = {o->gpgpu_operand_collector_num_units_sp,
+                          o->gpgpu_operand_collector_num_in_ports_sp,
+                          o->gpgpu_operand_collector_num_out_ports_sp},
+            [TM_FU_DP] = {o->gpgpu_operand_collector_num_units_dp,
+                          o->gpgpu_operand_collector_num_in_ports_dp,
+                          o->gpgpu_operand_collector_num_out_ports_dp},
+            [TM_FU_INT] = {o->gpgpu_operand_collector_num_units_int,
+                           o->gpgpu_operand_collector_num_in_ports_int,
+                           o->gpgpu_operand_collector_num_out_ports_int},
+            [TM_FU_SFU] = {o->gpgpu_operand_collector_num_units_sfu,
+                           o->gpgpu_operand_collector_num_in_ports_sfu,
+                           o->gpgpu_operand_collector_num_out_ports_sfu},
+            [TM_FU_TENSOR] = {o->gpgpu_operand_collector_num_units_tensor_core,
+                              o->gpgpu_operand_collector_num_in_ports_tensor_core,
+                              o->gpgpu_operand_collector_num_out_ports_tensor_core},
+            [TM_FU_MEM] = {o->gpgpu_operand_collector_num_units_mem,
+                           o->gpgpu_operand_collector_num_in_ports_mem,
+                           o->gpgpu_operand_collector_num_out_ports_mem},
+        };
+        int64_t gu = o->gpgpu_operand_collector_num_units_gen,
+                gi = o->gpgpu_operand_collector_num_in_ports_gen,
+                go = o->gpgpu_operand_collector_num_out_ports_gen;
+        bool gen_path = gu > 0 && gi > 0 && go > 0;
+        for (int f = TM_FU_SPEC; f < TM_FU__COUNT; f++)
+            if (c->n_units[f] && !gen_path) { /* GPGPU-Sim: generic collectors only */
+                errf(err, errlen,
+                     "specialised operand collectors: the instructions of -specialized_unit_%d "
+                     "need generic collector units and ports",
+                     f - TM_FU_SPEC + 1);
+                return -EINVAL;
+            }
+        for (int f = 0; f < TM_FU_SPEC; f++) {
+            for (int k = 0; k < 3; k++)
+                if (sets[f][k] < 0 || sets[f][k] > 64) {
+                    errf(err, errlen, "option -gpgpu_operand_collector_num_%s_%s: 0..64",
+                         k == 0 ? "units" : k == 1 ? "in_ports" : "out_ports", kname[f]);
+                    return -EINVAL;
+                }
+            c->oc_units[f] = (uint32_t)sets[f][0];
+            c->oc_in[f] = (uint32_t)sets[f][1];
+            c->oc_out[f] = (uint32_t)sets[f][2];
+            if (c->oc_units[f] && !c->oc_out[f]) {
+                errf(err, errlen,
+                     "option -gpgpu_operand_collector_num_out_ports_%s: %s collector units "
+                     "need at least one output port",
+                     kname[f], kname[f]);
+                return -EINVAL;
+            }
+            bool used = f == TM_FU_MEM || c->n_units[f] || f == TM_FU_SP;
+            bool own = c->oc_in[f] && (c->oc_units[f] || (gu > 0 && go > 0));
+            if (used && !gen_path && !own) {
+                errf(err, errlen,
+                     "specialised operand collectors: %s instructions reach no collector unit "
+                     "(give -gpgpu_operand_collector_num_in_ports_%s and _units_%s, or generic "
+                     "units and ports)",
+                     kname[f], kname[f], kname[f]);
+                return -EINVAL;
+            }
+        }
     }
 
     /* Per-opcode latencies: ir_lat classes ADD MAX MUL MAD DIV map to the first five list
@@ -490,6 +639,14 @@ int tm_config_derive(struct tm_config *c, char *err, size_t errlen)
             c->oplat[u][k] = (struct tm_oplat){(uint16_t)lat, (uint16_t)ini};
         }
     }
+
+    /* Expanded PTX ops: the SFU's machine instructions. */
+    uint32_t mu[8];
+    if ((n = lat_list("trace_opcode_latency_initiation_sfu", o->trace_opcode_latency_initiation_sfu,
+                      mu, 2, err, errlen)) < 0)
+        return n;
+    c->mufu = (struct tm_oplat){(uint16_t)mu[0], (uint16_t)mu[1]};
+    c->expand = o->ptxemu_expand_ptx != 0;
 
     /* Scheduler. */
     const char *s = o->gpgpu_scheduler;

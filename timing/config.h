@@ -76,7 +76,9 @@ enum tm_pipe {
 };
 
 /* Execution unit kinds of the SM model. */
-enum tm_fu { TM_FU_SP, TM_FU_DP, TM_FU_INT, TM_FU_SFU, TM_FU_TENSOR, TM_FU_MEM, TM_FU__COUNT };
+enum tm_fu { TM_FU_SP, TM_FU_DP, TM_FU_INT, TM_FU_SFU, TM_FU_TENSOR, TM_FU_MEM,
+             TM_FU_SPEC, /* -specialized_unit_1 … _8: TM_FU_SPEC + 0 … 7 */
+             TM_FU__COUNT = TM_FU_SPEC + 8 };
 
 /* Warp scheduler policies (-gpgpu_scheduler). */
 enum tm_sched_kind { TM_SCHED_LRR, TM_SCHED_GTO, TM_SCHED_TWO_LEVEL, TM_SCHED_OLD,
@@ -115,7 +117,24 @@ struct tm_config {
     uint32_t max_warps_per_sm;
     uint32_t pipe_width[TM_PIPE__COUNT];
     uint32_t n_units[TM_FU__COUNT];      /* units per SM of each kind (MEM: 1) */
+    /* specialised operand collectors (-gpgpu_enable_specialized_operand_collector 1): per unit
+     * kind its collector units, input and output ports, per SM (GPGPU-Sim's SP_CUS, DP_CUS,
+     * INT_CUS, SFU_CUS, TENSOR_CORE_CUS, MEM_CUS); all 0 when off */
+    bool spec_oc;
+    uint32_t oc_units[TM_FU__COUNT], oc_in[TM_FU__COUNT], oc_out[TM_FU__COUNT];
+    /* specialised units (-specialized_unit_N, enabled): per N its pipeline register widths,
+     * name and the latency/initiation of its instructions
+     * (-trace_opcode_latency_initiation_spec_op_N); n_units[TM_FU_SPEC + N - 1] units. A unit
+     * named BRA takes the control instructions, one named TENSOR the tensor-core ones (the
+     * first of each name), as Accel-Sim's trace mode routes those SASS opcodes; others get
+     * no PTX instruction. */
+    uint32_t spec_idoc[8], spec_ocex[8];
+    char spec_name[8][16];
+    struct tm_oplat spec_lat[8];
+    int spec_bra, spec_tensor;   /* TM_FU_SPEC + N - 1, or -1 */
     struct tm_oplat oplat[U_NONE + 1][LAT__COUNT]; /* by ir_unit × ir_lat */
+    struct tm_oplat mufu;        /* one MUFU/I2F/F2I (-trace_opcode_latency_initiation_sfu) */
+    bool expand;                 /* -ptxemu_expand_ptx: multi-instruction PTX ops (expand.h) */
     enum tm_sched_kind sched;
     uint32_t two_level_active;   /* two_level_active:<N>:… warps in the active pool */
     double clock_mhz[4];         /* core, interconnect, L2, DRAM */

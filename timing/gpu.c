@@ -30,6 +30,7 @@ const char *tm_stat_name(enum tm_stat s)
 }
 
 enum { DOM_CORE, DOM_ICNT, DOM_L2, DOM_DRAM, DOM__COUNT };
+enum { MDEF_MAX = 16, MCHUNK = 4 };
 
 struct tm_gpu {
     struct tm_config cfg;
@@ -49,11 +50,28 @@ struct tm_gpu {
     uint64_t tot_insn, tot_warp_insn;
     uint64_t tot_st[TM_ST__COUNT];
     uint64_t uid;
-    /* SMs on host threads (par.c): SM i runs on thread i mod nthreads in a cycle's parallel
-     * phase; pres[i] is what its cycle returned (PR_*) */
+    /* SMs on host threads (par.c, par_cycle): the SMs to visit in a cycle (visit[0 … nvisit),
+     * ascending) are claimed one at a time in that order by every thread (next);
+     * pdone[j] == pgen when visit[j]'s parallel part is done and pres[SM] holds what its cycle
+     * returned (PR_*); thread 0 finishes the SMs in visit order (rnext: the next one) */
     struct tm_pool *pool;       /* NULL: one thread */
     uint32_t nthreads;
     int8_t *pres;
+    uint32_t *visit;
+    uint32_t nvisit, rnext;
+    _Atomic uint32_t next;
+    _Atomic uint64_t *pdone;
+    uint64_t pgen;
+    bool pbusy, poom;           /* what thread 0's finishing found: a busy SM, out of memory */
+    bool pstatic;               /* a kernel is profiled: SM i on thread i mod n (par_sms) */
+    /* L2 and DRAM clock edges held back (with threads): those after a core cycle's last
+     * interconnect edge touch no SM, so they run in the next parallel phase, a chunk of
+     * channels per work item, while the SMs' cycles run; anything else that looks at the
+     * memory system runs them first (mem_sync) */
+    struct { uint8_t dom; uint64_t core_now; } mdef[MDEF_MAX];
+    uint32_t ndef;
+    uint32_t nmchunk;           /* this phase's work items 0 … nmchunk-1: the held-back edges
+                                   of MCHUNK channels each (then visit[item - nmchunk]) */
     uint32_t last_sm;           /* CTA dispatch resumes after it */
     bool mem_idle;              /* the memory system is empty and no SM has a request for
                                    it: its clocks are only counted (mem_pend) */
@@ -161,6 +179,8 @@ void tm_gpu_destroy(struct tm_gpu *g)
     free(g->act);
     tm_pool_destroy(g->pool);
     free(g->pres);
+    free(g->visit);
+    free((void *)g->pdone);
     tm_mem_destroy(g->mem);
     free(g->base_dir);
     if (g->json && g->json_open)
@@ -246,10 +266,21 @@ int tm_gpu_set_threads(struct tm_gpu *g, uint32_t n)
     g->pool = NULL;
     g->nthreads = 1;
     int r = 0;
-    if (n > 1 && !g->pres && !(g->pres = calloc(g->nsm, sizeof *g->pres)))
+    if (n > 1 && !g->pres &&
+        (!(g->pres = calloc(g->nsm, sizeof *g->pres)) ||
+         !(g->visit = calloc(g->nsm, sizeof *g->visit)) ||
+         !(g->pdone = calloc(g->nsm, sizeof *g->pdone)))) {
+        free(g->pres);
+        free(g->visit);
+        g->pres = NULL;
+        g->visit = NULL;
         r = -ENOMEM;
-    if (n > 1 && !r)
+    }
+    if (n > 1 && !r) {
+        TM_SYNC_VAR(g->pdone, g->nsm * sizeof *g->pdone);
+        TM_SYNC_VAR(&g->next, sizeof g->next);
         r = tm_pool_create(n, &g->pool);
+    }
     if (!r && n > 1)
         g->nthreads = n;
     for (uint32_t i = 0; i < g->nsm; i++)
@@ -501,11 +532,14 @@ static double now_s(void)
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
+static void mem_sync(struct tm_gpu *g);
+
 /* Move kernels added by tm_launch into the running list (driver only). */
 static int admit(struct tm_gpu *g)
 {
     if (!atomic_load_explicit(&g->pending, memory_order_acquire))
         return 0;
+    mem_sync(g); /* (a profile attached changes what the L2 counts) */
     pthread_mutex_lock(&g->mu);
     int r = 0;
     if (g->nrun + g->npend > g->caprun) {
@@ -675,10 +709,47 @@ static uint64_t progress_mark(const struct tm_gpu *g)
     return v;
 }
 
+/* Run the L2 and DRAM edges held back, in order (the memory system is then where the serial
+ * loop has it). Every reader of the memory system's state other than the SMs' queues calls
+ * it first. */
+static void mem_sync_range(struct tm_gpu *g, uint32_t c0, uint32_t c1, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        if (g->mdef[i].dom == DOM_L2)
+            tm_mem_l2_cycle_range(g->mem, g->mdef[i].core_now, c0, c1);
+        else
+            tm_mem_dram_cycle_range(g->mem, g->mdef[i].core_now, c0, c1);
+    }
+}
+
+static void mem_sync(struct tm_gpu *g)
+{
+    if (g->ndef)
+        mem_sync_range(g, 0, tm_mem_nchannels(g->mem), g->ndef);
+    g->ndef = 0;
+}
+
+/* Before an interconnect edge: the held-back edges up to the last L2 edge. The interconnect
+ * edge and the L2 slices share the sub-partitions' queues to and from the network; DRAM
+ * edges touch neither those nor the network (their counters are other ones), so the DRAM
+ * edges after the last L2 edge commute with it and stay held back. */
+static void mem_sync_l2(struct tm_gpu *g)
+{
+    uint32_t n = g->ndef;
+    while (n && g->mdef[n - 1].dom != DOM_L2)
+        n--;
+    if (!n)
+        return;
+    mem_sync_range(g, 0, tm_mem_nchannels(g->mem), n);
+    memmove(g->mdef, g->mdef + n, (g->ndef - n) * sizeof *g->mdef);
+    g->ndef -= n;
+}
+
 /* Step the idle memory system through the clocks it was only counted for, and let it run
  * cycle by cycle again. */
 static void mem_flush(struct tm_gpu *g)
 {
+    mem_sync(g);
     if (g->mem)
         tm_mem_idle_cycles(g->mem, g->mem_pend[DOM_ICNT], g->mem_pend[DOM_DRAM]);
     memset(g->mem_pend, 0, sizeof g->mem_pend);
@@ -710,80 +781,175 @@ static int drive_(struct tm_gpu *g, struct tm_kernel *mine);
 
 enum { PR_IDLE, PR_BUSY, PR_SUSPENDED, PR_OOM };
 
-/* The parallel phase of a cycle on thread t: its SMs' cycles (SM i on thread i mod n), each
- * up to the first scheduler that may step an instruction with effects outside the SM. Writes
- * only those SMs and their pres[] entries. */
+/* Claim the next work item of this phase: a chunk of memory channels, then the SMs of the
+ * visit list in order. Runs a claimed memory chunk (mem_sync_range: the channels share
+ * nothing then) and returns true with *j the visit index of a claimed SM, false when none
+ * is left. */
+static bool par_claim(struct tm_gpu *g, uint32_t *j)
+{
+    const uint32_t n = g->nmchunk + g->nvisit;
+    for (;;) {
+        if (atomic_load_explicit(&g->next, memory_order_relaxed) >= n)
+            return false;
+        uint32_t k = atomic_fetch_add_explicit(&g->next, 1, memory_order_relaxed);
+        if (k >= n)
+            return false;
+        if (k >= g->nmchunk) {
+            *j = k - g->nmchunk;
+            return true;
+        }
+        uint32_t nch = tm_mem_nchannels(g->mem), c0 = k * MCHUNK;
+        mem_sync_range(g, c0, c0 + MCHUNK < nch ? c0 + MCHUNK : nch, g->ndef);
+    }
+}
+
+/* The parallel part of visit[j]'s cycle: the cycle up to the first scheduler that may step
+ * an instruction with effects outside the SM. Writes only that SM (and its per-PTX-line
+ * counters: copy pset) and pres[SM]; then marks it done. */
+static void par_part(struct tm_gpu *g, uint32_t j)
+{
+    uint32_t i = g->visit[j];
+    struct tm_sm *s = &g->sm[i];
+    if (!tm_sm_busy(s)) {
+        tm_sm_wake(s, g->cycle); /* it skipped busy cycles up to this one */
+        g->pres[i] = PR_IDLE;
+    } else if (tm_sm_asleep(s, g->cycle)) {
+        g->pres[i] = PR_BUSY;
+    } else {
+        s->cycle = g->cycle;
+        s->par = true;
+        int r = tm_sm_cycle(s, g);
+        s->par = false;
+        g->pres[i] = r < 0 ? PR_OOM : r ? PR_SUSPENDED : PR_BUSY;
+    }
+    TM_HAPPENS_BEFORE(&g->pdone[j]);
+    atomic_store_explicit(&g->pdone[j], g->pgen, memory_order_release);
+}
+
+/* Thread 0, in visit order: the act mask and the rest of a stopped cycle (tm_sm_resume). */
+static void par_finish(struct tm_gpu *g, uint32_t j)
+{
+    uint32_t i = g->visit[j];
+    switch (g->pres[i]) {
+    case PR_IDLE:
+        g->act[i / 64] &= ~(UINT64_C(1) << (i % 64));
+        break;
+    case PR_SUSPENDED:
+        g->pbusy = true;
+        if (tm_sm_resume(&g->sm[i], g) < 0)
+            g->poom = true;
+        break;
+    case PR_OOM:
+        g->poom = true;
+        break;
+    default:
+        g->pbusy = true;
+        break;
+    }
+}
+
+/* Thread 0: finish the SMs whose parallel parts are done, in order, up to the first that is
+ * not (wait: until all are). */
+static void par_finish_ready(struct tm_gpu *g, bool wait)
+{
+    for (uint32_t k = 0; g->rnext < g->nvisit;) {
+        if (atomic_load_explicit(&g->pdone[g->rnext], memory_order_acquire) == g->pgen) {
+            TM_HAPPENS_AFTER(&g->pdone[g->rnext]);
+            par_finish(g, g->rnext++);
+            k = 0;
+        } else if (wait) {
+            tm_pool_pause(k++);
+        } else {
+            return;
+        }
+    }
+}
+
+/* The phase of a cycle on thread t. Every thread takes SMs in visit order; thread 0 (the
+ * driver) after each of its SMs finishes every SM in order whose parallel part is done. So
+ * the serial remainder of the stopped cycles (in SM order, as the serial loop runs their
+ * steps) follows the claims closely and overlaps the other threads' parallel parts, and
+ * thread 0, which runs it, takes fewer SMs: the claims balance the work whatever the mix.
+ * The memory system's edges held back (mdef) touch no SM: the threads first run them, a
+ * chunk of channels each (par_claim).
+ * A profiled kernel's per-PTX-line counters are kept per thread (copy pset = SM mod threads,
+ * also written later through the rows an instruction keeps): then (pstatic) SM i runs on
+ * thread i mod n only and the remainders wait for the end of the phase (par_cycle), so one
+ * thread at a time writes a copy. */
 static void par_sms(void *ctx, uint32_t t)
 {
     struct tm_gpu *g = ctx;
-    const uint32_t n = g->nthreads;
-    for (uint32_t wi = 0; wi < (g->nsm + 63) / 64; wi++)
-        for (uint64_t am = g->act[wi]; am; am &= am - 1) {
-            uint32_t i = wi * 64 + (uint32_t)__builtin_ctzll(am);
-            if (i % n != t)
-                continue;
-            struct tm_sm *s = &g->sm[i];
-            if (!tm_sm_busy(s)) {
-                tm_sm_wake(s, g->cycle); /* it skipped busy cycles up to this one */
-                g->pres[i] = PR_IDLE;
-                continue;
-            }
-            if (tm_sm_asleep(s, g->cycle)) {
-                g->pres[i] = PR_BUSY;
-                continue;
-            }
-            s->cycle = g->cycle;
-            s->par = true;
-            int r = tm_sm_cycle(s, g);
-            s->par = false;
-            g->pres[i] = r < 0 ? PR_OOM : r ? PR_SUSPENDED : PR_BUSY;
-        }
+    uint32_t j;
+    if (g->pstatic) {
+        if (!t)
+            mem_sync(g); /* (the L2 counts into copy 0 of a profile's counters) */
+        for (j = 0; j < g->nvisit; j++)
+            if (g->visit[j] % g->nthreads == t)
+                par_part(g, j);
+        return;
+    }
+    if (t) {
+        while (par_claim(g, &j))
+            par_part(g, j);
+        return;
+    }
+    while (par_claim(g, &j)) {
+        par_part(g, j);
+        par_finish_ready(g, false);
+    }
+    par_finish_ready(g, true);
 }
 
 /* Can this cycle's SMs run on the pool? Not with thread-block clusters (their CTAs on
  * different SMs share barriers and shared memory) or a kernel without its CTA → SM map, and
- * not worth it with fewer than two SMs to visit. */
-static bool par_ok(const struct tm_gpu *g)
+ * not worth two hand-offs with fewer than two work items: awake SMs (asleep ones only count
+ * their cycles) and chunks of memory channels with edges held back. Fills the visit list
+ * (the SMs that may be busy, ascending) and sets nmchunk. */
+static bool par_ok(struct tm_gpu *g)
 {
     if (!g->pool)
         return false;
     for (uint32_t j = 0; j < g->nrun; j++)
         if (g->run[j]->csize > 1 || !g->run[j]->cta_sm)
             return false;
-    uint32_t n = 0;
-    for (uint32_t wi = 0; wi < (g->nsm + 63) / 64 && n < 2; wi++)
-        n += (uint32_t)__builtin_popcountll(g->act[wi]);
-    return n >= 2;
-}
-
-/* One cycle of every SM that may be busy, on the pool: the parallel phase (par_sms), then,
- * in SM order, the act mask and the rest of each stopped cycle (tm_sm_resume), so every step
- * with effects outside its SM runs in the order of the serial loop: (cycle, SM, issue).
- * Steps of the parallel phase touch only their CTA (tm_insn_shared), so running them earlier
- * changes nothing another SM sees. -1 when out of memory. */
-static int par_cycle(struct tm_gpu *g, bool *busy)
-{
-    tm_pool_run(g->pool, par_sms, g);
+    uint32_t n = 0, awake = 0;
     for (uint32_t wi = 0; wi < (g->nsm + 63) / 64; wi++)
         for (uint64_t am = g->act[wi]; am; am &= am - 1) {
             uint32_t i = wi * 64 + (uint32_t)__builtin_ctzll(am);
-            switch (g->pres[i]) {
-            case PR_IDLE:
-                g->act[wi] &= ~(UINT64_C(1) << (i % 64));
-                break;
-            case PR_SUSPENDED:
-                *busy = true;
-                if (tm_sm_resume(&g->sm[i], g) < 0)
-                    return -1;
-                break;
-            case PR_OOM:
-                return -1;
-            default:
-                *busy = true;
-                break;
-            }
+            const struct tm_sm *s = &g->sm[i];
+            g->visit[n++] = i;
+            awake += tm_sm_busy(s) && !tm_sm_asleep(s, g->cycle);
         }
-    return 0;
+    g->nvisit = n;
+    g->pstatic = false;
+    for (uint32_t j = 0; j < g->nrun; j++)
+        if (g->run[j]->prof)
+            g->pstatic = true;
+    g->nmchunk = 0;
+    if (g->ndef && !g->pstatic && !tm_mem_profiled(g->mem))
+        g->nmchunk = (tm_mem_nchannels(g->mem) + MCHUNK - 1) / MCHUNK;
+    return awake + g->nmchunk >= 2;
+}
+
+/* One cycle of every SM that may be busy, on the pool (par_sms): every SM's cycle up to its
+ * first step with effects outside it, in parallel; then, in SM order on thread 0, the act
+ * mask and the rest of each stopped cycle (tm_sm_resume), so every step with effects outside
+ * its SM runs in the order of the serial loop: (cycle, SM, issue). Steps of the parallel
+ * parts touch only their CTA (tm_insn_shared), so running them earlier, or while thread 0
+ * runs an earlier SM's remainder, changes nothing another SM sees. -1 when out of memory. */
+static int par_cycle(struct tm_gpu *g, bool *busy)
+{
+    g->pgen++;
+    g->rnext = 0;
+    g->pbusy = g->poom = false;
+    atomic_store_explicit(&g->next, 0, memory_order_relaxed);
+    tm_pool_run(g->pool, par_sms, g); /* (publishes the above) */
+    if (g->nmchunk)
+        g->ndef = 0; /* (every chunk ran them) */
+    par_finish_ready(g, true); /* (pstatic: all; else none left) */
+    if (g->pbusy)
+        *busy = true;
+    return g->poom ? -1 : 0;
 }
 
 /* Every SM that may be busy is asleep and the memory system is idle: no cycle before the
@@ -817,7 +983,10 @@ static void fast_forward(struct tm_gpu *g, uint64_t limit)
                     until = s->sleep_until;
             }
         }
-    if (!sleeper || until <= g->cycle || (g->mem && !g->mem_idle && tm_mem_busy(g->mem)))
+    /* (edges held back: the memory system was busy at the last one; rather than run them
+     * here, serially, wait for the idle check, which runs them and may find it idle) */
+    if (!sleeper || until <= g->cycle || g->ndef ||
+        (g->mem && !g->mem_idle && tm_mem_busy(g->mem)))
         return;
     while (g->cycle < until) {
         g->cycle++;
@@ -931,26 +1100,40 @@ static int drive_(struct tm_gpu *g, struct tm_kernel *mine)
                 g->mem_pend[dm]++;
                 continue;
             }
-            if (dm == DOM_ICNT)
+            if (dm == DOM_ICNT) {
+                mem_sync_l2(g); /* the L2 edges before it (and DRAM edges before those) */
                 tm_mem_icnt_cycle(g->mem, g->sm, g->cycle);
-            else if (dm == DOM_L2)
-                tm_mem_l2_cycle(g->mem, core_now);
-            else
-                tm_mem_dram_cycle(g->mem, core_now);
+            } else if (g->pool && g->ndef < MDEF_MAX) {
+                g->mdef[g->ndef].dom = (uint8_t)dm; /* run later (mem_sync), in order */
+                g->mdef[g->ndef++].core_now = core_now;
+            } else {
+                mem_sync(g); /* (the list is full: the ones held back first) */
+                if (dm == DOM_L2)
+                    tm_mem_l2_cycle(g->mem, core_now);
+                else
+                    tm_mem_dram_cycle(g->mem, core_now);
+            }
         }
         /* an empty memory system (checked every 8th cycle) idles until an SM sends a request */
         if (g->mem && !g->mem_idle && g->cfg.o.ptxemu_idle_skip && !(g->cycle & 7) &&
-            !any_to_mem(g) && !tm_mem_busy(g->mem))
-            g->mem_idle = true;
-        if (g->mem && !busy && !g->mem_idle && tm_mem_busy(g->mem))
-            busy = true;
+            !any_to_mem(g)) {
+            mem_sync(g);
+            if (!tm_mem_busy(g->mem))
+                g->mem_idle = true;
+        }
+        if (g->mem && !busy && !g->mem_idle) {
+            mem_sync(g);
+            busy = tm_mem_busy(g->mem);
+        }
         /* kernels whose CTAs all retired are done */
         bool waiting = false;
         uint64_t next_start = UINT64_MAX;
         for (uint32_t j = 0; j < g->nrun;) {
             struct tm_kernel *k = g->run[j];
-            if (k->prof && g->cycle >= k->prof->next)
+            if (k->prof && g->cycle >= k->prof->next) {
+                mem_sync(g);
                 tm_prof_sample(k->prof, g->sm, g->mem, g->cycle, 0);
+            }
             if (k->next_cta >= k->limit && !k->live_ctas) {
                 k->end_cycle = g->cycle;
                 wake_all(g); /* its counters are read now */
@@ -991,6 +1174,10 @@ static int drive_(struct tm_gpu *g, struct tm_kernel *mine)
         }
         /* nothing to simulate until a launch latency ends: jump there */
         if (!busy && waiting && next_start > g->cycle && next_start != UINT64_MAX) {
+            /* (the memory system is empty: the edges of the jump are only counted, not run
+             * one by one in the next cycle) */
+            if (g->mem && !g->mem_idle && g->cfg.o.ptxemu_idle_skip && !any_to_mem(g))
+                g->mem_idle = true;
             g->cycle = next_start;
             atomic_store_explicit(&g->pub_cycle, g->cycle, memory_order_relaxed);
         }

@@ -81,30 +81,27 @@ struct tm_mem {
     uint32_t nprof;
     uint32_t next_line;           /* the next free GPU-wide line id (0 means none) */
     /* which components may have work (issue 24 item 3), so that each phase visits only those
-     * (bit i in word i / 64). sp_act: sub-partitions whose ROP queue, DRAM-return queue or L2
-     * may be busy (set when a request or fill enters them and when the L2 is warmed or
-     * invalidated, cleared when the L2 phase finds them idle); sp_rep: sub-partitions with
-     * replies queued for the network; dram_awake: the DRAM channels stepped each DRAM cycle. A
-     * channel the DRAM phase finds idle with nothing queued for it sleeps until a request is
-     * queued for it or its next refresh is due (dram_wake[c], a dram_clk value: DRAM phases
-     * run); the idle cycles it skips from DRAM cycle dram_from[c] on are counted when it wakes,
-     * and added to its counters when they are read before (tm_mem_snapshot). */
-    uint64_t *sp_act, *sp_rep, *dram_awake;
-    uint64_t *dram_from, *dram_wake;
-    uint64_t dram_clk, dram_wake_min;
+     * (one byte each, not bits of a shared word: a range of channels, tm_mem_*_cycle_range,
+     * writes only its own, and ranges run on several threads at once). sp_act: sub-partitions
+     * whose ROP queue, DRAM-return queue or L2 may be busy (set when a request or fill enters
+     * them and when the L2 is warmed or invalidated, cleared when the L2 phase finds them
+     * idle); sp_rep: sub-partitions with replies queued for the network; dram_awake: the DRAM
+     * channels stepped each DRAM cycle. A channel the DRAM phase finds idle with nothing
+     * queued for it sleeps until a request is queued for it or its next refresh is due (after
+     * dram_room[c] DRAM cycles; UINT64_MAX: none); the idle cycles it skipped (dram_skip[c])
+     * are counted when it wakes, and added to its counters when they are read before
+     * (tm_mem_snapshot). */
+    uint8_t *sp_act, *sp_rep, *dram_awake;
+    uint64_t *dram_skip, *dram_room;
 };
-
-static inline void bit_set(uint64_t *m, uint32_t i) { m[i / 64] |= UINT64_C(1) << (i % 64); }
-static inline void bit_clr(uint64_t *m, uint32_t i) { m[i / 64] &= ~(UINT64_C(1) << (i % 64)); }
-static inline bool bit_get(const uint64_t *m, uint32_t i) { return m[i / 64] >> (i % 64) & 1; }
 
 /* Wake DRAM channel c (no-op when awake): count the idle cycles it skipped. */
 static void dram_wake(struct tm_mem *m, uint32_t c)
 {
-    if (bit_get(m->dram_awake, c))
+    if (m->dram_awake[c])
         return;
-    tm_dram_idle_cycles(m->dram[c], m->dram_clk - m->dram_from[c]);
-    bit_set(m->dram_awake, c);
+    tm_dram_idle_cycles(m->dram[c], m->dram_skip[c]);
+    m->dram_awake[c] = 1;
 }
 
 /* The per-instruction counters of line id `line` (a request's), or NULL. A handful of
@@ -264,21 +261,18 @@ int tm_mem_create(struct tm_mem **out, const struct tm_config *cfg, uint32_t n_s
     m->sp = calloc(m->nsp, sizeof *m->sp);
     m->dram = calloc(m->n_mem, sizeof *m->dram);
     m->dram_rr = calloc(m->n_mem, sizeof *m->dram_rr);
-    m->sp_act = calloc((m->nsp + 63) / 64, sizeof *m->sp_act);
-    m->sp_rep = calloc((m->nsp + 63) / 64, sizeof *m->sp_rep);
-    m->dram_awake = calloc((m->n_mem + 63) / 64, sizeof *m->dram_awake);
-    m->dram_from = calloc(m->n_mem, sizeof *m->dram_from);
-    m->dram_wake = calloc(m->n_mem, sizeof *m->dram_wake);
+    m->sp_act = malloc(m->nsp ? m->nsp : 1);
+    m->sp_rep = calloc(m->nsp ? m->nsp : 1, 1);
+    m->dram_awake = malloc(m->n_mem ? m->n_mem : 1);
+    m->dram_skip = calloc(m->n_mem ? m->n_mem : 1, sizeof *m->dram_skip);
+    m->dram_room = calloc(m->n_mem ? m->n_mem : 1, sizeof *m->dram_room);
     if (!m->sp || !m->dram || !m->dram_rr || !m->sp_act || !m->sp_rep || !m->dram_awake ||
-        !m->dram_from || !m->dram_wake) {
+        !m->dram_skip || !m->dram_room) {
         r = -ENOMEM;
         goto fail;
     }
-    for (uint32_t i = 0; i < m->nsp; i++)
-        bit_set(m->sp_act, i);
-    for (uint32_t c = 0; c < m->n_mem; c++)
-        bit_set(m->dram_awake, c);
-    m->dram_wake_min = UINT64_MAX;
+    memset(m->sp_act, 1, m->nsp);
+    memset(m->dram_awake, 1, m->n_mem);
     const char *qs = cfg->o.gpgpu_dram_partition_queues;
     uint32_t q[4];
     for (int i = 0; i < 4; i++)
@@ -335,8 +329,8 @@ void tm_mem_destroy(struct tm_mem *m)
     free(m->sp_act);
     free(m->sp_rep);
     free(m->dram_awake);
-    free(m->dram_from);
-    free(m->dram_wake);
+    free(m->dram_skip);
+    free(m->dram_room);
     tm_icnt_destroy(m->icnt);
     free(m);
 }
@@ -361,7 +355,7 @@ static void icnt_subpart(struct tm_mem *m, uint32_t i, bool net, uint64_t core_n
             q.t_part = core_now;
             tm_queue_push(&p->icnt_l2, &q);
             tm_icnt_pop(m->icnt, node);
-            bit_set(m->sp_act, i);
+            m->sp_act[i] = 1;
         }
     }
     /* replies into the network */
@@ -372,7 +366,7 @@ static void icnt_subpart(struct tm_mem *m, uint32_t i, bool net, uint64_t core_n
             tm_icnt_push(m->icnt, node, rp->sm, rp, b);
             tm_queue_pop(&p->l2_icnt);
             if (!p->l2_icnt.n)
-                bit_clr(m->sp_rep, i);
+                m->sp_rep[i] = 0;
         }
     }
 }
@@ -395,15 +389,9 @@ void tm_mem_icnt_cycle(struct tm_mem *m, struct tm_sm *sms, uint64_t core_now)
     }
     const bool net = tm_icnt_busy(m->icnt); /* anything to take out of the network? */
     /* every sub-partition's node when packets are in the network, else the ones with replies */
-    const uint32_t nw = (m->nsp + 63) / 64;
-    for (uint32_t wi = 0; wi < nw; wi++) {
-        uint64_t cand = m->sp_rep[wi];
-        if (net)
-            cand = wi + 1 < nw || !(m->nsp % 64) ? ~UINT64_C(0)
-                                                 : (UINT64_C(1) << (m->nsp % 64)) - 1;
-        for (; cand; cand &= cand - 1)
-            icnt_subpart(m, wi * 64 + (uint32_t)__builtin_ctzll(cand), net, core_now);
-    }
+    for (uint32_t i = 0; i < m->nsp; i++)
+        if (net || m->sp_rep[i])
+            icnt_subpart(m, i, net, core_now);
     /* replies out of the network into the SMs */
     for (uint32_t i = 0; i < m->n_sm && net; i++) {
         const struct tm_req *r = tm_icnt_peek(m->icnt, i);
@@ -575,20 +563,29 @@ static void slice_cycle(struct tm_mem *m, struct subpart *p, uint64_t core_now)
 
 void tm_mem_l2_cycle(struct tm_mem *m, uint64_t core_now)
 {
-    for (uint32_t wi = 0; wi < (m->nsp + 63) / 64; wi++)
-        for (uint64_t a = m->sp_act[wi]; a; a &= a - 1) {
-            uint32_t i = wi * 64 + (uint32_t)__builtin_ctzll(a);
-            struct subpart *p = &m->sp[i];
-            if (!p->icnt_l2.n && !p->dram_l2.n && (!p->l2 || tm_cache_idle(p->l2))) {
-                bit_clr(m->sp_act, i); /* idle until a request or fill enters it */
-                continue;
-            }
-            slice_cycle(m, p, core_now);
-            if (p->l2_icnt.n)
-                bit_set(m->sp_rep, i);
-            if (p->l2_dram.n)
-                dram_wake(m, p->chip);
+    tm_mem_l2_cycle_range(m, core_now, 0, m->n_mem);
+}
+
+uint32_t tm_mem_nchannels(const struct tm_mem *m) { return m->n_mem; }
+
+bool tm_mem_profiled(const struct tm_mem *m) { return m->nprof != 0; }
+
+void tm_mem_l2_cycle_range(struct tm_mem *m, uint64_t core_now, uint32_t c0, uint32_t c1)
+{
+    for (uint32_t i = c0 * m->n_sub; i < c1 * m->n_sub; i++) {
+        if (!m->sp_act[i])
+            continue;
+        struct subpart *p = &m->sp[i];
+        if (!p->icnt_l2.n && !p->dram_l2.n && (!p->l2 || tm_cache_idle(p->l2))) {
+            m->sp_act[i] = 0; /* idle until a request or fill enters it */
+            continue;
         }
+        slice_cycle(m, p, core_now);
+        if (p->l2_icnt.n)
+            m->sp_rep[i] = 1;
+        if (p->l2_dram.n)
+            dram_wake(m, p->chip); /* (channel i / n_sub: in the range) */
+    }
 }
 
 /* ====================================================================== DRAM phase */
@@ -608,11 +605,9 @@ static void dram_channel(struct tm_mem *m, uint32_t c, uint64_t core_now)
     if (!queued && tm_dram_idle_tick(d)) {
         uint64_t room = tm_dram_idle_room(d);
         if (room) {
-            bit_clr(m->dram_awake, c);
-            m->dram_from[c] = m->dram_clk + 1;
-            m->dram_wake[c] = room == UINT64_MAX ? UINT64_MAX : m->dram_clk + 1 + room;
-            if (m->dram_wake[c] < m->dram_wake_min)
-                m->dram_wake_min = m->dram_wake[c];
+            m->dram_awake[c] = 0;
+            m->dram_skip[c] = 0;
+            m->dram_room[c] = room;
         }
         return;
     }
@@ -657,7 +652,7 @@ static void dram_channel(struct tm_mem *m, uint32_t c, uint64_t core_now)
         if (tm_queue_full(&p->dram_l2))
             return;
         tm_queue_push(&p->dram_l2, &p->pend[idx]);
-        bit_set(m->sp_act, si);
+        m->sp_act[si] = 1;
         pend_free(p, idx);
         tm_dram_pop(d);
     }
@@ -665,21 +660,21 @@ static void dram_channel(struct tm_mem *m, uint32_t c, uint64_t core_now)
 
 void tm_mem_dram_cycle(struct tm_mem *m, uint64_t core_now)
 {
-    if (m->dram_clk >= m->dram_wake_min) { /* sleeping channels whose refresh is due */
-        m->dram_wake_min = UINT64_MAX;
-        for (uint32_t c = 0; c < m->n_mem; c++) {
-            if (bit_get(m->dram_awake, c))
+    tm_mem_dram_cycle_range(m, core_now, 0, m->n_mem);
+}
+
+void tm_mem_dram_cycle_range(struct tm_mem *m, uint64_t core_now, uint32_t c0, uint32_t c1)
+{
+    for (uint32_t c = c0; c < c1; c++) {
+        if (!m->dram_awake[c]) {
+            if (m->dram_skip[c] < m->dram_room[c]) {
+                m->dram_skip[c]++; /* asleep: this cycle is an idle one it skips */
                 continue;
-            if (m->dram_wake[c] <= m->dram_clk)
-                dram_wake(m, c);
-            else if (m->dram_wake[c] < m->dram_wake_min)
-                m->dram_wake_min = m->dram_wake[c];
+            }
+            dram_wake(m, c); /* its refresh is due */
         }
+        dram_channel(m, c, core_now);
     }
-    for (uint32_t wi = 0; wi < (m->n_mem + 63) / 64; wi++)
-        for (uint64_t a = m->dram_awake[wi]; a; a &= a - 1)
-            dram_channel(m, wi * 64 + (uint32_t)__builtin_ctzll(a), core_now);
-    m->dram_clk++;
 }
 
 void tm_mem_idle_cycles(struct tm_mem *m, uint64_t n_icnt, uint64_t n_dram)
@@ -697,21 +692,22 @@ bool tm_mem_busy(const struct tm_mem *m)
         return true;
     /* a busy sub-partition is in sp_act (its ROP or return queue, its L2) or sp_rep (replies);
      * one with requests for DRAM, and a busy channel, are of an awake channel */
-    for (uint32_t wi = 0; wi < (m->nsp + 63) / 64; wi++)
-        for (uint64_t a = m->sp_act[wi] | m->sp_rep[wi]; a; a &= a - 1) {
-            const struct subpart *p = &m->sp[wi * 64 + (uint32_t)__builtin_ctzll(a)];
-            if (p->icnt_l2.n || p->dram_l2.n || p->l2_icnt.n || (p->l2 && !tm_cache_idle(p->l2)))
+    for (uint32_t i = 0; i < m->nsp; i++) {
+        if (!m->sp_act[i] && !m->sp_rep[i])
+            continue;
+        const struct subpart *p = &m->sp[i];
+        if (p->icnt_l2.n || p->dram_l2.n || p->l2_icnt.n || (p->l2 && !tm_cache_idle(p->l2)))
+            return true;
+    }
+    for (uint32_t c = 0; c < m->n_mem; c++) {
+        if (!m->dram_awake[c])
+            continue;
+        if (tm_dram_busy(m->dram[c]))
+            return true;
+        for (uint32_t k = 0; k < m->n_sub; k++)
+            if (m->sp[c * m->n_sub + k].l2_dram.n)
                 return true;
-        }
-    for (uint32_t wi = 0; wi < (m->n_mem + 63) / 64; wi++)
-        for (uint64_t a = m->dram_awake[wi]; a; a &= a - 1) {
-            uint32_t c = wi * 64 + (uint32_t)__builtin_ctzll(a);
-            if (tm_dram_busy(m->dram[c]))
-                return true;
-            for (uint32_t k = 0; k < m->n_sub; k++)
-                if (m->sp[c * m->n_sub + k].l2_dram.n)
-                    return true;
-        }
+    }
     return false;
 }
 
@@ -725,7 +721,7 @@ void tm_mem_memcpy_to_device(struct tm_mem *m, uint64_t addr, uint64_t bytes)
         struct subpart *p = &m->sp[a.subp % m->nsp];
         if (!p->l2)
             return;
-        bit_set(m->sp_act, a.subp % m->nsp); /* warming may queue write-backs */
+        m->sp_act[a.subp % m->nsp] = 1; /* warming may queue write-backs */
         uint64_t lo = addr > ln ? addr : ln, hi = addr + bytes < ln + 128 ? addr + bytes : ln + 128;
         uint8_t sec = 0;
         for (uint64_t q = (lo - ln) >> 5; q <= (hi - 1 - ln) >> 5; q++)
@@ -739,7 +735,7 @@ void tm_mem_l2_invalidate(struct tm_mem *m)
     for (uint32_t i = 0; i < m->nsp; i++)
         if (m->sp[i].l2) {
             tm_cache_invalidate(m->sp[i].l2);
-            bit_set(m->sp_act, i);
+            m->sp_act[i] = 1;
         }
 }
 
@@ -764,9 +760,9 @@ void tm_mem_snapshot(const struct tm_mem *m, uint64_t *out)
     for (uint32_t c = 0; c < m->n_mem; c++) {
         memcpy(o + (size_t)c * TM_DS__COUNT, tm_dram_stats(m->dram[c]),
                TM_DS__COUNT * sizeof *o);
-        if (!bit_get(m->dram_awake, c)) { /* the idle cycles a sleeping channel skipped */
-            o[(size_t)c * TM_DS__COUNT + TM_DS_N_CMD] += m->dram_clk - m->dram_from[c];
-            o[(size_t)c * TM_DS__COUNT + TM_DS_N_NOP] += m->dram_clk - m->dram_from[c];
+        if (!m->dram_awake[c]) { /* the idle cycles a sleeping channel skipped */
+            o[(size_t)c * TM_DS__COUNT + TM_DS_N_CMD] += m->dram_skip[c];
+            o[(size_t)c * TM_DS__COUNT + TM_DS_N_NOP] += m->dram_skip[c];
         }
     }
     memcpy(o + (size_t)m->n_mem * TM_DS__COUNT, tm_icnt_stats(m->icnt),

@@ -44,6 +44,19 @@ void tm_mem_icnt_cycle(struct tm_mem *m, struct tm_sm *sms, uint64_t core_now);
 void tm_mem_l2_cycle(struct tm_mem *m, uint64_t core_now);
 /* One DRAM command cycle of every channel. */
 void tm_mem_dram_cycle(struct tm_mem *m, uint64_t core_now);
+/* The same two steps for the DRAM channels [c0, c1) and their sub-partitions only (channel c
+ * has sub-partitions c·n_sub … c·n_sub + n_sub − 1; the full steps are the range of all
+ * channels). In these two steps channels share nothing but the per-PTX-line counters of
+ * attached profiles, so with no profile attached (!tm_mem_profiled) disjoint ranges may run
+ * on different threads at once, each range its own sequence of these steps (the parallel
+ * SMs' phases, gpu.c): as long as nothing else touches the memory system meanwhile, the
+ * result is that of the full steps in the same order. */
+void tm_mem_l2_cycle_range(struct tm_mem *m, uint64_t core_now, uint32_t c0, uint32_t c1);
+void tm_mem_dram_cycle_range(struct tm_mem *m, uint64_t core_now, uint32_t c0, uint32_t c1);
+/* DRAM channels (memory partitions). */
+uint32_t tm_mem_nchannels(const struct tm_mem *m);
+/* Is a profile attached (tm_mem_prof_attach)? */
+bool tm_mem_profiled(const struct tm_mem *m);
 /* Anything in flight anywhere in the memory system? */
 bool tm_mem_busy(const struct tm_mem *m);
 /* Fast-forward an idle memory system (!tm_mem_busy, every SM's queue to memory empty) by

@@ -23,20 +23,8 @@
 
 #define SPIN 4000
 
-/* The phase hand-offs are C11 atomics, which valgrind's helgrind does not see as
- * synchronisation: tell it (no code without valgrind's headers, and no-ops outside valgrind),
- * so `valgrind --tool=helgrind` checks the SMs' threads for data races. */
-#if defined(__has_include)
-#if __has_include(<valgrind/helgrind.h>)
-#include <valgrind/helgrind.h>
-#define HAPPENS_BEFORE(a) ANNOTATE_HAPPENS_BEFORE(a)
-#define HAPPENS_AFTER(a) ANNOTATE_HAPPENS_AFTER(a)
-#endif
-#endif
-#ifndef HAPPENS_BEFORE
-#define HAPPENS_BEFORE(a) ((void)(a))
-#define HAPPENS_AFTER(a) ((void)(a))
-#endif
+#define HAPPENS_BEFORE(a) TM_HAPPENS_BEFORE(a) /* (par.h) */
+#define HAPPENS_AFTER(a) TM_HAPPENS_AFTER(a)
 
 struct tm_pool {
     uint32_t n;
@@ -63,6 +51,14 @@ static inline void relax(void)
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_ia32_pause();
 #endif
+}
+
+void tm_pool_pause(uint32_t i)
+{
+    if (i % 64 == 63)
+        sched_yield();
+    else
+        relax();
 }
 
 /* Wait until (*a == v) != eq: until it changes from v (eq) or becomes v (!eq); spin, then

@@ -12,6 +12,23 @@
 
 #include <stdint.h>
 
+/* Synchronisation through C11 atomics that valgrind's helgrind does not see: tell it (no code
+ * without valgrind's headers, and no-ops outside valgrind), so `valgrind --tool=helgrind`
+ * checks the SMs' threads for data races. */
+#if defined(__has_include)
+#if __has_include(<valgrind/helgrind.h>)
+#include <valgrind/helgrind.h>
+#define TM_HAPPENS_BEFORE(a) ANNOTATE_HAPPENS_BEFORE(a)
+#define TM_HAPPENS_AFTER(a) ANNOTATE_HAPPENS_AFTER(a)
+#define TM_SYNC_VAR(a, n) VALGRIND_HG_DISABLE_CHECKING(a, n) /* itself an atomic flag */
+#endif
+#endif
+#ifndef TM_HAPPENS_BEFORE
+#define TM_HAPPENS_BEFORE(a) ((void)(a))
+#define TM_HAPPENS_AFTER(a) ((void)(a))
+#define TM_SYNC_VAR(a, n) ((void)(a), (void)(n))
+#endif
+
 struct tm_pool; /* opaque */
 
 /* fn(ctx, t) runs part t of the phase, 0 ≤ t < n. */
@@ -30,6 +47,10 @@ uint32_t tm_pool_size(const struct tm_pool *p);
  * two threads. What the parts wrote is visible to the caller then (and what the caller wrote
  * before, to them). */
 void tm_pool_run(struct tm_pool *p, tm_pool_fn fn, void *ctx);
+
+/* One step of a wait loop on another thread's progress (i: tries so far): a pause, and every
+ * 64th try the core given up, so more threads than free cores still progress. */
+void tm_pool_pause(uint32_t i);
 
 /* Stop and join the threads; free p (NULL: nothing). */
 void tm_pool_destroy(struct tm_pool *p);

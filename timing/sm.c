@@ -26,6 +26,7 @@
 #include "timing/sample.h"
 
 #include "timing/cache.h"
+#include "timing/expand.h"
 #include "interp/mem.h"
 
 #include <errno.h>
@@ -206,12 +207,14 @@ int tm_sm_init(struct tm_sm *s, uint32_t id, const struct tm_config *cfg)
         s->w[i].part = (uint8_t)(i % s->nsched);
 
     /* pipeline registers: ID_OC/OC_EX widths, split among sub-cores */
-    static const enum tm_pipe idoc[TM_FU__COUNT] = {TM_ID_OC_SP, TM_ID_OC_DP, TM_ID_OC_INT,
-                                                    TM_ID_OC_SFU, TM_ID_OC_TENSOR, TM_ID_OC_MEM};
-    static const enum tm_pipe ocex[TM_FU__COUNT] = {TM_OC_EX_SP, TM_OC_EX_DP, TM_OC_EX_INT,
-                                                    TM_OC_EX_SFU, TM_OC_EX_TENSOR, TM_OC_EX_MEM};
+    static const enum tm_pipe idoc[TM_FU_SPEC] = {TM_ID_OC_SP, TM_ID_OC_DP, TM_ID_OC_INT,
+                                                  TM_ID_OC_SFU, TM_ID_OC_TENSOR, TM_ID_OC_MEM};
+    static const enum tm_pipe ocex[TM_FU_SPEC] = {TM_OC_EX_SP, TM_OC_EX_DP, TM_OC_EX_INT,
+                                                  TM_OC_EX_SFU, TM_OC_EX_TENSOR, TM_OC_EX_MEM};
     for (int f = 0; f < TM_FU__COUNT; f++) {
-        uint32_t wi = cfg->pipe_width[idoc[f]], wo = cfg->pipe_width[ocex[f]];
+        /* (specialised units: their ID_OC_SPEC / OC_EX_SPEC widths; 0 when disabled) */
+        uint32_t wi = f < TM_FU_SPEC ? cfg->pipe_width[idoc[f]] : cfg->spec_idoc[f - TM_FU_SPEC];
+        uint32_t wo = f < TM_FU_SPEC ? cfg->pipe_width[ocex[f]] : cfg->spec_ocex[f - TM_FU_SPEC];
         if (f == TM_FU_TENSOR && !wi) /* configs without tensor pipeline registers */
             wi = wo = cfg->pipe_width[TM_ID_OC_SP];
         uint32_t pi = s->nparts > 1 ? (wi + s->nparts - 1) / s->nparts : wi;
@@ -222,10 +225,15 @@ int tm_sm_init(struct tm_sm *s, uint32_t id, const struct tm_config *cfg)
             goto nomem;
     }
     uint32_t coll = (uint32_t)cfg->o.gpgpu_operand_collector_num_units_gen;
-    if (!coll)
+    if (!coll && !cfg->spec_oc)
         coll = 1;
-    s->ncoll = (coll + s->nparts - 1) / s->nparts;
-    s->coll = malloc((size_t)s->nparts * s->ncoll * sizeof *s->coll);
+    s->ngen = s->ncoll = (coll + s->nparts - 1) / s->nparts;
+    for (int f = 0; f < TM_FU__COUNT; f++) { /* specialised sets, split among sub-cores */
+        s->cs_base[f] = s->ncoll;
+        s->cs_n[f] = (cfg->oc_units[f] + s->nparts - 1) / s->nparts;
+        s->ncoll += s->cs_n[f];
+    }
+    s->coll = malloc((size_t)s->nparts * (s->ncoll ? s->ncoll : 1) * sizeof *s->coll);
     s->nbanks = (uint32_t)cfg->o.gpgpu_num_reg_banks / s->nparts;
     if (!s->nbanks)
         s->nbanks = 1;
@@ -235,15 +243,20 @@ int tm_sm_init(struct tm_sm *s, uint32_t id, const struct tm_config *cfg)
     for (uint32_t i = 0; i < s->nparts * s->ncoll; i++)
         s->coll[i] = TM_NONE;
 
-    /* units: unit j of a kind belongs to sub-core j mod parts */
-    for (int f = 0; f < TM_FU_MEM; f++)
-        s->nunit += cfg->n_units[f];
+    s->nfu = TM_FU_SPEC;
+    for (int f = TM_FU_SPEC; f < TM_FU__COUNT; f++)
+        if (cfg->n_units[f])
+            s->nfu = (uint32_t)f + 1;
+    /* units: unit j of a kind belongs to sub-core j mod parts (the LD/ST unit is apart) */
+    for (int f = 0; f < TM_FU__COUNT; f++)
+        if (f != TM_FU_MEM)
+            s->nunit += cfg->n_units[f];
     s->unit = calloc(s->nunit ? s->nunit : 1, sizeof *s->unit);
     if (!s->unit)
         goto nomem;
     uint32_t u = 0;
-    for (int f = 0; f < TM_FU_MEM; f++)
-        for (uint32_t j = 0; j < cfg->n_units[f]; j++, u++) {
+    for (int f = 0; f < TM_FU__COUNT; f++)
+        for (uint32_t j = 0; f != TM_FU_MEM && j < cfg->n_units[f]; j++, u++) {
             s->unit[u].fu = (uint8_t)f;
             s->unit[u].part = (uint8_t)(j % s->nparts);
         }
@@ -297,12 +310,16 @@ void tm_sm_free(struct tm_sm *s)
 
 /* ====================================================================== helpers */
 
-/* The execution unit an instruction goes to. */
-static uint8_t fu_of(const struct tm_config *cfg, const struct ir_insn *in)
+/* The execution unit of an ir_unit other than U_MEM: control instructions go to a
+ * specialised unit named BRA, tensor-core ones to one named TENSOR, when the configuration
+ * has them. */
+static uint8_t fu_of_unit(const struct tm_config *cfg, unsigned unit)
 {
-    if (!in)
-        return cfg->n_units[TM_FU_INT] ? TM_FU_INT : TM_FU_SP;
-    switch (in->unit) {
+    if (unit == U_CTRL && cfg->spec_bra >= 0)
+        return (uint8_t)cfg->spec_bra;
+    if (unit == U_TENSOR && cfg->spec_tensor >= 0)
+        return (uint8_t)cfg->spec_tensor;
+    switch (unit) {
     case U_SP:
         return TM_FU_SP;
     case U_DP:
@@ -311,6 +328,17 @@ static uint8_t fu_of(const struct tm_config *cfg, const struct ir_insn *in)
         return TM_FU_SFU;
     case U_TENSOR:
         return cfg->n_units[TM_FU_TENSOR] ? TM_FU_TENSOR : TM_FU_SP;
+    default:
+        return cfg->n_units[TM_FU_INT] ? TM_FU_INT : TM_FU_SP;
+    }
+}
+
+/* The execution unit an instruction goes to. */
+static uint8_t fu_of(const struct tm_config *cfg, const struct ir_insn *in)
+{
+    if (!in) /* the implicit return at the end of a body */
+        return fu_of_unit(cfg, U_CTRL);
+    switch (in->unit) {
     case U_MEM:
         /* parameter reads are constant-bank operands in machine code; with an L1C
          * (-gpgpu_perfect_inst_const_cache 0) they are its accesses, as GPGPU-Sim's
@@ -321,7 +349,7 @@ static uint8_t fu_of(const struct tm_config *cfg, const struct ir_insn *in)
             return cfg->n_units[TM_FU_INT] ? TM_FU_INT : TM_FU_SP;
         return TM_FU_MEM;
     default:
-        return cfg->n_units[TM_FU_INT] ? TM_FU_INT : TM_FU_SP;
+        return fu_of_unit(cfg, in->unit);
     }
 }
 
@@ -369,6 +397,47 @@ static bool sb_blocked(const struct tm_warp *w, const struct ir_func *f, const s
     return w->nsb + ndst > TM_SB_MAX;
 }
 
+/* Scoreboard key of machine instruction k of an expanded PTX instruction (expand.h): a
+ * register file of its own. */
+#define RF_UOP 0xffu
+static inline uint32_t uop_key(uint32_t k) { return sb_key(RF_UOP, k); }
+
+/* The sequence the instruction at the head of w's buffer expands into, or NULL. */
+static inline const struct tm_useq *head_seq(const struct tm_sm *s, const struct tm_warp *w)
+{
+    return s->cfg->expand ? tm_useq_of(ib_insn(w, 0)) : NULL;
+}
+
+/* Is the head of w's buffer blocked by the scoreboard? *fu: its unit. When it expands, this is
+ * about its next machine instruction: the first waits for the PTX instruction's registers (as
+ * an instruction that does not expand), the others for the results of the sequence's
+ * instructions they read and for their own key (WAW). */
+static inline bool head_blocked(const struct tm_sm *s, const struct tm_warp *w, uint8_t *fu)
+{
+    const struct ir_insn *in = ib_insn(w, 0);
+    const struct tm_useq *q = head_seq(s, w);
+    if (!q) {
+        *fu = fu_of(s->cfg, in);
+        return sb_blocked(w, w->ib[0].f, in);
+    }
+    const struct tm_uop *u = &q->op[w->uk];
+    *fu = fu_of_unit(s->cfg, u->unit);
+    if (w->uk == 0 && sb_blocked(w, w->ib[0].f, in))
+        return true;
+    for (int i = 0; i < 2; i++)
+        if (u->dep[i] >= 0 && sb_has(w, uop_key((uint32_t)u->dep[i])))
+            return true;
+    return sb_has(w, uop_key(w->uk)) || w->nsb + 1 + TM_MAX_DST > TM_SB_MAX;
+}
+
+/* head_blocked into w's cache (sbc, fu0). */
+static void head_cache(const struct tm_sm *s, struct tm_warp *w)
+{
+    uint8_t fu;
+    w->sbc = head_blocked(s, w, &fu) ? 2 : 1;
+    w->fu0 = fu;
+}
+
 /* Re-read the state of warps parked at a barrier of c after the engine released one. */
 static void requery_barrier(struct tm_sm *s, struct tm_cta *c)
 {
@@ -414,6 +483,78 @@ static int cta_release(struct tm_sm *s, struct tm_cta *c)
 
 enum stall { ST_NONE, ST_IDLE, ST_IBUF, ST_BAR, ST_MEMBAR, ST_SB, ST_PIPE };
 
+/* Latency and initiation interval of one machine instruction of a sequence, on unit fu. */
+static inline struct tm_oplat uop_lat(const struct tm_config *cfg, const struct tm_uop *u,
+                                      uint8_t fu)
+{
+    if (fu >= TM_FU_SPEC) /* a specialised unit: -trace_opcode_latency_initiation_spec_op_N */
+        return cfg->spec_lat[fu - TM_FU_SPEC];
+    return u->kind == TM_UOP_MUFU ? cfg->mufu : cfg->oplat[u->unit][u->lat];
+}
+
+/* The registers of instruction x (of function f) into in, issued by warp slot ws: with srcs its
+ * source registers as reads from their banks, with dsts its destinations reserved in the
+ * scoreboard. */
+static inline void inst_regs(struct tm_sm *s, struct tm_warp *w, uint32_t ws, struct tm_inst *in,
+                             const struct ir_func *f, const struct ir_insn *x, bool srcs,
+                             bool dsts)
+{
+    uint32_t n;
+    const struct ir_regref *rr = ir_insn_regs(f, x, &n);
+    for (uint32_t i = 0; i < n; i++)
+        for (uint32_t j = 0; j < rr[i].n; j++) {
+            uint32_t slot = rr[i].slot + j;
+            if (rr[i].dst) {
+                if (dsts && in->ndst < TM_MAX_DST && w->nsb < TM_SB_MAX) {
+                    uint32_t key = sb_key(rr[i].rf, slot);
+                    in->dst[in->ndst++] = key;
+                    w->sb[w->nsb++] = key;
+                }
+            } else if (srcs && rr[i].rf != RF_PRED && in->nsrc < TM_MAX_SRC) {
+                in->src_bank[in->nsrc] = (uint16_t)((slot + ws) % s->nbanks);
+                in->src_left |= 1u << in->nsrc;
+                in->nsrc++;
+            }
+        }
+}
+
+/* Issue machine instruction w->uk (not the last) of the expanded instruction at the head of
+ * w's buffer (expand.h): through the collectors and unit fu like any instruction, without
+ * stepping the engine. Its scoreboard key carries its result to the sequence's later
+ * instructions; the first reads the PTX sources, the result instruction reserves the PTX
+ * destinations. 1, or -1 when out of memory. */
+static int issue_uop(struct tm_sm *s, uint32_t ws, uint8_t fu, const struct tm_useq *q)
+{
+    struct tm_warp *w = &s->w[ws];
+    uint32_t ii = inst_alloc(s);
+    if (ii == TM_NONE)
+        return -1;
+    struct tm_inst *in = &s->inst[ii];
+    const struct tm_uop *u = &q->op[w->uk];
+    in->warp = ws;
+    in->memop = TM_NONE;
+    in->fu = fu;
+    in->part = w->part % s->nparts;
+    in->ndst = in->nsrc = 0;
+    in->src_left = 0;
+    in->resp_left = 0;
+    in->t_issue = s->cycle;
+    in->t_ready = 0;
+    in->prow = NULL;
+    in->lat = uop_lat(s->cfg, u, fu);
+    in->dst[in->ndst++] = uop_key(w->uk);
+    w->sb[w->nsb++] = uop_key(w->uk);
+    if (w->uk == 0 || w->uk == q->result)
+        inst_regs(s, w, ws, in, w->ib[0].f, ib_insn(w, 0), w->uk == 0, w->uk == q->result);
+    w->uk++;
+    w->sbc = 0;
+    w->inflight++;
+    pr_push(&s->id_oc[fu], in->part, ii);
+    s->idoc_n[in->part]++;
+    s->st[TM_ST_UOP_ISSUE]++;
+    return 1;
+}
+
 /* Issue the instruction at the head of w's buffer: the engine executes it now. Returns 1 when
  * issued, 0 when the warp turned out not ready, -1 when out of memory. A fault (or a barrier
  * deadlock) is recorded by the engine as the launch's trap; the driver sees it and stops the
@@ -424,6 +565,9 @@ static int issue_one(struct tm_sm *s, struct tm_gpu *g, uint32_t ws, uint8_t fu)
     struct tm_cta *c = w->cta;
     struct engine_step_report r;
     (void)g;
+    const struct tm_useq *hq = head_seq(s, w);
+    if (hq && w->uk + 1 < hq->n)
+        return issue_uop(s, ws, fu, hq);
     int rc = engine_step(c->ec, w->ew, &r);
     if (rc) {
         struct engine_warp_info info;
@@ -459,26 +603,17 @@ static int issue_one(struct tm_sm *s, struct tm_gpu *g, uint32_t ws, uint8_t fu)
     unsigned lat = x && x->lat ? x->lat : LAT_ADD;
     if (lat >= LAT__COUNT)
         lat = LAT_ADD;
-    in->lat = s->cfg->oplat[x ? x->unit : U_CTRL][lat];
-    if (x) {
-        uint32_t n;
-        const struct ir_regref *rr = ir_insn_regs(r.func, x, &n);
-        for (uint32_t i = 0; i < n; i++)
-            for (uint32_t j = 0; j < rr[i].n; j++) {
-                uint32_t slot = rr[i].slot + j;
-                if (rr[i].dst) {
-                    if (in->ndst < TM_MAX_DST && w->nsb < TM_SB_MAX) {
-                        uint32_t key = sb_key(rr[i].rf, slot);
-                        in->dst[in->ndst++] = key;
-                        w->sb[w->nsb++] = key;
-                    }
-                } else if (rr[i].rf != RF_PRED && in->nsrc < TM_MAX_SRC) {
-                    in->src_bank[in->nsrc] = (uint16_t)((slot + ws) % s->nbanks);
-                    in->src_left |= 1u << in->nsrc;
-                    in->nsrc++;
-                }
-            }
+    in->lat = fu >= TM_FU_SPEC ? s->cfg->spec_lat[fu - TM_FU_SPEC]
+                               : s->cfg->oplat[x ? x->unit : U_CTRL][lat];
+    /* an expanded instruction: its last machine instruction; the first read the sources, the
+     * result's reserved the destinations (issue_uop) */
+    const struct tm_useq *q = x ? hq : NULL; /* (x is the head of the buffer) */
+    if (q) {
+        in->lat = uop_lat(s->cfg, &q->op[q->n - 1], fu);
+        w->uk = 0;
     }
+    if (x)
+        inst_regs(s, w, ws, in, r.func, x, !q, !q || q->result == q->n - 1);
     if (fu == TM_FU_MEM) {
         uint32_t mi = mop_alloc(s);
         if (mi == TM_NONE)
@@ -684,31 +819,13 @@ static void prof_stall(struct tm_sm *s, uint32_t ws, enum stall why)
         row[col[why]]++;
 }
 
-/* In the parallel phase (s->par): could scheduler k step an instruction with effects outside
- * the SM this cycle? Conservative: any running warp of the scheduler that may issue (as
- * quiet_until judges it, so a quiet cycle never stops here) whose buffered instruction is
- * tm_insn_shared. A warp's state changes during the stage only by its own steps and by
- * barrier releases, so checking before each scheduler is enough. */
-static bool sched_may_share(struct tm_sm *s, uint32_t k)
+static inline bool maybe_shared(const struct ir_insn *in)
 {
-    const bool dual = s->cfg->o.gpgpu_max_insn_issue_per_warp > 1;
-    for (uint32_t ws = k; ws < s->nwarp_slots; ws += s->nsched) {
-        struct tm_warp *w = &s->w[ws];
-        /* (a warp at a barrier counts: a step of another warp may release it) */
-        if (!w->cta || w->done || w->at_membar || !w->nib || w->ready_at > s->cycle)
-            continue;
-        if (tm_insn_shared(ib_insn(w, 0))) {
-            if (!w->sbc) { /* the head's unit and hazard, cached as issue_stage caches them */
-                w->fu0 = fu_of(s->cfg, ib_insn(w, 0));
-                w->sbc = sb_blocked(w, w->ib[0].f, ib_insn(w, 0)) ? 2 : 1;
-            }
-            if (w->sbc == 1)
-                return true;
-        } else if (dual && w->nib > 1 && tm_insn_shared(ib_insn(w, 1))) {
-            return true;
-        }
-    }
-    return false;
+    /* (the common case inline: no call, no memory unit, no load, store or atomic) */
+    return !in || (in->iflags & (IF_CALL | IF_LOAD | IF_STORE | IF_ATOMIC)) ||
+                   in->unit == U_MEM
+               ? tm_insn_shared(in)
+               : false;
 }
 
 /* ---------------------------------------------------------------- warps by issue class */
@@ -726,11 +843,8 @@ static enum stall warp_class(const struct tm_sm *s, struct tm_warp *w)
         return ST_MEMBAR;
     if (!w->nib || w->ready_at > s->cycle)
         return ST_IBUF;
-    if (!w->sbc) {
-        const struct ir_insn *in = ib_insn(w, 0);
-        w->fu0 = fu_of(s->cfg, in);
-        w->sbc = sb_blocked(w, w->ib[0].f, in) ? 2 : 1;
-    }
+    if (!w->sbc)
+        head_cache(s, w);
     return w->sbc == 2 ? ST_SB : ST_PIPE;
 }
 
@@ -814,9 +928,33 @@ static uint32_t first_of_mask(const struct tm_sm *s, uint32_t k, uint64_t m, uin
 
 /* ---------------------------------------------------------------- the issue stage */
 
+/* In the parallel phase (s->par), at the warp a scheduler is about to issue (its first
+ * instruction this cycle): must the SM stop here, leaving the scheduler to tm_sm_resume?
+ * When the instruction, or the next one with dual issue, has effects outside the SM
+ * (tm_insn_shared), or when the engine would refuse the step (a warp the engine has parked
+ * or ended: the serial loop would then go on to the next warp, past a point the phase could
+ * not restart from). Until this point the scheduler's scan changed nothing but caches (and
+ * the rotation the caller restores), so the resume runs the scheduler again from its start
+ * and makes the same choice. */
+static bool par_must_stop(struct tm_sm *s, struct tm_warp *w)
+{
+    if (maybe_shared(ib_insn(w, 0)))
+        return true;
+    if (s->cfg->o.gpgpu_max_insn_issue_per_warp > 1 && w->nib > 1 &&
+        maybe_shared(ib_insn(w, 1)))
+        return true;
+    struct engine_warp_info info;
+    return engine_warp_query(w->cta->ec, w->ew, &info) || info.status != ENGINE_WARP_READY;
+}
+
+/* warp_issue, walk_order, issue_fast: the parallel phase stops at the warp about to issue
+ * (par_must_stop), before anything but caches changed. */
+#define ISSUE_STOP (-2)
+
 /* Try warp ws (running, not done) of scheduler k: up to -gpgpu_max_insn_issue_per_warp
  * instructions (different units with -gpgpu_dual_issue_diff_exec_units). Returns how many
- * issued (the scheduler's issue counted), -1 when out of memory; when none, *stp is why. */
+ * issued (the scheduler's issue counted), -1 when out of memory, ISSUE_STOP when the parallel
+ * phase stops at this warp; when none, *stp is why. */
 static int warp_issue(struct tm_sm *s, struct tm_gpu *g, uint32_t k, uint32_t ws,
                       enum stall *stp)
 {
@@ -833,11 +971,8 @@ static int warp_issue(struct tm_sm *s, struct tm_gpu *g, uint32_t k, uint32_t ws
         else if (!w->nib || w->ready_at > s->cycle)
             st = ST_IBUF;
         else {
-            if (!w->sbc) { /* the head changed: its unit and hazard, cached */
-                const struct ir_insn *in = ib_insn(w, 0);
-                w->fu0 = fu_of(cfg, in);
-                w->sbc = sb_blocked(w, w->ib[0].f, in) ? 2 : 1;
-            }
+            if (!w->sbc) /* the head changed: its unit and hazard, cached */
+                head_cache(s, w);
             uint8_t fu = w->fu0;
             if (w->sbc == 2)
                 st = ST_SB;
@@ -845,6 +980,8 @@ static int warp_issue(struct tm_sm *s, struct tm_gpu *g, uint32_t k, uint32_t ws
                      (nissued && cfg->o.gpgpu_dual_issue_diff_exec_units && fu == first_fu))
                 st = ST_PIPE;
             else {
+                if (s->par && !nissued && par_must_stop(s, w))
+                    return ISSUE_STOP;
                 int r = issue_one(s, g, ws, fu);
                 if (r < 0)
                     return -1;
@@ -876,7 +1013,7 @@ static int warp_issue(struct tm_sm *s, struct tm_gpu *g, uint32_t k, uint32_t ws
 
 /* The walk over s->order[k][from …]: each running warp tried in turn until one issues; the
  * reason of each that cannot raises *why (*why_ws: the first warp of the highest reason).
- * 1 when a warp issued, 0 when none did, -1 when out of memory. */
+ * 1 when a warp issued, 0 when none did, -1 when out of memory, ISSUE_STOP (warp_issue). */
 static int walk_order(struct tm_sm *s, struct tm_gpu *g, uint32_t k, uint32_t from,
                       enum stall *why, uint32_t *why_ws)
 {
@@ -888,7 +1025,7 @@ static int walk_order(struct tm_sm *s, struct tm_gpu *g, uint32_t k, uint32_t fr
         enum stall st;
         int r = warp_issue(s, g, k, ws, &st);
         if (r)
-            return r < 0 ? -1 : 1;
+            return r < 0 ? r : 1;
         if (st > *why) {
             *why = st;
             *why_ws = ws;
@@ -921,7 +1058,7 @@ static int issue_fast(struct tm_sm *s, struct tm_gpu *g, uint32_t k, uint32_t pe
     if (ready) { /* every ID_OC register of the part full: each may-issue warp stalls */
         const uint32_t part = k % s->nparts;
         bool room = false;
-        for (int f = 0; f < TM_FU__COUNT && !room; f++)
+        for (int f = 0; f < (int)s->nfu && !room; f++)
             room = pr_has_room(&s->id_oc[f], part);
         if (!room) {
             *why = ST_PIPE;
@@ -958,7 +1095,7 @@ static int issue_fast(struct tm_sm *s, struct tm_gpu *g, uint32_t k, uint32_t pe
         if (!pr_has_room(&s->id_oc[s->w[ws].fu0], k % s->nparts))
             st = ST_PIPE; /* (warp_issue's first check, made here) */
         else if ((r = warp_issue(s, g, k, ws, &st)))
-            return r < 0 ? -1 : 1;
+            return r < 0 ? r : 1;
         if (st == ST_PIPE) {
             if (*why < ST_PIPE) {
                 *why = ST_PIPE;
@@ -992,8 +1129,8 @@ static int issue_fast(struct tm_sm *s, struct tm_gpu *g, uint32_t k, uint32_t pe
     return 0;
 }
 
-/* The issue stage from scheduler k0 on. 1 when it stopped before scheduler resume_k (the
- * parallel phase, sched_may_share), -1 out of memory, else 0. Every scheduler-cycle is counted
+/* The issue stage from scheduler k0 on. 1 when it stopped in scheduler resume_k (the
+ * parallel phase, par_must_stop), -1 out of memory, else 0. Every scheduler-cycle is counted
  * once: issued, or stalled for the highest reason of its warps. */
 static int issue_stage(struct tm_sm *s, struct tm_gpu *g, uint32_t k0)
 {
@@ -1001,10 +1138,7 @@ static int issue_stage(struct tm_sm *s, struct tm_gpu *g, uint32_t k0)
     /* the class masks serve every policy but two_level (which tries only its active pool) */
     const bool fast = s->occ_ok && cfg->sched != TM_SCHED_TWO_LEVEL;
     for (uint32_t k = k0; k < s->nsched; k++) {
-        if (s->par && sched_may_share(s, k)) {
-            s->resume_k = k;
-            return 1;
-        }
+        const uint32_t rr0 = s->rr_start[k]; /* (restored when the parallel phase stops) */
         uint32_t per = (s->nwarp_slots + s->nsched - 1 - k) / s->nsched;
         enum stall why = ST_IDLE;
         uint32_t why_ws = TM_NONE; /* the warp whose state decided `why` */
@@ -1014,6 +1148,11 @@ static int issue_stage(struct tm_sm *s, struct tm_gpu *g, uint32_t k0)
         } else {
             sched_order(s, k);
             r = walk_order(s, g, k, 0, &why, &why_ws);
+        }
+        if (r == ISSUE_STOP) { /* the resume runs scheduler k again from its start */
+            s->rr_start[k] = rr0;
+            s->resume_k = k;
+            return 1;
         }
         if (r < 0)
             return -1;
@@ -1037,15 +1176,76 @@ static int issue_stage(struct tm_sm *s, struct tm_gpu *g, uint32_t k0)
 
 /* ====================================================================== read operands */
 
+/* The first free collector unit among coll[lo, lo + n), or TM_NONE. */
+static inline uint32_t coll_free(const uint32_t *coll, uint32_t lo, uint32_t n)
+{
+    for (uint32_t cu = lo; cu < lo + n; cu++)
+        if (coll[cu] == TM_NONE)
+            return cu;
+    return TM_NONE;
+}
+
+/* Step 3 of the operand stage for the collector units coll[lo, lo + n) of part p: up to
+ * `ports` collected instructions go to their unit's OC_EX register, oldest first (a fixed or
+ * cycle-parity order starves a collector when a unit frees every other cycle). Returns how
+ * many went. */
+static inline uint32_t coll_dispatch(struct tm_sm *s, uint32_t p, uint32_t *coll, uint32_t lo,
+                                     uint32_t n, uint32_t ports)
+{
+    uint32_t sent = 0;
+    while (sent < ports) {
+        uint32_t best = TM_NONE;
+        for (uint32_t cu = lo; cu < lo + n; cu++) {
+            uint32_t ii = coll[cu];
+            if (ii == TM_NONE || s->inst[ii].src_left)
+                continue;
+            uint32_t part = s->inst[ii].fu == TM_FU_MEM ? 0 : p;
+            if (!pr_has_room(&s->oc_ex[s->inst[ii].fu], part))
+                continue;
+            if (best == TM_NONE || s->inst[ii].t_issue < s->inst[coll[best]].t_issue)
+                best = cu;
+        }
+        if (best == TM_NONE)
+            break;
+        uint32_t ii = coll[best];
+        pr_push(&s->oc_ex[s->inst[ii].fu], s->inst[ii].fu == TM_FU_MEM ? 0 : p, ii);
+        coll[best] = TM_NONE;
+        s->coll_n[p]--;
+        sent++;
+    }
+    return sent;
+}
+
+/* Read operands: per sub-core, (1) instructions in the ID_OC registers take collector units,
+ * (2) the register banks serve the collectors' reads, (3) collected instructions go to their
+ * unit's OC_EX register. Generic ports and units (-gpgpu_operand_collector_num_*_gen) are
+ * split among the sub-cores and take any kind, oldest first. With
+ * -gpgpu_enable_specialized_operand_collector 1, as GPGPU-Sim's opndcoll_rfu_t: after the
+ * generic ports, kind X's -gpgpu_operand_collector_num_in_ports_X ports each move the front of
+ * ID_OC_X into a free unit of X's set (units split among the sub-cores) or else a free generic
+ * one, and -gpgpu_operand_collector_num_out_ports_X ports dispatch X's set; those port counts
+ * are per SM (GPGPU-Sim's ports serve every sub-core), shared by the sub-cores in turn. */
 static void operand_stage(struct tm_sm *s)
 {
     const struct tm_config *cfg = s->cfg;
-    uint32_t inports = (uint32_t)cfg->o.gpgpu_operand_collector_num_in_ports_gen / s->nparts;
-    uint32_t outports = (uint32_t)cfg->o.gpgpu_operand_collector_num_out_ports_gen / s->nparts;
-    if (!inports)
+    uint32_t gen_in = (uint32_t)cfg->o.gpgpu_operand_collector_num_in_ports_gen;
+    uint32_t gen_out = (uint32_t)cfg->o.gpgpu_operand_collector_num_out_ports_gen;
+    uint32_t inports = gen_in / s->nparts;
+    uint32_t outports = gen_out / s->nparts;
+    if (!inports && (gen_in || !cfg->spec_oc))
         inports = 1;
-    if (!outports)
+    if (!outports && (gen_out || !cfg->spec_oc))
         outports = 1;
+    if (!s->ngen)
+        inports = outports = 0;
+    /* specialised ports left this cycle (per SM), in GPGPU-Sim's port order */
+    static const uint8_t spec_order[TM_FU_SPEC] = {TM_FU_SP, TM_FU_DP, TM_FU_SFU,
+                                                   TM_FU_TENSOR, TM_FU_MEM, TM_FU_INT};
+    uint32_t in_left[TM_FU__COUNT], out_left[TM_FU__COUNT];
+    if (cfg->spec_oc) {
+        memcpy(in_left, cfg->oc_in, sizeof in_left);
+        memcpy(out_left, cfg->oc_out, sizeof out_left);
+    }
     uint32_t tput = (uint32_t)cfg->o.gpgpu_reg_file_port_throughput;
     memset(s->bank_used, 0, (size_t)s->nparts * s->nbanks * sizeof *s->bank_used);
     for (uint32_t pi = 0; pi < s->nparts; pi++) {
@@ -1056,17 +1256,15 @@ static void operand_stage(struct tm_sm *s)
         for (uint32_t port = 0; port < inports && s->idoc_n[p]; port++) {
             uint32_t best = TM_NONE;
             int bf = -1;
-            for (int f = 0; f < TM_FU__COUNT; f++) {
+            for (int f = 0; f < (int)s->nfu; f++) {
                 uint32_t i = pr_front(&s->id_oc[f], p);
                 if (i != TM_NONE && (best == TM_NONE || s->inst[i].t_issue < s->inst[best].t_issue))
                     best = i, bf = f;
             }
             if (best == TM_NONE)
                 break;
-            uint32_t cu = 0;
-            while (cu < s->ncoll && coll[cu] != TM_NONE)
-                cu++;
-            if (cu == s->ncoll) {
+            uint32_t cu = coll_free(coll, 0, s->ngen);
+            if (cu == TM_NONE) {
                 s->st[TM_ST_OC_ALLOC_STALL]++;
                 break;
             }
@@ -1075,6 +1273,27 @@ static void operand_stage(struct tm_sm *s)
             pr_pop(&s->id_oc[bf], p);
             s->idoc_n[p]--;
         }
+        if (cfg->spec_oc) /* 1b. the specialised ports: their kind's set, else generic */
+            for (int k = 0; k < TM_FU_SPEC && s->idoc_n[p]; k++) {
+                int f = spec_order[k];
+                while (in_left[f]) {
+                    uint32_t i = pr_front(&s->id_oc[f], p);
+                    if (i == TM_NONE)
+                        break;
+                    uint32_t cu = coll_free(coll, s->cs_base[f], s->cs_n[f]);
+                    if (cu == TM_NONE)
+                        cu = coll_free(coll, 0, s->ngen);
+                    if (cu == TM_NONE) {
+                        s->st[TM_ST_OC_ALLOC_STALL]++;
+                        break;
+                    }
+                    coll[cu] = i;
+                    s->coll_n[p]++;
+                    pr_pop(&s->id_oc[f], p);
+                    s->idoc_n[p]--;
+                    in_left[f]--;
+                }
+            }
         /* 2. register banks serve `tput` reads each */
         if (!s->coll_n[p])
             continue; /* (steps 2 and 3 have nothing to do) */
@@ -1096,28 +1315,15 @@ static void operand_stage(struct tm_sm *s)
                 }
             }
         }
-        /* 3. collected instructions go to their unit's OC_EX register, oldest first (a fixed
-         *    or cycle-parity order starves a collector when a unit frees every other cycle) */
-        for (uint32_t sent = 0; sent < outports;) {
-            uint32_t best = TM_NONE;
-            for (uint32_t cu = 0; cu < s->ncoll; cu++) {
-                uint32_t ii = coll[cu];
-                if (ii == TM_NONE || s->inst[ii].src_left)
-                    continue;
-                uint32_t part = s->inst[ii].fu == TM_FU_MEM ? 0 : p;
-                if (!pr_has_room(&s->oc_ex[s->inst[ii].fu], part))
-                    continue;
-                if (best == TM_NONE || s->inst[ii].t_issue < s->inst[coll[best]].t_issue)
-                    best = cu;
+        /* 3. collected instructions go to their unit's OC_EX register */
+        coll_dispatch(s, p, coll, 0, s->ngen, outports);
+        if (cfg->spec_oc)
+            for (int k = 0; k < TM_FU_SPEC; k++) {
+                int f = spec_order[k];
+                if (out_left[f] && s->cs_n[f])
+                    out_left[f] -= coll_dispatch(s, p, coll, s->cs_base[f], s->cs_n[f],
+                                                 out_left[f]);
             }
-            if (best == TM_NONE)
-                break;
-            uint32_t ii = coll[best];
-            pr_push(&s->oc_ex[s->inst[ii].fu], s->inst[ii].fu == TM_FU_MEM ? 0 : p, ii);
-            coll[best] = TM_NONE;
-            s->coll_n[p]--;
-            sent++;
-        }
     }
     s->coll_rr++;
 }
@@ -1126,10 +1332,13 @@ static void operand_stage(struct tm_sm *s)
 
 static const enum tm_stat unit_dispatch_stat[TM_FU__COUNT] = {
     TM_ST_UNIT_SP, TM_ST_UNIT_DP, TM_ST_UNIT_INT, TM_ST_UNIT_SFU, TM_ST_UNIT_TENSOR,
-    TM_ST_UNIT_MEM};
+    TM_ST_UNIT_MEM, TM_ST_UNIT_SPEC, TM_ST_UNIT_SPEC, TM_ST_UNIT_SPEC, TM_ST_UNIT_SPEC,
+    TM_ST_UNIT_SPEC, TM_ST_UNIT_SPEC, TM_ST_UNIT_SPEC, TM_ST_UNIT_SPEC};
 static const enum tm_stat unit_busy_stat[TM_FU__COUNT] = {
     TM_ST_UNIT_BUSY_SP, TM_ST_UNIT_BUSY_DP, TM_ST_UNIT_BUSY_INT, TM_ST_UNIT_BUSY_SFU,
-    TM_ST_UNIT_BUSY_TENSOR, TM_ST_UNIT_BUSY_MEM};
+    TM_ST_UNIT_BUSY_TENSOR, TM_ST_UNIT_BUSY_MEM, TM_ST_UNIT_BUSY_SPEC, TM_ST_UNIT_BUSY_SPEC,
+    TM_ST_UNIT_BUSY_SPEC, TM_ST_UNIT_BUSY_SPEC, TM_ST_UNIT_BUSY_SPEC, TM_ST_UNIT_BUSY_SPEC,
+    TM_ST_UNIT_BUSY_SPEC, TM_ST_UNIT_BUSY_SPEC};
 
 
 static void execute_stage(struct tm_sm *s)
@@ -1194,6 +1403,7 @@ static void decode(struct tm_warp *w)
     w->ib[0].f = w->func;
     w->ib[0].pc = w->pc;
     w->sbc = 0;
+    w->uk = 0;
     w->nib = 1;
     const struct ir_insn *in = w->pc < w->func->ninsns ? &w->func->insns[w->pc] : NULL;
     if (in && !(in->iflags & (IF_TERM | IF_BRANCH | IF_CALL | IF_BARRIER)) &&
@@ -1332,7 +1542,7 @@ static uint64_t quiet_until(struct tm_sm *s)
                 return 0;
             min_after(&m, r->t_ready, now);
         }
-    for (int f = 0; f < TM_FU__COUNT; f++) /* (one OC_EX_MEM set: the LD/ST unit is shared) */
+    for (int f = 0; f < (int)s->nfu; f++) /* (one OC_EX_MEM set: the LD/ST unit is shared) */
         for (uint32_t p = 0; p < s->nparts; p++)
             if (s->id_oc[f].n[p] || s->oc_ex[f].n[f == TM_FU_MEM ? 0 : p])
                 return 0;
@@ -1388,8 +1598,8 @@ static uint64_t quiet_until(struct tm_sm *s)
                 return 0; /* would fetch */
             continue;
         }
-        if (!w->at_membar &&
-            !(w->sbc ? w->sbc == 2 : sb_blocked(w, w->ib[0].f, ib_insn(w, 0))))
+        uint8_t fu;
+        if (!w->at_membar && !(w->sbc ? w->sbc == 2 : head_blocked(s, w, &fu)))
             return 0; /* would issue */
     }
     return m;

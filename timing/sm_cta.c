@@ -209,8 +209,10 @@ void tm_sm_warp_try_finish(struct tm_sm *s, struct tm_warp *w)
     struct tm_cta *c = w->cta;
     w->cta = NULL;
     occ_set(s, (uint32_t)(w - s->w), false);
-    if (--c->live == 0)
+    if (--c->live == 0) {
+        engine_cta_exit(c->ec); /* a fault stops the kernel at the loop's next check */
         cta_retire(s, c);
+    }
 }
 
 void tm_sm_abort(struct tm_sm *s)

@@ -185,6 +185,8 @@ struct tm_warp {
     uint8_t fu0;              /* the head's unit (fu_of), valid while sbc != 0 */
     uint8_t cls;              /* issue class at its last classification: the mask of
                                  struct tm_sm.wc its bit is in (kept when the slot is reused) */
+    uint8_t uk;               /* the head expands (expand.h): its machine instructions issued
+                                 so far; the last one steps the engine */
     uint32_t nsb;             /* (the fields the issue stage reads every cycle come first) */
     uint32_t sb[TM_SB_MAX];   /* reserved destination registers */
 };
@@ -264,11 +266,16 @@ struct tm_sm {
     uint32_t mop_cap, mop_free;
 
     /* pipeline */
+    uint32_t nfu;             /* unit kinds the stages scan: TM_FU_SPEC, plus the specialised
+                                 ones up to the last configured */
     struct tm_pipereg id_oc[TM_FU__COUNT];
     struct tm_pipereg oc_ex[TM_FU__COUNT];
     uint32_t idoc_n[TM_MAX_PARTS]; /* instructions in the ID_OC registers of each part */
     uint32_t coll_n[TM_MAX_PARTS]; /* collector units of each part holding an instruction */
-    uint32_t ncoll;           /* collector units per part */
+    uint32_t ncoll;           /* collector units per part: generic ones k < ngen, then the
+                                 specialised sets (cs_base[f] … + cs_n[f]; none when off) */
+    uint32_t ngen;
+    uint32_t cs_base[TM_FU__COUNT], cs_n[TM_FU__COUNT];
     uint32_t *coll;           /* [part * ncoll + k]: instruction or TM_NONE */
     uint32_t coll_rr;
     uint32_t nbanks;          /* register banks per part */
@@ -320,9 +327,9 @@ struct tm_sm {
     uint64_t sleep_d[TM_ST__COUNT];
 
     /* SMs on several host threads (par.c): in the parallel phase of a cycle (par) the issue
-     * stage stops before a scheduler that may step an instruction with effects outside the
+     * stage stops at the first warp it would issue an instruction with effects outside the
      * SM (global memory, atomics, calls: tm_insn_shared) and leaves the rest of the cycle
-     * (resume_k on) to tm_sm_resume in the serial phase, in SM order. pset: the copy of the
+     * (scheduler resume_k on) to tm_sm_resume, in SM order. pset: the copy of the
      * per-instruction counters this SM adds to (its host thread's). */
     bool par;
     uint32_t resume_k;        /* TM_NONE: not suspended */

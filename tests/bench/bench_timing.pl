@@ -1,19 +1,30 @@
 #!/usr/bin/perl
-# tests/bench/bench_timing.pl — timing-mode simulation speed (issue 24 item 6): the benchmark
-# kernels of bench.list under each timing preset, one `ptxemu exec --timing=PRESET` run each
-# (median of --runs), printing simulated warp instructions per host second, simulated cycles per
-# host second and GPGPU-Sim's published rate on this class of machine as the reference column
-# (19–38 K warp instructions/s, 300–1,000 cycles/s: issue 24). Grids are scaled down by
-# --scale (default 16: the first 1/16 of each grid's blocks in x, at least one) so a run takes
-# seconds; the rates are per simulated instruction and cycle, which the grid size hardly moves
-# once every SM is busy. Writes JSON (default build/bench-timing.json). A measurement, never a
-# test: nothing here asserts on time.
+# tests/bench/bench_timing.pl — timing-mode simulation speed (issue 24 items 4 and 6): the
+# benchmark kernels of bench.list under each timing preset, one `ptxemu exec --timing=PRESET`
+# run each with --threads 1 (median of --runs), printing simulated warp instructions per host
+# second, simulated cycles per host second and GPGPU-Sim's published rate on this class of
+# machine as the reference column (19–38 K warp instructions/s, 300–1,000 cycles/s: issue 24);
+# then the same run with --threads 2 (median of --runs): the 1 → 2 thread gain (host seconds
+# of 1 thread / of 2 threads), the host's co-run ceiling for it (two --threads 1 runs at once
+# as two processes against one alone: 2 x host s / the slower of the pair, median of --runs;
+# cores sharing caches or memory bandwidth, or a loaded host, show as a ceiling below 2 that
+# bounds the gain, as in bench.pl), and a check that the `--timing-stats` JSON of a 1-thread
+# and a 2-thread run are byte for byte identical ("same"; "DIFF" otherwise; these two runs are
+# not timed, since a profiled kernel does not skip idle cycles). --no-threads leaves those
+# columns out. Grids are scaled down by --scale (default 16: the first 1/16 of each grid's
+# blocks in x, at least one) so a run takes seconds; the rates are per simulated instruction
+# and cycle, which the grid size hardly moves once every SM is busy. Writes JSON (default
+# build/bench-timing.json; per row also host_s_2t, gain_2t, corun_ceiling and
+# stats_identical_2t). A
+# measurement, never a test: nothing here asserts on time (a difference of the statistics is
+# reported, and makes the exit status 1).
 #   usage: bench_timing.pl [--build DIR] [--json PATH] [--runs N] [--presets a,b] [--scale N]
-#                          [NAME...]
+#                          [--no-threads] [NAME...]
 use strict;
 use warnings;
 use File::Basename qw(dirname);
 use Getopt::Long;
+use File::Temp qw(tempdir);
 use POSIX qw(floor);
 
 my $dir     = dirname(__FILE__);
@@ -22,13 +33,45 @@ my $json;
 my $runs    = 1;
 my $presets = 'qv100,rtx3070,a100,h100';
 my $scale   = 16;
+my $threads = 1;
 GetOptions('build=s' => \$build, 'json=s' => \$json, 'runs=i' => \$runs,
-           'presets=s' => \$presets, 'scale=i' => \$scale)
+           'presets=s' => \$presets, 'scale=i' => \$scale, 'threads!' => \$threads)
     or die "usage: bench_timing.pl [--build DIR] [--json PATH] [--runs N] [--presets LIST] "
-         . "[--scale N] [NAME...]\n";
+         . "[--scale N] [--no-threads] [NAME...]\n";
+my $tmp = tempdir(CLEANUP => 1);
 $json //= "$build/bench-timing.json";
 my %only = map { $_ => 1 } @ARGV;
 sub median { my @s = sort { $a <=> $b } @_; return $s[floor($#s / 2)]; }
+sub slurp { open my $f, '<', $_[0] or return ''; local $/; my $s = <$f>; return $s; }
+
+# one run: (cycles, warp instructions, host seconds) from the statistics log
+sub run_one {
+    my ($name, $args, $p, $t, $stats) = @_;
+    my $extra = defined $stats ? " --timing-stats $stats" : '';
+    my $out = `$build/ptxemu exec $dir/kernels_sm80.ptx --kernel $name $args --threads $t --timing=$p$extra 2>&1 >/dev/null`;
+    die "bench_timing $name $p --threads $t: ptxemu exec failed:\n$out" if $?;
+    my ($c) = $out =~ /^gpu_sim_cycle = (\d+)/m or die "no gpu_sim_cycle in:\n$out";
+    my ($w) = $out =~ /^gpgpu_n_tot_w_icount = (\d+)/m or die "no warp count";
+    my ($s) = $out =~ /^gpgpu_simulation_time = ([0-9.]+) sec/m or die "no time";
+    $s = 1e-6 if $s < 1e-6;
+    return ($c, $w, $s);
+}
+
+# two --threads 1 runs at once: host seconds of the slower
+sub corun {
+    my ($name, $args, $p) = @_;
+    my $cmd = "$build/ptxemu exec $dir/kernels_sm80.ptx --kernel $name $args --threads 1 --timing=$p 2>&1 >/dev/null";
+    my @h = map { open(my $h, '-|', $cmd) or die "bench_timing $name: $!\n"; $h } 0, 1;
+    my $max = 0;
+    for my $h (@h) {
+        my $out = do { local $/; <$h> };
+        close $h;
+        my ($s) = $out =~ /^gpgpu_simulation_time = ([0-9.]+) sec/m
+            or die "bench_timing $name $p: no time in a co-run:\n$out";
+        $max = $s if $s > $max;
+    }
+    return $max < 1e-6 ? 1e-6 : $max;
+}
 
 my @kernels;
 open my $fh, '<', "$dir/bench.list" or die "bench.list: $!";
@@ -47,20 +90,19 @@ while (<$fh>) {
 close $fh;
 
 my @rows;
-printf "%-13s %-8s %12s %12s %12s %10s %9s\n", 'kernel', 'preset', 'warp insns', 'cycles',
+my $differ = 0;
+printf "%-13s %-8s %12s %12s %12s %10s %9s", 'kernel', 'preset', 'warp insns', 'cycles',
     'winsn/s', 'cycles/s', 'host s';
+printf " %9s %6s %6s %5s", '2t host s', 'gain', 'ceil', 'stats' if $threads;
+print "\n";
 for my $p (split /,/, $presets) {
     for my $k (@kernels) {
         my ($name, $args) = @$k;
         my (@wr, @cr, @hs);
         my ($w, $c) = (0, 0);
         for (1 .. $runs) {
-            my $out = `$build/ptxemu exec $dir/kernels_sm80.ptx --kernel $name $args --threads 1 --timing=$p 2>&1 >/dev/null`;
-            die "bench_timing $name $p: ptxemu exec failed:\n$out" if $?;
-            ($c) = $out =~ /^gpu_sim_cycle = (\d+)/m or die "no gpu_sim_cycle in:\n$out";
-            ($w) = $out =~ /^gpgpu_n_tot_w_icount = (\d+)/m or die "no warp count";
-            my ($s) = $out =~ /^gpgpu_simulation_time = ([0-9.]+) sec/m or die "no time";
-            $s = 1e-6 if $s < 1e-6;
+            my $s;
+            ($c, $w, $s) = run_one($name, $args, $p, 1);
             push @wr, $w / $s;
             push @cr, $c / $s;
             push @hs, $s;
@@ -68,9 +110,31 @@ for my $p (split /,/, $presets) {
         my $row = {kernel => $name, preset => $p, warp_insns => $w + 0, cycles => $c + 0,
                    warp_insns_per_s => median(@wr), cycles_per_s => median(@cr),
                    host_s => median(@hs)};
-        push @rows, $row;
-        printf "%-13s %-8s %12d %12d %12.0f %10.0f %9.2f\n", $name, $p, $w, $c,
+        printf "%-13s %-8s %12d %12d %12.0f %10.0f %9.2f", $name, $p, $w, $c,
             $row->{warp_insns_per_s}, $row->{cycles_per_s}, $row->{host_s};
+        if ($threads) {
+            my (@h2, @co);
+            for (1 .. $runs) {
+                push @co, corun($name, $args, $p);
+                my ($c2, $w2, $s2) = run_one($name, $args, $p, 2);
+                die "bench_timing $name $p: 2 threads simulated $c2 cycles, 1 thread $c\n"
+                    if $c2 != $c || $w2 != $w;
+                push @h2, $s2;
+            }
+            # the statistics, byte for byte (profiled runs: not timed)
+            run_one($name, $args, $p, $_, "$tmp/s$_.json") for 1, 2;
+            my $j1 = slurp("$tmp/s1.json");
+            my $same = $j1 ne '' && $j1 eq slurp("$tmp/s2.json");
+            $differ++ unless $same;
+            $row->{host_s_2t} = median(@h2);
+            $row->{gain_2t} = $row->{host_s} / $row->{host_s_2t};
+            $row->{corun_ceiling} = 2 * $row->{host_s} / median(@co);
+            $row->{stats_identical_2t} = $same ? 'true' : 'false';
+            printf " %9.2f %5.2fx %5.2fx %5s", $row->{host_s_2t}, $row->{gain_2t},
+                $row->{corun_ceiling}, $same ? 'same' : 'DIFF';
+        }
+        print "\n";
+        push @rows, $row;
     }
 }
 print "reference: GPGPU-Sim 19,000-38,000 warp insns/s, 300-1,000 cycles/s (issue 24)\n";
@@ -79,8 +143,12 @@ print $o "[\n", join(",\n", map {
     my $r = $_;
     '{' . join(', ', map {
         my $v = $r->{$_};
-        $v =~ /^[0-9.e+-]+$/ ? "\"$_\": $v" : "\"$_\": \"$v\""
+        $v =~ /^([0-9.e+-]+|true|false)$/ ? "\"$_\": $v" : "\"$_\": \"$v\""
     } sort keys %$r) . '}'
 } @rows), "\n]\n";
 close $o;
 print "wrote $json\n";
+if ($differ) {
+    print "$differ run(s): the 1- and 2-thread statistics DIFFER\n";
+    exit 1;
+}

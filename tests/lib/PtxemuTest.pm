@@ -8,7 +8,7 @@ use File::Temp qw(tempfile);
 use POSIX qw(WNOHANG);
 use Exporter qw(import);
 our @EXPORT_OK = qw(find_nvcc run_bounded ok skip tap_done ptxemu_run timing_config
-                    fixture_sm);
+                    fixture_sm fail_diag);
 
 # The nvcc to use: $NVCC, else the first on PATH, else /usr/local/cuda/bin/nvcc; undef if none.
 # The architecture a fixtures/cuda source needs beyond the emulated default (sm_90): NN of
@@ -85,11 +85,23 @@ sub ok {
     print(($cond ? 'ok' : 'not ok'), " $tap_n - $name\n");
     if (!$cond) {
         $tap_failed++;
-        my @l = map { split /\n/ } grep { defined } @diag;
-        @l = (@l[0 .. 11], '...') if @l > 12;
-        print map { "#   $_\n" } @l;
+        fail_diag($tap_n, $name, 12, @diag);
     }
     return $cond;
+}
+
+# fail_diag(N, NAME, MAX, DIAG...): the diagnostics of failed test N, on standard error as
+# Test::More's diag does: prove shows standard error even when not verbose, so the first
+# (parallel) run of scripts/test.sh keeps why a test failed, not only that it did (a test
+# that then passes alone is FLAKY, and its first failure is the one to study). One line
+# naming the script and the test, then the lines of DIAG (undef items left out; at most MAX
+# lines, then "...") as "#   " comments, written in one print.
+sub fail_diag {
+    my ($n, $name, $max, @diag) = @_;
+    my @l = map { split /\n/ } grep { defined } @diag;
+    @l = (@l[0 .. $max - 1], '...') if @l > $max;
+    local $| = 1;
+    print STDERR "# $0: failed test $n - $name\n", map { "#   $_\n" } @l;
 }
 
 # skip(WHY): one skipped test, "ok N # SKIP WHY".
