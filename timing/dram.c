@@ -874,6 +874,13 @@ bool tm_dram_idle_tick(struct tm_dram *d)
     return true;
 }
 
+uint64_t tm_dram_idle_room(const struct tm_dram *d)
+{
+    if (tm_dram_busy(d) || d->ref_pending || d->now >= d->ref_due)
+        return 0;
+    return d->ref_due == UINT64_MAX ? UINT64_MAX : d->ref_due - d->now;
+}
+
 /* Counters since creation. */
 const uint64_t *tm_dram_stats(const struct tm_dram *d) { return d->stat; }
 

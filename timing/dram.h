@@ -82,6 +82,10 @@ void tm_dram_idle_cycles(struct tm_dram *d, uint64_t n);
  * is due: counted as tm_dram_idle_cycles(d, 1) counts it, true; otherwise nothing done, false
  * (the caller runs tm_dram_cycle). Lets the memory system pass idle channels cheaply. */
 bool tm_dram_idle_tick(struct tm_dram *d);
+/* How many more cycles tm_dram_idle_tick would count as idle if nothing reached the controller
+ * (0 when it is busy or a refresh is pending or due; UINT64_MAX without refresh): the memory
+ * system lets an idle channel sleep that long and counts the cycles in bulk. */
+uint64_t tm_dram_idle_room(const struct tm_dram *d);
 /* Counters (enum tm_dram_stat), cumulative since creation. */
 const uint64_t *tm_dram_stats(const struct tm_dram *d);
 /* GPGPU-Sim's names of the counters ("n_cmd", "n_nop", "n_activity", "n_act", "n_pre", "n_ref",

@@ -110,7 +110,29 @@ struct tm_mem {
     struct tm_prof *prof[TM_MEM_MAXPROF];
     uint32_t nprof;
     uint32_t next_line;           /* the next free GPU-wide line id (0 means none) */
+    /* which components may have work (issue 24 item 3), so that each phase visits only those
+     * (one byte each, not bits of a shared word: a range of channels, tm_mem_*_cycle_range,
+     * writes only its own, and ranges run on several threads at once). sp_act: sub-partitions
+     * whose ROP queue, DRAM-return queue or L2 may be busy (set when a request or fill enters
+     * them and when the L2 is warmed or invalidated, cleared when the L2 phase finds them
+     * idle); sp_rep: sub-partitions with replies queued for the network; dram_awake: the DRAM
+     * channels stepped each DRAM cycle. A channel the DRAM phase finds idle with nothing
+     * queued for it sleeps until a request is queued for it or its next refresh is due (after
+     * dram_room[c] DRAM cycles; UINT64_MAX: none); the idle cycles it skipped (dram_skip[c])
+     * are counted when it wakes, and added to its counters when they are read before
+     * (tm_mem_snapshot). */
+    uint8_t *sp_act, *sp_rep, *dram_awake;
+    uint64_t *dram_skip, *dram_room;
 };
+
+/* Wake DRAM channel c (no-op when awake): count the idle cycles it skipped. */
+static void dram_wake(struct tm_mem *m, uint32_t c)
+{
+    if (m->dram_awake[c])
+        return;
+    tm_dram_idle_cycles(m->dram[c], m->dram_skip[c]);
+    m->dram_awake[c] = 1;
+}
 
 /* The per-instruction counters of line id `line` (a request's), or NULL. A handful of
  * profiles at most: a linear search, done only for requests that carry a line. */
@@ -277,10 +299,18 @@ int tm_mem_create(struct tm_mem **out, const struct tm_config *cfg, uint32_t n_s
     m->sp = calloc(m->nsp, sizeof *m->sp);
     m->dram = calloc(m->n_mem, sizeof *m->dram);
     m->dram_rr = calloc(m->n_mem, sizeof *m->dram_rr);
-    if (!m->sp || !m->dram || !m->dram_rr) {
+    m->sp_act = malloc(m->nsp ? m->nsp : 1);
+    m->sp_rep = calloc(m->nsp ? m->nsp : 1, 1);
+    m->dram_awake = malloc(m->n_mem ? m->n_mem : 1);
+    m->dram_skip = calloc(m->n_mem ? m->n_mem : 1, sizeof *m->dram_skip);
+    m->dram_room = calloc(m->n_mem ? m->n_mem : 1, sizeof *m->dram_room);
+    if (!m->sp || !m->dram || !m->dram_rr || !m->sp_act || !m->sp_rep || !m->dram_awake ||
+        !m->dram_skip || !m->dram_room) {
         r = -ENOMEM;
         goto fail;
     }
+    memset(m->sp_act, 1, m->nsp);
+    memset(m->dram_awake, 1, m->n_mem);
     const char *qs = cfg->o.gpgpu_dram_partition_queues;
     uint32_t q[4];
     for (int i = 0; i < 4; i++)
@@ -355,6 +385,11 @@ void tm_mem_destroy(struct tm_mem *m)
     free(m->sp);
     free(m->dram);
     free(m->dram_rr);
+    free(m->sp_act);
+    free(m->sp_rep);
+    free(m->dram_awake);
+    free(m->dram_skip);
+    free(m->dram_room);
     tm_icnt_destroy(m->icnt);
     free(m);
 }
@@ -439,6 +474,64 @@ static int lrc_insert(struct tm_mem *m, struct subpart *p, struct tm_req *q)
 
 /* ====================================================================== interconnect phase */
 
+/* Sub-partition i's node in the interconnect phase: a request out of the network (when net:
+ * packets are in it) into the ROP queue, its next reply into the network. */
+static void icnt_subpart(struct tm_mem *m, uint32_t i, bool net, uint64_t core_now)
+{
+    struct subpart *p = &m->sp[i];
+    uint32_t node = m->n_sm + i;
+    /* requests out of the network into the ROP queue */
+    const struct tm_req *r = net ? tm_icnt_peek(m->icnt, node) : NULL;
+    if (r) {
+        if (tm_queue_full(&p->icnt_l2)) {
+            p->st[AT__COUNT * AO__COUNT + TM_CS__COUNT + PS_STALL_ICNT_L2]++;
+        } else {
+            struct tm_req q = *r;
+            q.t_ready = core_now + m->rop_lat;
+            q.d_req = (uint32_t)(core_now - q.t_sent);
+            q.t_part = core_now;
+            q.lrc = 0;
+            /* reads (not writes, atomics or write-backs) through the coalescer */
+            int c = p->lrc && (q.kind == TM_REQ_READ || q.kind == TM_REQ_FETCH)
+                        ? lrc_insert(m, p, &q)
+                        : 0;
+            if (c < 0) {
+                PS(p, PS_STALL_LRC)++;
+            } else {
+                if (c == 0) {
+                    tm_queue_push(&p->icnt_l2, &q);
+                    m->sp_act[i] = 1;
+                }
+                tm_icnt_pop(m->icnt, node);
+            }
+        }
+    }
+    /* replies into the network, one per cycle: a coalescer entry's leader, then the reads
+     * merged into it (the same data), then the entry is free */
+    struct tm_req *rp = tm_queue_front(&p->l2_icnt);
+    if (rp) {
+        struct lrc_ent *x = rp->lrc ? &p->lrc[rp->lrc - 1] : NULL;
+        struct tm_req *snd = rp;
+        if (x && x->sent) {
+            snd = &p->pend[p->lrc_mrg[(size_t)(rp->lrc - 1) * (m->lrc_max - 1) + x->sent - 1]];
+            snd->subp = (uint16_t)p->id;
+        }
+        uint32_t b = reply_bytes(snd);
+        if (tm_icnt_can_push(m->icnt, node, b)) {
+            tm_icnt_push(m->icnt, node, snd->sm, snd, b);
+            if (snd != rp)
+                pend_free(p, (uint32_t)(snd - p->pend));
+            if (!x || x->sent++ == x->n) {
+                if (x)
+                    p->lrc_free[p->lrc_nfree++] = rp->lrc - 1u;
+                tm_queue_pop(&p->l2_icnt);
+                if (!p->l2_icnt.n)
+                    m->sp_rep[i] = 0;
+            }
+        }
+    }
+}
+
 void tm_mem_icnt_cycle(struct tm_mem *m, struct tm_sm *sms, uint64_t core_now)
 {
     /* SMs inject one request each per cycle */
@@ -456,58 +549,10 @@ void tm_mem_icnt_cycle(struct tm_mem *m, struct tm_sm *sms, uint64_t core_now)
         tm_queue_pop(&s->to_mem);
     }
     const bool net = tm_icnt_busy(m->icnt); /* anything to take out of the network? */
-    for (uint32_t i = 0; i < m->nsp; i++) {
-        struct subpart *p = &m->sp[i];
-        uint32_t node = m->n_sm + i;
-        if (!net && !p->l2_icnt.n)
-            continue;
-        /* requests out of the network into the ROP queue */
-        const struct tm_req *r = net ? tm_icnt_peek(m->icnt, node) : NULL;
-        if (r) {
-            if (tm_queue_full(&p->icnt_l2)) {
-                p->st[AT__COUNT * AO__COUNT + TM_CS__COUNT + PS_STALL_ICNT_L2]++;
-            } else {
-                struct tm_req q = *r;
-                q.t_ready = core_now + m->rop_lat;
-                q.d_req = (uint32_t)(core_now - q.t_sent);
-                q.t_part = core_now;
-                q.lrc = 0;
-                /* reads (not writes, atomics or write-backs) through the coalescer */
-                int c = p->lrc && (q.kind == TM_REQ_READ || q.kind == TM_REQ_FETCH)
-                            ? lrc_insert(m, p, &q)
-                            : 0;
-                if (c < 0) {
-                    PS(p, PS_STALL_LRC)++;
-                } else {
-                    if (c == 0)
-                        tm_queue_push(&p->icnt_l2, &q);
-                    tm_icnt_pop(m->icnt, node);
-                }
-            }
-        }
-        /* replies into the network, one per cycle: a coalescer entry's leader, then the
-         * reads merged into it (the same data), then the entry is free */
-        struct tm_req *rp = tm_queue_front(&p->l2_icnt);
-        if (rp) {
-            struct lrc_ent *x = rp->lrc ? &p->lrc[rp->lrc - 1] : NULL;
-            struct tm_req *snd = rp;
-            if (x && x->sent) {
-                snd = &p->pend[p->lrc_mrg[(size_t)(rp->lrc - 1) * (m->lrc_max - 1) + x->sent - 1]];
-                snd->subp = (uint16_t)p->id;
-            }
-            uint32_t b = reply_bytes(snd);
-            if (tm_icnt_can_push(m->icnt, node, b)) {
-                tm_icnt_push(m->icnt, node, snd->sm, snd, b);
-                if (snd != rp)
-                    pend_free(p, (uint32_t)(snd - p->pend));
-                if (!x || x->sent++ == x->n) {
-                    if (x)
-                        p->lrc_free[p->lrc_nfree++] = rp->lrc - 1u;
-                    tm_queue_pop(&p->l2_icnt);
-                }
-            }
-        }
-    }
+    /* every sub-partition's node when packets are in the network, else the ones with replies */
+    for (uint32_t i = 0; i < m->nsp; i++)
+        if (net || m->sp_rep[i])
+            icnt_subpart(m, i, net, core_now);
     /* replies out of the network into the SMs */
     for (uint32_t i = 0; i < m->n_sm && net; i++) {
         const struct tm_req *r = tm_icnt_peek(m->icnt, i);
@@ -759,18 +804,94 @@ void tm_mem_l2_cycle_range(struct tm_mem *m, uint64_t core_now, uint64_t l2t, ui
                            uint32_t c1)
 {
     for (uint32_t i = c0 * m->n_sub; i < c1 * m->n_sub; i++) {
-        struct subpart *p = &m->sp[i];
-        if (!p->icnt_l2.n && !p->dram_l2.n && (!p->l2 || tm_cache_idle(p->l2)))
+        if (!m->sp_act[i])
             continue;
+        struct subpart *p = &m->sp[i];
+        if (!p->icnt_l2.n && !p->dram_l2.n && (!p->l2 || tm_cache_idle(p->l2))) {
+            /* idle until a request or fill enters it; it stays counted as busy
+             * (tm_mem_busy) while a port is (the ports' time runs only while stepped) */
+            if (p->data_free <= l2t && p->fill_free <= l2t)
+                m->sp_act[i] = 0;
+            continue;
+        }
         slice_cycle(m, p, core_now, l2t);
+        if (p->l2_icnt.n)
+            m->sp_rep[i] = 1;
+        if (p->l2_dram.n)
+            dram_wake(m, p->chip); /* (channel i / n_sub: in the range) */
     }
 }
 
 /* ====================================================================== DRAM phase */
 
-/* DRAM read token: the sub-partition (high half) and the index of the request kept in its
+/* DRAM channel c's cycle: one request from its sub-partitions, the controller's cycle, the
+ * returned data to its sub-partition. A channel with nothing queued for it and nothing to do
+ * only counts its cycle, and sleeps as long as it will stay so (struct tm_mem.dram_awake).
+ * DRAM read token: the sub-partition (high half) and the index of the request kept in its
  * pending pool while DRAM serves it (the L2's fill request, or the original request without
  * an L2). */
+static void dram_channel(struct tm_mem *m, uint32_t c, uint64_t core_now)
+{
+    struct tm_dram *d = m->dram[c];
+    bool queued = false;
+    for (uint32_t k = 0; k < m->n_sub && !queued; k++)
+        queued = m->sp[c * m->n_sub + k].l2_dram.n != 0;
+    if (!queued && tm_dram_idle_tick(d)) {
+        uint64_t room = tm_dram_idle_room(d);
+        if (room) {
+            m->dram_awake[c] = 0;
+            m->dram_skip[c] = 0;
+            m->dram_room[c] = room;
+        }
+        return;
+    }
+    /* accept one request from this channel's sub-partitions, round robin */
+    for (uint32_t k = 0; k < m->n_sub; k++) {
+        uint32_t si = c * m->n_sub + (m->dram_rr[c] + k) % m->n_sub;
+        struct subpart *p = &m->sp[si];
+        struct tm_req *r = tm_queue_front(&p->l2_dram);
+        if (!r || r->t_ready > core_now)
+            continue;
+        if (!tm_dram_can_accept(d))
+            break;
+        struct tm_addr a;
+        tm_addrdec_decode(&m->ad, r->addr, &a);
+        uint8_t sect = r->sectors ? r->sectors : 0xf;
+        struct tm_dram_req q = {.addr = r->addr, .bk = a.bk, .row = a.row, .col = a.col,
+                                .bytes = 32 * popc8(sect),
+                                .write = r->kind == TM_REQ_WRITE};
+        if (q.write) {
+            PS(p, PS_DRAM_WR_SECT) += popc8(sect);
+        } else {
+            uint32_t idx;
+            if (pend_alloc(p, r, &idx) < 0)
+                break;
+            PS(p, PS_DRAM_RD_SECT) += popc8(sect);
+            uint64_t *row = line_row(m, r->line);
+            if (row)
+                row[TM_PC_DRAM_RD] += popc8(sect);
+            q.token = (uint64_t)si << 32 | idx;
+        }
+        tm_dram_push(d, &q);
+        tm_queue_pop(&p->l2_dram);
+        m->dram_rr[c] = (si - c * m->n_sub + 1) % m->n_sub;
+        break;
+    }
+    tm_dram_cycle(d);
+    /* returned data to its sub-partition */
+    const struct tm_dram_req *q = tm_dram_peek(d);
+    if (q) {
+        uint32_t si = (uint32_t)(q->token >> 32), idx = (uint32_t)q->token;
+        struct subpart *p = &m->sp[si];
+        if (tm_queue_full(&p->dram_l2))
+            return;
+        tm_queue_push(&p->dram_l2, &p->pend[idx]);
+        m->sp_act[si] = 1;
+        pend_free(p, idx);
+        tm_dram_pop(d);
+    }
+}
+
 void tm_mem_dram_cycle(struct tm_mem *m, uint64_t core_now)
 {
     tm_mem_dram_cycle_range(m, core_now, 0, m->n_mem);
@@ -779,81 +900,50 @@ void tm_mem_dram_cycle(struct tm_mem *m, uint64_t core_now)
 void tm_mem_dram_cycle_range(struct tm_mem *m, uint64_t core_now, uint32_t c0, uint32_t c1)
 {
     for (uint32_t c = c0; c < c1; c++) {
-        struct tm_dram *d = m->dram[c];
-        /* a channel with nothing queued for it and nothing to do only counts its cycle */
-        bool queued = false;
-        for (uint32_t k = 0; k < m->n_sub && !queued; k++)
-            queued = m->sp[c * m->n_sub + k].l2_dram.n != 0;
-        if (!queued && tm_dram_idle_tick(d))
-            continue;
-        /* accept one request from this channel's sub-partitions, round robin */
-        for (uint32_t k = 0; k < m->n_sub; k++) {
-            uint32_t si = c * m->n_sub + (m->dram_rr[c] + k) % m->n_sub;
-            struct subpart *p = &m->sp[si];
-            struct tm_req *r = tm_queue_front(&p->l2_dram);
-            if (!r || r->t_ready > core_now)
+        if (!m->dram_awake[c]) {
+            if (m->dram_skip[c] < m->dram_room[c]) {
+                m->dram_skip[c]++; /* asleep: this cycle is an idle one it skips */
                 continue;
-            if (!tm_dram_can_accept(d))
-                break;
-            struct tm_addr a;
-            tm_addrdec_decode(&m->ad, r->addr, &a);
-            uint8_t sect = r->sectors ? r->sectors : 0xf;
-            struct tm_dram_req q = {.addr = r->addr, .bk = a.bk, .row = a.row, .col = a.col,
-                                    .bytes = 32 * popc8(sect),
-                                    .write = r->kind == TM_REQ_WRITE};
-            if (q.write) {
-                PS(p, PS_DRAM_WR_SECT) += popc8(sect);
-            } else {
-                uint32_t idx;
-                if (pend_alloc(p, r, &idx) < 0)
-                    break;
-                PS(p, PS_DRAM_RD_SECT) += popc8(sect);
-                uint64_t *row = line_row(m, r->line);
-                if (row)
-                    row[TM_PC_DRAM_RD] += popc8(sect);
-                q.token = (uint64_t)si << 32 | idx;
             }
-            tm_dram_push(d, &q);
-            tm_queue_pop(&p->l2_dram);
-            m->dram_rr[c] = (si - c * m->n_sub + 1) % m->n_sub;
-            break;
+            dram_wake(m, c); /* its refresh is due */
         }
-        tm_dram_cycle(d);
-        /* returned data to its sub-partition */
-        const struct tm_dram_req *q = tm_dram_peek(d);
-        if (q) {
-            uint32_t si = (uint32_t)(q->token >> 32), idx = (uint32_t)q->token;
-            struct subpart *p = &m->sp[si];
-            if (tm_queue_full(&p->dram_l2))
-                continue;
-            tm_queue_push(&p->dram_l2, &p->pend[idx]);
-            pend_free(p, idx);
-            tm_dram_pop(d);
-        }
+        dram_channel(m, c, core_now);
     }
 }
 
 void tm_mem_idle_cycles(struct tm_mem *m, uint64_t n_icnt, uint64_t n_dram)
 {
     tm_icnt_idle_cycles(m->icnt, n_icnt);
-    for (uint32_t c = 0; c < m->n_mem; c++)
+    for (uint32_t c = 0; c < m->n_mem; c++) {
+        dram_wake(m, c); /* (its skipped cycles came first) */
         tm_dram_idle_cycles(m->dram[c], n_dram);
+    }
 }
 
 bool tm_mem_busy(const struct tm_mem *m)
 {
     if (tm_icnt_busy(m->icnt))
         return true;
+    /* a busy sub-partition is in sp_act (its ROP or return queue, its L2) or sp_rep (replies);
+     * one with requests for DRAM, and a busy channel, are of an awake channel */
     for (uint32_t i = 0; i < m->nsp; i++) {
+        if (!m->sp_act[i] && !m->sp_rep[i])
+            continue;
         const struct subpart *p = &m->sp[i];
         if (p->icnt_l2.n || p->l2_dram.n || p->dram_l2.n || p->l2_icnt.n ||
             (p->l2 && !tm_cache_idle(p->l2)) || p->data_free > m->l2_now ||
             p->fill_free > m->l2_now) /* (the ports' time runs only while stepped) */
             return true;
     }
-    for (uint32_t c = 0; c < m->n_mem; c++)
+    for (uint32_t c = 0; c < m->n_mem; c++) {
+        if (!m->dram_awake[c])
+            continue;
         if (tm_dram_busy(m->dram[c]))
             return true;
+        for (uint32_t k = 0; k < m->n_sub; k++)
+            if (m->sp[c * m->n_sub + k].l2_dram.n)
+                return true;
+    }
     return false;
 }
 
@@ -867,6 +957,7 @@ void tm_mem_memcpy_to_device(struct tm_mem *m, uint64_t addr, uint64_t bytes)
         struct subpart *p = &m->sp[a.subp % m->nsp];
         if (!p->l2)
             return;
+        m->sp_act[a.subp % m->nsp] = 1; /* warming may queue write-backs */
         uint64_t lo = addr > ln ? addr : ln, hi = addr + bytes < ln + 128 ? addr + bytes : ln + 128;
         uint8_t sec = 0;
         for (uint64_t q = (lo - ln) >> 5; q <= (hi - 1 - ln) >> 5; q++)
@@ -881,6 +972,7 @@ void tm_mem_l2_flush(struct tm_mem *m)
         if (m->sp[i].l2) {
             tm_cache_flush(m->sp[i].l2);
             tm_cache_invalidate(m->sp[i].l2); /* (the queued write-backs stay) */
+            m->sp_act[i] = 1;
         }
 }
 
@@ -915,9 +1007,14 @@ void tm_mem_snapshot(const struct tm_mem *m, uint64_t *out)
                    TM_CS__COUNT * sizeof *o);
     }
     uint64_t *o = out + (size_t)m->nsp * SLICE_NST;
-    for (uint32_t c = 0; c < m->n_mem; c++)
+    for (uint32_t c = 0; c < m->n_mem; c++) {
         memcpy(o + (size_t)c * TM_DS__COUNT, tm_dram_stats(m->dram[c]),
                TM_DS__COUNT * sizeof *o);
+        if (!m->dram_awake[c]) { /* the idle cycles a sleeping channel skipped */
+            o[(size_t)c * TM_DS__COUNT + TM_DS_N_CMD] += m->dram_skip[c];
+            o[(size_t)c * TM_DS__COUNT + TM_DS_N_NOP] += m->dram_skip[c];
+        }
+    }
     memcpy(o + (size_t)m->n_mem * TM_DS__COUNT, tm_icnt_stats(m->icnt),
            TM_IS__COUNT * sizeof *o);
 }

@@ -182,7 +182,9 @@ int tm_sm_init(struct tm_sm *s, uint32_t id, const struct tm_config *cfg)
     s->rr_start = calloc(s->nsched, sizeof *s->rr_start);
     s->occ_ok = s->nwarp_slots <= 64;
     s->occ = calloc(s->nsched ? s->nsched : 1, sizeof *s->occ);
-    if (!s->occ)
+    s->wc = calloc((size_t)(s->nsched ? s->nsched : 1) * TM_WCLS, sizeof *s->wc);
+    s->wc_dirty = calloc(s->nsched ? s->nsched : 1, sizeof *s->wc_dirty);
+    if (!s->occ || !s->wc || !s->wc_dirty)
         goto nomem;
     s->order = calloc(s->nsched, sizeof *s->order);
     s->norder = calloc(s->nsched, sizeof *s->norder);
@@ -286,6 +288,8 @@ void tm_sm_free(struct tm_sm *s)
     free(s->order);
     free(s->norder);
     free(s->occ);
+    free(s->wc);
+    free(s->wc_dirty);
     free(s->active_pool);
     for (int f = 0; f < TM_FU__COUNT; f++) {
         pr_free(&s->id_oc[f]);
@@ -445,6 +449,7 @@ static void requery_barrier(struct tm_sm *s, struct tm_cta *c)
         if (engine_warp_query(c->ec, w->ew, &info) || info.status == ENGINE_WARP_BARRIER)
             continue;
         w->at_bar = false;
+        wc_mark(s, c->warp0 + i);
         if (info.status == ENGINE_WARP_EXITED || info.status == ENGINE_WARP_FAULTED) {
             w->done = true;
             w->nib = 0;
@@ -701,6 +706,14 @@ static int issue_one(struct tm_sm *s, struct tm_gpu *g, uint32_t ws, uint8_t fu)
     return 1;
 }
 
+/* The rotating policies' (lrr, rrr) first slot index of scheduler k; rrr advances it. */
+static uint32_t rot_start(struct tm_sm *s, uint32_t k, uint32_t per)
+{
+    if (s->cfg->sched == TM_SCHED_LRR)
+        return s->last_issued[k] == TM_NONE ? 0 : (s->last_issued[k] / s->nsched + 1) % per;
+    return s->rr_start[k]++ % per;
+}
+
 /* Candidate warps of scheduler k in the policy's priority order, into s->order[k]. */
 static void sched_order(struct tm_sm *s, uint32_t k)
 {
@@ -714,11 +727,7 @@ static void sched_order(struct tm_sm *s, uint32_t k)
     switch (cfg->sched) {
     case TM_SCHED_LRR:
     case TM_SCHED_RRR: {
-        uint32_t start;
-        if (cfg->sched == TM_SCHED_LRR)
-            start = s->last_issued[k] == TM_NONE ? 0 : (s->last_issued[k] / s->nsched + 1) % per;
-        else
-            start = s->rr_start[k]++ % per;
+        uint32_t start = rot_start(s, k, per);
         if (s->occ_ok) { /* the running slots j >= start, then j < start */
             uint64_t m = s->occ[k];
             uint64_t hi = start < 64 ? m >> start : 0;
@@ -819,6 +828,106 @@ static inline bool maybe_shared(const struct ir_insn *in)
                : false;
 }
 
+/* ---------------------------------------------------------------- warps by issue class */
+
+/* Warp w's issue class (struct tm_sm.wc): the reason the walk of the issue stage would give
+ * it before any pipeline-register check, ST_PIPE when it may issue, ST_NONE when not
+ * running. Caches the head's unit and scoreboard hazard as the walk does. */
+static enum stall warp_class(const struct tm_sm *s, struct tm_warp *w)
+{
+    if (!w->cta || w->done)
+        return ST_NONE;
+    if (w->at_bar)
+        return ST_BAR;
+    if (w->at_membar)
+        return ST_MEMBAR;
+    if (!w->nib || w->ready_at > s->cycle)
+        return ST_IBUF;
+    if (!w->sbc)
+        head_cache(s, w);
+    return w->sbc == 2 ? ST_SB : ST_PIPE;
+}
+
+/* Reclassify the marked warps of scheduler k; the ones still in a launch or sleep latency
+ * stay marked (their class changes with time). */
+static void wc_refresh_(struct tm_sm *s, uint32_t k)
+{
+    uint64_t *m = &s->wc[k * TM_WCLS], keep = 0;
+    for (uint64_t d = s->wc_dirty[k]; d; d &= d - 1) {
+        uint32_t j = (uint32_t)__builtin_ctzll(d);
+        uint64_t b = UINT64_C(1) << j;
+        struct tm_warp *w = &s->w[j * s->nsched + k];
+        enum stall c = warp_class(s, w);
+        m[w->cls] &= ~b;
+        m[c] |= b;
+        w->cls = (uint8_t)c;
+        if (c != ST_NONE && w->ready_at > s->cycle)
+            keep |= b;
+    }
+    s->wc_dirty[k] = keep;
+}
+
+static inline void wc_refresh(struct tm_sm *s, uint32_t k)
+{
+    if (s->wc_dirty[k])
+        wc_refresh_(s, k);
+}
+
+/* With the masks: scheduler k's warps of mask m (bit j = slot j * nsched + k) in the policy's
+ * priority order into o, as sched_order orders them: lrr/rrr from slot index start on,
+ * wrapping; gto/old the greedy warp first (when in m), then by age. Returns how many. */
+static uint32_t order_of_mask(const struct tm_sm *s, uint32_t k, uint64_t m, uint32_t start,
+                              uint32_t greedy, uint32_t *o)
+{
+    uint32_t n = 0;
+    if (s->cfg->sched == TM_SCHED_LRR || s->cfg->sched == TM_SCHED_RRR) {
+        uint64_t hi = start < 64 ? m >> start : 0;
+        uint64_t lo = start ? m & ((UINT64_C(1) << start) - 1) : 0;
+        for (; hi; hi &= hi - 1)
+            o[n++] = (start + (uint32_t)__builtin_ctzll(hi)) * s->nsched + k;
+        for (; lo; lo &= lo - 1)
+            o[n++] = (uint32_t)__builtin_ctzll(lo) * s->nsched + k;
+        return n;
+    }
+    if (greedy != TM_NONE && (m >> (greedy / s->nsched) & 1)) {
+        o[n++] = greedy;
+        m &= ~(UINT64_C(1) << (greedy / s->nsched));
+    }
+    uint32_t base = n;
+    for (; m; m &= m - 1) {
+        uint32_t ws = (uint32_t)__builtin_ctzll(m) * s->nsched + k;
+        uint32_t j = n++; /* insertion by age (few warps per scheduler) */
+        while (j > base && s->w[o[j - 1]].age > s->w[ws].age) {
+            o[j] = o[j - 1];
+            j--;
+        }
+        o[j] = ws;
+    }
+    return n;
+}
+
+/* The first warp of mask m (non-empty) in scheduler k's priority order (order_of_mask's). */
+static uint32_t first_of_mask(const struct tm_sm *s, uint32_t k, uint64_t m, uint32_t start,
+                              uint32_t greedy)
+{
+    if (s->cfg->sched == TM_SCHED_LRR || s->cfg->sched == TM_SCHED_RRR) {
+        uint64_t hi = start < 64 ? m >> start : 0;
+        return (hi ? start + (uint32_t)__builtin_ctzll(hi) : (uint32_t)__builtin_ctzll(m)) *
+                   s->nsched + k;
+    }
+    if (greedy != TM_NONE && (m >> (greedy / s->nsched) & 1))
+        return greedy;
+    uint32_t best = TM_NONE;
+    for (; m; m &= m - 1) {
+        uint32_t ws = (uint32_t)__builtin_ctzll(m) * s->nsched + k;
+        if (best == TM_NONE || s->w[ws].age < s->w[best].age)
+            best = ws;
+    }
+    return best;
+}
+
+/* ---------------------------------------------------------------- the issue stage */
+
 /* In the parallel phase (s->par), at the warp a scheduler is about to issue (its first
  * instruction this cycle): must the SM stop here, leaving the scheduler to tm_sm_resume?
  * When the instruction, or the next one with dual issue, has effects outside the SM
@@ -838,116 +947,218 @@ static bool par_must_stop(struct tm_sm *s, struct tm_warp *w)
     return engine_warp_query(w->cta->ec, w->ew, &info) || info.status != ENGINE_WARP_READY;
 }
 
+/* warp_issue, walk_order, issue_fast: the parallel phase stops at the warp about to issue
+ * (par_must_stop), before anything but caches changed. */
+#define ISSUE_STOP (-2)
+
+/* Try warp ws (running, not done) of scheduler k: up to -gpgpu_max_insn_issue_per_warp
+ * instructions (different units with -gpgpu_dual_issue_diff_exec_units). Returns how many
+ * issued (the scheduler's issue counted), -1 when out of memory, ISSUE_STOP when the parallel
+ * phase stops at this warp; when none, *stp is why. */
+static int warp_issue(struct tm_sm *s, struct tm_gpu *g, uint32_t k, uint32_t ws,
+                      enum stall *stp)
+{
+    const struct tm_config *cfg = s->cfg;
+    struct tm_warp *w = &s->w[ws];
+    enum stall st = ST_NONE;
+    uint32_t nissued = 0;
+    uint8_t first_fu = 0xff;
+    while (nissued < cfg->o.gpgpu_max_insn_issue_per_warp) {
+        if (w->at_bar)
+            st = ST_BAR;
+        else if (w->at_membar)
+            st = ST_MEMBAR;
+        else if (!w->nib || w->ready_at > s->cycle)
+            st = ST_IBUF;
+        else {
+            if (!w->sbc) /* the head changed: its unit and hazard, cached */
+                head_cache(s, w);
+            uint8_t fu = w->fu0;
+            if (w->sbc == 2)
+                st = ST_SB;
+            else if (!pr_has_room(&s->id_oc[fu], w->part % s->nparts) ||
+                     (nissued && cfg->o.gpgpu_dual_issue_diff_exec_units && fu == first_fu))
+                st = ST_PIPE;
+            else {
+                if (s->par && !nissued && par_must_stop(s, w))
+                    return ISSUE_STOP;
+                int r = issue_one(s, g, ws, fu);
+                if (r < 0)
+                    return -1;
+                wc_mark(s, ws);
+                if (!w->nib)
+                    ibe_mark(s, w);
+                if (r == 0)
+                    st = ST_BAR;
+                else {
+                    first_fu = fu;
+                    nissued++;
+                    if (w->done)
+                        break;
+                    continue;
+                }
+            }
+        }
+        break;
+    }
+    if (nissued) {
+        s->last_issued[k] = ws;
+        s->st[TM_ST_ISSUE]++;
+        if (nissued > 1)
+            s->st[TM_ST_ISSUE_DUAL]++;
+    }
+    *stp = st;
+    return (int)nissued;
+}
+
+/* The walk over s->order[k][from …]: each running warp tried in turn until one issues; the
+ * reason of each that cannot raises *why (*why_ws: the first warp of the highest reason).
+ * 1 when a warp issued, 0 when none did, -1 when out of memory, ISSUE_STOP (warp_issue). */
+static int walk_order(struct tm_sm *s, struct tm_gpu *g, uint32_t k, uint32_t from,
+                      enum stall *why, uint32_t *why_ws)
+{
+    for (uint32_t i = from; i < s->norder[k]; i++) {
+        uint32_t ws = s->order[k][i];
+        const struct tm_warp *w = &s->w[ws];
+        if (!w->cta || w->done)
+            continue;
+        enum stall st;
+        int r = warp_issue(s, g, k, ws, &st);
+        if (r)
+            return r < 0 ? r : 1;
+        if (st > *why) {
+            *why = st;
+            *why_ws = ws;
+        }
+    }
+    return 0;
+}
+
+/* Scheduler k's issue from the class masks (lrr, rrr, gto, old): only the warps that may issue
+ * are tried, in priority order, and a stalled scheduler's reason is the highest class present
+ * — what walk_order over every warp gives, since a warp that may issue but finds its pipeline
+ * register full stalls for the highest reason, ST_PIPE, and the others' reasons are their
+ * classes. When the engine refuses a step (the warp turned out to be at a barrier or exited,
+ * which may release or retire other warps), the stage goes on as the walk would: the warps
+ * before it in the order count with their classes, the ones after it are tried as they are
+ * now. Returns as walk_order. */
+static int issue_fast(struct tm_sm *s, struct tm_gpu *g, uint32_t k, uint32_t per,
+                      enum stall *why, uint32_t *why_ws)
+{
+    const enum tm_sched_kind pol = s->cfg->sched;
+    const bool rot = pol == TM_SCHED_LRR || pol == TM_SCHED_RRR;
+    wc_refresh(s, k);
+    const uint64_t *m = &s->wc[k * TM_WCLS];
+    const uint64_t occ0 = s->occ[k], ready = m[ST_PIPE];
+    uint32_t start = 0, greedy = TM_NONE;
+    if (rot)
+        start = rot_start(s, k, per);
+    else if (pol == TM_SCHED_GTO)
+        greedy = s->last_issued[k];
+    if (ready) { /* every ID_OC register of the part full: each may-issue warp stalls */
+        const uint32_t part = k % s->nparts;
+        bool room = false;
+        for (int f = 0; f < (int)s->nfu && !room; f++)
+            room = pr_has_room(&s->id_oc[f], part);
+        if (!room) {
+            *why = ST_PIPE;
+            *why_ws = first_of_mask(s, k, ready, start, greedy);
+            return 0;
+        }
+    }
+    uint32_t *o = s->order[k];
+    uint32_t n = 0;
+    uint64_t hi = 0, lo = 0; /* lrr/rrr: the ready slots from start on, then before it */
+    if (rot) {
+        hi = start < 64 ? ready >> start : 0;
+        lo = start ? ready & ((UINT64_C(1) << start) - 1) : 0;
+    } else if (ready) {
+        n = order_of_mask(s, k, ready, start, greedy, o);
+    }
+    for (uint32_t i = 0;; i++) {
+        uint32_t ws;
+        if (!rot) {
+            if (i == n)
+                break;
+            ws = o[i];
+        } else if (hi) {
+            ws = (start + (uint32_t)__builtin_ctzll(hi)) * s->nsched + k;
+            hi &= hi - 1;
+        } else if (lo) {
+            ws = (uint32_t)__builtin_ctzll(lo) * s->nsched + k;
+            lo &= lo - 1;
+        } else {
+            break;
+        }
+        enum stall st;
+        int r = 0;
+        if (!pr_has_room(&s->id_oc[s->w[ws].fu0], k % s->nparts))
+            st = ST_PIPE; /* (warp_issue's first check, made here) */
+        else if ((r = warp_issue(s, g, k, ws, &st)))
+            return r < 0 ? r : 1;
+        if (st == ST_PIPE) {
+            if (*why < ST_PIPE) {
+                *why = ST_PIPE;
+                *why_ws = ws;
+            }
+            continue;
+        }
+        /* refused by the engine: the full order as the stage began, on from ws */
+        s->norder[k] = order_of_mask(s, k, occ0, start, greedy, o);
+        uint32_t p = 0;
+        *why = ST_IDLE;
+        *why_ws = TM_NONE;
+        for (; o[p] != ws; p++)
+            if (s->w[o[p]].cls > *why) {
+                *why = (enum stall)s->w[o[p]].cls;
+                *why_ws = o[p];
+            }
+        if (st > *why) {
+            *why = st;
+            *why_ws = ws;
+        }
+        return walk_order(s, g, k, p + 1, why, why_ws);
+    }
+    if (*why < ST_PIPE)
+        for (int c = ST_SB; c >= ST_IBUF; c--)
+            if (m[c]) {
+                *why = (enum stall)c;
+                *why_ws = first_of_mask(s, k, m[c], start, greedy);
+                break;
+            }
+    return 0;
+}
+
 /* The issue stage from scheduler k0 on. 1 when it stopped in scheduler resume_k (the
- * parallel phase, par_must_stop), -1 out of memory, else 0. */
+ * parallel phase, par_must_stop), -1 out of memory, else 0. Every scheduler-cycle is counted
+ * once: issued, or stalled for the highest reason of its warps. */
 static int issue_stage(struct tm_sm *s, struct tm_gpu *g, uint32_t k0)
 {
     const struct tm_config *cfg = s->cfg;
+    /* the class masks serve every policy but two_level (which tries only its active pool) */
+    const bool fast = s->occ_ok && cfg->sched != TM_SCHED_TWO_LEVEL;
     for (uint32_t k = k0; k < s->nsched; k++) {
         const uint32_t rr0 = s->rr_start[k]; /* (restored when the parallel phase stops) */
-        /* lrr / rrr over the occupancy mask: the running slots from the start on, then the
-         * ones before it, taken straight from the mask (sched_order's order, not written
-         * out); other policies (or no masks) through sched_order */
         uint32_t per = (s->nwarp_slots + s->nsched - 1 - k) / s->nsched;
-        bool direct = s->occ_ok && per &&
-                      (cfg->sched == TM_SCHED_LRR || cfg->sched == TM_SCHED_RRR);
-        uint64_t hi = 0, lo = 0;
-        uint32_t start = 0;
-        if (direct) {
-            if (cfg->sched == TM_SCHED_LRR)
-                start = s->last_issued[k] == TM_NONE ? 0
-                                                     : (s->last_issued[k] / s->nsched + 1) % per;
-            else
-                start = s->rr_start[k]++ % per;
-            uint64_t m = s->occ[k];
-            hi = start < 64 ? m >> start : 0;
-            lo = start ? m & ((UINT64_C(1) << start) - 1) : 0;
-        } else {
-            sched_order(s, k);
-        }
         enum stall why = ST_IDLE;
         uint32_t why_ws = TM_NONE; /* the warp whose state decided `why` */
-        bool issued = false;
-        for (uint32_t i = 0; !issued; i++) {
-            uint32_t ws;
-            if (direct) {
-                if (hi) {
-                    ws = (start + (uint32_t)__builtin_ctzll(hi)) * s->nsched + k;
-                    hi &= hi - 1;
-                } else if (lo) {
-                    ws = (uint32_t)__builtin_ctzll(lo) * s->nsched + k;
-                    lo &= lo - 1;
-                } else {
-                    break;
-                }
-            } else if (i < s->norder[k]) {
-                ws = s->order[k][i];
-            } else {
-                break;
-            }
-            struct tm_warp *w = &s->w[ws];
-            if (!w->cta || w->done)
-                continue;
-            enum stall st = ST_NONE;
-            uint32_t nissued = 0;
-            uint8_t first_fu = 0xff;
-            while (nissued < cfg->o.gpgpu_max_insn_issue_per_warp) {
-                if (w->at_bar)
-                    st = ST_BAR;
-                else if (w->at_membar)
-                    st = ST_MEMBAR;
-                else if (!w->nib || w->ready_at > s->cycle)
-                    st = ST_IBUF;
-                else {
-                    if (!w->sbc) /* the head changed: its unit and hazard, cached */
-                        head_cache(s, w);
-                    uint8_t fu = w->fu0;
-                    if (w->sbc == 2)
-                        st = ST_SB;
-                    else if (!pr_has_room(&s->id_oc[fu], w->part % s->nparts) ||
-                             (nissued && cfg->o.gpgpu_dual_issue_diff_exec_units &&
-                              fu == first_fu))
-                        st = ST_PIPE;
-                    else {
-                        if (s->par && !nissued && par_must_stop(s, w)) {
-                            s->rr_start[k] = rr0;
-                            s->resume_k = k;
-                            return 1;
-                        }
-                        int r = issue_one(s, g, ws, fu);
-                        if (r < 0)
-                            return -1;
-                        if (!w->nib)
-                            ibe_mark(s, w);
-                        if (r == 0)
-                            st = ST_BAR;
-                        else {
-                            first_fu = fu;
-                            nissued++;
-                            if (w->done)
-                                break;
-                            continue;
-                        }
-                    }
-                }
-                break;
-            }
-            if (nissued) {
-                issued = true;
-                s->last_issued[k] = ws;
-                s->st[TM_ST_ISSUE]++;
-                if (nissued > 1)
-                    s->st[TM_ST_ISSUE_DUAL]++;
-                break;
-            }
-            if (st > why) {
-                why = st;
-                why_ws = ws;
-            }
+        int r;
+        if (fast && per) {
+            r = issue_fast(s, g, k, per, &why, &why_ws);
+        } else {
+            sched_order(s, k);
+            r = walk_order(s, g, k, 0, &why, &why_ws);
         }
-        if (cfg->sched == TM_SCHED_TWO_LEVEL && !issued)
+        if (r == ISSUE_STOP) { /* the resume runs scheduler k again from its start */
+            s->rr_start[k] = rr0;
+            s->resume_k = k;
+            return 1;
+        }
+        if (r < 0)
+            return -1;
+        if (cfg->sched == TM_SCHED_TWO_LEVEL && !r)
             s->rr_start[k]++;
-        if (issued)
+        if (r)
             continue;
         switch (why) {
         case ST_PIPE: s->st[TM_ST_STALL_PIPE]++; break;
@@ -1163,6 +1374,7 @@ static void retire(struct tm_sm *s, uint32_t ii)
     inst_release(s, ii);
     if (w->at_membar && !w->inflight && !w->mem_pending)
         w->at_membar = false;
+    wc_mark(s, in->warp); /* its scoreboard, maybe its fence */
     tm_sm_warp_try_finish(s, w);
 }
 
@@ -1257,6 +1469,7 @@ static void fetch_stage(struct tm_sm *s)
             }
         }
         decode(w);
+        wc_mark(s, ws);
         if (s->occ_ok)
             s->ibe &= ~(UINT64_C(1) << ws);
     }
@@ -1305,7 +1518,7 @@ static inline void min_after(uint64_t *m, uint64_t t, uint64_t now)
  * the pipeline registers, collector units and LD/ST unit empty, no L1 miss to send, and no
  * running warp that could issue (not at a barrier or fence, buffer filled, launched, no
  * scoreboard hazard) or fetch. */
-static uint64_t quiet_until(const struct tm_sm *s)
+static uint64_t quiet_until(struct tm_sm *s)
 {
     const uint64_t now = s->cycle;
     uint64_t m = UINT64_MAX;
@@ -1349,6 +1562,28 @@ static uint64_t quiet_until(const struct tm_sm *s)
     for (uint32_t u = 0; u < s->nunit; u++)
         min_after(&m, s->unit[u].busy_until, now);
     min_after(&m, s->ldst_busy_until, now);
+    if (s->occ_ok) {
+        /* the warps by class, reclassified now (issue_fast's masks): one that may issue, one
+         * that may fetch (only slots of ibe can have an empty buffer), the ends of launch and
+         * sleep latencies (the slots that stay marked) */
+        for (uint32_t k = 0; k < s->nsched; k++) {
+            wc_refresh(s, k);
+            if (s->wc[k * TM_WCLS + ST_PIPE])
+                return 0; /* would issue */
+            for (uint64_t d = s->wc_dirty[k]; d; d &= d - 1) {
+                const struct tm_warp *w = &s->w[(uint32_t)__builtin_ctzll(d) * s->nsched + k];
+                if (w->cta && !w->done)
+                    min_after(&m, w->ready_at, now);
+            }
+        }
+        for (uint64_t e = s->occ_all & s->ibe; e; e &= e - 1) {
+            const struct tm_warp *w = &s->w[__builtin_ctzll(e)];
+            if (w->cta && !w->done && w->ready_at <= now && !w->at_bar && !w->nib &&
+                !w->fetching && w->func)
+                return 0; /* would fetch */
+        }
+        return m;
+    }
     uint64_t mask = s->occ_all;
     for (uint32_t i = 0; s->occ_ok ? mask != 0 : i < s->nwarp_slots; i++) {
         uint32_t ws = i;

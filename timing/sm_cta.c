@@ -149,9 +149,10 @@ static int tm_sm_place_cta_(struct tm_sm *s, struct tm_kernel *k, struct engine_
     c->live = k->warps;
     for (uint32_t i = 0; i < k->warps; i++) {
         struct tm_warp *w = &s->w[w0 + i];
-        uint8_t part = w->part;
+        uint8_t part = w->part, cls = w->cls; /* (cls: the class mask its bit is in) */
         memset(w, 0, sizeof *w);
         w->part = part;
+        w->cls = cls;
         w->cta = c;
         occ_set(s, w0 + i, true);
         ibe_mark(s, w);
@@ -228,6 +229,10 @@ void tm_sm_abort(struct tm_sm *s)
     s->occ_all = 0;
     if (s->occ)
         memset(s->occ, 0, s->nsched * sizeof *s->occ);
+    if (s->wc) { /* no warp runs: no classes, nothing to reclassify */
+        memset(s->wc, 0, (size_t)s->nsched * TM_WCLS * sizeof *s->wc);
+        memset(s->wc_dirty, 0, s->nsched * sizeof *s->wc_dirty);
+    }
     /* drop everything in flight */
     if (s->inst_cap) {
         for (uint32_t i = 0; i < s->inst_cap; i++)

@@ -82,18 +82,30 @@ void tm_sm_l1d_drain(struct tm_sm *s);
 /* Consume the memory system's responses, L1D fills and L1 hits due this cycle. */
 void tm_sm_response_stage(struct tm_sm *s);
 
-/* Warp w's instruction buffer was emptied: fetch must visit it (struct tm_sm.ibe). */
-static inline void ibe_mark(struct tm_sm *s, const struct tm_warp *w)
+/* Warp slot ws's issue class may have changed (barrier, fence, buffer, scoreboard, launch,
+ * running state): the issue stage reclassifies it (struct tm_sm.wc). */
+static inline void wc_mark(struct tm_sm *s, uint32_t ws)
 {
     if (s->occ_ok)
-        s->ibe |= UINT64_C(1) << (w - s->w);
+        s->wc_dirty[ws % s->nsched] |= UINT64_C(1) << (ws / s->nsched);
 }
 
-/* Keep the occupancy masks in step with w->cta. */
+/* Warp w's instruction buffer was emptied: fetch must visit it (struct tm_sm.ibe), and its
+ * issue class changed. */
+static inline void ibe_mark(struct tm_sm *s, const struct tm_warp *w)
+{
+    if (s->occ_ok) {
+        s->ibe |= UINT64_C(1) << (w - s->w);
+        wc_mark(s, (uint32_t)(w - s->w));
+    }
+}
+
+/* Keep the occupancy masks in step with w->cta (and have the slot reclassified). */
 static inline void occ_set(struct tm_sm *s, uint32_t ws, bool on)
 {
     if (!s->occ_ok)
         return;
+    wc_mark(s, ws);
     uint64_t b = UINT64_C(1) << ws, bk = UINT64_C(1) << (ws / s->nsched);
     if (on) {
         s->occ_all |= b;

@@ -829,8 +829,10 @@ void tm_sm_response_stage(struct tm_sm *s)
         } else if (r->kind == TM_REQ_WRITE) {
             struct tm_warp *w = &s->w[r->inst];
             w->mem_pending--;
-            if (w->at_membar && !w->inflight && !w->mem_pending)
+            if (w->at_membar && !w->inflight && !w->mem_pending) {
                 w->at_membar = false;
+                wc_mark(s, (uint32_t)(w - s->w));
+            }
             tm_sm_warp_try_finish(s, w);
         } else {
             load_answered(s, r->inst);

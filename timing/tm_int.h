@@ -135,6 +135,7 @@ struct tm_kernel {
 #define TM_SB_MAX 64
 #define TM_MAX_LINES 64
 #define TM_NONE UINT32_MAX
+#define TM_WCLS 7             /* issue classes of a warp (struct tm_sm.wc) */
 #define TM_MAX_PARTS 8        /* sub-cores per SM: config.c limits -gpgpu_num_sched_per_core to 8 */
 
 /* Memory part of an in-flight memory instruction (computed at issue from the step report). */
@@ -194,6 +195,8 @@ struct tm_warp {
     uint8_t sbc;              /* sb_blocked of the buffer's head, cached: 0 unknown, 1 free,
                                  2 blocked (reset when the scoreboard or the buffer changes) */
     uint8_t fu0;              /* the head's unit (fu_of), valid while sbc != 0 */
+    uint8_t cls;              /* issue class at its last classification: the mask of
+                                 struct tm_sm.wc its bit is in (kept when the slot is reused) */
     uint8_t uk;               /* the head expands (expand.h): its machine instructions issued
                                  so far; the last one steps the engine */
     uint32_t nsb;             /* (the fields the issue stage reads every cycle come first) */
@@ -248,6 +251,17 @@ struct tm_sm {
     uint64_t ibe;             /* with the masks: slots whose instruction buffer may be empty
                                  (every running warp with nib == 0 has its bit; fetch visits
                                  only these and clears the bits of filled ones) */
+    /* with the masks, the warps of each scheduler by issue class (issue 24 item 3), so that
+     * the issue stage visits only the warps that may issue and finds a stalled scheduler's
+     * reason without walking its warps: wc[k * TM_WCLS + c] bit j = slot j * nsched + k is in
+     * class c (sm.c's stall order: 1 idle (unused), 2 empty buffer or not launched, 3 barrier,
+     * 4 fence, 5 scoreboard, 6 may issue; 0: not running) as of its last classification;
+     * wc_dirty[k]: slots whose class may have changed since (wc_mark at every event that
+     * changes a warp's barrier, fence, buffer, scoreboard, launch or running state; slots
+     * still in their launch or sleep latency stay marked), reclassified when scheduler k's
+     * issue stage starts (and by the quiet-cycle check) */
+    uint64_t *wc;             /* [nsched * TM_WCLS] */
+    uint64_t *wc_dirty;       /* [nsched] */
 
     /* schedulers */
     uint32_t *last_issued;    /* [sched] warp slot, TM_NONE */
