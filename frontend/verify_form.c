@@ -667,6 +667,11 @@ void verify_probed_forms(struct vctx *v, const struct declmap *dm,
             VERR(v, in, "'suld' needs .b");
         else if ((in->op == OP_SUST || in->op == OP_SURED) && !bm && !pm)
             VERR(v, in, "'%s' needs .b or .p", name);
+        /* ptxas 13: "Clamp modifier required for instruction 'sust.b'" (suld, sust and
+           sured, .b and .p: the out-of-range mode .trap, .clamp or .zero is not optional) */
+        if (in->op != OP_TEX && in->op != OP_TLD4 && !has_mod(f, in, MOD_TRAP) &&
+            !has_mod(f, in, MOD_ZERO) && !(in->fl & IR_FL(FL_CLAMP)))
+            VERR(v, in, "'%s' needs its out-of-range mode (.trap, .clamp or .zero)", name);
         if (in->op == OP_TLD4 && in->vec != 4)
             VERR(v, in, "'tld4' returns a .v4 vector");
     }
