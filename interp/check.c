@@ -135,6 +135,15 @@ static void thread_print(FILE *o, const struct finding *f, const struct launch_s
             f->tid / b[0] % b[1], f->tid / (b[0] * b[1]), f->cta[0], f->cta[1], f->cta[2]);
 }
 
+/* The "at SITE" and "by thread ... in block ..." lines of finding f (its first site). */
+static void at_thread(FILE *o, const struct finding *f, const struct launch_state *L)
+{
+    fprintf(o, "%s     at ", CHK_P);
+    site_print(o, f->fn1, f->pc1);
+    fputc('\n', o);
+    thread_print(o, f, L);
+}
+
 static int finding_cmp(const void *pa, const void *pb)
 {
     const struct finding *a = pa, *b = pb;
@@ -189,10 +198,7 @@ static void finding_print(FILE *o, const struct finding *f, const struct launch_
     case F_INIT_SHARED:
         fprintf(o, "%s Uninitialized %s memory read of size %u bytes\n", CHK_P,
                 f->kind == F_INIT_GLOBAL ? "__global__" : "__shared__", f->width);
-        fprintf(o, "%s     at ", CHK_P);
-        site_print(o, f->fn1, f->pc1);
-        fputc('\n', o);
-        thread_print(o, f, L);
+        at_thread(o, f, L);
         if (f->kind == F_INIT_GLOBAL)
             fprintf(o,
                     "%s     Address %#" PRIx64 " is %" PRIu64
@@ -205,39 +211,27 @@ static void finding_print(FILE *o, const struct finding *f, const struct launch_
         break;
     case F_INIT_LOCAL:
         fprintf(o, "%s Uninitialized __local__ memory read of size %u bytes\n", CHK_P, f->width);
-        fprintf(o, "%s     at ", CHK_P);
-        site_print(o, f->fn1, f->pc1);
-        fputc('\n', o);
-        thread_print(o, f, L);
+        at_thread(o, f, L);
         fprintf(o, "%s     Address 0x%" PRIx64 " in the thread's local memory\n", CHK_P, f->addr);
         if (f->count > 1)
             fprintf(o, "%s     (%" PRIu64 " such reads by this instruction)\n", CHK_P, f->count);
         break;
     case F_INIT_REG:
         fprintf(o, "%s Uninitialized register read of %s\n", CHK_P, f->what);
-        fprintf(o, "%s     at ", CHK_P);
-        site_print(o, f->fn1, f->pc1);
-        fputc('\n', o);
-        thread_print(o, f, L);
+        at_thread(o, f, L);
         if (f->count > 1)
             fprintf(o, "%s     (%" PRIu64 " such reads by this instruction)\n", CHK_P, f->count);
         break;
     case F_SYNC_PATH:
         fprintf(o, "%s Barrier error detected. Divergent thread(s) in block\n", CHK_P);
-        fprintf(o, "%s     at ", CHK_P);
-        site_print(o, f->fn1, f->pc1);
-        fputc('\n', o);
-        thread_print(o, f, L);
+        at_thread(o, f, L);
         fprintf(o, "%s     barrier %u is waited for at ", CHK_P, f->need);
         site_print(o, f->fn2, f->pc2);
         fprintf(o, " too, in the same phase\n");
         break;
     case F_SYNC_MIXED:
         fprintf(o, "%s Barrier error detected. Invalid arguments\n", CHK_P);
-        fprintf(o, "%s     at ", CHK_P);
-        site_print(o, f->fn1, f->pc1);
-        fputc('\n', o);
-        thread_print(o, f, L);
+        at_thread(o, f, L);
         fprintf(o, "%s     barrier %u is waited for with thread count ", CHK_P, f->need);
         count_print(o, f->mask);
         fprintf(o, " here and with ");
@@ -248,10 +242,7 @@ static void finding_print(FILE *o, const struct finding *f, const struct launch_
         break;
     case F_SYNC_CROSS:
         fprintf(o, "%s Barrier error detected. Divergent thread(s) in block\n", CHK_P);
-        fprintf(o, "%s     at ", CHK_P);
-        site_print(o, f->fn1, f->pc1);
-        fputc('\n', o);
-        thread_print(o, f, L);
+        at_thread(o, f, L);
         fprintf(o,
                 "%s     barrier %u waits for every thread while threads wait for every thread "
                 "at barrier %u (",
@@ -261,10 +252,7 @@ static void finding_print(FILE *o, const struct finding *f, const struct launch_
         break;
     case F_SYNC_COUNT:
         fprintf(o, "%s Barrier error detected. Invalid arguments\n", CHK_P);
-        fprintf(o, "%s     at ", CHK_P);
-        site_print(o, f->fn1, f->pc1);
-        fputc('\n', o);
-        thread_print(o, f, L);
+        at_thread(o, f, L);
         fprintf(o, "%s     barrier thread count %u is not a multiple of the warp size\n", CHK_P,
                 f->need);
         break;
@@ -272,10 +260,7 @@ static void finding_print(FILE *o, const struct finding *f, const struct launch_
     case F_SYNC_WARP:
         fprintf(o, "%s Barrier error detected. Divergent thread(s) in %s\n", CHK_P,
                 f->kind == F_SYNC_BLOCK ? "block" : "warp");
-        fprintf(o, "%s     at ", CHK_P);
-        site_print(o, f->fn1, f->pc1);
-        fputc('\n', o);
-        thread_print(o, f, L);
+        at_thread(o, f, L);
         if (f->kind == F_SYNC_BLOCK)
             fprintf(o,
                     "%s     lanes %08x of warp %u executed the barrier; its live lanes are %08x\n",

@@ -518,6 +518,23 @@ static inline void inst_regs(struct tm_sm *s, struct tm_warp *w, uint32_t ws, st
         }
 }
 
+/* In-flight instruction ii, issued now by warp slot ws to unit fu: its common fields set
+ * (no memory operation, registers, operands or responses yet). */
+static struct tm_inst *inst_begin(struct tm_sm *s, uint32_t ii, uint32_t ws, uint8_t fu)
+{
+    struct tm_inst *in = &s->inst[ii];
+    in->warp = ws;
+    in->memop = TM_NONE;
+    in->fu = fu;
+    in->part = s->w[ws].part % s->nparts;
+    in->ndst = in->nsrc = 0;
+    in->src_left = 0;
+    in->resp_left = 0;
+    in->t_issue = s->cycle;
+    in->t_ready = 0;
+    return in;
+}
+
 /* Issue machine instruction w->uk (not the last) of the expanded instruction at the head of
  * w's buffer (expand.h): through the collectors and unit fu like any instruction, without
  * stepping the engine. Its scoreboard key carries its result to the sequence's later
@@ -529,17 +546,8 @@ static int issue_uop(struct tm_sm *s, uint32_t ws, uint8_t fu, const struct tm_u
     uint32_t ii = inst_alloc(s);
     if (ii == TM_NONE)
         return -1;
-    struct tm_inst *in = &s->inst[ii];
+    struct tm_inst *in = inst_begin(s, ii, ws, fu);
     const struct tm_uop *u = &q->op[w->uk];
-    in->warp = ws;
-    in->memop = TM_NONE;
-    in->fu = fu;
-    in->part = w->part % s->nparts;
-    in->ndst = in->nsrc = 0;
-    in->src_left = 0;
-    in->resp_left = 0;
-    in->t_issue = s->cycle;
-    in->t_ready = 0;
     in->prow = NULL;
     in->lat = uop_lat(s->cfg, u, fu);
     in->dst[in->ndst++] = uop_key(w->uk);
@@ -586,16 +594,7 @@ static int issue_one(struct tm_sm *s, struct tm_gpu *g, uint32_t ws, uint8_t fu)
     uint32_t ii = inst_alloc(s);
     if (ii == TM_NONE)
         return -1;
-    struct tm_inst *in = &s->inst[ii];
-    in->warp = ws;
-    in->memop = TM_NONE;
-    in->fu = fu;
-    in->part = w->part % s->nparts;
-    in->ndst = in->nsrc = 0;
-    in->src_left = 0;
-    in->resp_left = 0;
-    in->t_issue = s->cycle;
-    in->t_ready = 0;
+    struct tm_inst *in = inst_begin(s, ii, ws, fu);
     const struct ir_insn *x = r.insn;
     in->prow = c->k && c->k->prof && x && r.func
                    ? tm_prof_pc(c->k->prof, s->pset, r.func, (uint32_t)(x - r.func->insns))
