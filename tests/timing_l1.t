@@ -27,21 +27,10 @@ use strict;
 use warnings;
 use File::Basename qw(dirname);
 use lib dirname(__FILE__) . '/lib';
-use PtxemuTest qw(ok ptxemu_run tap_done timing_config);
+use PtxemuTest qw(kernels_stats ok ptxemu_run tap_done timing_config);
 
 chdir(dirname(__FILE__) . '/..') or die "chdir: $!";
 my $ptx = 'fixtures/ptx/ubench/memory.ptx';
-
-# Every "name = value" statistics line of each kernel, in launch order.
-sub kernels_stats {
-    my ($err) = @_;
-    my @k;
-    for my $line (split /\n/, $err) {
-        push @k, {} if $line =~ /^kernel_name = /;
-        $k[-1]{$1} = $2 if @k && $line =~ /^(\S+) = (\S+)/;
-    }
-    return @k;
-}
 
 # LD/ST cycles per l1_bw load in steady state: the 16-byte lanes' addresses (shift float4s
 # into a 2 MiB-aligned block) coalesced per quarter warp into (line, sector) pairs in lane

@@ -19,26 +19,15 @@ use strict;
 use warnings;
 use File::Basename qw(dirname);
 use File::Temp qw(tempdir);
-use Cwd qw(getcwd);
 use JSON::PP qw(decode_json);
 use lib dirname(__FILE__) . '/lib';
-use PtxemuTest qw(find_nvcc ok ptxemu_run run_bounded skip tap_done timing_config);
+use PtxemuTest qw(find_nvcc kernels_stats ok program_env ptxemu_run run_bounded skip tap_done
+                  timing_config);
 
 chdir(dirname(__FILE__) . '/..') or die "chdir: $!";
 my $build = $ENV{PTXEMU_BUILD} // 'build';
 my $ptx = 'fixtures/ptx/ubench/memory.ptx';
 my $tmp = tempdir(CLEANUP => 1);
-# Every "name = value" statistics line of each kernel, in launch order.
-sub kernels_stats {
-    my ($err) = @_;
-    my @k;
-    for my $line (split /\n/, $err) {
-        push @k, {} if $line =~ /^kernel_name = /;
-        $k[-1]{$1} = $2 if @k && $line =~ /^(\S+) = (\S+)/;
-    }
-    return @k;
-}
-
 # Sum of a DRAM counter over the channels of a kernel's statistics text.
 sub dram_sum {
     my ($err, $name) = @_;
@@ -284,13 +273,8 @@ for my $p (qw(qv100 a100)) {
     if (!-x $exe) {
         skip('tm_copy needs nvcc to build');
     } else {
-        my $lib = ($build =~ m{^/} ? $build : getcwd() . "/$build") . '/lib';
-        my %env = (LD_LIBRARY_PATH => $lib, PTXEMU_TIMING => 'qv100',
-                   PTXEMU_TIMING_SET => 'ptxemu_memcpy_timed=1');
-        if ($build =~ /asan/) { # the program is not instrumented; the runtime it loads is
-            chomp(my $so = `gcc -print-file-name=libasan.so`);
-            $env{LD_PRELOAD} = $so if $so =~ m{/};
-        }
+        my %env = program_env(PTXEMU_TIMING => 'qv100',
+                              PTXEMU_TIMING_SET => 'ptxemu_memcpy_timed=1');
         my ($code, $out, $err) = run_bounded(300, \%env, "./$exe");
         # 16 MiB at 12 GB/s + 5 us; twice 16 MiB at 32 channels x 16 B x 2 x 850 MHz
         ok($code == 0 && $out =~ /^h2d 1403\.1 us\nd2d 38\.6 us\nkernel [0-9.]+ us\nd2h 1403\.1 us\nPASS$/m,
@@ -368,13 +352,8 @@ for my $p (qw(qv100 a100)) {
 # 4 CTAs land on 4 SMs and each SM misses the two lines of coeffs[] and table[] and the line of
 # the kernel's parameters once
 if (-x 'build/fixtures/const_mem') {
-    my $lib = ($build =~ m{^/} ? $build : getcwd() . "/$build") . '/lib';
-    my %env = (LD_LIBRARY_PATH => $lib, PTXEMU_TIMING => 'qv100',
-               PTXEMU_TIMING_SET => 'gpgpu_perfect_inst_const_cache=0');
-    if ($build =~ /asan/) {
-        chomp(my $so = `gcc -print-file-name=libasan.so`);
-        $env{LD_PRELOAD} = $so if $so =~ m{/};
-    }
+    my %env = program_env(PTXEMU_TIMING => 'qv100',
+                          PTXEMU_TIMING_SET => 'gpgpu_perfect_inst_const_cache=0');
     my ($code, $out, $err) = run_bounded(300, \%env, './build/fixtures/const_mem');
     my $m = join ' ', map { $_->{L1C_total_cache_misses} // '?' } kernels_stats($err);
     ok($code == 0 && $out =~ /^PASS$/m && $m eq '12 12',
@@ -394,12 +373,7 @@ if (-x 'build/fixtures/const_mem') {
     if (!-x $exe) {
         skip('tm_tex needs nvcc to build');
     } else {
-        my $lib = ($build =~ m{^/} ? $build : getcwd() . "/$build") . '/lib';
-        my %env = (LD_LIBRARY_PATH => $lib, PTXEMU_TIMING => 'qv100');
-        if ($build =~ /asan/) {
-            chomp(my $so = `gcc -print-file-name=libasan.so`);
-            $env{LD_PRELOAD} = $so if $so =~ m{/};
-        }
+        my %env = program_env(PTXEMU_TIMING => 'qv100');
         my ($code, $out, $err) = run_bounded(300, \%env, "./$exe");
         my @k = kernels_stats($err);
         # tex1Dfetch at strides 1, 8, 32 floats; tex2D point along a row; tex2D linear

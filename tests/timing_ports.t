@@ -21,24 +21,13 @@
 use strict;
 use warnings;
 use File::Basename qw(dirname);
-use Cwd qw(getcwd);
 use POSIX qw(ceil);
 use lib dirname(__FILE__) . '/lib';
-use PtxemuTest qw(find_nvcc ok ptxemu_run run_bounded skip tap_done timing_config);
+use PtxemuTest qw(find_nvcc kernels_stats ok program_env ptxemu_run run_bounded skip tap_done
+                  timing_config);
 
 chdir(dirname(__FILE__) . '/..') or die "chdir: $!";
 my $build = $ENV{PTXEMU_BUILD} // 'build';
-
-# Every "name = value" statistics line of each kernel, in launch order.
-sub kernels_stats {
-    my ($err) = @_;
-    my @k;
-    for my $line (split /\n/, $err) {
-        push @k, {} if $line =~ /^kernel_name = /;
-        $k[-1]{$1} = $2 if @k && $line =~ /^(\S+) = (\S+)/;
-    }
-    return @k;
-}
 
 my $cfg = timing_config('--timing=qv100');
 # A GPGPU-Sim cache string with data port width $w (the miss-queue field gets its result-FIFO
@@ -131,16 +120,11 @@ sub with_port {
     if (!-x $exe) {
         skip('tm_tex needs nvcc to build');
     } else {
-        my $lib = ($build =~ m{^/} ? $build : getcwd() . "/$build") . '/lib';
         my $l1t = $cfg->{'gpgpu_tex_cache:l1'};
         my (@busy, $bad);
         for my $w (128, 8) {
-            my %env = (LD_LIBRARY_PATH => $lib, PTXEMU_TIMING => 'qv100',
-                       PTXEMU_TIMING_SET => 'gpgpu_tex_cache:l1=' . with_port($l1t, $w));
-            if ($build =~ /asan/) {
-                chomp(my $so = `gcc -print-file-name=libasan.so`);
-                $env{LD_PRELOAD} = $so if $so =~ m{/};
-            }
+            my %env = program_env(PTXEMU_TIMING => 'qv100',
+                                  PTXEMU_TIMING_SET => 'gpgpu_tex_cache:l1=' . with_port($l1t, $w));
             my ($code, $out, $err) = run_bounded(300, \%env, "./$exe");
             $bad = "$out$err" if $code || $out !~ /^PASS$/m;
             push @busy, [map { $_->{unit_ldst_busy} // -1 } kernels_stats($err)];

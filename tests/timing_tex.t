@@ -17,22 +17,11 @@
 use strict;
 use warnings;
 use File::Basename qw(dirname);
-use Cwd qw(getcwd);
 use lib dirname(__FILE__) . '/lib';
-use PtxemuTest qw(find_nvcc ok run_bounded skip tap_done timing_config);
+use PtxemuTest qw(find_nvcc kernels_stats ok program_env run_bounded skip tap_done timing_config);
 
 chdir(dirname(__FILE__) . '/..') or die "chdir: $!";
 my $build = $ENV{PTXEMU_BUILD} // 'build';
-
-sub kernels_stats {
-    my ($err) = @_;
-    my @k;
-    for my $line (split /\n/, $err) {
-        push @k, {} if $line =~ /^kernel_name = /;
-        $k[-1]{$1} = $2 if @k && $line =~ /^(\S+) = (\S+)/;
-    }
-    return @k;
-}
 
 my $exe = 'build/fixtures/tm_tex';
 my $nvcc = find_nvcc();
@@ -45,7 +34,6 @@ if (!-x $exe) {
     exit(tap_done());
 }
 my $cfg = timing_config('--timing=qv100');
-my $lib = ($build =~ m{^/} ? $build : getcwd() . "/$build") . '/lib';
 my @f = split /,/, $cfg->{'gpgpu_tex_cache:l1'};
 my ($kind, $frag, $req) = split /:/, $f[2];
 my ($rob, $fifo) = split /:/, $f[3];
@@ -54,12 +42,8 @@ my ($rob, $fifo) = split /:/, $f[3];
 sub line_cost {
     my ($fields, @set) = @_;
     my $l1t = join ',', @f[0, 1], @$fields;
-    my %env = (LD_LIBRARY_PATH => $lib, PTXEMU_TIMING => 'qv100',
-               PTXEMU_TIMING_SET => join(';', "gpgpu_tex_cache:l1=$l1t", @set));
-    if ($build =~ /asan/) {
-        chomp(my $so = `gcc -print-file-name=libasan.so`);
-        $env{LD_PRELOAD} = $so if $so =~ m{/};
-    }
+    my %env = program_env(PTXEMU_TIMING => 'qv100',
+                          PTXEMU_TIMING_SET => join(';', "gpgpu_tex_cache:l1=$l1t", @set));
     my ($code, $out, $err) = run_bounded(300, \%env, "./$exe");
     my @k = kernels_stats($err);
     return (undef, 0, undef, "$out$err") if $code || $out !~ /^PASS$/m || @k < 3;
@@ -89,12 +73,8 @@ for my $lat ('', 40) {
 # so it gets one per sector of each reorder-buffer entry (4-sector misses once deadlocked)
 {
     my $l1t = join ',', 'S' . substr($f[0], 1), $f[1], "$kind:$frag:$req", "2:$fifo";
-    my %env = (LD_LIBRARY_PATH => $lib, PTXEMU_TIMING => 'qv100',
-               PTXEMU_TIMING_SET => "gpgpu_tex_cache:l1=$l1t");
-    if ($build =~ /asan/) {
-        chomp(my $so = `gcc -print-file-name=libasan.so`);
-        $env{LD_PRELOAD} = $so if $so =~ m{/};
-    }
+    my %env = program_env(PTXEMU_TIMING => 'qv100',
+                          PTXEMU_TIMING_SET => "gpgpu_tex_cache:l1=$l1t");
     my ($code, $out, $err) = run_bounded(300, \%env, "./$exe");
     my $miss = join ' ', map { $_->{L1T_total_cache_misses} // '?' } kernels_stats($err);
     ok($code == 0 && $out =~ /^PASS$/m && $miss eq '1 8 32 1 4',
@@ -105,12 +85,8 @@ for my $lat ('', 40) {
 # so it gets one per sector of each reorder-buffer entry (4-sector misses once deadlocked)
 {
     my $l1t = join ',', 'S' . substr($f[0], 1), $f[1], "$kind:$frag:$req", "2:$fifo";
-    my %env = (LD_LIBRARY_PATH => $lib, PTXEMU_TIMING => 'qv100',
-               PTXEMU_TIMING_SET => "gpgpu_tex_cache:l1=$l1t");
-    if ($build =~ /asan/) {
-        chomp(my $so = `gcc -print-file-name=libasan.so`);
-        $env{LD_PRELOAD} = $so if $so =~ m{/};
-    }
+    my %env = program_env(PTXEMU_TIMING => 'qv100',
+                          PTXEMU_TIMING_SET => "gpgpu_tex_cache:l1=$l1t");
     my ($code, $out, $err) = run_bounded(300, \%env, "./$exe");
     my $miss = join ' ', map { $_->{L1T_total_cache_misses} // '?' } kernels_stats($err);
     ok($code == 0 && $out =~ /^PASS$/m && $miss eq '1 8 32 1 4',

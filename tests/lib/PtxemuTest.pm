@@ -6,9 +6,10 @@ use strict;
 use warnings;
 use File::Temp qw(tempfile);
 use POSIX qw(WNOHANG);
+use Cwd qw(getcwd);
 use Exporter qw(import);
 our @EXPORT_OK = qw(find_nvcc run_bounded ok skip tap_done ptxemu_run timing_config
-                    fixture_sm fail_diag);
+                    kernels_stats program_env fixture_sm fail_diag);
 
 # The nvcc to use: $NVCC, else the first on PATH, else /usr/local/cuda/bin/nvcc; undef if none.
 # The architecture a fixtures/cuda source needs beyond the emulated default (sm_90): NN of
@@ -136,6 +137,34 @@ sub timing_config {
     my %o;
     $o{$1} = $2 while $out =~ /^-(\S+)[ \t]+(.*?)[ \t]*$/mg;
     return \%o;
+}
+
+# kernels_stats(TEXT): the timing statistics a run printed (its standard error), one hash
+# reference per kernel launch in launch order, holding every "name = value" line from that
+# launch's "kernel_name = " line on (the timing tests compare counters per kernel).
+sub kernels_stats {
+    my ($err) = @_;
+    my @k;
+    for my $line (split /\n/, $err) {
+        push @k, {} if $line =~ /^kernel_name = /;
+        $k[-1]{$1} = $2 if @k && $line =~ /^(\S+) = (\S+)/;
+    }
+    return @k;
+}
+
+# program_env(NAME => VALUE, ...): the environment for running an nvcc-built program (built
+# with -cudart shared) on the build under test: LD_LIBRARY_PATH at $PTXEMU_BUILD/lib (absolute)
+# so it loads our libcudart.so.13, and for an ASan build LD_PRELOAD of the sanitizer runtime
+# (the program is not instrumented; the library it loads is), plus the pairs given.
+sub program_env {
+    my (%extra) = @_;
+    my $build = $ENV{PTXEMU_BUILD} // 'build';
+    my %env = (LD_LIBRARY_PATH => ($build =~ m{^/} ? $build : getcwd() . "/$build") . '/lib');
+    if ($build =~ /asan/) {
+        chomp(my $so = `gcc -print-file-name=libasan.so`);
+        $env{LD_PRELOAD} = $so if $so =~ m{/};
+    }
+    return (%env, %extra);
 }
 
 1;
