@@ -26,7 +26,10 @@
  *    aligned CTA barrier (bar.sync, barrier.sync.aligned: __syncthreads) is per thread too:
  *    the warp arrives once all its live lanes stand at it (a lane spinning on another CTA
  *    before __syncthreads is waited for); a bar.red then reduces the predicates of all of
- *    them (each path's lanes kept theirs in the register while they waited).
+ *    them (each path's lanes kept theirs in the register while they waited). Paths waiting
+ *    at the same barrier that are siblings (one reconvergence pc) leave it as one path: a
+ *    GPU reconverges them before the barrier (cooperative groups' grid.sync() spins in lane
+ *    0 only, and __activemask() after it must name the whole warp).
  *  - Calls: entries below the current call's base belong to the caller's frame, and a quantum
  *    yield switches paths within one activation. A path waiting at bar.warp.sync or a barrier
  *    inside a called function (nvcc -G calls __syncwarp through a .func) for lanes of its
@@ -195,9 +198,11 @@ bool its_sync_ready(const struct warp *w, uint32_t pc, uint32_t M, uint32_t need
  * bar.warp.sync (bar false) or an aligned CTA barrier (bar true) at pc executed by lanes M
  * (the top entry) that needs the lanes `need`, which holds live lanes outside M. When every
  * needed live lane waits at pc (in this activation or a suspended one of the same function),
- * all pass it: for bar.warp.sync sibling entries merge into the top and the top steps past pc
- * (0); for a barrier the other entries waiting there step past it and the top stays at pc to
- * arrive for the whole warp (1, the caller goes on with the barrier); leaves at pc of
+ * all pass it: sibling entries of the top waiting there (same reconvergence pc) merge into it
+ * (the lanes reconverge, as a GPU's convergence barrier before the instruction has them), other
+ * entries waiting there step past pc; for bar.warp.sync the top steps past pc too (0), for a
+ * barrier it stays at pc to arrive for the whole warp (1, the caller goes on with the barrier:
+ * after it, __activemask() of those lanes is the whole group again); leaves at pc of
  * suspended activations step past it in both cases. Else the top entry waits at pc and another
  * path runs (0): one of this activation while a missing lane is in it, else (the missing
  * lanes are all in callers' activations) the activations from the call out of the innermost
@@ -250,7 +255,7 @@ int its_warp_sync(struct warp *w, uint32_t pc, uint32_t M, uint32_t need, bool b
         group = group && s[i].rpc == R;
         if (own != s[i].mask || s[i].pc != pc || own == 0 || s[i].susp)
             continue;
-        if (group && !bar) {
+        if (group) {
             s[t].mask |= own;
             s[i].mask = 0;
         } else {
