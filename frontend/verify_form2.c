@@ -7,8 +7,8 @@
  * registers), tcgen05 (alloc / dealloc / commit types and operands, ld.red's
  * operation, type and operands, mma's .kind and operands, wait's .sync.aligned), dp4a / dp2a, the
  * video instructions (types, .clamp/.wrap, comparison, secondary operation and operand count), txq
- * / suq (their one query and its operands), and the operand kinds of the tensor copies'
- * coordinates, cp.async, cp.async.bulk{.prefetch}, wgmma.mma_async{.sp} (A descriptor, sparsity
+ * / suq (their one query and its operands), tensormap.replace's value type per field, and the
+ * operand kinds of the tensor copies' coordinates, cp.async, cp.async.bulk{.prefetch}, wgmma.mma_async{.sp} (A descriptor, sparsity
  * selector, scale-d) and the surface instructions' data (ptxas: "Unexpected instruction types
  * specified for …", "Arguments mismatch for instruction …", "Instruction 'tex.f32' requires .v4
  * type").
@@ -366,6 +366,23 @@ static void bar_cluster(struct vctx *v, const struct ir_insn *in)
         VERR(v, in, "'barrier.cluster.arrive' takes .release or .relaxed, not .acquire");
     if (wait && (has_mod(f, in, MOD_RELEASE) || has_mod(f, in, MOD_RELAXED)))
         VERR(v, in, "'barrier.cluster.wait' takes .acquire only");
+}
+
+/* tensormap.replace: the new value's type is .b64 for the fields .global_address and
+ * .global_stride and .b32 for the others (ptxas 13: "Unexpected instruction types specified
+ * for 'tensormap.replace'" for any other type, "Illegal modifier '.FIELD'" for the other width;
+ * probed_forms9.ptx). */
+static void tensormap_replace(struct vctx *v, const struct ir_insn *in)
+{
+    const struct ir_func *f = v->f;
+    const unsigned t = in->type[in->type[0] == T_B1024 ? 1 : 0]; /* after .b1024 */
+    const bool wide = has_mod(f, in, MOD_GLOBAL_ADDRESS) || has_mod(f, in, MOD_GLOBAL_STRIDE);
+    if (t != T_B32 && t != T_B64)
+        VERR(v, in, "'tensormap.replace' takes type .b32 or .b64, not .%s",
+             ir_type_name((enum ir_type)t));
+    else if ((t == T_B64) != wide)
+        VERR(v, in, "'tensormap.replace' takes type .b64 for .global_address and .global_stride, "
+             ".b32 for the other fields");
 }
 
 /* The base register of address operand o (when it has one) of a `size`-byte integer (size
@@ -749,6 +766,9 @@ void verify_probed_forms2(struct vctx *v, const struct declmap *dm, const struct
         break;
     case OP_BARRIER_CLUSTER:
         bar_cluster(v, in);
+        break;
+    case OP_TENSORMAP_REPLACE:
+        tensormap_replace(v, in);
         break;
     case OP_TCGEN05_ALLOC:
     case OP_TCGEN05_DEALLOC:
