@@ -30,6 +30,9 @@
  *    at the same barrier that are siblings (one reconvergence pc) leave it as one path: a
  *    GPU reconverges them before the barrier (cooperative groups' grid.sync() spins in lane
  *    0 only, and __activemask() after it must name the whole warp).
+ *  - .sync collectives (shfl, vote, match, redux, elect; its_collective_sync, from
+ *    ops/warp.inc): wait as bar.warp.sync does for the live lanes their member masks name;
+ *    once all stand there the sibling paths merge and the instruction runs once for them all.
  *  - Calls: entries below the current call's base belong to the caller's frame, and a quantum
  *    yield switches paths within one activation. A path waiting at bar.warp.sync or a barrier
  *    inside a called function (nvcc -G calls __syncwarp through a .func) for lanes of its
@@ -282,6 +285,42 @@ int its_warp_sync(struct warp *w, uint32_t pc, uint32_t M, uint32_t need, bool b
         return 1;
     s[t].pc = pc + 1;
     warp_reconverge(w);
+    return 0;
+}
+
+/*
+ * A .sync warp collective (see internal.h). PTX: the executing threads wait until every
+ * non-exited thread of the member mask has executed the same instruction, so all of them take
+ * part in one exchange (a shuffle reduction after a loop whose trip count differs per lane:
+ * the lanes that left the loop early wait for the rest instead of reading the registers of
+ * lanes still in it). While a named live lane is elsewhere, the top entry waits at pc and
+ * another path runs, as at bar.warp.sync. When every one stands at pc, the sibling entries
+ * waiting there (one reconvergence pc) merge into the top, which runs the instruction again
+ * with all their lanes (0). Lanes at pc in other entries (another reconvergence pc, a
+ * suspended activation) cannot merge: the top goes on with its own lanes (1) and they run
+ * the instruction on their own, as before.
+ */
+int its_collective_sync(struct warp *w, uint32_t pc, uint32_t M, uint32_t need)
+{
+    need = need_live(w, need);
+    if ((need & ~lanes_at(w, pc, M)) != 0)
+        return its_warp_sync(w, pc, M, need, false); /* waits: 0, or -1 */
+    const uint32_t b = its_base(w), t = w->depth - 1;
+    struct simt_entry *s = w->stk;
+    const uint32_t R = s[t].rpc;
+    uint32_t seen = s[t].mask, merged = 0;
+    for (uint32_t i = t; i-- > b && s[i].rpc == R;) {
+        const uint32_t own = s[i].mask & ~seen;
+        seen |= s[i].mask;
+        if (own != s[i].mask || own == 0 || s[i].pc != pc || s[i].susp || !(own & need))
+            continue;
+        s[t].mask |= own;
+        s[i].mask = 0;
+        merged |= own;
+    }
+    if (merged == 0)
+        return 1;
+    s[t].pc = pc;
     return 0;
 }
 
