@@ -7,12 +7,14 @@
  * registers), tcgen05 (alloc / dealloc / commit types and operands, ld.red's
  * operation, type and operands, mma's .kind and operands, wait's .sync.aligned), dp4a / dp2a, the
  * video instructions (types, .clamp/.wrap, comparison, secondary operation and operand count), txq
- * / suq (their one query and its operands), tensormap.replace's value type per field, and the
- * operand kinds of the tensor copies' coordinates, cp.async, cp.async.bulk{.prefetch}, wgmma.mma_async{.sp} (A descriptor, sparsity
- * selector, scale-d) and the surface instructions' data (ptxas: "Unexpected instruction types
- * specified for …", "Arguments mismatch for instruction …", "Instruction 'tex.f32' requires .v4
- * type").
+ * / suq (their one query and its operands), tensormap.replace's value type per field, the bulk
+ * copies' state spaces, and the operand kinds of the tensor copies' coordinates, cp.async,
+ * cp.async.bulk{.prefetch}, wgmma.mma_async{.sp} (A descriptor, sparsity selector, scale-d)
+ * and the surface instructions' data (ptxas: "Unexpected instruction types specified for …",
+ * "Arguments mismatch for instruction …", "Instruction 'tex.f32' requires .v4 type").
  */
+#include <string.h>
+
 #include "frontend/verify_int.h"
 
 /* Kind and byte size of register operand o when it is one declared register. */
@@ -368,6 +370,49 @@ static void bar_cluster(struct vctx *v, const struct ir_insn *in)
         VERR(v, in, "'barrier.cluster.wait' takes .acquire only");
 }
 
+/* The bulk copies' state spaces, destination then source, as ptxas 13 takes them ("State
+ * space incorrect for instruction", "State space modifier required"; probed_forms9.ptx):
+ * cp.async.bulk .shared::cluster.global, .shared::cta.global, .global.shared::cta or
+ * .shared::cluster.shared::cta; cp.reduce.async.bulk the last two; cp.async.bulk.tensor the
+ * first three; cp.reduce.async.bulk.tensor .global.shared::cta; the prefetches .global
+ * (after .L2). */
+static void bulk_spaces(struct vctx *v, const struct ir_insn *in)
+{
+    static const char *const copy[] = {"shared::cluster.global", "shared::cta.global",
+                                       "global.shared::cta", "shared::cluster.shared::cta", NULL};
+    static const char *const red[] = {"global.shared::cta", "shared::cluster.shared::cta", NULL};
+    static const char *const tensor[] = {"shared::cluster.global", "shared::cta.global",
+                                         "global.shared::cta", NULL};
+    static const char *const tred[] = {"global.shared::cta", NULL};
+    static const char *const pre[] = {"global", NULL};
+    const char *const *ok;
+    switch (in->op) {
+    case OP_CP_ASYNC_BULK: ok = copy; break;
+    case OP_CP_REDUCE_ASYNC_BULK: ok = red; break;
+    case OP_CP_ASYNC_BULK_TENSOR: ok = tensor; break;
+    case OP_CP_REDUCE_ASYNC_BULK_TENSOR: ok = tred; break;
+    default: ok = pre; break;
+    }
+    const struct ir_func *f = v->f;
+    char got[64] = "";
+    size_t n = 0;
+    for (unsigned i = 0; i < in->nmod && in->mod + i < f->nmods; i++) {
+        const enum ir_mod md = (enum ir_mod)f->mods[in->mod + i];
+        if (ir_mod_kind(md) == MK_SPACE && n < sizeof got)
+            n += (size_t)snprintf(got + n, sizeof got - n, "%s%s", n ? "." : "", ir_mod_name(md));
+    }
+    for (unsigned k = 0; ok[k]; k++)
+        if (strcmp(got, ok[k]) == 0)
+            return;
+    char want[160] = "";
+    size_t w = 0;
+    for (unsigned k = 0; ok[k] && w < sizeof want; k++)
+        w += (size_t)snprintf(want + w, sizeof want - w, "%s.%s",
+                              k ? (ok[k + 1] ? ", " : " or ") : "", ok[k]);
+    VERR(v, in, "'%s' takes the state spaces %s, not %s%s", ir_op_name((enum ir_op)in->op), want,
+         n ? "." : "none", got);
+}
+
 /* tensormap.replace: the new value's type is .b64 for the fields .global_address and
  * .global_stride and .b32 for the others (ptxas 13: "Unexpected instruction types specified
  * for 'tensormap.replace'" for any other type, "Illegal modifier '.FIELD'" for the other width;
@@ -630,6 +675,7 @@ static void small_forms(struct vctx *v, const struct declmap *dm, const struct i
             VERR(v, in, "'cp.async.mbarrier.arrive' takes type .b64");
         break;
     case OP_CP_REDUCE_ASYNC_BULK:
+        bulk_spaces(v, in);
         if (in->nopnd >= 3 && !int_reg_ok(dm, f, ir_opnd(f, in, 2), 4))
             VERR(v, in,
                  "operand 3 of 'cp.reduce.async.bulk': the size is a 32-bit integer "
@@ -733,6 +779,7 @@ void verify_probed_forms2(struct vctx *v, const struct declmap *dm, const struct
     case OP_CP_ASYNC_BULK:
     case OP_CP_ASYNC_BULK_PREFETCH:
         bulk(v, dm, in);
+        bulk_spaces(v, in);
         break;
     case OP_VADD:
     case OP_VSUB:
@@ -803,6 +850,7 @@ void verify_probed_forms2(struct vctx *v, const struct declmap *dm, const struct
     case OP_CP_ASYNC_BULK_TENSOR:
     case OP_CP_REDUCE_ASYNC_BULK_TENSOR:
     case OP_CP_ASYNC_BULK_PREFETCH_TENSOR:
+        bulk_spaces(v, in);
         for (unsigned i = 0; i < in->nopnd; i++) {
             const struct ir_opnd *o = ir_opnd(f, in, i);
             if (o->kind != OPK_TEX || o->first + o->n > f->nopnds)
