@@ -42,16 +42,17 @@ extern "C" __global__ void chase_cg(const unsigned *a, unsigned stride, unsigned
 // kernel sorts lines by their measured latency, as a microbenchmark on the hardware must:
 //   1. n lines `stride` words apart are loaded (.cg) once, so all are in the L2;
 //   2. each line is probed by 4 dependent .cg loads of it (the interval also holds the tail
-//      of the previous line's last load; near and far still separate: 3 near + 1 far
-//      latencies < 3 far + 1 near whenever far > near), lat[i] = the probe's cycles;
+//      of the previous line's last load), lat[i] = the probe's cycles: a near line's probe
+//      is at most 3 near + 1 far latencies, a far line's at least 3 far + 1 near, so the
+//      midpoint of the fastest (~4 near) and the slowest (~4 far) separates them;
 //   3. a line is far when the spread of the probes is more than a quarter of the fastest
-//      (hi - lo > lo / 4: a one-partition L2 has none) and its probe is above the midpoint;
+//      (hi - lo > lo / 4: a one-partition L2's probes differ by a few cycles at most) and its
+//      probe is above that midpoint;
 //      the near lines are linked into one circular chain, the far lines into another (a
 //      line's first word holds the distance to the next line of its class);
 //   4. each chain is walked n steps (its stores reach the L2), then n_meas timed steps.
-// No loop is unrolled, so the two classes' timed loops are one and the same code.
-// A class without lines walks the other's chain, so both timed loops always run the same
-// code. out[0] near cycles, out[1] far cycles (of n_meas steps), out[2] near lines, out[3]
+// No loop is unrolled, so the two classes' timed loops are one and the same code; a class
+// without lines walks the other's chain. out[0] near cycles, out[1] far cycles (of n_meas steps), out[2] near lines, out[3]
 // far lines, out[4 + i] line i's probe (out holds 4 + n values). `a` must hold zeros.
 extern "C" __global__ void chase_l2_split(unsigned *a, unsigned stride, unsigned n, int n_meas,
                                           long long *out)
