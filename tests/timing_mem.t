@@ -1,6 +1,9 @@
 #!/usr/bin/env perl
 # tests/timing_mem.t - the timing model's memory system (issue 22) on the clock64()-timed
 # microbenchmarks of tests/ubench/memory.cu (their committed PTX in fixtures/ptx/ubench):
+#   - near and far L2 partitions (a100, h100: -network_mode 3): chase_l2_split's far chain is
+#     two far links slower than its near chain, near + far requests = all, the far link with
+#     a 0-cycle latency is the flat crossbar cycle for cycle, a 1-flit link slows a triad;
 #   - pointer chases that hit the L1, hit the L2 (ld.global.cg) and miss to DRAM measure, per
 #     preset, exactly the latency the model reports for them (the kernel's own clock64 cycles
 #     minus the loop's overhead, which a -gpgpu_perfect_mem run of known latency gives), ordered
@@ -86,6 +89,71 @@ for my $p (qw(qv100 a100 rtx3070 h100)) {
     ok($l1 < $l2 && $l2 + $cfg->{dram_latency} < $dram,
        sprintf("$p: L1 (%.1f) < L2 (%.1f) < L2 + -dram_latency (%.1f) < DRAM (%.1f)", $l1, $l2,
                $l2 + $cfg->{dram_latency}, $dram));
+}
+
+# ---------------------------------------------------------------- near and far L2 partitions
+# chase_l2_split sorts 64 lines by their probed latency into a near and a far chain. The
+# hierarchical crossbar (-network_mode 3, the a100 and h100 presets) puts a slice of the other
+# partition than the SM's behind the far link: a far hit is two far links longer than a near
+# one (in core cycles), the near one the plain L2 hit; qv100 has one partition.
+my @split = ('--kernel', 'chase_l2_split', '--grid', 1, '--block', 1, '--arg', 'buf:zero=8192',
+             '--arg', 'u32:32', '--arg', 'u32:64', '--arg', "s32:$steps", '--arg',
+             'buf:zero=' . 8 * 68, '--print', '4:s64:4');
+for my $p (qw(a100 h100 qv100)) {
+    my $cfg = timing_config("--timing=$p");
+    my ($c0, $o0, $e0) = ptxemu_run('exec', $ptx, @split, "--timing=$p", '--timing-set',
+        'gpgpu_perfect_mem=1', '--timing-set', 'ptxemu_perfect_mem_latency=20');
+    my ($p0, $p1, $pn, $pf) = split /\n/, $o0;
+    my $over = $p0 - 20 * $steps;
+    my ($c1, $o1, $e1) = ptxemu_run('exec', $ptx, @split, "--timing=$p");
+    my ($tn, $tf, $nn, $nf) = split /\n/, $o1;
+    my ($near, $far) = (($tn - $over) / $steps, ($tf - $over) / $steps);
+    ok($c0 == 0 && $pf == 0 && $p1 == $p0,
+       "$p: under perfect memory every line is near and both chains take the same time",
+       "far lines $pf, $p0 vs $p1", $e0);
+    if ($cfg->{network_mode} != 3) {
+        ok($c1 == 0 && $nn == 64 && $nf == 0 && $e1 !~ /icnt_l2_/,
+           "$p: one L2 partition: 64 near lines, no far line, no near/far counters",
+           "near $nn, far $nf", $e1);
+        next;
+    }
+    my ($core, $icnt) = split /:/, $cfg->{gpgpu_clock_domains};
+    my $hops = 2 * $cfg->{ptxemu_icnt_far_latency} * $core / $icnt;
+    ok($c1 == 0 && $nn > 0 && $nf > 0 && $nn + $nf == 64 && abs($far - $near - $hops) <= 1,
+       sprintf("$p: %d near and %d far lines; a far L2 hit (%.1f) is a near one (%.1f) plus two "
+               . "far links (%.1f core cycles)", $nn, $nf, $far, $near, $hops),
+       "near $nn ($near), far $nf ($far)", $e1);
+    # every request of one SM is near or far, each answered over the same link
+    my ($c2, $o2, $e2) = ptxemu_run('exec', $ptx, '--kernel', 'chase_cg', @chase, '--arg',
+        'buf:zero=8388608', '--arg', 'u32:32', '--arg', 'u32:2097151', '--arg', 's32:0',
+        '--arg', "s32:$steps", '--arg', 'buf:zero=16', "--timing=$p");
+    my ($k2) = kernels_stats($e2);
+    ok($c2 == 0 && $k2->{icnt_l2_far_req} > 0 && $k2->{icnt_l2_near_req} > 0
+       && $k2->{icnt_l2_near_req} + $k2->{icnt_l2_far_req} == $k2->{icnt_packets_req}
+       && $k2->{icnt_l2_far_rep} == $k2->{icnt_l2_far_req} && $k2->{icnt_l2_far_wait} == 0,
+       "$p: DRAM chase: near ($k2->{icnt_l2_near_req}) + far ($k2->{icnt_l2_far_req}) requests = "
+       . "all, as many far replies, no wait on the unlimited far link", '', $e2);
+}
+# the partitions without a far link are the flat crossbar, cycle for cycle; a 1-flit far
+# link makes the far packets wait and the kernel longer
+{
+    my @triad = ('--kernel', 'stream_triad', '--grid', 16, '--block', 256, '--arg',
+                 'buf:zero=65536', '--arg', 'buf:zero=65536', '--arg', 'buf:zero=65536', '--arg',
+                 'f32:2', '--arg', 's32:16384', '--timing=a100');
+    my %r;
+    for my $v (['flat', 'network_mode=2'], ['near', 'ptxemu_icnt_far_latency=0'],
+               ['far', 'ptxemu_icnt_far_latency=78'], ['narrow', 'ptxemu_icnt_far_flits=1']) {
+        my ($c, $o, $e) = ptxemu_run('exec', $ptx, @triad, '--timing-set', $v->[1]);
+        $e =~ s/^(gpgpu_simulation_(time|rate)|icnt:|icnt_l2_).*\n//mg;
+        $r{$v->[0]} = [$c, $e, kernels_stats($e)];
+    }
+    ok($r{flat}[0] == 0 && $r{near}[0] == 0 && $r{flat}[1] eq $r{near}[1],
+       "a100 triad: two partitions with a 0-cycle far link, a port per SM = -network_mode 2, "
+       . "every statistic", '', $r{near}[1]);
+    my ($f, $w) = ($r{far}[2], $r{narrow}[2]);
+    ok($r{narrow}[0] == 0 && $w->{gpu_sim_cycle} > $f->{gpu_sim_cycle},
+       "a100 triad: a 1-flit/cycle far link ($w->{gpu_sim_cycle} cycles) is slower than the "
+       . "unlimited one ($f->{gpu_sim_cycle})");
 }
 
 # ---------------------------------------------------------------- coalescer

@@ -26,12 +26,23 @@
  * with nothing in flight returns after counting it.
  *
  * The hierarchical crossbar (-network_mode 3) is the same crossbar over ports instead of
- * nodes: the two SMs of a TPC share one port each way (taking turns, round robin), memory
- * nodes have one each. SM s is in GPC s / -ptxemu_icnt_sms_per_gpc; the first half of the GPCs
- * (2g < n_gpc) hangs off L2 half 0, the rest off half 1; memory node j is in half 0 when
- * 2j < n_mem. A packet crossing between a GPC and the other half spends
- * -ptxemu_icnt_far_latency more cycles after the crossbar (a constant-delay hop with unbounded
- * width, counted against the destination's output buffer until it arrives).
+ * nodes: the SMs of a TPC (-ptxemu_icnt_sms_per_tpc, 2 by default; 1 gives every SM its
+ * port, as mode 2) share one port each way (taking turns, round robin), memory nodes have
+ * one each. The L2 is split in two partitions (A100, H100):
+ *   - SM → partition: SM s is in GPC g = s / -ptxemu_icnt_sms_per_gpc; with
+ *     -ptxemu_icnt_gpc_interleave 0 the first half of the GPCs (2g < n_gpc) is near partition
+ *     0 and the rest near partition 1, with 1 GPC g is near partition g mod 2;
+ *   - address → partition: the address decoder names the sub-partition (its slice) and so the
+ *     channel c = j / -gpgpu_n_sub_partition_per_mchannel of memory node j; with
+ *     -ptxemu_icnt_mem_interleave 0 channel c is in partition 2c / -gpgpu_n_mem (halves), with
+ *     1 in c mod 2.
+ * A packet between an SM and a slice of the other partition (either way) takes the far link
+ * after the crossbar: -ptxemu_icnt_far_latency cycles, and with -ptxemu_icnt_far_flits F > 0 a
+ * link per direction and subnet that starts one packet at a time, F flits per cycle (a packet
+ * of f flits holds it ceil(f / F) cycles and arrives ceil(f / F) - 1 + latency cycles after it
+ * started); the packet counts against the destination's output buffer until it arrives.
+ * Counters: request packets to a near and to a far slice, reply packets from a far slice, the
+ * cycles far packets waited for their link.
  */
 #include "timing/icnt_int.h"
 
@@ -126,7 +137,7 @@ static void errf(char *err, size_t errlen, const char *fmt, ...)
 /* ------------------------------------------------------------------ the crossbars */
 
 /* One subnet of the crossbar. Inputs and outputs are ports: a port per node in mode 2; in
- * mode 3 the two SMs of a TPC share one port each way (the TPC's link), memory nodes have
+ * mode 3 the SMs of a TPC share one port each way (the TPC's link), memory nodes have
  * their own. */
 struct xbar {
     struct ic_fifo *in;  /* per node: packets waiting at its input */
@@ -141,7 +152,8 @@ struct xbar {
     uint32_t *touched, ntouched;
     uint32_t *active, nactive; /* input ports with a packet waiting or crossing */
     uint8_t *is_active;
-    struct ic_fifo far;  /* mode 3: packets on the hop to the far L2 half (constant delay) */
+    struct ic_fifo far[2]; /* mode 3: packets on the far link leaving partition 0 / 1 */
+    uint64_t far_free[2];  /* … the first cycle that link may start a packet */
     uint32_t grant_count;
 };
 
@@ -162,7 +174,8 @@ struct tm_icnt {
     uint32_t *port_first;     /* per port: its first node */
     uint8_t *port_cnt;        /* per port: how many nodes share it */
     uint32_t *port_pkts;      /* per port: delivered packets not yet popped */
-    uint32_t sms_per_gpc, n_gpc, far_lat;
+    uint32_t sms_per_gpc, sms_per_tpc, n_gpc, far_lat, far_flits;
+    uint32_t gpc_ilv, mem_ilv, sub_per_ch, n_ch;
     struct xbar xb[2];
     /* BookSim (mode 1) */
     struct ic_bs_net *bs[2];
@@ -182,13 +195,16 @@ static uint32_t flits_of(const struct tm_icnt *n, uint32_t bytes)
     return f ? f : 1;
 }
 
-/* Mode 3: the L2 half of a node. SM s is in GPC s / sms_per_gpc; the first half of the GPCs
- * (rounded down) is attached to half 0; memory node j is in half 0 when 2j < n_mem. */
+/* Mode 3: the L2 partition of a node (see the file comment): an SM's by its GPC, a memory
+ * node's by its channel. */
 static uint32_t half_of(const struct tm_icnt *n, uint32_t node)
 {
-    if (node < n->n_sm)
-        return 2 * (node / n->sms_per_gpc) / n->n_gpc;
-    return 2 * (node - n->n_sm) / n->n_mem;
+    if (node < n->n_sm) {
+        uint32_t g = node / n->sms_per_gpc;
+        return n->gpc_ilv ? g % 2 : 2 * g / n->n_gpc;
+    }
+    uint32_t c = (node - n->n_sm) / n->sub_per_ch;
+    return n->mem_ilv ? c % 2 : (uint32_t)(2 * (uint64_t)c / n->n_ch);
 }
 
 static void xbar_free(struct xbar *x)
@@ -233,7 +249,8 @@ static int xbar_init(struct xbar *x, uint32_t nodes, uint32_t ports, uint32_t gr
         x->cur[i] = IC_NIL;
         x->best[i] = IC_NIL;
     }
-    ic_fifo_init(&x->far);
+    ic_fifo_init(&x->far[0]);
+    ic_fifo_init(&x->far[1]);
     x->grant_count = grant_cycles;
     return 0;
 }
@@ -332,9 +349,18 @@ static void xbar_cycle(struct tm_icnt *n, struct xbar *x)
             uint32_t d = n->port_of[k->dst];
             x->cur[i] = IC_NIL;
             x->out_busy[d] = 0;
-            if (n->far_lat && half_of(n, k->src) != half_of(n, k->dst)) {
-                k->t_due = n->now + n->far_lat;
-                ic_fifo_push(&x->far, &n->pool, p);
+            uint32_t h = n->mode == 3 ? half_of(n, k->src) : 0;
+            if (n->mode == 3 && h != half_of(n, k->dst) && (n->far_lat || n->far_flits)) {
+                uint64_t start = n->now, hold = 1;
+                if (n->far_flits) {
+                    if (x->far_free[h] > start)
+                        start = x->far_free[h];
+                    hold = (k->nflits + n->far_flits - 1) / n->far_flits;
+                    x->far_free[h] = start + hold;
+                    n->stats[TM_IS_FAR_WAIT] += start - n->now;
+                }
+                k->t_due = start + hold - 1 + n->far_lat;
+                ic_fifo_push(&x->far[h], &n->pool, p);
             } else {
                 x->resv[d]--;
                 ic_deliver(n, p);
@@ -349,19 +375,22 @@ static void xbar_cycle(struct tm_icnt *n, struct xbar *x)
             x->is_active[i] = 0;
     }
     x->nactive = keep;
-    /* the far hop: a constant delay, so its queue is in time order */
-    while (x->far.n && ic_pkt(&n->pool, x->far.head)->t_due <= n->now) {
-        uint32_t p = ic_fifo_pop(&x->far, &n->pool);
-        x->resv[n->port_of[ic_pkt(&n->pool, p)->dst]]--;
-        ic_deliver(n, p);
-    }
+    /* the far links: each starts its packets in order and delays them alike, so its queue
+     * is in time order */
+    for (uint32_t h = 0; h < 2; h++)
+        while (x->far[h].n && ic_pkt(&n->pool, x->far[h].head)->t_due <= n->now) {
+            uint32_t p = ic_fifo_pop(&x->far[h], &n->pool);
+            x->resv[n->port_of[ic_pkt(&n->pool, p)->dst]]--;
+            ic_deliver(n, p);
+        }
 }
 
-/* Ports of the crossbar: mode 2 one per node; mode 3 one per TPC (SMs 2t and 2t+1) and one
- * per memory node. */
+/* Ports of the crossbar: mode 2 one per node; mode 3 one per TPC (SMs kt … kt+k-1, k =
+ * -ptxemu_icnt_sms_per_tpc) and one per memory node. */
 static int ports_init(struct tm_icnt *n)
 {
-    uint32_t ntpc = n->mode == 3 ? (n->n_sm + 1) / 2 : n->n_sm;
+    uint32_t k = n->mode == 3 ? n->sms_per_tpc : 1;
+    uint32_t ntpc = (n->n_sm + k - 1) / k;
     n->nports = ntpc + n->n_mem;
     n->port_of = malloc(n->n_nodes * sizeof *n->port_of);
     n->port_first = malloc(n->nports * sizeof *n->port_first);
@@ -370,13 +399,13 @@ static int ports_init(struct tm_icnt *n)
     if (!n->port_of || !n->port_first || !n->port_cnt || !n->port_pkts)
         return -ENOMEM;
     for (uint32_t i = 0; i < n->n_nodes; i++)
-        n->port_of[i] = i < n->n_sm ? (n->mode == 3 ? i / 2 : i) : ntpc + (i - n->n_sm);
+        n->port_of[i] = i < n->n_sm ? i / k : ntpc + (i - n->n_sm);
     for (uint32_t p = 0; p < n->nports; p++) {
-        if (p < ntpc && n->mode == 3) {
-            n->port_first[p] = 2 * p;
-            n->port_cnt[p] = 2 * p + 1 < n->n_sm ? 2 : 1;
+        if (p < ntpc) {
+            n->port_first[p] = k * p;
+            n->port_cnt[p] = (uint8_t)(k * p + k <= n->n_sm ? k : n->n_sm - k * p);
         } else {
-            n->port_first[p] = p < ntpc ? p : n->n_sm + (p - ntpc);
+            n->port_first[p] = n->n_sm + (p - ntpc);
             n->port_cnt[p] = 1;
         }
     }
@@ -512,6 +541,18 @@ int tm_icnt_create(struct tm_icnt **out, const struct tm_config *cfg, uint32_t n
              (long long)o->ptxemu_icnt_far_latency);
         return -EINVAL;
     }
+    if (o->network_mode == 3 &&
+        ((o->ptxemu_icnt_gpc_interleave != 0 && o->ptxemu_icnt_gpc_interleave != 1) ||
+         (o->ptxemu_icnt_mem_interleave != 0 && o->ptxemu_icnt_mem_interleave != 1) ||
+         o->ptxemu_icnt_far_flits < 0 || o->ptxemu_icnt_far_flits > 65536 ||
+         o->ptxemu_icnt_sms_per_tpc < 1 || o->ptxemu_icnt_sms_per_tpc > 32)) {
+        errf(err, errlen, "-ptxemu_icnt_gpc_interleave %lld / -ptxemu_icnt_mem_interleave %lld / "
+             "-ptxemu_icnt_far_flits %lld / -ptxemu_icnt_sms_per_tpc %lld: 0 (halves) or 1 "
+             "(alternating) / the same / 0 (unlimited) to 65536 flits per cycle / 1 to 32 SMs",
+             (long long)o->ptxemu_icnt_gpc_interleave, (long long)o->ptxemu_icnt_mem_interleave,
+             (long long)o->ptxemu_icnt_far_flits, (long long)o->ptxemu_icnt_sms_per_tpc);
+        return -EINVAL;
+    }
     struct tm_icnt *n = calloc(1, sizeof *n);
     if (!n)
         return -ENOMEM;
@@ -539,8 +580,18 @@ int tm_icnt_create(struct tm_icnt **out, const struct tm_config *cfg, uint32_t n
     if (n->mode >= 2) {
         if (n->mode == 3) {
             n->sms_per_gpc = (uint32_t)o->ptxemu_icnt_sms_per_gpc;
+            n->sms_per_tpc = (uint32_t)o->ptxemu_icnt_sms_per_tpc;
             n->n_gpc = (n_sm + n->sms_per_gpc - 1) / n->sms_per_gpc;
             n->far_lat = (uint32_t)o->ptxemu_icnt_far_latency;
+            n->far_flits = (uint32_t)o->ptxemu_icnt_far_flits;
+            n->gpc_ilv = (uint32_t)o->ptxemu_icnt_gpc_interleave;
+            n->mem_ilv = (uint32_t)o->ptxemu_icnt_mem_interleave;
+            /* the memory nodes are the slices, -gpgpu_n_sub_partition_per_mchannel per channel
+             * (one per channel when that does not divide them: a caller's own count) */
+            int64_t spc = o->gpgpu_n_sub_partition_per_mchannel;
+            n->sub_per_ch = spc >= 1 && spc <= n_mem && n_mem % (uint32_t)spc == 0
+                                ? (uint32_t)spc : 1;
+            n->n_ch = n_mem / n->sub_per_ch;
         }
         if ((rc = ports_init(n)))
             goto fail;
@@ -553,14 +604,22 @@ int tm_icnt_create(struct tm_icnt **out, const struct tm_config *cfg, uint32_t n
                      "crossbar %ux%u, %u subnet%s, %s, %u-byte flits, buffers %u/%u packets",
                      n_sm, n_mem, n->nsub, n->nsub > 1 ? "s" : "", arb, n->flit_size,
                      n->in_limit, n->out_limit);
-        else
+        else {
+            char width[32];
+            if (n->far_flits)
+                snprintf(width, sizeof width, "%u flit%s/cycle", n->far_flits,
+                         n->far_flits > 1 ? "s" : "");
+            else
+                snprintf(width, sizeof width, "unlimited width");
             snprintf(n->desc, sizeof n->desc,
-                     "hierarchical crossbar: %u SMs in %u TPCs, %u GPC%s of %u SMs, 2 L2 halves "
-                     "of %u memory nodes, far hop %u cycles, %u subnet%s, %s, %u-byte flits, "
-                     "buffers %u/%u packets",
-                     n_sm, (n_sm + 1) / 2, n->n_gpc, n->n_gpc > 1 ? "s" : "", n->sms_per_gpc,
-                     n_mem, n->far_lat, n->nsub, n->nsub > 1 ? "s" : "", arb, n->flit_size,
-                     n->in_limit, n->out_limit);
+                     "hierarchical crossbar: %u SMs in %u TPCs, %u GPC%s of %u SMs, 2 L2 "
+                     "partitions of %u memory nodes (GPCs %s, channels %s), far link %u cycles, "
+                     "%s, %u subnet%s, %s, %u-byte flits, buffers %u/%u packets",
+                     n_sm, (n_sm + n->sms_per_tpc - 1) / n->sms_per_tpc, n->n_gpc, n->n_gpc > 1 ? "s" : "", n->sms_per_gpc,
+                     n_mem, n->gpc_ilv ? "alternating" : "in halves",
+                     n->mem_ilv ? "alternating" : "in halves", n->far_lat, width, n->nsub,
+                     n->nsub > 1 ? "s" : "", arb, n->flit_size, n->in_limit, n->out_limit);
+        }
     } else {
         if ((rc = create_booksim(n, cfg, base_dir, err, errlen)))
             goto fail;
@@ -631,6 +690,13 @@ void tm_icnt_push(struct tm_icnt *n, uint32_t src, uint32_t dst, const struct tm
     k->nflits = flits_of(n, bytes);
     k->subnet = (uint8_t)subnet_from(n, src);
     k->rep = src >= n->n_sm;
+    if (n->mode == 3) { /* near and far L2 accesses (requests), far replies */
+        bool far = half_of(n, src) != half_of(n, dst);
+        if (!k->rep)
+            n->stats[far ? TM_IS_L2_FAR_REQ : TM_IS_L2_NEAR_REQ]++;
+        else if (far)
+            n->stats[TM_IS_L2_FAR_REP]++;
+    }
     n->stats[k->rep ? TM_IS_PACKETS_REP : TM_IS_PACKETS_REQ]++;
     n->stats[k->rep ? TM_IS_FLITS_REP : TM_IS_FLITS_REQ] += k->nflits;
     n->in_network++;
@@ -678,7 +744,7 @@ void tm_icnt_cycle(struct tm_icnt *n)
             return;
         n->stats[TM_IS_CYCLES]++;
         for (uint32_t s = 0; s < n->nsub; s++)
-            if (n->xb[s].nactive || n->xb[s].far.n)
+            if (n->xb[s].nactive || n->xb[s].far[0].n || n->xb[s].far[1].n)
                 xbar_cycle(n, &n->xb[s]);
         return;
     }
@@ -709,6 +775,12 @@ bool tm_icnt_busy(const struct tm_icnt *n)
 const uint64_t *tm_icnt_stats(const struct tm_icnt *n)
 {
     return n->stats;
+}
+
+/* Whether the network splits the L2 in two partitions (network_mode 3). */
+bool tm_icnt_partitioned(const struct tm_icnt *n)
+{
+    return n->mode == 3;
 }
 
 /* One line naming the network and its parameters. */

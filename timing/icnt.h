@@ -15,8 +15,9 @@
  *      crossbar; k, n, c; routing_function; num_vcs; vc_buf_size; input/output speedup;
  *      routing_delay, vc_alloc_delay, sw_alloc_delay; flit size…), with nodes mapped as the
  *      file's (or GPGPU-Sim's default) SM/memory placement says;
- *   3  the hierarchical crossbar (SM → TPC → GPC → L2 half) with near/far latencies (options
- *      -ptxemu_icnt_*).
+ *   3  the hierarchical crossbar (SM → TPC → GPC → L2 partition) with near/far latencies and
+ *      a far link of limited width (options -ptxemu_icnt_*; icnt.c says which SMs and slices
+ *      are in which partition).
  * Idle routers cost nothing: a cycle with no flit anywhere returns at once.
  *
  * Threading (issue 24): the interconnect is touched only from the memory-system phase of a cycle.
@@ -44,6 +45,11 @@ enum tm_icnt_stat {
     TM_IS_LAT_MAX_REP,
     TM_IS_PUSH_REFUSED,  /* tm_icnt_can_push answered false */
     TM_IS_CYCLES,        /* icnt cycles simulated with a flit in the network */
+    /* network_mode 3 (two L2 partitions): */
+    TM_IS_L2_NEAR_REQ,   /* request packets from an SM to a slice of its own partition */
+    TM_IS_L2_FAR_REQ,    /* … to a slice of the other partition */
+    TM_IS_L2_FAR_REP,    /* reply packets from a slice to an SM of the other partition */
+    TM_IS_FAR_WAIT,      /* icnt cycles far packets waited for their link (-ptxemu_icnt_far_flits) */
     TM_IS__COUNT
 };
 
@@ -72,6 +78,9 @@ bool tm_icnt_busy(const struct tm_icnt *n);
 void tm_icnt_idle_cycles(struct tm_icnt *n, uint64_t cycles);
 /* Counters (enum tm_icnt_stat), cumulative since creation. */
 const uint64_t *tm_icnt_stats(const struct tm_icnt *n);
+/* Whether the L2 is split in two partitions with a far link (network_mode 3): the
+ * TM_IS_L2_* and TM_IS_FAR_WAIT counters are kept only then. */
+bool tm_icnt_partitioned(const struct tm_icnt *n);
 /* One line naming the network, e.g. "crossbar 80x64, 2 subnets, iSLIP, 40-byte flits". */
 const char *tm_icnt_describe(const struct tm_icnt *n);
 

@@ -1110,6 +1110,11 @@ void tm_mem_print(const struct tm_mem *m, const uint64_t *d, FILE *f)
             ratio(is[TM_IS_LAT_SUM_REP], is[TM_IS_PACKETS_REP]));
     fprintf(f, "icnt_max_latency_req = %" PRIu64 "\nicnt_max_latency_rep = %" PRIu64 "\n",
             is[TM_IS_LAT_MAX_REQ], is[TM_IS_LAT_MAX_REP]);
+    if (tm_icnt_partitioned(m->icnt))
+        fprintf(f, "icnt_l2_near_req = %" PRIu64 "\nicnt_l2_far_req = %" PRIu64
+                   "\nicnt_l2_far_rep = %" PRIu64 "\nicnt_l2_far_wait = %" PRIu64 "\n",
+                is[TM_IS_L2_NEAR_REQ], is[TM_IS_L2_FAR_REQ], is[TM_IS_L2_FAR_REP],
+                is[TM_IS_FAR_WAIT]);
 }
 
 void tm_mem_json(const struct tm_mem *m, const uint64_t *d, FILE *f)
@@ -1152,9 +1157,15 @@ void tm_mem_json(const struct tm_mem *m, const uint64_t *d, FILE *f)
     const uint64_t *is = dd + (size_t)m->n_mem * TM_DS__COUNT;
     fprintf(f, "],\n \"icnt\": {\"packets_req\": %" PRIu64 ", \"packets_rep\": %" PRIu64
                ", \"flits_req\": %" PRIu64 ", \"flits_rep\": %" PRIu64
-               ", \"latency_sum_req\": %" PRIu64 ", \"latency_sum_rep\": %" PRIu64 "}",
+               ", \"latency_sum_req\": %" PRIu64 ", \"latency_sum_rep\": %" PRIu64,
             is[TM_IS_PACKETS_REQ], is[TM_IS_PACKETS_REP], is[TM_IS_FLITS_REQ],
             is[TM_IS_FLITS_REP], is[TM_IS_LAT_SUM_REQ], is[TM_IS_LAT_SUM_REP]);
+    if (tm_icnt_partitioned(m->icnt)) /* (only then, so other presets' JSON stays as it was) */
+        fprintf(f, ", \"l2_near_req\": %" PRIu64 ", \"l2_far_req\": %" PRIu64
+                   ", \"l2_far_rep\": %" PRIu64 ", \"far_wait\": %" PRIu64,
+                is[TM_IS_L2_NEAR_REQ], is[TM_IS_L2_FAR_REQ], is[TM_IS_L2_FAR_REP],
+                is[TM_IS_FAR_WAIT]);
+    fputc('}', f);
 }
 
 /* Totals a time-series sample keeps (timing/sample.c): L2 accesses and misses (as

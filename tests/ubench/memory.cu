@@ -37,6 +37,78 @@ extern "C" __global__ void chase_cg(const unsigned *a, unsigned stride, unsigned
     out[1] = j;
 }
 
+// Near and far L2 partitions (A100, H100: the L2 is split in two; a hit in a slice of the
+// other partition than the SM's takes longer). No slice id is visible to a program, so the
+// kernel sorts lines by their measured latency, as a microbenchmark on the hardware must:
+//   1. n lines `stride` words apart are loaded (.cg) once, so all are in the L2;
+//   2. each line is probed by 4 dependent .cg loads of it (the interval also holds the tail
+//      of the previous line's last load), lat[i] = the probe's cycles: a near line's probe
+//      is at most 3 near + 1 far latencies, a far line's at least 3 far + 1 near, so the
+//      midpoint of the fastest (~4 near) and the slowest (~4 far) separates them;
+//   3. a line is far when the spread of the probes is more than a quarter of the fastest
+//      (hi - lo > lo / 4: a one-partition L2's probes differ by a few cycles at most) and its
+//      probe is above that midpoint;
+//      the near lines are linked into one circular chain, the far lines into another (a
+//      line's first word holds the distance to the next line of its class);
+//   4. each chain is walked n steps (its stores reach the L2), then n_meas timed steps.
+// No loop is unrolled, so the two classes' timed loops are one and the same code; a class
+// without lines walks the other's chain. out[0] near cycles, out[1] far cycles (of n_meas steps), out[2] near lines, out[3]
+// far lines, out[4 + i] line i's probe (out holds 4 + n values). `a` must hold zeros.
+extern "C" __global__ void chase_l2_split(unsigned *a, unsigned stride, unsigned n, int n_meas,
+                                          long long *out)
+{
+    unsigned s = 0;
+    #pragma unroll 1
+    for (unsigned i = 0; i < n; i++)
+        s += __ldcg(&a[i * stride]);
+    long long *lat = out + 4;
+    long long lo = 0x7fffffffffffffffll, hi = 0;
+    unsigned j = s; // 0 (the array holds zeros), after every line has come in
+    #pragma unroll 1
+    for (unsigned i = 0; i < n; i++) {
+        long long t1 = clock64();
+        #pragma unroll 1
+        for (int k = 0; k < 4; k++)
+            j = __ldcg(&a[j]) + j;
+        long long t2 = clock64();
+        lat[i] = t2 - t1;
+        lo = t2 - t1 < lo ? t2 - t1 : lo;
+        hi = t2 - t1 > hi ? t2 - t1 : hi;
+        j += stride;
+    }
+    bool split = hi - lo > lo / 4;
+    unsigned first[2] = {~0u, ~0u}, last[2] = {~0u, ~0u}, cnt[2] = {0, 0};
+    #pragma unroll 1
+    for (unsigned i = 0; i < n; i++) {
+        int c = split && 2 * lat[i] > lo + hi;
+        if (last[c] != ~0u)
+            a[last[c] * stride] = (i - last[c]) * stride;
+        else
+            first[c] = i;
+        last[c] = i;
+        cnt[c]++;
+    }
+    #pragma unroll 1
+    for (int c = 0; c < 2; c++)
+        if (cnt[c])
+            a[last[c] * stride] = (first[c] - last[c]) * stride;
+    #pragma unroll 1
+    for (int c = 0; c < 2; c++) {
+        unsigned k0 = cnt[c] ? first[c] : first[1 - c];
+        j = k0 * stride + (j & 0x80000000u); // j < 2^31: the start, after the probes
+        #pragma unroll 1
+        for (unsigned k = 0; k < n; k++)
+            j = __ldcg(&a[j]) + j;
+        long long t1 = clock64();
+        #pragma unroll 1
+        for (int k = 0; k < n_meas; k++)
+            j = __ldcg(&a[j]) + j;
+        long long t2 = clock64();
+        out[c] = t2 - t1;
+        out[2 + c] = cnt[c];
+    }
+}
+
 // Coalescing: thread t reads element t * stride (32-, 64- or 128-bit elements); one warp
 // instruction per kernel, so the L1's access and sector counts are the coalescer's output.
 extern "C" __global__ void read32(const float *in, float *out, int stride)

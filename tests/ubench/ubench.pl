@@ -8,8 +8,10 @@
 #     chains, cycles per operation;
 #   - shared-memory load latency (shared.cu: an `ld.shared [j]` chase, cycles per load);
 #   - L1 hit, L2 hit and DRAM miss latency (memory.cu pointer chases; the loop overhead is
-#     taken from a -gpgpu_perfect_mem run of known latency); the far L2 partition where the
-#     preset models one (-network_mode 3), else the row says "unmodelled";
+#     taken from a -gpgpu_perfect_mem run of known latency); the L2 hit and the far L2
+#     partition by chase_l2_split (lines sorted by their probed latency into a near and a far
+#     chain, as on the hardware): the far row where the probes found far lines (presets with
+#     -network_mode 3), else it says "unmodelled";
 #   - L1 constant cache hit and miss (constcache.cu; under -gpgpu_perfect_inst_const_cache 0,
 #     the mode that models the L1C; the loop overhead from a run with the perfect constant
 #     cache, whose loads take -gpgpu_l1_latency; the misses hit the L2, warmed by a first
@@ -165,16 +167,28 @@ for my $p (@presets) {
     my $over = $t0 - 20 * $steps;
     $m{l1_hit} = (exec_out(@chase, '--kernel', 'chase_ca', @small, '--arg', 's32:64', '--arg',
         "s32:$steps", '--arg', 'buf:zero=16', @t) - $over) / $steps;
-    $m{l2_hit} = (exec_out(@chase, '--kernel', 'chase_cg', @small, '--arg', 's32:0', '--arg',
-        "s32:$steps", '--arg', 'buf:zero=16', @t, '--repeat', 2) - $over) / $steps;
+    # L2 hits, near and far partition (chase_l2_split: 64 lines sorted by their probed
+    # latency into a near and a far chain, each chased $steps steps; its own loop overhead from
+    # a perfect-memory run, where every line is near): the near chain is the L2 hit
+    my @split = ("$ub/memory.ptx", '--kernel', 'chase_l2_split', '--grid', 1, '--block', 1,
+        '--arg', 'buf:zero=' . 64 * 128, '--arg', 'u32:32', '--arg', 'u32:64', '--arg',
+        "s32:$steps", '--arg', 'buf:zero=' . 8 * (4 + 64), '--print', '4:s64:4');
+    my ($p0) = split /\n/, exec_out(@split, @t, '--timing-set', 'gpgpu_perfect_mem=1',
+        '--timing-set', 'ptxemu_perfect_mem_latency=20');
+    my $over_s = $p0 - 20 * $steps;
+    my ($tn, $tf, $nn, $nf) = split /\n/, exec_out(@split, @t);
+    $m{l2_hit} = ($tn - $over_s) / $steps;
+    $note{l2_hit} = "near chain of $nn lines" if $nf;
     $m{dram} = (exec_out(@chase, '--kernel', 'chase_cg', '--arg', 'buf:zero=8388608', '--arg',
         'u32:32', '--arg', 'u32:2097151', '--arg', 's32:0', '--arg', "s32:$steps", '--arg',
         'buf:zero=16', @t) - $over) / $steps;
-    # The far L2 partition exists only in the hierarchical crossbar (-network_mode 3); no
-    # preset selects it, so the row stays unmodelled rather than measured on a one-L2 GPU.
-    $m{l2_far} = undef;
-    $note{l2_far} = 'unmodelled: -network_mode ' . $cfg->{network_mode}
-        . ' has no far L2 partition' if $cfg->{network_mode} != 3;
+    # The far L2 partition: the far chain, when the probes found far lines (only the
+    # hierarchical crossbar, -network_mode 3, has two partitions)
+    $m{l2_far} = $nf ? ($tf - $over_s) / $steps : undef;
+    $note{l2_far} = $nf ? "far chain of $nf lines"
+        : $cfg->{network_mode} != 3 ? "unmodelled: -network_mode $cfg->{network_mode} has no far "
+            . 'L2 partition'
+        : 'no far line found among 64';
 
     # constant cache (constcache.cu), L1C modelled: -gpgpu_perfect_inst_const_cache 0
     my @cc = ("$ub/constcache.ptx", '--kernel', 'chase_const', '--grid', 1, '--block', 32,

@@ -281,8 +281,9 @@ static void test_hier(void)
     if (!n)
         bail_out("network_mode 3");
     is_str(tm_icnt_describe(n),
-           "hierarchical crossbar: 4 SMs in 2 TPCs, 2 GPCs of 2 SMs, 2 L2 halves of 4 memory "
-           "nodes, far hop 5 cycles, 2 subnets, iSLIP, 40-byte flits, buffers 64/64 packets",
+           "hierarchical crossbar: 4 SMs in 2 TPCs, 2 GPCs of 2 SMs, 2 L2 partitions of 4 "
+           "memory nodes (GPCs in halves, channels in halves), far link 5 cycles, unlimited "
+           "width, 2 subnets, iSLIP, 40-byte flits, buffers 64/64 packets",
            "hierarchical description");
     uint64_t at[4];
     static const uint32_t near[][2] = {{0, 4}};
@@ -313,13 +314,136 @@ static void test_hier(void)
     static const uint32_t diff[][2] = {{0, 4}, {2, 5}};
     together(n, diff, 2, 32, at);
     ok(at[0] == 1 && at[1] == 6, "different TPCs in parallel: 1, and 1 + 5 for the far one");
+    /* requests above: near 0->4, 0->4, 1->5 (x2 in tpc, x3 in tpc4), 0->4, 0->4 (diff);
+     * far 0->6, 3->5, 2->5; replies far 6->0 only (7->3, 4->0 and 5->1 are near) */
+    const uint64_t *st = tm_icnt_stats(n);
+    ok(st[TM_IS_L2_NEAR_REQ] == 8 && st[TM_IS_L2_FAR_REQ] == 3 && st[TM_IS_L2_FAR_REP] == 1 &&
+       st[TM_IS_FAR_WAIT] == 0 && tm_icnt_partitioned(n),
+       "counters: 8 near and 3 far requests, 1 far reply, no wait on an unlimited link "
+       "(got %llu, %llu, %llu, %llu)", (unsigned long long)st[TM_IS_L2_NEAR_REQ],
+       (unsigned long long)st[TM_IS_L2_FAR_REQ], (unsigned long long)st[TM_IS_L2_FAR_REP],
+       (unsigned long long)st[TM_IS_FAR_WAIT]);
     tm_icnt_destroy(n);
 
     static const char *const flat[] = {"network_mode", "2", "icnt_flit_size", "40", NULL};
     n = make(flat, 4, 4);
     together(n, tpc, 2, 32, at);
     ok(at[0] == 1 && at[1] == 1, "the flat crossbar: both in cycle 1");
+    ok(!tm_icnt_partitioned(n), "the flat crossbar has one L2 partition");
     tm_icnt_destroy(n);
+}
+
+/* The SM -> partition and channel -> partition functions and the far link's width. */
+static void test_partitions(void)
+{
+    /* 4 SMs in 4 GPCs (one each; TPC 0 = SMs 0, 1, TPC 1 = SMs 2, 3), 8 slices in 4
+     * channels (slice j = node 4 + j in channel j / 2). Halves: SMs 0, 1 and channels 0, 1
+     * in partition 0. Alternating: SMs 0, 2 and channels 0, 2 in partition 0. Each call
+     * sends one packet per TPC, so nothing waits in the crossbar. */
+    static const char *const halves[] = {"network_mode", "3", "icnt_flit_size", "40",
+        "ptxemu_icnt_sms_per_gpc", "1", "ptxemu_icnt_far_latency", "5",
+        "gpgpu_n_sub_partition_per_mchannel", "2", NULL};
+    static const char *const alt[] = {"network_mode", "3", "icnt_flit_size", "40",
+        "ptxemu_icnt_sms_per_gpc", "1", "ptxemu_icnt_far_latency", "5",
+        "gpgpu_n_sub_partition_per_mchannel", "2", "ptxemu_icnt_gpc_interleave", "1",
+        "ptxemu_icnt_mem_interleave", "1", NULL};
+    /* SM 0 -> slice 2 (channel 1), SM 2 -> slice 4 (channel 2); SM 1 -> slice 7 (channel 3),
+     * SM 3 -> slice 1 (channel 0) */
+    static const uint32_t pa[][2] = {{0, 6}, {2, 8}}, pb[][2] = {{1, 11}, {3, 5}};
+    uint64_t at[2], bt[2];
+    struct tm_icnt *n = make(halves, 4, 8);
+    if (!n)
+        bail_out("partitions in halves");
+    together(n, pa, 2, 32, at);
+    together(n, pb, 2, 32, bt);
+    ok(at[0] == 1 && at[1] == 1 && bt[0] == 6 && bt[1] == 6,
+       "halves: SM 0 -> channel 1 and SM 2 -> channel 2 near (1, 1), SM 1 -> channel 3 and "
+       "SM 3 -> channel 0 far (6, 6) (got %llu %llu %llu %llu)", (unsigned long long)at[0],
+       (unsigned long long)at[1], (unsigned long long)bt[0], (unsigned long long)bt[1]);
+    tm_icnt_destroy(n);
+
+    n = make(alt, 4, 8);
+    if (!n)
+        bail_out("alternating partitions");
+    is_str(tm_icnt_describe(n),
+           "hierarchical crossbar: 4 SMs in 2 TPCs, 4 GPCs of 1 SMs, 2 L2 partitions of 8 "
+           "memory nodes (GPCs alternating, channels alternating), far link 5 cycles, "
+           "unlimited width, 2 subnets, iSLIP, 40-byte flits, buffers 64/64 packets",
+           "alternating description");
+    together(n, pa, 2, 32, at);
+    together(n, pb, 2, 32, bt);
+    ok(at[0] == 6 && at[1] == 1 && bt[0] == 1 && bt[1] == 6,
+       "alternating: SM 0 -> channel 1 far (6), SM 2 -> channel 2 near (1), SM 1 -> channel 3 "
+       "near (1), SM 3 -> channel 0 far (6) (got %llu %llu %llu %llu)",
+       (unsigned long long)at[0], (unsigned long long)at[1], (unsigned long long)bt[0],
+       (unsigned long long)bt[1]);
+    tm_icnt_destroy(n);
+
+    /* the far link's width: 1 flit per cycle per direction */
+    static const char *const narrow[] = {"network_mode", "3", "icnt_flit_size", "40",
+        "ptxemu_icnt_sms_per_gpc", "2", "ptxemu_icnt_far_latency", "5",
+        "ptxemu_icnt_far_flits", "1", NULL};
+    n = make(narrow, 4, 4);
+    if (!n)
+        bail_out("narrow far link");
+    is_str(tm_icnt_describe(n),
+           "hierarchical crossbar: 4 SMs in 2 TPCs, 2 GPCs of 2 SMs, 2 L2 partitions of 4 "
+           "memory nodes (GPCs in halves, channels in halves), far link 5 cycles, 1 flit/cycle, "
+           "2 subnets, iSLIP, 40-byte flits, buffers 64/64 packets", "narrow link description");
+    /* SMs 0 and 2 are in different TPCs and partitions: the crossbar passes both at once;
+     * SM 0's goes far on link 0->1, SM 2's on link 1->0: no wait */
+    static const uint32_t both[][2] = {{0, 6}, {2, 4}};
+    together(n, both, 2, 32, at);
+    ok(at[0] == 6 && at[1] == 6, "opposite directions do not share a link: 6 and 6");
+    /* two 3-flit packets of TPC 0 (SM 1's turn first): the crossbar delivers them at 3 and
+     * 6, the link holds each 3 cycles: 3 + 2 + 5 = 10 and 6 + 2 + 5 = 13 */
+    static const uint32_t three[][2] = {{0, 6}, {1, 7}};
+    together(n, three, 2, 100, at);
+    ok(at[0] == 13 && at[1] == 10, "3-flit packets on a 1-flit link: 10 and 13 (got %llu %llu)",
+       (unsigned long long)at[0], (unsigned long long)at[1]);
+    /* SM 0 twice back to back: the crossbar gives 1 and 2, the link 6 and 7, no wait */
+    uint64_t w0 = tm_icnt_stats(n)[TM_IS_FAR_WAIT];
+    static const uint32_t two[][2] = {{0, 6}, {0, 7}};
+    together(n, two, 2, 32, at);
+    ok(at[0] == 6 && at[1] == 7 && tm_icnt_stats(n)[TM_IS_FAR_WAIT] == w0,
+       "1-flit packets one cycle apart pass a 1-flit link without waiting: 6, 7");
+    /* SM 1 (its turn on the TPC port) sends 3 flits, SM 0 one: crossbar 1-3 and 4; the link
+     * holds SM 1's packet in cycles 3-5, so SM 0's starts at 6 (waited 2):
+     * 3 + 2 + 5 = 10 and 6 + 0 + 5 = 11 */
+    struct tm_req r0 = req(0), r1 = req(1);
+    tm_icnt_push(n, 1, 7, &r1, 100);
+    tm_icnt_push(n, 0, 6, &r0, 32);
+    uint64_t a0 = 0, a1 = 0;
+    for (uint64_t c = 1; c <= 40; c++) {
+        tm_icnt_cycle(n);
+        if (tm_icnt_peek(n, 6)) {
+            a0 = c;
+            tm_icnt_pop(n, 6);
+        }
+        if (tm_icnt_peek(n, 7)) {
+            a1 = c;
+            tm_icnt_pop(n, 7);
+        }
+    }
+    ok(a1 == 10 && a0 == 11 && tm_icnt_stats(n)[TM_IS_FAR_WAIT] == w0 + 2,
+       "a packet behind a 3-flit one waits 2 cycles for the link: 10 and 11, wait 2 "
+       "(got %llu %llu, wait %llu)", (unsigned long long)a1, (unsigned long long)a0,
+       (unsigned long long)(tm_icnt_stats(n)[TM_IS_FAR_WAIT] - w0));
+    tm_icnt_destroy(n);
+
+    static const char *const bad[] = {"network_mode", "3", "ptxemu_icnt_far_flits", "-1", NULL};
+    struct tm_config c;
+    cfg_make(&c, bad);
+    struct tm_icnt *x = NULL;
+    ok(tm_icnt_create(&x, &c, 4, 4, NULL, err, sizeof err) == -EINVAL && !x,
+       "-ptxemu_icnt_far_flits -1 refused");
+    tm_config_free(&c);
+    static const char *const bad2[] = {"network_mode", "3", "ptxemu_icnt_gpc_interleave", "2",
+                                       NULL};
+    cfg_make(&c, bad2);
+    ok(tm_icnt_create(&x, &c, 4, 4, NULL, err, sizeof err) == -EINVAL && !x,
+       "-ptxemu_icnt_gpc_interleave 2 refused: %s", err);
+    tm_config_free(&c);
 }
 
 /* ------------------------------------------------------------------ random traffic */
@@ -913,6 +1037,7 @@ int main(void)
     test_xbar_backpressure();
     test_xbar_arbiters();
     test_hier();
+    test_partitions();
     test_booksim_latency();
     test_booksim_serialize();
     test_subnets();
