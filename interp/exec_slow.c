@@ -434,10 +434,10 @@ static void check_pre(struct warp *w, uint32_t pc, const struct ir_insn *in, uin
             for (unsigned l = 0; l < 32; l++)
                 if (M >> l & 1)
                     members[l] = (uint32_t)vm_get(w, mo, l);
-            /* sm_70+: bar.warp.sync waits for the named live lanes (its.c); only lanes that
-             * exited or do not exist can never arrive */
-            const uint32_t live = in->op == OP_BAR_WARP_SYNC && w->its
-                                      ? w->valid & ~w->exited : 0;
+            /* sm_70+: bar.warp.sync and the .sync collectives wait for the named live lanes
+             * (its.c); only lanes that exited or do not exist can never arrive (lanes that
+             * never come are a deadlock the engine reports) */
+            const uint32_t live = w->its ? w->valid & ~w->exited : 0;
             check_warp_sync(w, pc, M | live, members);
         }
     }

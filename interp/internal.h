@@ -475,8 +475,8 @@ int its_warp_sync(struct warp *w, uint32_t pc, uint32_t M, uint32_t need, bool b
 /* A .sync warp collective (shfl, vote, match, redux, elect) at pc run by lanes M whose member
  * masks name the lanes `need`, some outside M: wait for them (0, run again later: the top
  * path waits or, once every named lane stands at pc, the paths waiting there merged into it),
- * go on with M (1: the named lanes that stand there cannot merge), or -1 (one can never
- * arrive). */
+ * go on with M (1: the named lanes that stand there cannot merge), -1 (one can never
+ * arrive) or -2 (some stand there only in suspended activations: not supported). */
 int its_collective_sync(struct warp *w, uint32_t pc, uint32_t M, uint32_t need);
 /* Would lanes M of warp w at pc (of the current function), needing the live lanes `need`,
  * pass a bar.warp.sync or aligned barrier now (every needed lane stands there, suspended

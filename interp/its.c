@@ -297,8 +297,11 @@ int its_warp_sync(struct warp *w, uint32_t pc, uint32_t M, uint32_t need, bool b
  * another path runs, as at bar.warp.sync. When every one stands at pc, the sibling entries
  * waiting there (one reconvergence pc) merge into the top, which runs the instruction again
  * with all their lanes (0). Lanes at pc in other entries (another reconvergence pc, a
- * suspended activation) cannot merge: the top goes on with its own lanes (1) and they run
- * the instruction on their own, as before.
+ * suspended activation) cannot merge: in this activation the top goes on with its own lanes
+ * (1) and they run the instruction on their own, as before; lanes that stand there only in
+ * suspended activations (the function was called by another path, as nvcc -G code calls
+ * __shfl_sync) hold their registers in other frames, which one instruction cannot join
+ * yet: -2, reported as not supported rather than computed wrong.
  */
 int its_collective_sync(struct warp *w, uint32_t pc, uint32_t M, uint32_t need)
 {
@@ -318,6 +321,10 @@ int its_collective_sync(struct warp *w, uint32_t pc, uint32_t M, uint32_t need)
         s[i].mask = 0;
         merged |= own;
     }
+    /* named lanes standing here only in a suspended activation (they called this function
+     * from another path: nvcc -G): their registers are in another frame */
+    if (need & ~(M | s[t].mask | leaves_at(s, b, t, s[t].mask, pc)))
+        return -2;
     if (merged == 0)
         return 1;
     s[t].pc = pc;
