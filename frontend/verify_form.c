@@ -693,8 +693,10 @@ void verify_probed_forms(struct vctx *v, const struct declmap *dm,
                 VERR(v, in, "operand %u of '%s': a texture or surface handle register is "
                             "64-bit", i + 1, name);
         }
-        /* the coordinates: of the coordinate type (texture; surfaces: 32-bit integers),
-           but a layered geometry's first, the array index, a 32-bit integer */
+        /* the coordinates: of the coordinate type (texture; surfaces: 32-bit integers), by
+           the rule of a ld/st data vector (ptxas takes {%f1, %r1} or {%s1, %u1} for .s32 and
+           .f32 coordinates, {%f1, %f2} only for .f32), but a layered geometry's first, the
+           array index, a 32-bit integer */
         const bool surf = in->op == OP_SULD || in->op == OP_SUST || in->op == OP_SURED;
         const bool layered = has_mod(f, in, MOD_GEOM_A1D) || has_mod(f, in, MOD_GEOM_A2D) ||
                              has_mod(f, in, MOD_GEOM_ACUBE) || has_mod(f, in, MOD_GEOM_A2DMS);
@@ -704,11 +706,23 @@ void verify_probed_forms(struct vctx *v, const struct declmap *dm,
             if (o->kind != OPK_TEX || o->first + o->n > f->nopnds ||
                 (ct != T_S32 && ct != T_F32))
                 continue;
-            for (unsigned c = (unsigned)o->imm.u; c < o->n; c++) {
+            const unsigned c = (unsigned)o->imm.u, nc = o->n - c;
+            if (nc == 3) { /* ptxas: "Illegal vector size: 3" */
+                VERR(v, in, "operand %u of '%s': a coordinate vector has 1, 2 or 4 elements, "
+                            "not 3", i + 1, name);
+                continue;
+            }
+            if (layered && c < o->n) {
                 const struct ir_opnd *e = &f->opnds[o->first + c];
                 if (e->kind == OPK_REG)
-                    check_reg(v, dm, in, e, i, layered && c == o->imm.u ? T_S32 : ct, false,
-                              true);
+                    check_reg(v, dm, in, e, i, T_S32, false, true);
+            }
+            if (c < o->n) {
+                struct ir_opnd co = *o; /* the coordinates (the array index too) as a vector */
+                co.kind = OPK_VEC;
+                co.first = o->first + c;
+                co.n = nc;
+                check_ldst_vec(v, dm, in, &co, i, ct);
             }
         }
         if ((in->op == OP_TEX && in->type[1] != T_S32 && in->type[1] != T_F32) ||

@@ -8,8 +8,9 @@
  * operation, type and operands, mma's .kind and operands, wait's .sync.aligned), dp4a / dp2a, the
  * video instructions (types, .clamp/.wrap, comparison, secondary operation and operand count), txq
  * / suq (their one query and its operands), tensormap.replace's value type per field, the bulk
- * copies' state spaces, and the operand kinds of the tensor copies' coordinates, cp.async,
- * cp.async.bulk{.prefetch}, wgmma.mma_async{.sp} (A descriptor, sparsity selector, scale-d)
+ * copies' state spaces, loads and stores over 128 bits, and the operand kinds of the tensor
+ * copies' coordinates, cp.async, cp.async.bulk{.prefetch}, wgmma.mma_async{.sp} (A descriptor,
+ * sparsity selector, scale-d)
  * and the surface instructions' data (ptxas: "Unexpected instruction types specified for …",
  * "Arguments mismatch for instruction …", "Instruction 'tex.f32' requires .v4 type").
  */
@@ -411,6 +412,23 @@ static void bulk_spaces(struct vctx *v, const struct ir_insn *in)
                               k ? (ok[k + 1] ? ", " : " or ") : "", ok[k]);
     VERR(v, in, "'%s' takes the state spaces %s, not %s%s", ir_op_name((enum ir_op)in->op), want,
          n ? "." : "none", got);
+}
+
+/* Loads and stores wider than 128 bits per lane (.v8.b32, .v4.b64; sm_100): only ld / st of
+ * global (or generic) memory; ldu and st.async move at most 128 bits (ptxas 13: "global state
+ * space expected for feature '256 bit wide load/store'", "Vector type too large, exceeds 128
+ * bit limit"; probed_forms9.ptx). */
+static void wide_ldst(struct vctx *v, const struct ir_insn *in)
+{
+    const unsigned bytes = ir_type_size((enum ir_type)in->type[0]) * (in->vec > 1 ? in->vec : 1);
+    if (bytes <= 16)
+        return;
+    const char *name = ir_op_name((enum ir_op)in->op);
+    if (in->op == OP_LDU || in->op == OP_ST_ASYNC)
+        VERR(v, in, "'%s' moves at most 128 bits per thread, not %u", name, 8 * bytes);
+    else if (in->space != SP_NONE && in->space != SP_GLOBAL)
+        VERR(v, in, "'%s' of %u bits per thread needs global memory (.global or generic)", name,
+             8 * bytes);
 }
 
 /* tensormap.replace: the new value's type is .b64 for the fields .global_address and
@@ -816,6 +834,12 @@ void verify_probed_forms2(struct vctx *v, const struct declmap *dm, const struct
         break;
     case OP_TENSORMAP_REPLACE:
         tensormap_replace(v, in);
+        break;
+    case OP_LD:
+    case OP_ST:
+    case OP_LDU:
+    case OP_ST_ASYNC:
+        wide_ldst(v, in);
         break;
     case OP_TCGEN05_ALLOC:
     case OP_TCGEN05_DEALLOC:
