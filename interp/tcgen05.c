@@ -33,25 +33,33 @@
  *   otherwise). The loads and stores complete at once, so tcgen05.wait::ld / ::st have nothing
  *   to wait for (they check that the whole warp executes them).
  * tcgen05.mma.cta_group::1.kind::{f16,tf32,f8f6f4,i8} [d], a-desc | [a-tmem], b-desc, idesc,
- *   enable-input-d: each executing lane issues one MMA, completed when issued. The
- *   instruction descriptor (ISA "Instruction descriptor"): bit 2 sparsity (must be 0), 3
- *   saturate (.kind::i8), 4-5 D type (1 = f32, 2 = s32 for .kind::i8; f16 D is a fault, not
- *   implemented), 7-9 / 10-12 A / B type (kind::f16: 0 f16, 1 bf16; kind::tf32: 2;
- *   kind::f8f6f4: 0 e4m3, 1 e5m2, the 6- and 4-bit types a fault; kind::i8: 0 u8, 1 s8), 13 /
- *   14 negate A / B, 15 / 16 A / B MN-major (16-bit types only; otherwise a fault), 17-22 N >> 3,
- *   24-28 M >> 4. M = 128 (M = 64 is a fault: its tensor-memory layout is not modelled), N =
- *   16 .. 256 step 16, K = 16 (f16/bf16), 8 (tf32) or 32 (8-bit). .kind::i8 sums are exact and
- *   wrap to 32 bits (saturate: clamp). A and B come from shared memory through the tcgen05
- *   shared-memory descriptor (0-13 start >> 4, 16-29 LBO >> 4, 32-45 SBO >> 4, 46-48 0b001,
- *   49-51 base offset, 52 LBO mode (absolute: refused), 61-63 swizzle 0 none, 2 128B, 4 64B,
- *   6 32B; 1 = 128B with 32B atomicity is refused), in the canonical K-major / MN-major
- *   layouts of wgmma (wgmma_chunk_addr); A may instead come from tensor memory: row i is
- *   lane a.lane + i, its K elements packed low to high from column a.col (four 8-bit, two
- *   16-bit elements or one tf32 per column). D row i is lane d.lane + i (d.lane must be 0), element j column
- *   d.col + j, f32. Numerics as wgmma: exact products in double summed in k order onto D (or
- *   0 when enable-input-d is false), rounded once to f32; tf32 inputs keep their 19 high bits.
- * tcgen05.mma.ws.cta_group::1.kind::{f16,tf32,f8f6f4,i8} (weight-stationary), same operands
- *   without the zero-column mask (refused): as above with M = 128 and N = 64 or 128; the .ws
+ *   {disable-output-lane,} enable-input-d{, scale-input-d}: each executing lane issues one
+ *   MMA, completed when issued. The instruction descriptor (ISA "Instruction descriptor"): bit
+ *   2 sparsity (must be 0), 3 saturate (.kind::i8), 4-5 D type (1 = f32; 0 = f16 for
+ *   .kind::f16 with f16 A and B and for .kind::f8f6f4; 2 = s32 for .kind::i8), 7-9 / 10-12 A /
+ *   B type (kind::f16: 0 f16, 1 bf16; kind::tf32: 2; kind::f8f6f4: 0 e4m3, 1 e5m2, the 6- and
+ *   4-bit types a fault; kind::i8: 0 u8, 1 s8), 13 / 14 negate A / B, 15 / 16 A / B MN-major
+ *   (16-bit types only; otherwise a fault), 17-22 N >> 3, 24-28 M >> 4. M = 128 (Layout D: row
+ *   i of D in lane i, d.lane 0) or 64 (Layout F, half the data path: rows 16 q .. 16 q + 15 in
+ *   lanes 32 q + d.lane .. + 15, d.lane 0 or 16); N = 8 .. 256 step 8 (.kind::i8: 8, 16, 24,
+ *   then 32 .. 256 step 16); K = 16 (f16/bf16), 8 (tf32) or 32 (8-bit). .kind::i8 sums are
+ *   exact and wrap to 32 bits (saturate: clamp). A and B come from shared memory through the
+ *   tcgen05 shared-memory descriptor (0-13 start >> 4, 16-29 LBO >> 4, 32-45 SBO >> 4, 46-48
+ *   0b001, 49-51 base offset, 52 LBO mode (absolute: refused), 61-63 swizzle 0 none, 2 128B, 4
+ *   64B, 6 32B; 1 = 128B with 32B atomicity is refused), in the canonical K-major / MN-major
+ *   layouts of wgmma (wgmma_chunk_addr); A may instead come from tensor memory: row i in the
+ *   lane of D's row i (the same lane alignment, a fault otherwise), its K elements packed low
+ *   to high from column a.col (four 8-bit, two 16-bit elements or one tf32 per column).
+ *   Element j of a row of D is column d.col + j: an f32 / s32, or an f16 in the low 16 bits
+ *   (the high 16 bits read as nothing and written 0, the emulator's choice; the ISA puts one
+ *   16-bit element in the low half of a word). disable-output-lane is four 32-bit values, bit
+ *   L % 32 of value L / 32 set: tensor-memory lane L of D keeps its value. scale-input-d s
+ *   (.kind::f16 / tf32, 0 .. 15) reads C as C * 2^-s. Numerics as wgmma: exact products in
+ *   double summed in k order onto C (or 0 when enable-input-d is false), rounded once to f32
+ *   (f16: once to f16, round to nearest even); tf32 inputs keep their 19 high bits.
+ * tcgen05.mma.ws.cta_group::1.kind::{f16,tf32,f8f6f4,i8} (weight-stationary) [d], a, b,
+ *   idesc, enable-input-d (the zero-column mask is refused): as above with M = 128 and N = 64
+ *   or 128; the .ws
  *   tensor-memory layouts of M = 32 and 64 are not modelled (a fault, "not implemented").
  * The collector usage qualifiers (.collector::a::* on mma, ::b0 .. ::b3 on .ws) are hints:
  *   the operand is read again from its descriptor each time, which is what the collector
@@ -72,9 +80,9 @@
  *   multiple of 32; its own row stays).
  * tcgen05.commit arrives after them as after an MMA: they completed when issued.
  * tcgen05.fence::before_thread_sync / ::after_thread_sync order nothing further.
- * Everything else (cta_group::2, the decompressing tcgen05.cp,
- * ld.red, the sparse / block-scaled MMAs, the .ws zero-column mask, disable-output-lane,
- * scale-input-d, commit multicast) is refused at load with the reason.
+ * Everything else (cta_group::2, the decompressing tcgen05.cp, ld.red, the sparse /
+ * block-scaled MMAs, .ashift, the .ws zero-column mask, commit multicast) is refused at load
+ * with the reason.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -209,6 +217,28 @@ static unsigned tc5_shape_regs(enum tc5_shape sh)
     return sh == SH_16X128B ? 2 : sh == SH_16X256B ? 4 : 1;
 }
 
+/* The operand positions of a tcgen05.mma [d], a, b, idesc, {disable-output-lane,}
+ * enable-input-d{, scale-input-d}: *mo the disable-output-lane vector (0 when absent), *eo
+ * enable-input-d, *sc the scale-input-d immediate (-1 when absent). False for any other
+ * operand list (a 64-bit zero-column-mask descriptor of .ws among them). */
+static bool tc5_mma_opnds(const struct ir_insn *in, const struct ir_opnd *O, unsigned *mo,
+                          unsigned *eo, int *sc)
+{
+    *mo = 0;
+    *sc = -1;
+    unsigned e = 4;
+    if (in->nopnd >= 6 && O[4].kind == OPK_VEC)
+        *mo = 4, e = 5;
+    *eo = e;
+    if (in->nopnd == e + 2) {
+        if (O[e + 1].kind != OPK_IMM || O[e + 1].imm.u > 15)
+            return false;
+        *sc = (int)O[e + 1].imm.u;
+    } else if (in->nopnd != e + 1)
+        return false;
+    return true;
+}
+
 /* See tensor.h. */
 bool tcgen05_supported(const struct ir_func *f, const struct ir_insn *in, const struct ir_opnd *O)
 {
@@ -254,14 +284,22 @@ bool tcgen05_supported(const struct ir_func *f, const struct ir_insn *in, const 
     case OP_TCGEN05_FENCE_BEFORE:
     case OP_TCGEN05_FENCE_AFTER: return in->nopnd == 0;
     case OP_TCGEN05_MMA:
-    case OP_TCGEN05_MMA_WS: /* .ws: the same operands (no zero-column mask) */
+    case OP_TCGEN05_MMA_WS: { /* .ws: no disable-output-lane, scale-input-d or zero-column mask */
+        unsigned mo, eo;
+        int sc;
+        if (!tc5_mma_opnds(in, O, &mo, &eo, &sc))
+            return false;
         return d.cta1 && d.kind_f16 + d.kind_tf32 + d.kind_f8f6f4 + d.kind_i8 == 1 &&
-               in->nopnd == 5 && tc5_taddr_ok(&O[0]) &&
+               (!mo || (in->op == OP_TCGEN05_MMA && tc5_regs_ok(f, &O[mo], 4, false))) &&
+               (sc < 0 || (in->op == OP_TCGEN05_MMA && (d.kind_f16 || d.kind_tf32) &&
+                           sc <= 15)) &&
+               tc5_taddr_ok(&O[0]) &&
                (tc5_taddr_ok(&O[1]) ||
                 ((O[1].kind == OPK_REG || O[1].kind == OPK_IMM) && O[1].rf == RF_B64)) &&
                (O[2].kind == OPK_REG || O[2].kind == OPK_IMM) && O[2].rf == RF_B64 &&
                tc5_u32_ok(&O[3]) &&
-               ((O[4].kind == OPK_REG && O[4].rf == RF_PRED) || O[4].kind == OPK_IMM);
+               ((O[eo].kind == OPK_REG && O[eo].rf == RF_PRED) || O[eo].kind == OPK_IMM);
+    }
     case OP_TCGEN05_COMMIT:
         return d.cta1 && d.arrive_one && in->nopnd == 1 && O[0].kind == OPK_ADDR;
     case OP_TCGEN05_CP: /* multicast: .warpx4 with 32x128b, .warpx2 with 64x128b */
@@ -303,8 +341,10 @@ const char *tcgen05_unsupported_why(const struct ir_func *f, const struct ir_ins
     case OP_TCGEN05_MMA:
         return "unsupported (tcgen05.mma: implemented are .cta_group::1 .kind::f16, "
                ".kind::tf32, .kind::f8f6f4 and .kind::i8 with [d-tmem], an A descriptor or "
-               "[a-tmem], a B descriptor, the instruction descriptor and enable-input-d; not "
-               "block scaling, disable-output-lane, scale-input-d or .cta_group::2)";
+               "[a-tmem], a B descriptor, the instruction descriptor, an optional "
+               "disable-output-lane vector of four 32-bit values, enable-input-d and (.kind::f16 "
+               "/ .kind::tf32) an optional scale-input-d immediate 0 .. 15; not block scaling "
+               "(.kind::mxf8f6f4 / .kind::mxf4 / .kind::mxf4nvf4), .ashift or .cta_group::2)";
     case OP_TCGEN05_MMA_WS:
         return "unsupported (tcgen05.mma.ws: implemented are .cta_group::1 .kind::f16, "
                ".kind::tf32, .kind::f8f6f4 and .kind::i8 with [d-tmem], an A descriptor or "
@@ -679,18 +719,37 @@ static int tc5_gather(struct warp *w, uint32_t pc, unsigned l, const uint32_t f[
     return 0;
 }
 
+/* The tensor-memory lane of row i of D (and of an A in tensor memory) for M rows from lane
+ * l0: M = 128 row i in lane i (ISA Layout D); M = 64 (not .ws) rows 16 q .. 16 q + 15 in the
+ * lanes 32 q + l0 .. + 15 of warp q's quarter, l0 0 or 16 (Layout F, half the data path). */
+static inline unsigned tc5_row_lane(unsigned M, unsigned l0, unsigned i)
+{
+    return M == 64 ? l0 + 32 * (i / 16) + i % 16 : i;
+}
+
 /* One tcgen05.mma of lane l. */
-static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_opnd *O,
-                   const struct tc5_insn *d, struct tc5_cta *t, const struct tc_mem *mr)
+static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_insn *in,
+                   const struct ir_opnd *O, const struct tc5_insn *d, struct tc5_cta *t,
+                   const struct tc_mem *mr)
 {
     char msg[240];
+    unsigned mo, eo;
+    int sc;
+    tc5_mma_opnds(in, O, &mo, &eo, &sc); /* checked at load */
     const uint32_t da = (uint32_t)vm_addr(w, &O[0], l);
     const uint32_t id = (uint32_t)vm_get(w, &O[3], l);
-    const bool acc = (O[4].kind == OPK_IMM ? O[4].imm.i : (int64_t)vm_get(w, &O[4], l)) != 0;
+    const bool acc = (O[eo].kind == OPK_IMM ? O[eo].imm.i : (int64_t)vm_get(w, &O[eo], l)) != 0;
+    uint32_t off[4] = {0, 0, 0, 0}; /* disable-output-lane: bit L % 32 of word L / 32 */
+    for (unsigned k = 0; mo && k < 4; k++) {
+        const struct ir_opnd e = vm_elem(w->fn, &O[mo], k);
+        off[k] = (uint32_t)vm_get(w, &e, l);
+    }
     const unsigned dt = id >> 4 & 3, at = id >> 7 & 7, bt = id >> 10 & 7;
     const unsigned N = (id >> 17 & 63) << 3, M = (id >> 24 & 31) << 4;
     const bool negA = id >> 13 & 1, negB = id >> 14 & 1, mnA = id >> 15 & 1, mnB = id >> 16 & 1;
     const bool satf = id >> 3 & 1;
+    /* D f16 (code 0) with .kind::f16 and .kind::f8f6f4 */
+    const bool f16d = dt == 0 && (d->kind_f16 || d->kind_f8f6f4);
     /* the element types of the .kind's codes (0 where the code is not implemented) */
     static const unsigned f16t[8] = {T_F16, T_BF16}, f8t[8] = {T_E4M3, T_E5M2},
                           i8t[8] = {T_U8, T_S8};
@@ -700,33 +759,38 @@ static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_opnd
     const char *bad = NULL;
     if (id & 4)
         bad = "the sparsity bit is set (a dense tcgen05.mma)";
-    else if (d->kind_i8 ? dt != 2 : dt != 1)
-        bad = "D type not f32 (.kind::i8: s32); f16 D is not implemented";
+    else if (d->kind_i8 ? dt != 2 : d->kind_tf32 ? dt != 1 : dt > 1)
+        bad = "D type not of the .kind (f32; also f16 for .kind::f16 / f8f6f4; s32 for i8)";
     else if (!ta || !tb || (d->kind_f16 && tb != ta))
         bad = "A / B types not of the .kind (e2m3 / e3m2 / e2m1 not implemented)";
+    else if (f16d && d->kind_f16 && ta != T_F16)
+        bad = "f16 D with bf16 A and B (the ISA's shapes have f16 D with f16 inputs only)";
     else if (d->kind_i8 && (negA || negB))
         bad = "negation with .kind::i8";
     else if (satf && !d->kind_i8)
         bad = "saturation outside .kind::i8";
-    else if (M != 128)
+    else if (d->ws ? M != 128 : M != 128 && M != 64)
         bad = d->ws ? "M other than 128 (the .ws layouts of M = 32 and 64 are not implemented)"
-                    : "M other than 128 (M = 64 not implemented)";
+                    : "M not 64 or 128";
     else if (d->ws && N != 64 && N != 128)
         bad = "N not 64 or 128 (.ws with M = 128)";
-    else if (N < 16 || N > 256 || N % 16)
-        bad = "N not 16 .. 256 in steps of 16";
+    else if (d->kind_i8 ? !(N == 8 || N == 16 || N == 24 || (N % 16 == 0 && N >= 32 && N <= 256))
+                        : N < 8 || N > 256 || N % 8)
+        bad = d->kind_i8 ? "N not 8, 16, 24 or 32 .. 256 in steps of 16 (.kind::i8)"
+                         : "N not 8 .. 256 in steps of 8";
     if (bad) {
         snprintf(msg, sizeof msg, "tcgen05.mma: instruction descriptor 0x%08x: %s", id, bad);
         interp_fault(w, pc, l, TRAP_ILLEGAL, 0, 0, 0, false, msg);
         return -1;
     }
     const unsigned eb = tc5_bits(ta), K = 256 / eb;
-    const uint32_t dcol = da & 0xffff;
-    if ((da >> 16) != 0 || !tc5_allocated(t, dcol, N)) {
+    const uint32_t dcol = da & 0xffff, l0 = da >> 16;
+    if ((M == 128 ? l0 != 0 : l0 != 0 && l0 != 16) || !tc5_allocated(t, dcol, N)) {
         snprintf(msg, sizeof msg,
-                 "tcgen05.mma: D at tensor-memory address 0x%08x (lanes 0 .. 127, columns %u .. "
-                 "%u) is not inside an allocation (allocated %04x, a bit per 32 of 512 columns)",
-                 da, dcol, dcol + N - 1, t->alloc);
+                 "tcgen05.mma: D at tensor-memory address 0x%08x (columns %u .. %u) is not inside "
+                 "an allocation (allocated %04x, a bit per 32 of 512 columns) or its lane is not "
+                 "%s",
+                 da, dcol, dcol + N - 1, t->alloc, M == 128 ? "0 (M = 128)" : "0 or 16 (M = 64)");
         tc5_fault(w, pc, l, msg);
         return -1;
     }
@@ -734,17 +798,17 @@ static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_opnd
     if (O[1].kind == OPK_ADDR) {
         const uint32_t aa = (uint32_t)vm_addr(w, &O[1], l), acol = aa & 0xffff;
         const unsigned ncol = K * eb / 32, per = 32 / eb;
-        if ((aa >> 16) != 0 || !tc5_allocated(t, acol, ncol)) {
+        if ((aa >> 16) != l0 || !tc5_allocated(t, acol, ncol)) {
             snprintf(msg, sizeof msg,
-                     "tcgen05.mma: A at tensor-memory address 0x%08x (lanes 0 .. 127, columns "
-                     "%u .. %u) is not inside an allocation (allocated %04x)",
-                     aa, acol, acol + ncol - 1, t->alloc);
+                     "tcgen05.mma: A at tensor-memory address 0x%08x (columns %u .. %u) is not "
+                     "inside an allocation (allocated %04x) or its lane is not D's (%u)",
+                     aa, acol, acol + ncol - 1, t->alloc, l0);
             tc5_fault(w, pc, l, msg);
             return -1;
         }
-        for (unsigned i = 0; i < 128; i++)
+        for (unsigned i = 0; i < M; i++)
             for (unsigned k = 0; k < K; k++) {
-                const uint32_t cell = t->cell[i][acol + k / per];
+                const uint32_t cell = t->cell[tc5_row_lane(M, l0, i)][acol + k / per];
                 const uint32_t b = eb == 32 ? cell : cell >> (eb * (k % per)) & ((1u << eb) - 1);
                 const double v = tc5_val(ta, b);
                 t->A[i * K + k] = negA ? -v : v;
@@ -753,7 +817,7 @@ static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_opnd
         uint32_t f[4];
         unsigned W;
         if (tc5_desc(w, pc, l, vm_get(w, &O[1], l), "tcgen05.mma: matrix A", f, &W) ||
-            tc5_gather(w, pc, l, f, W, mnA, 128, K, ta, negA, t->A, 'A', mr))
+            tc5_gather(w, pc, l, f, W, mnA, M, K, ta, negA, t->A, 'A', mr))
             return -1;
     }
     /* B, as N rows of K */
@@ -762,10 +826,18 @@ static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_opnd
     if (tc5_desc(w, pc, l, vm_get(w, &O[2], l), "tcgen05.mma: matrix B", f, &W) ||
         tc5_gather(w, pc, l, f, W, mnB, N, K, tb, negB, t->B, 'B', mr))
         return -1;
-    for (unsigned i = 0; i < 128; i++)
+    for (unsigned i = 0; i < M; i++) {
+        const unsigned ln = tc5_row_lane(M, l0, i);
+        if (off[ln / 32] >> (ln % 32) & 1)
+            continue; /* disable-output-lane: this lane of D keeps its value */
         for (unsigned j = 0; j < N; j++) {
-            uint32_t *cell = &t->cell[i][dcol + j];
-            double s = !acc ? 0.0 : d->kind_i8 ? (double)(int32_t)*cell : (double)fpu_u2f(*cell);
+            uint32_t *cell = &t->cell[ln][dcol + j];
+            double s = !acc           ? 0.0
+                       : d->kind_i8   ? (double)(int32_t)*cell
+                       : f16d         ? fpu_h2d((uint16_t)*cell, 0)
+                                      : (double)fpu_u2f(*cell);
+            if (sc > 0) /* scale-input-d: D * 2^-scale, exact */
+                s = ldexp(s, -sc);
             const double *a = &t->A[i * K], *b = &t->B[j * K];
             for (unsigned k = 0; k < K; k++)
                 s += a[k] * b[k];
@@ -773,11 +845,14 @@ static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_opnd
                 const int64_t v = (int64_t)s;
                 *cell = satf ? (uint32_t)(v > INT32_MAX ? INT32_MAX : v < INT32_MIN ? INT32_MIN : v)
                              : (uint32_t)(uint64_t)v;
+            } else if (f16d) { /* one f16 in the low 16 bits, the high ones cleared */
+                *cell = s != s ? 0x7fffu : fpu_d2h(s, FPU_RN, 0);
             } else {
                 const float r = (float)s;
                 *cell = r != r ? 0x7fffffffu : fpu_f2u(r);
             }
         }
+    }
     t->dirty = true;
     return 0;
 }
@@ -902,7 +977,7 @@ int tcgen05_exec(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *
     case OP_TCGEN05_MMA_WS:
         d.ws = in->op == OP_TCGEN05_MMA_WS;
         for (unsigned l = 0; l < 32; l++)
-            if (M >> l & 1 && tc5_mma(w, pc, l, O, &d, t, mr))
+            if (M >> l & 1 && tc5_mma(w, pc, l, in, O, &d, t, mr))
                 return -1;
         return 0;
     case OP_TCGEN05_CP:
