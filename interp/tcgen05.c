@@ -37,9 +37,9 @@
  *   MMA, completed when issued. The instruction descriptor (ISA "Instruction descriptor"): bit
  *   2 sparsity (must be 0), 3 saturate (.kind::i8), 4-5 D type (1 = f32; 0 = f16 for
  *   .kind::f16 with f16 A and B and for .kind::f8f6f4; 2 = s32 for .kind::i8), 7-9 / 10-12 A /
- *   B type (kind::f16: 0 f16, 1 bf16; kind::tf32: 2; kind::f8f6f4: 0 e4m3, 1 e5m2, the 6- and
- *   4-bit types a fault; kind::i8: 0 u8, 1 s8), 13 / 14 negate A / B, 15 / 16 A / B MN-major
- *   (16-bit types only; otherwise a fault), 17-22 N >> 3, 24-28 M >> 4. M = 128 (Layout D: row
+ *   B type (kind::f16: 0 f16, 1 bf16; kind::tf32: 2; kind::f8f6f4: 0 e4m3, 1 e5m2, 3 e2m3, 4
+ *   e3m2, 5 e2m1, A and B of any two; kind::i8: 0 u8, 1 s8), 13 / 14 negate A / B, 15 / 16 A
+ *   / B MN-major (16-bit types only; otherwise a fault), 17-22 N >> 3, 24-28 M >> 4. M = 128 (Layout D: row
  *   i of D in lane i, d.lane 0) or 64 (Layout F, half the data path: rows 16 q .. 16 q + 15 in
  *   lanes 32 q + d.lane .. + 15, d.lane 0 or 16); N = 8 .. 256 step 8 (.kind::i8: 8, 16, 24,
  *   then 32 .. 256 step 16); K = 16 (f16/bf16), 8 (tf32) or 32 (8-bit). .kind::i8 sums are
@@ -49,7 +49,12 @@
  *   64B, 6 32B; 1 = 128B with 32B atomicity is refused), in the canonical K-major / MN-major
  *   layouts of wgmma (wgmma_chunk_addr); A may instead come from tensor memory: row i in the
  *   lane of D's row i (the same lane alignment, a fault otherwise), its K elements packed low
- *   to high from column a.col (four 8-bit, two 16-bit elements or one tf32 per column).
+ *   to high from column a.col (four 8-bit, two 16-bit elements or one tf32 per column; an A
+ *   of 6- or 4-bit elements in tensor memory is a fault: the bits its 8-bit containers use are
+ *   given only by the ISA's figures). The 6- and 4-bit types (no infinity or NaN) take the
+ *   place of 8-bit ones in shared memory: each 16-byte chunk holds 16 values packed LSB first
+ *   in its low 12 (6-bit) or 8 (4-bit) bytes, the rest padding (the ISA's "packed along with
+ *   padding"; the TMA's CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B / 16U4_ALIGN16B).
  *   Element j of a row of D is column d.col + j: an f32 / s32, or an f16 in the low 16 bits
  *   (the high 16 bits read as nothing and written 0, the emulator's choice; the ISA puts one
  *   16-bit element in the low half of a word). disable-output-lane is four 32-bit values, bit
@@ -658,7 +663,19 @@ static int tc5_desc(struct warp *w, uint32_t pc, unsigned l, uint64_t v, const c
     return 0;
 }
 
-/* Element bits -> value; t an ir type (T_F16, T_BF16, T_TF32, T_E4M3, T_E5M2, T_S8, T_U8). */
+/* Value of a 6- or 4-bit float (e2m3, e3m2, e2m1: no infinity or NaN, subnormals at
+ * exponent 0) of eb exponent and mb mantissa bits, its sign at bit eb + mb. */
+static inline double tc5_minifloat(uint32_t b, unsigned eb, unsigned mb)
+{
+    const unsigned e = b >> mb & ((1u << eb) - 1), m = b & ((1u << mb) - 1);
+    const int bias = (1 << (eb - 1)) - 1;
+    const double v = e ? ldexp((double)(m | 1u << mb), (int)e - bias - (int)mb)
+                       : ldexp((double)m, 1 - bias - (int)mb);
+    return b >> (eb + mb) & 1 ? -v : v;
+}
+
+/* Element bits -> value; t an ir type (T_F16, T_BF16, T_TF32, T_E4M3, T_E5M2, T_E2M3, T_E3M2,
+ * T_E2M1, T_S8, T_U8). */
 static inline double tc5_val(unsigned t, uint32_t b)
 {
     switch (t) {
@@ -667,15 +684,26 @@ static inline double tc5_val(unsigned t, uint32_t b)
     case T_TF32: return (double)fpu_u2f(b & 0xffffe000u);
     case T_E4M3: return fpu_unpack(b & 0xff, FPU_E4M3);
     case T_E5M2: return fpu_unpack(b & 0xff, FPU_E5M2);
+    case T_E2M3: return tc5_minifloat(b, 2, 3);
+    case T_E3M2: return tc5_minifloat(b, 3, 2);
+    case T_E2M1: return tc5_minifloat(b, 2, 1);
     case T_S8: return (int8_t)(uint8_t)b;
     default: return (uint8_t)b;
     }
 }
 
-/* Bits of an element of ir type t. */
+/* Bits an element of ir type t takes in the layouts (the 6- and 4-bit types of
+ * .kind::f8f6f4 take the place of 8-bit ones: 16 per 16-byte chunk). */
 static unsigned tc5_bits(unsigned t)
 {
     return t == T_TF32 ? 32 : t == T_F16 || t == T_BF16 ? 16 : 8;
+}
+
+/* Bits of the value of an element of ir type t (6 or 4 for the small floats, otherwise
+ * tc5_bits). */
+static unsigned tc5_width(unsigned t)
+{
+    return t == T_E2M3 || t == T_E3M2 ? 6 : t == T_E2M1 ? 4 : tc5_bits(t);
 }
 
 /* Gather a matrix (rows x K, K-major or MN-major) from shared memory into dense[row * K + k]. */
@@ -684,7 +712,7 @@ static int tc5_gather(struct warp *w, uint32_t pc, unsigned l, const uint32_t f[
                       char which, const struct tc_mem *mr)
 {
     const struct cta *c = w->cta;
-    const unsigned eb = tc5_bits(t), per = 128 / eb;
+    const unsigned eb = tc5_bits(t), per = 128 / eb, vw = tc5_width(t);
     if (mn && eb != 16) {
         interp_fault(w, pc, l, TRAP_ILLEGAL, 0, 0, 0, false,
                      "tcgen05.mma: an MN-major operand of 8-bit or tf32 elements is not "
@@ -708,7 +736,12 @@ static int tc5_gather(struct warp *w, uint32_t pc, unsigned l, const uint32_t f[
                 mr->fn(mr->ctx, l, a, 16, false, SP_SHARED, p);
             for (unsigned e = 0; e < per; e++) {
                 uint32_t b = 0;
-                memcpy(&b, p + e * eb / 8, eb / 8);
+                if (vw < 8) { /* 16 packed values LSB first, then the chunk's padding */
+                    const unsigned bit = e * vw;
+                    b = (uint32_t)(p[bit / 8] | (bit / 8 + 1 < 16 ? p[bit / 8 + 1] << 8 : 0)) >>
+                            (bit % 8) & ((1u << vw) - 1);
+                } else
+                    memcpy(&b, p + e * eb / 8, eb / 8);
                 const double v = neg ? -tc5_val(t, b) : tc5_val(t, b);
                 if (mn)
                     dense[(8 * r + e) * K + kc] = v;
@@ -751,7 +784,8 @@ static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_insn
     /* D f16 (code 0) with .kind::f16 and .kind::f8f6f4 */
     const bool f16d = dt == 0 && (d->kind_f16 || d->kind_f8f6f4);
     /* the element types of the .kind's codes (0 where the code is not implemented) */
-    static const unsigned f16t[8] = {T_F16, T_BF16}, f8t[8] = {T_E4M3, T_E5M2},
+    static const unsigned f16t[8] = {T_F16, T_BF16},
+                          f8t[8] = {T_E4M3, T_E5M2, 0, T_E2M3, T_E3M2, T_E2M1},
                           i8t[8] = {T_U8, T_S8};
     const unsigned *codes = d->kind_f16 ? f16t : d->kind_f8f6f4 ? f8t : i8t;
     const unsigned ta = d->kind_tf32 ? (at == 2 ? T_TF32 : 0) : codes[at];
@@ -762,7 +796,7 @@ static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_insn
     else if (d->kind_i8 ? dt != 2 : d->kind_tf32 ? dt != 1 : dt > 1)
         bad = "D type not of the .kind (f32; also f16 for .kind::f16 / f8f6f4; s32 for i8)";
     else if (!ta || !tb || (d->kind_f16 && tb != ta))
-        bad = "A / B types not of the .kind (e2m3 / e3m2 / e2m1 not implemented)";
+        bad = "A / B types not of the .kind";
     else if (f16d && d->kind_f16 && ta != T_F16)
         bad = "f16 D with bf16 A and B (the ISA's shapes have f16 D with f16 inputs only)";
     else if (d->kind_i8 && (negA || negB))
@@ -795,6 +829,15 @@ static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_insn
         return -1;
     }
     /* A */
+    if (O[1].kind == OPK_ADDR && tc5_width(ta) < 8) {
+        snprintf(msg, sizeof msg,
+                 "tcgen05.mma: instruction descriptor 0x%08x: an A of %u-bit elements in tensor "
+                 "memory is not implemented (the bits of its 8-bit containers are given only by "
+                 "the ISA's figures)",
+                 id, tc5_width(ta));
+        interp_fault(w, pc, l, TRAP_ILLEGAL, 0, 0, 0, false, msg);
+        return -1;
+    }
     if (O[1].kind == OPK_ADDR) {
         const uint32_t aa = (uint32_t)vm_addr(w, &O[1], l), acol = aa & 0xffff;
         const unsigned ncol = K * eb / 32, per = 32 / eb;
