@@ -32,6 +32,12 @@
  *   halves). Every cell touched must be inside an allocation (a fault naming the address
  *   otherwise). The loads and stores complete at once, so tcgen05.wait::ld / ::st have nothing
  *   to wait for (they check that the whole warp executes them).
+ * tcgen05.ld.red.sync.aligned.{32x32b,16x32bx2}.xN.{min,max}{.abs}{.NaN}.{f32,u32,s32} r,
+ *   redval, [taddr]{, immHalfSplitoff} (sm_103a): the load above (N >= 2), then each lane's
+ *   min / max of the N values it loaded into redval (tc5_reduce: integers as .u32 / .s32;
+ *   f32 as PTX min / max: a NaN ignored unless .NaN, all NaN or .NaN with one give the
+ *   canonical NaN, -0 below +0; .abs reduces the magnitudes, the registers keep the loaded
+ *   values).
  * tcgen05.mma.cta_group::1.kind::{f16,tf32,f8f6f4,i8} [d], a-desc | [a-tmem], b-desc, idesc,
  *   {disable-output-lane,} enable-input-d{, scale-input-d}: each executing lane issues one
  *   MMA, completed when issued. The instruction descriptor (ISA "Instruction descriptor"): bit
@@ -85,9 +91,9 @@
  *   multiple of 32; its own row stays).
  * tcgen05.commit arrives after them as after an MMA: they completed when issued.
  * tcgen05.fence::before_thread_sync / ::after_thread_sync order nothing further.
- * Everything else (cta_group::2, the decompressing tcgen05.cp, ld.red, the sparse /
- * block-scaled MMAs, .ashift, the .ws zero-column mask, commit multicast) is refused at load
- * with the reason.
+ * Everything else (cta_group::2, the decompressing tcgen05.cp, the sparse / block-scaled
+ * MMAs, .ashift, the .ws zero-column mask, commit multicast) is refused at load with the
+ * reason.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -130,6 +136,8 @@ struct tc5_insn {
     bool cta1;           /* .cta_group::1 */
     bool kind_f16, kind_tf32, kind_f8f6f4, kind_i8;
     bool arrive_one;
+    int redop;           /* tcgen05.ld.red: 1 .min, 2 .max (0 when absent, -1 both) */
+    bool absnan;         /* .abs or .NaN (tcgen05.ld.red only) */
     bool other;          /* a modifier not implemented */
 };
 
@@ -179,6 +187,9 @@ static void tc5_decode(const struct ir_func *f, const struct ir_insn *in, struct
         case MOD_KIND_F8F6F4: d->kind_f8f6f4 = true; break;
         case MOD_KIND_I8: d->kind_i8 = true; break;
         case MOD_MBARRIER_ARRIVE_ONE: d->arrive_one = true; break;
+        case MOD_MIN: d->redop = d->redop ? -1 : 1; break;
+        case MOD_MAX: d->redop = d->redop ? -1 : 2; break;
+        case MOD_ABS: case MOD_NAN_FLAG: d->absnan = true; break; /* ld.red .f32 (in->fl) */
         default:
             if (ir_mod_kind(md) != MK_TYPE)
                 d->other = true;
@@ -262,11 +273,12 @@ bool tcgen05_supported(const struct ir_func *f, const struct ir_insn *in, const 
     case OP_TCGEN05_FENCE_AFTER:
     case OP_TCGEN05_CP:
     case OP_TCGEN05_SHIFT:
-    case OP_TCGEN05_MMA_WS: break;
+    case OP_TCGEN05_MMA_WS:
+    case OP_TCGEN05_LD_RED: break;
     default: return false;
     }
     tc5_decode(f, in, &d);
-    if (d.other)
+    if (d.other || (d.absnan && in->op != OP_TCGEN05_LD_RED))
         return false;
     switch (in->op) {
     case OP_TCGEN05_ALLOC:
@@ -283,6 +295,16 @@ bool tcgen05_supported(const struct ir_func *f, const struct ir_insn *in, const 
         return d.shape != SH_NONE && d.num && n <= 128 && (ld ? !d.unpack : !d.pack) &&
                in->nopnd == 2u + x2 && tc5_taddr_ok(ao) && tc5_regs_ok(f, ro, n, ld) &&
                (!x2 || (O[ld ? 2 : 1].kind == OPK_IMM && O[ld ? 2 : 1].imm.u < TM_COLS));
+    }
+    case OP_TCGEN05_LD_RED: { /* r, redval, [taddr]{, immHalfSplitoff} */
+        const bool x2 = d.shape == SH_16X32BX2;
+        const unsigned t = in->type[0];
+        return (d.shape == SH_32X32B || x2) && d.num >= 2 && !d.pack && !d.unpack &&
+               d.redop > 0 && (t == T_F32 || t == T_U32 || t == T_S32) &&
+               (t == T_F32 || !(in->fl & (IR_FL(FL_ABS) | IR_FL(FL_NAN)))) &&
+               in->nopnd == 3u + x2 && tc5_regs_ok(f, &O[0], d.num, true) &&
+               tc5_regs_ok(f, &O[1], 1, true) && tc5_taddr_ok(&O[2]) &&
+               (!x2 || (O[3].kind == OPK_IMM && O[3].imm.u < TM_COLS));
     }
     case OP_TCGEN05_WAIT_LD:
     case OP_TCGEN05_WAIT_ST:
@@ -334,7 +356,10 @@ const char *tcgen05_unsupported_why(const struct ir_func *f, const struct ir_ins
                ".16x128b, .16x256b and .16x32bx2 shapes (.x1 .. .x128, at most 128 registers) "
                "with .pack::16b on ld, .unpack::16b on st, and for .16x32bx2 an "
                "immHalfSplitoff below 512; not this form)";
-    case OP_TCGEN05_LD_RED: return "unsupported (tcgen05.ld.red: not implemented)";
+    case OP_TCGEN05_LD_RED:
+        return "unsupported (tcgen05.ld.red: implemented are .32x32b and .16x32bx2 (with an "
+               "immHalfSplitoff below 512), .x2 .. .x128, .min or .max of .f32 (.abs, .NaN), "
+               ".u32 or .s32 into a 32-bit register; not this form)";
     case OP_TCGEN05_CP:
         return "unsupported (tcgen05.cp: implemented are .cta_group::1 .128x256b, .128x128b, "
                ".4x256b, .32x128b.warpx4 and .64x128b.warpx2::02_13 / ::01_23 with [taddr] "
@@ -556,17 +581,46 @@ static inline void tc5_frag(enum tc5_shape sh, unsigned l, unsigned j, unsigned 
     }
 }
 
+/* tcgen05.ld.red: each lane's min or max (mx) of the n registers of ro it loaded into its
+ * register rv. .u32 / .s32 compare as integers; .f32 as PTX min / max (a NaN ignored unless
+ * .NaN, all NaN or .NaN with one: the canonical NaN; -0 below +0), of the magnitudes with
+ * .abs (the loaded registers keep the values as in tensor memory). */
+static void tc5_reduce(struct warp *w, const struct ir_insn *in, const struct ir_opnd *ro,
+                       const struct ir_opnd *rv, bool mx, unsigned n)
+{
+    const unsigned ty = in->type[0];
+    const int np = (in->fl & IR_FL(FL_NAN)) != 0, ab = (in->fl & IR_FL(FL_ABS)) != 0;
+    uint32_t r[32];
+    for (unsigned j = 0; j < n; j++) {
+        const struct ir_opnd e = vm_elem(w->fn, ro, j);
+        for (unsigned l = 0; l < 32; l++) {
+            const uint32_t x = w->r32[e.slot][l].u;
+            if (ty == T_F32) {
+                const float f = ab ? fabsf(fpu_u2f(x)) : fpu_u2f(x);
+                r[l] = fpu_f2u(j ? fpu_fminmax32(fpu_u2f(r[l]), f, mx, np, 0) : fpu_canon32(f));
+            } else if (j == 0)
+                r[l] = x;
+            else if (ty == T_S32)
+                r[l] = ((int32_t)x < (int32_t)r[l]) != mx ? x : r[l];
+            else
+                r[l] = (x < r[l]) != mx ? x : r[l];
+        }
+    }
+    for (unsigned l = 0; l < 32; l++)
+        w->r32[rv->slot][l].u = r[l];
+}
+
 /* tcgen05.ld / st of any data-movement shape: lane l's registers <-> the cells tc5_frag
  * names, inside the warp's quarter of the lanes and the allocated columns. */
 static int tc5_ldst(struct warp *w, uint32_t pc, const struct ir_insn *in,
                     const struct ir_opnd *O, struct tc5_cta *t, const struct tc5_insn *d)
 {
-    const bool ld = in->op == OP_TCGEN05_LD, x2 = d->shape == SH_16X32BX2;
-    const bool packed = d->pack || d->unpack;
-    const struct ir_opnd *ao = ld ? &O[1] : &O[0], *ro = ld ? &O[0] : &O[1 + x2];
+    const bool red = in->op == OP_TCGEN05_LD_RED, ld = in->op == OP_TCGEN05_LD || red;
+    const bool x2 = d->shape == SH_16X32BX2, packed = d->pack || d->unpack;
+    const struct ir_opnd *ao = ld ? &O[1 + red] : &O[0], *ro = ld ? &O[0] : &O[1 + x2];
     const uint32_t a = (uint32_t)vm_addr(w, ao, 0);
     const uint32_t lane0 = a >> 16, col = a & 0xffff, q = w->id % 4;
-    const uint32_t off = x2 ? (uint32_t)O[ld ? 2 : 1].imm.u : 0;
+    const uint32_t off = x2 ? (uint32_t)O[ld ? 2 + red : 1].imm.u : 0;
     const unsigned nreg = d->num * tc5_shape_regs(d->shape);
     const unsigned nlanes = d->shape == SH_32X32B ? 32 : 16;
     /* columns of 32-bit registers one half-set of lanes covers, then in cells */
@@ -625,6 +679,8 @@ static int tc5_ldst(struct warp *w, uint32_t pc, const struct ir_insn *in,
                 *cell = (uint32_t)vm_get(w, &e, l);
         }
     }
+    if (red)
+        tc5_reduce(w, in, ro, &O[1], d->redop == 2, nreg);
     if (!ld)
         t->dirty = true;
     return 0;
@@ -1015,6 +1071,7 @@ int tcgen05_exec(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *
     case OP_TCGEN05_DEALLOC: return tc5_dealloc(w, pc, O, t);
     case OP_TCGEN05_RELINQUISH_ALLOC_PERMIT: t->relinquished = true; return 0;
     case OP_TCGEN05_LD:
+    case OP_TCGEN05_LD_RED:
     case OP_TCGEN05_ST: return tc5_ldst(w, pc, in, O, t, &d);
     case OP_TCGEN05_MMA:
     case OP_TCGEN05_MMA_WS:
