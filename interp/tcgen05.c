@@ -76,8 +76,11 @@
  *   the operand is read again from its descriptor each time, which is what the collector
  *   buffer holds unless the program rewrote that memory between ::fill and ::use (then the
  *   hardware may use the old values where the emulator uses the new).
- * tcgen05.commit.cta_group::1.mbarrier::arrive::one{.shared::cluster}.b64 [mbar]: the MMAs
- *   before it have completed, so each executing lane arrives once on the mbarrier at once.
+ * tcgen05.commit.cta_group::1.mbarrier::arrive::one{.shared::cluster}{.multicast::cluster}.b64
+ *   [mbar]{, ctaMask}: the MMAs before it have completed, so each executing lane arrives once
+ *   on the mbarrier at once; with .multicast::cluster once on the mbarrier at mbar's offset
+ *   in each CTA of the cluster whose %cluster_ctarank bit is set in the 16-bit ctaMask
+ *   (tc5_commit).
  * tcgen05.cp.cta_group::1.shape{.multicast} [taddr], s-desc: each executing lane copies at
  *   once a matrix of R rows x B bits (.128x256b, .128x128b, .4x256b, .32x128b.warpx4,
  *   .64x128b.warpx2::02_13 / ::01_23) from shared memory, read as rows of 16-byte chunks in
@@ -92,8 +95,7 @@
  * tcgen05.commit arrives after them as after an MMA: they completed when issued.
  * tcgen05.fence::before_thread_sync / ::after_thread_sync order nothing further.
  * Everything else (cta_group::2, the decompressing tcgen05.cp, the sparse / block-scaled
- * MMAs, .ashift, the .ws zero-column mask, commit multicast) is refused at load with the
- * reason.
+ * MMAs, .ashift, the .ws zero-column mask) is refused at load with the reason.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -136,6 +138,7 @@ struct tc5_insn {
     bool cta1;           /* .cta_group::1 */
     bool kind_f16, kind_tf32, kind_f8f6f4, kind_i8;
     bool arrive_one;
+    bool mcast_cluster;  /* tcgen05.commit .multicast::cluster */
     int redop;           /* tcgen05.ld.red: 1 .min, 2 .max (0 when absent, -1 both) */
     bool absnan;         /* .abs or .NaN (tcgen05.ld.red only) */
     bool other;          /* a modifier not implemented */
@@ -187,6 +190,7 @@ static void tc5_decode(const struct ir_func *f, const struct ir_insn *in, struct
         case MOD_KIND_F8F6F4: d->kind_f8f6f4 = true; break;
         case MOD_KIND_I8: d->kind_i8 = true; break;
         case MOD_MBARRIER_ARRIVE_ONE: d->arrive_one = true; break;
+        case MOD_MULTICAST_CLUSTER: d->mcast_cluster = true; break;
         case MOD_MIN: d->redop = d->redop ? -1 : 1; break;
         case MOD_MAX: d->redop = d->redop ? -1 : 2; break;
         case MOD_ABS: case MOD_NAN_FLAG: d->absnan = true; break; /* ld.red .f32 (in->fl) */
@@ -327,8 +331,11 @@ bool tcgen05_supported(const struct ir_func *f, const struct ir_insn *in, const 
                tc5_u32_ok(&O[3]) &&
                ((O[eo].kind == OPK_REG && O[eo].rf == RF_PRED) || O[eo].kind == OPK_IMM);
     }
-    case OP_TCGEN05_COMMIT:
-        return d.cta1 && d.arrive_one && in->nopnd == 1 && O[0].kind == OPK_ADDR;
+    case OP_TCGEN05_COMMIT: /* [mbar]{, ctaMask} (.multicast::cluster) */
+        return d.cta1 && d.arrive_one && in->nopnd == 1u + d.mcast_cluster &&
+               O[0].kind == OPK_ADDR &&
+               (!d.mcast_cluster || ((O[1].kind == OPK_REG || O[1].kind == OPK_IMM) &&
+                                     O[1].rf != RF_PRED && O[1].slot != IR_NOSLOT));
     case OP_TCGEN05_CP: /* multicast: .warpx4 with 32x128b, .warpx2 with 64x128b */
         return d.cta1 && d.cp_rows && !d.decomp &&
                (d.cp_rows == 32 ? d.mcast == 4 : d.cp_rows == 64 ? d.mcast == 1 || d.mcast == 2
@@ -385,7 +392,9 @@ const char *tcgen05_unsupported_why(const struct ir_func *f, const struct ir_ins
         return "unsupported (tcgen05.mma.sp / .ws.sp: sparse MMAs are not implemented)";
     case OP_TCGEN05_COMMIT:
         return "unsupported (tcgen05.commit: implemented is .cta_group::1 "
-               ".mbarrier::arrive::one on one mbarrier; not multicast)";
+               ".mbarrier::arrive::one on one mbarrier or, with .multicast::cluster and a "
+               "16-bit ctaMask, on the mbarrier at the same offset in each CTA of the mask; not "
+               ".cta_group::2)";
     case OP_TCGEN05_WAIT_LD:
     case OP_TCGEN05_WAIT_ST:
     case OP_TCGEN05_FENCE_BEFORE:
@@ -1034,6 +1043,35 @@ static int tc5_shift(struct warp *w, uint32_t pc, unsigned l, const struct ir_op
     return 0;
 }
 
+/* tcgen05.commit of lane l: the MMAs, copies and shifts before it have completed, so it
+ * arrives once at once on its mbarrier or, with .multicast::cluster, on the mbarrier at the
+ * same offset in the shared memory of each CTA whose %cluster_ctarank bit is set in the low
+ * 16 bits of ctaMask (in rank order; a rank outside the cluster is a fault). */
+static int tc5_commit(struct warp *w, uint32_t pc, unsigned l, const struct ir_opnd *O,
+                      const struct tc5_insn *d, const struct tc_mem *mr)
+{
+    const unsigned xs = vm_xs(w, &O[0]);
+    const uint64_t ad = vm_addr(w, &O[0], l);
+    if (!d->mcast_cluster)
+        return async_arrive_one(w, pc, l, xs, ad, "tcgen05.commit", mr);
+    const uint32_t mask = (uint32_t)vm_get(w, &O[1], l) & 0xffffu;
+    for (unsigned r = 0; r < 16; r++) {
+        if (!(mask >> r & 1))
+            continue;
+        uint64_t to;
+        char why[128], msg[240];
+        if (cluster_mapa(w, ad, r, xs == XS_GENERIC, &to, why, sizeof why)) {
+            snprintf(msg, sizeof msg, "tcgen05.commit .multicast::cluster, ctaMask 0x%04x: %s",
+                     mask, why);
+            interp_fault(w, pc, l, TRAP_ILLEGAL, ad, 8, vm_xs_space(xs, ad), true, msg);
+            return -1;
+        }
+        if (async_arrive_one(w, pc, l, xs, to, "tcgen05.commit", mr))
+            return -1;
+    }
+    return 0;
+}
+
 /* See tensor.h. */
 int tcgen05_exec(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
                  const struct ir_opnd *O, const struct tc_mem *mr)
@@ -1046,8 +1084,7 @@ int tcgen05_exec(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *
     case OP_TCGEN05_FENCE_AFTER: return 0;
     case OP_TCGEN05_COMMIT:
         for (unsigned l = 0; l < 32; l++)
-            if (M >> l & 1 && async_arrive_one(w, pc, l, vm_xs(w, &O[0]), vm_addr(w, &O[0], l),
-                                               "tcgen05.commit", mr))
+            if (M >> l & 1 && tc5_commit(w, pc, l, O, &d, mr))
                 return -1;
         return 0;
     default: break;
