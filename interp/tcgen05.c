@@ -69,8 +69,9 @@
  *   double summed in k order onto C (or 0 when enable-input-d is false), rounded once to f32
  *   (f16: once to f16, round to nearest even); tf32 inputs keep their 19 high bits.
  * tcgen05.mma.ws.cta_group::1.kind::{f16,tf32,f8f6f4,i8} (weight-stationary) [d], a, b,
- *   idesc, enable-input-d (the zero-column mask is refused): as above with M = 128 and N = 64
- *   or 128; the .ws
+ *   idesc, enable-input-d{, zero-column-mask-desc}: as above with M = 128 and N = 64 or 128;
+ *   the zero-column mask (tc5_zero_mask) makes column j of the MMA column j + shift of B, or
+ *   zeros where its bit is set; the .ws
  *   tensor-memory layouts of M = 32 and 64 are not modelled (a fault, "not implemented").
  * The collector usage qualifiers (.collector::a::* on mma, ::b0 .. ::b3 on .ws) are hints:
  *   the operand is read again from its descriptor each time, which is what the collector
@@ -95,7 +96,7 @@
  * tcgen05.commit arrives after them as after an MMA: they completed when issued.
  * tcgen05.fence::before_thread_sync / ::after_thread_sync order nothing further.
  * Everything else (cta_group::2, the decompressing tcgen05.cp, the sparse / block-scaled
- * MMAs, .ashift, the .ws zero-column mask) is refused at load with the reason.
+ * MMAs, .ashift) is refused at load with the reason.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -117,7 +118,8 @@ struct tc5_cta {
         struct xfunc *fn;
         uint32_t pc, warp;
     } site[TM_COLS / TM_UNIT];
-    double A[128 * 32], B[256 * 32]; /* the MMA's operands, row-major, K = 32 at most */
+    double A[128 * 32], B[(256 + 32) * 32]; /* the MMA's operands, row-major, K <= 32; B
+                                               with the zero-column mask's shift */
 };
 
 /* ====================================================================== decoding */
@@ -238,15 +240,22 @@ static unsigned tc5_shape_regs(enum tc5_shape sh)
 }
 
 /* The operand positions of a tcgen05.mma [d], a, b, idesc, {disable-output-lane,}
- * enable-input-d{, scale-input-d}: *mo the disable-output-lane vector (0 when absent), *eo
- * enable-input-d, *sc the scale-input-d immediate (-1 when absent). False for any other
- * operand list (a 64-bit zero-column-mask descriptor of .ws among them). */
+ * enable-input-d{, scale-input-d} or tcgen05.mma.ws [d], a, b, idesc, enable-input-d{,
+ * zero-column-mask-desc}: *mo the disable-output-lane vector (0 when absent), *eo
+ * enable-input-d, *sc the scale-input-d immediate (-1 when absent), *zo the zero-column mask
+ * descriptor (0 when absent). False for any other operand list. */
 static bool tc5_mma_opnds(const struct ir_insn *in, const struct ir_opnd *O, unsigned *mo,
-                          unsigned *eo, int *sc)
+                          unsigned *eo, int *sc, unsigned *zo)
 {
-    *mo = 0;
+    *mo = *zo = 0;
     *sc = -1;
     unsigned e = 4;
+    if (in->op == OP_TCGEN05_MMA_WS) {
+        *eo = e;
+        if (in->nopnd == 6)
+            *zo = 5;
+        return in->nopnd == 5 || in->nopnd == 6;
+    }
     if (in->nopnd >= 6 && O[4].kind == OPK_VEC)
         *mo = 4, e = 5;
     *eo = e;
@@ -315,13 +324,15 @@ bool tcgen05_supported(const struct ir_func *f, const struct ir_insn *in, const 
     case OP_TCGEN05_FENCE_BEFORE:
     case OP_TCGEN05_FENCE_AFTER: return in->nopnd == 0;
     case OP_TCGEN05_MMA:
-    case OP_TCGEN05_MMA_WS: { /* .ws: no disable-output-lane, scale-input-d or zero-column mask */
-        unsigned mo, eo;
+    case OP_TCGEN05_MMA_WS: { /* .ws: a zero-column mask instead of disable-output-lane */
+        unsigned mo, eo, zo;
         int sc;
-        if (!tc5_mma_opnds(in, O, &mo, &eo, &sc))
+        if (!tc5_mma_opnds(in, O, &mo, &eo, &sc, &zo))
             return false;
         return d.cta1 && d.kind_f16 + d.kind_tf32 + d.kind_f8f6f4 + d.kind_i8 == 1 &&
-               (!mo || (in->op == OP_TCGEN05_MMA && tc5_regs_ok(f, &O[mo], 4, false))) &&
+               (!mo || tc5_regs_ok(f, &O[mo], 4, false)) &&
+               (!zo || ((O[zo].kind == OPK_REG || O[zo].kind == OPK_IMM) &&
+                        O[zo].rf == RF_B64 && O[zo].slot != IR_NOSLOT)) &&
                (sc < 0 || (in->op == OP_TCGEN05_MMA && (d.kind_f16 || d.kind_tf32) &&
                            sc <= 15)) &&
                tc5_taddr_ok(&O[0]) &&
@@ -347,10 +358,44 @@ bool tcgen05_supported(const struct ir_func *f, const struct ir_insn *in, const 
     }
 }
 
+/* Does instruction in carry modifier md? */
+static bool tc5_has(const struct ir_func *f, const struct ir_insn *in, enum ir_mod md)
+{
+    for (unsigned i = 0; i < in->nmod && in->mod + i < f->nmods; i++)
+        if ((enum ir_mod)f->mods[in->mod + i] == md)
+            return true;
+    return false;
+}
+
+/* Is in a tcgen05 instruction (one tcgen05_unsupported_why has a reason for)? */
+static bool tcgen05_why_generic(const struct ir_insn *in)
+{
+    switch (in->op) {
+    case OP_TCGEN05_ALLOC: case OP_TCGEN05_DEALLOC: case OP_TCGEN05_RELINQUISH_ALLOC_PERMIT:
+    case OP_TCGEN05_LD: case OP_TCGEN05_LD_RED: case OP_TCGEN05_ST: case OP_TCGEN05_WAIT_LD:
+    case OP_TCGEN05_WAIT_ST: case OP_TCGEN05_CP: case OP_TCGEN05_SHIFT: case OP_TCGEN05_MMA:
+    case OP_TCGEN05_MMA_SP: case OP_TCGEN05_MMA_WS: case OP_TCGEN05_MMA_WS_SP:
+    case OP_TCGEN05_COMMIT: case OP_TCGEN05_FENCE_BEFORE: case OP_TCGEN05_FENCE_AFTER:
+        return true;
+    default: return false;
+    }
+}
+
 /* See tensor.h. */
 const char *tcgen05_unsupported_why(const struct ir_func *f, const struct ir_insn *in)
 {
-    (void)f;
+    if (tcgen05_why_generic(in) && tc5_has(f, in, MOD_CTA_GROUP_2))
+        return "unsupported (tcgen05 .cta_group::2: the CTA pair's shared tensor-memory "
+               "operations are not modelled; implemented are the .cta_group::1 forms)";
+    if (in->op == OP_TCGEN05_MMA &&
+        (tc5_has(f, in, MOD_BLOCK_SCALE) || tc5_has(f, in, MOD_KIND_MXF8F6F4) ||
+         tc5_has(f, in, MOD_KIND_MXF4) || tc5_has(f, in, MOD_KIND_MXF4NVF4)))
+        return "unsupported (tcgen05.mma .block_scale (.kind::mxf8f6f4 / .kind::mxf4 / "
+               ".kind::mxf4nvf4): the scale-factor layouts in tensor memory are given only by "
+               "the ISA's figures, so they are not implemented)";
+    if (in->op == OP_TCGEN05_MMA && tc5_has(f, in, MOD_ASHIFT))
+        return "unsupported (tcgen05.mma .ashift: the ISA does not say what the shifted-in row "
+               "of A holds, so it is not implemented)";
     switch (in->op) {
     case OP_TCGEN05_ALLOC:
     case OP_TCGEN05_DEALLOC:
@@ -380,16 +425,17 @@ const char *tcgen05_unsupported_why(const struct ir_func *f, const struct ir_ins
                ".kind::tf32, .kind::f8f6f4 and .kind::i8 with [d-tmem], an A descriptor or "
                "[a-tmem], a B descriptor, the instruction descriptor, an optional "
                "disable-output-lane vector of four 32-bit values, enable-input-d and (.kind::f16 "
-               "/ .kind::tf32) an optional scale-input-d immediate 0 .. 15; not block scaling "
-               "(.kind::mxf8f6f4 / .kind::mxf4 / .kind::mxf4nvf4), .ashift or .cta_group::2)";
+               "/ .kind::tf32) an optional scale-input-d immediate 0 .. 15; not this form)";
     case OP_TCGEN05_MMA_WS:
         return "unsupported (tcgen05.mma.ws: implemented are .cta_group::1 .kind::f16, "
                ".kind::tf32, .kind::f8f6f4 and .kind::i8 with [d-tmem], an A descriptor or "
-               "[a-tmem], a B descriptor, the instruction descriptor and enable-input-d; not "
-               "the zero-column mask)";
+               "[a-tmem], a B descriptor, the instruction descriptor, enable-input-d and an "
+               "optional 64-bit zero-column mask descriptor; not this operand list)";
     case OP_TCGEN05_MMA_SP:
     case OP_TCGEN05_MMA_WS_SP:
-        return "unsupported (tcgen05.mma.sp / .ws.sp: sparse MMAs are not implemented)";
+        return "unsupported (tcgen05.mma.sp / .ws.sp: the sparsity-metadata layouts in tensor "
+               "memory are given only by the ISA's figures, so sparse MMAs are not "
+               "implemented)";
     case OP_TCGEN05_COMMIT:
         return "unsupported (tcgen05.commit: implemented is .cta_group::1 "
                ".mbarrier::arrive::one on one mbarrier or, with .multicast::cluster and a "
@@ -817,6 +863,48 @@ static int tc5_gather(struct warp *w, uint32_t pc, unsigned l, const uint32_t f[
     return 0;
 }
 
+/* The zero-column mask descriptor of a .ws MMA with M = 128 (ISA "Zero-Column Mask
+ * Descriptor"): bits 0-7 start count sc0, 32 first span fs0, 39 non-zero mask (0: no column
+ * is zeroed), 40-47 skip span, 48-55 use span, 56-61 column shift (at most 32); bits 36-38
+ * reserved; sc1 .. sc3 / fs1 .. fs3 are the sub-masks of M = 64 / 32 (not modelled). The N-bit
+ * mask, bit j for column j (1: zeros), repeats spans of (skip span + 1) ones and (use span +
+ * 1) zeros, the first of value fs0 with its first sc0 bits dropped (the ISA's examples 2 to
+ * 4); a start count not inside the first span is a fault (the ISA leaves it open). Fills
+ * mask[N / 64] and *shift. */
+static int tc5_zero_mask(struct warp *w, uint32_t pc, unsigned l, uint64_t v, unsigned N,
+                         uint64_t mask[4], unsigned *shift)
+{
+    const unsigned sc = (unsigned)(v & 0xff), fs = (unsigned)(v >> 32 & 1);
+    const unsigned ones = (unsigned)(v >> 40 & 0xff) + 1, zeros = (unsigned)(v >> 48 & 0xff) + 1;
+    *shift = (unsigned)(v >> 56 & 63);
+    const char *bad = NULL;
+    if (v >> 36 & 7 || v >> 62)
+        bad = "reserved bits 36-38 or 62-63 are set";
+    else if (*shift > 32)
+        bad = "a column shift above 32";
+    else if ((v >> 39 & 1) && sc >= (fs ? ones : zeros))
+        bad = "start count 0 not inside the first span (not implemented)";
+    if (bad) {
+        char msg[200];
+        snprintf(msg, sizeof msg, "tcgen05.mma.ws: zero-column mask descriptor 0x%016llx: %s",
+                 (unsigned long long)v, bad);
+        interp_fault(w, pc, l, TRAP_ILLEGAL, 0, 0, 0, false, msg);
+        return -1;
+    }
+    if (!(v >> 39 & 1))
+        return 0;
+    unsigned val = fs, left = (fs ? ones : zeros) - sc;
+    for (unsigned j = 0; j < N; j++) {
+        if (val)
+            mask[j / 64] |= UINT64_C(1) << (j % 64);
+        if (--left == 0) {
+            val ^= 1;
+            left = val ? ones : zeros;
+        }
+    }
+    return 0;
+}
+
 /* The tensor-memory lane of row i of D (and of an A in tensor memory) for M rows from lane
  * l0: M = 128 row i in lane i (ISA Layout D); M = 64 (not .ws) rows 16 q .. 16 q + 15 in the
  * lanes 32 q + l0 .. + 15 of warp q's quarter, l0 0 or 16 (Layout F, half the data path). */
@@ -831,9 +919,9 @@ static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_insn
                    const struct tc_mem *mr)
 {
     char msg[240];
-    unsigned mo, eo;
+    unsigned mo, eo, zo;
     int sc;
-    tc5_mma_opnds(in, O, &mo, &eo, &sc); /* checked at load */
+    tc5_mma_opnds(in, O, &mo, &eo, &sc, &zo); /* checked at load */
     const uint32_t da = (uint32_t)vm_addr(w, &O[0], l);
     const uint32_t id = (uint32_t)vm_get(w, &O[3], l);
     const bool acc = (O[eo].kind == OPK_IMM ? O[eo].imm.i : (int64_t)vm_get(w, &O[eo], l)) != 0;
@@ -928,12 +1016,22 @@ static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_insn
             tc5_gather(w, pc, l, f, W, mnA, M, K, ta, negA, t->A, 'A', mr))
             return -1;
     }
-    /* B, as N rows of K */
+    /* the zero-column mask (.ws): column j of the MMA is column j + shift of B, or zeros */
+    uint64_t zmask[4] = {0, 0, 0, 0};
+    unsigned shift = 0;
+    if (zo && tc5_zero_mask(w, pc, l, vm_get(w, &O[zo], l), N, zmask, &shift))
+        return -1;
+    /* B, as N (+ shift) rows of K */
     uint32_t f[4];
     unsigned W;
     if (tc5_desc(w, pc, l, vm_get(w, &O[2], l), "tcgen05.mma: matrix B", f, &W) ||
-        tc5_gather(w, pc, l, f, W, mnB, N, K, tb, negB, t->B, 'B', mr))
+        tc5_gather(w, pc, l, f, W, mnB, N + shift, K, tb, negB, t->B, 'B', mr))
         return -1;
+    if (shift)
+        memmove(t->B, t->B + shift * K, (size_t)N * K * sizeof t->B[0]);
+    for (unsigned j = 0; j < N; j++)
+        if (zmask[j / 64] >> (j % 64) & 1)
+            memset(t->B + j * K, 0, K * sizeof t->B[0]);
     for (unsigned i = 0; i < M; i++) {
         const unsigned ln = tc5_row_lane(M, l0, i);
         if (off[ln / 32] >> (ln % 32) & 1)
