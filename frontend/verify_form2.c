@@ -767,6 +767,10 @@ void verify_probed_forms2(struct vctx *v, const struct declmap *dm, const struct
     case OP_MULTIMEM_RED:
         multimem(v, dm, in);
         break;
+    case OP_TENSORMAP_REPLACE: /* ptxas 13: a 16-bit address is an "Arguments mismatch" */
+        if (in->nopnd >= 1 && !addr_reg_ok(dm, f, ir_opnd(f, in, 0), 0))
+            VERR(v, in, "operand 1 of '%s': the address register is 32- or 64-bit", name);
+        break;
     case OP_MMA:
     case OP_MMA_SP:
     case OP_MMA_SP_ORDERED:
