@@ -45,7 +45,9 @@
  *   .kind::f16 with f16 A and B and for .kind::f8f6f4; 2 = s32 for .kind::i8), 7-9 / 10-12 A /
  *   B type (kind::f16: 0 f16, 1 bf16; kind::tf32: 2; kind::f8f6f4: 0 e4m3, 1 e5m2, 3 e2m3, 4
  *   e3m2, 5 e2m1, A and B of any two; kind::i8: 0 u8, 1 s8), 13 / 14 negate A / B, 15 / 16 A
- *   / B MN-major (16-bit types only; otherwise a fault), 17-22 N >> 3, 24-28 M >> 4. M = 128 (Layout D: row
+ *   / B MN-major (16- and 8-bit types: a 16-byte chunk holds 8 or 16 consecutive rows of
+ *   one k, the ISA's swizzle atoms widened by 128 / element bits along M / N; tf32 needs the
+ *   128B swizzle with 32B atomicity, a fault), 17-22 N >> 3, 24-28 M >> 4. M = 128 (Layout D: row
  *   i of D in lane i, d.lane 0) or 64 (Layout F, half the data path: rows 16 q .. 16 q + 15 in
  *   lanes 32 q + d.lane .. + 15, d.lane 0 or 16); N = 8 .. 256 step 8 (.kind::i8: 8, 16, 24,
  *   then 32 .. 256 step 16); K = 16 (f16/bf16), 8 (tf32) or 32 (8-bit). .kind::i8 sums are
@@ -824,13 +826,25 @@ static int tc5_gather(struct warp *w, uint32_t pc, unsigned l, const uint32_t f[
 {
     const struct cta *c = w->cta;
     const unsigned eb = tc5_bits(t), per = 128 / eb, vw = tc5_width(t);
-    if (mn && eb != 16) {
-        interp_fault(w, pc, l, TRAP_ILLEGAL, 0, 0, 0, false,
-                     "tcgen05.mma: an MN-major operand of 8-bit or tf32 elements is not "
-                     "implemented");
+    /* MN-major: a chunk holds per (8 or 16) consecutive rows of one k */
+    if (mn && (eb == 32 || vw < 8 || rows % per)) {
+        char msg[200];
+        if (eb == 32)
+            snprintf(msg, sizeof msg,
+                     "tcgen05.mma: matrix %c MN-major of tf32 elements (the ISA's 128B swizzle "
+                     "with 32B atomicity) is not implemented", which);
+        else if (vw < 8)
+            snprintf(msg, sizeof msg,
+                     "tcgen05.mma: matrix %c MN-major of %u-bit elements (the ISA transposes "
+                     "8-, 16- and 32-bit ones only)", which, vw);
+        else
+            snprintf(msg, sizeof msg,
+                     "tcgen05.mma: matrix %c MN-major with %u rows, not a multiple of the %u "
+                     "rows of a 16-byte chunk", which, rows, per);
+        interp_fault(w, pc, l, TRAP_ILLEGAL, 0, 0, 0, false, msg);
         return -1;
     }
-    const unsigned nch = mn ? K : K / per, ngrp = mn ? rows / 8 : rows;
+    const unsigned nch = mn ? K : K / per, ngrp = mn ? rows / per : rows;
     for (unsigned r = 0; r < ngrp; r++)
         for (unsigned kc = 0; kc < nch; kc++) {
             const uint32_t a = wgmma_chunk_addr(f[0], f[1], f[2], f[3], W, mn, mn ? 8 * r : r, kc);
@@ -855,7 +869,7 @@ static int tc5_gather(struct warp *w, uint32_t pc, unsigned l, const uint32_t f[
                     memcpy(&b, p + e * eb / 8, eb / 8);
                 const double v = neg ? -tc5_val(t, b) : tc5_val(t, b);
                 if (mn)
-                    dense[(8 * r + e) * K + kc] = v;
+                    dense[(per * r + e) * K + kc] = v;
                 else
                     dense[r * K + kc * per + e] = v;
             }
