@@ -688,8 +688,13 @@ void verify_probed_forms(struct vctx *v, const struct declmap *dm,
                 if (v->m->address_size == 64 && !int_reg_ok(dm, f, &f->opnds[o->first + h], 8))
                     VERR(v, in, "operand %u of '%s': a texture or surface handle register is "
                                 "64-bit", i + 1, name);
+            /* txq / suq [%rd]: the handle is the address's base register (int_reg_ok
+               looks at registers only, so ask about it as one) */
+            const struct ir_opnd base = {
+                .kind = OPK_REG, .rf = o->rf, .slot = o->slot, .n = 1, .sym = IR_NOSYM};
             if (o->kind == OPK_ADDR && (in->op == OP_TXQ || in->op == OP_SUQ) &&
-                o->slot != IR_NOSLOT && v->m->address_size == 64 && !int_reg_ok(dm, f, o, 8))
+                o->slot != IR_NOSLOT && v->m->address_size == 64 &&
+                !int_reg_ok(dm, f, &base, 8))
                 VERR(v, in, "operand %u of '%s': a texture or surface handle register is "
                             "64-bit", i + 1, name);
         }
