@@ -71,10 +71,10 @@
  *   double summed in k order onto C (or 0 when enable-input-d is false), rounded once to f32
  *   (f16: once to f16, round to nearest even); tf32 inputs keep their 19 high bits.
  * tcgen05.mma.ws.cta_group::1.kind::{f16,tf32,f8f6f4,i8} (weight-stationary) [d], a, b,
- *   idesc, enable-input-d{, zero-column-mask-desc}: as above with M = 128 and N = 64 or 128;
- *   the zero-column mask (tc5_zero_mask) makes column j of the MMA column j + shift of B, or
- *   zeros where its bit is set; the .ws
- *   tensor-memory layouts of M = 32 and 64 are not modelled (a fault, "not implemented").
+ *   idesc, enable-input-d{, zero-column-mask-desc}: as above with M = 128 and N = 64, 128 or
+ *   256 (the ISA's shapes); the zero-column mask (tc5_zero_mask) makes column j of the MMA
+ *   column j + shift of B, or zeros where its bit is set; the .ws tensor-memory layouts of M =
+ *   32 and 64 are not modelled (a fault, "not implemented").
  * The collector usage qualifiers (.collector::a::* on mma, ::b0 .. ::b3 on .ws) are hints:
  *   the operand is read again from its descriptor each time, which is what the collector
  *   buffer holds unless the program rewrote that memory between ::fill and ::use (then the
@@ -973,8 +973,8 @@ static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_insn
     else if (d->ws ? M != 128 : M != 128 && M != 64)
         bad = d->ws ? "M other than 128 (the .ws layouts of M = 32 and 64 are not implemented)"
                     : "M not 64 or 128";
-    else if (d->ws && N != 64 && N != 128)
-        bad = "N not 64 or 128 (.ws with M = 128)";
+    else if (d->ws && N != 64 && N != 128 && N != 256)
+        bad = "N not 64, 128 or 256 (.ws)";
     else if (d->kind_i8 ? !(N == 8 || N == 16 || N == 24 || (N % 16 == 0 && N >= 32 && N <= 256))
                         : N < 8 || N > 256 || N % 8)
         bad = d->kind_i8 ? "N not 8, 16, 24 or 32 .. 256 in steps of 16 (.kind::i8)"
