@@ -469,7 +469,8 @@ void verify_other(struct vctx *v, const struct declmap *dm, const struct ir_insn
     case OP_MBARRIER_COMPLETE_TX: case OP_MBARRIER_ARRIVE: case OP_MBARRIER_ARRIVE_DROP:
     case OP_MBARRIER_TEST_WAIT: case OP_MBARRIER_TRY_WAIT: case OP_MBARRIER_PENDING_COUNT:
     case OP_TXQ: case OP_SUQ: case OP_BAR: case OP_BARRIER: case OP_VOTE: case OP_ACTIVEMASK:
-    case OP_MATCH: case OP_TCGEN05_ALLOC: case OP_TCGEN05_DEALLOC:
+    case OP_MATCH: case OP_TCGEN05_ALLOC: case OP_TCGEN05_DEALLOC: case OP_STACKSAVE:
+    case OP_STACKRESTORE: case OP_ALLOCA:
         if (ntype > 1)
             VERR(v, in, "'%s' takes one instruction type, not %u", name, ntype);
         else if (in->op >= OP_MBARRIER_INIT && in->op <= OP_MBARRIER_PENDING_COUNT &&

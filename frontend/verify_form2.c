@@ -381,7 +381,8 @@ static bool addr_reg_ok(const struct declmap *dm, const struct ir_func *f, const
                 : int_reg_ok(dm, f, &r, 4) || int_reg_ok(dm, f, &r, 8);
 }
 
-/* tcgen05: alloc / dealloc .b32 and commit .b64, their addresses 32- or 64-bit, column
+/* tcgen05: alloc, dealloc, relinquish_alloc_permit, commit, cp, shift and the mmas need their
+ * .cta_group; alloc / dealloc .b32 and commit .b64, their addresses 32- or 64-bit, column
  * counts and tensor-memory addresses 32-bit integers; ld.red .min or .max of .f32 / .u32 /
  * .s32 (.abs and .NaN only for .f32) into 32-bit registers from a 32-bit reduction value and
  * tensor-memory address; mma a .kind, its A a 64-bit descriptor when not in tensor memory,
@@ -391,6 +392,16 @@ static void tcgen05(struct vctx *v, const struct declmap *dm, const struct ir_in
     const struct ir_func *f = v->f;
     const char *name = ir_op_name((enum ir_op)in->op);
     const unsigned t = in->type[0];
+    switch (in->op) { /* ptxas 13: ".cta_group modifier required for instruction ..." */
+    case OP_TCGEN05_ALLOC: case OP_TCGEN05_DEALLOC: case OP_TCGEN05_RELINQUISH_ALLOC_PERMIT:
+    case OP_TCGEN05_COMMIT: case OP_TCGEN05_CP: case OP_TCGEN05_SHIFT: case OP_TCGEN05_MMA:
+    case OP_TCGEN05_MMA_SP: case OP_TCGEN05_MMA_WS: case OP_TCGEN05_MMA_WS_SP:
+        if (!has_mod(f, in, MOD_CTA_GROUP_1) && !has_mod(f, in, MOD_CTA_GROUP_2))
+            VERR(v, in, "'%s' needs .cta_group::1 or .cta_group::2", name);
+        break;
+    default:
+        break;
+    }
     switch (in->op) {
     case OP_TCGEN05_ALLOC:
     case OP_TCGEN05_DEALLOC:
@@ -760,6 +771,9 @@ void verify_probed_forms2(struct vctx *v, const struct declmap *dm, const struct
     case OP_TCGEN05_MMA_WS_SP:
     case OP_TCGEN05_WAIT_LD:
     case OP_TCGEN05_WAIT_ST:
+    case OP_TCGEN05_RELINQUISH_ALLOC_PERMIT:
+    case OP_TCGEN05_CP:
+    case OP_TCGEN05_SHIFT:
         tcgen05(v, dm, in);
         break;
     case OP_MULTIMEM_LD_REDUCE:
