@@ -860,13 +860,17 @@ static void o_num(struct ptx_builder *b, struct ptx_tok t, int neg, const struct
         return;
     }
     int arith_float = ir_type_class((enum ir_type)type) == TC_FLOAT;
+    if (b->insn.op == OP_MOV && n.is_float == 0 && (type == T_F32 || type == T_F64)) {
+        /* ptxas 13: mov.f32 / .f64 of an integer literal is an "Arguments mismatch" */
+        b_err(b, t.off, "integer literal used as a floating-point operand (use 0f/0d)");
+        b->insn_bad = 1;
+        return;
+    }
     if ((c == 'x' || c == '*') && n.is_float && !arith_float &&
         !(n.is_float == 1 && ir_type_size((enum ir_type)type) == 4))
         type = n.is_float == 2 ? T_F64 : T_F32; /* e.g. createpolicy's fraction: a float of an untyped operand */
-    else if ((c == 'x' || c == '*') && n.is_float == 0 && arith_float &&
-             !(b->insn.op == OP_MOV && ir_type_size((enum ir_type)type) >= 4))
-        type = T_S32; /* e.g. wgmma's imm-scale operands: integers of an untyped operand (but
-                         mov.f32 / mov.f64 of an integer literal is refused, as by ptxas) */
+    else if ((c == 'x' || c == '*') && n.is_float == 0 && arith_float)
+        type = T_S32; /* e.g. wgmma's imm-scale operands: integers of an untyped operand */
     if (num_convert(b, &n, type, t.off, &v) < 0) {
         b->insn_bad = 1;
         return;

@@ -970,7 +970,8 @@ static unsigned pd_lat(unsigned op, unsigned unit)
 }
 
 /* Opcodes whose operand 0 is written although its format character ('x', 'w') does not say
- * so (the builder flags OPF_DST only for d/D/h/U/p positions). */
+ * so (the builder flags OPF_DST only for d/D/h/U/p positions; tcgen05.ld.red writes its
+ * operand 1 too, see pd_regrefs). */
 static bool pd_x0_writes(unsigned op)
 {
     switch (op) {
@@ -1058,6 +1059,9 @@ static int pd_regrefs(struct pd_ctx *c, const struct ir_func *f, struct ir_insn 
             bool is_dst = i == 0 && x0 &&
                           !(!want_dst && (in->op == OP_WGMMA_MMA_ASYNC ||
                                           in->op == OP_WGMMA_MMA_ASYNC_SP));
+            /* tcgen05.ld.red r, redval, [taddr]: redval is written too */
+            if (in->op == OP_TCGEN05_LD_RED && i == 1)
+                is_dst = true;
             /* bar.red / barrier.red d, a{, b}, {!}c writes d (the other barriers write
                nothing) */
             if ((in->op == OP_BAR || in->op == OP_BARRIER) && in->mode == MODE_RED)

@@ -469,7 +469,8 @@ void verify_other(struct vctx *v, const struct declmap *dm, const struct ir_insn
     case OP_MBARRIER_COMPLETE_TX: case OP_MBARRIER_ARRIVE: case OP_MBARRIER_ARRIVE_DROP:
     case OP_MBARRIER_TEST_WAIT: case OP_MBARRIER_TRY_WAIT: case OP_MBARRIER_PENDING_COUNT:
     case OP_TXQ: case OP_SUQ: case OP_BAR: case OP_BARRIER: case OP_VOTE: case OP_ACTIVEMASK:
-    case OP_MATCH: case OP_TCGEN05_ALLOC: case OP_TCGEN05_DEALLOC:
+    case OP_MATCH: case OP_TCGEN05_ALLOC: case OP_TCGEN05_DEALLOC: case OP_STACKSAVE:
+    case OP_STACKRESTORE: case OP_ALLOCA:
         if (ntype > 1)
             VERR(v, in, "'%s' takes one instruction type, not %u", name, ntype);
         else if (in->op >= OP_MBARRIER_INIT && in->op <= OP_MBARRIER_PENDING_COUNT &&
@@ -688,8 +689,13 @@ void verify_probed_forms(struct vctx *v, const struct declmap *dm,
                 if (v->m->address_size == 64 && !int_reg_ok(dm, f, &f->opnds[o->first + h], 8))
                     VERR(v, in, "operand %u of '%s': a texture or surface handle register is "
                                 "64-bit", i + 1, name);
+            /* txq / suq [%rd]: the handle is the address's base register (int_reg_ok
+               looks at registers only, so ask about it as one) */
+            const struct ir_opnd base = {
+                .kind = OPK_REG, .rf = o->rf, .slot = o->slot, .n = 1, .sym = IR_NOSYM};
             if (o->kind == OPK_ADDR && (in->op == OP_TXQ || in->op == OP_SUQ) &&
-                o->slot != IR_NOSLOT && v->m->address_size == 64 && !int_reg_ok(dm, f, o, 8))
+                o->slot != IR_NOSLOT && v->m->address_size == 64 &&
+                !int_reg_ok(dm, f, &base, 8))
                 VERR(v, in, "operand %u of '%s': a texture or surface handle register is "
                             "64-bit", i + 1, name);
         }

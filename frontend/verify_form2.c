@@ -414,6 +414,9 @@ static void bulk_spaces(struct vctx *v, const struct ir_insn *in)
          n ? "." : "none", got);
 }
 
+static bool addr_reg_ok(const struct declmap *dm, const struct ir_func *f, const struct ir_opnd *o,
+                        unsigned size);
+
 /* Loads and stores wider than 128 bits per lane (.v8.b32, .v4.b64; sm_100): only ld / st of
  * global (or generic) memory; ldu and st.async move at most 128 bits (ptxas 13: "global state
  * space expected for feature '256 bit wide load/store'", "Vector type too large, exceeds 128
@@ -431,13 +434,16 @@ static void wide_ldst(struct vctx *v, const struct ir_insn *in)
              8 * bytes);
 }
 
-/* tensormap.replace: the new value's type is .b64 for the fields .global_address and
- * .global_stride and .b32 for the others (ptxas 13: "Unexpected instruction types specified
+/* tensormap.replace: the address is a 32- or 64-bit register; the new value's type is .b64
+ * for the fields .global_address and .global_stride and .b32 for the others (ptxas 13: "Unexpected instruction types specified
  * for 'tensormap.replace'" for any other type, "Illegal modifier '.FIELD'" for the other width;
  * probed_forms9.ptx). */
-static void tensormap_replace(struct vctx *v, const struct ir_insn *in)
+static void tensormap_replace(struct vctx *v, const struct declmap *dm, const struct ir_insn *in)
 {
     const struct ir_func *f = v->f;
+    /* ptxas 13: a 16-bit address is an "Arguments mismatch" */
+    if (in->nopnd >= 1 && !addr_reg_ok(dm, f, ir_opnd(f, in, 0), 0))
+        VERR(v, in, "operand 1 of 'tensormap.replace': the address register is 32- or 64-bit");
     const unsigned t = in->type[in->type[0] == T_B1024 ? 1 : 0]; /* after .b1024 */
     const bool wide = has_mod(f, in, MOD_GLOBAL_ADDRESS) || has_mod(f, in, MOD_GLOBAL_STRIDE);
     if (t != T_B32 && t != T_B64)
@@ -461,7 +467,8 @@ static bool addr_reg_ok(const struct declmap *dm, const struct ir_func *f, const
                 : int_reg_ok(dm, f, &r, 4) || int_reg_ok(dm, f, &r, 8);
 }
 
-/* tcgen05: alloc / dealloc .b32 and commit .b64, their addresses 32- or 64-bit, column
+/* tcgen05: alloc, dealloc, relinquish_alloc_permit, commit, cp, shift and the mmas need their
+ * .cta_group; alloc / dealloc .b32 and commit .b64, their addresses 32- or 64-bit, column
  * counts and tensor-memory addresses 32-bit integers; ld.red .min or .max of .f32 / .u32 /
  * .s32 (.abs and .NaN only for .f32) into 32-bit registers from a 32-bit reduction value and
  * tensor-memory address; mma a .kind, its A a 64-bit descriptor when not in tensor memory,
@@ -471,6 +478,16 @@ static void tcgen05(struct vctx *v, const struct declmap *dm, const struct ir_in
     const struct ir_func *f = v->f;
     const char *name = ir_op_name((enum ir_op)in->op);
     const unsigned t = in->type[0];
+    switch (in->op) { /* ptxas 13: ".cta_group modifier required for instruction ..." */
+    case OP_TCGEN05_ALLOC: case OP_TCGEN05_DEALLOC: case OP_TCGEN05_RELINQUISH_ALLOC_PERMIT:
+    case OP_TCGEN05_COMMIT: case OP_TCGEN05_CP: case OP_TCGEN05_SHIFT: case OP_TCGEN05_MMA:
+    case OP_TCGEN05_MMA_SP: case OP_TCGEN05_MMA_WS: case OP_TCGEN05_MMA_WS_SP:
+        if (!has_mod(f, in, MOD_CTA_GROUP_1) && !has_mod(f, in, MOD_CTA_GROUP_2))
+            VERR(v, in, "'%s' needs .cta_group::1 or .cta_group::2", name);
+        break;
+    default:
+        break;
+    }
     switch (in->op) {
     case OP_TCGEN05_ALLOC:
     case OP_TCGEN05_DEALLOC:
@@ -833,7 +850,7 @@ void verify_probed_forms2(struct vctx *v, const struct declmap *dm, const struct
         bar_cluster(v, in);
         break;
     case OP_TENSORMAP_REPLACE:
-        tensormap_replace(v, in);
+        tensormap_replace(v, dm, in);
         break;
     case OP_LD:
     case OP_ST:
@@ -851,6 +868,9 @@ void verify_probed_forms2(struct vctx *v, const struct declmap *dm, const struct
     case OP_TCGEN05_MMA_WS_SP:
     case OP_TCGEN05_WAIT_LD:
     case OP_TCGEN05_WAIT_ST:
+    case OP_TCGEN05_RELINQUISH_ALLOC_PERMIT:
+    case OP_TCGEN05_CP:
+    case OP_TCGEN05_SHIFT:
         tcgen05(v, dm, in);
         break;
     case OP_MULTIMEM_LD_REDUCE:

@@ -32,33 +32,58 @@
  *   halves). Every cell touched must be inside an allocation (a fault naming the address
  *   otherwise). The loads and stores complete at once, so tcgen05.wait::ld / ::st have nothing
  *   to wait for (they check that the whole warp executes them).
+ * tcgen05.ld.red.sync.aligned.{32x32b,16x32bx2}.xN.{min,max}{.abs}{.NaN}.{f32,u32,s32} r,
+ *   redval, [taddr]{, immHalfSplitoff} (sm_103a): the load above (N >= 2), then each lane's
+ *   min / max of the N values it loaded into redval (tc5_reduce: integers as .u32 / .s32;
+ *   f32 as PTX min / max: a NaN ignored unless .NaN, all NaN or .NaN with one give the
+ *   canonical NaN, -0 below +0; .abs reduces the magnitudes, the registers keep the loaded
+ *   values).
  * tcgen05.mma.cta_group::1.kind::{f16,tf32,f8f6f4,i8} [d], a-desc | [a-tmem], b-desc, idesc,
- *   enable-input-d: each executing lane issues one MMA, completed when issued. The
- *   instruction descriptor (ISA "Instruction descriptor"): bit 2 sparsity (must be 0), 3
- *   saturate (.kind::i8), 4-5 D type (1 = f32, 2 = s32 for .kind::i8; f16 D is a fault, not
- *   implemented), 7-9 / 10-12 A / B type (kind::f16: 0 f16, 1 bf16; kind::tf32: 2;
- *   kind::f8f6f4: 0 e4m3, 1 e5m2, the 6- and 4-bit types a fault; kind::i8: 0 u8, 1 s8), 13 /
- *   14 negate A / B, 15 / 16 A / B MN-major (16-bit types only; otherwise a fault), 17-22 N >> 3,
- *   24-28 M >> 4. M = 128 (M = 64 is a fault: its tensor-memory layout is not modelled), N =
- *   16 .. 256 step 16, K = 16 (f16/bf16), 8 (tf32) or 32 (8-bit). .kind::i8 sums are exact and
- *   wrap to 32 bits (saturate: clamp). A and B come from shared memory through the tcgen05
- *   shared-memory descriptor (0-13 start >> 4, 16-29 LBO >> 4, 32-45 SBO >> 4, 46-48 0b001,
- *   49-51 base offset, 52 LBO mode (absolute: refused), 61-63 swizzle 0 none, 2 128B, 4 64B,
- *   6 32B; 1 = 128B with 32B atomicity is refused), in the canonical K-major / MN-major
- *   layouts of wgmma (wgmma_chunk_addr); A may instead come from tensor memory: row i is
- *   lane a.lane + i, its K elements packed low to high from column a.col (four 8-bit, two
- *   16-bit elements or one tf32 per column). D row i is lane d.lane + i (d.lane must be 0), element j column
- *   d.col + j, f32. Numerics as wgmma: exact products in double summed in k order onto D (or
- *   0 when enable-input-d is false), rounded once to f32; tf32 inputs keep their 19 high bits.
- * tcgen05.mma.ws.cta_group::1.kind::{f16,tf32,f8f6f4,i8} (weight-stationary), same operands
- *   without the zero-column mask (refused): as above with M = 128 and N = 64 or 128; the .ws
- *   tensor-memory layouts of M = 32 and 64 are not modelled (a fault, "not implemented").
+ *   {disable-output-lane,} enable-input-d{, scale-input-d}: each executing lane issues one
+ *   MMA, completed when issued. The instruction descriptor (ISA "Instruction descriptor"): bit
+ *   2 sparsity (must be 0), 3 saturate (.kind::i8), 4-5 D type (1 = f32; 0 = f16 for
+ *   .kind::f16 with f16 A and B and for .kind::f8f6f4; 2 = s32 for .kind::i8), 7-9 / 10-12 A /
+ *   B type (kind::f16: 0 f16, 1 bf16; kind::tf32: 2; kind::f8f6f4: 0 e4m3, 1 e5m2, 3 e2m3, 4
+ *   e3m2, 5 e2m1, A and B of any two; kind::i8: 0 u8, 1 s8), 13 / 14 negate A / B, 15 / 16 A
+ *   / B MN-major (16- and 8-bit types: a 16-byte chunk holds 8 or 16 consecutive rows of
+ *   one k, the ISA's swizzle atoms widened by 128 / element bits along M / N; tf32 needs the
+ *   128B swizzle with 32B atomicity, a fault), 17-22 N >> 3, 24-28 M >> 4. M = 128 (Layout D: row
+ *   i of D in lane i, d.lane 0) or 64 (Layout F, half the data path: rows 16 q .. 16 q + 15 in
+ *   lanes 32 q + d.lane .. + 15, d.lane 0 or 16); N = 8 .. 256 step 8 (.kind::i8: 8, 16, 24,
+ *   then 32 .. 256 step 16); K = 16 (f16/bf16), 8 (tf32) or 32 (8-bit). .kind::i8 sums are
+ *   exact and wrap to 32 bits (saturate: clamp). A and B come from shared memory through the
+ *   tcgen05 shared-memory descriptor (0-13 start >> 4, 16-29 LBO >> 4, 32-45 SBO >> 4, 46-48
+ *   0b001, 49-51 base offset, 52 LBO mode (absolute: refused), 61-63 swizzle 0 none, 2 128B, 4
+ *   64B, 6 32B; 1 = 128B with 32B atomicity is refused), in the canonical K-major / MN-major
+ *   layouts of wgmma (wgmma_chunk_addr); A may instead come from tensor memory: row i in the
+ *   lane of D's row i (the same lane alignment, a fault otherwise), its K elements packed low
+ *   to high from column a.col (four 8-bit, two 16-bit elements or one tf32 per column; an A
+ *   of 6- or 4-bit elements in tensor memory is a fault: the bits its 8-bit containers use are
+ *   given only by the ISA's figures). The 6- and 4-bit types (no infinity or NaN) take the
+ *   place of 8-bit ones in shared memory: each 16-byte chunk holds 16 values packed LSB first
+ *   in its low 12 (6-bit) or 8 (4-bit) bytes, the rest padding (the ISA's "packed along with
+ *   padding"; the TMA's CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B / 16U4_ALIGN16B).
+ *   Element j of a row of D is column d.col + j: an f32 / s32, or an f16 in the low 16 bits
+ *   (the high 16 bits read as nothing and written 0, the emulator's choice; the ISA puts one
+ *   16-bit element in the low half of a word). disable-output-lane is four 32-bit values, bit
+ *   L % 32 of value L / 32 set: tensor-memory lane L of D keeps its value. scale-input-d s
+ *   (.kind::f16 / tf32, 0 .. 15) reads C as C * 2^-s. Numerics as wgmma: exact products in
+ *   double summed in k order onto C (or 0 when enable-input-d is false), rounded once to f32
+ *   (f16: once to f16, round to nearest even); tf32 inputs keep their 19 high bits.
+ * tcgen05.mma.ws.cta_group::1.kind::{f16,tf32,f8f6f4,i8} (weight-stationary) [d], a, b,
+ *   idesc, enable-input-d{, zero-column-mask-desc}: as above with M = 128 and N = 64, 128 or
+ *   256 (the ISA's shapes); the zero-column mask (tc5_zero_mask) makes column j of the MMA
+ *   column j + shift of B, or zeros where its bit is set; the .ws tensor-memory layouts of M =
+ *   32 and 64 are not modelled (a fault, "not implemented").
  * The collector usage qualifiers (.collector::a::* on mma, ::b0 .. ::b3 on .ws) are hints:
  *   the operand is read again from its descriptor each time, which is what the collector
  *   buffer holds unless the program rewrote that memory between ::fill and ::use (then the
  *   hardware may use the old values where the emulator uses the new).
- * tcgen05.commit.cta_group::1.mbarrier::arrive::one{.shared::cluster}.b64 [mbar]: the MMAs
- *   before it have completed, so each executing lane arrives once on the mbarrier at once.
+ * tcgen05.commit.cta_group::1.mbarrier::arrive::one{.shared::cluster}{.multicast::cluster}.b64
+ *   [mbar]{, ctaMask}: the MMAs before it have completed, so each executing lane arrives once
+ *   on the mbarrier at once; with .multicast::cluster once on the mbarrier at mbar's offset
+ *   in each CTA of the cluster whose %cluster_ctarank bit is set in the 16-bit ctaMask
+ *   (tc5_commit).
  * tcgen05.cp.cta_group::1.shape{.multicast} [taddr], s-desc: each executing lane copies at
  *   once a matrix of R rows x B bits (.128x256b, .128x128b, .4x256b, .32x128b.warpx4,
  *   .64x128b.warpx2::02_13 / ::01_23) from shared memory, read as rows of 16-byte chunks in
@@ -72,9 +97,8 @@
  *   multiple of 32; its own row stays).
  * tcgen05.commit arrives after them as after an MMA: they completed when issued.
  * tcgen05.fence::before_thread_sync / ::after_thread_sync order nothing further.
- * Everything else (cta_group::2, the decompressing tcgen05.cp,
- * ld.red, the sparse / block-scaled MMAs, the .ws zero-column mask, disable-output-lane,
- * scale-input-d, commit multicast) is refused at load with the reason.
+ * Everything else (cta_group::2, the decompressing tcgen05.cp, the sparse / block-scaled
+ * MMAs, .ashift) is refused at load with the reason.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,7 +120,8 @@ struct tc5_cta {
         struct xfunc *fn;
         uint32_t pc, warp;
     } site[TM_COLS / TM_UNIT];
-    double A[128 * 32], B[256 * 32]; /* the MMA's operands, row-major, K = 32 at most */
+    double A[128 * 32], B[(256 + 32) * 32]; /* the MMA's operands, row-major, K <= 32; B
+                                               with the zero-column mask's shift */
 };
 
 /* ====================================================================== decoding */
@@ -117,6 +142,9 @@ struct tc5_insn {
     bool cta1;           /* .cta_group::1 */
     bool kind_f16, kind_tf32, kind_f8f6f4, kind_i8;
     bool arrive_one;
+    bool mcast_cluster;  /* tcgen05.commit .multicast::cluster */
+    int redop;           /* tcgen05.ld.red: 1 .min, 2 .max (0 when absent, -1 both) */
+    bool absnan;         /* .abs or .NaN (tcgen05.ld.red only) */
     bool other;          /* a modifier not implemented */
 };
 
@@ -166,6 +194,10 @@ static void tc5_decode(const struct ir_func *f, const struct ir_insn *in, struct
         case MOD_KIND_F8F6F4: d->kind_f8f6f4 = true; break;
         case MOD_KIND_I8: d->kind_i8 = true; break;
         case MOD_MBARRIER_ARRIVE_ONE: d->arrive_one = true; break;
+        case MOD_MULTICAST_CLUSTER: d->mcast_cluster = true; break;
+        case MOD_MIN: d->redop = d->redop ? -1 : 1; break;
+        case MOD_MAX: d->redop = d->redop ? -1 : 2; break;
+        case MOD_ABS: case MOD_NAN_FLAG: d->absnan = true; break; /* ld.red .f32 (in->fl) */
         default:
             if (ir_mod_kind(md) != MK_TYPE)
                 d->other = true;
@@ -209,6 +241,35 @@ static unsigned tc5_shape_regs(enum tc5_shape sh)
     return sh == SH_16X128B ? 2 : sh == SH_16X256B ? 4 : 1;
 }
 
+/* The operand positions of a tcgen05.mma [d], a, b, idesc, {disable-output-lane,}
+ * enable-input-d{, scale-input-d} or tcgen05.mma.ws [d], a, b, idesc, enable-input-d{,
+ * zero-column-mask-desc}: *mo the disable-output-lane vector (0 when absent), *eo
+ * enable-input-d, *sc the scale-input-d immediate (-1 when absent), *zo the zero-column mask
+ * descriptor (0 when absent). False for any other operand list. */
+static bool tc5_mma_opnds(const struct ir_insn *in, const struct ir_opnd *O, unsigned *mo,
+                          unsigned *eo, int *sc, unsigned *zo)
+{
+    *mo = *zo = 0;
+    *sc = -1;
+    unsigned e = 4;
+    if (in->op == OP_TCGEN05_MMA_WS) {
+        *eo = e;
+        if (in->nopnd == 6)
+            *zo = 5;
+        return in->nopnd == 5 || in->nopnd == 6;
+    }
+    if (in->nopnd >= 6 && O[4].kind == OPK_VEC)
+        *mo = 4, e = 5;
+    *eo = e;
+    if (in->nopnd == e + 2) {
+        if (O[e + 1].kind != OPK_IMM || O[e + 1].imm.u > 15)
+            return false;
+        *sc = (int)O[e + 1].imm.u;
+    } else if (in->nopnd != e + 1)
+        return false;
+    return true;
+}
+
 /* See tensor.h. */
 bool tcgen05_supported(const struct ir_func *f, const struct ir_insn *in, const struct ir_opnd *O)
 {
@@ -227,11 +288,12 @@ bool tcgen05_supported(const struct ir_func *f, const struct ir_insn *in, const 
     case OP_TCGEN05_FENCE_AFTER:
     case OP_TCGEN05_CP:
     case OP_TCGEN05_SHIFT:
-    case OP_TCGEN05_MMA_WS: break;
+    case OP_TCGEN05_MMA_WS:
+    case OP_TCGEN05_LD_RED: break;
     default: return false;
     }
     tc5_decode(f, in, &d);
-    if (d.other)
+    if (d.other || (d.absnan && in->op != OP_TCGEN05_LD_RED))
         return false;
     switch (in->op) {
     case OP_TCGEN05_ALLOC:
@@ -249,21 +311,44 @@ bool tcgen05_supported(const struct ir_func *f, const struct ir_insn *in, const 
                in->nopnd == 2u + x2 && tc5_taddr_ok(ao) && tc5_regs_ok(f, ro, n, ld) &&
                (!x2 || (O[ld ? 2 : 1].kind == OPK_IMM && O[ld ? 2 : 1].imm.u < TM_COLS));
     }
+    case OP_TCGEN05_LD_RED: { /* r, redval, [taddr]{, immHalfSplitoff} */
+        const bool x2 = d.shape == SH_16X32BX2;
+        const unsigned t = in->type[0];
+        return (d.shape == SH_32X32B || x2) && d.num >= 2 && !d.pack && !d.unpack &&
+               d.redop > 0 && (t == T_F32 || t == T_U32 || t == T_S32) &&
+               (t == T_F32 || !(in->fl & (IR_FL(FL_ABS) | IR_FL(FL_NAN)))) &&
+               in->nopnd == 3u + x2 && tc5_regs_ok(f, &O[0], d.num, true) &&
+               tc5_regs_ok(f, &O[1], 1, true) && tc5_taddr_ok(&O[2]) &&
+               (!x2 || (O[3].kind == OPK_IMM && O[3].imm.u < TM_COLS));
+    }
     case OP_TCGEN05_WAIT_LD:
     case OP_TCGEN05_WAIT_ST:
     case OP_TCGEN05_FENCE_BEFORE:
     case OP_TCGEN05_FENCE_AFTER: return in->nopnd == 0;
     case OP_TCGEN05_MMA:
-    case OP_TCGEN05_MMA_WS: /* .ws: the same operands (no zero-column mask) */
+    case OP_TCGEN05_MMA_WS: { /* .ws: a zero-column mask instead of disable-output-lane */
+        unsigned mo, eo, zo;
+        int sc;
+        if (!tc5_mma_opnds(in, O, &mo, &eo, &sc, &zo))
+            return false;
         return d.cta1 && d.kind_f16 + d.kind_tf32 + d.kind_f8f6f4 + d.kind_i8 == 1 &&
-               in->nopnd == 5 && tc5_taddr_ok(&O[0]) &&
+               (!mo || tc5_regs_ok(f, &O[mo], 4, false)) &&
+               (!zo || ((O[zo].kind == OPK_REG || O[zo].kind == OPK_IMM) &&
+                        O[zo].rf == RF_B64 && O[zo].slot != IR_NOSLOT)) &&
+               (sc < 0 || (in->op == OP_TCGEN05_MMA && (d.kind_f16 || d.kind_tf32) &&
+                           sc <= 15)) &&
+               tc5_taddr_ok(&O[0]) &&
                (tc5_taddr_ok(&O[1]) ||
                 ((O[1].kind == OPK_REG || O[1].kind == OPK_IMM) && O[1].rf == RF_B64)) &&
                (O[2].kind == OPK_REG || O[2].kind == OPK_IMM) && O[2].rf == RF_B64 &&
                tc5_u32_ok(&O[3]) &&
-               ((O[4].kind == OPK_REG && O[4].rf == RF_PRED) || O[4].kind == OPK_IMM);
-    case OP_TCGEN05_COMMIT:
-        return d.cta1 && d.arrive_one && in->nopnd == 1 && O[0].kind == OPK_ADDR;
+               ((O[eo].kind == OPK_REG && O[eo].rf == RF_PRED) || O[eo].kind == OPK_IMM);
+    }
+    case OP_TCGEN05_COMMIT: /* [mbar]{, ctaMask} (.multicast::cluster) */
+        return d.cta1 && d.arrive_one && in->nopnd == 1u + d.mcast_cluster &&
+               O[0].kind == OPK_ADDR &&
+               (!d.mcast_cluster || ((O[1].kind == OPK_REG || O[1].kind == OPK_IMM) &&
+                                     O[1].rf != RF_PRED && O[1].slot != IR_NOSLOT));
     case OP_TCGEN05_CP: /* multicast: .warpx4 with 32x128b, .warpx2 with 64x128b */
         return d.cta1 && d.cp_rows && !d.decomp &&
                (d.cp_rows == 32 ? d.mcast == 4 : d.cp_rows == 64 ? d.mcast == 1 || d.mcast == 2
@@ -275,10 +360,44 @@ bool tcgen05_supported(const struct ir_func *f, const struct ir_insn *in, const 
     }
 }
 
+/* Does instruction in carry modifier md? */
+static bool tc5_has(const struct ir_func *f, const struct ir_insn *in, enum ir_mod md)
+{
+    for (unsigned i = 0; i < in->nmod && in->mod + i < f->nmods; i++)
+        if ((enum ir_mod)f->mods[in->mod + i] == md)
+            return true;
+    return false;
+}
+
+/* Is in a tcgen05 instruction (one tcgen05_unsupported_why has a reason for)? */
+static bool tcgen05_why_generic(const struct ir_insn *in)
+{
+    switch (in->op) {
+    case OP_TCGEN05_ALLOC: case OP_TCGEN05_DEALLOC: case OP_TCGEN05_RELINQUISH_ALLOC_PERMIT:
+    case OP_TCGEN05_LD: case OP_TCGEN05_LD_RED: case OP_TCGEN05_ST: case OP_TCGEN05_WAIT_LD:
+    case OP_TCGEN05_WAIT_ST: case OP_TCGEN05_CP: case OP_TCGEN05_SHIFT: case OP_TCGEN05_MMA:
+    case OP_TCGEN05_MMA_SP: case OP_TCGEN05_MMA_WS: case OP_TCGEN05_MMA_WS_SP:
+    case OP_TCGEN05_COMMIT: case OP_TCGEN05_FENCE_BEFORE: case OP_TCGEN05_FENCE_AFTER:
+        return true;
+    default: return false;
+    }
+}
+
 /* See tensor.h. */
 const char *tcgen05_unsupported_why(const struct ir_func *f, const struct ir_insn *in)
 {
-    (void)f;
+    if (tcgen05_why_generic(in) && tc5_has(f, in, MOD_CTA_GROUP_2))
+        return "unsupported (tcgen05 .cta_group::2: the CTA pair's shared tensor-memory "
+               "operations are not modelled; implemented are the .cta_group::1 forms)";
+    if (in->op == OP_TCGEN05_MMA &&
+        (tc5_has(f, in, MOD_BLOCK_SCALE) || tc5_has(f, in, MOD_KIND_MXF8F6F4) ||
+         tc5_has(f, in, MOD_KIND_MXF4) || tc5_has(f, in, MOD_KIND_MXF4NVF4)))
+        return "unsupported (tcgen05.mma .block_scale (.kind::mxf8f6f4 / .kind::mxf4 / "
+               ".kind::mxf4nvf4): the scale-factor layouts in tensor memory are given only by "
+               "the ISA's figures, so they are not implemented)";
+    if (in->op == OP_TCGEN05_MMA && tc5_has(f, in, MOD_ASHIFT))
+        return "unsupported (tcgen05.mma .ashift: the ISA does not say what the shifted-in row "
+               "of A holds, so it is not implemented)";
     switch (in->op) {
     case OP_TCGEN05_ALLOC:
     case OP_TCGEN05_DEALLOC:
@@ -291,7 +410,10 @@ const char *tcgen05_unsupported_why(const struct ir_func *f, const struct ir_ins
                ".16x128b, .16x256b and .16x32bx2 shapes (.x1 .. .x128, at most 128 registers) "
                "with .pack::16b on ld, .unpack::16b on st, and for .16x32bx2 an "
                "immHalfSplitoff below 512; not this form)";
-    case OP_TCGEN05_LD_RED: return "unsupported (tcgen05.ld.red: not implemented)";
+    case OP_TCGEN05_LD_RED:
+        return "unsupported (tcgen05.ld.red: implemented are .32x32b and .16x32bx2 (with an "
+               "immHalfSplitoff below 512), .x2 .. .x128, .min or .max of .f32 (.abs, .NaN), "
+               ".u32 or .s32 into a 32-bit register; not this form)";
     case OP_TCGEN05_CP:
         return "unsupported (tcgen05.cp: implemented are .cta_group::1 .128x256b, .128x128b, "
                ".4x256b, .32x128b.warpx4 and .64x128b.warpx2::02_13 / ::01_23 with [taddr] "
@@ -303,19 +425,24 @@ const char *tcgen05_unsupported_why(const struct ir_func *f, const struct ir_ins
     case OP_TCGEN05_MMA:
         return "unsupported (tcgen05.mma: implemented are .cta_group::1 .kind::f16, "
                ".kind::tf32, .kind::f8f6f4 and .kind::i8 with [d-tmem], an A descriptor or "
-               "[a-tmem], a B descriptor, the instruction descriptor and enable-input-d; not "
-               "block scaling, disable-output-lane, scale-input-d or .cta_group::2)";
+               "[a-tmem], a B descriptor, the instruction descriptor, an optional "
+               "disable-output-lane vector of four 32-bit values, enable-input-d and (.kind::f16 "
+               "/ .kind::tf32) an optional scale-input-d immediate 0 .. 15; not this form)";
     case OP_TCGEN05_MMA_WS:
         return "unsupported (tcgen05.mma.ws: implemented are .cta_group::1 .kind::f16, "
                ".kind::tf32, .kind::f8f6f4 and .kind::i8 with [d-tmem], an A descriptor or "
-               "[a-tmem], a B descriptor, the instruction descriptor and enable-input-d; not "
-               "the zero-column mask)";
+               "[a-tmem], a B descriptor, the instruction descriptor, enable-input-d and an "
+               "optional 64-bit zero-column mask descriptor; not this operand list)";
     case OP_TCGEN05_MMA_SP:
     case OP_TCGEN05_MMA_WS_SP:
-        return "unsupported (tcgen05.mma.sp / .ws.sp: sparse MMAs are not implemented)";
+        return "unsupported (tcgen05.mma.sp / .ws.sp: the sparsity-metadata layouts in tensor "
+               "memory are given only by the ISA's figures, so sparse MMAs are not "
+               "implemented)";
     case OP_TCGEN05_COMMIT:
         return "unsupported (tcgen05.commit: implemented is .cta_group::1 "
-               ".mbarrier::arrive::one on one mbarrier; not multicast)";
+               ".mbarrier::arrive::one on one mbarrier or, with .multicast::cluster and a "
+               "16-bit ctaMask, on the mbarrier at the same offset in each CTA of the mask; not "
+               ".cta_group::2)";
     case OP_TCGEN05_WAIT_LD:
     case OP_TCGEN05_WAIT_ST:
     case OP_TCGEN05_FENCE_BEFORE:
@@ -511,17 +638,46 @@ static inline void tc5_frag(enum tc5_shape sh, unsigned l, unsigned j, unsigned 
     }
 }
 
+/* tcgen05.ld.red: each lane's min or max (mx) of the n registers of ro it loaded into its
+ * register rv. .u32 / .s32 compare as integers; .f32 as PTX min / max (a NaN ignored unless
+ * .NaN, all NaN or .NaN with one: the canonical NaN; -0 below +0), of the magnitudes with
+ * .abs (the loaded registers keep the values as in tensor memory). */
+static void tc5_reduce(struct warp *w, const struct ir_insn *in, const struct ir_opnd *ro,
+                       const struct ir_opnd *rv, bool mx, unsigned n)
+{
+    const unsigned ty = in->type[0];
+    const int np = (in->fl & IR_FL(FL_NAN)) != 0, ab = (in->fl & IR_FL(FL_ABS)) != 0;
+    uint32_t r[32];
+    for (unsigned j = 0; j < n; j++) {
+        const struct ir_opnd e = vm_elem(w->fn, ro, j);
+        for (unsigned l = 0; l < 32; l++) {
+            const uint32_t x = w->r32[e.slot][l].u;
+            if (ty == T_F32) {
+                const float f = ab ? fabsf(fpu_u2f(x)) : fpu_u2f(x);
+                r[l] = fpu_f2u(j ? fpu_fminmax32(fpu_u2f(r[l]), f, mx, np, 0) : fpu_canon32(f));
+            } else if (j == 0)
+                r[l] = x;
+            else if (ty == T_S32)
+                r[l] = ((int32_t)x < (int32_t)r[l]) != mx ? x : r[l];
+            else
+                r[l] = (x < r[l]) != mx ? x : r[l];
+        }
+    }
+    for (unsigned l = 0; l < 32; l++)
+        w->r32[rv->slot][l].u = r[l];
+}
+
 /* tcgen05.ld / st of any data-movement shape: lane l's registers <-> the cells tc5_frag
  * names, inside the warp's quarter of the lanes and the allocated columns. */
 static int tc5_ldst(struct warp *w, uint32_t pc, const struct ir_insn *in,
                     const struct ir_opnd *O, struct tc5_cta *t, const struct tc5_insn *d)
 {
-    const bool ld = in->op == OP_TCGEN05_LD, x2 = d->shape == SH_16X32BX2;
-    const bool packed = d->pack || d->unpack;
-    const struct ir_opnd *ao = ld ? &O[1] : &O[0], *ro = ld ? &O[0] : &O[1 + x2];
+    const bool red = in->op == OP_TCGEN05_LD_RED, ld = in->op == OP_TCGEN05_LD || red;
+    const bool x2 = d->shape == SH_16X32BX2, packed = d->pack || d->unpack;
+    const struct ir_opnd *ao = ld ? &O[1 + red] : &O[0], *ro = ld ? &O[0] : &O[1 + x2];
     const uint32_t a = (uint32_t)vm_addr(w, ao, 0);
     const uint32_t lane0 = a >> 16, col = a & 0xffff, q = w->id % 4;
-    const uint32_t off = x2 ? (uint32_t)O[ld ? 2 : 1].imm.u : 0;
+    const uint32_t off = x2 ? (uint32_t)O[ld ? 2 + red : 1].imm.u : 0;
     const unsigned nreg = d->num * tc5_shape_regs(d->shape);
     const unsigned nlanes = d->shape == SH_32X32B ? 32 : 16;
     /* columns of 32-bit registers one half-set of lanes covers, then in cells */
@@ -580,6 +736,8 @@ static int tc5_ldst(struct warp *w, uint32_t pc, const struct ir_insn *in,
                 *cell = (uint32_t)vm_get(w, &e, l);
         }
     }
+    if (red)
+        tc5_reduce(w, in, ro, &O[1], d->redop == 2, nreg);
     if (!ld)
         t->dirty = true;
     return 0;
@@ -618,7 +776,19 @@ static int tc5_desc(struct warp *w, uint32_t pc, unsigned l, uint64_t v, const c
     return 0;
 }
 
-/* Element bits -> value; t an ir type (T_F16, T_BF16, T_TF32, T_E4M3, T_E5M2, T_S8, T_U8). */
+/* Value of a 6- or 4-bit float (e2m3, e3m2, e2m1: no infinity or NaN, subnormals at
+ * exponent 0) of eb exponent and mb mantissa bits, its sign at bit eb + mb. */
+static inline double tc5_minifloat(uint32_t b, unsigned eb, unsigned mb)
+{
+    const unsigned e = b >> mb & ((1u << eb) - 1), m = b & ((1u << mb) - 1);
+    const int bias = (1 << (eb - 1)) - 1;
+    const double v = e ? ldexp((double)(m | 1u << mb), (int)e - bias - (int)mb)
+                       : ldexp((double)m, 1 - bias - (int)mb);
+    return b >> (eb + mb) & 1 ? -v : v;
+}
+
+/* Element bits -> value; t an ir type (T_F16, T_BF16, T_TF32, T_E4M3, T_E5M2, T_E2M3, T_E3M2,
+ * T_E2M1, T_S8, T_U8). */
 static inline double tc5_val(unsigned t, uint32_t b)
 {
     switch (t) {
@@ -627,15 +797,26 @@ static inline double tc5_val(unsigned t, uint32_t b)
     case T_TF32: return (double)fpu_u2f(b & 0xffffe000u);
     case T_E4M3: return fpu_unpack(b & 0xff, FPU_E4M3);
     case T_E5M2: return fpu_unpack(b & 0xff, FPU_E5M2);
+    case T_E2M3: return tc5_minifloat(b, 2, 3);
+    case T_E3M2: return tc5_minifloat(b, 3, 2);
+    case T_E2M1: return tc5_minifloat(b, 2, 1);
     case T_S8: return (int8_t)(uint8_t)b;
     default: return (uint8_t)b;
     }
 }
 
-/* Bits of an element of ir type t. */
+/* Bits an element of ir type t takes in the layouts (the 6- and 4-bit types of
+ * .kind::f8f6f4 take the place of 8-bit ones: 16 per 16-byte chunk). */
 static unsigned tc5_bits(unsigned t)
 {
     return t == T_TF32 ? 32 : t == T_F16 || t == T_BF16 ? 16 : 8;
+}
+
+/* Bits of the value of an element of ir type t (6 or 4 for the small floats, otherwise
+ * tc5_bits). */
+static unsigned tc5_width(unsigned t)
+{
+    return t == T_E2M3 || t == T_E3M2 ? 6 : t == T_E2M1 ? 4 : tc5_bits(t);
 }
 
 /* Gather a matrix (rows x K, K-major or MN-major) from shared memory into dense[row * K + k]. */
@@ -644,14 +825,26 @@ static int tc5_gather(struct warp *w, uint32_t pc, unsigned l, const uint32_t f[
                       char which, const struct tc_mem *mr)
 {
     const struct cta *c = w->cta;
-    const unsigned eb = tc5_bits(t), per = 128 / eb;
-    if (mn && eb != 16) {
-        interp_fault(w, pc, l, TRAP_ILLEGAL, 0, 0, 0, false,
-                     "tcgen05.mma: an MN-major operand of 8-bit or tf32 elements is not "
-                     "implemented");
+    const unsigned eb = tc5_bits(t), per = 128 / eb, vw = tc5_width(t);
+    /* MN-major: a chunk holds per (8 or 16) consecutive rows of one k */
+    if (mn && (eb == 32 || vw < 8 || rows % per)) {
+        char msg[200];
+        if (eb == 32)
+            snprintf(msg, sizeof msg,
+                     "tcgen05.mma: matrix %c MN-major of tf32 elements (the ISA's 128B swizzle "
+                     "with 32B atomicity) is not implemented", which);
+        else if (vw < 8)
+            snprintf(msg, sizeof msg,
+                     "tcgen05.mma: matrix %c MN-major of %u-bit elements (the ISA transposes "
+                     "8-, 16- and 32-bit ones only)", which, vw);
+        else
+            snprintf(msg, sizeof msg,
+                     "tcgen05.mma: matrix %c MN-major with %u rows, not a multiple of the %u "
+                     "rows of a 16-byte chunk", which, rows, per);
+        interp_fault(w, pc, l, TRAP_ILLEGAL, 0, 0, 0, false, msg);
         return -1;
     }
-    const unsigned nch = mn ? K : K / per, ngrp = mn ? rows / 8 : rows;
+    const unsigned nch = mn ? K : K / per, ngrp = mn ? rows / per : rows;
     for (unsigned r = 0; r < ngrp; r++)
         for (unsigned kc = 0; kc < nch; kc++) {
             const uint32_t a = wgmma_chunk_addr(f[0], f[1], f[2], f[3], W, mn, mn ? 8 * r : r, kc);
@@ -668,10 +861,15 @@ static int tc5_gather(struct warp *w, uint32_t pc, unsigned l, const uint32_t f[
                 mr->fn(mr->ctx, l, a, 16, false, SP_SHARED, p);
             for (unsigned e = 0; e < per; e++) {
                 uint32_t b = 0;
-                memcpy(&b, p + e * eb / 8, eb / 8);
+                if (vw < 8) { /* 16 packed values LSB first, then the chunk's padding */
+                    const unsigned bit = e * vw;
+                    b = (uint32_t)(p[bit / 8] | (bit / 8 + 1 < 16 ? p[bit / 8 + 1] << 8 : 0)) >>
+                            (bit % 8) & ((1u << vw) - 1);
+                } else
+                    memcpy(&b, p + e * eb / 8, eb / 8);
                 const double v = neg ? -tc5_val(t, b) : tc5_val(t, b);
                 if (mn)
-                    dense[(8 * r + e) * K + kc] = v;
+                    dense[(per * r + e) * K + kc] = v;
                 else
                     dense[r * K + kc * per + e] = v;
             }
@@ -679,20 +877,82 @@ static int tc5_gather(struct warp *w, uint32_t pc, unsigned l, const uint32_t f[
     return 0;
 }
 
+/* The zero-column mask descriptor of a .ws MMA with M = 128 (ISA "Zero-Column Mask
+ * Descriptor"): bits 0-7 start count sc0, 32 first span fs0, 39 non-zero mask (0: no column
+ * is zeroed), 40-47 skip span, 48-55 use span, 56-61 column shift (at most 32); bits 36-38
+ * reserved; sc1 .. sc3 / fs1 .. fs3 are the sub-masks of M = 64 / 32 (not modelled). The N-bit
+ * mask, bit j for column j (1: zeros), repeats spans of (skip span + 1) ones and (use span +
+ * 1) zeros, the first of value fs0 with its first sc0 bits dropped (the ISA's examples 2 to
+ * 4); a start count not inside the first span is a fault (the ISA leaves it open). Fills
+ * mask[N / 64] and *shift. */
+static int tc5_zero_mask(struct warp *w, uint32_t pc, unsigned l, uint64_t v, unsigned N,
+                         uint64_t mask[4], unsigned *shift)
+{
+    const unsigned sc = (unsigned)(v & 0xff), fs = (unsigned)(v >> 32 & 1);
+    const unsigned ones = (unsigned)(v >> 40 & 0xff) + 1, zeros = (unsigned)(v >> 48 & 0xff) + 1;
+    *shift = (unsigned)(v >> 56 & 63);
+    const char *bad = NULL;
+    if (v >> 36 & 7 || v >> 62)
+        bad = "reserved bits 36-38 or 62-63 are set";
+    else if (*shift > 32)
+        bad = "a column shift above 32";
+    else if ((v >> 39 & 1) && sc >= (fs ? ones : zeros))
+        bad = "start count 0 not inside the first span (not implemented)";
+    if (bad) {
+        char msg[200];
+        snprintf(msg, sizeof msg, "tcgen05.mma.ws: zero-column mask descriptor 0x%016llx: %s",
+                 (unsigned long long)v, bad);
+        interp_fault(w, pc, l, TRAP_ILLEGAL, 0, 0, 0, false, msg);
+        return -1;
+    }
+    if (!(v >> 39 & 1))
+        return 0;
+    unsigned val = fs, left = (fs ? ones : zeros) - sc;
+    for (unsigned j = 0; j < N; j++) {
+        if (val)
+            mask[j / 64] |= UINT64_C(1) << (j % 64);
+        if (--left == 0) {
+            val ^= 1;
+            left = val ? ones : zeros;
+        }
+    }
+    return 0;
+}
+
+/* The tensor-memory lane of row i of D (and of an A in tensor memory) for M rows from lane
+ * l0: M = 128 row i in lane i (ISA Layout D); M = 64 (not .ws) rows 16 q .. 16 q + 15 in the
+ * lanes 32 q + l0 .. + 15 of warp q's quarter, l0 0 or 16 (Layout F, half the data path). */
+static inline unsigned tc5_row_lane(unsigned M, unsigned l0, unsigned i)
+{
+    return M == 64 ? l0 + 32 * (i / 16) + i % 16 : i;
+}
+
 /* One tcgen05.mma of lane l. */
-static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_opnd *O,
-                   const struct tc5_insn *d, struct tc5_cta *t, const struct tc_mem *mr)
+static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_insn *in,
+                   const struct ir_opnd *O, const struct tc5_insn *d, struct tc5_cta *t,
+                   const struct tc_mem *mr)
 {
     char msg[240];
+    unsigned mo, eo, zo;
+    int sc;
+    tc5_mma_opnds(in, O, &mo, &eo, &sc, &zo); /* checked at load */
     const uint32_t da = (uint32_t)vm_addr(w, &O[0], l);
     const uint32_t id = (uint32_t)vm_get(w, &O[3], l);
-    const bool acc = (O[4].kind == OPK_IMM ? O[4].imm.i : (int64_t)vm_get(w, &O[4], l)) != 0;
+    const bool acc = (O[eo].kind == OPK_IMM ? O[eo].imm.i : (int64_t)vm_get(w, &O[eo], l)) != 0;
+    uint32_t off[4] = {0, 0, 0, 0}; /* disable-output-lane: bit L % 32 of word L / 32 */
+    for (unsigned k = 0; mo && k < 4; k++) {
+        const struct ir_opnd e = vm_elem(w->fn, &O[mo], k);
+        off[k] = (uint32_t)vm_get(w, &e, l);
+    }
     const unsigned dt = id >> 4 & 3, at = id >> 7 & 7, bt = id >> 10 & 7;
     const unsigned N = (id >> 17 & 63) << 3, M = (id >> 24 & 31) << 4;
     const bool negA = id >> 13 & 1, negB = id >> 14 & 1, mnA = id >> 15 & 1, mnB = id >> 16 & 1;
     const bool satf = id >> 3 & 1;
+    /* D f16 (code 0) with .kind::f16 and .kind::f8f6f4 */
+    const bool f16d = dt == 0 && (d->kind_f16 || d->kind_f8f6f4);
     /* the element types of the .kind's codes (0 where the code is not implemented) */
-    static const unsigned f16t[8] = {T_F16, T_BF16}, f8t[8] = {T_E4M3, T_E5M2},
+    static const unsigned f16t[8] = {T_F16, T_BF16},
+                          f8t[8] = {T_E4M3, T_E5M2, 0, T_E2M3, T_E3M2, T_E2M1},
                           i8t[8] = {T_U8, T_S8};
     const unsigned *codes = d->kind_f16 ? f16t : d->kind_f8f6f4 ? f8t : i8t;
     const unsigned ta = d->kind_tf32 ? (at == 2 ? T_TF32 : 0) : codes[at];
@@ -700,51 +960,65 @@ static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_opnd
     const char *bad = NULL;
     if (id & 4)
         bad = "the sparsity bit is set (a dense tcgen05.mma)";
-    else if (d->kind_i8 ? dt != 2 : dt != 1)
-        bad = "D type not f32 (.kind::i8: s32); f16 D is not implemented";
+    else if (d->kind_i8 ? dt != 2 : d->kind_tf32 ? dt != 1 : dt > 1)
+        bad = "D type not of the .kind (f32; also f16 for .kind::f16 / f8f6f4; s32 for i8)";
     else if (!ta || !tb || (d->kind_f16 && tb != ta))
-        bad = "A / B types not of the .kind (e2m3 / e3m2 / e2m1 not implemented)";
+        bad = "A / B types not of the .kind";
+    else if (f16d && d->kind_f16 && ta != T_F16)
+        bad = "f16 D with bf16 A and B (the ISA's shapes have f16 D with f16 inputs only)";
     else if (d->kind_i8 && (negA || negB))
         bad = "negation with .kind::i8";
     else if (satf && !d->kind_i8)
         bad = "saturation outside .kind::i8";
-    else if (M != 128)
+    else if (d->ws ? M != 128 : M != 128 && M != 64)
         bad = d->ws ? "M other than 128 (the .ws layouts of M = 32 and 64 are not implemented)"
-                    : "M other than 128 (M = 64 not implemented)";
-    else if (d->ws && N != 64 && N != 128)
-        bad = "N not 64 or 128 (.ws with M = 128)";
-    else if (N < 16 || N > 256 || N % 16)
-        bad = "N not 16 .. 256 in steps of 16";
+                    : "M not 64 or 128";
+    else if (d->ws && N != 64 && N != 128 && N != 256)
+        bad = "N not 64, 128 or 256 (.ws)";
+    else if (d->kind_i8 ? !(N == 8 || N == 16 || N == 24 || (N % 16 == 0 && N >= 32 && N <= 256))
+                        : N < 8 || N > 256 || N % 8)
+        bad = d->kind_i8 ? "N not 8, 16, 24 or 32 .. 256 in steps of 16 (.kind::i8)"
+                         : "N not 8 .. 256 in steps of 8";
     if (bad) {
         snprintf(msg, sizeof msg, "tcgen05.mma: instruction descriptor 0x%08x: %s", id, bad);
         interp_fault(w, pc, l, TRAP_ILLEGAL, 0, 0, 0, false, msg);
         return -1;
     }
     const unsigned eb = tc5_bits(ta), K = 256 / eb;
-    const uint32_t dcol = da & 0xffff;
-    if ((da >> 16) != 0 || !tc5_allocated(t, dcol, N)) {
+    const uint32_t dcol = da & 0xffff, l0 = da >> 16;
+    if ((M == 128 ? l0 != 0 : l0 != 0 && l0 != 16) || !tc5_allocated(t, dcol, N)) {
         snprintf(msg, sizeof msg,
-                 "tcgen05.mma: D at tensor-memory address 0x%08x (lanes 0 .. 127, columns %u .. "
-                 "%u) is not inside an allocation (allocated %04x, a bit per 32 of 512 columns)",
-                 da, dcol, dcol + N - 1, t->alloc);
+                 "tcgen05.mma: D at tensor-memory address 0x%08x (columns %u .. %u) is not inside "
+                 "an allocation (allocated %04x, a bit per 32 of 512 columns) or its lane is not "
+                 "%s",
+                 da, dcol, dcol + N - 1, t->alloc, M == 128 ? "0 (M = 128)" : "0 or 16 (M = 64)");
         tc5_fault(w, pc, l, msg);
         return -1;
     }
     /* A */
+    if (O[1].kind == OPK_ADDR && tc5_width(ta) < 8) {
+        snprintf(msg, sizeof msg,
+                 "tcgen05.mma: instruction descriptor 0x%08x: an A of %u-bit elements in tensor "
+                 "memory is not implemented (the bits of its 8-bit containers are given only by "
+                 "the ISA's figures)",
+                 id, tc5_width(ta));
+        interp_fault(w, pc, l, TRAP_ILLEGAL, 0, 0, 0, false, msg);
+        return -1;
+    }
     if (O[1].kind == OPK_ADDR) {
         const uint32_t aa = (uint32_t)vm_addr(w, &O[1], l), acol = aa & 0xffff;
         const unsigned ncol = K * eb / 32, per = 32 / eb;
-        if ((aa >> 16) != 0 || !tc5_allocated(t, acol, ncol)) {
+        if ((aa >> 16) != l0 || !tc5_allocated(t, acol, ncol)) {
             snprintf(msg, sizeof msg,
-                     "tcgen05.mma: A at tensor-memory address 0x%08x (lanes 0 .. 127, columns "
-                     "%u .. %u) is not inside an allocation (allocated %04x)",
-                     aa, acol, acol + ncol - 1, t->alloc);
+                     "tcgen05.mma: A at tensor-memory address 0x%08x (columns %u .. %u) is not "
+                     "inside an allocation (allocated %04x) or its lane is not D's (%u)",
+                     aa, acol, acol + ncol - 1, t->alloc, l0);
             tc5_fault(w, pc, l, msg);
             return -1;
         }
-        for (unsigned i = 0; i < 128; i++)
+        for (unsigned i = 0; i < M; i++)
             for (unsigned k = 0; k < K; k++) {
-                const uint32_t cell = t->cell[i][acol + k / per];
+                const uint32_t cell = t->cell[tc5_row_lane(M, l0, i)][acol + k / per];
                 const uint32_t b = eb == 32 ? cell : cell >> (eb * (k % per)) & ((1u << eb) - 1);
                 const double v = tc5_val(ta, b);
                 t->A[i * K + k] = negA ? -v : v;
@@ -753,19 +1027,37 @@ static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_opnd
         uint32_t f[4];
         unsigned W;
         if (tc5_desc(w, pc, l, vm_get(w, &O[1], l), "tcgen05.mma: matrix A", f, &W) ||
-            tc5_gather(w, pc, l, f, W, mnA, 128, K, ta, negA, t->A, 'A', mr))
+            tc5_gather(w, pc, l, f, W, mnA, M, K, ta, negA, t->A, 'A', mr))
             return -1;
     }
-    /* B, as N rows of K */
+    /* the zero-column mask (.ws): column j of the MMA is column j + shift of B, or zeros */
+    uint64_t zmask[4] = {0, 0, 0, 0};
+    unsigned shift = 0;
+    if (zo && tc5_zero_mask(w, pc, l, vm_get(w, &O[zo], l), N, zmask, &shift))
+        return -1;
+    /* B, as N (+ shift) rows of K */
     uint32_t f[4];
     unsigned W;
     if (tc5_desc(w, pc, l, vm_get(w, &O[2], l), "tcgen05.mma: matrix B", f, &W) ||
-        tc5_gather(w, pc, l, f, W, mnB, N, K, tb, negB, t->B, 'B', mr))
+        tc5_gather(w, pc, l, f, W, mnB, N + shift, K, tb, negB, t->B, 'B', mr))
         return -1;
-    for (unsigned i = 0; i < 128; i++)
+    if (shift)
+        memmove(t->B, t->B + shift * K, (size_t)N * K * sizeof t->B[0]);
+    for (unsigned j = 0; j < N; j++)
+        if (zmask[j / 64] >> (j % 64) & 1)
+            memset(t->B + j * K, 0, K * sizeof t->B[0]);
+    for (unsigned i = 0; i < M; i++) {
+        const unsigned ln = tc5_row_lane(M, l0, i);
+        if (off[ln / 32] >> (ln % 32) & 1)
+            continue; /* disable-output-lane: this lane of D keeps its value */
         for (unsigned j = 0; j < N; j++) {
-            uint32_t *cell = &t->cell[i][dcol + j];
-            double s = !acc ? 0.0 : d->kind_i8 ? (double)(int32_t)*cell : (double)fpu_u2f(*cell);
+            uint32_t *cell = &t->cell[ln][dcol + j];
+            double s = !acc           ? 0.0
+                       : d->kind_i8   ? (double)(int32_t)*cell
+                       : f16d         ? fpu_h2d((uint16_t)*cell, 0)
+                                      : (double)fpu_u2f(*cell);
+            if (sc > 0) /* scale-input-d: D * 2^-scale, exact */
+                s = ldexp(s, -sc);
             const double *a = &t->A[i * K], *b = &t->B[j * K];
             for (unsigned k = 0; k < K; k++)
                 s += a[k] * b[k];
@@ -773,11 +1065,14 @@ static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_opnd
                 const int64_t v = (int64_t)s;
                 *cell = satf ? (uint32_t)(v > INT32_MAX ? INT32_MAX : v < INT32_MIN ? INT32_MIN : v)
                              : (uint32_t)(uint64_t)v;
+            } else if (f16d) { /* one f16 in the low 16 bits, the high ones cleared */
+                *cell = s != s ? 0x7fffu : fpu_d2h(s, FPU_RN, 0);
             } else {
                 const float r = (float)s;
                 *cell = r != r ? 0x7fffffffu : fpu_f2u(r);
             }
         }
+    }
     t->dirty = true;
     return 0;
 }
@@ -860,6 +1155,35 @@ static int tc5_shift(struct warp *w, uint32_t pc, unsigned l, const struct ir_op
     return 0;
 }
 
+/* tcgen05.commit of lane l: the MMAs, copies and shifts before it have completed, so it
+ * arrives once at once on its mbarrier or, with .multicast::cluster, on the mbarrier at the
+ * same offset in the shared memory of each CTA whose %cluster_ctarank bit is set in the low
+ * 16 bits of ctaMask (in rank order; a rank outside the cluster is a fault). */
+static int tc5_commit(struct warp *w, uint32_t pc, unsigned l, const struct ir_opnd *O,
+                      const struct tc5_insn *d, const struct tc_mem *mr)
+{
+    const unsigned xs = vm_xs(w, &O[0]);
+    const uint64_t ad = vm_addr(w, &O[0], l);
+    if (!d->mcast_cluster)
+        return async_arrive_one(w, pc, l, xs, ad, "tcgen05.commit", mr);
+    const uint32_t mask = (uint32_t)vm_get(w, &O[1], l) & 0xffffu;
+    for (unsigned r = 0; r < 16; r++) {
+        if (!(mask >> r & 1))
+            continue;
+        uint64_t to;
+        char why[128], msg[240];
+        if (cluster_mapa(w, ad, r, xs == XS_GENERIC, &to, why, sizeof why)) {
+            snprintf(msg, sizeof msg, "tcgen05.commit .multicast::cluster, ctaMask 0x%04x: %s",
+                     mask, why);
+            interp_fault(w, pc, l, TRAP_ILLEGAL, ad, 8, vm_xs_space(xs, ad), true, msg);
+            return -1;
+        }
+        if (async_arrive_one(w, pc, l, xs, to, "tcgen05.commit", mr))
+            return -1;
+    }
+    return 0;
+}
+
 /* See tensor.h. */
 int tcgen05_exec(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
                  const struct ir_opnd *O, const struct tc_mem *mr)
@@ -872,8 +1196,7 @@ int tcgen05_exec(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *
     case OP_TCGEN05_FENCE_AFTER: return 0;
     case OP_TCGEN05_COMMIT:
         for (unsigned l = 0; l < 32; l++)
-            if (M >> l & 1 && async_arrive_one(w, pc, l, vm_xs(w, &O[0]), vm_addr(w, &O[0], l),
-                                               "tcgen05.commit", mr))
+            if (M >> l & 1 && tc5_commit(w, pc, l, O, &d, mr))
                 return -1;
         return 0;
     default: break;
@@ -897,12 +1220,13 @@ int tcgen05_exec(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *
     case OP_TCGEN05_DEALLOC: return tc5_dealloc(w, pc, O, t);
     case OP_TCGEN05_RELINQUISH_ALLOC_PERMIT: t->relinquished = true; return 0;
     case OP_TCGEN05_LD:
+    case OP_TCGEN05_LD_RED:
     case OP_TCGEN05_ST: return tc5_ldst(w, pc, in, O, t, &d);
     case OP_TCGEN05_MMA:
     case OP_TCGEN05_MMA_WS:
         d.ws = in->op == OP_TCGEN05_MMA_WS;
         for (unsigned l = 0; l < 32; l++)
-            if (M >> l & 1 && tc5_mma(w, pc, l, O, &d, t, mr))
+            if (M >> l & 1 && tc5_mma(w, pc, l, in, O, &d, t, mr))
                 return -1;
         return 0;
     case OP_TCGEN05_CP:
