@@ -83,6 +83,7 @@ struct tm_gpu {
      * loop's cycles run the memory system, and at the last cycle of a quantum the SMs run
      * theirs, [rq_t, cycle + 1), all at once; rbusy: an SM was busy at the end of them */
     struct tm_relax *rx;
+    uint64_t *rmask;            /* the SMs a dispatch inside a phase may give a CTA to */
     uint64_t rq_t;
     bool rbusy;
 
@@ -155,7 +156,8 @@ int tm_gpu_create(const struct tm_config *cfg, const char *base_dir, FILE *log, 
         tm_gpu_destroy(g);
         return -ENOMEM;
     }
-    if (g->cfg.relax_q && tm_relax_create(g->sm, g->nsm, g, &g->rx)) {
+    if (g->cfg.relax_q && (tm_relax_create(g->sm, g->nsm, g, &g->rx) ||
+                           !(g->rmask = calloc((g->nsm + 63) / 64, sizeof *g->rmask)))) {
         tm_gpu_destroy(g);
         return -ENOMEM;
     }
@@ -190,6 +192,7 @@ void tm_gpu_destroy(struct tm_gpu *g)
     free(g->act);
     tm_pool_destroy(g->pool);
     tm_relax_destroy(g->rx);
+    free(g->rmask);
     free(g->pres);
     free(g->visit);
     free((void *)g->pdone);
@@ -591,9 +594,12 @@ static inline void sm_at(struct tm_sm *s, uint64_t base, uint64_t now)
  * most one CTA per cycle, from the first running kernel (round robin) with CTAs left that
  * fits. The cycle is base + lag with the busy SMs at cycle base (sm_at): lag 0 in the exact
  * mode; the relaxed mode dispatches a quantum's cycles at its start (relax_dispatch), a CTA of
- * cycle base + lag on a busy SM with lag cycles more launch latency. Returns the CTAs (or
- * clusters) placed. */
-static uint32_t dispatch_at(struct tm_gpu *g, uint64_t base, uint64_t lag)
+ * cycle base + lag on a busy SM with lag cycles more launch latency. only (NULL: every SM):
+ * the SMs that may take a CTA (not clusters: they run on one thread). Returns the CTAs (or
+ * clusters) placed. (Inlined: the exact mode's call, lag 0 and no mask, costs what dispatch
+ * did before the relaxed mode.) */
+static inline __attribute__((always_inline)) uint32_t dispatch_at(struct tm_gpu *g, uint64_t base,
+                                                                 uint64_t lag, const uint64_t *only)
 {
     const uint64_t now = base + lag;
     uint32_t placed = 0;
@@ -610,6 +616,8 @@ static uint32_t dispatch_at(struct tm_gpu *g, uint64_t base, uint64_t lag)
     for (uint32_t i = 0; i < g->nsm; i++) {
         uint32_t si = (first + i) % g->nsm;
         struct tm_sm *s = &g->sm[si];
+        if (only && !(only[si / 64] >> (si % 64) & 1))
+            continue;
         for (uint32_t j = 0; j < g->nrun; j++) {
             struct tm_kernel *k = g->run[(g->next_kernel + j) % g->nrun];
             if (k->csize > 1) /* clusters: dispatched whole, below */
@@ -675,12 +683,12 @@ static uint32_t dispatch_at(struct tm_gpu *g, uint64_t base, uint64_t lag)
     return placed;
 }
 
-static void dispatch(struct tm_gpu *g) { (void)dispatch_at(g, g->cycle, 0); }
+static void dispatch(struct tm_gpu *g) { (void)dispatch_at(g, g->cycle, 0, NULL); }
 
-/* Relaxed mode: the dispatch of cycles [from, to), at from (the SMs' cycle then): each cycle's
- * round, with the room the SMs had at from (a CTA retiring inside the quantum frees its room
- * at the next one), until nothing is left to place. */
-static void relax_dispatch(struct tm_gpu *g, uint64_t from, uint64_t to)
+/* Relaxed mode: the dispatch of cycles [from, to) to the SMs of only (NULL: all), at from (the
+ * SMs' cycle then, or their first one of the phase): each cycle's round, with the room the SMs
+ * have at from, until nothing is left to place. */
+static void relax_dispatch(struct tm_gpu *g, uint64_t from, uint64_t to, const uint64_t *only)
 {
     for (uint64_t lag = 0; from + lag < to; lag++) {
         uint64_t later = UINT64_MAX; /* the first start cycle still ahead */
@@ -695,7 +703,7 @@ static void relax_dispatch(struct tm_gpu *g, uint64_t from, uint64_t to)
         }
         if (!left)
             return;
-        uint32_t n = dispatch_at(g, from, lag);
+        uint32_t n = dispatch_at(g, from, lag, only);
         if (g->oom)
             return;
         if (!n) {
@@ -833,7 +841,7 @@ static int relax_phase(struct tm_gpu *g, uint64_t to);
 
 /* Bring every sleeping SM's counters, and the idle memory system's clocks, up to the current
  * cycle (before they are read); in the relaxed mode the SMs first run the cycles they lag. */
-static void wake_all(struct tm_gpu *g)
+__attribute__((noinline)) static void wake_all(struct tm_gpu *g)
 {
     if (g->rx && g->rq_t < g->cycle && relax_phase(g, g->cycle) < 0)
         g->oom = true;
@@ -846,11 +854,14 @@ static int drive_(struct tm_gpu *g, struct tm_kernel *mine);
 
 /* ====================================================================== relaxed mode */
 
-/* The SMs' cycles [rq_t, to), dispatch first (relax.h). -1 when out of memory. */
-static int relax_phase(struct tm_gpu *g, uint64_t to)
+/* The SMs' cycles [rq_t, to) (relax.h): dispatch for the phase's first cycle, then the SMs'
+ * cycles until they reach `to` or, while CTAs wait to be dispatched, retire one: then, in
+ * (cycle, SM) order, dispatch to each SM that stopped from the cycle after it, and on. -1
+ * when out of memory. */
+__attribute__((noinline)) static int relax_phase(struct tm_gpu *g, uint64_t to)
 {
     const uint64_t from = g->rq_t;
-    relax_dispatch(g, from, to);
+    relax_dispatch(g, from, to, NULL);
     if (g->oom)
         return -1;
     bool one = false, fixed = false; /* clusters: one thread; profiles: SM i on thread i mod n */
@@ -858,18 +869,36 @@ static int relax_phase(struct tm_gpu *g, uint64_t to)
         one |= g->run[j]->csize > 1 || !g->run[j]->cta_sm;
         fixed |= g->run[j]->prof != NULL;
     }
-    int r = tm_relax_run(g->rx, one ? NULL : g->pool, g->act, from, to, fixed);
-    if (r < 0)
-        return -1;
+    tm_relax_begin(g->rx, g->act, from, to);
+    for (;;) {
+        bool left = false; /* CTAs wait: an SM that retires one stops for the dispatch */
+        for (uint32_t j = 0; j < g->nrun && !left; j++)
+            left = g->run[j]->next_cta < g->run[j]->limit;
+        const struct tm_relax_stop *st;
+        int ns = tm_relax_run(g->rx, one ? NULL : g->pool, fixed, left, &st);
+        if (ns < 0)
+            return -1;
+        if (!ns)
+            break;
+        for (int a = 0, b; a < ns; a = b) { /* the SMs that stopped after one cycle */
+            for (b = a; b < ns && st[b].cycle == st[a].cycle; b++)
+                g->rmask[st[b].sm / 64] |= UINT64_C(1) << (st[b].sm % 64);
+            relax_dispatch(g, st[a].cycle + 1, to, g->rmask);
+            for (b = a; b < ns && st[b].cycle == st[a].cycle; b++)
+                g->rmask[st[b].sm / 64] = 0;
+            if (g->oom)
+                return -1;
+        }
+    }
     g->rq_t = to;
-    g->rbusy = r > 0;
+    g->rbusy = tm_relax_end(g->rx, g->act) > 0;
     return 0;
 }
 
 /* The SMs' part of a cycle in the relaxed mode: at the last cycle of a quantum (or later, after
  * the loop jumped), the SMs run every cycle up to this one; *busy: an SM was busy at the end
  * of its last phase. -1 when out of memory. */
-static int relax_step(struct tm_gpu *g, bool *busy)
+__attribute__((noinline)) static int relax_step(struct tm_gpu *g, bool *busy)
 {
     if (g->rq_t > g->cycle) /* (cannot happen: the SMs never run ahead of the loop) */
         g->rq_t = g->cycle;
@@ -1150,7 +1179,7 @@ static int drive_(struct tm_gpu *g, struct tm_kernel *mine)
             }
         }
         bool busy = false;
-        if (g->rx) {
+        if (__builtin_expect(g->rx != NULL, 0)) { /* (the relaxed mode) */
             if (relax_step(g, &busy))
                 return -ENOMEM;
         } else if (dispatch(g), g->oom) {
