@@ -595,7 +595,8 @@ static inline void sm_at(struct tm_sm *s, uint64_t base, uint64_t now)
  * fits. The cycle is base + lag with the busy SMs at cycle base (sm_at): lag 0 in the exact
  * mode; the relaxed mode dispatches a quantum's cycles at its start (relax_dispatch), a CTA of
  * cycle base + lag on a busy SM with lag cycles more launch latency. only (NULL: every SM):
- * the SMs that may take a CTA (not clusters: they run on one thread). Returns the CTAs (or
+ * the SMs that may take a CTA; clusters are not dispatched then (the other SMs may be at later
+ * cycles: clusters wait for the next quantum's start). Returns the CTAs (or
  * clusters) placed. (Inlined: the exact mode's call, lag 0 and no mask, costs what dispatch
  * did before the relaxed mode.) */
 static inline __attribute__((always_inline)) uint32_t dispatch_at(struct tm_gpu *g, uint64_t base,
@@ -625,7 +626,8 @@ static inline __attribute__((always_inline)) uint32_t dispatch_at(struct tm_gpu 
             if (k->next_cta >= k->limit || now < k->start_cycle || !tm_sm_can_take(s, k))
                 continue;
             sm_at(s, base, now);
-            int r = tm_sm_start_cta(s, k, k->next_cta, tb_lat + (now - s->cycle));
+            int r = tm_sm_start_cta(s, k, k->next_cta,
+                                    tb_lat + (now > s->cycle ? now - s->cycle : 0));
             if (r == -EBUSY)
                 continue;
             if (r) {
@@ -646,7 +648,7 @@ static inline __attribute__((always_inline)) uint32_t dispatch_at(struct tm_gpu 
      * one SM as fit; a cluster waits until all of its CTAs fit */
     for (uint32_t j = 0; j < g->nrun; j++) {
         struct tm_kernel *k = g->run[j];
-        if (k->csize < 2 || k->next_cta >= k->limit || now < k->start_cycle)
+        if (k->csize < 2 || k->next_cta >= k->limit || now < k->start_cycle || only)
             continue;
         uint32_t room_total = 0;
         for (uint32_t i = 0; i < g->nsm && room_total < k->csize; i++)
@@ -664,7 +666,7 @@ static inline __attribute__((always_inline)) uint32_t dispatch_at(struct tm_gpu 
             struct tm_sm *s = &g->sm[si];
             sm_at(s, base, now);
             for (uint32_t room = tm_sm_room(s, k); room && r < k->csize; room--, r++) {
-                if (tm_sm_place_cta(s, k, ec[r], tb_lat + (now - s->cycle))) {
+                if (tm_sm_place_cta(s, k, ec[r], tb_lat + (now > s->cycle ? now - s->cycle : 0))) {
                     g->oom = true; /* tm_sm_room said it fits: cannot happen */
                     return placed;
                 }
