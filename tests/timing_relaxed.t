@@ -19,7 +19,11 @@
 # option (`--timing-quantum`, -ptxemu_timing_quantum) whose bad values are refused; xsm (CTAs on
 # different SMs taking tickets with a global atomic and passing a flag along) completes with
 # 2 threads and every ticket taken exactly once (the atomics are host atomics); fixtures/cuda
-# programs under `ptxemu run`-style environment variables print what the exact mode prints.
+# programs under `ptxemu run`-style environment variables print what the exact mode prints,
+# and the same statistics on 1 and 2 threads - except warp_aggregate, whose stores go where a
+# global atomicAdd's result says (CTAs of different SMs in one quantum take their results in
+# the host's order, so its statistics may differ between thread counts: the ASan build shows
+# it; its output, checked against a CPU reference, may not).
 use strict;
 use warnings;
 use File::Basename qw(dirname);
@@ -50,6 +54,7 @@ my @kernels = (
 my @presets  = qw(qv100 h100);
 my @threads  = (1, 2, 3);
 my @programs = qw(printf reduce_shared warp_aggregate tm_tex);
+my %racy = (warp_aggregate => 1); # CTAs talk through an atomic's result (see above)
 my @have = grep { -x "build/fixtures/$_" } @programs;
 
 # the statistics log's wall-clock lines differ run to run
@@ -223,11 +228,13 @@ for my $prog (@have) {
     }
     push @why, 'relaxed output differs from the exact mode\'s'
         if $res{relaxed1}[0] ne $res{exact1}[0];
-    push @why, 'relaxed: 1 and 2 threads differ'
-        if $res{relaxed1}[0] ne $res{relaxed2}[0] || $res{relaxed1}[1] ne $res{relaxed2}[1];
+    push @why, 'relaxed: 2 threads print what 1 does not' if $res{relaxed1}[0] ne $res{relaxed2}[0];
+    push @why, 'relaxed: the statistics of 1 and 2 threads differ'
+        if !$racy{$prog} && $res{relaxed1}[1] ne $res{relaxed2}[1];
     my @c0 = $res{exact1}[1] =~ /^gpu_sim_cycle = (\d+)/mg;
     my @c1 = $res{relaxed1}[1] =~ /^gpu_sim_cycle = (\d+)/mg;
     push @why, scalar(@c1) . ' kernels, exact ' . scalar(@c0) if @c0 != @c1 || !@c0;
-    report(\@why, "$prog: relaxed prints what the exact mode prints, the same on 1 and 2 "
-                  . 'threads (cycles ' . join(',', @c1) . ' vs ' . join(',', @c0) . ')');
+    report(\@why, "$prog: relaxed prints what the exact mode prints, "
+                  . ($racy{$prog} ? 'also on 2 threads' : 'the same statistics on 1 and 2 threads')
+                  . ' (cycles ' . join(',', @c1) . ' vs ' . join(',', @c0) . ')');
 }
