@@ -111,6 +111,10 @@ static const char usage_text[] =
     "  --timing-strict     unknown options in timing configurations are errors\n"
     "  --timing-ctas N     simulate the first N waves of each kernel's CTAs (a wave: SMs x\n"
     "                      CTAs per SM), run the rest functionally, extrapolate its cycles\n"
+    "  --timing-relaxed    relaxed parallel timing: the SMs run quanta of cycles between\n"
+    "                      their exchanges with the memory system (faster with --threads N;\n"
+    "                      cycle counts close to, not equal to, the exact mode's)\n"
+    "  --timing-quantum Q  core cycles per quantum of --timing-relaxed (default 32)\n"
     "  --timing-kernels LIST  simulate only these launches (kernel names, 0-based launch\n"
     "                      indices N, ranges N-M; comma-separated); the others run\n"
     "                      functionally and take no simulated time\n"
@@ -132,6 +136,7 @@ static const char usage_text[] =
     "  --device SPEC, --threads N, --stats, --deterministic, --trace LIST, --trace-thread N,\n"
     "  --budget N, --timing[=SPEC], --timing-set NAME=VALUE, --timing-stats FILE,\n"
     "  --timing-strict, --timing-kernels LIST, --timing-ctas N, --timing-sample N,\n"
+    "  --timing-relaxed, --timing-quantum Q,\n"
     "  --timing-report DIR, --check LIST,\n"
     "  --error-exitcode N, --print-limit N, --log-file PATH, --check-report FILE.json,\n"
     "  --fill-uninit=PATTERN\n";
@@ -193,6 +198,21 @@ int cli_read_file(const char *path, uint8_t **data, size_t *len)
     return 0;
 }
 
+/* Append NAME=VALUE to the --timing-set overrides. 0, or -1 out of memory. */
+static int timing_set_add(struct run_opts *o, const char *v)
+{
+    size_t old = o->timing_set ? strlen(o->timing_set) : 0;
+    char *ns = realloc(o->timing_set, old + strlen(v) + 2);
+    if (!ns)
+        return -1;
+    if (old)
+        ns[old++] = ';';
+    strcpy(ns + old, v);
+    o->timing_set = ns;
+    o->timing.set = ns;
+    return 0;
+}
+
 /* Try to consume a common option at argv[*i]. 1 consumed, 0 not ours, -1 error (printed). */
 int cli_common_opt(struct run_opts *o, int argc, char **argv, int *i)
 {
@@ -202,6 +222,7 @@ int cli_common_opt(struct run_opts *o, int argc, char **argv, int *i)
                    !strcmp(a, "--timing-set") || !strcmp(a, "--timing-stats") ||
                    !strcmp(a, "--timing-kernels") || !strcmp(a, "--timing-ctas") ||
                    !strcmp(a, "--timing-sample") || !strcmp(a, "--timing-report") ||
+                   !strcmp(a, "--timing-quantum") ||
                    !strcmp(a, "--check") || !strcmp(a, "--error-exitcode") ||
                    !strcmp(a, "--print-limit") || !strcmp(a, "--log-file") ||
                    !strcmp(a, "--check-report");
@@ -223,6 +244,8 @@ int cli_common_opt(struct run_opts *o, int argc, char **argv, int *i)
         o->timing.strict = true;
         return 1;
     }
+    if (!strcmp(a, "--timing-relaxed")) /* an alias of -ptxemu_timing_relaxed 1 */
+        return timing_set_add(o, "ptxemu_timing_relaxed=1") ? -1 : 1;
     if (!strcmp(a, "--stats")) {
         o->stats = true;
         return 1;
@@ -263,8 +286,18 @@ int cli_common_opt(struct run_opts *o, int argc, char **argv, int *i)
         }
         o->trace = v;
     } else if (!strcmp(a, "--timing-set") || !strcmp(a, "--timing-ctas") ||
-               !strcmp(a, "--timing-sample")) {
+               !strcmp(a, "--timing-sample") || !strcmp(a, "--timing-quantum")) {
         char waves[64];
+        if (!strcmp(a, "--timing-quantum")) { /* an alias of -ptxemu_timing_quantum Q */
+            uint64_t q;
+            if (cli_parse_u64(v, &q) < 0 || q < 1 || q > 4096) {
+                cli_usage_error("--timing-quantum: expected a number of cycles (1 to 4096), "
+                                "not '%s'", v);
+                return -1;
+            }
+            snprintf(waves, sizeof waves, "ptxemu_timing_quantum=%llu", (unsigned long long)q);
+            v = waves;
+        }
         if (!strcmp(a, "--timing-sample")) { /* an alias of -ptxemu_timing_sample N */
             uint64_t c;
             if (cli_parse_u64(v, &c) < 0 || c < 1 || c > INT64_MAX) {
@@ -288,15 +321,8 @@ int cli_common_opt(struct run_opts *o, int argc, char **argv, int *i)
             cli_usage_error("--timing-set: expected NAME=VALUE, not '%s'", v);
             return -1;
         }
-        size_t old = o->timing_set ? strlen(o->timing_set) : 0;
-        char *ns = realloc(o->timing_set, old + strlen(v) + 2);
-        if (!ns)
+        if (timing_set_add(o, v))
             return -1;
-        if (old)
-            ns[old++] = ';';
-        strcpy(ns + old, v);
-        o->timing_set = ns;
-        o->timing.set = ns;
     } else if (!strcmp(a, "--timing-stats")) {
         o->timing.stats_path = v;
     } else if (!strcmp(a, "--timing-report")) {

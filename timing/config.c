@@ -736,6 +736,21 @@ int tm_config_derive(struct tm_config *c, char *err, size_t errlen)
     c->perfect_mem_latency = (uint32_t)(o->ptxemu_perfect_mem_latency > 0
                                             ? o->ptxemu_perfect_mem_latency
                                             : o->gpgpu_l1_latency);
+    if (o->ptxemu_timing_quantum < 0 || o->ptxemu_timing_quantum > 4096) {
+        errf(err, errlen, "option -ptxemu_timing_quantum: %lld is not in 0 … 4096 cycles",
+             (long long)o->ptxemu_timing_quantum);
+        return -EINVAL;
+    }
+    c->relax_q = 0;
+    if (o->ptxemu_timing_relaxed) {
+        int64_t q = o->ptxemu_timing_quantum;
+        if (!q) { /* the default: 32, the whole of it taken off the ROP delay */
+            q = 32;
+            if (o->gpgpu_l2_rop_latency > 0 && o->gpgpu_l2_rop_latency < q)
+                q = o->gpgpu_l2_rop_latency;
+        }
+        c->relax_q = (uint32_t)(q > 0 ? q : 1);
+    }
     return 0;
 }
 

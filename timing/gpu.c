@@ -7,6 +7,7 @@
 
 #include "timing/mem.h"
 #include "timing/par.h"
+#include "timing/relax.h"
 #include "timing/sample.h"
 
 #include <errno.h>
@@ -78,6 +79,13 @@ struct tm_gpu {
     uint64_t mem_pend[DOM__COUNT]; /* clocks per domain it has not been stepped through */
     uint64_t *act;              /* bit i: SM i may be busy (set when it gets a CTA, cleared
                                    when tm_sm_busy says no): the only SMs the loop visits */
+    /* relaxed mode (cfg.relax_q, relax.h): the SMs have run every cycle before rq_t; the
+     * loop's cycles run the memory system, and at the last cycle of a quantum the SMs run
+     * theirs, [rq_t, cycle + 1), all at once; rbusy: an SM was busy at the end of them */
+    struct tm_relax *rx;
+    uint64_t *rmask;            /* the SMs a dispatch inside a phase may give a CTA to */
+    uint64_t rq_t;
+    bool rbusy;
 
     /* Kernels of independent streams run together: each tm_launch caller adds its kernel
      * and waits; one of them at a time drives the cycles (until its own kernel is done). */
@@ -148,6 +156,11 @@ int tm_gpu_create(const struct tm_config *cfg, const char *base_dir, FILE *log, 
         tm_gpu_destroy(g);
         return -ENOMEM;
     }
+    if (g->cfg.relax_q && (tm_relax_create(g->sm, g->nsm, g, &g->rx) ||
+                           !(g->rmask = calloc((g->nsm + 63) / 64, sizeof *g->rmask)))) {
+        tm_gpu_destroy(g);
+        return -ENOMEM;
+    }
     if (!g->cfg.o.gpgpu_perfect_mem) {
         int r = tm_mem_create(&g->mem, &g->cfg, g->nsm, base_dir, err, errlen);
         if (r) {
@@ -178,6 +191,8 @@ void tm_gpu_destroy(struct tm_gpu *g)
     free(g->sm);
     free(g->act);
     tm_pool_destroy(g->pool);
+    tm_relax_destroy(g->rx);
+    free(g->rmask);
     free(g->pres);
     free(g->visit);
     free((void *)g->pdone);
@@ -297,6 +312,8 @@ static uint64_t clock_hook(void *ctx, enum engine_clock_kind kind, uint64_t cta,
     const struct tm_kernel *k = ctx;
     const struct tm_gpu *g = k->g;
     uint64_t cyc = g->cycle;
+    if (g->rx && k->cta_sm && cta < k->limit) /* relaxed: the SMs are at cycles of their own */
+        cyc = g->sm[k->cta_sm[cta]].cycle;
     if (kind == ENGINE_CLOCK_CYCLES)
         return cyc;
     if (kind == ENGINE_CLOCK_ORDER)
@@ -563,38 +580,61 @@ static int admit(struct tm_gpu *g)
     return r;
 }
 
+/* The cycle an SM gets a CTA at (dispatch_at): an idle SM starts running at `now`; a busy
+ * one is at base, or later if it started later in the quantum (its cycle then). */
+static inline void sm_at(struct tm_sm *s, uint64_t base, uint64_t now)
+{
+    if (!tm_sm_busy(s))
+        s->cycle = now;
+    else if (s->cycle < base)
+        s->cycle = base;
+}
+
 /* CTA dispatch: each SM in round robin from the one after the last that got a CTA takes at
  * most one CTA per cycle, from the first running kernel (round robin) with CTAs left that
- * fits. */
-static void dispatch(struct tm_gpu *g)
+ * fits. The cycle is base + lag with the busy SMs at cycle base (sm_at): lag 0 in the exact
+ * mode; the relaxed mode dispatches a quantum's cycles at its start (relax_dispatch), a CTA of
+ * cycle base + lag on a busy SM with lag cycles more launch latency. only (NULL: every SM):
+ * the SMs that may take a CTA; clusters are not dispatched then (the other SMs may be at later
+ * cycles: clusters wait for the next quantum's start). Returns the CTAs (or
+ * clusters) placed. (Inlined: the exact mode's call, lag 0 and no mask, costs what dispatch
+ * did before the relaxed mode.) */
+static inline __attribute__((always_inline)) uint32_t dispatch_at(struct tm_gpu *g, uint64_t base,
+                                                                 uint64_t lag, const uint64_t *only)
 {
+    const uint64_t now = base + lag;
+    uint32_t placed = 0;
     bool any = false; /* a kernel with CTAs to dispatch now (else nothing to visit) */
     for (uint32_t j = 0; j < g->nrun && !any; j++)
-        any = g->run[j]->next_cta < g->run[j]->limit && g->cycle >= g->run[j]->start_cycle;
+        any = g->run[j]->next_cta < g->run[j]->limit && now >= g->run[j]->start_cycle;
     if (!any) {
         if (g->nrun)
             g->next_kernel = (g->next_kernel + 1) % g->nrun;
-        return;
+        return 0;
     }
     const uint32_t first = g->last_sm + 1;
     const uint64_t tb_lat = (uint64_t)g->cfg.o.gpgpu_TB_launch_latency;
     for (uint32_t i = 0; i < g->nsm; i++) {
         uint32_t si = (first + i) % g->nsm;
         struct tm_sm *s = &g->sm[si];
+        if (only && !(only[si / 64] >> (si % 64) & 1))
+            continue;
         for (uint32_t j = 0; j < g->nrun; j++) {
             struct tm_kernel *k = g->run[(g->next_kernel + j) % g->nrun];
             if (k->csize > 1) /* clusters: dispatched whole, below */
                 continue;
-            if (k->next_cta >= k->limit || g->cycle < k->start_cycle || !tm_sm_can_take(s, k))
+            if (k->next_cta >= k->limit || now < k->start_cycle || !tm_sm_can_take(s, k))
                 continue;
-            s->cycle = g->cycle;
-            int r = tm_sm_start_cta(s, k, k->next_cta, tb_lat);
+            sm_at(s, base, now);
+            int r = tm_sm_start_cta(s, k, k->next_cta,
+                                    tb_lat + (now > s->cycle ? now - s->cycle : 0));
             if (r == -EBUSY)
                 continue;
             if (r) {
                 g->oom = true;
-                return;
+                return placed;
             }
+            placed++;
             if (k->cta_sm)
                 k->cta_sm[k->next_cta] = (uint16_t)si;
             k->next_cta++;
@@ -608,7 +648,7 @@ static void dispatch(struct tm_gpu *g)
      * one SM as fit; a cluster waits until all of its CTAs fit */
     for (uint32_t j = 0; j < g->nrun; j++) {
         struct tm_kernel *k = g->run[j];
-        if (k->csize < 2 || k->next_cta >= k->limit || g->cycle < k->start_cycle)
+        if (k->csize < 2 || k->next_cta >= k->limit || now < k->start_cycle || only)
             continue;
         uint32_t room_total = 0;
         for (uint32_t i = 0; i < g->nsm && room_total < k->csize; i++)
@@ -618,17 +658,17 @@ static void dispatch(struct tm_gpu *g)
         struct engine_cta *ec[32];
         if (k->csize > 32 || engine_cluster_create(k->L, k->next_cta / k->csize, ec)) {
             g->oom = true;
-            return;
+            return placed;
         }
         uint32_t r = 0;
         for (uint32_t i = 0; i < g->nsm && r < k->csize; i++) {
             uint32_t si = (first + i) % g->nsm;
             struct tm_sm *s = &g->sm[si];
-            s->cycle = g->cycle;
+            sm_at(s, base, now);
             for (uint32_t room = tm_sm_room(s, k); room && r < k->csize; room--, r++) {
-                if (tm_sm_place_cta(s, k, ec[r], tb_lat)) {
+                if (tm_sm_place_cta(s, k, ec[r], tb_lat + (now > s->cycle ? now - s->cycle : 0))) {
                     g->oom = true; /* tm_sm_room said it fits: cannot happen */
-                    return;
+                    return placed;
                 }
                 uint64_t lin = engine_cta_linear(ec[r]);
                 if (k->cta_sm && lin < k->limit)
@@ -638,9 +678,42 @@ static void dispatch(struct tm_gpu *g)
             g->act[si / 64] |= UINT64_C(1) << (si % 64);
         }
         k->next_cta += k->csize;
+        placed++;
     }
     if (g->nrun)
         g->next_kernel = (g->next_kernel + 1) % g->nrun;
+    return placed;
+}
+
+static void dispatch(struct tm_gpu *g) { (void)dispatch_at(g, g->cycle, 0, NULL); }
+
+/* Relaxed mode: the dispatch of cycles [from, to) to the SMs of only (NULL: all), at from (the
+ * SMs' cycle then, or their first one of the phase): each cycle's round, with the room the SMs
+ * have at from, until nothing is left to place. */
+static void relax_dispatch(struct tm_gpu *g, uint64_t from, uint64_t to, const uint64_t *only)
+{
+    for (uint64_t lag = 0; from + lag < to; lag++) {
+        uint64_t later = UINT64_MAX; /* the first start cycle still ahead */
+        bool left = false;
+        for (uint32_t j = 0; j < g->nrun; j++) {
+            const struct tm_kernel *k = g->run[j];
+            if (k->next_cta >= k->limit)
+                continue;
+            left = true;
+            if (k->start_cycle > from + lag && k->start_cycle < later)
+                later = k->start_cycle;
+        }
+        if (!left)
+            return;
+        uint32_t n = dispatch_at(g, from, lag, only);
+        if (g->oom)
+            return;
+        if (!n) {
+            if (later == UINT64_MAX)
+                return; /* no room now, and none before the next quantum */
+            lag = later - from - 1; /* (the loop's ++: the next kernel's first cycle) */
+        }
+    }
 }
 
 /* CTAs [k->limit, k->nctas) of a sampled kernel, run functionally: each cluster (or CTA) by
@@ -766,16 +839,76 @@ static bool any_to_mem(const struct tm_gpu *g)
     return false;
 }
 
+static int relax_phase(struct tm_gpu *g, uint64_t to);
+
 /* Bring every sleeping SM's counters, and the idle memory system's clocks, up to the current
- * cycle (before they are read). */
-static void wake_all(struct tm_gpu *g)
+ * cycle (before they are read); in the relaxed mode the SMs first run the cycles they lag. */
+__attribute__((noinline)) static void wake_all(struct tm_gpu *g)
 {
+    if (g->rx && g->rq_t < g->cycle && relax_phase(g, g->cycle) < 0)
+        g->oom = true;
     for (uint32_t i = 0; i < g->nsm; i++)
         tm_sm_wake(&g->sm[i], g->cycle);
     mem_flush(g);
 }
 
 static int drive_(struct tm_gpu *g, struct tm_kernel *mine);
+
+/* ====================================================================== relaxed mode */
+
+/* The SMs' cycles [rq_t, to) (relax.h): dispatch for the phase's first cycle, then the SMs'
+ * cycles until they reach `to` or, while CTAs wait to be dispatched, retire one: then, in
+ * (cycle, SM) order, dispatch to each SM that stopped from the cycle after it, and on. -1
+ * when out of memory. */
+__attribute__((noinline)) static int relax_phase(struct tm_gpu *g, uint64_t to)
+{
+    const uint64_t from = g->rq_t;
+    relax_dispatch(g, from, to, NULL);
+    if (g->oom)
+        return -1;
+    bool one = false, fixed = false; /* clusters: one thread; profiles: SM i on thread i mod n */
+    for (uint32_t j = 0; j < g->nrun; j++) {
+        one |= g->run[j]->csize > 1 || !g->run[j]->cta_sm;
+        fixed |= g->run[j]->prof != NULL;
+    }
+    tm_relax_begin(g->rx, g->act, from, to);
+    for (;;) {
+        bool left = false; /* CTAs wait: an SM that retires one stops for the dispatch */
+        for (uint32_t j = 0; j < g->nrun && !left; j++)
+            left = g->run[j]->next_cta < g->run[j]->limit;
+        const struct tm_relax_stop *st;
+        int ns = tm_relax_run(g->rx, one ? NULL : g->pool, fixed, left, &st);
+        if (ns < 0)
+            return -1;
+        if (!ns)
+            break;
+        for (int a = 0, b; a < ns; a = b) { /* the SMs that stopped after one cycle */
+            for (b = a; b < ns && st[b].cycle == st[a].cycle; b++)
+                g->rmask[st[b].sm / 64] |= UINT64_C(1) << (st[b].sm % 64);
+            relax_dispatch(g, st[a].cycle + 1, to, g->rmask);
+            for (b = a; b < ns && st[b].cycle == st[a].cycle; b++)
+                g->rmask[st[b].sm / 64] = 0;
+            if (g->oom)
+                return -1;
+        }
+    }
+    g->rq_t = to;
+    g->rbusy = tm_relax_end(g->rx, g->act) > 0;
+    return 0;
+}
+
+/* The SMs' part of a cycle in the relaxed mode: at the last cycle of a quantum (or later, after
+ * the loop jumped), the SMs run every cycle up to this one; *busy: an SM was busy at the end
+ * of its last phase. -1 when out of memory. */
+__attribute__((noinline)) static int relax_step(struct tm_gpu *g, bool *busy)
+{
+    if (g->rq_t > g->cycle) /* (cannot happen: the SMs never run ahead of the loop) */
+        g->rq_t = g->cycle;
+    if (g->cycle + 1 >= g->rq_t + g->cfg.relax_q && relax_phase(g, g->cycle + 1) < 0)
+        return -1;
+    *busy = g->rbusy;
+    return 0;
+}
 
 /* ====================================================================== parallel SMs */
 
@@ -1047,11 +1180,13 @@ static int drive_(struct tm_gpu *g, struct tm_kernel *mine)
                 }
             }
         }
-        dispatch(g);
-        if (g->oom)
-            return -ENOMEM;
         bool busy = false;
-        if (par_ok(g)) {
+        if (__builtin_expect(g->rx != NULL, 0)) { /* (the relaxed mode) */
+            if (relax_step(g, &busy))
+                return -ENOMEM;
+        } else if (dispatch(g), g->oom) {
+            return -ENOMEM;
+        } else if (par_ok(g)) {
             if (par_cycle(g, &busy))
                 return -ENOMEM;
         } else {
@@ -1103,7 +1238,7 @@ static int drive_(struct tm_gpu *g, struct tm_kernel *mine)
             if (dm == DOM_ICNT) {
                 mem_sync_l2(g); /* the L2 edges before it (and DRAM edges before those) */
                 tm_mem_icnt_cycle(g->mem, g->sm, g->cycle);
-            } else if (g->pool && g->ndef < MDEF_MAX) {
+            } else if (g->pool && !g->rx && g->ndef < MDEF_MAX) {
                 g->mdef[g->ndef].dom = (uint8_t)dm; /* run later (mem_sync), in order */
                 g->mdef[g->ndef].l2t = dm == DOM_L2 ? tm_mem_l2_tick(g->mem) : 0;
                 g->mdef[g->ndef++].core_now = core_now;
@@ -1153,19 +1288,22 @@ static int drive_(struct tm_gpu *g, struct tm_kernel *mine)
                         continue;
                     }
                 }
-                k->end_cycle = g->cycle;
+                /* (relaxed: the SMs ran the quantum ahead of the loop's cycle; the kernel
+                 * ends the cycle after its last CTA retired, as in the exact mode) */
+                const uint64_t end = g->rx && !k->l2_flushed && k->t_end ? k->t_end : g->cycle;
+                k->end_cycle = end;
                 wake_all(g); /* its counters are read now */
                 tm_prof_sample(k->prof, g->sm, g->mem, g->cycle, 1);
                 if (k->limit < k->nctas && !k->faulted) {
                     /* sampled: the rest of the grid functionally, its time extrapolated (the
                      * GPU's clock then reads the extrapolated end) */
-                    k->sim_cycles = g->cycle - k->start;
+                    k->sim_cycles = end - k->start;
                     run_rest(k);
                     /* the rest at the rate CTAs retired after the first wave (the steady
                      * state); with one wave simulated, that wave's rate */
                     uint64_t ext = k->sim_cycles * k->nctas / k->limit;
-                    if (k->t_wave > k->start && k->limit > k->wave && g->cycle > k->t_wave) {
-                        double rate = (double)(k->limit - k->wave) / (double)(g->cycle - k->t_wave);
+                    if (k->t_wave > k->start && k->limit > k->wave && end > k->t_wave) {
+                        double rate = (double)(k->limit - k->wave) / (double)(end - k->t_wave);
                         ext = k->sim_cycles + (uint64_t)((double)(k->nctas - k->limit) / rate + 0.5);
                     }
                     k->end_cycle = k->start + ext;
@@ -1243,7 +1381,7 @@ int tm_launch(struct tm_gpu *g, struct interp_dev *d, const struct interp_launch
     }
     /* SMs on several threads: the SM of each CTA, the order of a fault (clock_hook); a grid
      * too large for the map runs its cycles on one thread (par_ok) */
-    if (!r && g->pool && k->limit <= (UINT64_C(1) << 26))
+    if (!r && (g->pool || g->rx) && k->limit <= (UINT64_C(1) << 26))
         k->cta_sm = calloc(k->limit ? k->limit : 1, sizeof *k->cta_sm);
     if (r) {
         free(k->st0);

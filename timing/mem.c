@@ -99,6 +99,10 @@ struct tm_mem {
     struct tm_dram **dram;        /* [n_mem] */
     uint32_t *dram_rr;            /* [n_mem]: sub-partition to take from first */
     uint64_t rop_lat, dram_lat;
+    uint64_t req_delay;           /* relaxed mode (-ptxemu_timing_relaxed): core cycles a request
+                                     waits in its SM's queue before the network may take it (the
+                                     quantum: the SMs run it after the memory system) */
+    uint64_t rop_cut;             /* the part of it taken off the ROP delay (rop_lat is the rest) */
     uint64_t l2_now;              /* L2 clock edges stepped (the ports' time) */
     uint32_t port_w;              /* the dl2 string's data port width, bytes per L2 cycle */
     uint32_t lrc_cap, lrc_max;    /* -gpgpu_lrc_max_entries, _max_merged (0: no coalescer) */
@@ -279,6 +283,9 @@ int tm_mem_create(struct tm_mem **out, const struct tm_config *cfg, uint32_t n_s
                    : 1;
     m->nsp = m->n_mem * m->n_sub;
     m->rop_lat = cfg->o.gpgpu_l2_rop_latency > 0 ? (uint64_t)cfg->o.gpgpu_l2_rop_latency : 0;
+    m->req_delay = cfg->relax_q;
+    m->rop_cut = m->req_delay < m->rop_lat ? m->req_delay : m->rop_lat;
+    m->rop_lat -= m->rop_cut;
     m->dram_lat = cfg->o.dram_latency > 0 ? (uint64_t)cfg->o.dram_latency : 0;
     m->l2_ideal = cfg->o.l2_ideal != 0;
     m->l2_tex_only = cfg->o.gpgpu_cache_dl2_texture_only != 0;
@@ -488,8 +495,8 @@ static void icnt_subpart(struct tm_mem *m, uint32_t i, bool net, uint64_t core_n
         } else {
             struct tm_req q = *r;
             q.t_ready = core_now + m->rop_lat;
-            q.d_req = (uint32_t)(core_now - q.t_sent);
-            q.t_part = core_now;
+            q.d_req = (uint32_t)(core_now - m->rop_cut - q.t_sent);
+            q.t_part = core_now - m->rop_cut;
             q.lrc = 0;
             /* reads (not writes, atomics or write-backs) through the coalescer */
             int c = p->lrc && (q.kind == TM_REQ_READ || q.kind == TM_REQ_FETCH)
@@ -538,7 +545,7 @@ void tm_mem_icnt_cycle(struct tm_mem *m, struct tm_sm *sms, uint64_t core_now)
     for (uint32_t i = 0; i < m->n_sm; i++) {
         struct tm_sm *s = &sms[i];
         const struct tm_req *r = tm_queue_front(&s->to_mem);
-        if (!r)
+        if (!r || r->t_sent + m->req_delay >= core_now) /* (relaxed: not yet) */
             continue;
         struct tm_addr a;
         tm_addrdec_decode(&m->ad, r->addr, &a);

@@ -264,7 +264,9 @@ int tm_sm_init(struct tm_sm *s, uint32_t id, const struct tm_config *cfg)
     if (!cfg->o.gpgpu_perfect_inst_const_cache && cfg->il1.present &&
         tm_cache_create(&s->l1i, &cfg->il1, "L1I") == -ENOMEM)
         goto nomem;
-    if (tm_queue_init(&s->to_mem, 64) || tm_queue_init(&s->from_mem, 4096) ||
+    /* (relaxed mode: the network takes a request a quantum after it was sent, so the queue
+     * holds a quantum's worth more: the room it has is about the exact mode's) */
+    if (tm_queue_init(&s->to_mem, 64 + cfg->relax_q) || tm_queue_init(&s->from_mem, 4096) ||
         tm_queue_init(&s->l1_hit, 256))
         goto nomem;
     if (tm_sm_l1d_make(s, 0, false) == -ENOMEM)

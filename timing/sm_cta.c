@@ -13,6 +13,7 @@
 #include "interp/mem.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -193,6 +194,13 @@ static void cta_retire(struct tm_sm *s, struct tm_cta *c)
     }
     if (++k->retired == k->wave)
         k->t_wave = s->cycle;
+    if (s->cfg->relax_q) { /* (SMs of several threads retire: the largest) */
+        uint64_t e = atomic_load_explicit(&k->t_end, memory_order_relaxed);
+        while (e < s->cycle + 1 &&
+               !atomic_compare_exchange_weak_explicit(&k->t_end, &e, s->cycle + 1,
+                                                      memory_order_relaxed, memory_order_relaxed))
+            ;
+    }
     k->live_ctas--;
     s->ncta--;
     s->threads_used -= k->threads;

@@ -101,6 +101,7 @@ struct tm_kernel {
     uint64_t wave;            /* CTAs of one wave (SMs x CTAs per SM) */
     _Atomic uint64_t retired; /* CTAs retired so far (SMs on several host threads retire) */
     uint64_t t_wave;          /* core cycle the first wave's worth of CTAs had retired */
+    _Atomic uint64_t t_end;   /* relaxed mode: the cycle after the last CTA retired */
     _Atomic uint32_t live_ctas; /* dispatched, not yet retired */
     bool done;                /* every CTA retired (or the launch faulted and drained) */
     bool faulted;             /* its warps were stopped after a fault */

@@ -11,15 +11,21 @@
 # bounds the gain, as in bench.pl), and a check that the `--timing-stats` JSON of a 1-thread
 # and a 2-thread run are byte for byte identical ("same"; "DIFF" otherwise; these two runs are
 # not timed, since a profiled kernel does not skip idle cycles). --no-threads leaves those
-# columns out. Grids are scaled down by --scale (default 16: the first 1/16 of each grid's
+# columns out. Then the relaxed mode (issue 24 item 2, `--timing-relaxed`, quantum
+# --quantum Q, default the mode's own): its host seconds with 1 and 2 threads (median of
+# --runs), the 1 -> 2 thread gain ("rgain"), the 2-thread run against the exact mode's
+# 1-thread one ("vs ex"), its cycle error against the exact mode (signed, % of the exact
+# cycles; "err") and whether its 1- and 2-thread statistics logs are the same apart from the
+# host-time lines ("rsame"). --no-relaxed leaves those columns out. Grids are scaled down by --scale (default 16: the first 1/16 of each grid's
 # blocks in x, at least one) so a run takes seconds; the rates are per simulated instruction
 # and cycle, which the grid size hardly moves once every SM is busy. Writes JSON (default
 # build/bench-timing.json; per row also host_s_2t, gain_2t, corun_ceiling and
-# stats_identical_2t). A
+# stats_identical_2t, and relaxed_cycles, relaxed_err_pct, host_s_relaxed_1t,
+# host_s_relaxed_2t, gain_relaxed_2t, relaxed_vs_exact_2t, relaxed_same_1t_2t). A
 # measurement, never a test: nothing here asserts on time (a difference of the statistics is
 # reported, and makes the exit status 1).
 #   usage: bench_timing.pl [--build DIR] [--json PATH] [--runs N] [--presets a,b] [--scale N]
-#                          [--no-threads] [NAME...]
+#                          [--no-threads] [--no-relaxed] [--quantum Q] [NAME...]
 use strict;
 use warnings;
 use File::Basename qw(dirname);
@@ -34,27 +40,34 @@ my $runs    = 1;
 my $presets = 'qv100,rtx3070,a100,h100';
 my $scale   = 16;
 my $threads = 1;
+my $relaxed = 1;
+my $quantum = 0;
 GetOptions('build=s' => \$build, 'json=s' => \$json, 'runs=i' => \$runs,
-           'presets=s' => \$presets, 'scale=i' => \$scale, 'threads!' => \$threads)
+           'presets=s' => \$presets, 'scale=i' => \$scale, 'threads!' => \$threads,
+           'relaxed!' => \$relaxed, 'quantum=i' => \$quantum)
     or die "usage: bench_timing.pl [--build DIR] [--json PATH] [--runs N] [--presets LIST] "
-         . "[--scale N] [--no-threads] [NAME...]\n";
+         . "[--scale N] [--no-threads] [--no-relaxed] [--quantum Q] [NAME...]\n";
+my $rlx = '--timing-relaxed' . ($quantum ? " --timing-quantum $quantum" : '');
 my $tmp = tempdir(CLEANUP => 1);
 $json //= "$build/bench-timing.json";
 my %only = map { $_ => 1 } @ARGV;
 sub median { my @s = sort { $a <=> $b } @_; return $s[floor($#s / 2)]; }
 sub slurp { open my $f, '<', $_[0] or return ''; local $/; my $s = <$f>; return $s; }
 
-# one run: (cycles, warp instructions, host seconds) from the statistics log
+# one run: (cycles, warp instructions, host seconds, the statistics log without its host-time
+# lines) from the statistics log; $mode: extra options (the relaxed mode's)
 sub run_one {
-    my ($name, $args, $p, $t, $stats) = @_;
+    my ($name, $args, $p, $t, $stats, $mode) = @_;
     my $extra = defined $stats ? " --timing-stats $stats" : '';
+    $extra .= " $mode" if $mode;
     my $out = `$build/ptxemu exec $dir/kernels_sm80.ptx --kernel $name $args --threads $t --timing=$p$extra 2>&1 >/dev/null`;
     die "bench_timing $name $p --threads $t: ptxemu exec failed:\n$out" if $?;
     my ($c) = $out =~ /^gpu_sim_cycle = (\d+)/m or die "no gpu_sim_cycle in:\n$out";
     my ($w) = $out =~ /^gpgpu_n_tot_w_icount = (\d+)/m or die "no warp count";
     my ($s) = $out =~ /^gpgpu_simulation_time = ([0-9.]+) sec/m or die "no time";
     $s = 1e-6 if $s < 1e-6;
-    return ($c, $w, $s);
+    (my $log = $out) =~ s/^gpgpu_simulation_(?:time|rate) = .*\n//mg;
+    return ($c, $w, $s, $log);
 }
 
 # two --threads 1 runs at once: host seconds of the slower
@@ -94,6 +107,8 @@ my $differ = 0;
 printf "%-13s %-8s %12s %12s %12s %10s %9s", 'kernel', 'preset', 'warp insns', 'cycles',
     'winsn/s', 'cycles/s', 'host s';
 printf " %9s %6s %6s %5s", '2t host s', 'gain', 'ceil', 'stats' if $threads;
+printf " %9s %9s %6s %6s %7s %5s", 'rlx 1t s', 'rlx 2t s', 'rgain', 'vs ex', 'err', 'rsame'
+    if $relaxed;
 print "\n";
 for my $p (split /,/, $presets) {
     for my $k (@kernels) {
@@ -132,6 +147,29 @@ for my $p (split /,/, $presets) {
             $row->{stats_identical_2t} = $same ? 'true' : 'false';
             printf " %9.2f %5.2fx %5.2fx %5s", $row->{host_s_2t}, $row->{gain_2t},
                 $row->{corun_ceiling}, $same ? 'same' : 'DIFF';
+        }
+        if ($relaxed) {
+            my (@r1, @r2);
+            my ($rc, $l1, $l2);
+            for (1 .. $runs) {
+                my ($c1, $w1, $s1, $g1) = run_one($name, $args, $p, 1, undef, $rlx);
+                my ($c2, $w2, $s2, $g2) = run_one($name, $args, $p, 2, undef, $rlx);
+                die "bench_timing $name $p: relaxed runs issued $w1 / $w2 warp instructions, "
+                    . "the exact mode $w\n" if $w1 != $w || $w2 != $w;
+                ($rc, $l1, $l2) = ($c2, $g1, $g2);
+                push @r1, $s1;
+                push @r2, $s2;
+            }
+            $row->{relaxed_cycles} = $rc + 0;
+            $row->{relaxed_err_pct} = $c ? 100 * ($rc - $c) / $c : 0;
+            $row->{host_s_relaxed_1t} = median(@r1);
+            $row->{host_s_relaxed_2t} = median(@r2);
+            $row->{gain_relaxed_2t} = $row->{host_s_relaxed_1t} / $row->{host_s_relaxed_2t};
+            $row->{relaxed_vs_exact_2t} = $row->{host_s} / $row->{host_s_relaxed_2t};
+            $row->{relaxed_same_1t_2t} = $l1 eq $l2 ? 'true' : 'false';
+            printf " %9.2f %9.2f %5.2fx %5.2fx %+6.2f%% %5s", $row->{host_s_relaxed_1t},
+                $row->{host_s_relaxed_2t}, $row->{gain_relaxed_2t}, $row->{relaxed_vs_exact_2t},
+                $row->{relaxed_err_pct}, $l1 eq $l2 ? 'same' : 'diff';
         }
         print "\n";
         push @rows, $row;
