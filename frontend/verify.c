@@ -153,6 +153,8 @@ enum tkind type_kind(unsigned t)
 bool reg_fits(unsigned it, unsigned rt, bool wide, bool elem)
 {
     enum tkind ik = type_kind(it), rk = type_kind(rt);
+    if (it == T_U16X2 || it == T_S16X2) /* packed halves: a .b32 or .f16x2 register (ptxas) */
+        return ir_type_size((enum ir_type)rt) == 4 && (rk == TK_B || rk == TK_H2);
     if (ik == TK_OTHER || rk == TK_OTHER)
         return true;
     if (ik == TK_PRED || rk == TK_PRED)
@@ -269,7 +271,7 @@ static bool typed_insn(const struct ir_insn *in, const char *fmt)
 {
     if (!typed_op(in->op))
         return false;
-    if (type_kind(in->type[0]) == TK_OTHER)
+    if (type_kind(in->type[0]) == TK_OTHER && in->type[0] != T_U16X2 && in->type[0] != T_S16X2)
         return false;
     /* a second type the format has no position for (add.f32.f16, dp4a.u32.s32, …) */
     if (in->type[1] && !strchr(fmt, 's'))

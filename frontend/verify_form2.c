@@ -693,6 +693,18 @@ static void small_forms(struct vctx *v, const struct declmap *dm, const struct i
 {
     const struct ir_func *f = v->f;
     const char *name = ir_op_name((enum ir_op)in->op);
+    /* packed 16-bit integer pairs (ptxas 13): add, min and max only, no .sat, .relu with
+       .s16x2 only ("Unexpected instruction types specified for 'sub'") */
+    if ((in->type[0] == T_U16X2 || in->type[0] == T_S16X2) &&
+        (in->op == OP_ADD || in->op == OP_SUB || in->op == OP_MIN || in->op == OP_MAX)) {
+        const char *tn = ir_type_name((enum ir_type)in->type[0]);
+        if (in->op == OP_SUB)
+            VERR(v, in, "'sub' does not take type .%s (add, min and max do)", tn);
+        else if (in->fl & IR_FL(FL_SAT))
+            VERR(v, in, "'%s.%s' takes no .sat", name, tn);
+        else if ((in->fl & IR_FL(FL_RELU)) && in->type[0] == T_U16X2)
+            VERR(v, in, "'%s.relu' takes type .s16x2, not .u16x2", name);
+    }
     switch (in->op) {
     case OP_BAR:
     case OP_BARRIER:
