@@ -214,6 +214,9 @@ static void misuse_at(struct finding *x, struct warp *w, uint32_t pc, unsigned l
     }
 }
 
+_Static_assert(F_CLU_ARRIVE - F_MBAR_UNINIT == (int)SM_CLU_ARRIVE - (int)SM_MB_UNINIT,
+               "the F_MBAR_* / F_CLU_* findings follow enum sync_misuse");
+
 /* synccheck of a misuse the engine stops at (see check.h). */
 void check_sync_misuse(struct warp *w, uint32_t pc, unsigned lane, const struct sync_what *x)
 {
@@ -235,7 +238,7 @@ static int mbar_find(const struct check_cta *k, const uint8_t *p)
 }
 
 /* mbarrier.init of the object at p by lane `lane`: a finding when its CTA made it already
- * (but by another lane of the same warp instruction), else it is now made. */
+ * (another lane of this warp instruction making it does not count), else it is now made. */
 static void mbar_init(struct warp *w, uint32_t pc, unsigned lane, const uint8_t *p)
 {
     struct check_cta *k = w->cta->chk;
