@@ -55,12 +55,13 @@ void check_local_fresh(struct warp *w, uint32_t M);
 void check_sync_misuse(struct warp *w, uint32_t pc, unsigned lane, const struct sync_what *x);
 
 /* synccheck of the mbarrier objects a CTA makes: before mbarrier instruction `in` (init,
- * inval, arrive, arrive_drop, test_wait, try_wait, expect_tx, complete_tx, or
- * cp.async.mbarrier.arrive; others are ignored) runs for lanes M of w. An init of an object
- * the CTA made and did not invalidate since is a finding (undefined in the PTX ISA; the
- * engine re-initializes it; the lanes of one warp instruction make it once), and so is a use
- * of bytes that hold a valid object though their CTA never made one (left over from other
- * data, e.g. a --fill-uninit pattern). Addresses the engine faults on are left to it. */
+ * inval, arrive, arrive_drop, expect_tx, complete_tx, or cp.async.mbarrier.arrive; others are
+ * ignored) runs for lanes M of w. An init of an object the CTA made and did not invalidate
+ * since is a finding (undefined in the PTX ISA; the engine re-initializes it; the lanes of
+ * one warp instruction make it once), and so is a change of bytes that hold a valid object
+ * though their CTA never made one (left over from other data, e.g. a --fill-uninit pattern).
+ * test_wait / try_wait only read the object, in spin loops: not checked here (the arrivals
+ * they wait for are). Addresses the engine faults on are left to it. */
 void check_mbarrier(struct warp *w, uint32_t pc, const struct ir_insn *in, uint32_t M);
 
 /* async.c: do the 8 bytes at p hold a valid mbarrier object (mbarrier.init made it, no

@@ -294,9 +294,7 @@ void check_mbarrier(struct warp *w, uint32_t pc, const struct ir_insn *in, uint3
     const struct ir_opnd *a;
     switch (in->op) {
     case OP_MBARRIER_ARRIVE:
-    case OP_MBARRIER_ARRIVE_DROP:
-    case OP_MBARRIER_TEST_WAIT:
-    case OP_MBARRIER_TRY_WAIT: a = &O[1]; break;
+    case OP_MBARRIER_ARRIVE_DROP: a = &O[1]; break;
     case OP_MBARRIER_INIT:
     case OP_MBARRIER_INVAL:
     case OP_MBARRIER_EXPECT_TX:
@@ -308,10 +306,15 @@ void check_mbarrier(struct warp *w, uint32_t pc, const struct ir_insn *in, uint3
         return;
     const unsigned xs = vm_xs(w, a);
     const char *insn = ir_op_name((enum ir_op)in->op);
+    const bool makes = in->op == OP_MBARRIER_INIT || in->op == OP_MBARRIER_INVAL;
+    uint64_t last = UINT64_MAX;
     for (unsigned l = 0; l < 32; l++) {
         if (!(M >> l & 1))
             continue;
         const uint64_t ad = vm_addr(w, a, l);
+        if (!makes && ad == last)
+            continue; /* the lane before used the same object: nothing changed since */
+        last = ad;
         uint8_t *p;
         if (vm_xs_space(xs, ad) != SP_SHARED || vm_xlate(w, xs, l, ad, 8, false, &p))
             continue; /* the engine's fault */
