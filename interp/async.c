@@ -16,6 +16,10 @@
  *                  the ISA's range is -(2^20 - 1) .. 2^20 - 1, leaving it is a fault)
  *     bit  62      valid (set by init, cleared by inval: an object used without init is a fault)
  *     bit  63      phase parity
+ * A misuse the engine stops at (an object used uninitialized, too many arrivals, a count or
+ * tx-count out of range) is an illegal-instruction fault, synccheck's finding under
+ * --check synccheck (interp_sync_fault); synccheck's checking loop also follows which objects
+ * each CTA made (check_mbarrier, check_sync.c).
  * The phase completes when both the pending arrivals and the tx-count are zero; then the
  * pending count is reset to the expected count and the tx-count to zero.
  * mbarrier.arrive returns as its state the phase it arrived in (bit 63) and the arrivals that
@@ -28,6 +32,7 @@
  */
 #include <string.h>
 
+#include "interp/check.h"
 #include "interp/internal.h"
 #include "interp/ops/helpers.h"
 #include "interp/tensor.h"
@@ -66,6 +71,14 @@ static inline uint64_t mb_make_tx(uint64_t phase, uint64_t expected, uint64_t pe
 static inline uint64_t mb_make(uint64_t phase, uint64_t expected, uint64_t pending)
 {
     return mb_make_tx(phase, expected, pending, 0);
+}
+
+/* Does p hold a valid mbarrier object (see check.h)? */
+bool async_mbarrier_valid(const uint8_t *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return (v & MB_VALID) != 0;
 }
 
 /* Does the instruction carry modifier `mod`? */
@@ -269,7 +282,8 @@ static int mb_load_at(struct warp *w, uint32_t pc, unsigned xs, uint64_t ad, uns
                  "%s: the mbarrier object is not initialized (no mbarrier.init, or after "
                  "mbarrier.inval)",
                  what);
-        interp_fault(w, pc, l, TRAP_ILLEGAL, ad, 8, vm_xs_space(xs, ad), false, msg);
+        const struct sync_what x = {SM_MB_UNINIT, *p, what, 0, 0, 0};
+        interp_sync_fault(w, pc, l, &x, ad, 8, vm_xs_space(xs, ad), false, msg);
         return -1;
     }
     return 0;
@@ -322,16 +336,17 @@ static int mb_tx_add(uint64_t *v, int64_t delta)
     return 0;
 }
 
-/* The fault of a tx-count out of range on the object at ad. */
+/* The fault of a tx-count out of range on the object at ad (mapped at p). */
 static void mb_tx_fault(struct warp *w, uint32_t pc, unsigned l, unsigned xs, uint64_t ad,
-                        const char *what, uint64_t old, int64_t delta)
+                        const uint8_t *p, const char *what, uint64_t old, int64_t delta)
 {
     char msg[200];
     snprintf(msg, sizeof msg,
              "%s: the mbarrier tx-count %lld %c %lld leaves its range -(2^20 - 1) .. 2^20 - 1",
              what, (long long)mb_tx(old), delta < 0 ? '-' : '+',
              (long long)(delta < 0 ? -delta : delta));
-    interp_fault(w, pc, l, TRAP_ILLEGAL, ad, 8, vm_xs_space(xs, ad), true, msg);
+    const struct sync_what x = {SM_MB_TX, p, what, mb_tx(old), delta, 0};
+    interp_sync_fault(w, pc, l, &x, ad, 8, vm_xs_space(xs, ad), true, msg);
 }
 
 /* Store the new state v (old before) of the object at (xs, ad), mapped at p, and report the
@@ -355,7 +370,7 @@ static int mb_tx_at(struct warp *w, uint32_t pc, unsigned l, unsigned xs, uint64
         return -1;
     const uint64_t old = v;
     if (mb_tx_add(&v, delta)) {
-        mb_tx_fault(w, pc, l, xs, ad, what, old, delta);
+        mb_tx_fault(w, pc, l, xs, ad, p, what, old, delta);
         return -1;
     }
     mb_store_at(w, l, xs, ad, p, v, old, mr);
@@ -384,7 +399,9 @@ int async_arrive_one(struct warp *w, uint32_t pc, unsigned l, unsigned xs, uint6
                  "%s: an arrival on an mbarrier phase with %llu pending (expected %llu per "
                  "phase)",
                  what, (unsigned long long)mb_pending(old), (unsigned long long)mb_expected(old));
-        interp_fault(w, pc, l, TRAP_ILLEGAL, ad, 8, vm_xs_space(xs, ad), true, msg);
+        const struct sync_what x = {SM_MB_ARRIVE, p, what, 1, (int64_t)mb_pending(old),
+                                    (int64_t)mb_expected(old)};
+        interp_sync_fault(w, pc, l, &x, ad, 8, vm_xs_space(xs, ad), true, msg);
         return -1;
     }
     mb_store_at(w, l, xs, ad, p, v, old, mr);
@@ -447,8 +464,9 @@ int async_mbarrier(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn
                 return -1;
             const uint64_t c = vm_get(w, &O[1], l);
             if (c < 1 || c > MB_MAX_COUNT) {
-                interp_fault(w, pc, l, TRAP_ILLEGAL, c, 0, 0, false,
-                             "mbarrier.init: the count must be in 1 .. 2^20 - 1");
+                const struct sync_what x = {SM_MB_COUNT, p, what, (int64_t)c, 0, 0};
+                interp_sync_fault(w, pc, l, &x, c, 0, 0, false,
+                                  "mbarrier.init: the count must be in 1 .. 2^20 - 1");
                 return -1;
             }
             v = mb_make(0, c, c);
@@ -486,7 +504,7 @@ int async_mbarrier(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn
             if (c >= 1 && c <= MB_MAX_COUNT && c <= mb_pending(v) &&
                 (in->op != OP_MBARRIER_ARRIVE_DROP || c <= mb_expected(v)) &&
                 (mb_tx(v) + tx > MB_MAX_TX)) {
-                mb_tx_fault(w, pc, l, vm_xs(w, a), vm_addr(w, a, l), what, v, tx);
+                mb_tx_fault(w, pc, l, vm_xs(w, a), vm_addr(w, a, l), p, what, v, tx);
                 return -1;
             }
             if (c < 1 || c > MB_MAX_COUNT ||
@@ -499,7 +517,15 @@ int async_mbarrier(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn
                          (unsigned long long)mb_expected(old),
                          nocomp ? "; a .noComplete arrival must not complete the phase" : "");
                 const uint64_t ad = vm_addr(w, a, l);
-                interp_fault(w, pc, l, TRAP_ILLEGAL, ad, 8, SP_SHARED, true, msg);
+                const struct sync_what x = {c < 1 || c > MB_MAX_COUNT ? SM_MB_COUNT
+                                            : c > mb_pending(old)     ? SM_MB_ARRIVE
+                                                                      : SM_MB_NOCOMPLETE,
+                                            p,
+                                            what,
+                                            (int64_t)c,
+                                            (int64_t)mb_pending(old),
+                                            (int64_t)mb_expected(old)};
+                interp_sync_fault(w, pc, l, &x, ad, 8, SP_SHARED, true, msg);
                 return -1;
             }
             memcpy(p, &v, 8);

@@ -169,6 +169,77 @@ static void count_print(FILE *o, uint32_t count)
         fprintf(o, "all");
 }
 
+/* "the mbarrier at shared address 0x8" (of another CTA of the cluster: "… of the block of
+ * cluster rank 1") of sync misuse f. */
+static void mbar_print(FILE *o, const struct finding *f)
+{
+    fprintf(o, "the mbarrier at shared address 0x%" PRIx64, f->addr);
+    if (f->remote)
+        fprintf(o, " of the block of cluster rank %u", f->need);
+}
+
+/* The report of sync misuse f: its header, site, thread and what was wrong. */
+static void misuse_print(FILE *o, const struct finding *f, const struct launch_state *L)
+{
+    static const char *const head[] = {
+        [F_MBAR_UNINIT - F_MBAR_UNINIT] = "Invalid mbarrier",
+        [F_MBAR_ARRIVE - F_MBAR_UNINIT] = "Invalid arrive",
+        [F_MBAR_NOCOMPLETE - F_MBAR_UNINIT] = "Invalid arrive",
+        [F_MBAR_COUNT - F_MBAR_UNINIT] = "Invalid arguments",
+        [F_MBAR_TX - F_MBAR_UNINIT] = "Invalid transaction count",
+        [F_CLU_WAIT - F_MBAR_UNINIT] = "Invalid wait",
+        [F_CLU_ARRIVE - F_MBAR_UNINIT] = "Invalid arrive",
+        [F_MBAR_REINIT - F_MBAR_UNINIT] = "Invalid mbarrier",
+    };
+    fprintf(o, "%s Barrier error detected. %s\n", CHK_P, head[f->kind - F_MBAR_UNINIT]);
+    at_thread(o, f, L);
+    fprintf(o, "%s     ", CHK_P);
+    switch (f->kind) {
+    case F_MBAR_UNINIT:
+        fprintf(o, "%s on ", f->what);
+        mbar_print(o, f);
+        fprintf(o, ", which is not initialized (no mbarrier.init by its block, or "
+                   "mbarrier.inval since)");
+        break;
+    case F_MBAR_REINIT:
+        fprintf(o, "mbarrier.init of ");
+        mbar_print(o, f);
+        fprintf(o, ", which its block initialized already (mbarrier.inval it first)");
+        break;
+    case F_MBAR_ARRIVE:
+    case F_MBAR_NOCOMPLETE:
+        fprintf(o, "%s: %" PRId64 " arrival%s on ", f->what, f->na, f->na == 1 ? "" : "s");
+        mbar_print(o, f);
+        fprintf(o, ", whose phase waits for %" PRId64 " (expected %" PRId64 " per phase)%s",
+                f->nb, f->nc,
+                f->kind == F_MBAR_NOCOMPLETE ? ": a .noComplete arrival must not complete it"
+                                             : "");
+        break;
+    case F_MBAR_COUNT:
+        fprintf(o, "%s count %" PRId64 " is outside 1 .. 2^20 - 1 (", f->what, f->na);
+        mbar_print(o, f);
+        fputc(')', o);
+        break;
+    case F_MBAR_TX:
+        fprintf(o, "%s: the tx-count of ", f->what);
+        mbar_print(o, f);
+        fprintf(o, " would go from %" PRId64 " to %" PRId64 ", outside -(2^20 - 1) .. 2^20 - 1",
+                f->na, f->na + f->nb);
+        break;
+    case F_CLU_WAIT:
+        fprintf(o, "barrier.cluster.wait by a thread that did not arrive (no "
+                   "barrier.cluster.arrive since its last wait; block of cluster rank %u)",
+                f->need);
+        break;
+    default: /* F_CLU_ARRIVE */
+        fprintf(o, "barrier.cluster.arrive by a thread that arrived in this phase already (no "
+                   "barrier.cluster.wait in between; block of cluster rank %u)",
+                f->need);
+        break;
+    }
+    fputc('\n', o);
+}
+
 static void finding_print(FILE *o, const struct finding *f, const struct launch_state *L)
 {
     static const char *const acc[][2] = {{"Write", "Write"}, {"Write", "Read"}, {"Read", "Write"}};
@@ -269,6 +340,7 @@ static void finding_print(FILE *o, const struct finding *f, const struct launch_
             fprintf(o, "%s     %s member mask %08x names lanes that do not execute it (%08x do)\n",
                     CHK_P, f->what, f->need, f->mask);
         break;
+    default: misuse_print(o, f, L); break;
     }
 }
 
@@ -310,6 +382,14 @@ static void rep_finding(struct interp_check_log *g, const struct finding *f,
         [F_SYNC_CROSS] = {"synccheck", "barrier-cross-wait", NULL},
         [F_INIT_REG] = {"initcheck", "uninitialized-register", NULL},
         [F_INIT_LOCAL] = {"initcheck", "uninitialized-read", "local"},
+        [F_MBAR_UNINIT] = {"synccheck", "mbarrier-uninitialized", "shared"},
+        [F_MBAR_ARRIVE] = {"synccheck", "mbarrier-arrive-overflow", "shared"},
+        [F_MBAR_NOCOMPLETE] = {"synccheck", "mbarrier-nocomplete-completes", "shared"},
+        [F_MBAR_COUNT] = {"synccheck", "mbarrier-count", "shared"},
+        [F_MBAR_TX] = {"synccheck", "mbarrier-tx-count", "shared"},
+        [F_CLU_WAIT] = {"synccheck", "cluster-wait-without-arrive", NULL},
+        [F_CLU_ARRIVE] = {"synccheck", "cluster-arrive-twice", NULL},
+        [F_MBAR_REINIT] = {"synccheck", "mbarrier-reinitialized", "shared"},
     };
     if (!chk_rep_begin(g, k[f->kind].tool, k[f->kind].kind, f->warning))
         return;
@@ -329,6 +409,12 @@ static void rep_finding(struct interp_check_log *g, const struct finding *f,
         chk_rep_num(g, "size", f->width);
     if (f->kind == F_INIT_REG)
         chk_rep_str(g, "register", f->what);
+    if (f->kind >= F_MBAR_UNINIT) {
+        chk_rep_str(g, "instruction", f->what);
+        if (k[f->kind].space)
+            chk_rep_hex(g, "address", f->addr);
+        chk_rep_num(g, "cluster_rank", f->need);
+    }
     if (race || f->kind == F_SYNC_PATH || f->kind == F_SYNC_MIXED || f->kind == F_SYNC_CROSS) {
         chk_rep_open(g, "first");
         rep_site(g, race ? f->fn1 : f->fn2, race ? f->pc1 : f->pc2);
@@ -386,6 +472,7 @@ static void cta_state_free(struct check_cta *k)
     free(k->shinit);
     free(k->linit);
     free(k->gw);
+    free(k->mb);
     free(k);
 }
 
@@ -423,6 +510,7 @@ int check_cta_begin(struct cta *c)
     k->last = NULL; /* allocations may have been freed since the slot's last CTA */
     memset(k->gw, 0, k->nw * sizeof *k->gw);
     k->pend_g = k->pend_c = 0;
+    k->nmb = 0;
     for (uint32_t i = 0; i < k->nw; i++) {
         k->rw[i].n = 0;
         k->rw[i].pend = false;

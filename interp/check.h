@@ -49,4 +49,28 @@ void check_regs(struct warp *w, uint32_t pc, uint32_t A, uint32_t M);
  * again, as they hold no value the program gave them (check_mem.c). */
 void check_local_fresh(struct warp *w, uint32_t M);
 
+/* synccheck of a sync misuse the engine stops at (interp_sync_fault): a finding in
+ * compute-sanitizer's "Barrier error detected" form, naming the mbarrier (its shared-memory
+ * offset and the cluster rank of its CTA) or the cluster barrier. */
+void check_sync_misuse(struct warp *w, uint32_t pc, unsigned lane, const struct sync_what *x);
+
+/* synccheck of the mbarrier objects a CTA makes: before mbarrier instruction `in` (init,
+ * inval, arrive, arrive_drop, expect_tx, complete_tx, or cp.async.mbarrier.arrive; others are
+ * ignored) runs for lanes M of w. An init of an object the CTA made and did not invalidate
+ * since is a finding (undefined in the PTX ISA; the engine re-initializes it; the lanes of
+ * one warp instruction make it once), and so is a change of bytes that hold a valid object
+ * though their CTA never made one (left over from other data, e.g. a --fill-uninit pattern).
+ * test_wait / try_wait only read the object, in spin loops: not checked here (the arrivals
+ * they wait for are). Addresses the engine faults on are left to it. */
+void check_mbarrier(struct warp *w, uint32_t pc, const struct ir_insn *in, uint32_t M);
+
+/* async.c: do the 8 bytes at p hold a valid mbarrier object (mbarrier.init made it, no
+ * mbarrier.inval ended it)? */
+bool async_mbarrier_valid(const uint8_t *p);
+
+/* synccheck of barrier.cluster{.arrive,.wait}.aligned executed by lanes M of w, which needs
+ * the warp's live lanes `need`: divergent when they differ (after independent thread
+ * scheduling joined the warp's paths there, as for bar.sync). */
+void check_cluster_barrier(struct warp *w, uint32_t pc, uint32_t M, uint32_t need);
+
 #endif

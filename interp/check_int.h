@@ -74,6 +74,14 @@ enum fkind {
     F_INIT_LOCAL,
     F_SYNC_MIXED, /* a barrier waited for with two thread counts in one phase */
     F_SYNC_CROSS, /* all threads wait at one barrier while threads wait at another */
+    F_MBAR_UNINIT, /* the sync misuses (enum sync_misuse), in its order */
+    F_MBAR_ARRIVE,
+    F_MBAR_NOCOMPLETE,
+    F_MBAR_COUNT,
+    F_MBAR_TX,
+    F_CLU_WAIT,
+    F_CLU_ARRIVE,
+    F_MBAR_REINIT, /* mbarrier.init of an object the CTA initialized and did not invalidate */
 };
 
 /* One finding: kind, its instruction(s), how often, where first (lowest CTA, thread). */
@@ -91,8 +99,12 @@ struct finding {
     uint32_t mask, need; /* synccheck: lanes that executed it, lanes it needed (F_SYNC_MIXED:
                             the thread count here and the barrier; F_SYNC_CROSS: the other
                             barrier and this one; `width`: the phase's first thread count) */
-    char what[24];       /* synccheck warp: the instruction ("shfl.sync"); initcheck: the
-                            register ("%r1") */
+    char what[32];       /* synccheck warp and sync misuses: the instruction ("shfl.sync");
+                            initcheck: the register ("%r1") */
+    int64_t na, nb, nc;  /* sync misuses: their numbers (struct sync_what); `addr`: the
+                            mbarrier's shared-memory offset in the CTA of cluster rank
+                            `need` (the executing CTA's rank for the cluster barrier) */
+    bool remote;         /* sync misuses: the mbarrier is another CTA's of the cluster */
     bool warning;        /* racecheck severity: Warning (else Error) */
 };
 
@@ -173,6 +185,15 @@ struct check_cta {
     } * gw;
     uint32_t nw;
     uint32_t pend_g, pend_c;
+    /* synccheck: the mbarrier objects of this CTA's shared memory that mbarrier.init made
+     * and no mbarrier.inval ended since (their bytes, and the CTA's chk_step of the warp
+     * instruction that made them: its other lanes initialize the same object once), nmb of
+     * them */
+    struct check_mbar {
+        const uint8_t *p;
+        uint32_t step;
+    } * mb;
+    uint32_t nmb, cmb;
     /* initcheck of registers: per warp, a frame per activation (kernel, then each call) with
      * a lane mask per tracked register of its function: the lanes that wrote it; the
      * functions' tracked registers, built when first met */

@@ -313,6 +313,8 @@ static void rep_trap(struct interp_check_log *g, const struct trap *t)
 /* Count and print a fault (see interp.h). */
 void interp_check_trap(struct interp_check_log *g, const struct trap *t)
 {
+    if (t->reported)
+        return; /* a finding of its tool, counted and printed with the launch's findings */
     pthread_mutex_lock(&g->lock);
     if (chk_log_count(g)) {
         interp_trap_report(g->out, t);

@@ -11,7 +11,8 @@
  * barrier.cluster is split phase: arrive counts the thread without waiting, wait parks until
  * every live thread of the cluster (all its CTAs, struct cluster) arrived in the phase the
  * waiter arrived in; the last arrival releases the waiting warps of every CTA of the cluster.
- * A thread that waits without having arrived, or arrives twice in one phase, is a fault. A
+ * A thread that waits without having arrived, or arrives twice in one phase, is a fault
+ * (synccheck's finding under --check synccheck: interp_sync_fault). A
  * CTA whose warps all wait is deadlocked only when no warp of its cluster can run.
  */
 #include <inttypes.h>

@@ -408,7 +408,7 @@ int exec_cold_run(struct warp *w, struct exec_cold *c)
 
 /* Before warp instruction `in` at pc runs for lanes M (those of the active lanes A whose guard
  * holds) in the checking loop: count the step (racecheck tells one warp instruction's lanes
- * apart from later ones), synccheck barriers and warp collectives' member masks, let
+ * apart from later ones), synccheck barriers, warp collectives' member masks and mbarriers, let
  * bar.warp.sync order the warp's shared accesses, initcheck its registers. */
 static void check_pre(struct warp *w, uint32_t pc, const struct ir_insn *in, uint32_t A,
                       uint32_t M, unsigned check)
@@ -424,6 +424,8 @@ static void check_pre(struct warp *w, uint32_t pc, const struct ir_insn *in, uin
             check_bar_arrival(w, pc, M, cnt, in->mode != MODE_ARRIVE);
             if (in->mode != MODE_ARRIVE && (in->op == OP_BAR || (in->fl & IR_FL(FL_ALIGNED))))
                 check_barrier(w, pc, M, w->valid & ~w->exited, cnt);
+        } else if (in->op == OP_BARRIER_CLUSTER && (in->fl & IR_FL(FL_ALIGNED)) && M) {
+            check_cluster_barrier(w, pc, M, w->valid & ~w->exited);
         } else if (in->nopnd >= 1 &&
                    (in->op == OP_BAR_WARP_SYNC ||
                     ((in->op == OP_SHFL || in->op == OP_VOTE || in->op == OP_MATCH ||
@@ -439,6 +441,8 @@ static void check_pre(struct warp *w, uint32_t pc, const struct ir_insn *in, uin
              * never come are a deadlock the engine reports) */
             const uint32_t live = w->its ? w->valid & ~w->exited : 0;
             check_warp_sync(w, pc, M | live, members);
+        } else {
+            check_mbarrier(w, pc, in, M); /* nothing for other instructions */
         }
     }
     if (in->op == OP_BAR_WARP_SYNC)

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "frontend/frontend.h"
+#include "interp/check.h"
 #include "interp/internal.h"
 
 /* ====================================================================== faults */
@@ -15,9 +16,11 @@
 /* Record the first fault of a launch (later ones are ignored) and stop the other CTAs.
  * "First" is host order, unless the launch's clock hook orders faults (ENGINE_CLOCK_ORDER,
  * engine.h: a timing driver stepping SMs on several host threads): then the fault with the
- * lowest key is kept, the earlier one on a tie, so the record is what a serial run keeps. */
-void interp_fault(struct warp *w, uint32_t pc, unsigned lane, enum trap_kind kind, uint64_t addr,
-                  unsigned width, int space, bool is_write, const char *msg)
+ * lowest key is kept, the earlier one on a tie, so the record is what a serial run keeps.
+ * `reported`: a check tool reported it as its finding (trap.reported). */
+static void fault_record(struct warp *w, uint32_t pc, unsigned lane, enum trap_kind kind,
+                         uint64_t addr, unsigned width, int space, bool is_write, const char *msg,
+                         bool reported)
 {
     struct cta *c = w->cta;
     struct launch_state *L = c->L;
@@ -75,6 +78,7 @@ void interp_fault(struct warp *w, uint32_t pc, unsigned lane, enum trap_kind kin
     t->width = width;
     t->space = (uint8_t)space;
     t->is_write = is_write;
+    t->reported = reported;
     if (msg) {
         snprintf(t->msg, sizeof t->msg, "%s", msg);
     } else if (kind == TRAP_OOB && space == SP_GLOBAL) {
@@ -122,6 +126,23 @@ void interp_fault(struct warp *w, uint32_t pc, unsigned lane, enum trap_kind kin
                  c->local_stride);
     }
     pthread_mutex_unlock(&L->trap_lock);
+}
+
+/* Record a fault (see internal.h). */
+void interp_fault(struct warp *w, uint32_t pc, unsigned lane, enum trap_kind kind, uint64_t addr,
+                  unsigned width, int space, bool is_write, const char *msg)
+{
+    fault_record(w, pc, lane, kind, addr, width, space, is_write, msg, false);
+}
+
+/* Record the fault of a sync misuse, synccheck's finding when it runs (see internal.h). */
+void interp_sync_fault(struct warp *w, uint32_t pc, unsigned lane, const struct sync_what *x,
+                       uint64_t addr, unsigned width, int space, bool is_write, const char *msg)
+{
+    const bool sc = (w->cta->L->check & CHECK_SYNCCHECK) != 0;
+    if (sc)
+        check_sync_misuse(w, pc, lane, x);
+    fault_record(w, pc, lane, TRAP_ILLEGAL, addr, width, space, is_write, msg, sc);
 }
 
 static const char *space_word(unsigned sp)

@@ -609,6 +609,36 @@ void check_syncwarp(struct warp *w);
 /* fault.c: fault recording (first fault wins) */
 void interp_fault(struct warp *w, uint32_t pc, unsigned lane, enum trap_kind kind,
                   uint64_t addr, unsigned width, int space, bool is_write, const char *msg);
+
+/* A misuse of an mbarrier object or of the cluster barrier that the PTX ISA leaves undefined
+ * and the engine stops at (an illegal-instruction fault). */
+enum sync_misuse {
+    SM_MB_UNINIT,     /* an mbarrier used without mbarrier.init, or after mbarrier.inval */
+    SM_MB_ARRIVE,     /* more arrivals than its phase waits for (a arrivals, b pending,
+                         c expected per phase) */
+    SM_MB_NOCOMPLETE, /* a .noComplete arrival that would complete the phase (a, b, c) */
+    SM_MB_COUNT,      /* an init or arrive count outside 1 .. 2^20 - 1 (a the count) */
+    SM_MB_TX,         /* a tx-count leaving -(2^20 - 1) .. 2^20 - 1 (a old, b change) */
+    SM_CLU_WAIT,      /* barrier.cluster.wait by a thread that did not arrive */
+    SM_CLU_ARRIVE,    /* barrier.cluster.arrive twice in one phase */
+};
+
+/* What a sync misuse is about: the mbarrier object (its bytes in the shared memory of a CTA
+ * of the cluster; NULL for the cluster barrier), the instruction's name, numbers (see
+ * enum sync_misuse). */
+struct sync_what {
+    enum sync_misuse kind;
+    const uint8_t *mbar;
+    const char *insn;
+    int64_t a, b, c;
+};
+
+/* fault.c: the fault of sync misuse *x by lane `lane` of w at pc (the arguments after it as
+ * interp_fault's). Under synccheck (check_sync.c) it is a synccheck finding, and the fault
+ * record is marked reported so that the check log does not report it again; the launch
+ * still fails as it does without the check. */
+void interp_sync_fault(struct warp *w, uint32_t pc, unsigned lane, const struct sync_what *x,
+                       uint64_t addr, unsigned width, int space, bool is_write, const char *msg);
 /* devlib.c: device printf / malloc */
 int interp_vprintf(struct warp *w, unsigned lane, uint64_t fmt, uint64_t args, uint64_t *bad);
 /* Device malloc by lane `lane` of w at instruction pc (under leakcheck the block's site is

@@ -92,6 +92,9 @@ struct trap {
     bool is_write;
     char msg[512];           /* one-line detail ("address 0x… is 4 bytes after the end of a
                                 1024-byte allocation at 0x…", assert message, …) */
+    bool reported;           /* a check tool reported it as its finding (synccheck: an
+                                mbarrier or cluster barrier misuse): the check log neither
+                                prints nor counts it again */
 };
 
 /* Print a compute-sanitizer-style report of a trap. */
@@ -108,7 +111,7 @@ void interp_check_log_destroy(struct interp_check_log *g);
 /* Parse a --check list ("memcheck,racecheck", "all") into CHECK_* bits: 0, or -1 (the bad
  * word is copied into bad, bad_len bytes). memcheck is always included. */
 int interp_check_parse(const char *list, unsigned *bits, char *bad, size_t bad_len);
-/* Count and print a fault (memcheck). */
+/* Count and print a fault (memcheck), unless a tool reported it already (trap.reported). */
 void interp_check_trap(struct interp_check_log *g, const struct trap *t);
 struct mem_alloc;
 struct interp_dev;

@@ -4,7 +4,8 @@
 #   - fixtures/sanitizer/*.cu, built with nvcc -lineinfo: racecheck reports with CUDA source
 #     lines (shared memory; global memory between blocks, warps and lanes of one warp, with the fences, scopes,
 #     release/acquire and atomics that order them), --fill-uninit patterns, --check-report
-#     JSON and XML, synccheck (divergent __syncthreads, __shfl_sync masks), initcheck of cudaMalloc memory (cudaMemset / cudaMemcpy / kernel stores count as
+#     JSON and XML, synccheck (divergent __syncthreads, __shfl_sync masks; misuses of
+#     mbarrier objects and of the cluster barrier, sm_90, and the clean uses), initcheck of cudaMalloc memory (cudaMemset / cudaMemcpy / kernel stores count as
 #     writes), initcheck of local memory (a local array nvcc keeps in a local depot; a
 #     __noinline__ function's frame reused by its next call starts uninitialized),
 #     leakcheck at exit and at cudaDeviceReset (host backtraces, a device malloc
@@ -70,17 +71,20 @@ sub report {
 my $fx = "$build/fixtures/sanitizer";
 make_path($fx);
 my %extra = (leak => ['-Xcompiler', '-rdynamic']);
+# the architecture each is built for (compute_80 unless named: mbarrier.cu needs sm_90)
+my %arch = (mbarrier => 'compute_90');
 sub build_one {
     my ($name) = @_;
     my ($src, $exe) = ("fixtures/sanitizer/$name.cu", "$fx/$name");
     return '' if -x $exe && -M $exe <= -M $src && -M $exe <= -M __FILE__;
+    my $a = $arch{$name} // 'compute_80';
     my ($st, $out, $err) = run({}, $nvcc, '-cudart', 'shared', '-lineinfo', '-O3', '-gencode',
-        'arch=compute_80,code=compute_80', @{ $extra{$name} // [] }, '-o', $exe, $src);
+        "arch=$a,code=$a", @{ $extra{$name} // [] }, '-o', $exe, $src);
     return $st ? "nvcc failed: $err" : '';
 }
 
 my @fixtures = sort glob('fixtures/cuda/*.cu');
-print "1..", 18 + scalar(@fixtures), "\n";
+print "1..", 20 + scalar(@fixtures), "\n";
 
 # ------------------------------------------------------------------ racecheck, source lines
 {
@@ -287,6 +291,96 @@ R
     ok_($st == 0 && $out eq "3 35\n" && $got eq $want,
         'synccheck on nvcc output: __syncthreads skipped by half a warp, a full-mask __shfl_sync in half a warp (inlined intrinsic), the masked one clean',
         "status $st", $out, $err, "got:\n$got");
+}
+
+# ------------------------------------------------------------------ synccheck: mbarrier, cluster
+{
+    # one run per kernel (a misuse the engine stops at fails the launch as it does without
+    # the check, and the context with it): the report, then the program's line (the launch's
+    # error, out[0], out[64])
+    my $e = build_one('mbarrier');
+    my $got = '';
+    my $st = 0;
+    for my $k (qw(uninit over nocomplete tx reinit twice nowait halfwarp)) {
+        my ($s, $out, $err) = $e ? (-1, '', $e) : run({%asan}, $ptxemu, 'run', '--check',
+            'synccheck', '--', "$fx/mbarrier", $k);
+        $st ||= $s;
+        $got .= report($err) . $out;
+    }
+    $got =~ s/\(\S+?:(\d+)\)/(PTX:$1)/g;
+    $got =~ s{in \S*?(fixtures/sanitizer/mbarrier\.cu)}{in $1}g;
+    my $want = <<'R';
+========= Barrier error detected. Invalid mbarrier
+=========     at _Z6uninitPy+0x30 (PTX:38) in fixtures/sanitizer/mbarrier.cu:26
+=========     by thread (0,0,0) in block (0,0,0)
+=========     mbarrier.arrive on the mbarrier at shared address 0x0, which is not initialized (no mbarrier.init by its block, or mbarrier.inval since)
+========= ERROR SUMMARY: 1 error
+uninit: cudaErrorIllegalInstruction 0 0
+========= Barrier error detected. Invalid arrive
+=========     at _Z4overPy+0xa0 (PTX:83) in fixtures/sanitizer/mbarrier.cu:40
+=========     by thread (0,0,0) in block (0,0,0)
+=========     mbarrier.arrive: 2 arrivals on the mbarrier at shared address 0x0, whose phase waits for 1 (expected 1 per phase)
+========= ERROR SUMMARY: 1 error
+over: cudaErrorIllegalInstruction 0 0
+========= Barrier error detected. Invalid arrive
+=========     at _Z10nocompletePy+0x70 (PTX:123) in fixtures/sanitizer/mbarrier.cu:52
+=========     by thread (0,0,0) in block (0,0,0)
+=========     mbarrier.arrive: 2 arrivals on the mbarrier at shared address 0x0, whose phase waits for 2 (expected 2 per phase): a .noComplete arrival must not complete it
+========= ERROR SUMMARY: 1 error
+nocomplete: cudaErrorIllegalInstruction 0 0
+========= Barrier error detected. Invalid transaction count
+=========     at _Z2txPy+0x70 (PTX:163) in fixtures/sanitizer/mbarrier.cu:64
+=========     by thread (0,0,0) in block (0,0,0)
+=========     mbarrier.expect_tx: the tx-count of the mbarrier at shared address 0x0 would go from 0 to 1048576, outside -(2^20 - 1) .. 2^20 - 1
+========= ERROR SUMMARY: 1 error
+tx: cudaErrorIllegalInstruction 0 0
+========= Barrier error detected. Invalid mbarrier
+=========     at _Z6reinitPy+0x60 (PTX:203) in fixtures/sanitizer/mbarrier.cu:75
+=========     by thread (0,0,0) in block (0,0,0)
+=========     mbarrier.init of the mbarrier at shared address 0x0, which its block initialized already (mbarrier.inval it first)
+========= ERROR SUMMARY: 1 error
+reinit: cudaSuccess 2 0
+========= Barrier error detected. Invalid arrive
+=========     at _Z5twicePy+0x30 (PTX:238) in fixtures/sanitizer/mbarrier.cu:84
+=========     by thread (0,0,0) in block (0,0,0)
+=========     barrier.cluster.arrive by a thread that arrived in this phase already (no barrier.cluster.wait in between; block of cluster rank 0)
+========= ERROR SUMMARY: 1 error
+twice: cudaErrorIllegalInstruction 0 0
+========= Barrier error detected. Invalid wait
+=========     at _Z6nowaitPy+0x50 (PTX:282) in fixtures/sanitizer/mbarrier.cu:94
+=========     by thread (8,0,0) in block (0,0,0)
+=========     barrier.cluster.wait by a thread that did not arrive (no barrier.cluster.arrive since its last wait; block of cluster rank 0)
+========= ERROR SUMMARY: 1 error
+nowait: cudaErrorIllegalInstruction 0 0
+========= Barrier error detected. Divergent thread(s) in block
+=========     at _Z8halfwarpPy+0x60 (PTX:316) in fixtures/sanitizer/mbarrier.cu:103
+=========     by thread (0,0,0) in block (0,0,0)
+=========     lanes 0000ffff of warp 0 executed the barrier; its live lanes are ffffffff
+========= ERROR SUMMARY: 1 error
+halfwarp: cudaSuccess 5 0
+R
+    ok_($st == 0 && $got eq $want,
+        'synccheck on nvcc output (sm_90): an mbarrier used uninitialized, over-arrived, completed by .noComplete, its tx-count overflowed, re-initialized; barrier.cluster.arrive twice, wait without arrive, .aligned in half a warp',
+        "status $st", "got:\n$got");
+
+    # the clean kernel under every tool, and a misuse in the JSON report
+    my ($s, $out, $err) = $e ? (-1, '', $e) : run({%asan}, $ptxemu, 'run', '--check', 'all', '--',
+        "$fx/mbarrier", 'clean');
+    my ($s2, $out2, $err2) = $e ? (-1, '', $e) : run({%asan}, $ptxemu, 'run', '--check',
+        'synccheck', '--check-report', "$tmp/mbar.json", '--', "$fx/mbarrier", 'twice');
+    my $j = '';
+    if (open(my $fh, '<', "$tmp/mbar.json")) { local $/; $j = <$fh> }
+    $j =~ s{"/\S*?/(fixtures/)}{"$1}g;
+    my $jwant = <<'J';
+[
+  {"tool": "synccheck", "kind": "cluster-arrive-twice", "severity": "error", "kernel": "_Z5twicePy", "block": [0, 0, 0], "thread": [0, 0, 0], "function": "_Z5twicePy", "pc": "0x30", "ptx": "mbarrier.compute_90.ptx:238", "source": "fixtures/sanitizer/mbarrier.cu:84", "instruction": "barrier.cluster.arrive", "cluster_rank": 0, "count": 1},
+  {"summary": {"errors": 1, "reported": 1}}
+]
+J
+    ok_($s == 0 && $out eq "clean: cudaSuccess 2 2\n" && report($err) eq "========= ERROR SUMMARY: 0 errors\n"
+            && $s2 == 0 && $j eq $jwant,
+        'synccheck on nvcc output (sm_90): a cuda::barrier, cluster.sync() and an mbarrier tx-count raised and lowered are clean under --check all; a cluster barrier misuse in the JSON report',
+        "status $s", $out, $err, "json:\n$j");
 }
 
 # ------------------------------------------------------------------ leakcheck
