@@ -547,6 +547,10 @@ static void tcgen05(struct vctx *v, const struct declmap *dm, const struct ir_in
             kind |= has_mod(f, in, kinds[i]);
         if (!kind)
             VERR(v, in, "'%s' needs a .kind", name);
+        for (unsigned j = 0; j < in->nopnd; j++) /* tensor-memory addresses: 32-bit */
+            if (ir_opnd(f, in, j)->kind == OPK_ADDR && !addr_reg_ok(dm, f, ir_opnd(f, in, j), 4))
+                VERR(v, in, "operand %u of '%s': a tensor or shared memory address register is "
+                            "32-bit", j + 1, name);
         enum tkind k;
         unsigned sz;
         if (in->nopnd >= 2 && reg_shape(dm, f, ir_opnd(f, in, 1), &k, &sz) &&
@@ -705,6 +709,40 @@ static void small_forms(struct vctx *v, const struct declmap *dm, const struct i
         else if ((in->fl & IR_FL(FL_RELU)) && in->type[0] == T_U16X2)
             VERR(v, in, "'%s.relu' takes type .s16x2, not .u16x2", name);
     }
+    /* modifiers ptxas 13 requires (".sync modifier required for instruction 'match'") */
+    if ((in->op == OP_MATCH || in->op == OP_ELECT || in->op == OP_MMA || in->op == OP_MMA_SP ||
+         in->op == OP_MMA_SP_ORDERED) && !(in->fl & IR_FL(FL_SYNC)))
+        VERR(v, in, "'%s' needs .sync", name);
+    if (in->op == OP_MMA && has_mod(f, in, MOD_BLOCK_SCALE) &&
+        !has_mod(f, in, MOD_KIND_MXF8F6F4) && !has_mod(f, in, MOD_KIND_MXF4) &&
+        !has_mod(f, in, MOD_KIND_MXF4NVF4))
+        VERR(v, in, "'mma.block_scale' needs .kind::mxf8f6f4, .kind::mxf4 or .kind::mxf4nvf4");
+    if (in->op == OP_TCGEN05_CP) {
+        bool shape = false;
+        for (unsigned i = 0; i < in->nmod && in->mod + i < f->nmods; i++) {
+            const char *mn = ir_mod_name((enum ir_mod)f->mods[in->mod + i]);
+            shape |= mn[0] >= '0' && mn[0] <= '9' && strchr(mn, 'x') != NULL;
+        }
+        if (!shape)
+            VERR(v, in, "'tcgen05.cp' needs a shape (.128x256b, .4x256b, .128x128b, ...)");
+    }
+    /* mbarrier counts are 32-bit integer registers (ptxas: "Arguments mismatch") */
+    if (in->op == OP_MBARRIER_INIT || in->op == OP_MBARRIER_EXPECT_TX ||
+        in->op == OP_MBARRIER_COMPLETE_TX || in->op == OP_MBARRIER_ARRIVE ||
+        in->op == OP_MBARRIER_ARRIVE_DROP) {
+        const unsigned ci =
+            in->op == OP_MBARRIER_ARRIVE || in->op == OP_MBARRIER_ARRIVE_DROP ? 2 : 1;
+        if (in->nopnd > ci && !int_reg_ok(dm, f, ir_opnd(f, in, ci), 4))
+            VERR(v, in, "operand %u of '%s': the count is a 32-bit integer register", ci + 1, name);
+    }
+    /* .f32x2 arithmetic works on 64-bit registers */
+    if (in->type[0] == T_F32X2)
+        for (unsigned i = 0; i < in->nopnd; i++) {
+            enum tkind k;
+            unsigned sz;
+            if (reg_shape(dm, f, ir_opnd(f, in, i), &k, &sz) && (k != TK_B || sz != 8))
+                VERR(v, in, "operand %u of '%s.f32x2' is a .b64 register", i + 1, name);
+        }
     switch (in->op) {
     case OP_BAR:
     case OP_BARRIER:
