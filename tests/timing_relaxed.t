@@ -140,50 +140,14 @@ for my $p (@presets) {
     report(\@why, 'quanta of 0 (--timing-quantum) and 5000 (-ptxemu_timing_quantum) are refused');
 }
 
-# xsm: CTAs on different SMs, a global ticket counter and a flag passed from CTA to CTA
-my $xsm = "$tmp/xsm.ptx";
-open my $xf, '>', $xsm or die "$xsm: $!";
-print $xf <<'PTX';
-.version 7.0
-.target sm_80
-.address_size 64
-.visible .entry xsm(.param .u64 p_tick, .param .u64 p_flag, .param .u64 p_ctr)
-{
-    .reg .pred  %p<3>;
-    .reg .b32   %r<12>;
-    .reg .b64   %rd<10>;
-    ld.param.u64        %rd1, [p_tick];
-    ld.param.u64        %rd2, [p_flag];
-    ld.param.u64        %rd3, [p_ctr];
-    cvta.to.global.u64  %rd1, %rd1;
-    cvta.to.global.u64  %rd2, %rd2;
-    cvta.to.global.u64  %rd3, %rd3;
-    mov.u32             %r1, %tid.x;
-    mov.u32             %r2, %ctaid.x;
-    mov.u32             %r3, %ntid.x;
-    mad.lo.s32          %r4, %r2, %r3, %r1;
-    atom.global.add.u32 %r5, [%rd3], 1;
-    mul.wide.u32        %rd4, %r4, 4;
-    add.s64             %rd5, %rd1, %rd4;
-    st.global.u32       [%rd5], %r5;
-    setp.ne.s32         %p1, %r1, 0;
-    @%p1 bra            DONE;
-WAIT:
-    ld.volatile.global.u32 %r7, [%rd2];
-    setp.lt.u32         %p2, %r7, %r2;
-    @%p2 bra            WAIT;
-    add.s32             %r8, %r2, 1;
-    st.volatile.global.u32 [%rd2], %r8;
-DONE:
-    ret;
-}
-PTX
-close $xf;
+# xsm (fixtures/timing/xsm.ptx): CTAs on different SMs, a global ticket counter and a flag
+# passed from CTA to CTA
+my $xsm = 'fixtures/timing/xsm.ptx';
 for my $q (32, 7) {
     my @why;
     my ($code, $out, $err, $to) = run_bounded(300, {}, "$build/ptxemu exec $xsm --kernel xsm "
-        . '--grid 160 --block 64 --arg buf:zero=40960 --arg buf:zero=4 --arg buf:zero=4 '
-        . "--print 0:u32 --print 1:u32 --print 2:u32 --timing=qv100 --threads 2 "
+        . '--grid 160 --block 64 --arg buf:zero=40960 --arg buf:zero=4 --arg buf:zero=1024 '
+        . "--print 0:u32 --print 1:u32 --print 2:u32:1 --timing=qv100 --threads 2 "
         . "--timing-relaxed --timing-quantum $q");
     push @why, "exit $code" if $code || $to;
     my @v = split /\n/, $out;

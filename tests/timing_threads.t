@@ -8,8 +8,8 @@
 # loop. Bench kernels on two presets (small grids; fma_loop and triad with twice as many CTAs
 # as qv100 has SMs; histogram with global atomics) and fixtures/cuda programs: device printf (its order
 # is the serial order), a fault, atomics, shared-memory reductions, textures, a cluster
-# kernel (whose cycles run on one thread). xsm (written below): CTAs on different SMs talking
-# through global memory within a few cycles - every thread takes a ticket with a global atomic,
+# kernel (whose cycles run on one thread). xsm (fixtures/timing/xsm.ptx): CTAs on different SMs
+# talking through global memory within a few cycles - every thread takes a ticket with a global atomic,
 # thread 0 of CTA i polls a flag until CTA i-1 has set it, then sets its own - whose printed
 # tickets and poll counts are the (cycle, SM, issue) order of those steps; run with and
 # without --timing-stats (unprofiled, idle SMs sleep inside the parallel phases), comparing the
@@ -58,50 +58,7 @@ sub strip_host {
     return $s;
 }
 
-my $xsm = "$tmp/xsm.ptx";
-open my $xf, '>', $xsm or die "$xsm: $!";
-print $xf <<'PTX';
-.version 7.0
-.target sm_80
-.address_size 64
-.visible .entry xsm(.param .u64 p_tick, .param .u64 p_flag, .param .u64 p_ctr)
-{
-    .reg .pred  %p<3>;
-    .reg .b32   %r<12>;
-    .reg .b64   %rd<10>;
-    ld.param.u64        %rd1, [p_tick];
-    ld.param.u64        %rd2, [p_flag];
-    ld.param.u64        %rd3, [p_ctr];
-    cvta.to.global.u64  %rd1, %rd1;
-    cvta.to.global.u64  %rd2, %rd2;
-    cvta.to.global.u64  %rd3, %rd3;
-    mov.u32             %r1, %tid.x;
-    mov.u32             %r2, %ctaid.x;
-    mov.u32             %r3, %ntid.x;
-    mad.lo.s32          %r4, %r2, %r3, %r1;
-    atom.global.add.u32 %r5, [%rd3], 1;
-    mul.wide.u32        %rd4, %r4, 4;
-    add.s64             %rd5, %rd1, %rd4;
-    st.global.u32       [%rd5], %r5;
-    setp.ne.s32         %p1, %r1, 0;
-    @%p1 bra            DONE;
-    mov.u32             %r6, 0;
-WAIT:
-    ld.volatile.global.u32 %r7, [%rd2];
-    add.s32             %r6, %r6, 1;
-    setp.lt.u32         %p2, %r7, %r2;
-    @%p2 bra            WAIT;
-    add.s32             %r8, %r2, 1;
-    st.volatile.global.u32 [%rd2], %r8;
-    atom.global.add.u32 %r9, [%rd3+4], %r6;
-    mul.wide.u32        %rd6, %r2, 4;
-    add.s64             %rd7, %rd3, %rd6;
-    st.global.u32       [%rd7+8], %r6;
-DONE:
-    ret;
-}
-PTX
-close $xf;
+my $xsm = 'fixtures/timing/xsm.ptx';
 # [name, PTX, kernel, arguments, profiled (--timing-stats)?, presets]
 my $xsm_args = '--grid 160 --block 64 --arg buf:zero=40960 --arg buf:zero=4 --arg buf:zero=1024 '
              . '--print 0:u32 --print 2:u32:162';
