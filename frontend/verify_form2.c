@@ -372,7 +372,7 @@ static void bar_cluster(struct vctx *v, const struct ir_insn *in)
 }
 
 /* The bulk copies' state spaces, destination then source, as ptxas 13 takes them ("State
- * space incorrect for instruction", "State space modifier required"; probed_forms9.ptx):
+ * space incorrect for instruction", "State space modifier required"; probed_forms11.ptx):
  * cp.async.bulk .shared::cluster.global, .shared::cta.global, .global.shared::cta or
  * .shared::cluster.shared::cta; cp.reduce.async.bulk the last two; cp.async.bulk.tensor the
  * first three; cp.reduce.async.bulk.tensor .global.shared::cta; the prefetches .global
@@ -420,7 +420,7 @@ static bool addr_reg_ok(const struct declmap *dm, const struct ir_func *f, const
 /* Loads and stores wider than 128 bits per lane (.v8.b32, .v4.b64; sm_100): only ld / st of
  * global (or generic) memory; ldu and st.async move at most 128 bits (ptxas 13: "global state
  * space expected for feature '256 bit wide load/store'", "Vector type too large, exceeds 128
- * bit limit"; probed_forms9.ptx). */
+ * bit limit"; probed_forms11.ptx). */
 static void wide_ldst(struct vctx *v, const struct ir_insn *in)
 {
     const unsigned bytes = ir_type_size((enum ir_type)in->type[0]) * (in->vec > 1 ? in->vec : 1);
@@ -437,7 +437,7 @@ static void wide_ldst(struct vctx *v, const struct ir_insn *in)
 /* tensormap.replace: the address is a 32- or 64-bit register; the new value's type is .b64
  * for the fields .global_address and .global_stride and .b32 for the others (ptxas 13: "Unexpected instruction types specified
  * for 'tensormap.replace'" for any other type, "Illegal modifier '.FIELD'" for the other width;
- * probed_forms9.ptx). */
+ * probed_forms11.ptx). */
 static void tensormap_replace(struct vctx *v, const struct declmap *dm, const struct ir_insn *in)
 {
     const struct ir_func *f = v->f;
