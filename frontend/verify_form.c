@@ -124,6 +124,9 @@ void verify_form(struct vctx *v, const struct ir_insn *in, bool typed)
         if (md == MOD_SYNC || md == MOD_UNI || md == MOD_SHIFTAMT || md == MOD_CC ||
             md == MOD_SAT || md == MOD_APPROX || md == MOD_RELU || md == MOD_NAN_FLAG)
             continue;
+        /* ... and cvt.satfinite.satfinite (cvt.rn.satfinite.satfinite.f16.f32, cvt.rs) */
+        if (md == MOD_SATFINITE && in->op == OP_CVT)
+            continue;
         /* the A and B layouts of wmma.mma / mma (.row.row, .col.col): two, not three */
         if ((md == MOD_ROW || md == MOD_COL) && (in->op == OP_WMMA_MMA || in->op == OP_MMA)) {
             unsigned nlay = 0;
@@ -688,8 +691,10 @@ void verify_probed_forms(struct vctx *v, const struct declmap *dm,
                 if (v->m->address_size == 64 && !int_reg_ok(dm, f, &f->opnds[o->first + h], 8))
                     VERR(v, in, "operand %u of '%s': a texture or surface handle register is "
                                 "64-bit", i + 1, name);
+            const struct ir_opnd ar = {.kind = OPK_REG, .rf = o->rf, .slot = o->slot, .n = 1,
+                                       .sym = IR_NOSYM}; /* the address's register */
             if (o->kind == OPK_ADDR && (in->op == OP_TXQ || in->op == OP_SUQ) &&
-                o->slot != IR_NOSLOT && v->m->address_size == 64 && !int_reg_ok(dm, f, o, 8))
+                o->slot != IR_NOSLOT && v->m->address_size == 64 && !int_reg_ok(dm, f, &ar, 8))
                 VERR(v, in, "operand %u of '%s': a texture or surface handle register is "
                             "64-bit", i + 1, name);
         }
