@@ -35,6 +35,25 @@ static bool try_release(struct cta *c, unsigned id)
         return false;
     for (uint32_t i = 0; i < c->nwarps; i++) {
         struct warp *w = &c->warps[i];
+        struct its_bw *B = w->bw;
+        if (B && B->mask[id]) {
+            /* paths waiting at it on their own (its.c): released, with their bar.red results */
+            const uint32_t m = B->mask[id];
+            B->mask[id] = 0;
+            B->wait &= ~m;
+            B->done |= m;
+            for (unsigned l = 0; l < 32; l++)
+                if (m >> l & 1)
+                    B->val[l] = B->kind[l] == 1   ? b->popc
+                                : B->kind[l] == 2 ? b->red_and
+                                : B->kind[l] == 3 ? b->red_or
+                                                  : 0;
+            if (w->state == WS_PARKED && w->bar_id == CTA_BAR_PATHS) {
+                w->state = WS_RUN;
+                w->its_bar_yields = 0;
+            }
+            continue;
+        }
         if (w->state != WS_PARKED || w->bar_id != id)
             continue;
         w->state = WS_RUN;
@@ -57,27 +76,6 @@ static bool try_release(struct cta *c, unsigned id)
             w->bar_far = false;
         }
     }
-    /* paths waiting at it on their own (its.c): released, with their bar.red results */
-    for (uint32_t i = 0; i < c->nwarps; i++) {
-        struct warp *w = &c->warps[i];
-        struct its_bw *B = w->bw;
-        if (!B || !B->mask[id])
-            continue;
-        const uint32_t m = B->mask[id];
-        B->mask[id] = 0;
-        B->wait &= ~m;
-        B->done |= m;
-        for (unsigned l = 0; l < 32; l++)
-            if (m >> l & 1)
-                B->val[l] = B->kind[l] == 1   ? b->popc
-                            : B->kind[l] == 2 ? b->red_and
-                            : B->kind[l] == 3 ? b->red_or
-                                              : 0;
-        if (w->state == WS_PARKED && w->bar_id == CTA_BAR_PATHS) {
-            w->state = WS_RUN;
-            w->its_bar_yields = 0;
-        }
-    }
     b->arrived = 0;
     b->nparked = 0;
     c->bar_pending &= ~(1u << id);
@@ -86,8 +84,8 @@ static bool try_release(struct cta *c, unsigned id)
 }
 
 /* Count the arrival of lanes `arrive` of w at barrier id (red > 0: reduce predicates predv of
- * lanes M). */
-static void bar_count(struct warp *w, uint32_t M, uint32_t arrive, unsigned id, unsigned count,
+ * lanes M). Inlined: it runs at every warp's arrival. */
+static inline __attribute__((always_inline)) void bar_count(struct warp *w, uint32_t M, uint32_t arrive, unsigned id, unsigned count,
                       int red, uint32_t predv)
 {
     struct cta *c = w->cta;
