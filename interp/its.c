@@ -35,6 +35,9 @@
  *    warp parks (CTA_BAR_PATHS) until a release, which marks every waiting lane of every
  *    warp released: each path steps past its instruction (with its bar.red result) when it
  *    runs next. A warp whose paths all wait is no deadlock while the barrier can complete.
+ *    Arrivals count threads, as on the stack-based targets: a thread count reached by parts
+ *    of warps completes the barrier (the PTX ISA has each thread also wait for the other
+ *    non-exited threads of its warp; where part of a warp never arrives, a GPU may hang).
  *  - Calls: entries below the current call's base belong to the caller's frame, and a quantum
  *    yield switches paths within one activation. A path waiting at bar.warp.sync or a barrier
  *    inside a called function (nvcc -G calls __syncwarp through a .func) for lanes of its
