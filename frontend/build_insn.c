@@ -486,10 +486,12 @@ static uint64_t sel_parse(const char *s, size_t n)
 
 /* A .pred register may be an element of a ld/st vector of a type of at most 32 bits (ptxas
  * 13 takes {%r1, %p1} for .u32, .u16 and .f32 alike: the predicate counts as a .b32
- * element; the verifier requires another element that is a bit-typed register). */
+ * element; the verifier requires another element that is a bit-typed register), and of a
+ * tld4 result or offset vector or the source vector of cvt.rs to an x4 type (the same rule). */
 static bool pred_elem_ok(unsigned op, unsigned type)
 {
-    return (op == OP_LD || op == OP_LDU || op == OP_ST) && type != T_PRED &&
+    return (op == OP_LD || op == OP_LDU || op == OP_ST || op == OP_TLD4 || op == OP_CVT) &&
+           type != T_PRED &&
            ir_type_size((enum ir_type)type) <= 4;
 }
 

@@ -450,6 +450,12 @@ static void verify_types(struct vctx *v, const struct declmap *dm, const struct 
         if (want == T_NONE)
             continue;
         bool wide = data_wide && (c == 'd' || c == 'a' || c == 's');
+        /* ptxas 13 takes a .b64 or .b128 register as the result of cvt to .f16x2 (not to
+           .bf16x2, nor an integer or float register of those widths) */
+        if (in->op == OP_CVT && c == 'd' && want == T_F16X2 && o->kind == OPK_REG &&
+            o->n <= 1 && decl_of(dm, f, o) &&
+            (decl_of(dm, f, o)->type == T_B64 || decl_of(dm, f, o)->type == T_B128))
+            continue;
         if (o->kind == OPK_REG && o->n <= 1) {
             check_reg(v, dm, in, o, i, want, wide, false);
         } else if (o->kind == OPK_REG && in->op == OP_MOV && in->vec <= 1 &&

@@ -693,6 +693,76 @@ static void mma_types(struct vctx *v, const struct ir_insn *in)
  * .st .b32 with .sync and 32-bit data registers; surface instructions a type; a mov of a
  * variable's address no float type; cvt.pack's destination an integer register of 32 bits or
  * more, its c a register of 32 bits or more. */
+/* Stochastic rounding (sm_100a; ptxas 13): cvt.rs{.relu}{.satfinite}.{f16x2, bf16x2}.f32 d, a,
+ * b, rbits and cvt.rs.satfinite{.relu}.{e4m3x4, e5m2x4, e2m3x4, e3m2x4, e2m1x4}.f32 d, {a, b,
+ * c, e}, rbits: .rs converts .f32 to those types only, the x4 types only with .rs and
+ * .satfinite ("Illegal rounding modifier", "'.satfinite' modifier required"); an x4 result
+ * is a .b32 register (.b16 for e2m1x4) and its source a vector of four 32-bit registers that
+ * fit .f32 as a ld vector's do; rbits is a .b32 register ("Arguments mismatch"). */
+static void cvt_rs(struct vctx *v, const struct declmap *dm, const struct ir_insn *in)
+{
+    const struct ir_func *f = v->f;
+    const unsigned t = in->type[0];
+    const bool x4 = t == T_E4M3X4 || t == T_E5M2X4 || t == T_E2M3X4 || t == T_E3M2X4 ||
+                    t == T_E2M1X4;
+    if (x4 && in->rnd != RND_RS)
+        VERR(v, in, "'cvt.%s' needs .rs", ir_type_name((enum ir_type)t));
+    if (in->rnd != RND_RS)
+        return;
+    if (!x4 && t != T_F16X2 && t != T_BF16X2) {
+        VERR(v, in, "'cvt.rs' converts to .f16x2, .bf16x2 or a packed x4 type, not .%s",
+             ir_type_name((enum ir_type)t));
+        return;
+    }
+    if (in->type[1] != T_F32) {
+        VERR(v, in, "'cvt.rs' converts from .f32, not .%s", ir_type_name((enum ir_type)in->type[1]));
+        return;
+    }
+    if (x4 && !(in->fl & IR_FL(FL_SATFINITE)) && !has_mod(f, in, MOD_SATFINITE))
+        VERR(v, in, "'cvt.rs.%s' needs .satfinite", ir_type_name((enum ir_type)t));
+    const unsigned want = x4 ? 3 : 4; /* operands: d, {a, b, c, e}, rbits / d, a, b, rbits */
+    if (in->nopnd != want || (x4 && ir_opnd(f, in, 1)->kind != OPK_VEC)) {
+        VERR(v, in, "'cvt.rs.%s' takes %s", ir_type_name((enum ir_type)t),
+             x4 ? "a result, a vector of four sources and the random bits"
+                : "a result, two sources and the random bits");
+        return;
+    }
+    const struct ir_opnd *r = ir_opnd(f, in, in->nopnd - 1);
+    const struct ir_regdecl *rd = r->kind == OPK_REG && r->n <= 1 ? decl_of(dm, f, r) : NULL;
+    if (r->kind != OPK_REG || (rd && rd->type != T_B32))
+        VERR(v, in, "operand %u of 'cvt.rs': the random bits are a .b32 register", in->nopnd);
+    if (!x4) {
+        /* to .bf16x2 the sources are .f32 values, no wider register (cvt's relaxed data
+           rule; to .f16x2 ptxas 13 takes a .b64 or .b128 register) */
+        for (unsigned i = 1; i < 3 && t == T_BF16X2; i++)
+            if (ir_opnd(f, in, i)->kind == OPK_REG && ir_opnd(f, in, i)->n <= 1)
+                check_reg(v, dm, in, ir_opnd(f, in, i), i, T_F32, false, false);
+        return;
+    }
+    const struct ir_opnd *d = ir_opnd(f, in, 0);
+    const struct ir_regdecl *dd = d->kind == OPK_REG && d->n <= 1 ? decl_of(dm, f, d) : NULL;
+    const unsigned dt = t == T_E2M1X4 ? T_B16 : T_B32;
+    if (dd && dd->type != dt)
+        VERR(v, in, "operand 1 of 'cvt.rs.%s' is a .%s register", ir_type_name((enum ir_type)t),
+             ir_type_name((enum ir_type)dt));
+    const struct ir_opnd *a = ir_opnd(f, in, 1);
+    if (a->n != 4 || a->first + a->n > f->nopnds) {
+        VERR(v, in, "operand 2 of 'cvt.rs.%s' is a vector of four registers",
+             ir_type_name((enum ir_type)t));
+        return;
+    }
+    check_ldst_vec(v, dm, in, a, 1, T_F32);
+    for (unsigned j = 0; j < a->n; j++) {
+        const struct ir_opnd *e = &f->opnds[a->first + j];
+        const struct ir_regdecl *ed = e->kind == OPK_REG ? decl_of(dm, f, e) : NULL;
+        if (ed && type_kind(ed->type) == TK_I) {
+            VERR(v, in, "operand 2 of 'cvt.rs.%s': an integer register is no .f32 source",
+                 ir_type_name((enum ir_type)t));
+            break;
+        }
+    }
+}
+
 static void small_forms(struct vctx *v, const struct declmap *dm, const struct ir_insn *in)
 {
     const struct ir_func *f = v->f;
@@ -717,15 +787,6 @@ static void small_forms(struct vctx *v, const struct declmap *dm, const struct i
         !has_mod(f, in, MOD_KIND_MXF8F6F4) && !has_mod(f, in, MOD_KIND_MXF4) &&
         !has_mod(f, in, MOD_KIND_MXF4NVF4))
         VERR(v, in, "'mma.block_scale' needs .kind::mxf8f6f4, .kind::mxf4 or .kind::mxf4nvf4");
-    if (in->op == OP_TCGEN05_CP) {
-        bool shape = false;
-        for (unsigned i = 0; i < in->nmod && in->mod + i < f->nmods; i++) {
-            const char *mn = ir_mod_name((enum ir_mod)f->mods[in->mod + i]);
-            shape |= mn[0] >= '0' && mn[0] <= '9' && strchr(mn, 'x') != NULL;
-        }
-        if (!shape)
-            VERR(v, in, "'tcgen05.cp' needs a shape (.128x256b, .4x256b, .128x128b, ...)");
-    }
     /* mbarrier counts are 32-bit integer registers (ptxas: "Arguments mismatch") */
     if (in->op == OP_MBARRIER_INIT || in->op == OP_MBARRIER_EXPECT_TX ||
         in->op == OP_MBARRIER_COMPLETE_TX || in->op == OP_MBARRIER_ARRIVE ||
@@ -754,6 +815,11 @@ static void small_forms(struct vctx *v, const struct declmap *dm, const struct i
         if (!has_mod(f, in, MOD_FRACTIONAL) && !has_mod(f, in, MOD_RANGE) &&
             !has_mod(f, in, MOD_CVT))
             VERR(v, in, "'createpolicy' needs .fractional, .range or .cvt");
+        else if (!has_mod(f, in, MOD_CVT) && !has_mod(f, in, MOD_L2_EVICT_NORMAL) &&
+                 !has_mod(f, in, MOD_L2_EVICT_UNCHANGED) && !has_mod(f, in, MOD_L2_EVICT_FIRST) &&
+                 !has_mod(f, in, MOD_L2_EVICT_LAST))
+            VERR(v, in, "'createpolicy.%s' needs an eviction priority (.L2::evict_*)",
+                 has_mod(f, in, MOD_RANGE) ? "range" : "fractional");
         break;
     case OP_CP_ASYNC_MBARRIER_ARRIVE:
         if (in->type[0] != T_B64)
@@ -771,6 +837,7 @@ static void small_forms(struct vctx *v, const struct declmap *dm, const struct i
             in->rnd == RND_NONE)
             VERR(v, in, "'cvt.%s.f32' needs a rounding modifier",
                  ir_type_name((enum ir_type)in->type[0]));
+        cvt_rs(v, dm, in);
         break;
     case OP_MOV:
         /* a variable's address is an integer: no floating-point mov */
@@ -823,9 +890,334 @@ static void small_forms(struct vctx *v, const struct declmap *dm, const struct i
         if (in->type[0] == T_NONE)
             VERR(v, in, "'%s' needs a type", name);
         break;
+    case OP_MADC:
+        if (in->mode != MODE_HI && in->mode != MODE_LO)
+            VERR(v, in, "'madc' needs .hi or .lo");
+        break;
+    case OP_ATOM:
+    case OP_RED:
+        if ((in->mode == MODE_INC || in->mode == MODE_DEC) && in->type[0] != T_U32)
+            VERR(v, in, "'%s.%s' takes type .u32", name, in->mode == MODE_INC ? "inc" : "dec");
+        break;
+    case OP_BARRIER_CLUSTER:
+        /* barrier.cluster.cluster.arrive: ptxas reads no scope there */
+        if (in->scope != SCOPE_NONE)
+            VERR(v, in, "'barrier.cluster' takes no scope");
+        break;
+    case OP_TCGEN05_CP:
+        if (!has_mod(f, in, MOD_SHAPE_128X256B) && !has_mod(f, in, MOD_SHAPE_128X128B) &&
+            !has_mod(f, in, MOD_SHAPE_64X128B) && !has_mod(f, in, MOD_SHAPE_32X128B) &&
+            !has_mod(f, in, MOD_SHAPE_4X256B))
+            VERR(v, in, "'tcgen05.cp' needs a shape (.128x256b, .4x256b, .128x128b, "
+                        ".64x128b, .32x128b)");
+        break;
+    case OP_FENCE:
+        /* a state space belongs to fence.proxy only ("No state space qualifier expected for
+           instruction 'fence'": fence.async.shared::cta, fence.sc.shared::cta) */
+        if (in->space != SP_NONE && !has_mod(f, in, MOD_PROXY))
+            VERR(v, in, "'fence' takes a state space only with .proxy");
+        break;
     default:
         break;
     }
+}
+
+/* The register elements of vector operand o (operand idx of in) are 32-bit. */
+static void vec32(struct vctx *v, const struct declmap *dm, const struct ir_insn *in,
+                  const struct ir_opnd *o, unsigned idx)
+{
+    const struct ir_func *f = v->f;
+    for (unsigned j = 0; o->kind == OPK_VEC && o->first + o->n <= f->nopnds && j < o->n; j++) {
+        const struct ir_opnd *e = &f->opnds[o->first + j];
+        enum tkind k;
+        unsigned sz;
+        if (reg_shape(dm, f, e, &k, &sz) && k != TK_PRED && sz != 4) {
+            const struct ir_regdecl *d = decl_of(dm, f, e);
+            char nm[80];
+            reg_name(v, d, e, nm, sizeof nm);
+            VERR(v, in, "operand %u of '%s': register %s is .%s, not a 32-bit register", idx + 1,
+                 ir_op_name((enum ir_op)in->op), nm, ir_type_name((enum ir_type)d->type));
+            return;
+        }
+    }
+}
+
+/* tld4.comp.geom.v4.dtype.f32 d{|p}, [t{, s}, c]{, offset{, depth}}: one component (.r, .g, .b
+ * or .a; ptxas: "Component modifier required", "Multiple component modifiers specified"),
+ * dtype .u32, .s32 or .f32 ("Unexpected instruction types"); d's registers are 32-bit and fit
+ * dtype as a ld vector's do, the offset's are 32-bit integer registers (or mixed with bit
+ * ones), the depth-compare value is a .f32 or .b32 register ("Arguments mismatch"). */
+static void tld4(struct vctx *v, const struct declmap *dm, const struct ir_insn *in)
+{
+    const struct ir_func *f = v->f;
+    const unsigned nc = has_mod(f, in, MOD_R) + has_mod(f, in, MOD_G) + has_mod(f, in, MOD_B) +
+                        has_mod(f, in, MOD_A);
+    if (nc != 1)
+        VERR(v, in, "'tld4' needs %s component modifier (.r, .g, .b or .a)",
+             nc ? "exactly one" : "a");
+    const unsigned t = in->type[0];
+    if (t != T_U32 && t != T_S32 && t != T_F32) {
+        VERR(v, in, "'tld4' does not take type .%s (.u32, .s32, .f32)",
+             ir_type_name((enum ir_type)t));
+        return;
+    }
+    unsigned at = in->nopnd;
+    for (unsigned i = 0; i < in->nopnd && at == in->nopnd; i++)
+        if (ir_opnd(f, in, i)->kind == OPK_TEX)
+            at = i;
+    const struct ir_opnd *d = in->nopnd ? ir_opnd(f, in, 0) : NULL;
+    if (d && d->kind == OPK_VEC && d->first + d->n <= f->nopnds) {
+        check_ldst_vec(v, dm, in, d, 0, t);
+        vec32(v, dm, in, d, 0);
+    }
+    if (at + 1 < in->nopnd && ir_opnd(f, in, at + 1)->kind == OPK_VEC &&
+        ir_opnd(f, in, at + 1)->first + ir_opnd(f, in, at + 1)->n <= f->nopnds) {
+        check_ldst_vec(v, dm, in, ir_opnd(f, in, at + 1), at + 1, T_S32);
+        vec32(v, dm, in, ir_opnd(f, in, at + 1), at + 1);
+    }
+    if (at + 2 < in->nopnd && ir_opnd(f, in, at + 2)->kind == OPK_REG)
+        check_reg(v, dm, in, ir_opnd(f, in, at + 2), at + 2, T_F32, false, false);
+}
+
+/* ldmatrix.sync.aligned.shape.num{.trans}{.shared{::cta}}.types d, [a] (ptxas 13): .sync
+ * (".sync modifier required"), one matrix count (.x1 / .x2 / .x4: "Multiple .num modifiers"),
+ * the shared state space or none ("State space incorrect"); per shape its types: .m8n8 .b16,
+ * .m16n16 (.trans, .x1 or .x2) .b8 or .b8x16 with a source format (.b6x16_p32 or
+ * .b4x16_p64), .m8n16 (no .trans) .b8x16 with a source format ("Unexpected number of
+ * instruction types", "Incorrect instruction type specified for ldmatrix with shape",
+ * "Unexpected number of 'format conversion' modifiers"); d a {...} vector of one 32-bit
+ * register per matrix (two per .m16n16 matrix; "Vector of size N is expected"), predicates
+ * allowed. */
+static void ldmatrix(struct vctx *v, const struct declmap *dm, const struct ir_insn *in)
+{
+    const struct ir_func *f = v->f;
+    if (!has_mod(f, in, MOD_SYNC))
+        VERR(v, in, "'ldmatrix' needs .sync");
+    const unsigned nx = has_mod(f, in, MOD_X1) + has_mod(f, in, MOD_X2) + has_mod(f, in, MOD_X4);
+    if (nx > 1)
+        VERR(v, in, "'ldmatrix' takes one matrix count (.x1, .x2 or .x4)");
+    if (in->space != SP_NONE && in->space != SP_SHARED && in->space != SP_SHARED_CTA)
+        VERR(v, in, "'ldmatrix' loads from shared memory (.shared or no state space)");
+    unsigned t[4];
+    const unsigned nt = insn_types(f, in, t, 4);
+    const bool trans = has_mod(f, in, MOD_TRANS);
+    const bool fmt = nt == 2 && t[0] == T_B8X16 && (t[1] == T_B6X16_P32 || t[1] == T_B4X16_P64);
+    unsigned per = 1; /* registers per matrix */
+    if (has_mod(f, in, MOD_M8N8)) {
+        if (nt != 1 || t[0] != T_B16)
+            VERR(v, in, "'ldmatrix.m8n8' takes type .b16");
+    } else if (has_mod(f, in, MOD_M16N16)) {
+        per = 2;
+        if (!(nt == 1 && t[0] == T_B8) && !fmt)
+            VERR(v, in, "'ldmatrix.m16n16' takes type .b8 or .b8x16 with a source format "
+                        "(.b6x16_p32, .b4x16_p64)");
+        if (!trans)
+            VERR(v, in, "'ldmatrix.m16n16' needs .trans");
+        if (has_mod(f, in, MOD_X4))
+            VERR(v, in, "'ldmatrix.m16n16' loads one or two matrices (.x1, .x2)");
+    } else if (has_mod(f, in, MOD_M8N16)) {
+        if (!fmt)
+            VERR(v, in, "'ldmatrix.m8n16' takes type .b8x16 with a source format (.b6x16_p32, "
+                        ".b4x16_p64)");
+        if (trans)
+            VERR(v, in, "'ldmatrix.m8n16' takes no .trans");
+    }
+    const unsigned want = per * (has_mod(f, in, MOD_X4) ? 4 : has_mod(f, in, MOD_X2) ? 2 : 1);
+    const struct ir_opnd *d = in->nopnd ? ir_opnd(f, in, 0) : NULL;
+    if (!d || nx != 1)
+        return;
+    if (d->kind != OPK_VEC || d->n != want) {
+        VERR(v, in, "operand 1 of 'ldmatrix': a {...} vector of %u registers", want);
+        return;
+    }
+    vec32(v, dm, in, d, 0);
+}
+
+/* red.async.relaxed.cluster{.shared::cluster}.mbarrier::complete_tx::bytes.op.type [a], b{,
+ * [mbar]} and red.async{.mmio}.release.{gpu, sys}{.global}.op.type [a], b (ptxas 13): .async
+ * once, an order (.relaxed or .release; "order modifier required", .mmio only with .release)
+ * and a scope ("requires scope"); .release with .gpu or .sys only, .cluster with the mbarrier
+ * completion, .gpu / .sys not on shared::cluster; an operation and one type that go together
+ * (.add .u32 / .s32 / .u64 / .s64, .min / .max .u32 / .s32, .inc / .dec .u32, .and / .or /
+ * .xor .b32: "Unexpected instruction types", "Incorrect type for operation"); b a register
+ * of the type's size that fits it (without the mbarrier, not a float one either); addresses in
+ * 32- or 64-bit registers (with .shared::cluster the mbarrier's may be narrower). And a plain red completes no mbarrier and takes no .mmio
+ * ("Arguments mismatch for instruction 'red'", "Illegal modifier '.mmio'"). */
+static void red_async(struct vctx *v, const struct declmap *dm, const struct ir_insn *in)
+{
+    const struct ir_func *f = v->f;
+    const bool mbar = has_mod(f, in, MOD_MBARRIER_COMPLETE_TX_BYTES);
+    if (in->op == OP_RED) {
+        if (mbar)
+            VERR(v, in, "'red' completes no mbarrier (.mbarrier::complete_tx::bytes is "
+                        "red.async's)");
+        if (has_mod(f, in, MOD_MMIO))
+            VERR(v, in, "'red' takes no .mmio (red.async does)");
+        return;
+    }
+    if (has_mod(f, in, MOD_ASYNC))
+        VERR(v, in, "'red.async' takes .async once");
+    if (in->sem == SEM_MMIO)
+        VERR(v, in, "'red.async.mmio' needs .release");
+    else if (in->sem != SEM_RELAXED && in->sem != SEM_RELEASE)
+        VERR(v, in, "'red.async' needs its memory order (.relaxed or .release)");
+    if (in->scope == SCOPE_NONE)
+        VERR(v, in, "'red.async' needs a scope");
+    else if (in->sem == SEM_RELEASE && in->scope != SCOPE_GPU && in->scope != SCOPE_SYS)
+        VERR(v, in, "'red.async.release' takes scope .gpu or .sys");
+    else if (in->scope == SCOPE_CLUSTER && !mbar)
+        VERR(v, in, "'red.async.cluster' needs .mbarrier::complete_tx::bytes");
+    else if ((in->scope == SCOPE_GPU || in->scope == SCOPE_SYS) &&
+             in->space == SP_SHARED_CLUSTER)
+        VERR(v, in, "'red.async' with scope .gpu or .sys works on .global memory");
+    unsigned t[4];
+    const unsigned nt = insn_types(f, in, t, 4);
+    if (in->mode < MODE_ADD || in->mode > MODE_XOR) {
+        VERR(v, in, "'red.async' needs an operation (.add, .min, .max, .inc, .dec, .and, .or, "
+                    ".xor)");
+        return;
+    }
+    const unsigned ty = nt == 1 ? t[0] : T_NONE;
+    bool ok;
+    switch (in->mode) {
+    case MODE_ADD: ok = ty == T_U32 || ty == T_S32 || ty == T_U64 || ty == T_S64; break;
+    case MODE_MIN:
+    case MODE_MAX: ok = ty == T_U32 || ty == T_S32; break;
+    case MODE_INC:
+    case MODE_DEC: ok = ty == T_U32; break;
+    case MODE_AND:
+    case MODE_OR:
+    case MODE_XOR: ok = ty == T_B32; break;
+    default: ok = false; break;
+    }
+    if (!ok) {
+        VERR(v, in, "'red.async' does not take %s for this operation",
+             nt == 1 ? "this type" : nt ? "several types" : "no type");
+        return;
+    }
+    for (unsigned i = 0; i < in->nopnd; i += 2)
+        if ((i == 0 || in->space != SP_SHARED_CLUSTER) &&
+            !addr_reg_ok(dm, f, ir_opnd(f, in, i), 0))
+            VERR(v, in, "operand %u of 'red.async': an address register is a 32- or 64-bit "
+                        "integer (the mbarrier's may be narrower with .shared::cluster)", i + 1);
+    if (in->nopnd < 2 || ir_opnd(f, in, 1)->kind != OPK_REG)
+        return;
+    const struct ir_opnd *b = ir_opnd(f, in, 1);
+    check_reg(v, dm, in, b, 1, ty, false, false);
+    const struct ir_regdecl *bd = decl_of(dm, f, b);
+    if (bd && type_kind(bd->type) == TK_F && !mbar)
+        VERR(v, in, "operand 2 of 'red.async': a floating-point register is no .%s value",
+             ir_type_name((enum ir_type)ty));
+}
+
+/* wmma.load.{a,b,c}.sync.aligned.layout.shape{.ss}.type d, [p]{, stride} (ptxas 13): a matrix
+ * (.a, .b or .c), .sync, one layout (.row or .col; .b1 and .s4 / .u4: A .row, B .col), one
+ * type the shape takes for that matrix, the generic, global or shared space; d a vector of
+ * the fragment's registers ("Argument vector size mismatch"): per shape and type, 32-bit
+ * registers (for .f64 64-bit ones) typed as a ld vector's: with a bit-typed element any, else
+ * of the kind the data takes (.f16x2 for .f16, none for .bf16 / .tf32, integer for .s8 / .u8
+ * and .s32 C, float for .f32 C and .f64, any for .s4 / .u4 / .b1); the stride a 32-bit
+ * integer. The C of .m8n8k32 / .m8n8k128 may be typed .f32 too.
+ * Fragments: .f16 A/B 8, C 4; .s8 / .u8 A/B 2 (m16n16k16), 1 / 4 (m8n32k16 A / B), 4 / 1
+ * (m32n8k16); .bf16 A/B 4, 2 / 8, 8 / 2; .f32 / .s32 C 8; .tf32 A/B 4; .s4 / .u4 / .b1 A/B 1,
+ * C 2; .f64 A/B 1, C 2. */
+static void wmma_load(struct vctx *v, const struct declmap *dm, const struct ir_insn *in)
+{
+    const struct ir_func *f = v->f;
+    const int mx = has_mod(f, in, MOD_A) ? 0 : has_mod(f, in, MOD_B) ? 1 : has_mod(f, in, MOD_C) ? 2
+                                                                                        : -1;
+    if (mx < 0) {
+        VERR(v, in, "'wmma.load' needs the matrix (.a, .b or .c)");
+        return;
+    }
+    if (!has_mod(f, in, MOD_SYNC))
+        VERR(v, in, "'wmma.load' needs .sync");
+    const bool row = has_mod(f, in, MOD_ROW), col = has_mod(f, in, MOD_COL);
+    if (row == col)
+        VERR(v, in, "'wmma.load' needs one layout (.row or .col)");
+    if (in->space != SP_NONE && in->space != SP_GLOBAL && in->space != SP_SHARED &&
+        in->space != SP_SHARED_CTA)
+        VERR(v, in, "'wmma.load' loads from generic, global or shared memory");
+    unsigned ts[4];
+    const unsigned nt = insn_types(f, in, ts, 4);
+    const unsigned t = nt == 1 ? ts[0] : T_NONE;
+    const bool k16 = has_mod(f, in, MOD_M16N16K16), n32 = has_mod(f, in, MOD_M8N32K16),
+               m32 = has_mod(f, in, MOD_M32N8K16);
+    unsigned n = 0; /* fragment registers, 0: the shape does not take the type */
+    if (k16 || n32 || m32) {
+        const unsigned i = k16 ? 0 : n32 ? 1 : 2; /* m16n16k16, m8n32k16, m32n8k16 */
+        static const unsigned s8[3][2] = {{2, 2}, {1, 4}, {4, 1}}, bf[3][2] = {{4, 4}, {2, 8},
+                                                                                {8, 2}};
+        if (mx < 2)
+            n = t == T_F16 ? 8 : t == T_S8 || t == T_U8 ? s8[i][mx] : t == T_BF16 ? bf[i][mx] : 0;
+        else
+            n = t == T_F16 ? 4 : t == T_F32 || t == T_S32 ? 8 : 0;
+    } else if (has_mod(f, in, MOD_M16N16K8)) {
+        n = mx < 2 ? (t == T_TF32 ? 4 : 0) : (t == T_F32 ? 8 : 0);
+    } else if (has_mod(f, in, MOD_M8N8K32) || has_mod(f, in, MOD_M8N8K128)) {
+        const bool b1 = has_mod(f, in, MOD_M8N8K128);
+        n = mx < 2 ? ((b1 ? t == T_B1 : t == T_S4 || t == T_U4) ? 1 : 0)
+                   : (t == T_S32 || t == T_F32 ? 2 : 0);
+        if (mx < 2 && n && (mx == 0 ? !row : !col))
+            VERR(v, in, "'wmma.load.%s' of .%s takes layout .%s", mx ? "b" : "a",
+                 ir_type_name((enum ir_type)t), mx ? "col" : "row");
+    } else if (has_mod(f, in, MOD_M8N8K4)) {
+        n = t == T_F64 ? (mx < 2 ? 1 : 2) : 0;
+    }
+    if (!n) {
+        VERR(v, in, "'wmma.load.%c' of this shape does not take %s", "abc"[mx],
+             nt == 1 ? "this type" : nt ? "several types" : "no type");
+        return;
+    }
+    const struct ir_opnd *d = in->nopnd ? ir_opnd(f, in, 0) : NULL;
+    if (!d || d->kind != OPK_VEC || d->n != n || d->first + d->n > f->nopnds) {
+        VERR(v, in, "operand 1 of 'wmma.load.%c': a {...} vector of %u registers", "abc"[mx], n);
+        return;
+    }
+    /* as a ld vector: a bit-typed element makes the vector .bN (any data of its size);
+       else the elements' one kind must suit the data */
+    bool bit = false;
+    for (unsigned j = 0; j < d->n; j++) {
+        enum tkind k;
+        unsigned sz;
+        bit |= reg_shape(dm, f, &f->opnds[d->first + j], &k, &sz) && k == TK_B;
+    }
+    for (unsigned j = 0; j < d->n; j++) {
+        enum tkind k;
+        unsigned sz;
+        if (!reg_shape(dm, f, &f->opnds[d->first + j], &k, &sz))
+            continue;
+        bool ok;
+        if (sz != (t == T_F64 ? 8u : 4u) || k == TK_PRED)
+            ok = false;
+        else if (bit || k == TK_B)
+            ok = true;
+        else if (t == T_F64)
+            ok = k == TK_F;
+        else if (t == T_F16 || t == T_BF16 || t == T_TF32)
+            ok = t == T_F16 && k == TK_H2;
+        else if (t == T_S8 || t == T_U8 || (mx == 2 && t == T_S32))
+            ok = k == TK_I;
+        else if (mx == 2 && t == T_F32)
+            ok = k == TK_F;
+        else
+            ok = true; /* .s4 / .u4 / .b1 */
+        if (!ok) {
+            VERR(v, in,
+                 "operand 1 of 'wmma.load.%c': a fragment element of type .%s does not hold .%s "
+                 "data",
+                 "abc"[mx],
+                 ir_type_name((enum ir_type)decl_of(dm, f, &f->opnds[d->first + j])->type),
+                 ir_type_name((enum ir_type)t));
+            return;
+        }
+    }
+    if (in->nopnd >= 2 && !addr_reg_ok(dm, f, ir_opnd(f, in, 1), 0))
+        VERR(v, in, "operand 2 of 'wmma.load.%c': the address register is a 32- or 64-bit "
+                    "integer", "abc"[mx]);
+    if (in->nopnd >= 3 && ir_opnd(f, in, 2)->kind == OPK_REG &&
+        !int_reg_ok(dm, f, ir_opnd(f, in, 2), 4))
+        VERR(v, in, "operand 3 of 'wmma.load.%c': the stride is a 32-bit integer", "abc"[mx]);
 }
 
 /* Forms probed on ptxas 13 (see the file comment; verify_int.h). */
@@ -844,6 +1236,9 @@ void verify_probed_forms2(struct vctx *v, const struct declmap *dm, const struct
     case OP_WMMA_STORE:
         wmma_store(v, dm, in);
         break;
+    case OP_WMMA_LOAD:
+        wmma_load(v, dm, in);
+        break;
     case OP_TEX: {
         const unsigned t = in->type[0];
         if (t != T_U32 && t != T_S32 && t != T_F32 && t != T_F16 && t != T_F16X2)
@@ -854,6 +1249,16 @@ void verify_probed_forms2(struct vctx *v, const struct declmap *dm, const struct
                  t == T_F16X2 ? 2 : 4);
         break;
     }
+    case OP_TLD4:
+        tld4(v, dm, in);
+        break;
+    case OP_LDMATRIX:
+        ldmatrix(v, dm, in);
+        break;
+    case OP_RED:
+    case OP_RED_ASYNC:
+        red_async(v, dm, in);
+        break;
     case OP_WGMMA_MMA_ASYNC:
     case OP_WGMMA_MMA_ASYNC_SP:
         wgmma(v, dm, in);

@@ -6,7 +6,10 @@
  * Barriers count threads: bar.sync / barrier.sync id [, count] by lanes M adds popcount(M);
  * without a count the barrier needs every live (not exited) thread of the CTA, so threads that
  * exited early do not hold it up. bar.arrive counts without waiting; bar.red also reduces a
- * predicate (popc / and / or) whose result every participating thread receives.
+ * predicate (popc / and / or) whose result every participating thread receives. On sm_70+
+ * the paths of a diverged warp arrive at a non-aligned barrier one by one (its.c): each
+ * path's lanes wait on their own (warp.bw), the release marks them released in every warp
+ * and wakes warps whose paths all waited (CTA_BAR_PATHS).
  *
  * barrier.cluster is split phase: arrive counts the thread without waiting, wait parks until
  * every live thread of the cluster (all its CTAs, struct cluster) arrived in the phase the
@@ -33,6 +36,25 @@ static bool try_release(struct cta *c, unsigned id)
         return false;
     for (uint32_t i = 0; i < c->nwarps; i++) {
         struct warp *w = &c->warps[i];
+        struct its_bw *B = w->bw;
+        if (B && B->mask[id]) {
+            /* paths waiting at it on their own (its.c): released, with their bar.red results */
+            const uint32_t m = B->mask[id];
+            B->mask[id] = 0;
+            B->wait &= ~m;
+            B->done |= m;
+            for (unsigned l = 0; l < 32; l++)
+                if (m >> l & 1)
+                    B->val[l] = B->kind[l] == 1   ? b->popc
+                                : B->kind[l] == 2 ? b->red_and
+                                : B->kind[l] == 3 ? b->red_or
+                                                  : 0;
+            if (w->state == WS_PARKED && w->bar_id == CTA_BAR_PATHS) {
+                w->state = WS_RUN;
+                w->its_bar_yields = 0;
+            }
+            continue;
+        }
         if (w->state != WS_PARKED || w->bar_id != id)
             continue;
         w->state = WS_RUN;
@@ -62,9 +84,10 @@ static bool try_release(struct cta *c, unsigned id)
     return true;
 }
 
-/* A barrier instruction (see internal.h). */
-void cta_barrier(struct warp *w, uint32_t M, uint32_t arrive, unsigned id, unsigned count, int red, uint32_t predv,
-                 const struct ir_opnd *dst)
+/* Count the arrival of lanes `arrive` of w at barrier id (red > 0: reduce predicates predv of
+ * lanes M). Inlined: it runs at every warp's arrival. */
+static inline __attribute__((always_inline)) void bar_count(struct warp *w, uint32_t M, uint32_t arrive, unsigned id, unsigned count,
+                      int red, uint32_t predv)
 {
     struct cta *c = w->cta;
     struct barrier *b = &c->bars[id];
@@ -93,6 +116,15 @@ void cta_barrier(struct warp *w, uint32_t M, uint32_t arrive, unsigned id, unsig
             b->red_or = true;
     }
     c->bar_pending |= 1u << id;
+}
+
+/* A barrier instruction (see internal.h). */
+void cta_barrier(struct warp *w, uint32_t M, uint32_t arrive, unsigned id, unsigned count, int red, uint32_t predv,
+                 const struct ir_opnd *dst)
+{
+    struct cta *c = w->cta;
+    struct barrier *b = &c->bars[id];
+    bar_count(w, M, arrive, id, count, red, predv);
     if (red >= 0) {
         w->state = WS_PARKED;
         w->bar_id = (uint8_t)id;
@@ -107,6 +139,27 @@ void cta_barrier(struct warp *w, uint32_t M, uint32_t arrive, unsigned id, unsig
         b->nparked++;
     }
     try_release(c, id);
+}
+
+/* A path's arrival at a non-aligned barrier (see internal.h). */
+bool cta_bar_path(struct warp *w, uint32_t pc, uint32_t M, unsigned id, unsigned count, int red,
+                  uint32_t predv)
+{
+    struct cta *c = w->cta;
+    struct its_bw *B = w->bw;
+    bar_count(w, M, M, id, count, red, predv);
+    if (!B->mask[id]) {
+        B->pc[id] = pc;
+        B->fn[id] = w->fn;
+    }
+    B->mask[id] |= M;
+    B->wait |= M;
+    for (unsigned l = 0; l < 32; l++)
+        if (M >> l & 1)
+            B->kind[l] = (uint8_t)(red > 0 ? red : 0);
+    c->bars[id].nparked++;
+    try_release(c, id);
+    return (B->done & M) != 0;
 }
 
 /* ------------------------------------------------------------------ barrier.cluster */
@@ -287,15 +340,45 @@ static void count_str(uint32_t count, char *buf, size_t n)
         snprintf(buf, n, "all");
 }
 
-/* The deadlock report of warp w parked at CTA barrier w->bar_id: how many threads arrived of
- * how many, thread counts that differ within the phase, and where the warps waiting at the
- * other barriers stand (the first warp at each, with its instruction). */
-static void deadlock_msg(const struct cta *c, const struct warp *w, char *msg, size_t n)
+/* The lowest barrier id lanes of warp w wait at as a path of their own (its.c), or 16. */
+static unsigned path_bar(const struct warp *w)
 {
-    const struct barrier *b = &c->bars[w->bar_id];
+    for (unsigned id = 0; w->bw && id < 16; id++)
+        if (w->bw->mask[id])
+            return id;
+    return 16;
+}
+
+/* Where warp o waits at barrier id: its instruction (the one it parked after, or for lanes of
+ * its own paths the one the first of them waits at) as "NAME+0xPC (FILE:LINE)" into buf. */
+static void wait_place(const struct warp *o, unsigned id, char *buf, size_t n)
+{
+    const struct xfunc *fn = o->fn;
+    uint32_t p;
+    if (o->bar_id == CTA_BAR_PATHS) {
+        fn = o->bw->fn[id];
+        p = o->bw->pc[id];
+    } else {
+        const uint32_t opc = o->stk[o->depth - 1].pc;
+        p = opc ? opc - 1 : 0;
+    }
+    const struct ir_module *m = fn->m;
+    const struct ir_insn *in = p < fn->ninsns ? &fn->f->insns[p] : &fn->insns[fn->ninsns];
+    snprintf(buf, n, "%s+%#x (%s:%u)", ir_str(m, fn->f->name), p * 16,
+             m->filename ? m->filename : "<ptx>", in->line);
+}
+
+/* The deadlock report of warp w waiting at CTA barrier id (parked there, or lanes of its
+ * paths): how many threads arrived of how many, thread counts that differ within the phase,
+ * the lanes of w that wait as paths of their own, and where the warps waiting at the other
+ * barriers stand (the first warp at each, with its instruction). */
+static void deadlock_msg(const struct cta *c, const struct warp *w, unsigned id, char *msg,
+                         size_t n)
+{
+    const struct barrier *b = &c->bars[id];
     const uint32_t need = b->expected ? b->expected : c->live_threads;
     size_t k = (size_t)snprintf(msg, n, "barrier %u can never complete: %u of %u threads arrived",
-                                w->bar_id, b->arrived, need);
+                                id, b->arrived, need);
     if (b->mixed && k < n) {
         char c1[16], c2[16];
         count_str(b->expected, c1, sizeof c1);
@@ -306,22 +389,31 @@ static void deadlock_msg(const struct cta *c, const struct warp *w, char *msg, s
     }
     if (k < n)
         k += (size_t)snprintf(msg + k, n - k, ", every other live warp is waiting or has exited");
-    uint32_t shown = 1u << w->bar_id;
+    if (w->bar_id == CTA_BAR_PATHS && k < n)
+        k += (size_t)snprintf(msg + k, n - k, "; lanes %08x of warp %u wait at it", w->bw->mask[id],
+                              w->id);
+    uint32_t shown = 1u << id;
     for (uint32_t i = 0; i < c->nwarps && k < n; i++) {
         const struct warp *o = &c->warps[i];
-        if (o->state != WS_PARKED || o->bar_id >= 16 || (shown >> o->bar_id & 1))
+        if (o->state != WS_PARKED)
             continue;
-        shown |= 1u << o->bar_id;
-        const struct barrier *ob = &c->bars[o->bar_id];
-        const uint32_t opc = o->stk[o->depth - 1].pc;
-        const uint32_t p = opc ? opc - 1 : 0;
-        const struct xfunc *fn = o->fn;
-        const struct ir_module *m = fn->m;
-        const struct ir_insn *in = p < fn->ninsns ? &fn->f->insns[p] : &fn->insns[fn->ninsns];
-        k += (size_t)snprintf(msg + k, n - k,
-                              "; %u threads wait at barrier %u (warp %u at %s+%#x (%s:%u))",
-                              ob->arrived, o->bar_id, o->id, ir_str(m, fn->f->name), p * 16,
-                              m->filename ? m->filename : "<ptx>", in->line);
+        /* a warp parked at a barrier, or lanes of its paths waiting at barriers */
+        uint32_t ids = 0;
+        if (o->bar_id == CTA_BAR_PATHS) {
+            for (unsigned j = 0; j < 16; j++)
+                if (o->bw->mask[j])
+                    ids |= 1u << j;
+        } else if (o->bar_id < 16) {
+            ids = 1u << o->bar_id;
+        }
+        for (ids &= ~shown; ids && k < n; ids &= ids - 1) {
+            const unsigned ob_id = (unsigned)__builtin_ctz(ids);
+            shown |= 1u << ob_id;
+            char where[160];
+            wait_place(o, ob_id, where, sizeof where);
+            k += (size_t)snprintf(msg + k, n - k, "; %u threads wait at barrier %u (warp %u at %s)",
+                                  c->bars[ob_id].arrived, ob_id, o->id, where);
+        }
     }
 }
 
@@ -332,7 +424,8 @@ void cta_report_deadlock(struct cta *c)
         struct warp *w = &c->warps[i];
         if (w->state != WS_PARKED)
             continue;
-        char msg[640];
+        char msg[768];
+        uint32_t pc = w->stk[w->depth - 1].pc, lane_mask = w->bar_mask;
         if (w->bar_id == CTA_BAR_WGMMA) {
             wgmma_deadlock_msg(w, msg, sizeof msg);
         } else if (w->bar_id == CTA_BAR_CLUSTER) {
@@ -340,11 +433,22 @@ void cta_report_deadlock(struct cta *c)
                      "barrier.cluster can never complete: %u of %u threads of the cluster "
                      "arrived, every other live warp is waiting or has exited",
                      c->clu->arrived, c->clu->n * c->L->nthreads - c->clu->exited);
+        } else if (w->bar_id == CTA_BAR_PATHS) {
+            /* the warp's paths wait (its.c): at the first barrier lanes of it wait at */
+            const unsigned id = path_bar(w);
+            pc++; /* the top path stands at its instruction, not past it */
+            if (id < 16) {
+                deadlock_msg(c, w, id, msg, sizeof msg);
+                lane_mask = w->bw->mask[id];
+                if (w->bw->fn[id] == w->fn)
+                    pc = w->bw->pc[id] + 1;
+            } else {
+                snprintf(msg, sizeof msg, "the paths of warp %u wait for each other", w->id);
+            }
         } else {
-            deadlock_msg(c, w, msg, sizeof msg);
+            deadlock_msg(c, w, w->bar_id, msg, sizeof msg);
         }
-        uint32_t pc = w->stk[w->depth - 1].pc;
-        interp_fault(w, pc ? pc - 1 : 0, (unsigned)__builtin_ctz(w->bar_mask ? w->bar_mask : 1),
+        interp_fault(w, pc ? pc - 1 : 0, (unsigned)__builtin_ctz(lane_mask ? lane_mask : 1),
                      TRAP_DEADLOCK, 0, 0, 0, false, msg);
         return;
     }

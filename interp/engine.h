@@ -151,7 +151,8 @@ struct engine_warp_info {
     uint32_t valid;             /* lanes that exist (a partial last warp has fewer) */
     uint32_t exited;            /* lanes that exited */
     uint32_t bar_id;            /* ENGINE_WARP_BARRIER: the barrier (16: barrier.cluster,
-                                   17: a wgmma.mma_async waiting for its warpgroup) */
+                                   17: a wgmma.mma_async waiting for its warpgroup, 18: every
+                                   path of the warp waits, some at non-aligned barriers) */
     uint32_t simt_depth;        /* SIMT stack entries (divergence nesting) */
 };
 

@@ -421,7 +421,10 @@ static void check_pre(struct warp *w, uint32_t pc, const struct ir_insn *in, uin
             const uint32_t cnt = in->nopnd > ci + (in->mode == MODE_RED)
                                      ? (uint32_t)vm_get(w, &O[ci], (unsigned)__builtin_ctz(M))
                                      : 0;
-            check_bar_arrival(w, pc, M, cnt, in->mode != MODE_ARRIVE);
+            /* (lanes of a path that arrived already and waits, or was released and steps
+             * past the barrier now, its.c, do not arrive again) */
+            if (!(w->bw && (M & (w->bw->wait | w->bw->done))))
+                check_bar_arrival(w, pc, M, cnt, in->mode != MODE_ARRIVE);
             if (in->mode != MODE_ARRIVE && (in->op == OP_BAR || (in->fl & IR_FL(FL_ALIGNED))))
                 check_barrier(w, pc, M, w->valid & ~w->exited, cnt);
         } else if (in->op == OP_BARRIER_CLUSTER && (in->fl & IR_FL(FL_ALIGNED)) && M) {

@@ -213,6 +213,22 @@ struct its_susp {
     bool used;
 };
 
+/* Independent thread scheduling (its.c, cta.c): the warp's lanes at non-aligned CTA barriers
+ * (barrier.sync / barrier.red without .aligned), which each path of a warp arrives at on its
+ * own. A path's lanes arrive (counted as threads), then wait in their SIMT entry, still at the
+ * barrier instruction, while the warp's other paths run; the release moves them to `done`
+ * with their bar.red result, and they step past the instruction when it runs for them next.
+ * Allocated at a warp's first such wait. */
+struct its_bw {
+    uint32_t wait;              /* lanes that arrived and wait for a release */
+    uint32_t done;              /* lanes released and not past the instruction yet */
+    uint32_t mask[16];          /* waiting lanes per barrier id */
+    uint32_t pc[16];            /* the instruction the first of them waits at, and its function */
+    const struct xfunc *fn[16];
+    uint8_t kind[32];           /* per lane: its bar.red (1 popc, 2 and, 3 or), 0 sync */
+    uint32_t val[32];           /* per released lane: its bar.red result */
+};
+
 /* A call frame: where to return, and the caller's state to restore. */
 struct call_rec {
     struct xfunc *caller;
@@ -294,6 +310,7 @@ struct warp {
     uint32_t nsusp, susp_used;
     bool its_resumed;           /* suspended activations were resumed since the last barrier
                                    wait (its.c gives their other paths a turn first) */
+    struct its_bw *bw;          /* paths at non-aligned CTA barriers (NULL before the first) */
 };
 /* warp.its_stall: quanta in a row with an unchanged signature (its.c), and this bit: a yield
  * is due but the activation running at the quantum's end had no other path (a spin loop that
@@ -382,8 +399,10 @@ struct cta {
 
 /* The cluster barrier's slot in warp.bar_id (after the 16 named ones): barrier.cluster waits
  * for every live thread of the CTA's cluster (struct cluster); CTA_BAR_WGMMA: the warp waits
- * at a wgmma.mma_async for the other warps of its warpgroup (wgmma.c). */
-enum { CTA_BAR_CLUSTER = 16, CTA_BAR_WGMMA = 17 };
+ * at a wgmma.mma_async for the other warps of its warpgroup (wgmma.c); CTA_BAR_PATHS: every
+ * path of the warp that could run waits, some at non-aligned CTA barriers (struct its_bw),
+ * until one of those releases lanes of the warp. */
+enum { CTA_BAR_CLUSTER = 16, CTA_BAR_WGMMA = 17, CTA_BAR_PATHS = 18 };
 
 /* A host thread running CTAs: up to `nres` resident CTAs interleaved round by round (more
  * than one for cooperative launches, so CTAs spinning on each other make progress). */
@@ -489,6 +508,20 @@ uint32_t its_far_pred(const struct warp *w, uint32_t slot, uint32_t *lanes);
 /* The bar.red of those lanes completed: store result v in their register rf/slot (a
  * predicate when rf is RF_PRED, else a .b32 register), in their own frames. */
 void its_far_result(struct warp *w, unsigned rf, uint32_t slot, uint32_t v);
+/* A non-aligned CTA barrier (barrier.sync / barrier.red without .aligned; red: 0 sync, 1 popc,
+ * 2 and, 3 or, predv the predicate bits) at pc executed by lanes M, the top entry's, of a warp
+ * with independent thread scheduling whose other lanes may run elsewhere: fresh lanes arrive
+ * (counted as threads) and wait, another path of the warp runs meanwhile (or the warp parks,
+ * CTA_BAR_PATHS, until a release); lanes released since step past it. 1: lanes M pass the
+ * barrier now (*v their bar.red result), the caller moves the top entry past pc; 0: the
+ * caller reloads the top entry; -1: out of memory or SIMT stack. */
+int its_bar_path(struct warp *w, uint32_t pc, uint32_t M, unsigned id, unsigned count, int red,
+                 uint32_t predv, uint32_t *v);
+/* Does warp w have lanes waiting at, or just released from, a non-aligned barrier (its.c)? */
+static inline bool its_bar_busy(const struct warp *w)
+{
+    return w->bw && (w->bw->wait | w->bw->done) != 0;
+}
 /* its_warp_sync found that lanes of w can never join lanes M at the aligned barrier `id` at
  * pc (they wait elsewhere): the deadlock report's text, naming the lanes at each place, the
  * other place's barrier and its PTX position, in buf. */
@@ -539,6 +572,12 @@ void cta_free(struct cta *c);
  * barrier completes or it only arrives. */
 void cta_barrier(struct warp *w, uint32_t M, uint32_t arrive, unsigned id, unsigned count, int red, uint32_t predv,
                  const struct ir_opnd *dst);
+
+/* The arrival of lanes M of w (a path under independent thread scheduling, its.c) at the
+ * non-aligned CTA barrier id: counted as M's threads, M waits (w->bw) until the release.
+ * true when this arrival completed the barrier (M, with every waiting lane, released). */
+bool cta_bar_path(struct warp *w, uint32_t pc, uint32_t M, unsigned id, unsigned count, int red,
+                  uint32_t predv);
 
 /* barrier.cluster.arrive by lanes A (they do not wait). 0, or -1 when a lane of A already
  * arrived in the barrier's current phase (each thread arrives once per phase). */

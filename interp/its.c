@@ -33,6 +33,17 @@
  *  - .sync collectives (shfl, vote, match, redux, elect; its_collective_sync, from
  *    ops/warp.inc): wait as bar.warp.sync does for the live lanes their member masks name;
  *    once all stand there the sibling paths merge and the instruction runs once for them all.
+ *  - A non-aligned CTA barrier (barrier.sync / barrier.red without .aligned, which the
+ *    threads of a warp may reach at different instructions: cooperative groups'
+ *    thread_block::sync, __barrier_sync_count) is per path (its_bar_path): the path's
+ *    threads arrive (the barrier counts threads, cta.c) and wait in their entry, still at the
+ *    instruction (struct its_bw), while the warp's other paths run; when no path can run the
+ *    warp parks (CTA_BAR_PATHS) until a release, which marks every waiting lane of every
+ *    warp released: each path steps past its instruction (with its bar.red result) when it
+ *    runs next. A warp whose paths all wait is no deadlock while the barrier can complete.
+ *    Arrivals count threads, as on the stack-based targets: a thread count reached by parts
+ *    of warps completes the barrier (the PTX ISA has each thread also wait for the other
+ *    non-exited threads of its warp; where part of a warp never arrives, a GPU may hang).
  *  - Calls: entries below the current call's base belong to the caller's frame, and a quantum
  *    yield switches paths within one activation. A path waiting at bar.warp.sync or a barrier
  *    inside a called function (nvcc -G calls __syncwarp through a .func) for lanes of its
@@ -46,6 +57,7 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "interp/internal.h"
@@ -198,6 +210,111 @@ bool its_sync_ready(const struct warp *w, uint32_t pc, uint32_t M, uint32_t need
 }
 
 /*
+ * The top entry of warp w waits for lanes `miss`, `at` (lanes standing where it waits) being
+ * there already: let another path run. 0, or -1 when no other path can run now (see
+ * its_warp_sync).
+ */
+static int its_wait(struct warp *w, uint32_t miss, uint32_t at, bool resumed)
+{
+    /* Every path waiting at a barrier (each at a different one) hands the warp to the next
+     * for ever, no instruction but barriers running: far more barrier yields in one quantum
+     * than the warp has paths means none can ever arrive (a deadlock, reported by the
+     * caller). A path that works between its barrier waits ends the quantum and resets the
+     * count (its_quantum). */
+    if (++w->its_bar_yields > 4 * (w->depth + 1) + 8)
+        return -1;
+    const uint32_t b = its_base(w), t = w->depth - 1;
+    uint32_t act = 0; /* lanes in this activation's entries */
+    for (uint32_t i = b; i <= t; i++)
+        act |= w->stk[i].mask;
+    /* The missing lanes are all in callers' activations: suspend this one (and those between)
+     * and run the innermost caller's activation that holds one (activation k's lanes: those
+     * of call k - 1; the kernel's: all). Paths of this activation that do not wait here
+     * (lanes the masks do not name) get a turn first after each resume. */
+    if (w->ncalls && !(miss & w->calls[w->ncalls - 1].mask) && !(resumed && (act & ~at))) {
+        uint32_t k = w->ncalls - 1;
+        while (k > 0 && !(miss & w->calls[k - 1].mask))
+            k--;
+        if (warp_suspend(w, k) != 0)
+            return -1;
+    }
+    return its_yield(w) ? 0 : -1;
+}
+
+/* No path of warp w can run now: when lanes of it wait at non-aligned barriers (its_bar_path),
+ * park it until one of those releases lanes of it (cta.c wakes it) and return true. */
+static bool its_bar_park(struct warp *w)
+{
+    if (!w->bw || !w->bw->wait)
+        return false;
+    w->state = WS_PARKED;
+    w->bar_id = CTA_BAR_PATHS;
+    w->bar_red = 0;
+    w->bar_mask = w->bw->wait;
+    return true;
+}
+
+/* A non-aligned CTA barrier reached by a path of the warp (see internal.h). */
+int its_bar_path(struct warp *w, uint32_t pc, uint32_t M, unsigned id, unsigned count, int red,
+                 uint32_t predv, uint32_t *v)
+{
+    struct its_bw *B = w->bw;
+    if (!B) {
+        B = calloc(1, sizeof *B);
+        if (!B)
+            return -1;
+        w->bw = B;
+    }
+    const uint32_t t = w->depth - 1;
+    struct simt_entry *s = w->stk;
+    const uint32_t A = s[t].mask, rpc = s[t].rpc;
+    s[t].pc = pc;
+    /* one kind of lanes at a time (released, waiting, arriving): the others stay in an entry
+     * of their own at pc, below, and run the instruction again after these */
+    const uint32_t D = M & B->done, W = M & B->wait, F = M & ~(B->done | B->wait);
+    const uint32_t X = D ? D : W ? W : F;
+    if (X != M) {
+        s[t].mask = A & ~X;
+        return warp_push(w, pc, rpc, X) != 0 ? -1 : 0;
+    }
+    if (D || (F && cta_bar_path(w, pc, F, id, count, red, predv))) {
+        /* released (now, or while they waited): past the barrier with the result */
+        *v = B->val[__builtin_ctz(M)];
+        B->done &= ~M;
+        /* sibling paths released at this instruction leave it with this one, as one path (a
+         * GPU reconverges them before the barrier: __activemask() after cooperative groups'
+         * grid.sync(), whose lane 0 spins apart, is the whole warp again) */
+        uint32_t seen = s[t].mask;
+        for (uint32_t i = t; i-- > its_base(w) && s[i].rpc == rpc;) {
+            const uint32_t own = s[i].mask & ~seen;
+            seen |= s[i].mask;
+            if (own == 0 || own != s[i].mask || s[i].pc != pc || s[i].susp ||
+                (own & ~B->done) != 0)
+                continue;
+            s[t].mask |= own;
+            s[i].mask = 0;
+            B->done &= ~own;
+        }
+        return 1;
+    }
+    if (F && A != F) {
+        /* lanes the guard left out go on past the barrier, the arrived ones wait below */
+        s[t].mask = F;
+        if (warp_push(w, pc + 1, rpc, A & ~F) != 0)
+            return -1;
+        warp_reconverge(w);
+        return 0;
+    }
+    /* wait: another path runs, else the warp parks until a release */
+    const uint32_t live = w->valid & ~w->exited;
+    const bool resumed = w->its_resumed;
+    w->its_resumed = false;
+    if ((live & ~B->wait) == 0 || its_wait(w, live & ~B->wait, B->wait, resumed) < 0)
+        its_bar_park(w);
+    return 0;
+}
+
+/*
  * bar.warp.sync (bar false) or an aligned CTA barrier (bar true) at pc executed by lanes M
  * (the top entry) that needs the lanes `need`, which holds live lanes outside M. When every
  * needed live lane waits at pc (in this activation or a suspended one of the same function),
@@ -224,29 +341,10 @@ int its_warp_sync(struct warp *w, uint32_t pc, uint32_t M, uint32_t need, bool b
     w->its_resumed = false;
     s[t].pc = pc;
     if (miss != 0) {
-        /* Every path waiting at a barrier (each at a different one) hands the warp to the
-         * next for ever, no instruction but barriers running: far more barrier yields in one
-         * quantum than the warp has paths means none can ever arrive (a deadlock, reported
-         * by the caller). A path that works between its barrier waits ends the quantum and
-         * resets the count (its_quantum). */
-        if (++w->its_bar_yields > 4 * (w->depth + 1) + 8)
-            return -1;
-        uint32_t act = 0; /* lanes in this activation's entries */
-        for (uint32_t i = b; i <= t; i++)
-            act |= s[i].mask;
-        /* The missing lanes are all in callers' activations: suspend this one (and those
-         * between) and run the innermost caller's activation that holds one (activation k's
-         * lanes: those of call k - 1; the kernel's: all). Paths of this activation that do
-         * not wait here (lanes the masks do not name) get a turn first after each resume. */
-        if (w->ncalls && !(miss & w->calls[w->ncalls - 1].mask) &&
-            !(resumed && (act & ~at))) {
-            uint32_t k = w->ncalls - 1;
-            while (k > 0 && !(miss & w->calls[k - 1].mask))
-                k--;
-            if (warp_suspend(w, k) != 0)
-                return -1;
-        }
-        return its_yield(w) ? 0 : -1;
+        const int r = its_wait(w, miss, at, resumed);
+        if (r < 0 && its_bar_park(w))
+            return 0; /* lanes wait at a non-aligned barrier: until its release */
+        return r;
     }
     /* everyone is here: siblings of the top merge into it, other waiting leaves step on */
     const uint32_t R = s[t].rpc;

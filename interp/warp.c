@@ -270,6 +270,8 @@ int warp_init(struct warp *w, struct cta *c, uint32_t id, struct xfunc *kf, uint
         w->susp[i].used = false;
     w->susp_used = 0;
     w->its_resumed = false;
+    if (w->bw)
+        memset(w->bw, 0, sizeof *w->bw);
     w->bar_red = 0;
     w->bar_far = false;
     w->mc.lo = 0;
@@ -331,6 +333,8 @@ void warp_free(struct warp *w)
     }
     free(w->susp);
     w->susp = NULL;
+    free(w->bw);
+    w->bw = NULL;
     w->nsusp = w->susp_used = 0;
     w->arena = NULL;
     w->tmpl_serial = 0;
