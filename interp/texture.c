@@ -1,6 +1,6 @@
 /*
- * interp/texture.c — texture and surface instructions: tex (1d/2d/3d/a1d/a2d, plain, .level
- * and .grad), tld4, txq,
+ * interp/texture.c — texture and surface instructions: tex (1d/2d/3d/a1d/a2d/cube/acube,
+ * plain, .level and .grad), tld4 (2d/a2d/cube/acube), txq,
  * istypep, suld.b, sust.b / sust.p, sured.b / sured.p, suq, on the descriptors of
  * interp/texture.h.
  *
@@ -41,6 +41,10 @@
  *     are sampled with clamp addressing, or with seamlessCubemap (ITEX_F_SEAMLESS) a texel
  *     past an edge is read from the adjacent face (tx_cube_wrap); tex.grad's
  *     direction gradients become face-coordinate gradients (tx_cube_grad);
+ *   - tld4 (2d, a2d, cube, acube): the four texels of level 0 linear filtering would read
+ *     (the ISA's bilerp footprint), (i, j+1), (i+1, j+1), (i+1, j), (i, j), component .comp
+ *     of each; layer and cubemap face as for tex, so on a cubemap the footprint is clamped
+ *     to the face or, seamless, continues on the adjacent face;
  *   - mipmaps (not in the guide's appendix; ptxemu's rule, tx_sample_lod): level of detail 0
  *     for tex, the operand of tex.level, log2 of the longer gradient in level-0 texels for
  *     tex.grad (with maxAnisotropy > 1: tx_sample_aniso's footprint); plus the bias, clamped to [lod_min, lod_max] and [0, levels - 1]; nearest level
@@ -264,8 +268,8 @@ bool interp_tex_ok(const struct ir_func *f, const struct ir_insn *in, const stru
                 (in->type[0] == T_F16X2 && in->vec == 2 &&
                  tx_data_ok(all, &O[0], 2, RF_B32, true))) &&
                tx_addr_ok(all, &O[2], tx_ncoord(&t));
-    case OP_TLD4:
-        return t.dims == 2 && !t.layered && !t.cube && !t.ms && t.comp >= 0 && !t.p &&
+    case OP_TLD4: /* 2d, a2d, cube, acube (tx_lod_ok: no offset on cubemaps) */
+        return t.dims == 2 && !t.ms && t.comp >= 0 && !t.p &&
                !t.query && !t.lod && TX_PRED_OK(in, O) && tx_lod_ok(all, in, O, &t) &&
                (in->type[0] == T_F32 || in->type[0] == T_S32 || in->type[0] == T_U32) &&
                in->type[1] == T_F32 && in->vec == 4 && tx_data_ok(all, &O[0], 4, RF_B32, true) &&
@@ -1026,14 +1030,19 @@ static void tx_tex(struct warp *w, const struct ir_insn *in, const struct ir_opn
         memcpy(cx, x, sizeof cx);
     }
     if (in->op == OP_TLD4) {
-        float u[2] = {0, 0};
+        /* the texels linear filtering would read (tx_sample): of the layer a2d / acube
+           select, on a cubemap the face the direction picks, at its face coordinates (cx);
+           tx_fetch applies the address modes (per face: clamp, or the adjacent face's
+           texel with seamlessCubemap) */
+        float x[2];
+        if (fm->cube)
+            memcpy(x, cx, sizeof x);
+        else
+            memcpy(x, xc, sizeof x);
         int64_t i0[2];
         for (unsigned d = 0; d < 2; d++) {
-            float f;
-            memcpy(&f, &xc[d], 4);
             const uint64_t n = d ? t->height : t->width;
-            u[d] = (t->norm_coords ? f * (float)n : f) - 0.5f;
-            i0[d] = tx_floor(u[d]);
+            i0[d] = tx_floor((t->norm_coords ? x[d] * (float)n : x[d]) - 0.5f);
         }
         /* (i, j+1), (i+1, j+1), (i+1, j), (i, j) */
         static const unsigned di[4] = {0, 1, 1, 0}, dj[4] = {1, 1, 0, 0};
