@@ -419,6 +419,12 @@ void verify_other(struct vctx *v, const struct declmap *dm, const struct ir_insn
         VERR(v, in, "'%s' needs a cache level (.L1, .L2, ...)", name);
     if (in->op == OP_MEMBAR)
         verify_membar(v, in);
+    /* fence takes a state space only as fence.proxy.async{.global,.shared::{cta,cluster}}
+       (ptxas 13: "No state space qualifier expected for instruction 'fence'", and "State
+       space incorrect for instruction 'fence.proxy'" for the other proxy kinds) */
+    if (in->op == OP_FENCE && in->space != SP_NONE &&
+        !(has_mod(f, in, MOD_PROXY) && has_mod(f, in, MOD_ASYNC)))
+        VERR(v, in, "'fence' takes a state space only as fence.proxy.async");
     if (in->op == OP_WGMMA_MMA_ASYNC || in->op == OP_WGMMA_MMA_ASYNC_SP)
         verify_wgmma_types(v, in);
     verify_int_opnds(v, dm, in);
@@ -689,9 +695,14 @@ void verify_probed_forms(struct vctx *v, const struct declmap *dm,
                     VERR(v, in, "operand %u of '%s': a texture or surface handle register is "
                                 "64-bit", i + 1, name);
             if (o->kind == OPK_ADDR && (in->op == OP_TXQ || in->op == OP_SUQ) &&
-                o->slot != IR_NOSLOT && v->m->address_size == 64 && !int_reg_ok(dm, f, o, 8))
-                VERR(v, in, "operand %u of '%s': a texture or surface handle register is "
-                            "64-bit", i + 1, name);
+                o->slot != IR_NOSLOT && v->m->address_size == 64) {
+                struct ir_opnd r = *o; /* the register of [r] (int_reg_ok takes registers) */
+                r.kind = OPK_REG;
+                r.n = 1;
+                if (!int_reg_ok(dm, f, &r, 8))
+                    VERR(v, in, "operand %u of '%s': a texture or surface handle register is "
+                                "64-bit", i + 1, name);
+            }
         }
         /* the coordinates: of the coordinate type (texture; surfaces: 32-bit integers),
            but a layered geometry's first, the array index, a 32-bit integer */
