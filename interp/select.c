@@ -150,9 +150,13 @@ const char *interp_unsupported_why(const struct ir_func *f, const struct ir_insn
                "with .level), .array_size, .num_mipmap_levels, .num_samples, .channel_data_type, "
                ".channel_order, .normalized_coords, .filter_mode, .addr_mode_{0,1,2} and suq "
                ".width, .height, .depth, .array_size, .channel_data_type, .channel_order, "
-               ".memory_layout of an object in a .b64 register; .force_unnormalized_coords is "
-               "defined only for independent-mode samplers (.samplerref), which CUDA 13 cannot "
-               "bind)";
+               ".memory_layout of an object in a .b64 register, and txq "
+               ".force_unnormalized_coords, .filter_mode, .addr_mode_{0,1,2} of a .samplerref "
+               "variable (independent mode) whose initializer sets that member; "
+               ".force_unnormalized_coords is defined only for those (the ISA: independent-mode "
+               ".samplerref; a GPU answers it for a texture object from driver state no document "
+               "describes), a member an initializer leaves unset has the driver's undocumented "
+               "default (CUDA 13 has no API to set it), and .texref variables cannot be bound)";
     case OP_SULD:
     case OP_SUST:
     case OP_SURED:
