@@ -614,6 +614,21 @@ void b_init_field(struct ptx_builder *b, struct ptx_tok key, struct ptx_tok val,
         b_err(b, key.off, "unknown texture member '%.*s'", (int)key.len, tok_s(b, key));
         return;
     }
+    /* the members each type has, and a .samplerref's five at most (ptxas 13: "Unrecognized
+       field name '…' in opaque struct initializer", "Too many elements in opaque struct
+       initializer"; a .texref or .surfref may repeat a member) */
+    const unsigned has = t == T_SAMPLERREF ? 0x1Fu      /* addr_mode_0..2, filter_mode, force_… */
+                         : t == T_SURFREF  ? 0x7C0u     /* width … channel_order */
+                                           : 0x7EFu;    /* all but force_unnormalized_coords */
+    if (!(has >> f & 1)) {
+        b_err(b, key.off, "a .%s has no member '%s'", ir_type_name((enum ir_type)t),
+              ir_texfield_name((enum ir_texfield)f));
+        return;
+    }
+    if (t == T_SAMPLERREF && b->decl.ntex >= 2 * 5) {
+        b_err(b, key.off, "a .samplerref initializer has at most 5 members");
+        return;
+    }
     if (f == TXF_FORCE_UNNORMALIZED_COORDS)
         ISA_FEATURE(b, ISR_TXQ_UNNORM, "force_unnormalized_coords", key.off);
     int kw = f == TXF_ADDR_MODE_0 || f == TXF_ADDR_MODE_1 || f == TXF_ADDR_MODE_2 ||

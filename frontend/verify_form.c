@@ -422,6 +422,12 @@ void verify_other(struct vctx *v, const struct declmap *dm, const struct ir_insn
         VERR(v, in, "'%s' needs a cache level (.L1, .L2, ...)", name);
     if (in->op == OP_MEMBAR)
         verify_membar(v, in);
+    /* fence takes a state space only as fence.proxy.async{.global,.shared::{cta,cluster}}
+       (ptxas 13: "No state space qualifier expected for instruction 'fence'", and "State
+       space incorrect for instruction 'fence.proxy'" for the other proxy kinds) */
+    if (in->op == OP_FENCE && in->space != SP_NONE &&
+        !(has_mod(f, in, MOD_PROXY) && has_mod(f, in, MOD_ASYNC)))
+        VERR(v, in, "'fence' takes a state space only as fence.proxy.async");
     if (in->op == OP_WGMMA_MMA_ASYNC || in->op == OP_WGMMA_MMA_ASYNC_SP)
         verify_wgmma_types(v, in);
     verify_int_opnds(v, dm, in);

@@ -641,6 +641,31 @@ static bool f8f6f4(unsigned t)
  * the kind::f8f6f4 types; integer A: .s32 D; .bf16 / .tf32: .f32; .f64: .f64; f16 and the
  * 8-bit floats: .f16 or .f32; the block-scaled kinds .f32 with scale type .ue8m0 (mxf4nvf4 also
  * .ue4m3) and .e2m1 A and B for mxf4 / mxf4nvf4. */
+/* wmma.mma's accumulator types (d and c): .f16 / .f32 for the two-type form, .s32 for integer
+ * and single-bit A, .f32 for .bf16 / .tf32, .f64 for .f64 (ptxas 13: "Unexpected instruction
+ * types specified for 'wmma.mma'"). */
+static void wmma_mma_types(struct vctx *v, const struct ir_insn *in)
+{
+    unsigned t[6];
+    const unsigned n = insn_types(v->f, in, t, 6);
+    if (n != 2 && n != 4)
+        return; /* the builder's type count rules report these */
+    const unsigned d = t[0], c = t[n - 1], a = n == 4 ? t[1] : T_F16;
+    bool ok;
+    if (a == T_S8 || a == T_U8 || a == T_S4 || a == T_U4 || a == T_B1)
+        ok = d == T_S32 && c == T_S32;
+    else if (a == T_BF16 || a == T_TF32)
+        ok = d == T_F32 && c == T_F32;
+    else if (a == T_F64)
+        ok = d == T_F64 && c == T_F64;
+    else
+        ok = (d == T_F16 || d == T_F32) && (c == T_F16 || c == T_F32);
+    if (!ok)
+        VERR(v, in, "'wmma.mma' with A type .%s does not take D type .%s and C type .%s",
+             ir_type_name((enum ir_type)a), ir_type_name((enum ir_type)d),
+             ir_type_name((enum ir_type)c));
+}
+
 static void mma_types(struct vctx *v, const struct ir_insn *in)
 {
     const struct ir_func *f = v->f;
@@ -1238,6 +1263,9 @@ void verify_probed_forms2(struct vctx *v, const struct declmap *dm, const struct
         break;
     case OP_WMMA_LOAD:
         wmma_load(v, dm, in);
+        break;
+    case OP_WMMA_MMA:
+        wmma_mma_types(v, in);
         break;
     case OP_TEX: {
         const unsigned t = in->type[0];

@@ -710,7 +710,8 @@ struct tex_fault {
     bool wr;
     char msg[256];
 };
-bool interp_tex_ok(const struct ir_func *f, const struct ir_insn *in, const struct ir_opnd *O);
+bool interp_tex_ok(const struct ir_module *m, const struct ir_func *f, const struct ir_insn *in,
+                   const struct ir_opnd *O);
 int interp_tex_exec(struct warp *w, const struct ir_insn *in, const struct ir_opnd *O,
                     uint32_t M, struct tex_fault *tf, const struct tc_mem *mr);
 

@@ -136,13 +136,12 @@ const char *interp_unsupported_why(const struct ir_func *f, const struct ir_insn
     case OP_TEX:
     case OP_TLD4:
         return "unsupported (texture form: the engine runs tex{.level,.grad}.{1d,2d,3d,a1d,a2d,"
-               "cube,acube}.v4 (and .v4.f16 / .v2.f16x2) and tld4.{r,g,b,a}.2d.v4 of "
-               ".f32/.s32/.u32 on a "
+               "cube,acube}.v4 (and .v4.f16 / .v2.f16x2) and tld4.{r,g,b,a}.{2d,a2d,cube,"
+               "acube}.v4 of .f32/.s32/.u32 on a "
                "texture object in a .b64 register, with an optional offset vector (not on "
-               "cubemaps), without depth compare, and tex.{2dms,a2dms}.v4 with .s32 "
+               "cubemaps), without the depth compare operand (CUDA makes no depth "
+               "textures), and tex.{2dms,a2dms}.v4 with .s32 "
                "coordinates (which fault when run: CUDA makes no multisample textures); "
-               "tld4 on layered and cubemap textures is not run (CUDA gathers only from 2D "
-               "arrays, cudaArrayTextureGather); "
                "texture references (.texref "
                "variables) cannot be bound: CUDA 13 has no API for them, use texture objects)";
     case OP_TXQ:
@@ -151,9 +150,13 @@ const char *interp_unsupported_why(const struct ir_func *f, const struct ir_insn
                "with .level), .array_size, .num_mipmap_levels, .num_samples, .channel_data_type, "
                ".channel_order, .normalized_coords, .filter_mode, .addr_mode_{0,1,2} and suq "
                ".width, .height, .depth, .array_size, .channel_data_type, .channel_order, "
-               ".memory_layout of an object in a .b64 register; .force_unnormalized_coords is "
-               "defined only for independent-mode samplers (.samplerref), which CUDA 13 cannot "
-               "bind)";
+               ".memory_layout of an object in a .b64 register, and txq "
+               ".force_unnormalized_coords, .filter_mode, .addr_mode_{0,1,2} of a .samplerref "
+               "variable (independent mode) whose initializer sets that member; "
+               ".force_unnormalized_coords is defined only for those (the ISA: independent-mode "
+               ".samplerref; a GPU answers it for a texture object from driver state no document "
+               "describes), a member an initializer leaves unset has the driver's undocumented "
+               "default (CUDA 13 has no API to set it), and .texref variables cannot be bound)";
     case OP_SULD:
     case OP_SUST:
     case OP_SURED:

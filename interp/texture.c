@@ -1,6 +1,6 @@
 /*
- * interp/texture.c — texture and surface instructions: tex (1d/2d/3d/a1d/a2d, plain, .level
- * and .grad), tld4, txq,
+ * interp/texture.c — texture and surface instructions: tex (1d/2d/3d/a1d/a2d/cube/acube,
+ * plain, .level and .grad), tld4 (2d/a2d/cube/acube), txq,
  * istypep, suld.b, sust.b / sust.p, sured.b / sured.p, suq, on the descriptors of
  * interp/texture.h.
  *
@@ -41,10 +41,17 @@
  *     are sampled with clamp addressing, or with seamlessCubemap (ITEX_F_SEAMLESS) a texel
  *     past an edge is read from the adjacent face (tx_cube_wrap); tex.grad's
  *     direction gradients become face-coordinate gradients (tx_cube_grad);
+ *   - tld4 (2d, a2d, cube, acube): the four texels of level 0 linear filtering would read
+ *     (the ISA's bilerp footprint), (i, j+1), (i+1, j+1), (i+1, j), (i, j), component .comp
+ *     of each; layer and cubemap face as for tex, so on a cubemap the footprint is clamped
+ *     to the face or, seamless, continues on the adjacent face;
  *   - mipmaps (not in the guide's appendix; ptxemu's rule, tx_sample_lod): level of detail 0
  *     for tex, the operand of tex.level, log2 of the longer gradient in level-0 texels for
  *     tex.grad (with maxAnisotropy > 1: tx_sample_aniso's footprint); plus the bias, clamped to [lod_min, lod_max] and [0, levels - 1]; nearest level
  *     (ties up) or the two levels around it blended with a 9-bit fixed-point fraction.
+ * Sampler queries of a .samplerref variable (independent mode; txq .force_unnormalized_coords,
+ * .filter_mode, .addr_mode_N): the member its initializer sets (tx_sampler_member); an unset
+ * member is refused at load.
  * Queries (tx_query): sizes in elements (txq.level: of that level, 0 past the last); array
  * size in layers (cubes of a cubemap array, 0 for a plain cubemap); mipmap levels 0 unless
  * mipmapped; the ISA's {nearest, linear} and {wrap, mirror, clamp_ogl, clamp_to_edge,
@@ -73,7 +80,7 @@ enum tx_bound { TXB_TRAP = 0, TXB_CLAMP, TXB_ZERO };
 enum tx_query {
     TXQ_NONE = 0, TXQ_WIDTH, TXQ_HEIGHT, TXQ_DEPTH, TXQ_ARRAY_SIZE, TXQ_LEVELS, TXQ_CHANNEL_TYPE,
     TXQ_CHANNEL_ORDER, TXQ_NORM_COORDS, TXQ_FILTER, TXQ_ADDR0, TXQ_ADDR1, TXQ_ADDR2, TXQ_SAMPLES,
-    TXQ_LAYOUT
+    TXQ_LAYOUT, TXQ_FORCE_UNNORM
 };
 enum tx_lod { TXL_NONE = 0, TXL_LEVEL, TXL_GRAD };
 
@@ -129,6 +136,7 @@ static struct tx_form tx_form_of(const uint16_t *mods, const struct ir_insn *in)
         case MOD_ADDR_MODE_2: t.query = TXQ_ADDR2; break;
         case MOD_NUM_SAMPLES: t.query = TXQ_SAMPLES; break;
         case MOD_MEMORY_LAYOUT: t.query = TXQ_LAYOUT; break;
+        case MOD_FORCE_UNNORMALIZED_COORDS: t.query = TXQ_FORCE_UNNORM; break;
         case MOD_LEVEL: t.lod = TXL_LEVEL; break;
         case MOD_GRAD: t.lod = TXL_GRAD; break;
         case MOD_ADD: t.red = MODE_ADD; break;
@@ -244,8 +252,42 @@ static bool tx_lod_ok(const struct ir_opnd *all, const struct ir_insn *in,
     }
 }
 
+/* The member sampler query q (txq .force_unnormalized_coords, .filter_mode, .addr_mode_N)
+ * reads of module variable sym, from its initializer: true and *v (the ISA's enumerations:
+ * {nearest, linear}, {wrap, mirror, clamp_ogl, clamp_to_edge, clamp_to_border}, 0 or 1), or
+ * false when sym is no .samplerref of an independent-mode module or its initializer leaves
+ * that member unset. Nothing but the initializer sets a sampler's members: CUDA 13 has no API
+ * for samplers, and ptxas records an unset member as unset (its .nv.info sampler attributes),
+ * leaving the driver's undocumented default. */
+static bool tx_sampler_member(const struct ir_module *m, uint32_t sym, unsigned q, uint32_t *v)
+{
+    if (sym >= m->nsyms || m->syms[sym].type != T_SAMPLERREF || !m->texmode_independent)
+        return false;
+    unsigned want;
+    switch (q) {
+    case TXQ_FORCE_UNNORM: want = TXF_FORCE_UNNORMALIZED_COORDS; break;
+    case TXQ_FILTER: want = TXF_FILTER_MODE; break;
+    case TXQ_ADDR0: want = TXF_ADDR_MODE_0; break;
+    case TXQ_ADDR1: want = TXF_ADDR_MODE_1; break;
+    case TXQ_ADDR2: want = TXF_ADDR_MODE_2; break;
+    default: return false;
+    }
+    const struct ir_sym *s = &m->syms[sym];
+    bool found = false;
+    for (uint32_t k = 0; k < s->ntex_init && s->tex_init + 8 * (uint64_t)(k + 1) <= m->ndata; k++) {
+        uint32_t kv[2];
+        memcpy(kv, m->data + s->tex_init + 8 * k, sizeof kv);
+        if (kv[0] == want) { /* the last assignment of a member counts */
+            *v = want == TXF_FILTER_MODE ? kv[1] - TXV_NEAREST : kv[1];
+            found = true;
+        }
+    }
+    return found;
+}
+
 /* Does the engine run this texture / surface instruction (see the file comment)? */
-bool interp_tex_ok(const struct ir_func *f, const struct ir_insn *in, const struct ir_opnd *O)
+bool interp_tex_ok(const struct ir_module *m, const struct ir_func *f, const struct ir_insn *in,
+                   const struct ir_opnd *O)
 {
     const struct ir_opnd *all = f->opnds;
     struct tx_form t = tx_form_of(f->mods, in);
@@ -264,19 +306,26 @@ bool interp_tex_ok(const struct ir_func *f, const struct ir_insn *in, const stru
                 (in->type[0] == T_F16X2 && in->vec == 2 &&
                  tx_data_ok(all, &O[0], 2, RF_B32, true))) &&
                tx_addr_ok(all, &O[2], tx_ncoord(&t));
-    case OP_TLD4:
-        return t.dims == 2 && !t.layered && !t.cube && !t.ms && t.comp >= 0 && !t.p &&
+    case OP_TLD4: /* 2d, a2d, cube, acube (tx_lod_ok: no offset on cubemaps) */
+        return t.dims == 2 && !t.ms && t.comp >= 0 && !t.p &&
                !t.query && !t.lod && TX_PRED_OK(in, O) && tx_lod_ok(all, in, O, &t) &&
                (in->type[0] == T_F32 || in->type[0] == T_S32 || in->type[0] == T_U32) &&
                in->type[1] == T_F32 && in->vec == 4 && tx_data_ok(all, &O[0], 4, RF_B32, true) &&
                tx_addr_ok(all, &O[2], tx_ncoord(&t));
     case OP_TXQ: /* txq.level: width / height / depth of the level in the third operand */
+        if (in->nopnd == 2 && O[1].kind == OPK_ADDR && O[1].sym != IR_NOSYM) {
+            uint32_t v; /* a sampler member of a .samplerref variable */
+            return !t.dims && !t.lod && tx_reg(&O[0], RF_B32, false) && O[0].kind == OPK_REG &&
+                   O[1].slot == IR_NOSLOT && ir_opnd(f, in, 1)->imm.i == 0 && /* [smp], no +k */
+                   tx_sampler_member(m, O[1].sym, t.query, &v);
+        }
         if (t.lod == TXL_LEVEL)
             return (t.query == TXQ_WIDTH || t.query == TXQ_HEIGHT || t.query == TXQ_DEPTH) &&
                    !t.dims && in->nopnd == 3 && tx_reg(&O[0], RF_B32, false) &&
                    O[0].kind == OPK_REG && tx_addr_ok(all, &O[1], 0) &&
                    tx_reg(&O[2], RF_B32, false);
-        return t.query && t.query != TXQ_LAYOUT && !t.dims && !t.lod && in->nopnd == 2 &&
+        return t.query && t.query != TXQ_LAYOUT && t.query != TXQ_FORCE_UNNORM && !t.dims &&
+               !t.lod && in->nopnd == 2 &&
                tx_reg(&O[0], RF_B32, false) && O[0].kind == OPK_REG && tx_addr_ok(all, &O[1], 0);
     case OP_SUQ: {
         const bool q = (t.query && t.query <= TXQ_CHANNEL_ORDER && t.query != TXQ_LEVELS) ||
@@ -1026,14 +1075,19 @@ static void tx_tex(struct warp *w, const struct ir_insn *in, const struct ir_opn
         memcpy(cx, x, sizeof cx);
     }
     if (in->op == OP_TLD4) {
-        float u[2] = {0, 0};
+        /* the texels linear filtering would read (tx_sample): of the layer a2d / acube
+           select, on a cubemap the face the direction picks, at its face coordinates (cx);
+           tx_fetch applies the address modes (per face: clamp, or the adjacent face's
+           texel with seamlessCubemap) */
+        float x[2];
+        if (fm->cube)
+            memcpy(x, cx, sizeof x);
+        else
+            memcpy(x, xc, sizeof x);
         int64_t i0[2];
         for (unsigned d = 0; d < 2; d++) {
-            float f;
-            memcpy(&f, &xc[d], 4);
             const uint64_t n = d ? t->height : t->width;
-            u[d] = (t->norm_coords ? f * (float)n : f) - 0.5f;
-            i0[d] = tx_floor(u[d]);
+            i0[d] = tx_floor((t->norm_coords ? x[d] * (float)n : x[d]) - 0.5f);
         }
         /* (i, j+1), (i+1, j+1), (i+1, j), (i, j) */
         static const unsigned di[4] = {0, 1, 1, 0}, dj[4] = {1, 1, 0, 0};
@@ -1195,6 +1249,14 @@ int interp_tex_exec(struct warp *w, const struct ir_insn *in, const struct ir_op
                                        : NULL;
             vm_set(w, &O[0], l, t && t->magic == ITEX_MAGIC && t->kind == want);
         }
+        return 0;
+    }
+    if (in->op == OP_TXQ && O[1].kind == OPK_ADDR && O[1].sym != IR_NOSYM) {
+        uint32_t v = 0; /* a .samplerref's member (interp_tex_ok made sure it is set) */
+        tx_sampler_member(w->fn->m, O[1].sym, fm.query, &v);
+        for (unsigned l = 0; l < 32; l++)
+            if (M >> l & 1)
+                vm_set(w, &O[0], l, v);
         return 0;
     }
     const unsigned kind = in->op == OP_SULD || in->op == OP_SUST || in->op == OP_SURED ||

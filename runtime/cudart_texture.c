@@ -387,6 +387,21 @@ EXPORT cudaError_t cudaFreeMipmappedArray(cudaMipmappedArray_t mipmappedArray)
     return cudaSuccess;
 }
 
+/* Planes exist for multi-planar formats (cudaChannelFormatKindNV12), which ptxemu does not
+ * make (array_new refuses them): no array it hands out has any, so every plane index of a live
+ * array is cudaErrorInvalidValue, as CUDA documents for an array "that does not have a
+ * multi-planar format"; a handle that is no live array is cudaErrorInvalidResourceHandle. */
+EXPORT cudaError_t cudaArrayGetPlane(cudaArray_t *pPlaneArray, cudaArray_t hArray,
+                                     unsigned int planeIdx)
+{
+    (void)planeIdx;
+    if (!pPlaneArray)
+        return cr_ret(cudaErrorInvalidValue);
+    if (!array_ok(hArray))
+        return cr_ret(cudaErrorInvalidResourceHandle);
+    return cr_ret(cudaErrorInvalidValue);
+}
+
 /* Sparse properties and memory requirements exist for arrays made with cudaArraySparse /
  * cudaArrayDeferredMapping, which ptxemu does not make: for every other array, level or
  * argument these return cudaErrorInvalidValue, as CUDA documents. */
