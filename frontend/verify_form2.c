@@ -821,6 +821,28 @@ static void small_forms(struct vctx *v, const struct declmap *dm, const struct i
         if (in->nopnd > ci && !int_reg_ok(dm, f, ir_opnd(f, in, ci), 4))
             VERR(v, in, "operand %u of '%s': the count is a 32-bit integer register", ci + 1, name);
     }
+    /* sured's operation / type pairs (ptxas 13, probed: "Unexpected instruction types"):
+       .b: add .u32 .s32 .u64, min / max .u32 .s32 .u64 .s64, and / or .b32 only; .p: any
+       32- or 64-bit integer type but .b64 with add, and, or */
+    if (in->op == OP_SURED) {
+        const unsigned t = in->type[0];
+        const bool bits = in->mode == MODE_AND || in->mode == MODE_OR;
+        const bool i32 = t == T_U32 || t == T_S32, anyint = i32 || t == T_B32 || t == T_U64 ||
+                                                         t == T_S64 || t == T_B64;
+        bool ok;
+        if (has_mod(f, in, MOD_P))
+            ok = anyint && !(t == T_B64 && (bits || in->mode == MODE_ADD));
+        else if (bits)
+            ok = t == T_B32;
+        else
+            ok = i32 || t == T_U64 || (t == T_S64 && in->mode != MODE_ADD);
+        if (!ok)
+            VERR(v, in, "'sured' does not take this operation with type .%s",
+                 ir_type_name((enum ir_type)t));
+    }
+    if (in->op == OP_CREATEPOLICY && in->type[0] != T_B64)
+        VERR(v, in, "'createpolicy' takes type .b64, not .%s",
+             ir_type_name((enum ir_type)in->type[0]));
     /* .f32x2 arithmetic works on 64-bit registers */
     if (in->type[0] == T_F32X2)
         for (unsigned i = 0; i < in->nopnd; i++) {
@@ -1382,14 +1404,25 @@ void verify_probed_forms2(struct vctx *v, const struct declmap *dm, const struct
             const struct ir_opnd *o = ir_opnd(f, in, i);
             if (o->kind != OPK_TEX || o->first + o->n > f->nopnds)
                 continue;
-            for (unsigned c = (unsigned)o->imm.u; c < o->n; c++)
-                if (!int_reg_ok(dm, f, &f->opnds[o->first + c], 4)) {
-                    VERR(v, in,
-                         "operand %u of '%s': tensor coordinates are 32-bit integer "
-                         "registers",
-                         i + 1, name);
-                    break;
-                }
+            /* 32-bit registers whose kinds follow the ld/st vector rule for .s32 (ptxas takes
+               {%r1, %f1} and {%s1, %u1}, not {%f1, %f2}) */
+            bool bad = false;
+            for (unsigned c = (unsigned)o->imm.u; c < o->n; c++) {
+                enum tkind k;
+                unsigned sz;
+                bad |= reg_shape(dm, f, &f->opnds[o->first + c], &k, &sz) && sz != 4 &&
+                       k != TK_PRED; /* a predicate counts as a .b32 element (ptxas) */
+            }
+            if (bad) {
+                VERR(v, in, "operand %u of '%s': tensor coordinates are 32-bit registers", i + 1,
+                     name);
+            } else if (o->n > o->imm.u) {
+                struct ir_opnd co = *o;
+                co.kind = OPK_VEC;
+                co.first = o->first + (unsigned)o->imm.u;
+                co.n = o->n - (unsigned)o->imm.u;
+                check_ldst_vec(v, dm, in, &co, i, T_S32);
+            }
         }
         break;
     case OP_SULD:
