@@ -942,9 +942,30 @@ static void small_forms(struct vctx *v, const struct declmap *dm, const struct i
             VERR(v, in, "'madc' needs .hi or .lo");
         break;
     case OP_ATOM:
-    case OP_RED:
+    case OP_RED: {
         if ((in->mode == MODE_INC || in->mode == MODE_DEC) && in->type[0] != T_U32)
             VERR(v, in, "'%s.%s' takes type .u32", name, in->mode == MODE_INC ? "inc" : "dec");
+        /* operation / type pairs ptxas 13 refuses (probed on sm_90: "Operation .add requires
+           .u32 or .s32 or .u64 or .f64 or f16 or f16x2 or .f32 or .bf16 or .bf16x2 type") */
+        const unsigned t = in->type[0];
+        const bool i32 = t == T_U32 || t == T_S32, i64 = t == T_U64 || t == T_S64;
+        const bool bits = t == T_B32 || t == T_B64, fl = t == T_F32 || t == T_F64;
+        bool bad = false;
+        if (in->mode == MODE_ADD)
+            bad = t == T_S64 || bits;
+        else if (in->mode == MODE_MIN || in->mode == MODE_MAX)
+            bad = bits || fl;
+        else if (in->mode == MODE_AND || in->mode == MODE_OR || in->mode == MODE_XOR ||
+                 in->mode == MODE_EXCH)
+            bad = i32 || i64 || fl;
+        if (bad)
+            VERR(v, in, "'%s' does not take this operation with type .%s", name,
+                 ir_type_name((enum ir_type)t));
+        break;
+    }
+    case OP_MBARRIER_PENDING_COUNT: /* the count: a 32-bit integer register */
+        if (in->nopnd >= 1 && !int_reg_ok(dm, f, ir_opnd(f, in, 0), 4))
+            VERR(v, in, "operand 1 of 'mbarrier.pending_count' is a 32-bit integer register");
         break;
     case OP_BARRIER_CLUSTER:
         /* barrier.cluster.cluster.arrive: ptxas reads no scope there */
