@@ -577,6 +577,22 @@ void check_ldst_vec(struct vctx *v, const struct declmap *dm, const struct ir_in
     }
 }
 
+/* The coordinates of address-with-coordinates operand o (operand idx of in: the elements of
+ * its {...} after the handles) checked as one data vector of type want (check_ldst_vec's rule,
+ * which ptxas applies to texture, surface and tensor-copy coordinates alike). */
+void check_coord_vec(struct vctx *v, const struct declmap *dm, const struct ir_insn *in,
+                     const struct ir_opnd *o, unsigned idx, unsigned want)
+{
+    const unsigned c = (unsigned)o->imm.u;
+    if (o->kind != OPK_TEX || c >= o->n)
+        return;
+    struct ir_opnd co = *o;
+    co.kind = OPK_VEC;
+    co.first = o->first + c;
+    co.n = o->n - c;
+    check_ldst_vec(v, dm, in, &co, idx, want);
+}
+
 /* Is register operand o (when it is one) a 32- or 64-bit (size) bit or integer register, or
  * not a declared register at all? For results and operands that ptxas takes as integers of
  * one width only: elect's and match's destinations, mbarrier states and phase parities. */
@@ -732,13 +748,7 @@ void verify_probed_forms(struct vctx *v, const struct declmap *dm,
                 if (e->kind == OPK_REG)
                     check_reg(v, dm, in, e, i, T_S32, false, true);
             }
-            if (c < o->n) {
-                struct ir_opnd co = *o; /* the coordinates (the array index too) as a vector */
-                co.kind = OPK_VEC;
-                co.first = o->first + c;
-                co.n = nc;
-                check_ldst_vec(v, dm, in, &co, i, ct);
-            }
+            check_coord_vec(v, dm, in, o, i, ct); /* the array index too */
         }
         if ((in->op == OP_TEX && in->type[1] != T_S32 && in->type[1] != T_F32) ||
             (in->op == OP_TLD4 && in->type[1] != T_F32))

@@ -1437,12 +1437,8 @@ void verify_probed_forms2(struct vctx *v, const struct declmap *dm, const struct
             if (bad) {
                 VERR(v, in, "operand %u of '%s': tensor coordinates are 32-bit registers", i + 1,
                      name);
-            } else if (o->n > o->imm.u) {
-                struct ir_opnd co = *o;
-                co.kind = OPK_VEC;
-                co.first = o->first + (unsigned)o->imm.u;
-                co.n = o->n - (unsigned)o->imm.u;
-                check_ldst_vec(v, dm, in, &co, i, T_S32);
+            } else {
+                check_coord_vec(v, dm, in, o, i, T_S32);
             }
         }
         break;

@@ -83,5 +83,8 @@ void verify_call(struct vctx *v, const struct declmap *dm, const struct ir_insn 
 /* verify_form.c: the {...} data vector o (operand idx) of ld/ldu/st or tex against want. */
 void check_ldst_vec(struct vctx *v, const struct declmap *dm, const struct ir_insn *in,
                     const struct ir_opnd *o, unsigned idx, unsigned want);
+/* verify_form.c: the coordinates of a texture / surface / tensor-copy address by that rule. */
+void check_coord_vec(struct vctx *v, const struct declmap *dm, const struct ir_insn *in,
+                     const struct ir_opnd *o, unsigned idx, unsigned want);
 
 #endif
