@@ -210,6 +210,8 @@ struct its_susp {
     uint32_t bar_lanes; /* lanes of the innermost activation that its_warp_sync let through the
                            aligned barrier the warp arrived at last (a bar.red reduces their
                            predicates and gives them the result in this frame) */
+    uint32_t borrow;    /* lanes of the innermost activation whose registers a .sync collective
+                           run by another activation of the function borrowed (its.c) */
     bool used;
 };
 
@@ -495,8 +497,23 @@ int its_warp_sync(struct warp *w, uint32_t pc, uint32_t M, uint32_t need, bool b
  * masks name the lanes `need`, some outside M: wait for them (0, run again later: the top
  * path waits or, once every named lane stands at pc, the paths waiting there merged into it),
  * go on with M (1: the named lanes that stand there cannot merge), -1 (one can never
- * arrive) or -2 (some stand there only in suspended activations: not supported). */
+ * arrive) or -2 (some stand there only in suspended activations: its_collective_borrow). */
 int its_collective_sync(struct warp *w, uint32_t pc, uint32_t M, uint32_t need);
+/* After its_collective_sync said -2 for the collective `in` at pc run by lanes M whose member
+ * masks name `need`: the named lanes missing from M stand at pc in suspended activations of
+ * the same function (nvcc -G calls __shfl_sync through a .func). Copies the registers of those
+ * lanes (split off the leaf entries waiting at pc that hold them) into the current frame's
+ * unused lanes and sets *run to those whose guard holds, to run the instruction once with
+ * M | *run. False (nothing borrowed) when a named lane is not there after all.
+ * its_collective_return (or _unborrow) must follow. */
+bool its_collective_borrow(struct warp *w, uint32_t pc, uint32_t M, uint32_t need,
+                           const struct ir_insn *in, uint32_t *run);
+/* After the collective at pc ran with the lanes its_collective_borrow lent: their registers go
+ * back to their own frames and their entries step past pc. */
+void its_collective_return(struct warp *w, uint32_t pc);
+/* Drop a borrow without running the instruction (a borrowed lane's member mask names a lane
+ * that is not there): the lanes stay where they wait. */
+void its_collective_unborrow(struct warp *w);
 /* Would lanes M of warp w at pc (of the current function), needing the live lanes `need`,
  * pass a bar.warp.sync or aligned barrier now (every needed lane stands there, suspended
  * activations included), rather than wait for other paths? (synccheck asks, check.c) */

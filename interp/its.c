@@ -33,6 +33,12 @@
  *  - .sync collectives (shfl, vote, match, redux, elect; its_collective_sync, from
  *    ops/warp.inc): wait as bar.warp.sync does for the live lanes their member masks name;
  *    once all stand there the sibling paths merge and the instruction runs once for them all.
+ *    Named lanes that stand there in suspended activations of the same function (nvcc -G
+ *    calls __shfl_sync through a .func, so each path reaches it in a call of its own) take
+ *    part through their registers: they are copied into the current frame's lanes (a lane is
+ *    in one activation only, so those are unused), the instruction runs once for all, and
+ *    their registers go back to their own frames, where they step past it
+ *    (its_collective_borrow / _return).
  *  - A non-aligned CTA barrier (barrier.sync / barrier.red without .aligned, which the
  *    threads of a warp may reach at different instructions: cooperative groups'
  *    thread_block::sync, __barrier_sync_count) is per path (its_bar_path): the path's
@@ -398,8 +404,8 @@ int its_warp_sync(struct warp *w, uint32_t pc, uint32_t M, uint32_t need, bool b
  * suspended activation) cannot merge: in this activation the top goes on with its own lanes
  * (1) and they run the instruction on their own, as before; lanes that stand there only in
  * suspended activations (the function was called by another path, as nvcc -G code calls
- * __shfl_sync) hold their registers in other frames, which one instruction cannot join
- * yet: -2, reported as not supported rather than computed wrong.
+ * __shfl_sync) hold their registers in other frames: -2, and the caller (ITS_COLLECTIVE)
+ * runs the instruction once with them borrowed (its_collective_borrow).
  */
 int its_collective_sync(struct warp *w, uint32_t pc, uint32_t M, uint32_t need)
 {
@@ -427,6 +433,116 @@ int its_collective_sync(struct warp *w, uint32_t pc, uint32_t M, uint32_t need)
         return 1;
     s[t].pc = pc;
     return 0;
+}
+
+/* Copy the registers of lanes L from frame src to frame dst, both frames of function fn. */
+static void frame_lanes_copy(const struct xfunc *fn, uint8_t *dst, const uint8_t *src, uint32_t L)
+{
+    union r64(*d64)[32] = (union r64(*)[32])(void *)dst;
+    const union r64(*s64)[32] = (const union r64(*)[32])(const void *)src;
+    union r32(*d32)[32] = (union r32(*)[32])(void *)(dst + fn->off32);
+    const union r32(*s32)[32] = (const union r32(*)[32])(const void *)(src + fn->off32);
+    union r16(*d16)[32] = (union r16(*)[32])(void *)(dst + fn->off16);
+    const union r16(*s16)[32] = (const union r16(*)[32])(const void *)(src + fn->off16);
+    uint32_t *dp = (uint32_t *)(void *)(dst + fn->offpred);
+    const uint32_t *sp = (const uint32_t *)(const void *)(src + fn->offpred);
+    for (uint32_t l = 0; l < 32; l++) {
+        if (!(L >> l & 1))
+            continue;
+        for (uint32_t r = 0; r < fn->n64; r++)
+            d64[r][l] = s64[r][l];
+        for (uint32_t r = 0; r < fn->n32; r++)
+            d32[r][l] = s32[r][l];
+        for (uint32_t r = 0; r < fn->n16; r++)
+            d16[r][l] = s16[r][l];
+    }
+    for (uint32_t r = 0; r < fn->npred; r++)
+        dp[r] = (dp[r] & ~L) | (sp[r] & L);
+}
+
+/* See internal.h. A lane of the warp is in one activation only, so the lanes a suspended
+ * activation holds are unused in the current frame: the instruction reads and writes their
+ * registers there, and its_collective_return copies them back. */
+bool its_collective_borrow(struct warp *w, uint32_t pc, uint32_t M, uint32_t need,
+                           const struct ir_insn *in, uint32_t *run)
+{
+    *run = 0;
+    need = need_live(w, need);
+    uint32_t B = 0;
+    for (uint32_t j = 0; w->susp_used && j < w->nsusp; j++) {
+        struct its_susp *P = &w->susp[j];
+        P->borrow = 0;
+        if (!P->used || P->fn != w->fn)
+            continue;
+        uint32_t seen = 0;
+        for (uint32_t i = P->nent; i-- > susp_base(P);) {
+            struct simt_entry *e = &P->ent[i];
+            const uint32_t own = e->mask & ~seen;
+            seen |= e->mask;
+            if (own != e->mask || own == 0 || e->pc != pc || e->susp)
+                continue;
+            /* a leaf waiting here: its named lanes take part now; the others (their own masks
+             * name other lanes) stay in a sibling entry, still at pc */
+            const uint32_t take = own & need & ~(M | B);
+            if (take == 0)
+                continue;
+            if (take != own) {
+                struct simt_entry *n = P->nent < P->ent_cap ? P->ent : NULL;
+                if (!n) {
+                    n = realloc(P->ent, (size_t)(P->nent + 1) * sizeof *n);
+                    if (!n)
+                        continue;
+                    P->ent = n;
+                    P->ent_cap = P->nent + 1;
+                }
+                e = &P->ent[i];
+                e->mask = own & ~take;
+                P->ent[P->nent++] = (struct simt_entry){pc, e->rpc, take, 0};
+            }
+            P->borrow |= take;
+        }
+        B |= P->borrow;
+    }
+    if ((need & ~(M | B)) != 0 || B == 0) {
+        its_collective_unborrow(w);
+        return false;
+    }
+    uint8_t *cur = w->arena + w->frame_off;
+    for (uint32_t j = 0; j < w->nsusp; j++) {
+        const struct its_susp *P = &w->susp[j];
+        if (P->used && P->borrow)
+            frame_lanes_copy(w->fn, cur, w->arena + P->frame_off, P->borrow);
+    }
+    *run = B & (w->pred[in->guard] ^ (0u - (uint32_t)in->guard_neg));
+    return true;
+}
+
+/* See internal.h. */
+void its_collective_return(struct warp *w, uint32_t pc)
+{
+    const uint8_t *cur = w->arena + w->frame_off;
+    for (uint32_t j = 0; w->susp_used && j < w->nsusp; j++) {
+        struct its_susp *P = &w->susp[j];
+        if (!P->used || !P->borrow)
+            continue;
+        frame_lanes_copy(w->fn, w->arena + P->frame_off, cur, P->borrow);
+        uint32_t seen = 0;
+        for (uint32_t i = P->nent; i-- > susp_base(P);) {
+            struct simt_entry *e = &P->ent[i];
+            const uint32_t own = e->mask & ~seen;
+            seen |= e->mask;
+            if (own == e->mask && own != 0 && e->pc == pc && !e->susp && (own & ~P->borrow) == 0)
+                e->pc = pc + 1;
+        }
+        P->borrow = 0;
+    }
+}
+
+/* See internal.h. */
+void its_collective_unborrow(struct warp *w)
+{
+    for (uint32_t j = 0; w->susp_used && j < w->nsusp; j++)
+        w->susp[j].borrow = 0;
 }
 
 /* Lanes and predicate bits of suspended activations at the bar.red just let through (see

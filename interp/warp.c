@@ -413,6 +413,7 @@ int warp_suspend(struct warp *w, uint32_t keep)
     P->alloca_top = w->alloca_top;
     P->arena_end = w->arena_used;
     P->bar_lanes = 0;
+    P->borrow = 0;
     P->used = true;
     w->susp_used++;
     /* back in the calling activation, as if the call had returned (its frames stay) */
