@@ -57,7 +57,14 @@
  *    they are set aside with their frames, the calling entry is marked, and paths of the
  *    caller run; lanes of a suspended activation standing at the same instruction of the
  *    same function count as arrived (they step past it when all are there), and the
- *    activations are resumed when the calling entry is on top again (warp.c settle).
+ *    activations are resumed when the calling entry is on top again (warp.c settle). When
+ *    every lane has come to such a barrier (a non-aligned one releases them, an aligned one
+ *    or bar.warp.sync lets them through), a suspended activation standing at it that made
+ *    the same call from a sibling path of the same calling activation joins the current one
+ *    (its_join): its lanes' registers and parameters are copied into the current frame, its
+ *    lanes join the top entry, the call record and the calling entry, and its own calling
+ *    entry goes, so the lanes return as one path (nvcc -G's grid.sync(), whose lane 0 spins
+ *    before the barrier call: __activemask() after it names the whole warp again).
  *
  * Warps that never diverge pay one comparison per quantum.
  */
@@ -260,6 +267,8 @@ static bool its_bar_park(struct warp *w)
     return true;
 }
 
+static uint32_t its_join(struct warp *w, uint32_t pc, uint32_t allow);
+
 /* A non-aligned CTA barrier reached by a path of the warp (see internal.h). */
 int its_bar_path(struct warp *w, uint32_t pc, uint32_t M, unsigned id, unsigned count, int red,
                  uint32_t predv, uint32_t *v)
@@ -301,6 +310,8 @@ int its_bar_path(struct warp *w, uint32_t pc, uint32_t M, unsigned id, unsigned 
             s[i].mask = 0;
             B->done &= ~own;
         }
+        /* so do the lanes released here in other calls of the function (nvcc -G) */
+        B->done &= ~its_join(w, pc, B->done);
         return 1;
     }
     if (F && A != F) {
@@ -339,7 +350,7 @@ int its_bar_path(struct warp *w, uint32_t pc, uint32_t M, unsigned id, unsigned 
  */
 int its_warp_sync(struct warp *w, uint32_t pc, uint32_t M, uint32_t need, bool bar)
 {
-    const uint32_t b = its_base(w), t = w->depth - 1;
+    uint32_t b = its_base(w), t = w->depth - 1;
     struct simt_entry *s = w->stk;
     need = need_live(w, need);
     const uint32_t at = lanes_at(w, pc, M), miss = need & ~at;
@@ -352,7 +363,12 @@ int its_warp_sync(struct warp *w, uint32_t pc, uint32_t M, uint32_t need, bool b
             return 0; /* lanes wait at a non-aligned barrier: until its release */
         return r;
     }
-    /* everyone is here: siblings of the top merge into it, other waiting leaves step on */
+    /* everyone is here: other calls of the function standing here join this one (nvcc -G),
+     * siblings of the top merge into it, other waiting leaves step on */
+    if (its_join(w, pc, need) != 0) {
+        b = its_base(w);
+        t = w->depth - 1;
+    }
     const uint32_t R = s[t].rpc;
     bool group = true;
     uint32_t seen = s[t].mask;
@@ -543,6 +559,73 @@ void its_collective_unborrow(struct warp *w)
 {
     for (uint32_t j = 0; w->susp_used && j < w->nsusp; j++)
         w->susp[j].borrow = 0;
+}
+
+/*
+ * Join into the current activation of warp w (its top entry standing at pc) the suspended
+ * activations of the same function that made the same call from a sibling path of the same
+ * calling activation and stand at pc too, each as one entry of lanes within `allow`: a GPU
+ * reconverges such lanes at the barrier (nvcc -G calls __syncthreads / __syncwarp / the
+ * cooperative-groups barrier through a .func, so after a divergent spin each path reaches it
+ * in a call of its own, and __activemask() after it must name them all). Their registers and
+ * parameters are copied into the current frame's lanes (unused: a lane is in one activation),
+ * their lanes join the top entry, the call and the calling entry, their calling entry and
+ * slot go. Returns the lanes joined.
+ */
+static uint32_t its_join(struct warp *w, uint32_t pc, uint32_t allow)
+{
+    const uint32_t n = w->ncalls;
+    if (!w->susp_used || n == 0)
+        return 0;
+    uint32_t cb = w->calls[n - 1].base, joined = 0;
+    if (w->depth != cb + 1 || w->stk[cb].pc != pc)
+        return 0;
+    const struct xfunc *fn = w->fn;
+    for (uint32_t j = 0; j < w->nsusp; j++) {
+        struct its_susp *P = &w->susp[j];
+        if (!P->used || P->fn != fn || P->ncall != 1 || P->nent != 1 || P->ent[0].pc != pc ||
+            P->ent[0].susp || P->ent[0].rpc != w->stk[cb].rpc || P->ent[0].mask == 0 ||
+            (P->ent[0].mask & ~allow) != 0)
+            continue;
+        const struct call_rec *pc0 = &P->calls[0], *cr = &w->calls[n - 1];
+        if (pc0->caller != cr->caller || pc0->frame_off != cr->frame_off || pc0->rets != cr->rets ||
+            pc0->nrets != cr->nrets || pc0->sp != cr->sp)
+            continue;
+        /* its calling entry: a sibling of ours in the calling activation, at the same call */
+        const uint32_t ab = n >= 2 ? w->calls[n - 2].base : 0;
+        uint32_t ci = cb - 1;
+        for (uint32_t i = ab; i + 1 < cb; i++)
+            if (w->stk[i].susp == j + 1)
+                ci = i;
+        if (ci == cb - 1 || w->stk[ci].pc != w->stk[cb - 1].pc ||
+            w->stk[ci].rpc != w->stk[cb - 1].rpc || w->stk[ci].mask != pc0->mask)
+            continue;
+        const uint32_t L = P->ent[0].mask;
+        uint8_t *cur = w->arena + w->frame_off;
+        const uint8_t *src = w->arena + P->frame_off;
+        frame_lanes_copy(fn, cur, src, L);
+        for (uint32_t l = 0; l < 32; l++)
+            if (L >> l & 1)
+                memcpy(cur + fn->frame_bytes + (size_t)l * fn->param_frame,
+                       src + fn->frame_bytes + (size_t)l * fn->param_frame, fn->param_frame);
+        w->stk[cb].mask |= L;
+        w->stk[cb - 1].mask |= pc0->mask;
+        w->calls[n - 1].mask |= pc0->mask;
+        if (pc0->arena_mark < w->calls[n - 1].arena_mark)
+            w->calls[n - 1].arena_mark = pc0->arena_mark; /* its frames go when we return */
+        /* drop its calling entry (entries above it and the call bases move down one) */
+        memmove(&w->stk[ci], &w->stk[ci + 1], (size_t)(w->depth - ci - 1) * sizeof *w->stk);
+        w->depth--;
+        for (uint32_t k = 0; k < n; k++)
+            if (w->calls[k].base > ci)
+                w->calls[k].base--;
+        cb--;
+        P->used = false;
+        P->borrow = P->bar_lanes = 0;
+        w->susp_used--;
+        joined |= L;
+    }
+    return joined;
 }
 
 /* Lanes and predicate bits of suspended activations at the bar.red just let through (see

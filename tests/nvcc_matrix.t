@@ -13,8 +13,9 @@
 # that `nvcc --list-gpu-arch` does not list are left out (a comment line says so).
 #
 # Part 2, one TAP line per executable: a few self-checking programs built with `-cudart shared`
-# and a fat binary holding only PTX for compute_100 or compute_120 (three also with -G; in
-# its_collectives the lanes reach -G's __shfl_sync calls through a .func on two paths); the fat
+# and a fat binary holding only PTX for compute_100 or compute_120 (four also with -G; in
+# its_collectives and cg_groups the lanes reach -G's __shfl_sync and barrier calls through a
+# .func on two paths); the fat
 # binary must list exactly that PTX (`ptxemu fatbin`), and the program run with
 # LD_LIBRARY_PATH=$PTXEMU_BUILD/lib on an emulated device of that compute capability
 # (the Blackwell presets: PTXEMU_DEVICE=b200 for compute_100, rtx5090 for compute_120) must
@@ -103,6 +104,7 @@ my @exe = (
     [qw(matmul_tiled 120 -O3)], [qw(atomics 120 -O3)], [qw(reduce_warp 120 -O3)],
     [qw(scan 120 -O3)], [qw(vote_ballot 120 -O3)], [qw(math_funcs 120 -O3)],
     [qw(matmul_tiled 120 -G)], [qw(atomics 120 -G)], [qw(its_collectives 100 -G)],
+    [qw(cg_groups 100 -G)],
 );
 push @jobs, map { { kind => 'exe', name => $_->[0], cc => $_->[1], flags => $_->[2] } } @exe;
 
