@@ -269,6 +269,39 @@ static bool its_bar_park(struct warp *w)
 
 static uint32_t its_join(struct warp *w, uint32_t pc, uint32_t allow);
 
+/*
+ * Merge into the top entry of warp w the leaf entries standing at pc (not calling entries of
+ * suspended activations) among its siblings, the entries just below it with its reconvergence
+ * pc: those whose lanes all lie in `within` and some in `named` (the lanes reconverge there, as
+ * a GPU's convergence barrier before a barrier or collective has them). Returns the lanes
+ * merged; *end (if asked) is the index just past the entries below the sibling group, *seen the
+ * lanes of the entries from there up.
+ */
+static uint32_t merge_siblings(struct warp *w, uint32_t pc, uint32_t within, uint32_t named,
+                               uint32_t *end, uint32_t *seenp)
+{
+    struct simt_entry *s = w->stk;
+    const uint32_t b = its_base(w), t = w->depth - 1, R = s[t].rpc;
+    uint32_t seen = s[t].mask, merged = 0, i = t;
+    while (i > b && s[i - 1].rpc == R) {
+        i--;
+        const uint32_t own = s[i].mask & ~seen;
+        seen |= s[i].mask;
+        if (own == 0 || own != s[i].mask || s[i].pc != pc || s[i].susp || (own & ~within) != 0 ||
+            (own & named) == 0)
+            continue;
+        s[t].mask |= own;
+        s[i].mask = 0;
+        merged |= own;
+    }
+    if (end)
+        *end = i;
+    if (seenp)
+        *seenp = seen;
+    return merged;
+}
+
+
 /* A non-aligned CTA barrier reached by a path of the warp (see internal.h). */
 int its_bar_path(struct warp *w, uint32_t pc, uint32_t M, unsigned id, unsigned count, int red,
                  uint32_t predv, uint32_t *v)
@@ -299,17 +332,7 @@ int its_bar_path(struct warp *w, uint32_t pc, uint32_t M, unsigned id, unsigned 
         /* sibling paths released at this instruction leave it with this one, as one path (a
          * GPU reconverges them before the barrier: __activemask() after cooperative groups'
          * grid.sync(), whose lane 0 spins apart, is the whole warp again) */
-        uint32_t seen = s[t].mask;
-        for (uint32_t i = t; i-- > its_base(w) && s[i].rpc == rpc;) {
-            const uint32_t own = s[i].mask & ~seen;
-            seen |= s[i].mask;
-            if (own == 0 || own != s[i].mask || s[i].pc != pc || s[i].susp ||
-                (own & ~B->done) != 0)
-                continue;
-            s[t].mask |= own;
-            s[i].mask = 0;
-            B->done &= ~own;
-        }
+        B->done &= ~merge_siblings(w, pc, B->done, ~0u, NULL, NULL);
         /* so do the lanes released here in other calls of the function (nvcc -G) */
         B->done &= ~its_join(w, pc, B->done);
         return 1;
@@ -369,21 +392,13 @@ int its_warp_sync(struct warp *w, uint32_t pc, uint32_t M, uint32_t need, bool b
         b = its_base(w);
         t = w->depth - 1;
     }
-    const uint32_t R = s[t].rpc;
-    bool group = true;
-    uint32_t seen = s[t].mask;
-    for (uint32_t i = t; i-- > b;) {
+    uint32_t g, seen;
+    merge_siblings(w, pc, ~0u, ~0u, &g, &seen);
+    for (uint32_t i = g; i-- > b;) {
         const uint32_t own = s[i].mask & ~seen;
         seen |= s[i].mask;
-        group = group && s[i].rpc == R;
-        if (own != s[i].mask || s[i].pc != pc || own == 0 || s[i].susp)
-            continue;
-        if (group) {
-            s[t].mask |= own;
-            s[i].mask = 0;
-        } else {
+        if (own == s[i].mask && own != 0 && s[i].pc == pc && !s[i].susp)
             s[i].pc = pc + 1;
-        }
     }
     for (uint32_t j = 0; w->susp_used && j < w->nsusp; j++) {
         struct its_susp *P = &w->susp[j];
@@ -430,17 +445,7 @@ int its_collective_sync(struct warp *w, uint32_t pc, uint32_t M, uint32_t need)
         return its_warp_sync(w, pc, M, need, false); /* waits: 0, or -1 */
     const uint32_t b = its_base(w), t = w->depth - 1;
     struct simt_entry *s = w->stk;
-    const uint32_t R = s[t].rpc;
-    uint32_t seen = s[t].mask, merged = 0;
-    for (uint32_t i = t; i-- > b && s[i].rpc == R;) {
-        const uint32_t own = s[i].mask & ~seen;
-        seen |= s[i].mask;
-        if (own != s[i].mask || own == 0 || s[i].pc != pc || s[i].susp || !(own & need))
-            continue;
-        s[t].mask |= own;
-        s[i].mask = 0;
-        merged |= own;
-    }
+    const uint32_t merged = merge_siblings(w, pc, ~0u, need, NULL, NULL);
     /* named lanes standing here only in a suspended activation (they called this function
      * from another path: nvcc -G): their registers are in another frame */
     if (need & ~(M | s[t].mask | leaves_at(s, b, t, s[t].mask, pc)))
