@@ -139,6 +139,11 @@ enum { EXEC_COLD_FETCH, EXEC_COLD_RELOAD, EXEC_COLD_OUT, EXEC_COLD_FAULT };
 /* exec_slow.c: run the handler of c->in (in->handler) for warp w with the fast loop's state *c,
  * as the inline body would: no tracing, no checks, no step report. */
 int exec_cold_run(struct warp *w, struct exec_cold *c);
+/* exec_slow.c: run the .sync collective c->in once for its lanes c->M and the lanes of other
+ * activations of the function that its member masks (operand mo) name, `need`, borrowing their
+ * registers (its.c its_collective_borrow); a fault naming the collective when they cannot all
+ * take part. Returns where the loop goes on, as exec_cold_run. */
+int exec_borrow_run(struct warp *w, struct exec_cold *c, const struct ir_opnd *mo, uint32_t need);
 
 /* EXEC_IS_COLD(NAME): 1 if interp/ops/cold.h lists HND_NAME, else 0 (a listed name expands to
  * "~, 1", shifting the 1 into the picked position). */
@@ -178,6 +183,15 @@ EXEC_ATTR enum warp_state EXEC_FN(struct warp *w)
     const struct ir_insn *in;
     const struct ir_opnd *O;
     uint32_t pc, active, rpc, seg, M;
+/* A .sync collective's named lanes `need` (member mask operand mo) wait in other activations:
+ * run it out of line through the cold-handler exit (exec_cold_run sees w->bor_mo and calls
+ * exec_borrow_run), so the loop's hot path carries no code of its own for it. */
+#define ITS_BORROW(need, mo)                                                                   \
+    do {                                                                                       \
+        w->bor_need = (need);                                                                  \
+        w->bor_mo = (mo);                                                                      \
+        goto cold_handler;                                                                     \
+    } while (0)
 
 reload:
     if (w->state != WS_RUN || w->depth == 0)

@@ -340,6 +340,19 @@ static void slow_tex_mem(void *ctx, unsigned l, uint64_t addr, unsigned width, b
     __attribute__((unused));                                                                   \
     r_ = (code);                                                                               \
     goto save_;
+/* A .sync collective's named lanes wait in other activations (interp/ops/warp.inc): run it
+ * with them (exec_borrow_run) and leave the handler where that run left it. */
+#define ITS_BORROW(need, mo)                                                                   \
+    do {                                                                                       \
+        struct exec_cold c_ = {in, O, pc, active, w->stk[w->depth - 1].rpc, seg, M,            \
+                               ninsn, nthread, limit};                                         \
+        r_ = exec_borrow_run(w, &c_, (mo), (need));                                            \
+        pc = c_.pc;                                                                            \
+        seg = c_.seg;                                                                          \
+        ninsn = c_.ninsn;                                                                      \
+        nthread = c_.nthread;                                                                  \
+        goto save_;                                                                            \
+    } while (0)
 #define H(name, cond, ...)                                                                     \
     static int slow_##name(struct warp *w, struct slow *S)                                     \
     {                                                                                          \
@@ -392,6 +405,11 @@ static const slow_handler slow_table[HND__COUNT] = {
  * no tracing, so its memory reports (if any) go nowhere, as in the inline loop. */
 int exec_cold_run(struct warp *w, struct exec_cold *c)
 {
+    if (__builtin_expect(w->bor_mo != NULL, 0)) {
+        const struct ir_opnd *mo = w->bor_mo;
+        w->bor_mo = NULL;
+        return exec_borrow_run(w, c, mo, w->bor_need);
+    }
     struct slow S = {.in = c->in, .O = c->O, .pc = c->pc, .active = c->active, .rpc = c->rpc,
                      .seg = c->seg, .M = c->M, .ninsn = c->ninsn, .nthread = c->nthread,
                      .limit = c->limit};
@@ -400,6 +418,29 @@ int exec_cold_run(struct warp *w, struct exec_cold *c)
     c->seg = S.seg;
     c->ninsn = S.ninsn;
     c->nthread = S.nthread;
+    return how;
+}
+
+/* See exec_loop.h. */
+int exec_borrow_run(struct warp *w, struct exec_cold *c, const struct ir_opnd *mo, uint32_t need)
+{
+    const uint32_t pc = c->pc, M = c->M;
+    uint32_t b = 0, nb = 0;
+    const bool ok = its_collective_borrow(w, pc, M, need, c->in, &b);
+    for (unsigned l = 0; l < 32; l++)
+        if (b >> l & 1)
+            nb |= (uint32_t)vm_get(w, mo, l);
+    if (!ok || (nb & ~(M | b) & w->valid & ~w->exited) != 0) {
+        its_collective_unborrow(w);
+        interp_fault(w, pc, (unsigned)__builtin_ctz(M), TRAP_ILLEGAL, need, 0, 0, false,
+                     "not supported: lanes named by the member mask reach this collective "
+                     "through another call of the function and cannot all take part "
+                     "(independent thread scheduling)");
+        return EXEC_COLD_FAULT;
+    }
+    c->M = M | b;
+    const int how = exec_cold_run(w, c);
+    its_collective_return(w, pc);
     return how;
 }
 #endif

@@ -310,6 +310,9 @@ struct warp {
     uint64_t its_steps;
     struct its_susp *susp;      /* suspended activations (slots), and how many are in use */
     uint32_t nsusp, susp_used;
+    const struct ir_opnd *bor_mo; /* exec_cold_run: run the .sync collective with lanes of
+                                     other activations (ITS_BORROW; NULL: a cold handler) */
+    uint32_t bor_need;
     bool its_resumed;           /* suspended activations were resumed since the last barrier
                                    wait (its.c gives their other paths a turn first) */
     struct its_bw *bw;          /* paths at non-aligned CTA barriers (NULL before the first) */
