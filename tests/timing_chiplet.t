@@ -17,6 +17,8 @@
 #     peer's replies filled it);
 #   - -gpgpu_chiplet_interleave 1 with -chiplet_partition_stride = -chiplet_mem_stride sends
 #     every request to the owner's slice: no interchip read;
+#   - 8 SMs chasing chiplet 0's lines: SMs 4-7 use chiplet 1's slices, which fetch each line
+#     once from chiplet 0 (lines replicated per chiplet);
 #   - write_only: every write the L2 does not hit is forwarded (interchip_write_requests), and
 #     applied at the peer (with a 0-cycle queue, all of them before the kernel ends); a
 #     1-entry queue makes writes wait (chiplet_write_fail) and misses wait
@@ -125,6 +127,36 @@ for my $lat (0, 50, 100) {
        '-gpgpu_chiplet_interleave 1, partition stride = memory stride: every request at its '
        . 'owner\'s slice, no interchip read, the local chase\'s cycles',
        'interchip reads ' . ($s->{interchip_read_requests} // '?') . ", cycles $r->{t}[0]");
+}
+
+# ---------------------------------------------------------------- every SM chases
+# 8 blocks, one per SM, chase the same 128 lines (all chiplet 0's): SMs 4-7 (chiplet 1's half
+# of the clusters) use chiplet 1's slices, which fetch each line once from chiplet 0 (the
+# other SMs' reads of it merge into that miss or hit its copy): 128 misses per chiplet, 128
+# interchip reads, each line read from DRAM once. With -gpgpu_chiplet_interleave 1 and equal
+# strides every SM's request goes to the owner's slice: 128 misses, nothing across.
+{
+    my @c8 = ('--kernel', 'chase_cg', '--grid', 8, '--block', 1, '--arg', 'buf:zero=65536',
+              '--arg', 'u32:128', '--arg', 'u32:16383', '--arg', 's32:0', '--arg', 's32:128',
+              '--arg', 'buf:zero=16', "--timing=$cfgf", sets('chiplet_mem_stride=256'));
+    my ($c, $o, $e) = ptxemu_run('exec', $ptx, @c8);
+    my ($s) = kernels_stats($e);
+    $s //= {};
+    ok($c == 0 && brk($s, 'GLOBAL_ACC_R', 'MISS') == 256 && $s->{interchip_read_requests} == 128
+       && $s->{chiplet_peer_reads} == 128 && $s->{chiplet_fills} == 128
+       && $s->{L2_partition_dram_read_sectors} == 128,
+       '8 SMs chase chiplet 0\'s lines: chiplet 1\'s slices fetch each line once from chiplet 0 '
+       . '(128 interchip reads, 128 misses per chiplet, 128 DRAM sectors)',
+       join(', ', map { "$_ " . ($s->{$_} // '?') } qw(interchip_read_requests
+            chiplet_peer_reads chiplet_fills L2_partition_dram_read_sectors)), $e);
+    my ($c1, $o1, $e1) = ptxemu_run('exec', $ptx, @c8, sets('gpgpu_chiplet_interleave=1',
+                                    'chiplet_partition_stride=256'));
+    my ($t) = kernels_stats($e1);
+    $t //= {};
+    ok($c1 == 0 && brk($t, 'GLOBAL_ACC_R', 'MISS') == 128 && $t->{interchip_read_requests} == 0
+       && $t->{L2_partition_dram_read_sectors} == 128,
+       '8 SMs, -gpgpu_chiplet_interleave 1: every request at the owner\'s slice (128 misses, '
+       . 'no interchip read)', 'interchip reads ' . ($t->{interchip_read_requests} // '?'), $e1);
 }
 
 # ---------------------------------------------------------------- write forwards
