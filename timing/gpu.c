@@ -1059,7 +1059,8 @@ static bool par_ok(struct tm_gpu *g)
         if (g->run[j]->prof)
             g->pstatic = true;
     g->nmchunk = 0;
-    if (g->ndef && !g->pstatic && !tm_mem_profiled(g->mem))
+    if (g->ndef && !g->pstatic && !tm_mem_profiled(g->mem) &&
+        !tm_mem_ranges_coupled(g->mem))
         g->nmchunk = (tm_mem_nchannels(g->mem) + MCHUNK - 1) / MCHUNK;
     return awake + g->nmchunk >= 2;
 }

@@ -54,10 +54,43 @@ static const char *const ps_name[PS__COUNT] = {
     "stall_l2_to_dram_full", "stall_l2_to_icnt_full", "data_port_cycles", "fill_port_cycles",
     "stall_data_port", "stall_fill_port", "lrc_merged", "stall_lrc_full"};
 
-#define SLICE_NST (AT__COUNT * AO__COUNT + TM_CS__COUNT + PS__COUNT)
+/* Per sub-partition counters of the chiplet model (-gpgpu_n_chiplet_partition 2; Accel-Sim's
+ * names where it has them), printed only with chiplets. */
+enum {
+    CP_RD_REQ,    /* L2 misses sent to the peer slice (owned by the other chiplet) */
+    CP_RD_SECT,   /* their sectors */
+    CP_WR_REQ,    /* write forwards (tag updates) sent to the peer slice */
+    CP_QFULL,     /* L2 cycles a miss for the peer waited: request queue full */
+    CP_WFAIL,     /* L2 cycles a write waited: request queue full (no room for its forward) */
+    CP_WDROP,     /* write forwards dropped: request queue full */
+    CP_PEER_RD,   /* requests from the peer slice this slice's L2 accepted */
+    CP_PEER_WR,   /* write forwards from the peer applied to this slice's tags */
+    CP_REP,       /* replies sent back to the peer slice */
+    CP_REP_SECT,  /* their sectors */
+    CP_REP_FULL,  /* icnt cycles a reply waited: reply queue full */
+    CP_FILL,      /* replies from the peer into this slice's fill path (DRAM->L2 queue) */
+    CP_FILL_WAIT, /* L2 cycles such a reply waited: DRAM->L2 queue full */
+    CP_LAT,       /* sum over them: core cycles from the miss leaving to the reply arriving */
+    CP__COUNT
+};
+static const char *const cp_name[CP__COUNT] = {
+    "interchip_read_requests", "interchip_read_sectors", "interchip_write_requests",
+    "chiplet_queue_full", "chiplet_write_fail", "chiplet_write_forward_dropped",
+    "chiplet_peer_reads", "chiplet_peer_write_forwards", "chiplet_replies",
+    "chiplet_reply_sectors", "chiplet_reply_queue_full", "chiplet_fills", "chiplet_fill_wait",
+    "chiplet_latency_sum"};
+
+#define CP_BASE (AT__COUNT * AO__COUNT + TM_CS__COUNT + PS__COUNT)
+#define SLICE_NST (CP_BASE + CP__COUNT)
 
 struct subpart {
-    uint32_t id, chip;
+    uint32_t id, chip;            /* chip: its DRAM channel */
+    uint32_t chiplet, peer;       /* with chiplets: its chiplet, the slice of the same local
+                                     index on the other chiplet */
+    /* with chiplets: latency queues to the peer slice (t_ready: when the
+     * -inter_chiplet_queue_latency ends), written by this slice, drained by the peer: its
+     * misses and write forwards, and the replies to the peer's misses */
+    struct tm_queue cq_req, cq_rep;
     struct tm_cache *l2;          /* NULL: no L2 (-gpgpu_cache:dl2 none) */
     struct tm_queue icnt_l2;      /* t_ready: when the ROP delay ends */
     struct tm_queue l2_dram;      /* t_ready: when -dram_latency ends */
@@ -107,6 +140,13 @@ struct tm_mem {
     uint32_t port_w;              /* the dl2 string's data port width, bytes per L2 cycle */
     uint32_t lrc_cap, lrc_max;    /* -gpgpu_lrc_max_entries, _max_merged (0: no coalescer) */
     bool l2_ideal;
+    /* chiplets (-gpgpu_n_chiplet_partition 2; nchip 1: off): slices per chiplet, the
+     * inter-chiplet queues' latency (core cycles), the owner and partition strides, the
+     * slice rule (-gpgpu_chiplet_interleave) and each SM's chiplet */
+    uint32_t nchip, spc, cq_cap;
+    uint64_t cq_lat, mem_stride, part_stride;
+    bool part_inter;
+    uint8_t *sm_chip;             /* [n_sm] */
     bool l2_tex_only;             /* -gpgpu_cache:dl2_texture_only 1: global, local, constant
                                      and instruction accesses bypass the L2 slices, texture
                                      fetches (SP_TEX) go through them */
@@ -269,6 +309,93 @@ static int queue_depth(const char *spec, int k, uint32_t dflt)
     return (int)v;
 }
 
+/*
+ * The chiplet options (-gpgpu_n_chiplet_partition and the rest). Accel-Sim's model, whose
+ * write forwarding assumes a pair (it flips the chiplet id), is for 1 or 2 chiplets; channels
+ * are split evenly: channel c (and its slices) is in chiplet c / (channels / chiplets), SM i
+ * in chiplet (i's cluster) x chiplets / clusters (the first half of the clusters on chiplet
+ * 0, as -ptxemu_icnt_gpc_interleave 0 puts the first half of the GPCs near L2 partition 0).
+ */
+static int chiplet_setup(struct tm_mem *m, const struct tm_config *cfg, char *err,
+                         size_t errlen)
+{
+    const struct tm_options *o = &cfg->o;
+    m->nchip = 1;
+    m->spc = m->nsp;
+    if (o->gpgpu_n_chiplet_partition == 1)
+        return 0;
+    if (o->gpgpu_n_chiplet_partition != 2) {
+        snprintf(err, errlen, "-gpgpu_n_chiplet_partition %lld: 1 or 2 chiplets (Accel-Sim's "
+                              "write forwarding pairs them)",
+                 (long long)o->gpgpu_n_chiplet_partition);
+        return -EINVAL;
+    }
+    if (m->n_mem % 2) {
+        snprintf(err, errlen, "-gpgpu_n_chiplet_partition 2: -gpgpu_n_mem %u channels do not "
+                              "split over 2 chiplets", m->n_mem);
+        return -EINVAL;
+    }
+    if (o->chiplet_mem_stride < 1 || o->chiplet_partition_stride < 1) {
+        snprintf(err, errlen, "-chiplet_mem_stride %lld / -chiplet_partition_stride %lld: "
+                              "strides are positive byte counts",
+                 (long long)o->chiplet_mem_stride, (long long)o->chiplet_partition_stride);
+        return -EINVAL;
+    }
+    if (o->inter_chiplet_queue_size < 1 || o->inter_chiplet_queue_size > 65536 ||
+        o->inter_chiplet_queue_latency < 0 || o->inter_chiplet_queue_latency > 1000000) {
+        snprintf(err, errlen, "-inter_chiplet_queue_size %lld (1…65536) / "
+                              "-inter_chiplet_queue_latency %lld (0…1000000 cycles)",
+                 (long long)o->inter_chiplet_queue_size,
+                 (long long)o->inter_chiplet_queue_latency);
+        return -EINVAL;
+    }
+    if (o->gpgpu_chiplet_interleave != 0 && o->gpgpu_chiplet_interleave != 1) {
+        snprintf(err, errlen, "-gpgpu_chiplet_interleave %lld: 0 (the SM's chiplet) or 1 "
+                              "(by -chiplet_partition_stride)",
+                 (long long)o->gpgpu_chiplet_interleave);
+        return -EINVAL;
+    }
+    m->nchip = 2;
+    m->spc = m->nsp / 2;
+    m->cq_cap = (uint32_t)o->inter_chiplet_queue_size;
+    m->cq_lat = (uint64_t)o->inter_chiplet_queue_latency;
+    m->mem_stride = (uint64_t)o->chiplet_mem_stride;
+    m->part_stride = (uint64_t)o->chiplet_partition_stride;
+    m->part_inter = o->gpgpu_chiplet_interleave == 1;
+    m->sm_chip = calloc(m->n_sm ? m->n_sm : 1, 1);
+    if (!m->sm_chip)
+        return -ENOMEM;
+    uint64_t ncl = o->gpgpu_n_clusters > 0 ? (uint64_t)o->gpgpu_n_clusters : 1;
+    uint64_t per = o->gpgpu_n_cores_per_cluster > 0 ? (uint64_t)o->gpgpu_n_cores_per_cluster : 1;
+    for (uint32_t i = 0; i < m->n_sm; i++) {
+        uint64_t cl = i / per;
+        m->sm_chip[i] = (uint8_t)(cl < ncl ? cl * 2 / ncl : 1);
+    }
+    return 0;
+}
+
+/* With chiplets: the chiplet that owns address a's memory (its DRAM home). */
+static inline uint32_t chiplet_owner(const struct tm_mem *m, uint64_t a)
+{
+    return (uint32_t)((a / m->mem_stride) % m->nchip);
+}
+
+/* The slice a request of SM `sm` for address a goes to, subp being the decoded one: without
+ * chiplets subp; with them the slice of subp's local index (subp mod slices per chiplet) on
+ * the SM's chiplet (-gpgpu_chiplet_interleave 0) or on chiplet (a / -chiplet_partition_stride)
+ * mod chiplets (1). sm = UINT32_MAX: the owner's chiplet (for 0; host copies). */
+static inline uint32_t chiplet_slice(const struct tm_mem *m, uint32_t sm, uint64_t a,
+                                     uint32_t subp)
+{
+    subp %= m->nsp;
+    if (m->nchip < 2)
+        return subp;
+    uint32_t c = m->part_inter        ? (uint32_t)((a / m->part_stride) % m->nchip)
+                 : sm == UINT32_MAX ? chiplet_owner(m, a)
+                                    : m->sm_chip[sm];
+    return c * m->spc + subp % m->spc;
+}
+
 int tm_mem_create(struct tm_mem **out, const struct tm_config *cfg, uint32_t n_sm,
                   const char *base_dir, char *err, size_t errlen)
 {
@@ -300,6 +427,9 @@ int tm_mem_create(struct tm_mem **out, const struct tm_config *cfg, uint32_t n_s
     int r = tm_addrdec_init(&m->ad, cfg, err, errlen);
     if (r)
         goto fail;
+    r = chiplet_setup(m, cfg, err, errlen);
+    if (r)
+        goto fail;
     r = tm_icnt_create(&m->icnt, cfg, n_sm, m->nsp, base_dir, err, errlen);
     if (r)
         goto fail;
@@ -326,6 +456,8 @@ int tm_mem_create(struct tm_mem **out, const struct tm_config *cfg, uint32_t n_s
         struct subpart *p = &m->sp[i];
         p->id = i;
         p->chip = i / m->n_sub;
+        p->chiplet = i / m->spc;
+        p->peer = m->nchip > 1 ? ((p->chiplet ^ 1) * m->spc + i % m->spc) : i;
         if (cfg->l2.present && !m->l2_ideal) {
             r = tm_cache_create(&p->l2, &cfg->l2, "L2");
             if (r) {
@@ -352,7 +484,9 @@ int tm_mem_create(struct tm_mem **out, const struct tm_config *cfg, uint32_t n_s
                 p->lrc_free[p->lrc_nfree++] = e - 1;
         }
         if (tm_queue_init(&p->icnt_l2, q[0]) || tm_queue_init(&p->l2_dram, q[1]) ||
-            tm_queue_init(&p->dram_l2, q[2]) || tm_queue_init(&p->l2_icnt, q[3])) {
+            tm_queue_init(&p->dram_l2, q[2]) || tm_queue_init(&p->l2_icnt, q[3]) ||
+            (m->nchip > 1 && (tm_queue_init(&p->cq_req, m->cq_cap) ||
+                              tm_queue_init(&p->cq_rep, m->cq_cap)))) {
             r = -ENOMEM;
             goto fail;
         }
@@ -380,6 +514,8 @@ void tm_mem_destroy(struct tm_mem *m)
         tm_queue_free(&p->l2_dram);
         tm_queue_free(&p->dram_l2);
         tm_queue_free(&p->l2_icnt);
+        tm_queue_free(&p->cq_req);
+        tm_queue_free(&p->cq_rep);
         free(p->pend);
         free(p->pfree);
         free(p->lrc);
@@ -397,6 +533,7 @@ void tm_mem_destroy(struct tm_mem *m)
     free(m->dram_awake);
     free(m->dram_skip);
     free(m->dram_room);
+    free(m->sm_chip);
     tm_icnt_destroy(m->icnt);
     free(m);
 }
@@ -404,6 +541,7 @@ void tm_mem_destroy(struct tm_mem *m)
 /* ====================================================================== load request coalescer */
 
 #define PS(p, k) ((p)->st[AT__COUNT * AO__COUNT + TM_CS__COUNT + (k)])
+#define CP(p, k) ((p)->st[CP_BASE + (k)])
 
 static inline uint32_t lrc_home(const struct subpart *p, uint64_t addr)
 {
@@ -514,9 +652,24 @@ static void icnt_subpart(struct tm_mem *m, uint32_t i, bool net, uint64_t core_n
         }
     }
     /* replies into the network, one per cycle: a coalescer entry's leader, then the reads
-     * merged into it (the same data), then the entry is free */
+     * merged into it (the same data), then the entry is free; a reply to the peer slice's
+     * miss (chiplets) into the reply queue to it instead */
     struct tm_req *rp = tm_queue_front(&p->l2_icnt);
-    if (rp) {
+    if (rp && (rp->flags & TM_RQF_CHIPLET)) {
+        if (tm_queue_full(&p->cq_rep)) {
+            CP(p, CP_REP_FULL)++;
+        } else {
+            struct tm_req q = *rp;
+            q.t_ready = core_now + m->cq_lat;
+            tm_queue_push(&p->cq_rep, &q);
+            CP(p, CP_REP)++;
+            CP(p, CP_REP_SECT) += popc8(q.sectors ? q.sectors : 0xf);
+            m->sp_act[p->peer] = 1;
+            tm_queue_pop(&p->l2_icnt);
+            if (!p->l2_icnt.n)
+                m->sp_rep[i] = 0;
+        }
+    } else if (rp) {
         struct lrc_ent *x = rp->lrc ? &p->lrc[rp->lrc - 1] : NULL;
         struct tm_req *snd = rp;
         if (x && x->sent) {
@@ -552,7 +705,7 @@ void tm_mem_icnt_cycle(struct tm_mem *m, struct tm_sm *sms, uint64_t core_now)
         uint32_t b = req_bytes(r);
         if (!tm_icnt_can_push(m->icnt, i, b))
             continue;
-        tm_icnt_push(m->icnt, i, m->n_sm + a.subp % m->nsp, r, b);
+        tm_icnt_push(m->icnt, i, m->n_sm + chiplet_slice(m, i, r->addr, a.subp), r, b);
         tm_queue_pop(&s->to_mem);
     }
     const bool net = tm_icnt_busy(m->icnt); /* anything to take out of the network? */
@@ -585,7 +738,9 @@ static void reply(const struct tm_mem *m, struct subpart *p, const struct tm_req
 {
     struct tm_req q = *r;
     q.subp = (uint16_t)p->id;
-    if (q.kind == TM_REQ_WRITE) {
+    if (q.flags & TM_RQF_CHIPLET) {
+        /* (the peer slice's miss: counted there when its reply arrives) */
+    } else if (q.kind == TM_REQ_WRITE) {
         PS(p, PS_WRITE_ACKS)++;
     } else {
         PS(p, PS_READ_REPLIES)++;
@@ -641,8 +796,53 @@ static uint64_t data_port_cycles(const struct tm_mem *m, const struct tm_req *r,
     return cyc;
 }
 
+/* Chiplets: the first request of the peer slice's queue to p, when its latency has ended. */
+static inline struct tm_req *peer_req(struct tm_mem *m, const struct subpart *p,
+                                      uint64_t core_now)
+{
+    struct tm_req *r = tm_queue_front(&m->sp[p->peer].cq_req);
+    return r && r->t_ready <= core_now ? r : NULL;
+}
+
+/* Chiplets: write w (from an SM) was accepted by p's L2 and did not hit: its sectors are
+ * forwarded to the peer slice as a tag update (Accel-Sim's WRITE_FORWARD; dropped when the
+ * queue is full, which the write's admission check makes rare). */
+static void forward_write(struct tm_mem *m, struct subpart *p, const struct tm_req *w,
+                          uint64_t core_now)
+{
+    if (tm_queue_full(&p->cq_req)) {
+        CP(p, CP_WDROP)++;
+        return;
+    }
+    struct tm_req q = {.addr = w->addr, .t_sent = core_now, .t_ready = core_now + m->cq_lat,
+                       .kind = TM_REQ_WRITE, .sectors = w->sectors ? w->sectors : 0xf,
+                       .flags = TM_RQF_WFWD, .subp = (uint16_t)p->id};
+    tm_queue_push(&p->cq_req, &q);
+    CP(p, CP_WR_REQ)++;
+    m->sp_act[p->peer] = 1;
+}
+
 static void slice_cycle(struct tm_mem *m, struct subpart *p, uint64_t core_now, uint64_t l2t)
 {
+    /* 0. chiplets: a reply from the peer slice (to this slice's miss) enters the DRAM->L2
+     * queue and fills the L2 like DRAM data */
+    if (m->nchip > 1) {
+        struct tm_queue *rq = &m->sp[p->peer].cq_rep;
+        struct tm_req *pr = tm_queue_front(rq);
+        if (pr && pr->t_ready <= core_now) {
+            if (tm_queue_full(&p->dram_l2)) {
+                CP(p, CP_FILL_WAIT)++;
+            } else {
+                struct tm_req q = *pr;
+                q.flags &= (uint8_t)~TM_RQF_CHIPLET;
+                q.subp = (uint16_t)p->id;
+                tm_queue_push(&p->dram_l2, &q);
+                CP(p, CP_FILL)++;
+                CP(p, CP_LAT) += core_now - q.t_sent;
+                tm_queue_pop(rq);
+            }
+        }
+    }
     /* 1. data back from DRAM: fill the L2 (or answer directly without one) */
     struct tm_req *d = tm_queue_front(&p->dram_l2);
     if (d) {
@@ -671,9 +871,28 @@ static void slice_cycle(struct tm_mem *m, struct subpart *p, uint64_t core_now, 
         reply(m, p, &p->pend[(uint32_t)tok], core_now);
         pend_free(p, (uint32_t)tok);
     }
-    /* 3. the next request whose ROP delay ended */
-    struct tm_req *r = tm_queue_front(&p->icnt_l2);
-    if (r && r->t_ready <= core_now) {
+    /* 3. the next request whose ROP delay ended; with chiplets, or the peer slice's next
+     * request (Accel-Sim's alternating priority: the peer's first on even L2 cycles, the
+     * network's on odd ones); a write forward only updates the tags */
+    struct tm_queue *src = &p->icnt_l2;
+    struct tm_req *r = tm_queue_front(src);
+    if (r && r->t_ready > core_now)
+        r = NULL;
+    if (m->nchip > 1) {
+        struct tm_req *pr = peer_req(m, p, core_now);
+        if (pr && (!r || !(l2t & 1))) {
+            r = pr;
+            src = &m->sp[p->peer].cq_req;
+        }
+    }
+    if (r && (r->flags & TM_RQF_WFWD)) {
+        if (p->l2)
+            tm_cache_warm(p->l2, r->addr, r->sectors, core_now);
+        CP(p, CP_PEER_WR)++;
+        tm_queue_pop(src);
+        r = NULL;
+    }
+    if (r) {
         bool ack = !(r->kind == TM_REQ_WRITE && (r->flags & TM_RQF_WRITEBACK));
         uint32_t at = access_type(r);
         if (ack && tm_queue_full(&p->l2_icnt)) {
@@ -686,8 +905,9 @@ static void slice_cycle(struct tm_mem *m, struct subpart *p, uint64_t core_now, 
             PS(p, PS_REQ)++;
             if (ack)
                 reply(m, p, r, core_now);
-            tm_queue_pop(&p->icnt_l2);
-        } else if (!p->l2 || (m->l2_tex_only && r->space != SP_TEX)) {
+            tm_queue_pop(src);
+        } else if (!p->l2 ||
+                   (m->l2_tex_only && r->space != SP_TEX && !(r->flags & TM_RQF_CHIPLET))) {
             /* no L2 (or one for textures only, and this is no texture fetch): straight to
              * DRAM */
             if (tm_queue_full(&p->l2_dram)) {
@@ -708,8 +928,10 @@ static void slice_cycle(struct tm_mem *m, struct subpart *p, uint64_t core_now, 
                         reply(m, p, r, core_now);
                 }
                 tm_queue_push(&p->l2_dram, &q);
-                tm_queue_pop(&p->icnt_l2);
+                tm_queue_pop(src);
             }
+        } else if (m->nchip > 1 && r->kind == TM_REQ_WRITE && tm_queue_full(&p->cq_req)) {
+            CP(p, CP_WFAIL)++; /* no room for its forward (Accel-Sim's chiplet_write_fail) */
         } else if (p->data_free > l2t) {
             PS(p, PS_STALL_DATA_PORT)++; /* the data port still busy (GPGPU-Sim's
                                             data_port_free) */
@@ -758,6 +980,10 @@ static void slice_cycle(struct tm_mem *m, struct subpart *p, uint64_t core_now, 
                         pend_free(p, idx);
                 } else {
                     PS(p, PS_REQ)++;
+                    if (r->flags & TM_RQF_CHIPLET)
+                        CP(p, CP_PEER_RD)++;
+                    if (write && m->nchip > 1 && res != TM_CACHE_HIT)
+                        forward_write(m, p, r, core_now);
                     if (write) {
                         if (ack)
                             reply(m, p, r, core_now);
@@ -765,7 +991,7 @@ static void slice_cycle(struct tm_mem *m, struct subpart *p, uint64_t core_now, 
                         reply(m, p, r, core_now);
                         pend_free(p, idx);
                     }
-                    tm_queue_pop(&p->icnt_l2);
+                    tm_queue_pop(src);
                 }
             }
         }
@@ -773,6 +999,23 @@ static void slice_cycle(struct tm_mem *m, struct subpart *p, uint64_t core_now, 
     /* 4. the L2's misses and write-backs towards DRAM */
     const struct tm_cache_out *o;
     while (p->l2 && (o = tm_cache_miss_peek(p->l2))) {
+        if (o->kind == TM_COUT_FILL && m->nchip > 1 && chiplet_owner(m, o->addr) != p->chiplet) {
+            /* chiplets: the other chiplet owns it: to the peer slice, not DRAM */
+            if (tm_queue_full(&p->cq_req)) {
+                CP(p, CP_QFULL)++;
+                break;
+            }
+            struct tm_req q = {.addr = o->addr, .t_sent = core_now,
+                               .t_ready = core_now + m->cq_lat, .kind = TM_REQ_READ,
+                               .sectors = o->sectors, .flags = TM_RQF_L2FILL | TM_RQF_CHIPLET,
+                               .subp = (uint16_t)p->id, .line = (uint32_t)(o->token >> 32)};
+            tm_queue_push(&p->cq_req, &q);
+            CP(p, CP_RD_REQ)++;
+            CP(p, CP_RD_SECT) += popc8(o->sectors ? o->sectors : 0xf);
+            m->sp_act[p->peer] = 1;
+            tm_cache_miss_pop(p->l2);
+            break;
+        }
         if (tm_queue_full(&p->l2_dram)) {
             PS(p, PS_STALL_L2_DRAM)++;
             break;
@@ -805,6 +1048,8 @@ uint32_t tm_mem_nchannels(const struct tm_mem *m) { return m->n_mem; }
 
 bool tm_mem_profiled(const struct tm_mem *m) { return m->nprof != 0; }
 
+bool tm_mem_ranges_coupled(const struct tm_mem *m) { return m->nchip > 1; }
+
 uint64_t tm_mem_l2_tick(struct tm_mem *m) { return ++m->l2_now; }
 
 void tm_mem_l2_cycle_range(struct tm_mem *m, uint64_t core_now, uint64_t l2t, uint32_t c0,
@@ -814,7 +1059,8 @@ void tm_mem_l2_cycle_range(struct tm_mem *m, uint64_t core_now, uint64_t l2t, ui
         if (!m->sp_act[i])
             continue;
         struct subpart *p = &m->sp[i];
-        if (!p->icnt_l2.n && !p->dram_l2.n && (!p->l2 || tm_cache_idle(p->l2))) {
+        if (!p->icnt_l2.n && !p->dram_l2.n && (!p->l2 || tm_cache_idle(p->l2)) &&
+            (m->nchip < 2 || (!m->sp[p->peer].cq_req.n && !m->sp[p->peer].cq_rep.n))) {
             /* idle until a request or fill enters it; it stays counted as busy
              * (tm_mem_busy) while a port is (the ports' time runs only while stepped) */
             if (p->data_free <= l2t && p->fill_free <= l2t)
@@ -942,6 +1188,9 @@ bool tm_mem_busy(const struct tm_mem *m)
             p->fill_free > m->l2_now) /* (the ports' time runs only while stepped) */
             return true;
     }
+    for (uint32_t i = 0; m->nchip > 1 && i < m->nsp; i++)
+        if (m->sp[i].cq_req.n || m->sp[i].cq_rep.n)
+            return true;
     for (uint32_t c = 0; c < m->n_mem; c++) {
         if (!m->dram_awake[c])
             continue;
@@ -961,10 +1210,11 @@ void tm_mem_memcpy_to_device(struct tm_mem *m, uint64_t addr, uint64_t bytes)
     for (uint64_t ln = addr & ~127ull; ln < addr + bytes; ln += 128) {
         struct tm_addr a;
         tm_addrdec_decode(&m->ad, ln, &a);
-        struct subpart *p = &m->sp[a.subp % m->nsp];
+        uint32_t si = chiplet_slice(m, UINT32_MAX, ln, a.subp);
+        struct subpart *p = &m->sp[si];
         if (!p->l2)
             return;
-        m->sp_act[a.subp % m->nsp] = 1; /* warming may queue write-backs */
+        m->sp_act[si] = 1; /* warming may queue write-backs */
         uint64_t lo = addr > ln ? addr : ln, hi = addr + bytes < ln + 128 ? addr + bytes : ln + 128;
         uint8_t sec = 0;
         for (uint64_t q = (lo - ln) >> 5; q <= (hi - 1 - ln) >> 5; q++)
@@ -1030,6 +1280,7 @@ struct mem_totals {
     uint64_t bd[AT__COUNT][AO__COUNT];
     uint64_t cs[TM_CS__COUNT];
     uint64_t ps[PS__COUNT];
+    uint64_t cp[CP__COUNT];
     uint64_t acc, miss, pend, fail;
 };
 
@@ -1045,6 +1296,8 @@ static void totals(const struct tm_mem *m, const uint64_t *d, struct mem_totals 
             t->cs[k] += s[AT__COUNT * AO__COUNT + k];
         for (int k = 0; k < PS__COUNT; k++)
             t->ps[k] += s[AT__COUNT * AO__COUNT + TM_CS__COUNT + k];
+        for (int k = 0; k < CP__COUNT; k++)
+            t->cp[k] += s[CP_BASE + k];
     }
     for (int a = 0; a < AT__COUNT; a++) {
         t->acc += t->bd[a][AO_HIT] + t->bd[a][AO_HIT_RESERVED] + t->bd[a][AO_MISS];
@@ -1089,6 +1342,11 @@ void tm_mem_print(const struct tm_mem *m, const uint64_t *d, FILE *f)
     }
     for (int k = 0; k < PS__COUNT; k++)
         fprintf(f, "L2_partition_%s = %" PRIu64 "\n", ps_name[k], t.ps[k]);
+    if (m->nchip > 1) { /* (only then, so other configurations' output stays as it was) */
+        for (int k = 0; k < CP__COUNT; k++)
+            fprintf(f, "%s = %" PRIu64 "\n", cp_name[k], t.cp[k]);
+        fprintf(f, "chiplet_avg_latency = %.1f\n", ratio(t.cp[CP_LAT], t.cp[CP_FILL]));
+    }
     uint64_t nrep = t.ps[PS_READ_REPLIES];
     fprintf(f, "averagemflatency = %.1f\n", ratio(t.ps[PS_LAT_TOTAL], nrep));
     fprintf(f, "avg_latency_request_net = %.1f\n", ratio(t.ps[PS_LAT_REQ], nrep));
@@ -1139,6 +1397,12 @@ void tm_mem_json(const struct tm_mem *m, const uint64_t *d, FILE *f)
                 t.cs[k]);
     for (int k = 0; k < PS__COUNT; k++)
         fprintf(f, ", \"%s\": %" PRIu64, ps_name[k], t.ps[k]);
+    if (m->nchip > 1) {
+        fputs(", \"chiplet\": {", f);
+        for (int k = 0; k < CP__COUNT; k++)
+            fprintf(f, "%s\"%s\": %" PRIu64, k ? ", " : "", cp_name[k], t.cp[k]);
+        fputc('}', f);
+    }
     fputs(", \"slices\": [", f);
     for (uint32_t i = 0; i < m->nsp; i++) {
         const uint64_t *s = d + (size_t)i * SLICE_NST;

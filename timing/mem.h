@@ -15,6 +15,11 @@
  * (-dram_latency core cycles) → DRAM channel → DRAM→L2 queue → L2 fill → L2→network queue →
  * network (reply subnet) → SM from_mem. Writes are acknowledged by the L2 slice. Queue depths
  * are -gpgpu_dram_partition_queues (icnt→L2 : L2→DRAM : DRAM→L2 : L2→icnt).
+ *
+ * With two chiplets (-gpgpu_n_chiplet_partition 2, Accel-Sim's model; timing/README.md) an
+ * L2 miss on memory the other chiplet owns goes instead through an inter-chiplet latency
+ * queue to the peer slice (same local index, other chiplet), which serves it through its L2
+ * and DRAM and sends the data back through another; it then fills the requesting slice.
  */
 #ifndef PTXEMU_TIMING_MEM_H
 #define PTXEMU_TIMING_MEM_H
@@ -47,7 +52,9 @@ void tm_mem_dram_cycle(struct tm_mem *m, uint64_t core_now);
 /* The same two steps for the DRAM channels [c0, c1) and their sub-partitions only (channel c
  * has sub-partitions c·n_sub … c·n_sub + n_sub − 1; the full steps are the range of all
  * channels). In these two steps channels share nothing but the per-PTX-line counters of
- * attached profiles, so with no profile attached (!tm_mem_profiled) disjoint ranges may run
+ * attached profiles and, with chiplets, the inter-chiplet queues between peer slices, so
+ * with no profile attached (!tm_mem_profiled) and no chiplets (!tm_mem_ranges_coupled)
+ * disjoint ranges may run
  * on different threads at once, each range its own sequence of these steps (the parallel
  * SMs' phases, gpu.c): as long as nothing else touches the memory system meanwhile, the
  * result is that of the full steps in the same order. */
@@ -60,6 +67,11 @@ uint64_t tm_mem_l2_tick(struct tm_mem *m);
 void tm_mem_dram_cycle_range(struct tm_mem *m, uint64_t core_now, uint32_t c0, uint32_t c1);
 /* DRAM channels (memory partitions). */
 uint32_t tm_mem_nchannels(const struct tm_mem *m);
+/* Do the inter-chiplet queues couple sub-partitions of different channels
+ * (-gpgpu_n_chiplet_partition 2)? Then channel ranges are not independent: the driver must
+ * run tm_mem_l2_cycle_range / tm_mem_dram_cycle_range over all channels at once, on one
+ * thread, as it must with a profile attached. */
+bool tm_mem_ranges_coupled(const struct tm_mem *m);
 /* Is a profile attached (tm_mem_prof_attach)? */
 bool tm_mem_profiled(const struct tm_mem *m);
 /* Anything in flight anywhere in the memory system? */

@@ -51,6 +51,9 @@ struct tm_req {
 #define TM_RQF_L1C 4u       /* a fill for the SM's L1 constant cache */
 #define TM_RQF_L1T 8u       /* a fill for the SM's L1 texture cache */
 #define TM_RQF_L2FILL 16u   /* a DRAM read filling an L2 slice (not a request passing it) */
+#define TM_RQF_CHIPLET 32u  /* an L2 slice's miss sent to its peer slice on the owning chiplet
+                               (mem.c): answered back through the inter-chiplet queues */
+#define TM_RQF_WFWD 64u     /* a write forwarded to the peer chiplet's slice: a tag update */
 
 /* One access in the L1T's fragment FIFO: the load instruction it answers, whether it missed
  * (holds a reorder-buffer entry) and the cycle its data is there (UINT64_MAX: not yet). */
