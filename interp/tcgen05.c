@@ -120,8 +120,9 @@ struct tc5_cta {
         struct xfunc *fn;
         uint32_t pc, warp;
     } site[TM_COLS / TM_UNIT];
-    double A[128 * 32], B[(256 + 32) * 32]; /* the MMA's operands, row-major, K <= 32; B
-                                               with the zero-column mask's shift */
+    double A[128 * 64], B[256 * 64]; /* the MMA's operands, row-major: K <= 64 (the 4-bit
+                                         kinds), or K <= 32 and B with the zero-column mask's
+                                         shift (at most 256 + 32 rows) */
 };
 
 /* ====================================================================== decoding */
@@ -141,6 +142,10 @@ struct tc5_insn {
     bool ws;             /* tcgen05.mma.ws (set from the opcode) */
     bool cta1;           /* .cta_group::1 */
     bool kind_f16, kind_tf32, kind_f8f6f4, kind_i8;
+    bool kind_mx8, kind_mx4, kind_nv4; /* .kind::mxf8f6f4 / mxf4 / mxf4nvf4 */
+    bool bscale;         /* .block_scale */
+    unsigned svec;       /* scale factors per row of A / B and MMA: 1 (.scale_vec::1X), 2, 4
+                            (.block16 is 4X; .block32 or none 1X for .kind::mxf8f6f4, else 2X) */
     bool arrive_one;
     bool mcast_cluster;  /* tcgen05.commit .multicast::cluster */
     int redop;           /* tcgen05.ld.red: 1 .min, 2 .max (0 when absent, -1 both) */
@@ -193,6 +198,14 @@ static void tc5_decode(const struct ir_func *f, const struct ir_insn *in, struct
         case MOD_KIND_TF32: d->kind_tf32 = true; break;
         case MOD_KIND_F8F6F4: d->kind_f8f6f4 = true; break;
         case MOD_KIND_I8: d->kind_i8 = true; break;
+        case MOD_KIND_MXF8F6F4: d->kind_mx8 = true; break;
+        case MOD_KIND_MXF4: d->kind_mx4 = true; break;
+        case MOD_KIND_MXF4NVF4: d->kind_nv4 = true; break;
+        case MOD_BLOCK_SCALE: d->bscale = true; break;
+        case MOD_SCALE_VEC_1X: d->svec = 1; break;
+        case MOD_SCALE_VEC_2X: d->svec = 2; break;
+        case MOD_SCALE_VEC_4X: case MOD_BLOCK16: d->svec = 4; break;
+        case MOD_BLOCK32: break; /* the default: set below */
         case MOD_MBARRIER_ARRIVE_ONE: d->arrive_one = true; break;
         case MOD_MULTICAST_CLUSTER: d->mcast_cluster = true; break;
         case MOD_MIN: d->redop = d->redop ? -1 : 1; break;
@@ -204,6 +217,10 @@ static void tc5_decode(const struct ir_func *f, const struct ir_insn *in, struct
             break;
         }
     }
+    /* the default (and .block32): one scale factor per 32 elements of K (K = 32 for
+       .kind::mxf8f6f4, 64 for the 4-bit kinds) */
+    if (d->bscale && !d->svec)
+        d->svec = d->kind_mx8 ? 1 : 2;
 }
 
 /* A 32-bit register or constant. */
@@ -242,12 +259,14 @@ static unsigned tc5_shape_regs(enum tc5_shape sh)
 }
 
 /* The operand positions of a tcgen05.mma [d], a, b, idesc, {disable-output-lane,}
- * enable-input-d{, scale-input-d} or tcgen05.mma.ws [d], a, b, idesc, enable-input-d{,
+ * enable-input-d{, scale-input-d}, a block-scaled one (bs) [d], a, b, idesc, [scale-A-tmem],
+ * [scale-B-tmem], enable-input-d, or tcgen05.mma.ws [d], a, b, idesc, enable-input-d{,
  * zero-column-mask-desc}: *mo the disable-output-lane vector (0 when absent), *eo
  * enable-input-d, *sc the scale-input-d immediate (-1 when absent), *zo the zero-column mask
- * descriptor (0 when absent). False for any other operand list. */
-static bool tc5_mma_opnds(const struct ir_insn *in, const struct ir_opnd *O, unsigned *mo,
-                          unsigned *eo, int *sc, unsigned *zo)
+ * descriptor (0 when absent; with bs the scale-factor addresses are 4 and 5). False for any
+ * other operand list. */
+static bool tc5_mma_opnds(const struct ir_insn *in, const struct ir_opnd *O, bool bs,
+                          unsigned *mo, unsigned *eo, int *sc, unsigned *zo)
 {
     *mo = *zo = 0;
     *sc = -1;
@@ -256,7 +275,11 @@ static bool tc5_mma_opnds(const struct ir_insn *in, const struct ir_opnd *O, uns
         *eo = e;
         if (in->nopnd == 6)
             *zo = 5;
-        return in->nopnd == 5 || in->nopnd == 6;
+        return !bs && (in->nopnd == 5 || in->nopnd == 6);
+    }
+    if (bs) {
+        *eo = 6;
+        return in->nopnd == 7 && tc5_taddr_ok(&O[4]) && tc5_taddr_ok(&O[5]);
     }
     if (in->nopnd >= 6 && O[4].kind == OPK_VEC)
         *mo = 4, e = 5;
@@ -329,9 +352,13 @@ bool tcgen05_supported(const struct ir_func *f, const struct ir_insn *in, const 
     case OP_TCGEN05_MMA_WS: { /* .ws: a zero-column mask instead of disable-output-lane */
         unsigned mo, eo, zo;
         int sc;
-        if (!tc5_mma_opnds(in, O, &mo, &eo, &sc, &zo))
+        if (!tc5_mma_opnds(in, O, d.bscale, &mo, &eo, &sc, &zo))
             return false;
-        return d.cta1 && d.kind_f16 + d.kind_tf32 + d.kind_f8f6f4 + d.kind_i8 == 1 &&
+        const unsigned nkind = d.kind_f16 + d.kind_tf32 + d.kind_f8f6f4 + d.kind_i8,
+                       nmx = d.kind_mx8 + d.kind_mx4 + d.kind_nv4;
+        return d.cta1 && nkind + nmx == 1 && d.bscale == (nmx == 1) &&
+               (!d.bscale || (d.kind_mx8 ? d.svec == 1
+                              : d.kind_mx4 ? d.svec == 2 : d.svec == 2 || d.svec == 4)) &&
                (!mo || tc5_regs_ok(f, &O[mo], 4, false)) &&
                (!zo || ((O[zo].kind == OPK_REG || O[zo].kind == OPK_IMM) &&
                         O[zo].rf == RF_B64 && O[zo].slot != IR_NOSLOT)) &&
@@ -389,12 +416,6 @@ const char *tcgen05_unsupported_why(const struct ir_func *f, const struct ir_ins
     if (tcgen05_why_generic(in) && tc5_has(f, in, MOD_CTA_GROUP_2))
         return "unsupported (tcgen05 .cta_group::2: the CTA pair's shared tensor-memory "
                "operations are not modelled; implemented are the .cta_group::1 forms)";
-    if (in->op == OP_TCGEN05_MMA &&
-        (tc5_has(f, in, MOD_BLOCK_SCALE) || tc5_has(f, in, MOD_KIND_MXF8F6F4) ||
-         tc5_has(f, in, MOD_KIND_MXF4) || tc5_has(f, in, MOD_KIND_MXF4NVF4)))
-        return "unsupported (tcgen05.mma .block_scale (.kind::mxf8f6f4 / .kind::mxf4 / "
-               ".kind::mxf4nvf4): the scale-factor layouts in tensor memory are given only by "
-               "the ISA's figures, so they are not implemented)";
     if (in->op == OP_TCGEN05_MMA && tc5_has(f, in, MOD_ASHIFT))
         return "unsupported (tcgen05.mma .ashift: the ISA does not say what the shifted-in row "
                "of A holds, so it is not implemented)";
@@ -427,7 +448,9 @@ const char *tcgen05_unsupported_why(const struct ir_func *f, const struct ir_ins
                ".kind::tf32, .kind::f8f6f4 and .kind::i8 with [d-tmem], an A descriptor or "
                "[a-tmem], a B descriptor, the instruction descriptor, an optional "
                "disable-output-lane vector of four 32-bit values, enable-input-d and (.kind::f16 "
-               "/ .kind::tf32) an optional scale-input-d immediate 0 .. 15; not this form)";
+               "/ .kind::tf32) an optional scale-input-d immediate 0 .. 15, and .block_scale "
+               "with .kind::mxf8f6f4 (.scale_vec::1X), .kind::mxf4 (2X) or .kind::mxf4nvf4 (2X, "
+               "4X) with [scale-A-tmem], [scale-B-tmem] and enable-input-d; not this form)";
     case OP_TCGEN05_MMA_WS:
         return "unsupported (tcgen05.mma.ws: implemented are .cta_group::1 .kind::f16, "
                ".kind::tf32, .kind::f8f6f4 and .kind::i8 with [d-tmem], an A descriptor or "
@@ -788,7 +811,8 @@ static inline double tc5_minifloat(uint32_t b, unsigned eb, unsigned mb)
 }
 
 /* Element bits -> value; t an ir type (T_F16, T_BF16, T_TF32, T_E4M3, T_E5M2, T_E2M3, T_E3M2,
- * T_E2M1, T_S8, T_U8). */
+ * T_E2M1, T_S8, T_U8; T_E2M1X2 stands for the densely packed e2m1 of .kind::mxf4 /
+ * mxf4nvf4). */
 static inline double tc5_val(unsigned t, uint32_t b)
 {
     switch (t) {
@@ -799,24 +823,26 @@ static inline double tc5_val(unsigned t, uint32_t b)
     case T_E5M2: return fpu_unpack(b & 0xff, FPU_E5M2);
     case T_E2M3: return tc5_minifloat(b, 2, 3);
     case T_E3M2: return tc5_minifloat(b, 3, 2);
-    case T_E2M1: return tc5_minifloat(b, 2, 1);
+    case T_E2M1:
+    case T_E2M1X2: return tc5_minifloat(b, 2, 1);
     case T_S8: return (int8_t)(uint8_t)b;
     default: return (uint8_t)b;
     }
 }
 
 /* Bits an element of ir type t takes in the layouts (the 6- and 4-bit types of
- * .kind::f8f6f4 take the place of 8-bit ones: 16 per 16-byte chunk). */
+ * .kind::f8f6f4 take the place of 8-bit ones: 16 per 16-byte chunk; the e2m1 of the 4-bit
+ * kinds, T_E2M1X2, is packed two per byte: 32 per chunk). */
 static unsigned tc5_bits(unsigned t)
 {
-    return t == T_TF32 ? 32 : t == T_F16 || t == T_BF16 ? 16 : 8;
+    return t == T_TF32 ? 32 : t == T_F16 || t == T_BF16 ? 16 : t == T_E2M1X2 ? 4 : 8;
 }
 
 /* Bits of the value of an element of ir type t (6 or 4 for the small floats, otherwise
  * tc5_bits). */
 static unsigned tc5_width(unsigned t)
 {
-    return t == T_E2M3 || t == T_E3M2 ? 6 : t == T_E2M1 ? 4 : tc5_bits(t);
+    return t == T_E2M3 || t == T_E3M2 ? 6 : t == T_E2M1 || t == T_E2M1X2 ? 4 : tc5_bits(t);
 }
 
 /* Gather a matrix (rows x K, K-major or MN-major) from shared memory into dense[row * K + k]. */
@@ -861,7 +887,8 @@ static int tc5_gather(struct warp *w, uint32_t pc, unsigned l, const uint32_t f[
                 mr->fn(mr->ctx, l, a, 16, false, SP_SHARED, p);
             for (unsigned e = 0; e < per; e++) {
                 uint32_t b = 0;
-                if (vw < 8) { /* 16 packed values LSB first, then the chunk's padding */
+                if (vw < 8) { /* 16 packed values LSB first, then the chunk's padding (or 32
+                                 packed e2m1: two per byte, the low nibble first) */
                     const unsigned bit = e * vw;
                     b = (uint32_t)(p[bit / 8] | (bit / 8 + 1 < 16 ? p[bit / 8 + 1] << 8 : 0)) >>
                             (bit % 8) & ((1u << vw) - 1);
@@ -874,6 +901,59 @@ static int tc5_gather(struct warp *w, uint32_t pc, unsigned l, const uint32_t f[
                     dense[r * K + kc * per + e] = v;
             }
         }
+    return 0;
+}
+
+/* Block scaling (.block_scale): multiplies element k of row i of the dense operand (rows x K,
+ * A's rows or B's columns) by its scale factor number k / (K / nsf), nsf = 1, 2 or 4 per row
+ * (.scale_vec::1X / 2X / 4X). The layout in tensor memory (CUTLASS tmem_sf_frg with its
+ * UTCCP 4x32dp128bit copy of the shared-memory atom, cf. the ISA's scale-factor figures):
+ * from the address's column (its lane must be 0), row i in lane i % 32 of column i / 32, its
+ * scale factors in bytes id .. id + nsf - 1 of that cell (id the instruction descriptor's
+ * scale-factor ID: 0 .. 3 with 1X, 0 or 2 with 2X, 0 with 4X), the 32 lanes replicated in each
+ * 32-lane sub-partition (lanes 32 r + i % 32). Replicas that differ are a fault (the
+ * sub-partitions would scale with different values). ue8m0: 2^(b - 127), 0xff NaN; ue4m3:
+ * the e4m3 of the low 7 bits (0x7f NaN), bit 7 ignored. */
+static int tc5_scale(struct warp *w, uint32_t pc, unsigned l, const struct tc5_cta *t,
+                     uint32_t addr, unsigned id, unsigned rows, unsigned K, unsigned nsf,
+                     bool ue8, double *dense, char which)
+{
+    char msg[300];
+    const uint32_t lane0 = addr >> 16, col = addr & 0xffff, ncol = (rows + 31) / 32;
+    if (lane0 != 0 || !tc5_allocated(t, col, ncol)) {
+        snprintf(msg, sizeof msg,
+                 "tcgen05.mma: the scale factors of %c at tensor-memory address 0x%08x (columns "
+                 "%u .. %u) are not inside an allocation (allocated %04x, a bit per 32 of 512 "
+                 "columns) or its lane is not 0",
+                 which, addr, col, col + ncol - 1, t->alloc);
+        tc5_fault(w, pc, l, msg);
+        return -1;
+    }
+    const unsigned vs = K / nsf;
+    for (unsigned i = 0; i < rows; i++) {
+        const unsigned c = col + i / 32, x = i % 32;
+        for (unsigned s = 0; s < nsf; s++) {
+            const unsigned sh = 8 * (id + s);
+            const uint32_t b = t->cell[x][c] >> sh & 0xff;
+            for (unsigned r = 1; r < 4; r++) {
+                const uint32_t o = t->cell[32 * r + x][c] >> sh & 0xff;
+                if (o != b) {
+                    snprintf(msg, sizeof msg,
+                             "tcgen05.mma: scale factor %u of %s %u: byte %u of column %u is "
+                             "0x%02x in lane %u but 0x%02x in lane %u (the scale factors are "
+                             "replicated in the four 32-lane sub-partitions)",
+                             s, which == 'A' ? "row of A" : "column of B", i, id + s, c, b, x,
+                             o, 32 * r + x);
+                    tc5_fault(w, pc, l, msg);
+                    return -1;
+                }
+            }
+            const double v = ue8 ? (b == 0xff ? (double)NAN : ldexp(1.0, (int)b - 127))
+                                 : fpu_unpack(b & 0x7f, FPU_E4M3);
+            for (unsigned k = s * vs; k < (s + 1) * vs; k++)
+                dense[i * K + k] *= v;
+        }
+    }
     return 0;
 }
 
@@ -935,7 +1015,7 @@ static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_insn
     char msg[240];
     unsigned mo, eo, zo;
     int sc;
-    tc5_mma_opnds(in, O, &mo, &eo, &sc, &zo); /* checked at load */
+    tc5_mma_opnds(in, O, d->bscale, &mo, &eo, &sc, &zo); /* checked at load */
     const uint32_t da = (uint32_t)vm_addr(w, &O[0], l);
     const uint32_t id = (uint32_t)vm_get(w, &O[3], l);
     const bool acc = (O[eo].kind == OPK_IMM ? O[eo].imm.i : (int64_t)vm_get(w, &O[eo], l)) != 0;
@@ -944,17 +1024,23 @@ static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_insn
         const struct ir_opnd e = vm_elem(w->fn, &O[mo], k);
         off[k] = (uint32_t)vm_get(w, &e, l);
     }
-    const unsigned dt = id >> 4 & 3, at = id >> 7 & 7, bt = id >> 10 & 7;
+    const bool bs = d->bscale; /* block-scaled: bits 4-5 and 29-30 the scale-factor IDs */
+    const unsigned dt = bs ? 1 : id >> 4 & 3, at = id >> 7 & 7, bt = id >> 10 & 7;
     const unsigned N = (id >> 17 & 63) << 3, M = (id >> 24 & 31) << 4;
     const bool negA = id >> 13 & 1, negB = id >> 14 & 1, mnA = id >> 15 & 1, mnB = id >> 16 & 1;
-    const bool satf = id >> 3 & 1;
+    const bool satf = !bs && id >> 3 & 1;
+    const unsigned sfa_id = id >> 29 & 3, sfb_id = id >> 4 & 3;
+    const bool ue8 = id >> 23 & 1; /* block-scaled: 1 ue8m0, 0 ue4m3 scale factors */
     /* D f16 (code 0) with .kind::f16 and .kind::f8f6f4 */
     const bool f16d = dt == 0 && (d->kind_f16 || d->kind_f8f6f4);
     /* the element types of the .kind's codes (0 where the code is not implemented) */
     static const unsigned f16t[8] = {T_F16, T_BF16},
                           f8t[8] = {T_E4M3, T_E5M2, 0, T_E2M3, T_E3M2, T_E2M1},
-                          i8t[8] = {T_U8, T_S8};
-    const unsigned *codes = d->kind_f16 ? f16t : d->kind_f8f6f4 ? f8t : i8t;
+                          i8t[8] = {T_U8, T_S8}, mx4t[8] = {0, T_E2M1X2};
+    const unsigned *codes = d->kind_f16                      ? f16t
+                            : d->kind_f8f6f4 || d->kind_mx8  ? f8t
+                            : d->kind_mx4 || d->kind_nv4     ? mx4t
+                                                             : i8t;
     const unsigned ta = d->kind_tf32 ? (at == 2 ? T_TF32 : 0) : codes[at];
     const unsigned tb = d->kind_tf32 ? (bt == 2 ? T_TF32 : 0) : codes[bt];
     const char *bad = NULL;
@@ -963,13 +1049,25 @@ static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_insn
     else if (d->kind_i8 ? dt != 2 : d->kind_tf32 ? dt != 1 : dt > 1)
         bad = "D type not of the .kind (f32; also f16 for .kind::f16 / f8f6f4; s32 for i8)";
     else if (!ta || !tb || (d->kind_f16 && tb != ta))
-        bad = "A / B types not of the .kind";
+        bad = bs && !d->kind_mx8 ? "A / B types not e2m1 (code 1) for the 4-bit kinds"
+                                 : "A / B types not of the .kind";
     else if (f16d && d->kind_f16 && ta != T_F16)
         bad = "f16 D with bf16 A and B (the ISA's shapes have f16 D with f16 inputs only)";
     else if (d->kind_i8 && (negA || negB))
         bad = "negation with .kind::i8";
     else if (satf && !d->kind_i8)
         bad = "saturation outside .kind::i8";
+    else if (bs && id >> 31)
+        bad = d->kind_mx8 ? "bit 31 (the K size) set: .kind::mxf8f6f4 has K = 32"
+                          : "K = 96 (bit 31, sm_103a) is not implemented";
+    else if (bs && !ue8 && !(d->kind_nv4 && d->svec == 4))
+        bad = "ue4m3 scale factors (bit 23 clear) outside .kind::mxf4nvf4 .scale_vec::4X "
+              "(.block16)";
+    else if (bs && ((d->svec == 2 && (sfa_id | sfb_id) & 1) || (d->svec == 4 && (sfa_id | sfb_id))))
+        bad = "a scale-factor ID (bits 29-30 A, 4-5 B) not 0 or 2 with .scale_vec::2X, not 0 "
+              "with .scale_vec::4X";
+    else if (bs && M != 128)
+        bad = "M not 128 (the block-scaled .cta_group::1 shape)";
     else if (d->ws ? M != 128 : M != 128 && M != 64)
         bad = d->ws ? "M other than 128 (the .ws layouts of M = 32 and 64 are not implemented)"
                     : "M not 64 or 128";
@@ -1043,6 +1141,11 @@ static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_insn
         return -1;
     if (shift)
         memmove(t->B, t->B + shift * K, (size_t)N * K * sizeof t->B[0]);
+    if (bs && (tc5_scale(w, pc, l, t, (uint32_t)vm_addr(w, &O[4], l), sfa_id, M, K, d->svec, ue8,
+                         t->A, 'A') ||
+               tc5_scale(w, pc, l, t, (uint32_t)vm_addr(w, &O[5], l), sfb_id, N, K, d->svec, ue8,
+                         t->B, 'B')))
+        return -1;
     for (unsigned j = 0; j < N; j++)
         if (zmask[j / 64] >> (j % 64) & 1)
             memset(t->B + j * K, 0, K * sizeof t->B[0]);
