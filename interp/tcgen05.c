@@ -939,11 +939,11 @@ static int tc5_scale(struct warp *w, uint32_t pc, unsigned l, const struct tc5_c
                 const uint32_t o = t->cell[32 * r + x][c] >> sh & 0xff;
                 if (o != b) {
                     snprintf(msg, sizeof msg,
-                             "tcgen05.mma: scale factor %u of %s %u: byte %u of column %u is "
-                             "0x%02x in lane %u but 0x%02x in lane %u (the scale factors are "
-                             "replicated in the four 32-lane sub-partitions)",
-                             s, which == 'A' ? "row of A" : "column of B", i, id + s, c, b, x,
-                             o, 32 * r + x);
+                             "tcgen05.mma: scale factor %u of %s %u (byte %u of column %u) is "
+                             "0x%02x in lane %u but 0x%02x in lane %u (the layout replicates the "
+                             "scale factors in each 32-lane sub-partition)",
+                             s, which == 'A' ? "A's row" : "B's column", i, id + s, c, b, x, o,
+                             32 * r + x);
                     tc5_fault(w, pc, l, msg);
                     return -1;
                 }
@@ -1097,9 +1097,9 @@ static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_insn
     if (O[1].kind == OPK_ADDR && tc5_width(ta) < 8) {
         snprintf(msg, sizeof msg,
                  "tcgen05.mma: instruction descriptor 0x%08x: an A of %u-bit elements in tensor "
-                 "memory is not implemented (the bits of its 8-bit containers are given only by "
-                 "the ISA's figures)",
-                 id, tc5_width(ta));
+                 "memory is not implemented (the bits of its %s are given only by the ISA's "
+                 "figures)",
+                 id, tc5_width(ta), ta == T_E2M1X2 ? "packed pairs" : "8-bit containers");
         interp_fault(w, pc, l, TRAP_ILLEGAL, 0, 0, 0, false, msg);
         return -1;
     }
