@@ -70,6 +70,29 @@
  *   (.kind::f16 / tf32, 0 .. 15) reads C as C * 2^-s. Numerics as wgmma: exact products in
  *   double summed in k order onto C (or 0 when enable-input-d is false), rounded once to f32
  *   (f16: once to f16, round to nearest even); tf32 inputs keep their 19 high bits.
+ * tcgen05.mma.cta_group::1.kind::{mxf8f6f4,mxf4,mxf4nvf4}.block_scale{.scale_vec::NX | .block16 |
+ *   .block32} [d], a-desc | [a-tmem], b-desc, idesc, [scale-A-tmem], [scale-B-tmem],
+ *   enable-input-d: as above with the block-scaled instruction descriptor (the ISA's table for
+ *   these kinds; CUTLASS UMMA::InstrDescriptorBlockScaled agrees bit for bit): bits 0-2 as
+ *   above, 4-5 the scale-factor ID of B, 7-9 / 10-12 A / B type (.kind::mxf8f6f4 the f8f6f4
+ *   codes; the 4-bit kinds 1 = e2m1, packed two per byte, the low nibble first: 32 per
+ *   16-byte chunk, K = 64), 13-16 negate / MN-major, 17-22 N >> 3, 23 scale type (1 ue8m0,
+ *   0 ue4m3: only .kind::mxf4nvf4 .scale_vec::4X), 24-28 M >> 4 (128 only), 29-30 the
+ *   scale-factor ID of A, 31 K = 96 for the 4-bit kinds (sm_103a: a fault). D is f32. Each
+ *   row of A / B has n = 1, 2 or 4 scale factors per MMA (.scale_vec::1X / 2X / 4X; .block16
+ *   = 4X, .block32 and none = 1X for mxf8f6f4, 2X for the 4-bit kinds), scale factor s covering
+ *   elements s K / n .. (s + 1) K / n - 1; element values are multiplied by them (exact) before
+ *   the products. Their layout in tensor memory (tc5_scale) is CUTLASS's: tmem_sf_frg (row r
+ *   at lane r % 32 + 32 p for each sub-partition p, column r / 32, scale factor s at byte
+ *   ID + s of the cell) and its SM100_UTCCP_4x32dp128bit, the tcgen05.cp .32x128b.warpx4 of a
+ *   512-byte shared-memory atom (row 32 j + i, scale factor s at byte 16 i + 4 j + s), which
+ *   fills exactly those cells; the ISA's prose fixes the IDs as the byte offset inside the
+ *   32-bit cell (1X: 0 .. 3, 2X: 0 or 2, 4X: 0, checked). The four sub-partition copies must
+ *   agree (a fault naming both lanes otherwise: the emulator does not guess which copy a
+ *   sub-partition reads). ue8m0 is 2^(b - 127), 0xff NaN; ue4m3 the e4m3 of the low 7 bits.
+ *   Sums are formed in double as above, which is exact while the scaled products of one MMA
+ *   span fewer than 53 bits (the fixtures and real programs keep within it; the ISA gives no
+ *   accumulation order).
  * tcgen05.mma.ws.cta_group::1.kind::{f16,tf32,f8f6f4,i8} (weight-stationary) [d], a, b,
  *   idesc, enable-input-d{, zero-column-mask-desc}: as above with M = 128 and N = 64, 128 or
  *   256 (the ISA's shapes); the zero-column mask (tc5_zero_mask) makes column j of the MMA
@@ -97,8 +120,8 @@
  *   multiple of 32; its own row stays).
  * tcgen05.commit arrives after them as after an MMA: they completed when issued.
  * tcgen05.fence::before_thread_sync / ::after_thread_sync order nothing further.
- * Everything else (cta_group::2, the decompressing tcgen05.cp, the sparse / block-scaled
- * MMAs, .ashift) is refused at load with the reason.
+ * Everything else (cta_group::2, the decompressing tcgen05.cp, the sparse MMAs, .ashift) is
+ * refused at load with the reason.
  */
 #include <stdio.h>
 #include <stdlib.h>
