@@ -281,36 +281,50 @@ static unsigned tc5_shape_regs(enum tc5_shape sh)
     return sh == SH_16X128B ? 2 : sh == SH_16X256B ? 4 : 1;
 }
 
-/* The operand positions of a tcgen05.mma [d], a, b, idesc, {disable-output-lane,}
- * enable-input-d{, scale-input-d}, a block-scaled one (bs) [d], a, b, idesc, [scale-A-tmem],
- * [scale-B-tmem], enable-input-d, or tcgen05.mma.ws [d], a, b, idesc, enable-input-d{,
- * zero-column-mask-desc}: *mo the disable-output-lane vector (0 when absent), *eo
- * enable-input-d, *sc the scale-input-d immediate (-1 when absent), *zo the zero-column mask
- * descriptor (0 when absent; with bs the scale-factor addresses are 4 and 5). False for any
- * other operand list. */
+/* The operand positions of a tcgen05.mma: [d], a, b{, [sp-meta] (.sp)}, idesc, then
+ * {disable-output-lane,} enable-input-d{, scale-input-d}; block-scaled (bs) [scale-A-tmem],
+ * [scale-B-tmem], enable-input-d; .ws enable-input-d{, zero-column-mask-desc}. */
+struct tc5_mops {
+    unsigned io;  /* idesc */
+    unsigned po;  /* [sp-meta-tmem] (0 when absent) */
+    unsigned mo;  /* the disable-output-lane vector (0 when absent) */
+    unsigned eo;  /* enable-input-d */
+    unsigned zo;  /* the zero-column mask descriptor (0 when absent) */
+    unsigned so;  /* [scale-A-tmem] (bs; [scale-B-tmem] follows; 0 when absent) */
+    int sc;       /* the scale-input-d immediate (-1 when absent) */
+};
+
+/* Fills *p from the operand list of in; false for an operand list not of these forms. */
 static bool tc5_mma_opnds(const struct ir_insn *in, const struct ir_opnd *O, bool bs,
-                          unsigned *mo, unsigned *eo, int *sc, unsigned *zo)
+                          struct tc5_mops *p)
 {
-    *mo = *zo = 0;
-    *sc = -1;
-    unsigned e = 4;
-    if (in->op == OP_TCGEN05_MMA_WS) {
-        *eo = e;
-        if (in->nopnd == 6)
-            *zo = 5;
-        return !bs && (in->nopnd == 5 || in->nopnd == 6);
+    const bool sp = in->op == OP_TCGEN05_MMA_SP || in->op == OP_TCGEN05_MMA_WS_SP;
+    const bool ws = in->op == OP_TCGEN05_MMA_WS || in->op == OP_TCGEN05_MMA_WS_SP;
+    memset(p, 0, sizeof *p);
+    p->sc = -1;
+    p->io = 3 + sp;
+    p->po = sp ? 3 : 0;
+    if (sp && (in->nopnd <= 4 || !tc5_taddr_ok(&O[3])))
+        return false;
+    unsigned e = p->io + 1;
+    if (ws) {
+        p->eo = e;
+        if (in->nopnd == e + 2)
+            p->zo = e + 1;
+        return !bs && (in->nopnd == e + 1 || in->nopnd == e + 2);
     }
     if (bs) {
-        *eo = 6;
-        return in->nopnd == 7 && tc5_taddr_ok(&O[4]) && tc5_taddr_ok(&O[5]);
+        p->so = e;
+        p->eo = e + 2;
+        return in->nopnd == e + 3 && tc5_taddr_ok(&O[e]) && tc5_taddr_ok(&O[e + 1]);
     }
-    if (in->nopnd >= 6 && O[4].kind == OPK_VEC)
-        *mo = 4, e = 5;
-    *eo = e;
+    if (in->nopnd >= e + 2 && O[e].kind == OPK_VEC)
+        p->mo = e++;
+    p->eo = e;
     if (in->nopnd == e + 2) {
         if (O[e + 1].kind != OPK_IMM || O[e + 1].imm.u > 15)
             return false;
-        *sc = (int)O[e + 1].imm.u;
+        p->sc = (int)O[e + 1].imm.u;
     } else if (in->nopnd != e + 1)
         return false;
     return true;
@@ -335,6 +349,8 @@ bool tcgen05_supported(const struct ir_func *f, const struct ir_insn *in, const 
     case OP_TCGEN05_CP:
     case OP_TCGEN05_SHIFT:
     case OP_TCGEN05_MMA_WS:
+    case OP_TCGEN05_MMA_SP:
+    case OP_TCGEN05_MMA_WS_SP:
     case OP_TCGEN05_LD_RED: break;
     default: return false;
     }
@@ -372,27 +388,30 @@ bool tcgen05_supported(const struct ir_func *f, const struct ir_insn *in, const 
     case OP_TCGEN05_FENCE_BEFORE:
     case OP_TCGEN05_FENCE_AFTER: return in->nopnd == 0;
     case OP_TCGEN05_MMA:
-    case OP_TCGEN05_MMA_WS: { /* .ws: a zero-column mask instead of disable-output-lane */
-        unsigned mo, eo, zo;
-        int sc;
-        if (!tc5_mma_opnds(in, O, d.bscale, &mo, &eo, &sc, &zo))
+    case OP_TCGEN05_MMA_SP:
+    case OP_TCGEN05_MMA_WS:
+    case OP_TCGEN05_MMA_WS_SP: { /* .ws: a zero-column mask instead of disable-output-lane */
+        struct tc5_mops p;
+        if (!tc5_mma_opnds(in, O, d.bscale, &p))
             return false;
+        const bool sp = in->op == OP_TCGEN05_MMA_SP || in->op == OP_TCGEN05_MMA_WS_SP;
         const unsigned nkind = d.kind_f16 + d.kind_tf32 + d.kind_f8f6f4 + d.kind_i8,
                        nmx = d.kind_mx8 + d.kind_mx4 + d.kind_nv4;
         return d.cta1 && nkind + nmx == 1 && d.bscale == (nmx == 1) &&
+               !(sp && (d.bscale || d.kind_tf32)) &&
                (!d.bscale || (d.kind_mx8 ? d.svec == 1
                               : d.kind_mx4 ? d.svec == 2 : d.svec == 2 || d.svec == 4)) &&
-               (!mo || tc5_regs_ok(f, &O[mo], 4, false)) &&
-               (!zo || ((O[zo].kind == OPK_REG || O[zo].kind == OPK_IMM) &&
-                        O[zo].rf == RF_B64 && O[zo].slot != IR_NOSLOT)) &&
-               (sc < 0 || (in->op == OP_TCGEN05_MMA && (d.kind_f16 || d.kind_tf32) &&
-                           sc <= 15)) &&
+               (!p.mo || tc5_regs_ok(f, &O[p.mo], 4, false)) &&
+               (!p.zo || ((O[p.zo].kind == OPK_REG || O[p.zo].kind == OPK_IMM) &&
+                          O[p.zo].rf == RF_B64 && O[p.zo].slot != IR_NOSLOT)) &&
+               (p.sc < 0 || (in->op != OP_TCGEN05_MMA_WS && in->op != OP_TCGEN05_MMA_WS_SP &&
+                             (d.kind_f16 || d.kind_tf32) && p.sc <= 15)) &&
                tc5_taddr_ok(&O[0]) &&
                (tc5_taddr_ok(&O[1]) ||
                 ((O[1].kind == OPK_REG || O[1].kind == OPK_IMM) && O[1].rf == RF_B64)) &&
                (O[2].kind == OPK_REG || O[2].kind == OPK_IMM) && O[2].rf == RF_B64 &&
-               tc5_u32_ok(&O[3]) &&
-               ((O[eo].kind == OPK_REG && O[eo].rf == RF_PRED) || O[eo].kind == OPK_IMM);
+               tc5_u32_ok(&O[p.io]) &&
+               ((O[p.eo].kind == OPK_REG && O[p.eo].rf == RF_PRED) || O[p.eo].kind == OPK_IMM);
     }
     case OP_TCGEN05_COMMIT: /* [mbar]{, ctaMask} (.multicast::cluster) */
         return d.cta1 && d.arrive_one && in->nopnd == 1u + d.mcast_cluster &&
@@ -481,9 +500,11 @@ const char *tcgen05_unsupported_why(const struct ir_func *f, const struct ir_ins
                "optional 64-bit zero-column mask descriptor; not this operand list)";
     case OP_TCGEN05_MMA_SP:
     case OP_TCGEN05_MMA_WS_SP:
-        return "unsupported (tcgen05.mma.sp / .ws.sp: the sparsity-metadata layouts in tensor "
-               "memory are given only by the ISA's figures, so sparse MMAs are not "
-               "implemented)";
+        return "unsupported (tcgen05.mma.sp / .ws.sp: implemented are .cta_group::1 "
+               ".kind::f16, .kind::i8 and .kind::f8f6f4 with [d-tmem], an A descriptor or "
+               "[a-tmem], a B descriptor, [sp-meta-tmem], the instruction descriptor and the "
+               "operands of the dense form; not .kind::tf32 (its 1:2 metadata layout) or the "
+               "block-scaled kinds)";
     case OP_TCGEN05_COMMIT:
         return "unsupported (tcgen05.commit: implemented is .cta_group::1 "
                ".mbarrier::arrive::one on one mbarrier or, with .multicast::cluster and a "
@@ -980,6 +1001,68 @@ static int tc5_scale(struct warp *w, uint32_t pc, unsigned l, const struct tc5_c
     return 0;
 }
 
+/* Sparse A (tcgen05.mma.sp, M = 128): expands the stored rows (K / 2 elements each, in t->A)
+ * to K in place. Each group g of four consecutive elements of a row holds two stored ones, at
+ * the two positions the group's 4-bit metadata code names (bits 0-1 the first stored element's,
+ * 2-3 the second's; the ISA's 2:4 sparsity, its codes 0x4 .. 0xe; equal positions are a
+ * fault), the others zero. The codes' places in tensor memory, from the metadata address
+ * (lane 0 as D's, column even, two columns allocated): 16-bit A (.kind::f16, K = 32) row i's
+ * code g in lane 32 (i / 32) + i % 8 + 16 ((i % 32) / 16) + 8 (g / 4), nibble 4 ((i % 16) /
+ * 8) + g % 4 of the column selected by the sparsity selector (instruction descriptor bit 0:
+ * the first or second column); 8-bit A (.kind::i8, .kind::f8f6f4 e4m3 / e5m2, K = 64) row i
+ * in lane i, code g in nibble g % 8 of column g / 8. These are CUTLASS's tmem_e_frg
+ * (cute/atom/mma_traits_sm100.hpp, its selector the column's low bit) and agree with an
+ * independent emulator's reading of the ISA's figures (numsim sparse_metadata_location); the
+ * ISA draws them only in figures. */
+static int tc5_sparse(struct warp *w, uint32_t pc, unsigned l, struct tc5_cta *t, uint32_t addr,
+                      uint32_t l0, unsigned sel, unsigned eb, unsigned M, unsigned K)
+{
+    char msg[240];
+    const uint32_t lane0 = addr >> 16, col = addr & 0xffff;
+    if (lane0 != l0 || col % 2 || !tc5_allocated(t, col, 2)) {
+        snprintf(msg, sizeof msg,
+                 "tcgen05.mma.sp: the metadata at tensor-memory address 0x%08x (columns %u .. "
+                 "%u) is not inside an allocation (allocated %04x, a bit per 32 of 512 columns), "
+                 "its column is odd or its lane is not D's (%u)",
+                 addr, col, col + 1, t->alloc, l0);
+        tc5_fault(w, pc, l, msg);
+        return -1;
+    }
+    const unsigned KA = K / 2, ng = K / 4;
+    for (unsigned ii = M; ii-- > 0;) { /* from the last row: the stored rows are denser */
+        const unsigned i = ii, r = i % 32;
+        double row[32];
+        memcpy(row, &t->A[i * KA], KA * sizeof row[0]);
+        for (unsigned g = 0; g < ng; g++) {
+            unsigned ln, c, nib;
+            if (eb == 16) {
+                ln = 32 * (i / 32) + r % 8 + 16 * (r / 16) + 8 * (g / 4);
+                c = col + sel;
+                nib = 4 * (r % 16 / 8) + g % 4;
+            } else {
+                ln = i;
+                c = col + g / 8;
+                nib = g % 8;
+            }
+            const unsigned code = t->cell[lane0 + ln][c] >> (4 * nib) & 15;
+            const unsigned p0 = code & 3, p1 = code >> 2;
+            if (p0 == p1) {
+                snprintf(msg, sizeof msg,
+                         "tcgen05.mma.sp: metadata code 0x%x of row %u, elements %u .. %u (lane "
+                         "%u, column %u, nibble %u) names element %u twice",
+                         code, i, 4 * g, 4 * g + 3, lane0 + ln, c, nib, p0);
+                tc5_fault(w, pc, l, msg);
+                return -1;
+            }
+            double *d = &t->A[i * K + 4 * g];
+            d[0] = d[1] = d[2] = d[3] = 0.0;
+            d[p0] = row[2 * g];
+            d[p1] = row[2 * g + 1];
+        }
+    }
+    return 0;
+}
+
 /* The zero-column mask descriptor of a .ws MMA with M = 128 (ISA "Zero-Column Mask
  * Descriptor"): bits 0-7 start count sc0, 32 first span fs0, 39 non-zero mask (0: no column
  * is zeroed), 40-47 skip span, 48-55 use span, 56-61 column shift (at most 32); bits 36-38
@@ -1036,11 +1119,13 @@ static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_insn
                    const struct tc_mem *mr)
 {
     char msg[240];
-    unsigned mo, eo, zo;
-    int sc;
-    tc5_mma_opnds(in, O, d->bscale, &mo, &eo, &sc, &zo); /* checked at load */
+    struct tc5_mops p;
+    tc5_mma_opnds(in, O, d->bscale, &p); /* checked at load */
+    const unsigned mo = p.mo, eo = p.eo, zo = p.zo;
+    const int sc = p.sc;
+    const bool sp = p.po != 0; /* sparse A (.sp): 2:4 with metadata in tensor memory */
     const uint32_t da = (uint32_t)vm_addr(w, &O[0], l);
-    const uint32_t id = (uint32_t)vm_get(w, &O[3], l);
+    const uint32_t id = (uint32_t)vm_get(w, &O[p.io], l);
     const bool acc = (O[eo].kind == OPK_IMM ? O[eo].imm.i : (int64_t)vm_get(w, &O[eo], l)) != 0;
     uint32_t off[4] = {0, 0, 0, 0}; /* disable-output-lane: bit L % 32 of word L / 32 */
     for (unsigned k = 0; mo && k < 4; k++) {
@@ -1067,8 +1152,13 @@ static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_insn
     const unsigned ta = d->kind_tf32 ? (at == 2 ? T_TF32 : 0) : codes[at];
     const unsigned tb = d->kind_tf32 ? (bt == 2 ? T_TF32 : 0) : codes[bt];
     const char *bad = NULL;
-    if (id & 4)
+    if (!sp && id & 4)
         bad = "the sparsity bit is set (a dense tcgen05.mma)";
+    else if (sp && !(id & 4))
+        bad = "the sparsity bit (2) is clear (tcgen05.mma.sp)";
+    else if (sp && (id & 2 || (id & 1 && !d->kind_f16)))
+        bad = "a sparsity selector (bits 0-1) not 0 (or 1 with .kind::f16)";
+
     else if (d->kind_i8 ? dt != 2 : d->kind_tf32 ? dt != 1 : dt > 1)
         bad = "D type not of the .kind (f32; also f16 for .kind::f16 / f8f6f4; s32 for i8)";
     else if (!ta || !tb || (d->kind_f16 && tb != ta))
@@ -1100,12 +1190,19 @@ static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_insn
                         : N < 8 || N > 256 || N % 8)
         bad = d->kind_i8 ? "N not 8, 16, 24 or 32 .. 256 in steps of 16 (.kind::i8)"
                          : "N not 8 .. 256 in steps of 8";
+    else if (sp && tc5_width(ta) < 8)
+        bad = "a sparse A of 6- or 4-bit elements (their 4:8 pair metadata is not implemented)";
+    else if (sp && M != 128)
+        bad = "M not 128 (the sparse metadata layouts of M = 64 are not implemented)";
+    else if (sp && N % 16)
+        bad = "N not 16 .. 256 in steps of 16 (sparse, M = 128)";
     if (bad) {
         snprintf(msg, sizeof msg, "tcgen05.mma: instruction descriptor 0x%08x: %s", id, bad);
         interp_fault(w, pc, l, TRAP_ILLEGAL, 0, 0, 0, false, msg);
         return -1;
     }
-    const unsigned eb = tc5_bits(ta), K = 256 / eb;
+    const unsigned eb = tc5_bits(ta), K = (256 / eb) << sp; /* .sp: twice K, half stored */
+    const unsigned KA = K >> sp; /* A's stored elements per row */
     const uint32_t dcol = da & 0xffff, l0 = da >> 16;
     if ((M == 128 ? l0 != 0 : l0 != 0 && l0 != 16) || !tc5_allocated(t, dcol, N)) {
         snprintf(msg, sizeof msg,
@@ -1128,7 +1225,7 @@ static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_insn
     }
     if (O[1].kind == OPK_ADDR) {
         const uint32_t aa = (uint32_t)vm_addr(w, &O[1], l), acol = aa & 0xffff;
-        const unsigned ncol = K * eb / 32, per = 32 / eb;
+        const unsigned ncol = KA * eb / 32, per = 32 / eb;
         if ((aa >> 16) != l0 || !tc5_allocated(t, acol, ncol)) {
             snprintf(msg, sizeof msg,
                      "tcgen05.mma: A at tensor-memory address 0x%08x (columns %u .. %u) is not "
@@ -1138,19 +1235,21 @@ static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_insn
             return -1;
         }
         for (unsigned i = 0; i < M; i++)
-            for (unsigned k = 0; k < K; k++) {
+            for (unsigned k = 0; k < KA; k++) {
                 const uint32_t cell = t->cell[tc5_row_lane(M, l0, i)][acol + k / per];
                 const uint32_t b = eb == 32 ? cell : cell >> (eb * (k % per)) & ((1u << eb) - 1);
                 const double v = tc5_val(ta, b);
-                t->A[i * K + k] = negA ? -v : v;
+                t->A[i * KA + k] = negA ? -v : v;
             }
     } else {
         uint32_t f[4];
         unsigned W;
         if (tc5_desc(w, pc, l, vm_get(w, &O[1], l), "tcgen05.mma: matrix A", f, &W) ||
-            tc5_gather(w, pc, l, f, W, mnA, M, K, ta, negA, t->A, 'A', mr))
+            tc5_gather(w, pc, l, f, W, mnA, M, KA, ta, negA, t->A, 'A', mr))
             return -1;
     }
+    if (sp && tc5_sparse(w, pc, l, t, (uint32_t)vm_addr(w, &O[p.po], l), l0, id & 1, eb, M, K))
+        return -1;
     /* the zero-column mask (.ws): column j of the MMA is column j + shift of B, or zeros */
     uint64_t zmask[4] = {0, 0, 0, 0};
     unsigned shift = 0;
@@ -1327,7 +1426,8 @@ int tcgen05_exec(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *
         return 0;
     default: break;
     }
-    if (in->op != OP_TCGEN05_MMA && in->op != OP_TCGEN05_MMA_WS && in->op != OP_TCGEN05_CP &&
+    if (in->op != OP_TCGEN05_MMA && in->op != OP_TCGEN05_MMA_WS && in->op != OP_TCGEN05_MMA_SP &&
+        in->op != OP_TCGEN05_MMA_WS_SP && in->op != OP_TCGEN05_CP &&
         in->op != OP_TCGEN05_SHIFT &&
         tc5_whole_warp(w, pc, M, in))
         return -1;
@@ -1350,7 +1450,9 @@ int tcgen05_exec(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *
     case OP_TCGEN05_ST: return tc5_ldst(w, pc, in, O, t, &d);
     case OP_TCGEN05_MMA:
     case OP_TCGEN05_MMA_WS:
-        d.ws = in->op == OP_TCGEN05_MMA_WS;
+    case OP_TCGEN05_MMA_SP:
+    case OP_TCGEN05_MMA_WS_SP:
+        d.ws = in->op == OP_TCGEN05_MMA_WS || in->op == OP_TCGEN05_MMA_WS_SP;
         for (unsigned l = 0; l < 32; l++)
             if (M >> l & 1 && tc5_mma(w, pc, l, in, O, &d, t, mr))
                 return -1;
