@@ -1001,6 +1001,23 @@ static int tc5_scale(struct warp *w, uint32_t pc, unsigned l, const struct tc5_c
     return 0;
 }
 
+/* Where the sparsity-metadata code of row i's group g lies (see tc5_sparse): *ln the lane
+ * after the metadata address's, *c the column, *nib the nibble of the cell. */
+static inline void tc5_meta_at(unsigned eb, uint32_t col, unsigned sel, unsigned i, unsigned g,
+                               unsigned *ln, unsigned *c, unsigned *nib)
+{
+    const unsigned r = i % 32;
+    if (eb == 16) {
+        *ln = 32 * (i / 32) + r % 8 + 16 * (r / 16) + 8 * (g / 4);
+        *c = col + sel;
+        *nib = 4 * (r % 16 / 8) + g % 4;
+    } else {
+        *ln = i;
+        *c = col + g / 8;
+        *nib = g % 8;
+    }
+}
+
 /* Sparse A (tcgen05.mma.sp, M = 128): expands the stored rows (K / 2 elements each, in t->A)
  * to K in place. Each group g of four consecutive elements of a row holds two stored ones, at
  * the two positions the group's 4-bit metadata code names (bits 0-1 the first stored element's,
@@ -1029,35 +1046,31 @@ static int tc5_sparse(struct warp *w, uint32_t pc, unsigned l, struct tc5_cta *t
         return -1;
     }
     const unsigned KA = K / 2, ng = K / 4;
-    for (unsigned ii = M; ii-- > 0;) { /* from the last row: the stored rows are denser */
-        const unsigned i = ii, r = i % 32;
+    for (unsigned i = 0; i < M; i++) /* every code names two elements */
+        for (unsigned g = 0; g < ng; g++) {
+            unsigned ln, c, nib;
+            tc5_meta_at(eb, col, sel, i, g, &ln, &c, &nib);
+            const unsigned code = t->cell[lane0 + ln][c] >> (4 * nib) & 15;
+            if ((code & 3) == code >> 2) {
+                snprintf(msg, sizeof msg,
+                         "tcgen05.mma.sp: metadata code 0x%x of row %u, elements %u .. %u (lane "
+                         "%u, column %u, nibble %u) names element %u twice",
+                         code, i, 4 * g, 4 * g + 3, lane0 + ln, c, nib, code & 3);
+                tc5_fault(w, pc, l, msg);
+                return -1;
+            }
+        }
+    for (unsigned i = M; i-- > 0;) { /* from the last row: the stored rows are denser */
         double row[32];
         memcpy(row, &t->A[i * KA], KA * sizeof row[0]);
         for (unsigned g = 0; g < ng; g++) {
             unsigned ln, c, nib;
-            if (eb == 16) {
-                ln = 32 * (i / 32) + r % 8 + 16 * (r / 16) + 8 * (g / 4);
-                c = col + sel;
-                nib = 4 * (r % 16 / 8) + g % 4;
-            } else {
-                ln = i;
-                c = col + g / 8;
-                nib = g % 8;
-            }
+            tc5_meta_at(eb, col, sel, i, g, &ln, &c, &nib);
             const unsigned code = t->cell[lane0 + ln][c] >> (4 * nib) & 15;
-            const unsigned p0 = code & 3, p1 = code >> 2;
-            if (p0 == p1) {
-                snprintf(msg, sizeof msg,
-                         "tcgen05.mma.sp: metadata code 0x%x of row %u, elements %u .. %u (lane "
-                         "%u, column %u, nibble %u) names element %u twice",
-                         code, i, 4 * g, 4 * g + 3, lane0 + ln, c, nib, p0);
-                tc5_fault(w, pc, l, msg);
-                return -1;
-            }
             double *d = &t->A[i * K + 4 * g];
             d[0] = d[1] = d[2] = d[3] = 0.0;
-            d[p0] = row[2 * g];
-            d[p1] = row[2 * g + 1];
+            d[code & 3] = row[2 * g];
+            d[code >> 2] = row[2 * g + 1];
         }
     }
     return 0;
