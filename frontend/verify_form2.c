@@ -467,15 +467,29 @@ static bool addr_reg_ok(const struct declmap *dm, const struct ir_func *f, const
                 : int_reg_ok(dm, f, &r, 4) || int_reg_ok(dm, f, &r, 8);
 }
 
-/* tcgen05.mma block scaling, as ptxas 13 checks it: .block_scale goes with (and only with)
+/* tcgen05.mma operand lists and block scaling, as ptxas 13 checks them: [sp-meta-tmem] after b
+ * exactly with .sp; no disable-output-lane vector on .ws; .block_scale goes with (and only with)
  * .kind::mxf8f6f4 / mxf4 / mxf4nvf4 and not on .ws (whose kinds are f16, tf32, f8f6f4 and
  * i8); at most one scale-vector size, only with .block_scale: .kind::mxf8f6f4 .scale_vec::1X
  * or .block32, .kind::mxf4 .scale_vec::2X or .block32, .kind::mxf4nvf4 one of .scale_vec::2X /
  * 4X, .block16 / .block32 (required); a block-scaled MMA names [scale-A-tmem] and
  * [scale-B-tmem] after idesc and then only enable-input-d, any other has no address there. */
-static void tcgen05_mma_scaling(struct vctx *v, const struct ir_insn *in, const char *name)
+static void tcgen05_mma_form(struct vctx *v, const struct ir_insn *in, const char *name)
 {
     const struct ir_func *f = v->f;
+    const bool sp = in->op == OP_TCGEN05_MMA_SP || in->op == OP_TCGEN05_MMA_WS_SP;
+    if (in->nopnd > 3 && sp != (ir_opnd(f, in, 3)->kind == OPK_ADDR)) {
+        VERR(v, in, sp ? "'%s' takes [sp-meta-tmem] after b" : "'%s' takes an address after b "
+                                                              "only with .sp ([sp-meta-tmem])",
+             name);
+        return;
+    }
+    if (in->op == OP_TCGEN05_MMA_WS || in->op == OP_TCGEN05_MMA_WS_SP)
+        for (unsigned j = 0; j < in->nopnd; j++)
+            if (ir_opnd(f, in, j)->kind == OPK_VEC) {
+                VERR(v, in, "'%s' takes no disable-output-lane vector", name);
+                return;
+            }
     const bool bs = has_mod(f, in, MOD_BLOCK_SCALE);
     const bool ws = in->op == OP_TCGEN05_MMA_WS || in->op == OP_TCGEN05_MMA_WS_SP;
     const bool k8 = has_mod(f, in, MOD_KIND_MXF8F6F4), k4 = has_mod(f, in, MOD_KIND_MXF4),
@@ -606,7 +620,7 @@ static void tcgen05(struct vctx *v, const struct declmap *dm, const struct ir_in
             kind |= has_mod(f, in, kinds[i]);
         if (!kind)
             VERR(v, in, "'%s' needs a .kind", name);
-        tcgen05_mma_scaling(v, in, name);
+        tcgen05_mma_form(v, in, name);
         for (unsigned j = 0; j < in->nopnd; j++) /* tensor-memory addresses: 32-bit */
             if (ir_opnd(f, in, j)->kind == OPK_ADDR && !addr_reg_ok(dm, f, ir_opnd(f, in, j), 4))
                 VERR(v, in, "operand %u of '%s': a tensor or shared memory address register is "
