@@ -93,6 +93,19 @@
  *   Sums are formed in double as above, which is exact while the scaled products of one MMA
  *   span fewer than 53 bits (the fixtures and real programs keep within it; the ISA gives no
  *   accumulation order).
+ * tcgen05.mma.sp{.ws}.cta_group::1.kind::{f16,i8,f8f6f4} [d], a, b, [sp-meta-tmem], idesc, ...
+ *   (the dense form's operands after idesc): A 2:4 sparse, M = 128, N 16 .. 256 step 16: K
+ *   is twice the dense K (32 for 16-bit, 64 for 8-bit types), A's descriptor or tensor memory
+ *   holds K / 2 elements a row (two of each group of four), placed at the positions of the
+ *   group's 4-bit metadata code (bits 0-1 the first, 2-3 the second; the others zero; equal
+ *   positions a fault). Instruction descriptor bit 2 must be set, bits 0-1 (sparsity selector)
+ *   0, or 1 with .kind::f16. The codes in tensor memory (tc5_sparse; CUTLASS tmem_e_frg, the
+ *   same as an independent emulator's reading of the ISA's figures): from the metadata
+ *   address (D's lane, an even column, two columns allocated) 16-bit A row i's code g at lane
+ *   32 (i / 32) + i % 8 + 16 ((i % 32) / 16) + 8 (g / 4), nibble 4 ((i % 16) / 8) + g % 4 of
+ *   the column the selector picks; 8-bit A row i in lane i, code g in nibble g % 8 of column
+ *   g / 8. Not implemented (faults): 6- / 4-bit sparse A (4:8 pairs), M = 64; refused at
+ *   load: .kind::tf32 (1:2) and block-scaled sparse MMAs.
  * tcgen05.mma.ws.cta_group::1.kind::{f16,tf32,f8f6f4,i8} (weight-stationary) [d], a, b,
  *   idesc, enable-input-d{, zero-column-mask-desc}: as above with M = 128 and N = 64, 128 or
  *   256 (the ISA's shapes); the zero-column mask (tc5_zero_mask) makes column j of the MMA
@@ -120,8 +133,8 @@
  *   multiple of 32; its own row stays).
  * tcgen05.commit arrives after them as after an MMA: they completed when issued.
  * tcgen05.fence::before_thread_sync / ::after_thread_sync order nothing further.
- * Everything else (cta_group::2, the decompressing tcgen05.cp, the sparse MMAs, .ashift) is
- * refused at load with the reason.
+ * Everything else (cta_group::2, the decompressing tcgen05.cp, the tf32 and block-scaled
+ * sparse MMAs, .ashift) is refused at load with the reason.
  */
 #include <stdio.h>
 #include <stdlib.h>
