@@ -467,6 +467,79 @@ static bool addr_reg_ok(const struct declmap *dm, const struct ir_func *f, const
                 : int_reg_ok(dm, f, &r, 4) || int_reg_ok(dm, f, &r, 8);
 }
 
+/* tcgen05.mma operand lists and block scaling, as ptxas 13 checks them: [sp-meta-tmem] after b
+ * exactly with .sp; no disable-output-lane vector on .ws; .block_scale goes with (and only with)
+ * .kind::mxf8f6f4 / mxf4 / mxf4nvf4 and not on .ws (whose kinds are f16, tf32, f8f6f4 and
+ * i8); at most one scale-vector size, only with .block_scale: .kind::mxf8f6f4 .scale_vec::1X
+ * or .block32, .kind::mxf4 .scale_vec::2X or .block32, .kind::mxf4nvf4 one of .scale_vec::2X /
+ * 4X, .block16 / .block32 (required); a block-scaled MMA names [scale-A-tmem] and
+ * [scale-B-tmem] after idesc and then only enable-input-d, any other has no address there. */
+static void tcgen05_mma_form(struct vctx *v, const struct ir_insn *in, const char *name)
+{
+    const struct ir_func *f = v->f;
+    const bool sp = in->op == OP_TCGEN05_MMA_SP || in->op == OP_TCGEN05_MMA_WS_SP;
+    if (in->nopnd > 3 && sp != (ir_opnd(f, in, 3)->kind == OPK_ADDR)) {
+        VERR(v, in, sp ? "'%s' takes [sp-meta-tmem] after b" : "'%s' takes an address after b "
+                                                              "only with .sp ([sp-meta-tmem])",
+             name);
+        return;
+    }
+    if (in->op == OP_TCGEN05_MMA_WS || in->op == OP_TCGEN05_MMA_WS_SP)
+        for (unsigned j = 0; j < in->nopnd; j++)
+            if (ir_opnd(f, in, j)->kind == OPK_VEC) {
+                VERR(v, in, "'%s' takes no disable-output-lane vector", name);
+                return;
+            }
+    const bool bs = has_mod(f, in, MOD_BLOCK_SCALE);
+    const bool ws = in->op == OP_TCGEN05_MMA_WS || in->op == OP_TCGEN05_MMA_WS_SP;
+    const bool k8 = has_mod(f, in, MOD_KIND_MXF8F6F4), k4 = has_mod(f, in, MOD_KIND_MXF4),
+               knv = has_mod(f, in, MOD_KIND_MXF4NVF4);
+    static const enum ir_mod vecs[] = {MOD_SCALE_VEC_1X, MOD_SCALE_VEC_2X, MOD_SCALE_VEC_4X,
+                                       MOD_BLOCK16, MOD_BLOCK32};
+    static const char *const vname[] = {"scale_vec::1X", "scale_vec::2X", "scale_vec::4X",
+                                        "block16", "block32"};
+    /* the sizes each kind takes: bit i for vecs[i] */
+    const unsigned allowed = k8 ? 0x11u : k4 ? 0x12u : knv ? 0x1eu : 0;
+    unsigned nvec = 0, which = 0;
+    for (unsigned i = 0; i < 5; i++)
+        if (has_mod(f, in, vecs[i]))
+            nvec++, which = i;
+    if (ws && (bs || k8 || k4 || knv)) {
+        VERR(v, in, "'%s' takes .kind::f16, .kind::tf32, .kind::f8f6f4 or .kind::i8, without "
+                    ".block_scale", name);
+        return;
+    }
+    if (bs != (k8 || k4 || knv)) {
+        VERR(v, in, bs ? "'%s' takes .block_scale only with .kind::mxf8f6f4, .kind::mxf4 or "
+                         ".kind::mxf4nvf4"
+                       : "'%s' with .kind::mxf8f6f4, .kind::mxf4 or .kind::mxf4nvf4 needs "
+                         ".block_scale", name);
+        return;
+    }
+    if (nvec > 1)
+        VERR(v, in, "'%s' takes one scale-vector size (.scale_vec::* or .block16 / .block32)",
+             name);
+    else if (nvec && !bs)
+        VERR(v, in, "'%s': .%s needs .block_scale", name, vname[which]);
+    else if (nvec && !(allowed >> which & 1))
+        VERR(v, in, "'%s' with .kind::%s does not take .%s", name,
+             k8 ? "mxf8f6f4" : k4 ? "mxf4" : "mxf4nvf4", vname[which]);
+    else if (knv && !nvec)
+        VERR(v, in, "'%s' with .kind::mxf4nvf4 needs a scale-vector size (.scale_vec::2X / 4X, "
+                    ".block16 or .block32)", name);
+    /* the operands after idesc (after [d], a, b{, [sp-meta]}) */
+    unsigned i = 3;
+    while (i < in->nopnd && ir_opnd(f, in, i)->kind == OPK_ADDR)
+        i++;
+    unsigned naddr = 0;
+    for (i++; i < in->nopnd && ir_opnd(f, in, i)->kind == OPK_ADDR; i++)
+        naddr++;
+    if (bs ? naddr != 2 || i + 1 != in->nopnd : naddr != 0)
+        VERR(v, in, bs ? "'%s' with .block_scale takes [d-tmem], a, b, idesc, [scale-A-tmem], "
+                         "[scale-B-tmem], enable-input-d (.sp: [sp-meta-tmem] before idesc)"
+                       : "'%s' takes scale-factor addresses only with .block_scale", name);
+}
+
 /* tcgen05: alloc, dealloc, relinquish_alloc_permit, commit, cp, shift and the mmas need their
  * .cta_group; alloc / dealloc .b32 and commit .b64, their addresses 32- or 64-bit, column
  * counts and tensor-memory addresses 32-bit integers; ld.red .min or .max of .f32 / .u32 /
@@ -547,6 +620,7 @@ static void tcgen05(struct vctx *v, const struct declmap *dm, const struct ir_in
             kind |= has_mod(f, in, kinds[i]);
         if (!kind)
             VERR(v, in, "'%s' needs a .kind", name);
+        tcgen05_mma_form(v, in, name);
         for (unsigned j = 0; j < in->nopnd; j++) /* tensor-memory addresses: 32-bit */
             if (ir_opnd(f, in, j)->kind == OPK_ADDR && !addr_reg_ok(dm, f, ir_opnd(f, in, j), 4))
                 VERR(v, in, "operand %u of '%s': a tensor or shared memory address register is "

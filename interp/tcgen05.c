@@ -70,6 +70,42 @@
  *   (.kind::f16 / tf32, 0 .. 15) reads C as C * 2^-s. Numerics as wgmma: exact products in
  *   double summed in k order onto C (or 0 when enable-input-d is false), rounded once to f32
  *   (f16: once to f16, round to nearest even); tf32 inputs keep their 19 high bits.
+ * tcgen05.mma.cta_group::1.kind::{mxf8f6f4,mxf4,mxf4nvf4}.block_scale{.scale_vec::NX | .block16 |
+ *   .block32} [d], a-desc | [a-tmem], b-desc, idesc, [scale-A-tmem], [scale-B-tmem],
+ *   enable-input-d: as above with the block-scaled instruction descriptor (the ISA's table for
+ *   these kinds; CUTLASS UMMA::InstrDescriptorBlockScaled agrees bit for bit): bits 0-2 as
+ *   above, 4-5 the scale-factor ID of B, 7-9 / 10-12 A / B type (.kind::mxf8f6f4 the f8f6f4
+ *   codes; the 4-bit kinds 1 = e2m1, packed two per byte, the low nibble first: 32 per
+ *   16-byte chunk, K = 64), 13-16 negate / MN-major, 17-22 N >> 3, 23 scale type (1 ue8m0,
+ *   0 ue4m3: only .kind::mxf4nvf4 .scale_vec::4X), 24-28 M >> 4 (128 only), 29-30 the
+ *   scale-factor ID of A, 31 K = 96 for the 4-bit kinds (sm_103a: a fault). D is f32. Each
+ *   row of A / B has n = 1, 2 or 4 scale factors per MMA (.scale_vec::1X / 2X / 4X; .block16
+ *   = 4X, .block32 and none = 1X for mxf8f6f4, 2X for the 4-bit kinds), scale factor s covering
+ *   elements s K / n .. (s + 1) K / n - 1; element values are multiplied by them (exact) before
+ *   the products. Their layout in tensor memory (tc5_scale) is CUTLASS's: tmem_sf_frg (row r
+ *   at lane r % 32 + 32 p for each sub-partition p, column r / 32, scale factor s at byte
+ *   ID + s of the cell) and its SM100_UTCCP_4x32dp128bit, the tcgen05.cp .32x128b.warpx4 of a
+ *   512-byte shared-memory atom (row 32 j + i, scale factor s at byte 16 i + 4 j + s), which
+ *   fills exactly those cells; the ISA's prose fixes the IDs as the byte offset inside the
+ *   32-bit cell (1X: 0 .. 3, 2X: 0 or 2, 4X: 0, checked). The four sub-partition copies must
+ *   agree (a fault naming both lanes otherwise: the emulator does not guess which copy a
+ *   sub-partition reads). ue8m0 is 2^(b - 127), 0xff NaN; ue4m3 the e4m3 of the low 7 bits.
+ *   Sums are formed in double as above, which is exact while the scaled products of one MMA
+ *   span fewer than 53 bits (the fixtures and real programs keep within it; the ISA gives no
+ *   accumulation order).
+ * tcgen05.mma.sp{.ws}.cta_group::1.kind::{f16,i8,f8f6f4} [d], a, b, [sp-meta-tmem], idesc, ...
+ *   (the dense form's operands after idesc): A 2:4 sparse, M = 128, N 16 .. 256 step 16: K
+ *   is twice the dense K (32 for 16-bit, 64 for 8-bit types), A's descriptor or tensor memory
+ *   holds K / 2 elements a row (two of each group of four), placed at the positions of the
+ *   group's 4-bit metadata code (bits 0-1 the first, 2-3 the second; the others zero; equal
+ *   positions a fault). Instruction descriptor bit 2 must be set, bits 0-1 (sparsity selector)
+ *   0, or 1 with .kind::f16. The codes in tensor memory (tc5_sparse; CUTLASS tmem_e_frg, the
+ *   same as an independent emulator's reading of the ISA's figures): from the metadata
+ *   address (D's lane, an even column, two columns allocated) 16-bit A row i's code g at lane
+ *   32 (i / 32) + i % 8 + 16 ((i % 32) / 16) + 8 (g / 4), nibble 4 ((i % 16) / 8) + g % 4 of
+ *   the column the selector picks; 8-bit A row i in lane i, code g in nibble g % 8 of column
+ *   g / 8. Not implemented (faults): 6- / 4-bit sparse A (4:8 pairs), M = 64; refused at
+ *   load: .kind::tf32 (1:2) and block-scaled sparse MMAs.
  * tcgen05.mma.ws.cta_group::1.kind::{f16,tf32,f8f6f4,i8} (weight-stationary) [d], a, b,
  *   idesc, enable-input-d{, zero-column-mask-desc}: as above with M = 128 and N = 64, 128 or
  *   256 (the ISA's shapes); the zero-column mask (tc5_zero_mask) makes column j of the MMA
@@ -97,8 +133,8 @@
  *   multiple of 32; its own row stays).
  * tcgen05.commit arrives after them as after an MMA: they completed when issued.
  * tcgen05.fence::before_thread_sync / ::after_thread_sync order nothing further.
- * Everything else (cta_group::2, the decompressing tcgen05.cp, the sparse / block-scaled
- * MMAs, .ashift) is refused at load with the reason.
+ * Everything else (cta_group::2, the decompressing tcgen05.cp, the tf32 and block-scaled
+ * sparse MMAs, .ashift) is refused at load with the reason.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -120,8 +156,9 @@ struct tc5_cta {
         struct xfunc *fn;
         uint32_t pc, warp;
     } site[TM_COLS / TM_UNIT];
-    double A[128 * 32], B[(256 + 32) * 32]; /* the MMA's operands, row-major, K <= 32; B
-                                               with the zero-column mask's shift */
+    double A[128 * 64], B[256 * 64]; /* the MMA's operands, row-major: K <= 64 (the 4-bit
+                                         kinds), or K <= 32 and B with the zero-column mask's
+                                         shift (at most 256 + 32 rows) */
 };
 
 /* ====================================================================== decoding */
@@ -141,6 +178,10 @@ struct tc5_insn {
     bool ws;             /* tcgen05.mma.ws (set from the opcode) */
     bool cta1;           /* .cta_group::1 */
     bool kind_f16, kind_tf32, kind_f8f6f4, kind_i8;
+    bool kind_mx8, kind_mx4, kind_nv4; /* .kind::mxf8f6f4 / mxf4 / mxf4nvf4 */
+    bool bscale;         /* .block_scale */
+    unsigned svec;       /* scale factors per row of A / B and MMA: 1 (.scale_vec::1X), 2, 4
+                            (.block16 is 4X; .block32 or none 1X for .kind::mxf8f6f4, else 2X) */
     bool arrive_one;
     bool mcast_cluster;  /* tcgen05.commit .multicast::cluster */
     int redop;           /* tcgen05.ld.red: 1 .min, 2 .max (0 when absent, -1 both) */
@@ -193,6 +234,14 @@ static void tc5_decode(const struct ir_func *f, const struct ir_insn *in, struct
         case MOD_KIND_TF32: d->kind_tf32 = true; break;
         case MOD_KIND_F8F6F4: d->kind_f8f6f4 = true; break;
         case MOD_KIND_I8: d->kind_i8 = true; break;
+        case MOD_KIND_MXF8F6F4: d->kind_mx8 = true; break;
+        case MOD_KIND_MXF4: d->kind_mx4 = true; break;
+        case MOD_KIND_MXF4NVF4: d->kind_nv4 = true; break;
+        case MOD_BLOCK_SCALE: d->bscale = true; break;
+        case MOD_SCALE_VEC_1X: d->svec = 1; break;
+        case MOD_SCALE_VEC_2X: d->svec = 2; break;
+        case MOD_SCALE_VEC_4X: case MOD_BLOCK16: d->svec = 4; break;
+        case MOD_BLOCK32: break; /* the default: set below */
         case MOD_MBARRIER_ARRIVE_ONE: d->arrive_one = true; break;
         case MOD_MULTICAST_CLUSTER: d->mcast_cluster = true; break;
         case MOD_MIN: d->redop = d->redop ? -1 : 1; break;
@@ -204,6 +253,10 @@ static void tc5_decode(const struct ir_func *f, const struct ir_insn *in, struct
             break;
         }
     }
+    /* the default (and .block32): one scale factor per 32 elements of K (K = 32 for
+       .kind::mxf8f6f4, 64 for the 4-bit kinds) */
+    if (d->bscale && !d->svec)
+        d->svec = d->kind_mx8 ? 1 : 2;
 }
 
 /* A 32-bit register or constant. */
@@ -241,30 +294,50 @@ static unsigned tc5_shape_regs(enum tc5_shape sh)
     return sh == SH_16X128B ? 2 : sh == SH_16X256B ? 4 : 1;
 }
 
-/* The operand positions of a tcgen05.mma [d], a, b, idesc, {disable-output-lane,}
- * enable-input-d{, scale-input-d} or tcgen05.mma.ws [d], a, b, idesc, enable-input-d{,
- * zero-column-mask-desc}: *mo the disable-output-lane vector (0 when absent), *eo
- * enable-input-d, *sc the scale-input-d immediate (-1 when absent), *zo the zero-column mask
- * descriptor (0 when absent). False for any other operand list. */
-static bool tc5_mma_opnds(const struct ir_insn *in, const struct ir_opnd *O, unsigned *mo,
-                          unsigned *eo, int *sc, unsigned *zo)
+/* The operand positions of a tcgen05.mma: [d], a, b{, [sp-meta] (.sp)}, idesc, then
+ * {disable-output-lane,} enable-input-d{, scale-input-d}; block-scaled (bs) [scale-A-tmem],
+ * [scale-B-tmem], enable-input-d; .ws enable-input-d{, zero-column-mask-desc}. */
+struct tc5_mops {
+    unsigned io;  /* idesc */
+    unsigned po;  /* [sp-meta-tmem] (0 when absent) */
+    unsigned mo;  /* the disable-output-lane vector (0 when absent) */
+    unsigned eo;  /* enable-input-d */
+    unsigned zo;  /* the zero-column mask descriptor (0 when absent) */
+    unsigned so;  /* [scale-A-tmem] (bs; [scale-B-tmem] follows; 0 when absent) */
+    int sc;       /* the scale-input-d immediate (-1 when absent) */
+};
+
+/* Fills *p from the operand list of in; false for an operand list not of these forms. */
+static bool tc5_mma_opnds(const struct ir_insn *in, const struct ir_opnd *O, bool bs,
+                          struct tc5_mops *p)
 {
-    *mo = *zo = 0;
-    *sc = -1;
-    unsigned e = 4;
-    if (in->op == OP_TCGEN05_MMA_WS) {
-        *eo = e;
-        if (in->nopnd == 6)
-            *zo = 5;
-        return in->nopnd == 5 || in->nopnd == 6;
+    const bool sp = in->op == OP_TCGEN05_MMA_SP || in->op == OP_TCGEN05_MMA_WS_SP;
+    const bool ws = in->op == OP_TCGEN05_MMA_WS || in->op == OP_TCGEN05_MMA_WS_SP;
+    memset(p, 0, sizeof *p);
+    p->sc = -1;
+    p->io = 3 + sp;
+    p->po = sp ? 3 : 0;
+    if (sp && (in->nopnd <= 4 || !tc5_taddr_ok(&O[3])))
+        return false;
+    unsigned e = p->io + 1;
+    if (ws) {
+        p->eo = e;
+        if (in->nopnd == e + 2)
+            p->zo = e + 1;
+        return !bs && (in->nopnd == e + 1 || in->nopnd == e + 2);
     }
-    if (in->nopnd >= 6 && O[4].kind == OPK_VEC)
-        *mo = 4, e = 5;
-    *eo = e;
+    if (bs) {
+        p->so = e;
+        p->eo = e + 2;
+        return in->nopnd == e + 3 && tc5_taddr_ok(&O[e]) && tc5_taddr_ok(&O[e + 1]);
+    }
+    if (in->nopnd >= e + 2 && O[e].kind == OPK_VEC)
+        p->mo = e++;
+    p->eo = e;
     if (in->nopnd == e + 2) {
         if (O[e + 1].kind != OPK_IMM || O[e + 1].imm.u > 15)
             return false;
-        *sc = (int)O[e + 1].imm.u;
+        p->sc = (int)O[e + 1].imm.u;
     } else if (in->nopnd != e + 1)
         return false;
     return true;
@@ -289,6 +362,8 @@ bool tcgen05_supported(const struct ir_func *f, const struct ir_insn *in, const 
     case OP_TCGEN05_CP:
     case OP_TCGEN05_SHIFT:
     case OP_TCGEN05_MMA_WS:
+    case OP_TCGEN05_MMA_SP:
+    case OP_TCGEN05_MMA_WS_SP:
     case OP_TCGEN05_LD_RED: break;
     default: return false;
     }
@@ -326,23 +401,30 @@ bool tcgen05_supported(const struct ir_func *f, const struct ir_insn *in, const 
     case OP_TCGEN05_FENCE_BEFORE:
     case OP_TCGEN05_FENCE_AFTER: return in->nopnd == 0;
     case OP_TCGEN05_MMA:
-    case OP_TCGEN05_MMA_WS: { /* .ws: a zero-column mask instead of disable-output-lane */
-        unsigned mo, eo, zo;
-        int sc;
-        if (!tc5_mma_opnds(in, O, &mo, &eo, &sc, &zo))
+    case OP_TCGEN05_MMA_SP:
+    case OP_TCGEN05_MMA_WS:
+    case OP_TCGEN05_MMA_WS_SP: { /* .ws: a zero-column mask instead of disable-output-lane */
+        struct tc5_mops p;
+        if (!tc5_mma_opnds(in, O, d.bscale, &p))
             return false;
-        return d.cta1 && d.kind_f16 + d.kind_tf32 + d.kind_f8f6f4 + d.kind_i8 == 1 &&
-               (!mo || tc5_regs_ok(f, &O[mo], 4, false)) &&
-               (!zo || ((O[zo].kind == OPK_REG || O[zo].kind == OPK_IMM) &&
-                        O[zo].rf == RF_B64 && O[zo].slot != IR_NOSLOT)) &&
-               (sc < 0 || (in->op == OP_TCGEN05_MMA && (d.kind_f16 || d.kind_tf32) &&
-                           sc <= 15)) &&
+        const bool sp = in->op == OP_TCGEN05_MMA_SP || in->op == OP_TCGEN05_MMA_WS_SP;
+        const unsigned nkind = d.kind_f16 + d.kind_tf32 + d.kind_f8f6f4 + d.kind_i8,
+                       nmx = d.kind_mx8 + d.kind_mx4 + d.kind_nv4;
+        return d.cta1 && nkind + nmx == 1 && d.bscale == (nmx == 1) &&
+               !(sp && (d.bscale || d.kind_tf32)) &&
+               (!d.bscale || (d.kind_mx8 ? d.svec == 1
+                              : d.kind_mx4 ? d.svec == 2 : d.svec == 2 || d.svec == 4)) &&
+               (!p.mo || tc5_regs_ok(f, &O[p.mo], 4, false)) &&
+               (!p.zo || ((O[p.zo].kind == OPK_REG || O[p.zo].kind == OPK_IMM) &&
+                          O[p.zo].rf == RF_B64 && O[p.zo].slot != IR_NOSLOT)) &&
+               (p.sc < 0 || (in->op != OP_TCGEN05_MMA_WS && in->op != OP_TCGEN05_MMA_WS_SP &&
+                             (d.kind_f16 || d.kind_tf32) && p.sc <= 15)) &&
                tc5_taddr_ok(&O[0]) &&
                (tc5_taddr_ok(&O[1]) ||
                 ((O[1].kind == OPK_REG || O[1].kind == OPK_IMM) && O[1].rf == RF_B64)) &&
                (O[2].kind == OPK_REG || O[2].kind == OPK_IMM) && O[2].rf == RF_B64 &&
-               tc5_u32_ok(&O[3]) &&
-               ((O[eo].kind == OPK_REG && O[eo].rf == RF_PRED) || O[eo].kind == OPK_IMM);
+               tc5_u32_ok(&O[p.io]) &&
+               ((O[p.eo].kind == OPK_REG && O[p.eo].rf == RF_PRED) || O[p.eo].kind == OPK_IMM);
     }
     case OP_TCGEN05_COMMIT: /* [mbar]{, ctaMask} (.multicast::cluster) */
         return d.cta1 && d.arrive_one && in->nopnd == 1u + d.mcast_cluster &&
@@ -389,12 +471,6 @@ const char *tcgen05_unsupported_why(const struct ir_func *f, const struct ir_ins
     if (tcgen05_why_generic(in) && tc5_has(f, in, MOD_CTA_GROUP_2))
         return "unsupported (tcgen05 .cta_group::2: the CTA pair's shared tensor-memory "
                "operations are not modelled; implemented are the .cta_group::1 forms)";
-    if (in->op == OP_TCGEN05_MMA &&
-        (tc5_has(f, in, MOD_BLOCK_SCALE) || tc5_has(f, in, MOD_KIND_MXF8F6F4) ||
-         tc5_has(f, in, MOD_KIND_MXF4) || tc5_has(f, in, MOD_KIND_MXF4NVF4)))
-        return "unsupported (tcgen05.mma .block_scale (.kind::mxf8f6f4 / .kind::mxf4 / "
-               ".kind::mxf4nvf4): the scale-factor layouts in tensor memory are given only by "
-               "the ISA's figures, so they are not implemented)";
     if (in->op == OP_TCGEN05_MMA && tc5_has(f, in, MOD_ASHIFT))
         return "unsupported (tcgen05.mma .ashift: the ISA does not say what the shifted-in row "
                "of A holds, so it is not implemented)";
@@ -427,7 +503,9 @@ const char *tcgen05_unsupported_why(const struct ir_func *f, const struct ir_ins
                ".kind::tf32, .kind::f8f6f4 and .kind::i8 with [d-tmem], an A descriptor or "
                "[a-tmem], a B descriptor, the instruction descriptor, an optional "
                "disable-output-lane vector of four 32-bit values, enable-input-d and (.kind::f16 "
-               "/ .kind::tf32) an optional scale-input-d immediate 0 .. 15; not this form)";
+               "/ .kind::tf32) an optional scale-input-d immediate 0 .. 15, and .block_scale "
+               "with .kind::mxf8f6f4 (.scale_vec::1X), .kind::mxf4 (2X) or .kind::mxf4nvf4 (2X, "
+               "4X) with [scale-A-tmem], [scale-B-tmem] and enable-input-d; not this form)";
     case OP_TCGEN05_MMA_WS:
         return "unsupported (tcgen05.mma.ws: implemented are .cta_group::1 .kind::f16, "
                ".kind::tf32, .kind::f8f6f4 and .kind::i8 with [d-tmem], an A descriptor or "
@@ -435,9 +513,11 @@ const char *tcgen05_unsupported_why(const struct ir_func *f, const struct ir_ins
                "optional 64-bit zero-column mask descriptor; not this operand list)";
     case OP_TCGEN05_MMA_SP:
     case OP_TCGEN05_MMA_WS_SP:
-        return "unsupported (tcgen05.mma.sp / .ws.sp: the sparsity-metadata layouts in tensor "
-               "memory are given only by the ISA's figures, so sparse MMAs are not "
-               "implemented)";
+        return "unsupported (tcgen05.mma.sp / .ws.sp: implemented are .cta_group::1 "
+               ".kind::f16, .kind::i8 and .kind::f8f6f4 with [d-tmem], an A descriptor or "
+               "[a-tmem], a B descriptor, [sp-meta-tmem], the instruction descriptor and the "
+               "operands of the dense form; not .kind::tf32 (its 1:2 metadata layout) or the "
+               "block-scaled kinds)";
     case OP_TCGEN05_COMMIT:
         return "unsupported (tcgen05.commit: implemented is .cta_group::1 "
                ".mbarrier::arrive::one on one mbarrier or, with .multicast::cluster and a "
@@ -788,7 +868,8 @@ static inline double tc5_minifloat(uint32_t b, unsigned eb, unsigned mb)
 }
 
 /* Element bits -> value; t an ir type (T_F16, T_BF16, T_TF32, T_E4M3, T_E5M2, T_E2M3, T_E3M2,
- * T_E2M1, T_S8, T_U8). */
+ * T_E2M1, T_S8, T_U8; T_E2M1X2 stands for the densely packed e2m1 of .kind::mxf4 /
+ * mxf4nvf4). */
 static inline double tc5_val(unsigned t, uint32_t b)
 {
     switch (t) {
@@ -799,24 +880,26 @@ static inline double tc5_val(unsigned t, uint32_t b)
     case T_E5M2: return fpu_unpack(b & 0xff, FPU_E5M2);
     case T_E2M3: return tc5_minifloat(b, 2, 3);
     case T_E3M2: return tc5_minifloat(b, 3, 2);
-    case T_E2M1: return tc5_minifloat(b, 2, 1);
+    case T_E2M1:
+    case T_E2M1X2: return tc5_minifloat(b, 2, 1);
     case T_S8: return (int8_t)(uint8_t)b;
     default: return (uint8_t)b;
     }
 }
 
 /* Bits an element of ir type t takes in the layouts (the 6- and 4-bit types of
- * .kind::f8f6f4 take the place of 8-bit ones: 16 per 16-byte chunk). */
+ * .kind::f8f6f4 take the place of 8-bit ones: 16 per 16-byte chunk; the e2m1 of the 4-bit
+ * kinds, T_E2M1X2, is packed two per byte: 32 per chunk). */
 static unsigned tc5_bits(unsigned t)
 {
-    return t == T_TF32 ? 32 : t == T_F16 || t == T_BF16 ? 16 : 8;
+    return t == T_TF32 ? 32 : t == T_F16 || t == T_BF16 ? 16 : t == T_E2M1X2 ? 4 : 8;
 }
 
 /* Bits of the value of an element of ir type t (6 or 4 for the small floats, otherwise
  * tc5_bits). */
 static unsigned tc5_width(unsigned t)
 {
-    return t == T_E2M3 || t == T_E3M2 ? 6 : t == T_E2M1 ? 4 : tc5_bits(t);
+    return t == T_E2M3 || t == T_E3M2 ? 6 : t == T_E2M1 || t == T_E2M1X2 ? 4 : tc5_bits(t);
 }
 
 /* Gather a matrix (rows x K, K-major or MN-major) from shared memory into dense[row * K + k]. */
@@ -861,7 +944,8 @@ static int tc5_gather(struct warp *w, uint32_t pc, unsigned l, const uint32_t f[
                 mr->fn(mr->ctx, l, a, 16, false, SP_SHARED, p);
             for (unsigned e = 0; e < per; e++) {
                 uint32_t b = 0;
-                if (vw < 8) { /* 16 packed values LSB first, then the chunk's padding */
+                if (vw < 8) { /* 16 packed values LSB first, then the chunk's padding (or 32
+                                 packed e2m1: two per byte, the low nibble first) */
                     const unsigned bit = e * vw;
                     b = (uint32_t)(p[bit / 8] | (bit / 8 + 1 < 16 ? p[bit / 8 + 1] << 8 : 0)) >>
                             (bit % 8) & ((1u << vw) - 1);
@@ -874,6 +958,134 @@ static int tc5_gather(struct warp *w, uint32_t pc, unsigned l, const uint32_t f[
                     dense[r * K + kc * per + e] = v;
             }
         }
+    return 0;
+}
+
+/* Block scaling (.block_scale): multiplies element k of row i of the dense operand (rows x K,
+ * A's rows or B's columns) by its scale factor number k / (K / nsf), nsf = 1, 2 or 4 per row
+ * (.scale_vec::1X / 2X / 4X). The layout in tensor memory (CUTLASS tmem_sf_frg with its
+ * UTCCP 4x32dp128bit copy of the shared-memory atom, cf. the ISA's scale-factor figures):
+ * from the address's column (its lane must be 0), row i in lane i % 32 of column i / 32, its
+ * scale factors in bytes id .. id + nsf - 1 of that cell (id the instruction descriptor's
+ * scale-factor ID: 0 .. 3 with 1X, 0 or 2 with 2X, 0 with 4X), the 32 lanes replicated in each
+ * 32-lane sub-partition (lanes 32 r + i % 32). Replicas that differ are a fault (the
+ * sub-partitions would scale with different values). ue8m0: 2^(b - 127), 0xff NaN; ue4m3:
+ * the e4m3 of the low 7 bits (0x7f NaN), bit 7 ignored. */
+static int tc5_scale(struct warp *w, uint32_t pc, unsigned l, const struct tc5_cta *t,
+                     uint32_t addr, unsigned id, unsigned rows, unsigned K, unsigned nsf,
+                     bool ue8, double *dense, char which)
+{
+    char msg[300];
+    const uint32_t lane0 = addr >> 16, col = addr & 0xffff, ncol = (rows + 31) / 32;
+    if (lane0 != 0 || !tc5_allocated(t, col, ncol)) {
+        snprintf(msg, sizeof msg,
+                 "tcgen05.mma: the scale factors of %c at tensor-memory address 0x%08x (columns "
+                 "%u .. %u) are not inside an allocation (allocated %04x, a bit per 32 of 512 "
+                 "columns) or its lane is not 0",
+                 which, addr, col, col + ncol - 1, t->alloc);
+        tc5_fault(w, pc, l, msg);
+        return -1;
+    }
+    const unsigned vs = K / nsf;
+    for (unsigned i = 0; i < rows; i++) {
+        const unsigned c = col + i / 32, x = i % 32;
+        for (unsigned s = 0; s < nsf; s++) {
+            const unsigned sh = 8 * (id + s);
+            const uint32_t b = t->cell[x][c] >> sh & 0xff;
+            for (unsigned r = 1; r < 4; r++) {
+                const uint32_t o = t->cell[32 * r + x][c] >> sh & 0xff;
+                if (o != b) {
+                    snprintf(msg, sizeof msg,
+                             "tcgen05.mma: scale factor %u of %s %u (byte %u of column %u) is "
+                             "0x%02x in lane %u but 0x%02x in lane %u (the layout replicates the "
+                             "scale factors in each 32-lane sub-partition)",
+                             s, which == 'A' ? "A's row" : "B's column", i, id + s, c, b, x, o,
+                             32 * r + x);
+                    tc5_fault(w, pc, l, msg);
+                    return -1;
+                }
+            }
+            const double v = ue8 ? (b == 0xff ? (double)NAN : ldexp(1.0, (int)b - 127))
+                                 : fpu_unpack(b & 0x7f, FPU_E4M3);
+            for (unsigned k = s * vs; k < (s + 1) * vs; k++)
+                dense[i * K + k] *= v;
+        }
+    }
+    return 0;
+}
+
+/* Where the sparsity-metadata code of row i's group g lies (see tc5_sparse): *ln the lane
+ * after the metadata address's, *c the column, *nib the nibble of the cell. */
+static inline void tc5_meta_at(unsigned eb, uint32_t col, unsigned sel, unsigned i, unsigned g,
+                               unsigned *ln, unsigned *c, unsigned *nib)
+{
+    const unsigned r = i % 32;
+    if (eb == 16) {
+        *ln = 32 * (i / 32) + r % 8 + 16 * (r / 16) + 8 * (g / 4);
+        *c = col + sel;
+        *nib = 4 * (r % 16 / 8) + g % 4;
+    } else {
+        *ln = i;
+        *c = col + g / 8;
+        *nib = g % 8;
+    }
+}
+
+/* Sparse A (tcgen05.mma.sp, M = 128): expands the stored rows (K / 2 elements each, in t->A)
+ * to K in place. Each group g of four consecutive elements of a row holds two stored ones, at
+ * the two positions the group's 4-bit metadata code names (bits 0-1 the first stored element's,
+ * 2-3 the second's; the ISA's 2:4 sparsity, its codes 0x4 .. 0xe; equal positions are a
+ * fault), the others zero. The codes' places in tensor memory, from the metadata address
+ * (lane 0 as D's, column even, two columns allocated): 16-bit A (.kind::f16, K = 32) row i's
+ * code g in lane 32 (i / 32) + i % 8 + 16 ((i % 32) / 16) + 8 (g / 4), nibble 4 ((i % 16) /
+ * 8) + g % 4 of the column selected by the sparsity selector (instruction descriptor bit 0:
+ * the first or second column); 8-bit A (.kind::i8, .kind::f8f6f4 e4m3 / e5m2, K = 64) row i
+ * in lane i, code g in nibble g % 8 of column g / 8. These are CUTLASS's tmem_e_frg
+ * (cute/atom/mma_traits_sm100.hpp, its selector the column's low bit) and agree with an
+ * independent emulator's reading of the ISA's figures (numsim sparse_metadata_location); the
+ * ISA draws them only in figures. */
+static int tc5_sparse(struct warp *w, uint32_t pc, unsigned l, struct tc5_cta *t, uint32_t addr,
+                      uint32_t l0, unsigned sel, unsigned eb, unsigned M, unsigned K)
+{
+    char msg[240];
+    const uint32_t lane0 = addr >> 16, col = addr & 0xffff;
+    if (lane0 != l0 || col % 2 || !tc5_allocated(t, col, 2)) {
+        snprintf(msg, sizeof msg,
+                 "tcgen05.mma.sp: the metadata at tensor-memory address 0x%08x (columns %u .. "
+                 "%u) is not inside an allocation (allocated %04x, a bit per 32 of 512 columns), "
+                 "its column is odd or its lane is not D's (%u)",
+                 addr, col, col + 1, t->alloc, l0);
+        tc5_fault(w, pc, l, msg);
+        return -1;
+    }
+    const unsigned KA = K / 2, ng = K / 4;
+    for (unsigned i = 0; i < M; i++) /* every code names two elements */
+        for (unsigned g = 0; g < ng; g++) {
+            unsigned ln, c, nib;
+            tc5_meta_at(eb, col, sel, i, g, &ln, &c, &nib);
+            const unsigned code = t->cell[lane0 + ln][c] >> (4 * nib) & 15;
+            if ((code & 3) == code >> 2) {
+                snprintf(msg, sizeof msg,
+                         "tcgen05.mma.sp: metadata code 0x%x of row %u, elements %u .. %u (lane "
+                         "%u, column %u, nibble %u) names element %u twice",
+                         code, i, 4 * g, 4 * g + 3, lane0 + ln, c, nib, code & 3);
+                tc5_fault(w, pc, l, msg);
+                return -1;
+            }
+        }
+    for (unsigned i = M; i-- > 0;) { /* from the last row: the stored rows are denser */
+        double row[32];
+        memcpy(row, &t->A[i * KA], KA * sizeof row[0]);
+        for (unsigned g = 0; g < ng; g++) {
+            unsigned ln, c, nib;
+            tc5_meta_at(eb, col, sel, i, g, &ln, &c, &nib);
+            const unsigned code = t->cell[lane0 + ln][c] >> (4 * nib) & 15;
+            double *d = &t->A[i * K + 4 * g];
+            d[0] = d[1] = d[2] = d[3] = 0.0;
+            d[code & 3] = row[2 * g];
+            d[code >> 2] = row[2 * g + 1];
+        }
+    }
     return 0;
 }
 
@@ -933,43 +1145,68 @@ static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_insn
                    const struct tc_mem *mr)
 {
     char msg[240];
-    unsigned mo, eo, zo;
-    int sc;
-    tc5_mma_opnds(in, O, &mo, &eo, &sc, &zo); /* checked at load */
+    struct tc5_mops p;
+    tc5_mma_opnds(in, O, d->bscale, &p); /* checked at load */
+    const unsigned mo = p.mo, eo = p.eo, zo = p.zo;
+    const int sc = p.sc;
+    const bool sp = p.po != 0; /* sparse A (.sp): 2:4 with metadata in tensor memory */
     const uint32_t da = (uint32_t)vm_addr(w, &O[0], l);
-    const uint32_t id = (uint32_t)vm_get(w, &O[3], l);
+    const uint32_t id = (uint32_t)vm_get(w, &O[p.io], l);
     const bool acc = (O[eo].kind == OPK_IMM ? O[eo].imm.i : (int64_t)vm_get(w, &O[eo], l)) != 0;
     uint32_t off[4] = {0, 0, 0, 0}; /* disable-output-lane: bit L % 32 of word L / 32 */
     for (unsigned k = 0; mo && k < 4; k++) {
         const struct ir_opnd e = vm_elem(w->fn, &O[mo], k);
         off[k] = (uint32_t)vm_get(w, &e, l);
     }
-    const unsigned dt = id >> 4 & 3, at = id >> 7 & 7, bt = id >> 10 & 7;
+    const bool bs = d->bscale; /* block-scaled: bits 4-5 and 29-30 the scale-factor IDs */
+    const unsigned dt = bs ? 1 : id >> 4 & 3, at = id >> 7 & 7, bt = id >> 10 & 7;
     const unsigned N = (id >> 17 & 63) << 3, M = (id >> 24 & 31) << 4;
     const bool negA = id >> 13 & 1, negB = id >> 14 & 1, mnA = id >> 15 & 1, mnB = id >> 16 & 1;
-    const bool satf = id >> 3 & 1;
+    const bool satf = !bs && id >> 3 & 1;
+    const unsigned sfa_id = id >> 29 & 3, sfb_id = id >> 4 & 3;
+    const bool ue8 = id >> 23 & 1; /* block-scaled: 1 ue8m0, 0 ue4m3 scale factors */
     /* D f16 (code 0) with .kind::f16 and .kind::f8f6f4 */
     const bool f16d = dt == 0 && (d->kind_f16 || d->kind_f8f6f4);
     /* the element types of the .kind's codes (0 where the code is not implemented) */
     static const unsigned f16t[8] = {T_F16, T_BF16},
                           f8t[8] = {T_E4M3, T_E5M2, 0, T_E2M3, T_E3M2, T_E2M1},
-                          i8t[8] = {T_U8, T_S8};
-    const unsigned *codes = d->kind_f16 ? f16t : d->kind_f8f6f4 ? f8t : i8t;
+                          i8t[8] = {T_U8, T_S8}, mx4t[8] = {0, T_E2M1X2};
+    const unsigned *codes = d->kind_f16                      ? f16t
+                            : d->kind_f8f6f4 || d->kind_mx8  ? f8t
+                            : d->kind_mx4 || d->kind_nv4     ? mx4t
+                                                             : i8t;
     const unsigned ta = d->kind_tf32 ? (at == 2 ? T_TF32 : 0) : codes[at];
     const unsigned tb = d->kind_tf32 ? (bt == 2 ? T_TF32 : 0) : codes[bt];
     const char *bad = NULL;
-    if (id & 4)
+    if (!sp && id & 4)
         bad = "the sparsity bit is set (a dense tcgen05.mma)";
+    else if (sp && !(id & 4))
+        bad = "the sparsity bit (2) is clear (tcgen05.mma.sp)";
+    else if (sp && (id & 2 || (id & 1 && !d->kind_f16)))
+        bad = "a sparsity selector (bits 0-1) not 0 (or 1 with .kind::f16)";
+
     else if (d->kind_i8 ? dt != 2 : d->kind_tf32 ? dt != 1 : dt > 1)
         bad = "D type not of the .kind (f32; also f16 for .kind::f16 / f8f6f4; s32 for i8)";
     else if (!ta || !tb || (d->kind_f16 && tb != ta))
-        bad = "A / B types not of the .kind";
+        bad = bs && !d->kind_mx8 ? "A / B types not e2m1 (code 1) for the 4-bit kinds"
+                                 : "A / B types not of the .kind";
     else if (f16d && d->kind_f16 && ta != T_F16)
         bad = "f16 D with bf16 A and B (the ISA's shapes have f16 D with f16 inputs only)";
     else if (d->kind_i8 && (negA || negB))
         bad = "negation with .kind::i8";
     else if (satf && !d->kind_i8)
         bad = "saturation outside .kind::i8";
+    else if (bs && id >> 31)
+        bad = d->kind_mx8 ? "bit 31 (the K size) set: .kind::mxf8f6f4 has K = 32"
+                          : "K = 96 (bit 31, sm_103a) is not implemented";
+    else if (bs && !ue8 && !(d->kind_nv4 && d->svec == 4))
+        bad = "ue4m3 scale factors (bit 23 clear) outside .kind::mxf4nvf4 .scale_vec::4X "
+              "(.block16)";
+    else if (bs && ((d->svec == 2 && (sfa_id | sfb_id) & 1) || (d->svec == 4 && (sfa_id | sfb_id))))
+        bad = "a scale-factor ID (bits 29-30 A, 4-5 B) not 0 or 2 with .scale_vec::2X, not 0 "
+              "with .scale_vec::4X";
+    else if (bs && M != 128)
+        bad = "M not 128 (the block-scaled .cta_group::1 shape)";
     else if (d->ws ? M != 128 : M != 128 && M != 64)
         bad = d->ws ? "M other than 128 (the .ws layouts of M = 32 and 64 are not implemented)"
                     : "M not 64 or 128";
@@ -979,12 +1216,19 @@ static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_insn
                         : N < 8 || N > 256 || N % 8)
         bad = d->kind_i8 ? "N not 8, 16, 24 or 32 .. 256 in steps of 16 (.kind::i8)"
                          : "N not 8 .. 256 in steps of 8";
+    else if (sp && tc5_width(ta) < 8)
+        bad = "a sparse A of 6- or 4-bit elements (their 4:8 pair metadata is not implemented)";
+    else if (sp && M != 128)
+        bad = "M not 128 (the sparse metadata layouts of M = 64 are not implemented)";
+    else if (sp && N % 16)
+        bad = "N not 16 .. 256 in steps of 16 (sparse, M = 128)";
     if (bad) {
         snprintf(msg, sizeof msg, "tcgen05.mma: instruction descriptor 0x%08x: %s", id, bad);
         interp_fault(w, pc, l, TRAP_ILLEGAL, 0, 0, 0, false, msg);
         return -1;
     }
-    const unsigned eb = tc5_bits(ta), K = 256 / eb;
+    const unsigned eb = tc5_bits(ta), K = (256 / eb) << sp; /* .sp: twice K, half stored */
+    const unsigned KA = K >> sp; /* A's stored elements per row */
     const uint32_t dcol = da & 0xffff, l0 = da >> 16;
     if ((M == 128 ? l0 != 0 : l0 != 0 && l0 != 16) || !tc5_allocated(t, dcol, N)) {
         snprintf(msg, sizeof msg,
@@ -999,15 +1243,15 @@ static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_insn
     if (O[1].kind == OPK_ADDR && tc5_width(ta) < 8) {
         snprintf(msg, sizeof msg,
                  "tcgen05.mma: instruction descriptor 0x%08x: an A of %u-bit elements in tensor "
-                 "memory is not implemented (the bits of its 8-bit containers are given only by "
-                 "the ISA's figures)",
-                 id, tc5_width(ta));
+                 "memory is not implemented (the bits of its %s are given only by the ISA's "
+                 "figures)",
+                 id, tc5_width(ta), ta == T_E2M1X2 ? "packed pairs" : "8-bit containers");
         interp_fault(w, pc, l, TRAP_ILLEGAL, 0, 0, 0, false, msg);
         return -1;
     }
     if (O[1].kind == OPK_ADDR) {
         const uint32_t aa = (uint32_t)vm_addr(w, &O[1], l), acol = aa & 0xffff;
-        const unsigned ncol = K * eb / 32, per = 32 / eb;
+        const unsigned ncol = KA * eb / 32, per = 32 / eb;
         if ((aa >> 16) != l0 || !tc5_allocated(t, acol, ncol)) {
             snprintf(msg, sizeof msg,
                      "tcgen05.mma: A at tensor-memory address 0x%08x (columns %u .. %u) is not "
@@ -1017,19 +1261,21 @@ static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_insn
             return -1;
         }
         for (unsigned i = 0; i < M; i++)
-            for (unsigned k = 0; k < K; k++) {
+            for (unsigned k = 0; k < KA; k++) {
                 const uint32_t cell = t->cell[tc5_row_lane(M, l0, i)][acol + k / per];
                 const uint32_t b = eb == 32 ? cell : cell >> (eb * (k % per)) & ((1u << eb) - 1);
                 const double v = tc5_val(ta, b);
-                t->A[i * K + k] = negA ? -v : v;
+                t->A[i * KA + k] = negA ? -v : v;
             }
     } else {
         uint32_t f[4];
         unsigned W;
         if (tc5_desc(w, pc, l, vm_get(w, &O[1], l), "tcgen05.mma: matrix A", f, &W) ||
-            tc5_gather(w, pc, l, f, W, mnA, M, K, ta, negA, t->A, 'A', mr))
+            tc5_gather(w, pc, l, f, W, mnA, M, KA, ta, negA, t->A, 'A', mr))
             return -1;
     }
+    if (sp && tc5_sparse(w, pc, l, t, (uint32_t)vm_addr(w, &O[p.po], l), l0, id & 1, eb, M, K))
+        return -1;
     /* the zero-column mask (.ws): column j of the MMA is column j + shift of B, or zeros */
     uint64_t zmask[4] = {0, 0, 0, 0};
     unsigned shift = 0;
@@ -1043,6 +1289,11 @@ static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_insn
         return -1;
     if (shift)
         memmove(t->B, t->B + shift * K, (size_t)N * K * sizeof t->B[0]);
+    if (bs && (tc5_scale(w, pc, l, t, (uint32_t)vm_addr(w, &O[4], l), sfa_id, M, K, d->svec, ue8,
+                         t->A, 'A') ||
+               tc5_scale(w, pc, l, t, (uint32_t)vm_addr(w, &O[5], l), sfb_id, N, K, d->svec, ue8,
+                         t->B, 'B')))
+        return -1;
     for (unsigned j = 0; j < N; j++)
         if (zmask[j / 64] >> (j % 64) & 1)
             memset(t->B + j * K, 0, K * sizeof t->B[0]);
@@ -1201,7 +1452,8 @@ int tcgen05_exec(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *
         return 0;
     default: break;
     }
-    if (in->op != OP_TCGEN05_MMA && in->op != OP_TCGEN05_MMA_WS && in->op != OP_TCGEN05_CP &&
+    if (in->op != OP_TCGEN05_MMA && in->op != OP_TCGEN05_MMA_WS && in->op != OP_TCGEN05_MMA_SP &&
+        in->op != OP_TCGEN05_MMA_WS_SP && in->op != OP_TCGEN05_CP &&
         in->op != OP_TCGEN05_SHIFT &&
         tc5_whole_warp(w, pc, M, in))
         return -1;
@@ -1224,7 +1476,9 @@ int tcgen05_exec(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *
     case OP_TCGEN05_ST: return tc5_ldst(w, pc, in, O, t, &d);
     case OP_TCGEN05_MMA:
     case OP_TCGEN05_MMA_WS:
-        d.ws = in->op == OP_TCGEN05_MMA_WS;
+    case OP_TCGEN05_MMA_SP:
+    case OP_TCGEN05_MMA_WS_SP:
+        d.ws = in->op == OP_TCGEN05_MMA_WS || in->op == OP_TCGEN05_MMA_WS_SP;
         for (unsigned l = 0; l < 32; l++)
             if (M >> l & 1 && tc5_mma(w, pc, l, in, O, &d, t, mr))
                 return -1;
