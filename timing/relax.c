@@ -164,6 +164,7 @@ static void phase_part(void *ctx, uint32_t t)
 
 static inline void key_set(struct tm_relax *rx, uint32_t j, uint64_t k)
 {
+    TM_HAPPENS_BEFORE(&rx->key[j]); /* (for helgrind: what this SM did is ordered before) */
     atomic_store_explicit(&rx->key[j], k, memory_order_release);
 }
 
@@ -176,6 +177,8 @@ static bool key_least(struct tm_relax *rx, uint32_t j)
     for (uint32_t i = 0; i < rx->nvisit; i++)
         if (i != j && atomic_load_explicit(&rx->key[i], memory_order_acquire) < k)
             return false;
+    for (uint32_t i = 0; i < rx->nvisit; i++)
+        TM_HAPPENS_AFTER(&rx->key[i]);
     return true;
 }
 
