@@ -168,18 +168,19 @@ static inline void key_set(struct tm_relax *rx, uint32_t j, uint64_t k)
     atomic_store_explicit(&rx->key[j], k, memory_order_release);
 }
 
-/* Is visit j's key the least of the phase's? (Keys are distinct: they hold the SM.) Then no
- * SM has an event before j's, and what those with lesser keys did before they published
- * greater ones (their global steps) is visible here. */
-static bool key_least(struct tm_relax *rx, uint32_t j)
+/* The least key of the phase's SMs now. Keys only grow, so a blocked SM (whose key does not
+ * change) whose key equals a least key read earlier is still the least: no SM has an event
+ * before its steps, and what the SMs with lesser keys did before they published greater ones
+ * (their global steps) is visible after these acquiring loads. (Keys are distinct: they hold
+ * the SM.) */
+static uint64_t key_least(struct tm_relax *rx)
 {
-    const uint64_t k = atomic_load_explicit(&rx->key[j], memory_order_relaxed);
-    for (uint32_t i = 0; i < rx->nvisit; i++)
-        if (i != j && atomic_load_explicit(&rx->key[i], memory_order_acquire) < k)
-            return false;
-    for (uint32_t i = 0; i < rx->nvisit; i++)
-        TM_HAPPENS_AFTER(&rx->key[i]);
-    return true;
+    uint64_t m = KEY_DONE;
+    for (uint32_t i = 0; i < rx->nvisit; i++) {
+        uint64_t k = atomic_load_explicit(&rx->key[i], memory_order_acquire);
+        m = k < m ? k : m;
+    }
+    return m;
 }
 
 /* Visit j (held by the caller) in the lookahead mode, from the state res: blocked, the rest
@@ -252,18 +253,25 @@ static void ordered_part(void *ctx, uint32_t t)
     const uint32_t first = rx->fixed ? 0 : (uint32_t)((uint64_t)t * n / nt);
     for (uint32_t tries = 0;;) {
         bool ran = false;
+        uint64_t m = key_least(rx);
         for (uint32_t q = 0; q < n; q++) {
             uint32_t j = first + q < n ? first + q : first + q - n;
             if (rx->fixed && rx->visit[j] % nt != t)
                 continue;
             int8_t res = atomic_load_explicit(&rx->ares[j], memory_order_relaxed);
-            if ((res != RX_STOP && res != RX_BLOCK) || (res == RX_BLOCK && !key_least(rx, j)))
+            if ((res != RX_STOP && res != RX_BLOCK) ||
+                (res == RX_BLOCK && atomic_load_explicit(&rx->key[j], memory_order_relaxed) != m))
                 continue;
             if (atomic_exchange_explicit(&rx->grab[j], 1, memory_order_acquire))
                 continue;
             TM_HAPPENS_AFTER(&rx->grab[j]);
             res = atomic_load_explicit(&rx->ares[j], memory_order_relaxed);
-            if (res == RX_STOP || (res == RX_BLOCK && key_least(rx, j))) {
+            if (res == RX_STOP ||
+                (res == RX_BLOCK && atomic_load_explicit(&rx->key[j], memory_order_relaxed) == m)) {
+                if (res == RX_BLOCK) /* (for helgrind: after every SM's earlier steps) */
+                    for (uint32_t i = 0; i < n; i++)
+                        TM_HAPPENS_AFTER(&rx->key[i]);
+                const bool least = atomic_load_explicit(&rx->key[j], memory_order_relaxed) == m;
                 res = sm_ordered(rx, j, res);
                 if (res == RX_OOM)
                     atomic_store_explicit(&rx->oom, true, memory_order_relaxed);
@@ -271,6 +279,11 @@ static void ordered_part(void *ctx, uint32_t t)
                     key_set(rx, j, KEY_DONE);
                 atomic_store_explicit(&rx->ares[j], res, memory_order_relaxed);
                 ran = true;
+                TM_HAPPENS_BEFORE(&rx->grab[j]);
+                atomic_store_explicit(&rx->grab[j], 0, memory_order_release);
+                if (least) /* it moved on: the next blocked SM may be the least (else m, */
+                    m = key_least(rx); /* older, is still a lower bound of every key) */
+                continue;
             }
             TM_HAPPENS_BEFORE(&rx->grab[j]);
             atomic_store_explicit(&rx->grab[j], 0, memory_order_release);
@@ -281,11 +294,7 @@ static void ordered_part(void *ctx, uint32_t t)
         }
         if (atomic_load_explicit(&rx->oom, memory_order_relaxed))
             return;
-        uint64_t m = KEY_DONE;
-        for (uint32_t i = 0; i < n; i++) {
-            uint64_t k = atomic_load_explicit(&rx->key[i], memory_order_acquire);
-            m = k < m ? k : m;
-        }
+        m = key_least(rx);
         if (m == KEY_DONE || !(m >> 16 & 1))
             return;
         tm_pool_pause(tries++);
