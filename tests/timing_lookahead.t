@@ -2,9 +2,10 @@
 # tests/timing_lookahead.t - the lookahead parallel timing mode (issue 24 item 1:
 # --timing-lookahead W, -ptxemu_timing_lookahead; timing/README.md, "Lookahead parallel
 # timing"). The SMs run windows of W core cycles on the host threads between their exchanges
-# with the memory system (the relaxed mode's timed channels: requests seen W cycles late, taken off the
-# ROP delay), and every step with effects outside its SM (global memory, atomics, printf) and
-# every dispatch inside a window runs in (cycle, SM) order. What must hold exactly:
+# with the memory system (the relaxed mode's timed channels: requests seen W cycles late,
+# taken off the ROP delay), and every step with effects outside its SM (global memory,
+# atomics, printf) and every dispatch inside a window runs in (cycle, SM) order. What must
+# hold exactly:
 #   - the full --timing-stats JSON (every counter per kernel and per SM, the memory system's,
 #     the per-PTX-line counters) and the program's output of --threads 2 and --threads 3 are
 #     byte for byte those of --threads 1 (bench kernels on qv100 and h100, small grids;
