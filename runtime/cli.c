@@ -115,6 +115,9 @@ static const char usage_text[] =
     "                      their exchanges with the memory system (faster with --threads N;\n"
     "                      cycle counts close to, not equal to, the exact mode's)\n"
     "  --timing-quantum Q  core cycles per quantum of --timing-relaxed (default 32)\n"
+    "  --timing-lookahead W  parallel timing in windows of W cycles (the relaxed mode's\n"
+    "                      channels, global memory steps in (cycle, SM) order): the\n"
+    "                      same statistics for any --threads N\n"
     "  --timing-kernels LIST  simulate only these launches (kernel names, 0-based launch\n"
     "                      indices N, ranges N-M; comma-separated); the others run\n"
     "                      functionally and take no simulated time\n"
@@ -136,7 +139,7 @@ static const char usage_text[] =
     "  --device SPEC, --threads N, --stats, --deterministic, --trace LIST, --trace-thread N,\n"
     "  --budget N, --timing[=SPEC], --timing-set NAME=VALUE, --timing-stats FILE,\n"
     "  --timing-strict, --timing-kernels LIST, --timing-ctas N, --timing-sample N,\n"
-    "  --timing-relaxed, --timing-quantum Q,\n"
+    "  --timing-relaxed, --timing-quantum Q, --timing-lookahead W,\n"
     "  --timing-report DIR, --check LIST,\n"
     "  --error-exitcode N, --print-limit N, --log-file PATH, --check-report FILE.json,\n"
     "  --fill-uninit=PATTERN\n";
@@ -222,7 +225,7 @@ int cli_common_opt(struct run_opts *o, int argc, char **argv, int *i)
                    !strcmp(a, "--timing-set") || !strcmp(a, "--timing-stats") ||
                    !strcmp(a, "--timing-kernels") || !strcmp(a, "--timing-ctas") ||
                    !strcmp(a, "--timing-sample") || !strcmp(a, "--timing-report") ||
-                   !strcmp(a, "--timing-quantum") ||
+                   !strcmp(a, "--timing-quantum") || !strcmp(a, "--timing-lookahead") ||
                    !strcmp(a, "--check") || !strcmp(a, "--error-exitcode") ||
                    !strcmp(a, "--print-limit") || !strcmp(a, "--log-file") ||
                    !strcmp(a, "--check-report");
@@ -286,8 +289,19 @@ int cli_common_opt(struct run_opts *o, int argc, char **argv, int *i)
         }
         o->trace = v;
     } else if (!strcmp(a, "--timing-set") || !strcmp(a, "--timing-ctas") ||
-               !strcmp(a, "--timing-sample") || !strcmp(a, "--timing-quantum")) {
+               !strcmp(a, "--timing-sample") || !strcmp(a, "--timing-quantum") ||
+               !strcmp(a, "--timing-lookahead")) {
         char waves[64];
+        if (!strcmp(a, "--timing-lookahead")) { /* an alias of -ptxemu_timing_lookahead W */
+            uint64_t w;
+            if (cli_parse_u64(v, &w) < 0 || w < 1 || w > 4096) {
+                cli_usage_error("--timing-lookahead: expected a number of cycles (1 to 4096), "
+                                "not '%s'", v);
+                return -1;
+            }
+            snprintf(waves, sizeof waves, "ptxemu_timing_lookahead=%llu", (unsigned long long)w);
+            v = waves;
+        }
         if (!strcmp(a, "--timing-quantum")) { /* an alias of -ptxemu_timing_quantum Q */
             uint64_t q;
             if (cli_parse_u64(v, &q) < 0 || q < 1 || q > 4096) {

@@ -751,6 +751,22 @@ int tm_config_derive(struct tm_config *c, char *err, size_t errlen)
         }
         c->relax_q = (uint32_t)(q > 0 ? q : 1);
     }
+    c->relax_ordered = false;
+    if (o->ptxemu_timing_lookahead) {
+        if (o->ptxemu_timing_lookahead < 0 || o->ptxemu_timing_lookahead > 4096) {
+            errf(err, errlen, "option -ptxemu_timing_lookahead: %lld is not in 0 … 4096 cycles",
+                 (long long)o->ptxemu_timing_lookahead);
+            return -EINVAL;
+        }
+        if (o->ptxemu_timing_relaxed) {
+            errf(err, errlen, "options -ptxemu_timing_lookahead and -ptxemu_timing_relaxed 1 "
+                              "exclude each other (the lookahead mode is the relaxed mode's "
+                              "windows with its global steps ordered)");
+            return -EINVAL;
+        }
+        c->relax_q = (uint32_t)o->ptxemu_timing_lookahead;
+        c->relax_ordered = true;
+    }
     return 0;
 }
 

@@ -18,7 +18,17 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
-enum { RX_IDLE, RX_BUSY, RX_STOP, RX_OOM };
+/* A visit's state after a run: idle (left the loop), busy at `to`, to run (RX_STOP: also the
+ * relaxed mode's stop after a retire), out of memory; the lookahead mode (ordered) adds: held
+ * after a retire for the dispatch at at[j] (RX_HOLD), blocked in cycle at[j] before a step with
+ * effects outside the SM (RX_BLOCK: tm_sm_resume runs the rest when its key is the least). */
+enum { RX_IDLE, RX_BUSY, RX_STOP, RX_OOM, RX_HOLD, RX_BLOCK };
+
+/* The lookahead mode's order of events: (cycle, kind, SM), kind 0 a dispatch at the start of
+ * the cycle, 1 the SM's steps with effects outside it in that cycle. A visit publishes the key
+ * of its next possible event (a lower bound while it runs); KEY_DONE: none left in the phase. */
+#define KEY(c, kind, sm) ((uint64_t)(c) << 17 | (uint64_t)(kind) << 16 | (uint64_t)(sm))
+#define KEY_DONE UINT64_MAX
 
 struct tm_relax {
     struct tm_sm *sm;
@@ -32,6 +42,16 @@ struct tm_relax {
     uint64_t to;
     bool fixed, stop;
     _Atomic uint32_t next;  /* the next visit index to claim */
+    /* the lookahead mode (ordered, -ptxemu_timing_lookahead): per visit index the key of
+     * its next event (KEY), its state (RX_*: read by every thread, written by the one that
+     * holds it), whether a thread holds it (grab), and the CTAs it had at the start of the
+     * cycle it is blocked in */
+    bool ordered;
+    _Atomic uint64_t *key;
+    _Atomic int8_t *ares;
+    _Atomic uint8_t *grab;
+    uint32_t *ncta0;
+    _Atomic bool oom;
 };
 
 int tm_relax_create(struct tm_sm *sm, uint32_t nsm, struct tm_gpu *g, struct tm_relax **out)
@@ -47,11 +67,25 @@ int tm_relax_create(struct tm_sm *sm, uint32_t nsm, struct tm_gpu *g, struct tm_
     rx->res = calloc(n, sizeof *rx->res);
     rx->at = calloc(n, sizeof *rx->at);
     rx->stops = calloc(n, sizeof *rx->stops);
-    if (!rx->visit || !rx->res || !rx->at || !rx->stops) {
+    rx->ordered = g && tm_gpu_config(g)->relax_ordered;
+    if (rx->ordered) {
+        rx->key = calloc(n, sizeof *rx->key);
+        rx->ares = calloc(n, sizeof *rx->ares);
+        rx->grab = calloc(n, sizeof *rx->grab);
+        rx->ncta0 = calloc(n, sizeof *rx->ncta0);
+    }
+    if (!rx->visit || !rx->res || !rx->at || !rx->stops ||
+        (rx->ordered && (!rx->key || !rx->ares || !rx->grab || !rx->ncta0))) {
         tm_relax_destroy(rx);
         return -ENOMEM;
     }
     TM_SYNC_VAR(&rx->next, sizeof rx->next);
+    if (rx->ordered) {
+        TM_SYNC_VAR(rx->key, n * sizeof *rx->key);
+        TM_SYNC_VAR(rx->ares, n * sizeof *rx->ares);
+        TM_SYNC_VAR(rx->grab, n * sizeof *rx->grab);
+        TM_SYNC_VAR(&rx->oom, sizeof rx->oom);
+    }
     *out = rx;
     return 0;
 }
@@ -64,6 +98,10 @@ void tm_relax_destroy(struct tm_relax *rx)
     free(rx->res);
     free(rx->at);
     free(rx->stops);
+    free((void *)rx->key);
+    free((void *)rx->ares);
+    free((void *)rx->grab);
+    free(rx->ncta0);
     free(rx);
 }
 
@@ -122,6 +160,190 @@ static void phase_part(void *ctx, uint32_t t)
     }
 }
 
+/* ---------------------------------------------------------------- the lookahead mode */
+
+static inline void key_set(struct tm_relax *rx, uint32_t j, uint64_t k)
+{
+    TM_HAPPENS_BEFORE(&rx->key[j]); /* (for helgrind: what this SM did is ordered before) */
+    atomic_store_explicit(&rx->key[j], k, memory_order_release);
+}
+
+/* The least key of the phase's SMs now. Keys only grow, so a blocked SM (whose key does not
+ * change) whose key equals a least key read earlier is still the least: no SM has an event
+ * before its steps, and what the SMs with lesser keys did before they published greater ones
+ * (their global steps) is visible after these acquiring loads. (Keys are distinct: they hold
+ * the SM.) */
+static uint64_t key_least(struct tm_relax *rx)
+{
+    uint64_t m = KEY_DONE;
+    for (uint32_t i = 0; i < rx->nvisit; i++) {
+        uint64_t k = atomic_load_explicit(&rx->key[i], memory_order_acquire);
+        m = k < m ? k : m;
+    }
+    return m;
+}
+
+/* Visit j (held by the caller) in the lookahead mode, from the state res: blocked, the rest
+ * of its cycle (its key is the least: its steps with effects outside the SM come next in
+ * (cycle, SM) order); then its cycles as sm_quantum runs them, publishing before each the key
+ * of the cycle, until one stops before such a step (RX_BLOCK, at[j] that cycle), or, with
+ * rx->stop, after a cycle in which a CTA retired (RX_HOLD, at[j] the next cycle, whose
+ * dispatch the caller serves in key order), or the SM is idle or at `to`. */
+static int8_t sm_ordered(struct tm_relax *rx, uint32_t j, int8_t res)
+{
+    const uint32_t id = rx->visit[j];
+    struct tm_sm *s = &rx->sm[id];
+    const uint64_t to = rx->to;
+    uint64_t c = rx->at[j];
+    if (res == RX_BLOCK) {
+        if (tm_sm_resume(s, rx->g) < 0)
+            return RX_OOM;
+        if (rx->stop && s->ncta < rx->ncta0[j] && c + 1 < to) {
+            rx->at[j] = c + 1;
+            key_set(rx, j, KEY(c + 1, 0, id));
+            return RX_HOLD;
+        }
+        c++;
+    } else if (s->cycle > c) {
+        c = s->cycle; /* dispatch started it at a later cycle */
+    }
+    for (; c < to; c++) {
+        key_set(rx, j, KEY(c, 1, id));
+        if (!tm_sm_busy(s)) {
+            tm_sm_wake(s, c);
+            return RX_IDLE;
+        }
+        if (tm_sm_asleep(s, c)) {
+            if (s->sleep_until >= to)
+                break;
+            c = s->sleep_until - 1;
+            continue;
+        }
+        const uint32_t ncta = s->ncta;
+        s->cycle = c;
+        s->par = true;
+        int r = tm_sm_cycle(s, rx->g);
+        s->par = false;
+        if (r < 0)
+            return RX_OOM;
+        if (r > 0) {
+            rx->ncta0[j] = ncta;
+            rx->at[j] = c;
+            return RX_BLOCK;
+        }
+        if (rx->stop && s->ncta < ncta && c + 1 < to) {
+            rx->at[j] = c + 1;
+            key_set(rx, j, KEY(c + 1, 0, id));
+            return RX_HOLD;
+        }
+    }
+    rx->at[j] = to;
+    return RX_BUSY;
+}
+
+/* Part t of a lookahead run: every thread visits the SMs (from its own starting point; with
+ * `fixed` only those i mod n = t), takes one that may run (to run, or blocked with the least
+ * key) if no other thread holds it, and runs it to its next event; when it found nothing to
+ * run, the run ends if the least key is a held SM's (a dispatch: the caller's) or no SM has
+ * events left, else it waits for the others' progress. */
+static void ordered_part(void *ctx, uint32_t t)
+{
+    struct tm_relax *rx = ctx;
+    const uint32_t n = rx->nvisit, nt = rx->nthreads;
+    const uint32_t first = rx->fixed ? 0 : (uint32_t)((uint64_t)t * n / nt);
+    for (uint32_t tries = 0;;) {
+        bool ran = false;
+        uint64_t m = key_least(rx);
+        for (uint32_t q = 0; q < n; q++) {
+            uint32_t j = first + q < n ? first + q : first + q - n;
+            if (rx->fixed && rx->visit[j] % nt != t)
+                continue;
+            int8_t res = atomic_load_explicit(&rx->ares[j], memory_order_relaxed);
+            if ((res != RX_STOP && res != RX_BLOCK) ||
+                (res == RX_BLOCK && atomic_load_explicit(&rx->key[j], memory_order_relaxed) != m))
+                continue;
+            if (atomic_exchange_explicit(&rx->grab[j], 1, memory_order_acquire))
+                continue;
+            TM_HAPPENS_AFTER(&rx->grab[j]);
+            res = atomic_load_explicit(&rx->ares[j], memory_order_relaxed);
+            if (res == RX_STOP ||
+                (res == RX_BLOCK && atomic_load_explicit(&rx->key[j], memory_order_relaxed) == m)) {
+                if (res == RX_BLOCK) /* (for helgrind: after every SM's earlier steps) */
+                    for (uint32_t i = 0; i < n; i++)
+                        TM_HAPPENS_AFTER(&rx->key[i]);
+                const bool least = atomic_load_explicit(&rx->key[j], memory_order_relaxed) == m;
+                res = sm_ordered(rx, j, res);
+                if (res == RX_OOM)
+                    atomic_store_explicit(&rx->oom, true, memory_order_relaxed);
+                if (res == RX_IDLE || res == RX_BUSY || res == RX_OOM)
+                    key_set(rx, j, KEY_DONE);
+                atomic_store_explicit(&rx->ares[j], res, memory_order_relaxed);
+                ran = true;
+                TM_HAPPENS_BEFORE(&rx->grab[j]);
+                atomic_store_explicit(&rx->grab[j], 0, memory_order_release);
+                if (least) /* it moved on: the next blocked SM may be the least (else m, */
+                    m = key_least(rx); /* older, is still a lower bound of every key) */
+                continue;
+            }
+            TM_HAPPENS_BEFORE(&rx->grab[j]);
+            atomic_store_explicit(&rx->grab[j], 0, memory_order_release);
+        }
+        if (ran) {
+            tries = 0;
+            continue;
+        }
+        if (atomic_load_explicit(&rx->oom, memory_order_relaxed))
+            return;
+        m = key_least(rx);
+        if (m == KEY_DONE || !(m >> 16 & 1))
+            return;
+        tm_pool_pause(tries++);
+    }
+}
+
+/* tm_relax_run in the lookahead mode: held SMs run again when no CTA waits; after the run,
+ * the held SMs of the least cycle (all of them: no SM has an earlier event) are returned,
+ * to run at the next call, the others stay held. */
+static int ordered_run(struct tm_relax *rx, struct tm_pool *pool, bool fixed, bool stop,
+                       const struct tm_relax_stop **stops)
+{
+    uint32_t run = 0;
+    for (uint32_t j = 0; j < rx->nvisit; j++) {
+        int8_t r = atomic_load_explicit(&rx->ares[j], memory_order_relaxed);
+        if (!stop && r == RX_HOLD) {
+            r = RX_STOP;
+            atomic_store_explicit(&rx->ares[j], r, memory_order_relaxed);
+            key_set(rx, j, KEY(rx->at[j], 1, rx->visit[j]));
+        }
+        run += r == RX_STOP || r == RX_BLOCK;
+    }
+    rx->fixed = fixed;
+    rx->stop = stop;
+    rx->nthreads = pool && run > 1 ? tm_pool_size(pool) : 1;
+    atomic_store_explicit(&rx->oom, false, memory_order_relaxed);
+    if (rx->nthreads > 1)
+        tm_pool_run(pool, ordered_part, rx);
+    else
+        ordered_part(rx, 0);
+    if (atomic_load_explicit(&rx->oom, memory_order_relaxed))
+        return -1;
+    uint64_t least = UINT64_MAX;
+    for (uint32_t j = 0; j < rx->nvisit; j++)
+        if (atomic_load_explicit(&rx->ares[j], memory_order_relaxed) == RX_HOLD &&
+            rx->at[j] < least)
+            least = rx->at[j];
+    uint32_t ns = 0;
+    for (uint32_t j = 0; j < rx->nvisit; j++)
+        if (atomic_load_explicit(&rx->ares[j], memory_order_relaxed) == RX_HOLD &&
+            rx->at[j] == least) {
+            rx->stops[ns++] = (struct tm_relax_stop){.cycle = least - 1, .sm = rx->visit[j]};
+            atomic_store_explicit(&rx->ares[j], RX_STOP, memory_order_relaxed);
+            key_set(rx, j, KEY(least, 1, rx->visit[j]));
+        }
+    *stops = rx->stops;
+    return (int)ns;
+}
+
 void tm_relax_begin(struct tm_relax *rx, const uint64_t *act, uint64_t from, uint64_t to)
 {
     uint32_t n = 0;
@@ -129,6 +351,11 @@ void tm_relax_begin(struct tm_relax *rx, const uint64_t *act, uint64_t from, uin
         for (uint64_t am = act[wi]; am; am &= am - 1) {
             rx->visit[n] = wi * 64 + (uint32_t)__builtin_ctzll(am);
             rx->res[n] = RX_STOP; /* (runs at the next tm_relax_run) */
+            if (rx->ordered) {
+                atomic_store_explicit(&rx->ares[n], RX_STOP, memory_order_relaxed);
+                atomic_store_explicit(&rx->grab[n], 0, memory_order_relaxed);
+                key_set(rx, n, KEY(from, 1, rx->visit[n]));
+            }
             rx->at[n++] = from;
         }
     rx->nvisit = n;
@@ -146,6 +373,8 @@ static int stop_cmp(const void *a, const void *b)
 int tm_relax_run(struct tm_relax *rx, struct tm_pool *pool, bool fixed, bool stop,
                  const struct tm_relax_stop **stops)
 {
+    if (rx->ordered)
+        return ordered_run(rx, pool, fixed, stop, stops);
     uint32_t run = 0;
     for (uint32_t j = 0; j < rx->nvisit; j++)
         run += rx->res[j] == RX_STOP;
@@ -174,6 +403,8 @@ int tm_relax_end(struct tm_relax *rx, uint64_t *act)
     int busy = 0;
     for (uint32_t j = 0; j < rx->nvisit; j++) {
         uint32_t i = rx->visit[j];
+        if (rx->ordered)
+            rx->res[j] = atomic_load_explicit(&rx->ares[j], memory_order_relaxed);
         if (rx->res[j] == RX_IDLE)
             act[i / 64] &= ~(UINT64_C(1) << (i % 64));
         else

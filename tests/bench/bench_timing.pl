@@ -16,16 +16,25 @@
 # --runs), the 1 -> 2 thread gain ("rgain"), the 2-thread run against the exact mode's
 # 1-thread one ("vs ex"), its cycle error against the exact mode (signed, % of the exact
 # cycles; "err") and whether its 1- and 2-thread statistics logs are the same apart from the
-# host-time lines ("rsame"). --no-relaxed leaves those columns out. Grids are scaled down by --scale (default 16: the first 1/16 of each grid's
+# host-time lines ("rsame"). --no-relaxed leaves those columns out. Then the lookahead mode
+# (issue 24 item 1, `--timing-lookahead W`, window --window W, default 32): its host
+# seconds with 1 and 2 threads (median of --runs), the gain ("lgain"), the 2-thread run
+# against the exact mode's 1-thread one ("lvs ex"), its cycle difference against the exact
+# mode ("lerr") and whether the 1- and 2-thread `--timing-stats` JSON and statistics logs are
+# byte for byte the same ("lsame"; "DIFF" makes the exit status 1, as for the exact mode).
+# --no-lookahead leaves those columns out. Grids are scaled down by --scale (default 16: the first 1/16 of each grid's
 # blocks in x, at least one) so a run takes seconds; the rates are per simulated instruction
 # and cycle, which the grid size hardly moves once every SM is busy. Writes JSON (default
 # build/bench-timing.json; per row also host_s_2t, gain_2t, corun_ceiling and
 # stats_identical_2t, and relaxed_cycles, relaxed_err_pct, host_s_relaxed_1t,
-# host_s_relaxed_2t, gain_relaxed_2t, relaxed_vs_exact_2t, relaxed_same_1t_2t). A
+# host_s_relaxed_2t, gain_relaxed_2t, relaxed_vs_exact_2t, relaxed_same_1t_2t, and
+# lookahead_cycles, lookahead_err_pct, host_s_lookahead_1t, host_s_lookahead_2t,
+# gain_lookahead_2t, lookahead_vs_exact_2t, lookahead_identical_2t). A
 # measurement, never a test: nothing here asserts on time (a difference of the statistics is
 # reported, and makes the exit status 1).
 #   usage: bench_timing.pl [--build DIR] [--json PATH] [--runs N] [--presets a,b] [--scale N]
-#                          [--no-threads] [--no-relaxed] [--quantum Q] [NAME...]
+#                          [--no-threads] [--no-relaxed] [--quantum Q] [--no-lookahead]
+#                          [--window W] [NAME...]
 use strict;
 use warnings;
 use File::Basename qw(dirname);
@@ -42,12 +51,17 @@ my $scale   = 16;
 my $threads = 1;
 my $relaxed = 1;
 my $quantum = 0;
+my $lookahead = 1;
+my $window = 32;
 GetOptions('build=s' => \$build, 'json=s' => \$json, 'runs=i' => \$runs,
            'presets=s' => \$presets, 'scale=i' => \$scale, 'threads!' => \$threads,
-           'relaxed!' => \$relaxed, 'quantum=i' => \$quantum)
+           'relaxed!' => \$relaxed, 'quantum=i' => \$quantum, 'lookahead!' => \$lookahead,
+           'window|lookahead-window=i' => \$window)
     or die "usage: bench_timing.pl [--build DIR] [--json PATH] [--runs N] [--presets LIST] "
-         . "[--scale N] [--no-threads] [--no-relaxed] [--quantum Q] [NAME...]\n";
+         . "[--scale N] [--no-threads] [--no-relaxed] [--quantum Q] [--no-lookahead] "
+         . "[--window W] [NAME...]\n";
 my $rlx = '--timing-relaxed' . ($quantum ? " --timing-quantum $quantum" : '');
+my $lka = "--timing-lookahead $window";
 my $tmp = tempdir(CLEANUP => 1);
 $json //= "$build/bench-timing.json";
 my %only = map { $_ => 1 } @ARGV;
@@ -109,6 +123,8 @@ printf "%-13s %-8s %12s %12s %12s %10s %9s", 'kernel', 'preset', 'warp insns', '
 printf " %9s %6s %6s %5s", '2t host s', 'gain', 'ceil', 'stats' if $threads;
 printf " %9s %9s %6s %6s %7s %5s", 'rlx 1t s', 'rlx 2t s', 'rgain', 'vs ex', 'err', 'rsame'
     if $relaxed;
+printf " %9s %9s %6s %6s %7s %5s", 'la 1t s', 'la 2t s', 'lgain', 'lvs ex', 'lerr', 'lsame'
+    if $lookahead;
 print "\n";
 for my $p (split /,/, $presets) {
     for my $k (@kernels) {
@@ -170,6 +186,36 @@ for my $p (split /,/, $presets) {
             printf " %9.2f %9.2f %5.2fx %5.2fx %+6.2f%% %5s", $row->{host_s_relaxed_1t},
                 $row->{host_s_relaxed_2t}, $row->{gain_relaxed_2t}, $row->{relaxed_vs_exact_2t},
                 $row->{relaxed_err_pct}, $l1 eq $l2 ? 'same' : 'diff';
+        }
+        if ($lookahead) {
+            my (@r1, @r2);
+            my ($lc, $same) = (0, 1);
+            for (1 .. $runs) {
+                my ($c1, $w1, $s1, $g1) = run_one($name, $args, $p, 1, undef, $lka);
+                my ($c2, $w2, $s2, $g2) = run_one($name, $args, $p, 2, undef, $lka);
+                die "bench_timing $name $p: lookahead runs issued $w1 / $w2 warp instructions, "
+                    . "the exact mode $w\n" if $w1 != $w || $w2 != $w;
+                $same &&= $g1 eq $g2;
+                $lc = $c1;
+                push @r1, $s1;
+                push @r2, $s2;
+            }
+            # the statistics, byte for byte (profiled runs: not timed)
+            run_one($name, $args, $p, $_, "$tmp/l$_.json", $lka) for 1, 2;
+            my $j1 = slurp("$tmp/l1.json");
+            $same &&= $j1 ne '' && $j1 eq slurp("$tmp/l2.json");
+            $differ++ unless $same;
+            $row->{lookahead_cycles} = $lc + 0;
+            $row->{lookahead_err_pct} = $c ? 100 * ($lc - $c) / $c : 0;
+            $row->{host_s_lookahead_1t} = median(@r1);
+            $row->{host_s_lookahead_2t} = median(@r2);
+            $row->{gain_lookahead_2t} = $row->{host_s_lookahead_1t} / $row->{host_s_lookahead_2t};
+            $row->{lookahead_vs_exact_2t} = $row->{host_s} / $row->{host_s_lookahead_2t};
+            $row->{lookahead_identical_2t} = $same ? 'true' : 'false';
+            printf " %9.2f %9.2f %5.2fx %5.2fx %+6.2f%% %5s", $row->{host_s_lookahead_1t},
+                $row->{host_s_lookahead_2t}, $row->{gain_lookahead_2t},
+                $row->{lookahead_vs_exact_2t}, $row->{lookahead_err_pct},
+                $same ? 'same' : 'DIFF';
         }
         print "\n";
         push @rows, $row;
