@@ -166,8 +166,8 @@ static bool array_ok(const struct cudaArray *a)
 #define ARRAY_MAX_3D     16384
 #define ARRAY_MAX_LAYERS 2048
 
-/* A new array record for storage at dev (not allocated by it): *out, or NULL when out of host
- * memory. */
+/* A heap copy of array record a, registered as a live array (its storage is a->dev, not
+ * allocated here): the copy, or NULL when out of host memory. */
 static struct cudaArray *array_rec(const struct cudaArray *a)
 {
     struct cudaArray *p = malloc(sizeof *p);
