@@ -79,6 +79,10 @@ static cudaError_t fmt_of(const struct cudaChannelFormatDesc *c, uint8_t *fmt, u
     *norm = false;
     *packed = ITEX_PK_NONE;
     int k = (int)c->f;
+    if (bc) {
+        *bc = ITEX_BC_NONE;
+        *srgb = false;
+    }
     if (k == cudaChannelFormatKindUnsignedNormalized1010102) {
         /* the one descriptor cudaCreateChannelDesc<cudaChannelFormatKindUnsignedNormalized1010102>
            makes (the runtime maps exactly (10, 10, 10, 2) to CU_AD_FORMAT_UNORM_INT_101010_2) */
@@ -90,10 +94,6 @@ static cudaError_t fmt_of(const struct cudaChannelFormatDesc *c, uint8_t *fmt, u
         *norm = true;
         *packed = ITEX_PK_1010102;
         return cudaSuccess;
-    }
-    if (bc) {
-        *bc = ITEX_BC_NONE;
-        *srgb = false;
     }
     if (k >= cudaChannelFormatKindUnsignedBlockCompressed1 &&
         k <= cudaChannelFormatKindUnsignedBlockCompressed7SRGB) {
