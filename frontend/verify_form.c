@@ -201,6 +201,12 @@ void verify_form(struct vctx *v, const struct ir_insn *in, bool typed)
     if ((in->op == OP_SIN || in->op == OP_COS || in->op == OP_LG2 || in->op == OP_EX2 ||
          in->op == OP_TANH || in->op == OP_RSQRT) && fp && !(in->fl & IR_FL(FL_APPROX)))
         VERR(v, in, "'%s.%s' needs .approx", name, ir_type_name(in->type[0]));
+    /* min / max: .xorsign and .abs come as the pair .xorsign.abs (ptxas: "Modifier '.abs'
+       requires modifier '.xorsign'" and the reverse) */
+    if ((in->op == OP_MIN || in->op == OP_MAX) &&
+        !(in->fl & IR_FL(FL_ABS)) != !(in->fl & IR_FL(FL_XORSIGN)))
+        VERR(v, in, "'%s' takes .xorsign and .abs together (.xorsign.abs), not %s alone", name,
+             in->fl & IR_FL(FL_ABS) ? ".abs" : ".xorsign");
     if (in->op == OP_SHFL) {
         if (in->mode != MODE_UP && in->mode != MODE_DOWN && in->mode != MODE_BFLY &&
             in->mode != MODE_IDX)

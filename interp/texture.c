@@ -19,6 +19,13 @@
  *   - readMode normalized float maps 8/16-bit unsigned v to v / (2^n - 1), signed to
  *     max(v / (2^(n-1) - 1), -1); half texels are widened to f32; otherwise the element's bits
  *     are returned (integers sign- or zero-extended to 32 bits);
+ *   - 10-10-10-2 texels (cudaChannelFormatKindUnsignedNormalized1010102) are one 32-bit word,
+ *     r in bits 0..9, g in 10..19, b in 20..29, a in 30..31, read as r, g, b / 1023 and
+ *     a / 3. CUDA documents the format only as "4 channel unorm R10G10B10A2 RGB format"
+ *     (cuda.h, CU_AD_FORMAT_UNORM_INT_101010_2) and "4 channel unsigned normalized (10-bit,
+ *     10-bit, 10-bit, 2-bit)" (driver_types.h); the bit order is the one that name has in
+ *     DXGI (DXGI_FORMAT_R10G10B10A2_UNORM), Vulkan (A2B10G10R10_UNORM_PACK32) and Metal
+ *     (rgb10a2Unorm: red in the least significant bits), not verified on a GPU;
  *   - sRGB textures (8-bit unsigned, normalized read) decode r, g, b with the IEC 61966-2-1
  *     curve in f32 (v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055)^2.4, host powf) before
  *     filtering; alpha stays linear;
@@ -389,11 +396,16 @@ static bool tx_sane(const struct itex *t)
             (t->fmt == ITEX_SINT && (t->bc < ITEX_BC4 || t->bc == ITEX_BC7)) ||
             t->fmt > ITEX_SINT)
             return false;
+    } else if (t->packed) { /* 10-10-10-2: four unsigned channels in a 32-bit word */
+        if (t->packed != ITEX_PK_1010102 || t->nchan != 4 || t->bits != 10 || t->elem != 4 ||
+            t->fmt != ITEX_UINT)
+            return false;
     } else if (t->elem != t->nchan * t->bits / 8) {
         return false;
     }
     if ((t->nchan != 1 && t->nchan != 2 && t->nchan != 4) ||
-        (t->bits != 8 && t->bits != 16 && t->bits != 32) ||
+        (!t->packed && t->bits != 8 && t->bits != 16 && t->bits != 32) ||
+        (t->packed && t->bc) ||
         t->fmt > ITEX_FLOAT || (t->fmt == ITEX_FLOAT && t->bits == 8) || t->dims < 1 ||
         t->dims > 3 || (t->layered && t->dims == 3) ||
         (t->cube && (!t->layered || t->dims != 2 || t->layers % 6 || t->width != t->height)))
@@ -499,6 +511,16 @@ static union tx_val tx_channel(const struct itex *t, const uint8_t *p, unsigned 
 {
     union tx_val v;
     uint32_t raw;
+    if (t->packed) { /* ITEX_PK_1010102 (texture.h): r, g, b 10 bits from bit 0 up, a 2 bits */
+        uint32_t word;
+        memcpy(&word, p, 4);
+        raw = c < 3 ? word >> (10 * c) & 0x3ffu : word >> 30;
+        if (t->read_norm)
+            v.f = (float)raw / (c < 3 ? 1023.0f : 3.0f);
+        else
+            v.u = raw;
+        return v;
+    }
     if (t->bits == 32) {
         memcpy(&raw, p + 4 * c, 4);
     } else if (t->bits == 16) {
@@ -979,6 +1001,15 @@ static int tx_surface(struct warp *w, const struct ir_insn *in, const struct ir_
             uint64_t x64 = tx_get(w, e, l);
             memcpy(p + k * sz, &x64, sz);
         }
+    } else if (t->packed) { /* sust.p of 10-10-10-2: each component's low bits into its field */
+        uint32_t word;
+        memcpy(&word, p, 4);
+        for (unsigned k = 0; k < v && k < 4; k++) {
+            const struct ir_opnd *e = d->kind == OPK_VEC ? &all[d->first + k] : d;
+            const unsigned sh = 10 * k, m = k < 3 ? 0x3ffu : 0x3u;
+            word = (word & ~(m << sh)) | ((uint32_t)tx_get(w, e, l) & m) << sh;
+        }
+        memcpy(p, &word, 4);
     } else {
         for (unsigned k = 0; k < v && k < t->nchan; k++) {
             const struct ir_opnd *e = d->kind == OPK_VEC ? &all[d->first + k] : d;
@@ -1166,6 +1197,7 @@ enum {
     CL_UNORM_INT16 = 0x10D3, CL_SIGNED_INT8 = 0x10D7, CL_SIGNED_INT16 = 0x10D8,
     CL_SIGNED_INT32 = 0x10D9, CL_UNSIGNED_INT8 = 0x10DA, CL_UNSIGNED_INT16 = 0x10DB,
     CL_UNSIGNED_INT32 = 0x10DC, CL_HALF_FLOAT = 0x10DD, CL_FLOAT = 0x10DE,
+    CL_UNORM_INT_101010_2 = 0x10E0,
     CL_R = 0x10B0, CL_RG = 0x10B2, CL_RGBA = 0x10B5, CL_SRGBA = 0x10C1
 };
 
@@ -1194,6 +1226,8 @@ static uint64_t tx_query(struct warp *w, const struct ir_insn *in, const struct 
     case TXQ_LEVELS: return t->flags & ITEX_F_MIPMAPPED ? t->nlevels : 0;
     case TXQ_CHANNEL_TYPE: {
         const bool norm = t->read_norm && !surf;
+        if (t->packed) /* OpenCL 3.0's code for 10-10-10-2 (a surface's too: no other fits) */
+            return CL_UNORM_INT_101010_2;
         if (t->bc)
             return t->bc == ITEX_BC6H ? CL_HALF_FLOAT
                    : t->fmt == ITEX_SINT ? CL_SNORM_INT8

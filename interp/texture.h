@@ -29,6 +29,11 @@ enum itex_res { ITEX_RES_ARRAY = 0, ITEX_RES_LINEAR = 2, ITEX_RES_PITCH2D = 3 };
    (elem 8 or 16 bytes), pitch the bytes of a row of blocks; fmt ITEX_SINT marks signed BC4 /
    BC5 / BC6H; bits is 16 for BC6H (half floats), else 8 */
 enum itex_bc { ITEX_BC_NONE = 0, ITEX_BC1, ITEX_BC2, ITEX_BC3, ITEX_BC4, ITEX_BC5, ITEX_BC6H, ITEX_BC7 };
+/* packed formats (struct itex packed): channels of different widths in one element.
+   ITEX_PK_1010102: cudaChannelFormatKindUnsignedNormalized1010102, one 32-bit little-endian
+   word per element, r in bits 0..9, g 10..19, b 20..29, a 30..31 (fmt ITEX_UINT, nchan 4,
+   bits 10, elem 4; fetches return r, g, b / 1023 and a / 3) */
+enum itex_packed { ITEX_PK_NONE = 0, ITEX_PK_1010102 };
 
 /* struct itex flags: made from a mipmapped array (txq .num_mipmap_levels is 0 otherwise); a
    layered cubemap (txq .array_size counts its cubes; a plain cubemap is no array) */
@@ -63,6 +68,7 @@ struct itex {
     uint8_t norm_coords; /* normalized coordinates */
     uint8_t cube;        /* cubemap: layered 2D, 6 faces per cube, sampled by direction */
     uint8_t bc;          /* enum itex_bc: block-compressed (then read_norm 1) */
+    uint8_t packed;      /* enum itex_packed: a packed format (then bits is not a size) */
     uint64_t base;                         /* device address of element (0, 0, 0) of layer 0 */
     uint64_t width, height, depth, layers; /* elements (height/depth 1 when absent) */
     uint64_t pitch;                        /* bytes between rows */

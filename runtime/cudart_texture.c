@@ -50,6 +50,10 @@ struct cudaArray {
     size_t pitch, slice, bytes;
     uint64_t dev; /* device address of the storage */
     bool level;   /* a level of a mipmapped array (freed with it, not alone) */
+    uint8_t packed;           /* enum itex_packed: 10-10-10-2 */
+    bool nv12;                /* an NV12 array: planes in plane[] (see nv12_new) */
+    struct cudaArray *plane[2]; /* NV12: the Y and UV planes (arrays of their own) */
+    struct cudaArray *parent;   /* a plane: its NV12 array (freed with it, not alone) */
 };
 
 /* Bytes of one 4x4 block of block-compressed format bc. */
@@ -58,17 +62,38 @@ static unsigned bc_block_bytes(unsigned bc)
     return bc == ITEX_BC1 || bc == ITEX_BC4 ? 8 : 16;
 }
 
+/* Bytes of one element: a block, a packed word or nchan channels of bits. */
+static size_t elem_bytes(unsigned bc, unsigned packed, unsigned nchan, unsigned bits)
+{
+    return bc ? bc_block_bytes(bc) : packed ? 4 : (size_t)nchan * bits / 8;
+}
+
 /* A channel format as the engine sees it: 0, or the error a GPU gives for it. *bc (may be
  * NULL: then block-compressed kinds are cudaErrorInvalidChannelDescriptor, as for linear
- * memory) says which block-compressed format it is, *srgb whether that kind is sRGB. */
+ * memory) says which block-compressed format it is, *srgb whether that kind is sRGB, *packed
+ * whether it is the packed 10-10-10-2 kind. NV12 is not a channel format of this kind (an
+ * NV12 array is two arrays, nv12_new): cudaErrorInvalidChannelDescriptor. */
 static cudaError_t fmt_of(const struct cudaChannelFormatDesc *c, uint8_t *fmt, uint8_t *nchan,
-                          uint8_t *bits, bool *norm, uint8_t *bc, bool *srgb)
+                          uint8_t *bits, bool *norm, uint8_t *bc, bool *srgb, uint8_t *packed)
 {
     *norm = false;
+    *packed = ITEX_PK_NONE;
     int k = (int)c->f;
     if (bc) {
         *bc = ITEX_BC_NONE;
         *srgb = false;
+    }
+    if (k == cudaChannelFormatKindUnsignedNormalized1010102) {
+        /* the one descriptor cudaCreateChannelDesc<cudaChannelFormatKindUnsignedNormalized1010102>
+           makes (the runtime maps exactly (10, 10, 10, 2) to CU_AD_FORMAT_UNORM_INT_101010_2) */
+        if (c->x != 10 || c->y != 10 || c->z != 10 || c->w != 2)
+            return cudaErrorInvalidChannelDescriptor;
+        *fmt = ITEX_UINT;
+        *nchan = 4;
+        *bits = 10;
+        *norm = true;
+        *packed = ITEX_PK_1010102;
+        return cudaSuccess;
     }
     if (k >= cudaChannelFormatKindUnsignedBlockCompressed1 &&
         k <= cudaChannelFormatKindUnsignedBlockCompressed7SRGB) {
@@ -101,11 +126,10 @@ static cudaError_t fmt_of(const struct cudaChannelFormatDesc *c, uint8_t *fmt, u
     }
     if (k == cudaChannelFormatKindNone)
         return cudaErrorInvalidChannelDescriptor;
+    /* NV12 is a format of arrays only (array_new makes them, nv12_new); no other kind exists */
     if (k != cudaChannelFormatKindSigned && k != cudaChannelFormatKindUnsigned &&
-        k != cudaChannelFormatKindFloat) {
-        cr_not_supported("CUDA arrays of NV12 and 10-10-10-2 channel formats");
-        return cudaErrorNotSupported;
-    }
+        k != cudaChannelFormatKindFloat)
+        return cudaErrorInvalidChannelDescriptor;
     const int b[4] = {c->x, c->y, c->z, c->w};
     unsigned n = 0;
     while (n < 4 && b[n] != 0)
@@ -142,6 +166,99 @@ static bool array_ok(const struct cudaArray *a)
 #define ARRAY_MAX_3D     16384
 #define ARRAY_MAX_LAYERS 2048
 
+/* A heap copy of array record a, registered as a live array (its storage is a->dev, not
+ * allocated here): the copy, or NULL when out of host memory. */
+static struct cudaArray *array_rec(const struct cudaArray *a)
+{
+    struct cudaArray *p = malloc(sizeof *p);
+    if (!p || cr_hs_add(&cr_g.arrays, p) < 0) {
+        free(p);
+        return NULL;
+    }
+    *p = *a;
+    return p;
+}
+
+/* Forget array record p (not its storage). */
+static void array_rec_free(struct cudaArray *p)
+{
+    cr_hs_del(&cr_g.arrays, p);
+    p->magic = 0;
+    free(p);
+}
+
+/*
+ * An NV12 array (cudaChannelFormatKindNV12: 8-bit planar 4:2:0 YUV) of width x height pixels:
+ * the descriptor cudaCreateChannelDescNV12 makes, (8, 8, 8, 0); 2D only (layers, cubemaps and
+ * 3D extents are cudaErrorInvalidValue), even width and height (the chroma plane is half of
+ * each; odd sizes are refused, not verified against a GPU). As cudaArrayGetPlane documents,
+ * plane 0 is a width x height array of one 8-bit unsigned channel (Y), plane 1 a width/2 x
+ * height/2 array of two (interleaved U, V). The storage is the NV12 frame layout: height rows
+ * of Y, then height/2 rows of UV, every row `width` bytes on one pitch; the NV12 array itself
+ * copies as those height * 3 / 2 rows of `width` bytes (a whole frame in one 2D copy; CUDA does
+ * not document the geometry of a copy into the whole array, so this is ptxemu's reading, not
+ * verified against a GPU), the planes as the arrays they are.
+ */
+static cudaError_t nv12_new(cudaArray_t *out, const struct cudaChannelFormatDesc *desc,
+                            struct cudaExtent e, unsigned flags)
+{
+    if (desc->x != 8 || desc->y != 8 || desc->z != 8 || desc->w != 0)
+        return cr_ret(cudaErrorInvalidChannelDescriptor);
+    if ((flags & (cudaArrayLayered | cudaArrayCubemap)) || e.depth != 0 || e.width == 0 ||
+        e.height == 0 || e.width % 2 || e.height % 2 || e.width > ARRAY_MAX_2D ||
+        e.height > ARRAY_MAX_2D)
+        return cr_ret(cudaErrorInvalidValue);
+    struct cudaArray a = {.magic = ARRAY_MAGIC, .desc = *desc, .ext = e, .flags = flags};
+    a.nv12 = true;
+    a.fmt = ITEX_UINT;
+    a.nchan = 1;
+    a.bits = 8;
+    a.elem = 1;
+    a.dims = 2;
+    a.w = a.tw = e.width;
+    a.h = a.th = e.height / 2 * 3; /* Y rows, then UV rows */
+    a.d = 1;
+    a.pitch = (a.w + ARRAY_ROW_ALIGN - 1) / ARRAY_ROW_ALIGN * ARRAY_ROW_ALIGN;
+    a.slice = a.bytes = a.pitch * a.h;
+    struct mem *m = cr_dmem();
+    if (!m)
+        return cr_ret(cudaErrorInitializationError);
+    if (a.bytes > cr_ctx()->dev.global_mem - mem_used(m) ||
+        mem_alloc(m, a.bytes, MEM_F_DEVICE, &a.dev) < 0)
+        return cr_ret(cudaErrorMemoryAllocation);
+    /* the planes: ordinary 2D arrays over parts of the storage */
+    struct cudaArray y = a, uv = a;
+    y.nv12 = uv.nv12 = false;
+    y.desc = (struct cudaChannelFormatDesc){8, 0, 0, 0, cudaChannelFormatKindUnsigned};
+    y.ext = (struct cudaExtent){e.width, e.height, 0};
+    y.h = y.th = e.height;
+    y.slice = y.bytes = a.pitch * y.h;
+    uv.desc = (struct cudaChannelFormatDesc){8, 8, 0, 0, cudaChannelFormatKindUnsigned};
+    uv.ext = (struct cudaExtent){e.width / 2, e.height / 2, 0};
+    uv.nchan = 2;
+    uv.elem = 2;
+    uv.w = uv.tw = e.width / 2;
+    uv.h = uv.th = e.height / 2;
+    uv.dev = a.dev + y.bytes;
+    uv.slice = uv.bytes = a.pitch * uv.h;
+    struct cudaArray *p = array_rec(&a);
+    struct cudaArray *py = p ? array_rec(&y) : NULL;
+    struct cudaArray *puv = py ? array_rec(&uv) : NULL;
+    if (!puv) {
+        if (py)
+            array_rec_free(py);
+        if (p)
+            array_rec_free(p);
+        mem_free(m, a.dev);
+        return cr_ret(cudaErrorMemoryAllocation);
+    }
+    py->parent = puv->parent = p;
+    p->plane[0] = py;
+    p->plane[1] = puv;
+    *out = p;
+    return cudaSuccess;
+}
+
 static cudaError_t array_new(cudaArray_t *out, const struct cudaChannelFormatDesc *desc,
                              struct cudaExtent e, unsigned flags)
 {
@@ -156,11 +273,13 @@ static cudaError_t array_new(cudaArray_t *out, const struct cudaChannelFormatDes
     if (flags & ~(unsigned)(cudaArrayLayered | cudaArraySurfaceLoadStore | cudaArrayTextureGather |
                             cudaArrayColorAttachment | cudaArrayCubemap))
         return cr_ret(cudaErrorInvalidValue);
+    if (desc->f == cudaChannelFormatKindNV12)
+        return nv12_new(out, desc, e, flags);
     struct cudaArray a = {.magic = ARRAY_MAGIC, .desc = *desc, .ext = e, .flags = flags};
-    cudaError_t err = fmt_of(desc, &a.fmt, &a.nchan, &a.bits, &a.norm, &a.bc, &a.srgb);
+    cudaError_t err = fmt_of(desc, &a.fmt, &a.nchan, &a.bits, &a.norm, &a.bc, &a.srgb, &a.packed);
     if (err)
         return cr_ret(err);
-    a.elem = a.bc ? bc_block_bytes(a.bc) : (size_t)a.nchan * a.bits / 8;
+    a.elem = elem_bytes(a.bc, a.packed, a.nchan, a.bits);
     a.cube = flags & cudaArrayCubemap;
     a.layered = (flags & cudaArrayLayered) || a.cube;
     if (e.width == 0 || (e.height == 0 && e.depth != 0 && !a.layered) ||
@@ -195,13 +314,11 @@ static cudaError_t array_new(cudaArray_t *out, const struct cudaChannelFormatDes
     if (a.bytes > cr_ctx()->dev.global_mem - mem_used(m) ||
         mem_alloc(m, a.bytes, MEM_F_DEVICE, &a.dev) < 0)
         return cr_ret(cudaErrorMemoryAllocation);
-    struct cudaArray *p = malloc(sizeof *p);
-    if (!p || cr_hs_add(&cr_g.arrays, p) < 0) {
-        free(p);
+    struct cudaArray *p = array_rec(&a);
+    if (!p) {
         mem_free(m, a.dev);
         return cr_ret(cudaErrorMemoryAllocation);
     }
-    *p = a;
     *out = p;
     return cudaSuccess;
 }
@@ -228,11 +345,14 @@ EXPORT cudaError_t cudaFreeArray(cudaArray_t array)
         return cudaSuccess;
     if (!array_ok(array))
         return cr_ret(cudaErrorInvalidResourceHandle);
-    if (array->level) /* cudaFreeMipmappedArray frees it */
+    if (array->level || array->parent) /* cudaFreeMipmappedArray / the NV12 array frees it */
         return cr_ret(cudaErrorInvalidValue);
     rt_wait(cr_ctx(), 0); /* as cudaFree: work queued before it may still read it */
     if (!cr_hs_del(&cr_g.arrays, array))
         return cr_ret(cudaErrorInvalidResourceHandle);
+    for (unsigned k = 0; k < 2; k++) /* an NV12 array's planes go with it */
+        if (array->plane[k])
+            array_rec_free(array->plane[k]);
     struct mem *m = cr_dmem();
     if (m)
         mem_free(m, array->dev);
@@ -281,6 +401,31 @@ cudaError_t cr_array_pitched(cudaArray_const_t a, struct cudaPitchedPtr *pp, siz
     return cudaSuccess;
 }
 
+/* The widest 1D linear texture (tex1Dfetch over cudaResourceTypeLinear memory) of format
+ * fmtDesc on device, in elements. CUDA documents the limit of such a texture as a number of
+ * elements, CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LINEAR_WIDTH ("the total number of elements
+ * in the linear address range cannot exceed" it, cuTexObjectCreate), whatever the format:
+ * this answers that attribute (cudaDevAttrMaxTexture1DLinearWidth, cudart_device.c) for every
+ * format a linear texture can have; a format it cannot have (none, NV12, block-compressed, bad
+ * widths) is cudaErrorInvalidValue, a device that does not exist cudaErrorInvalidDevice. */
+EXPORT cudaError_t cudaDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthInElements,
+                                                        const struct cudaChannelFormatDesc *fmtDesc,
+                                                        int device)
+{
+    if (!maxWidthInElements || !fmtDesc)
+        return cr_ret(cudaErrorInvalidValue);
+    int v;
+    cudaError_t e = cudaDeviceGetAttribute(&v, cudaDevAttrMaxTexture1DLinearWidth, device);
+    if (e)
+        return e; /* recorded by cudaDeviceGetAttribute */
+    uint8_t fmt, nchan, bits, packed;
+    bool norm;
+    if (fmt_of(fmtDesc, &fmt, &nchan, &bits, &norm, NULL, NULL, &packed) != cudaSuccess)
+        return cr_ret(cudaErrorInvalidValue);
+    *maxWidthInElements = (size_t)v;
+    return cudaSuccess;
+}
+
 /* ------------------------------------------------------------------- mipmapped arrays */
 
 #define MIPMAP_MAGIC 0x50494d4du /* "MMIP" */
@@ -317,8 +462,8 @@ EXPORT cudaError_t cudaMallocMipmappedArray(cudaMipmappedArray_t *mipmappedArray
                                             unsigned int flags)
 {
     CHECK_STICKY();
-    if (!mipmappedArray || !desc || numLevels == 0)
-        return cr_ret(cudaErrorInvalidValue);
+    if (!mipmappedArray || !desc || numLevels == 0 || desc->f == cudaChannelFormatKindNV12)
+        return cr_ret(cudaErrorInvalidValue); /* NV12: planar arrays have no mipmaps */
     *mipmappedArray = NULL;
     const bool layered = flags & (cudaArrayLayered | cudaArrayCubemap);
     /* levels: down to 1 x 1 x 1 in the largest dimension (layers and faces do not shrink) */
@@ -387,19 +532,22 @@ EXPORT cudaError_t cudaFreeMipmappedArray(cudaMipmappedArray_t mipmappedArray)
     return cudaSuccess;
 }
 
-/* Planes exist for multi-planar formats (cudaChannelFormatKindNV12), which ptxemu does not
- * make (array_new refuses them): no array it hands out has any, so every plane index of a live
- * array is cudaErrorInvalidValue, as CUDA documents for an array "that does not have a
- * multi-planar format"; a handle that is no live array is cudaErrorInvalidResourceHandle. */
+/* The planes of an NV12 array (nv12_new): 0 the Y plane, 1 the UV plane, arrays usable for
+ * copies, textures and surfaces like any other and freed with the NV12 array. Another plane
+ * index, or an array without a multi-planar format (every other kind, and the planes
+ * themselves), is cudaErrorInvalidValue as CUDA documents; a handle that is no live array is
+ * cudaErrorInvalidResourceHandle. */
 EXPORT cudaError_t cudaArrayGetPlane(cudaArray_t *pPlaneArray, cudaArray_t hArray,
                                      unsigned int planeIdx)
 {
-    (void)planeIdx;
     if (!pPlaneArray)
         return cr_ret(cudaErrorInvalidValue);
     if (!array_ok(hArray))
         return cr_ret(cudaErrorInvalidResourceHandle);
-    return cr_ret(cudaErrorInvalidValue);
+    if (!hArray->nv12 || planeIdx > 1)
+        return cr_ret(cudaErrorInvalidValue);
+    *pPlaneArray = hArray->plane[planeIdx];
+    return cudaSuccess;
 }
 
 /* Sparse properties and memory requirements exist for arrays made with cudaArraySparse /
@@ -699,6 +847,20 @@ static struct itex_level level_of(const struct cudaArray *a)
     return g;
 }
 
+/* A texture or surface object of an NV12 array itself: CUDA documents the planes
+ * (cudaArrayGetPlane) but not what a fetch or surface access of the whole YUV 4:2:0 array
+ * returns, so ptxemu refuses it, with cudaErrorInvalidValue (the one error
+ * cudaCreateTextureObject documents) and one line saying why. */
+static void nv12_refused(bool surface)
+{
+    fprintf(stderr,
+            "ptxemu: %s: a %s object of an NV12 array (cudaChannelFormatKindNV12) is refused "
+            "(cudaErrorInvalidValue): CUDA does not document what accessing the whole planar "
+            "YUV array returns; make it of a plane from cudaArrayGetPlane (0: Y, 1: UV)\n",
+            surface ? "cudaCreateSurfaceObject" : "cudaCreateTextureObject",
+            surface ? "surface" : "texture");
+}
+
 /* Describe resource rd in *t (kind, format, sizes, memory). */
 static cudaError_t res_of(const struct cudaResourceDesc *rd, bool surface, struct itex *t)
 {
@@ -711,7 +873,12 @@ static cudaError_t res_of(const struct cudaResourceDesc *rd, bool surface, struc
             return cudaErrorInvalidResourceHandle;
         if (surface && !(a->flags & cudaArraySurfaceLoadStore))
             return cudaErrorInvalidValue;
+        if (a->nv12) { /* see nv12_refused */
+            nv12_refused(surface);
+            return cudaErrorInvalidValue;
+        }
         t->res = ITEX_RES_ARRAY;
+        t->packed = a->packed;
         t->fmt = a->fmt;
         t->nchan = a->nchan;
         t->bits = a->bits;
@@ -739,11 +906,11 @@ static cudaError_t res_of(const struct cudaResourceDesc *rd, bool surface, struc
             return cudaErrorInvalidValue;
         const bool lin = rd->resType == cudaResourceTypeLinear;
         e = fmt_of(lin ? &rd->res.linear.desc : &rd->res.pitch2D.desc, &t->fmt, &t->nchan, &t->bits,
-                   &norm, NULL, NULL);
+                   &norm, NULL, NULL, &t->packed);
         if (e)
             return e;
         void *p = lin ? rd->res.linear.devPtr : rd->res.pitch2D.devPtr;
-        const size_t elem = (size_t)t->nchan * t->bits / 8;
+        const size_t elem = elem_bytes(ITEX_BC_NONE, t->packed, t->nchan, t->bits);
         t->res = lin ? ITEX_RES_LINEAR : ITEX_RES_PITCH2D;
         t->dims = lin ? 1 : 2;
         t->width = lin ? rd->res.linear.sizeInBytes / elem : rd->res.pitch2D.width;
@@ -754,6 +921,10 @@ static cudaError_t res_of(const struct cudaResourceDesc *rd, bool surface, struc
         t->base = (uint64_t)(uintptr_t)p;
         t->bytes =
             lin ? t->width * elem : (t->height ? (t->height - 1) * t->pitch + t->width * elem : 0);
+        int maxw = 0;
+        if (lin && cudaDeviceGetAttribute(&maxw, cudaDevAttrMaxTexture1DLinearWidth, 0) == 0 &&
+            t->width > (uint64_t)maxw) /* the limit cudaDeviceGetTexture1DLinearMaxWidth says */
+            return cudaErrorInvalidValue;
         if (!p || !t->width || !t->height || (!lin && t->pitch < t->width * elem))
             return cudaErrorInvalidValue;
         if (!mem_find(cr_dmem(), t->base, t->bytes))
@@ -780,7 +951,7 @@ static cudaError_t res_of(const struct cudaResourceDesc *rd, bool surface, struc
     default:
         return cudaErrorInvalidValue;
     }
-    t->elem = (uint8_t)(t->bc ? bc_block_bytes(t->bc) : t->nchan * t->bits / 8);
+    t->elem = (uint8_t)elem_bytes(t->bc, t->packed, t->nchan, t->bits);
     t->read_norm = norm;
     t->nlevels = 1;
     t->lv[0] = (struct itex_level){.base = t->base,
@@ -852,20 +1023,21 @@ static cudaError_t view_apply(const struct cudaResourceDesc *rd,
                                     : NULL;
     if (!a || a->bc)
         return cudaErrorInvalidValue;
-    uint8_t fmt = t->fmt, nchan = t->nchan, bits = t->bits, bc = ITEX_BC_NONE;
+    uint8_t fmt = t->fmt, nchan = t->nchan, bits = t->bits, bc = ITEX_BC_NONE,
+            packed = t->packed;
     bool norm = t->read_norm, srgb = false;
     uint64_t scale = 1;
     if (v->format != cudaResViewFormatNone) {
         struct cudaChannelFormatDesc c;
         if (!view_chan((unsigned)v->format, &c) ||
-            fmt_of(&c, &fmt, &nchan, &bits, &norm, &bc, &srgb) != cudaSuccess)
+            fmt_of(&c, &fmt, &nchan, &bits, &norm, &bc, &srgb, &packed) != cudaSuccess)
             return cudaErrorInvalidValue;
         if (bc) { /* blocks of 8 bytes on uint2, 16 bytes on uint4 elements */
             if (t->fmt != ITEX_UINT || t->bits != 32 || t->read_norm ||
                 t->nchan != (bc == ITEX_BC1 || bc == ITEX_BC4 ? 2 : 4) || a->dims == 1)
                 return cudaErrorInvalidValue;
             scale = 4;
-        } else if ((unsigned)nchan * bits != (unsigned)t->nchan * t->bits) {
+        } else if (elem_bytes(ITEX_BC_NONE, packed, nchan, bits) != t->elem) {
             return cudaErrorInvalidValue;
         }
     }
@@ -901,9 +1073,10 @@ static cudaError_t view_apply(const struct cudaResourceDesc *rd,
     t->nchan = nchan;
     t->bits = bits;
     t->bc = bc;
+    t->packed = packed;
     t->srgb = srgb;
     t->read_norm = norm;
-    t->elem = (uint8_t)(bc ? bc_block_bytes(bc) : nchan * bits / 8);
+    t->elem = (uint8_t)elem_bytes(bc, packed, nchan, bits);
     return cudaSuccess;
 }
 
