@@ -212,8 +212,14 @@ static int select_cb(const struct fatbin_entry *e, void *arg)
     s->nptx++;
     if (e->arch > s->newest_ptx)
         s->newest_ptx = e->arch;
-    bool ok = (e->flags & FATBIN_F_ARCH_SPECIFIC) ? e->arch == s->sm : e->arch <= s->sm;
-    if (ok && (!s->best || e->arch > s->best_copy.arch)) {
+    const bool as = (e->flags & FATBIN_F_ARCH_SPECIFIC) != 0;
+    bool ok = as ? e->arch == s->sm : e->arch <= s->sm;
+    /* the newest PTX the device can run; at one arch the arch-specific one (compute_90a runs
+     * only on 9.0, where the driver runs the sm_90a code nvcc -arch=sm_90a builds beside it:
+     * the generic compute_90 PTX of such a build has the arch-specific code compiled out) */
+    if (ok && (!s->best || e->arch > s->best_copy.arch ||
+               (e->arch == s->best_copy.arch && as &&
+                !(s->best_copy.flags & FATBIN_F_ARCH_SPECIFIC)))) {
         s->best_copy = *e;
         s->best = &s->best_copy;
     }

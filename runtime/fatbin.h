@@ -79,7 +79,7 @@ struct fatbin_ptx {
 };
 
 /* Select and decompress the newest PTX entry with arch <= sm (arch-specific "a" entries only
- * when arch == sm). Returns 0 with *out filled, or a one-line explanation in err and
+ * when arch == sm, and then before the generic entry of the same arch). Returns 0 with *out filled, or a one-line explanation in err and
  * FATBIN_ENOIMAGE when there is no usable PTX (SASS only: names the -gencode flag to add;
  * only newer PTX: says so), FATBIN_EINVALID when the container or the chosen payload is
  * malformed (bad sizes, empty entry, corrupt or truncated compressed data). Decompression

@@ -275,6 +275,19 @@ int main(void)
     is_uint(out.arch, 80, "sm_100 device skips compute_90a");
     free(out.text);
 
+    /* nvcc -arch=sm_90a also writes a generic compute_90 entry, ahead of compute_90a, whose
+     * arch-specific code is compiled out: a 9.0 device takes compute_90a, as the driver runs
+     * the sm_90a code; a 10.0 device can only take compute_90 */
+    begin(&b);
+    entry(&b, FATBIN_KIND_PTX, 90, 0x11, ptx80, sizeof ptx80, 0, 0);
+    entry(&b, FATBIN_KIND_PTX, 90, 0x11 | FATBIN_F_ARCH_SPECIFIC, ptx90a, sizeof ptx90a, 0, 0);
+    is_int(fatbin_select_ptx(b.buf, b.n, 90, &out, err, sizeof err), 0, "select compute_90 + 90a");
+    is_str(out.text, ptx90a, "sm_90 device prefers compute_90a to compute_90");
+    free(out.text);
+    fatbin_select_ptx(b.buf, b.n, 100, &out, err, sizeof err);
+    is_str(out.text, ptx80, "sm_100 device takes the generic compute_90");
+    free(out.text);
+
     /* zstd-compressed PTX */
     uint8_t z[1024];
     size_t zn = ZSTD_compress(z, sizeof z, ptx80, sizeof ptx80, 3);
