@@ -241,6 +241,8 @@ static void query(struct vctx *v, const struct declmap *dm, const struct ir_insn
              ir_mod_name(q));
     if (level && in->nopnd < 3)
         VERR(v, in, "'txq.level' needs the level operand");
+    else if (txq && !level && in->nopnd > 2)
+        VERR(v, in, "'txq' takes a level operand only with .level");
     else if (level && !int_reg_ok(dm, f, ir_opnd(f, in, 2), 4))
         VERR(v, in, "operand 3 of 'txq.level': the level is a 32-bit integer register");
 }
@@ -264,8 +266,14 @@ static void bulk(struct vctx *v, const struct declmap *dm, const struct ir_insn 
             continue;
         while (role < 3 && !(role == 0 ? mc : role == 1 ? hint : bm))
             role++;
-        if (role == 3)
+        if (role == 3) {
+            /* ptxas: "Arguments mismatch" (a CTA mask without .multicast::cluster, ...) */
+            VERR(v, in, "operand %u of '%s': no modifier takes it (the operands after the "
+                        "size are the CTA mask of .multicast::cluster, the policy of "
+                        ".L2::cache_hint and the mask of .cp_mask, in that order)",
+                 i + 1, name);
             break;
+        }
         const unsigned want = role == 1 ? 8 : 2;
         if (!int_reg_ok(dm, f, o, want))
             VERR(v, in, "operand %u of '%s': the %s is a %u-bit integer register", i + 1, name,
@@ -1041,6 +1049,20 @@ static void small_forms(struct vctx *v, const struct declmap *dm, const struct i
         if (in->nopnd >= 1 && !int_reg_ok(dm, f, ir_opnd(f, in, 0), 4))
             VERR(v, in, "operand 1 of 'mbarrier.pending_count' is a 32-bit integer register");
         break;
+    case OP_LOP3: {
+        /* lop3.BoolOp.b32 d|p, a, b, c, immLut, q: .or / .and exactly with both the predicate
+         * output and input ("Boolean operation is required", "Predicate output expected",
+         * "Arguments mismatch") */
+        const bool p = in->nopnd > 1 && ir_opnd(f, in, 1)->kind == OPK_REG;
+        const bool q = in->nopnd > 6;
+        const bool bop = in->bop == BOP_AND || in->bop == BOP_OR;
+        if (in->bop == BOP_XOR)
+            VERR(v, in, "'lop3' takes .or or .and, not .xor");
+        else if (p != bop || q != bop)
+            VERR(v, in, "'lop3.or' / 'lop3.and' go with a predicate output (d|p) and a "
+                        "predicate input q; plain 'lop3' with neither");
+        break;
+    }
     case OP_BARRIER_CLUSTER:
         /* barrier.cluster.cluster.arrive: ptxas reads no scope there */
         if (in->scope != SCOPE_NONE)
@@ -1052,6 +1074,17 @@ static void small_forms(struct vctx *v, const struct declmap *dm, const struct i
             !has_mod(f, in, MOD_SHAPE_4X256B))
             VERR(v, in, "'tcgen05.cp' needs a shape (.128x256b, .4x256b, .128x128b, "
                         ".64x128b, .32x128b)");
+        {
+            /* decompression: the destination format .b8x16 with one source format */
+            unsigned t[4];
+            const unsigned nt = insn_types(f, in, t, 4);
+            const bool any = nt > 0;
+            const bool fmt =
+                nt == 2 && t[0] == T_B8X16 && (t[1] == T_B6X16_P32 || t[1] == T_B4X16_P64);
+            if (any && !fmt)
+                VERR(v, in, "'tcgen05.cp' converts formats only as .b8x16 with a source format "
+                            "(.b6x16_p32 or .b4x16_p64)");
+        }
         break;
     case OP_FENCE:
         /* a state space belongs to fence.proxy only ("No state space qualifier expected for
