@@ -1049,6 +1049,17 @@ static void small_forms(struct vctx *v, const struct declmap *dm, const struct i
         if (in->nopnd >= 1 && !int_reg_ok(dm, f, ir_opnd(f, in, 0), 4))
             VERR(v, in, "operand 1 of 'mbarrier.pending_count' is a 32-bit integer register");
         break;
+    case OP_CLUSTERLAUNCHCONTROL_QUERY_CANCEL: {
+        /* the result type then .b128: .pred for .is_canceled, .b32 for the ctaid queries
+         * ("Unexpected instruction types specified") */
+        unsigned t[4];
+        const unsigned nt = insn_types(f, in, t, 4);
+        const unsigned want = has_mod(f, in, MOD_IS_CANCELED) ? T_PRED : T_B32;
+        if (nt != 2 || t[0] != want || t[1] != T_B128)
+            VERR(v, in, "'clusterlaunchcontrol.query_cancel' takes two types: .pred.b128 for "
+                        ".is_canceled, .b32.b128 for the ctaid queries");
+        break;
+    }
     case OP_LOP3: {
         /* lop3.BoolOp.b32 d|p, a, b, c, immLut, q: .or / .and exactly with both the predicate
          * output and input ("Boolean operation is required", "Predicate output expected",
