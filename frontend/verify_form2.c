@@ -394,8 +394,10 @@ static void bulk_spaces(struct vctx *v, const struct ir_insn *in)
                                          "global.shared::cta", NULL};
     static const char *const tred[] = {"global.shared::cta", NULL};
     static const char *const pre[] = {"global", NULL};
+    static const char *const cpa[] = {"shared.global", "shared::cta.global", NULL};
     const char *const *ok;
     switch (in->op) {
+    case OP_CP_ASYNC: ok = cpa; break;
     case OP_CP_ASYNC_BULK: ok = copy; break;
     case OP_CP_REDUCE_ASYNC_BULK: ok = red; break;
     case OP_CP_ASYNC_BULK_TENSOR: ok = tensor; break;
@@ -975,7 +977,19 @@ static void small_forms(struct vctx *v, const struct declmap *dm, const struct i
             VERR(v, in, "'mov.%s' of a variable's address: the type is an integer or bit type",
                  ir_type_name((enum ir_type)in->type[0]));
         break;
-    case OP_CVT_PACK:
+    case OP_CVT_PACK: {
+        /* cvt.pack.sat.{u16,s16}.s32 d, a, b; cvt.pack.sat.{u8,s8,u4,s4,u2,s2}.s32.b32 d, a, b,
+         * c ("Unexpected instruction types specified for 'cvt.pack'") */
+        unsigned t[4];
+        const unsigned nt = insn_types(f, in, t, 4);
+        const bool w16 = nt == 2 && (t[0] == T_U16 || t[0] == T_S16) && t[1] == T_S32;
+        const bool nar = nt == 3 && t[1] == T_S32 && t[2] == T_B32 &&
+                         (t[0] == T_U8 || t[0] == T_S8 || t[0] == T_U4 || t[0] == T_S4 ||
+                          t[0] == T_U2 || t[0] == T_S2);
+        if (!w16 && !nar)
+            VERR(v, in, "'cvt.pack' takes the types .u16/.s16 then .s32, or .u8/.s8/.u4/.s4/"
+                        ".u2/.s2 then .s32 then .b32");
+    }
         if (in->nopnd >= 1) {
             enum tkind k;
             unsigned sz;
@@ -1000,6 +1014,11 @@ static void small_forms(struct vctx *v, const struct declmap *dm, const struct i
             VERR(v, in, "'%s' takes type .b32", name);
         if (!has_mod(f, in, MOD_SYNC))
             VERR(v, in, "'%s' needs .sync", name);
+        /* the tensor-memory address: a 32-bit register ("Arguments mismatch") */
+        const unsigned ai = in->op == OP_TCGEN05_LD ? 1 : 0;
+        if (in->nopnd > ai && !addr_reg_ok(dm, f, ir_opnd(f, in, ai), 4))
+            VERR(v, in, "operand %u of '%s': the tensor-memory address is a 32-bit register",
+                 ai + 1, name);
         /* the data registers: 32-bit, no predicates */
         const unsigned di = in->op == OP_TCGEN05_LD ? 0 : in->nopnd - 1;
         const struct ir_opnd *d = in->nopnd ? ir_opnd(f, in, di) : NULL;
@@ -1048,6 +1067,22 @@ static void small_forms(struct vctx *v, const struct declmap *dm, const struct i
     case OP_MBARRIER_PENDING_COUNT: /* the count: a 32-bit integer register */
         if (in->nopnd >= 1 && !int_reg_ok(dm, f, ir_opnd(f, in, 0), 4))
             VERR(v, in, "operand 1 of 'mbarrier.pending_count' is a 32-bit integer register");
+        break;
+    case OP_LD:
+    case OP_LDU:
+        /* .nc: ld of global memory only ("Modifier '.nc' requires .global space", "Illegal
+         * modifier '.nc' for instruction 'ldu'") */
+        if ((in->fl & IR_FL(FL_NC)) && in->op == OP_LDU)
+            VERR(v, in, "'ldu' takes no .nc");
+        else if ((in->fl & IR_FL(FL_NC)) && in->space != SP_GLOBAL)
+            VERR(v, in, "'ld.nc' needs the .global state space");
+        break;
+    case OP_ABS:
+    case OP_NEG:
+        /* "Instruction 'neg' applies only to signed numeric types" */
+        if (in->type[0] == T_U16 || in->type[0] == T_U32 || in->type[0] == T_U64)
+            VERR(v, in, "'%s' takes signed or floating-point types, not .%s", name,
+                 ir_type_name((enum ir_type)in->type[0]));
         break;
     case OP_CLUSTERLAUNCHCONTROL_QUERY_CANCEL: {
         /* the result type then .b128: .pred for .is_canceled, .b32 for the ctaid queries
@@ -1454,6 +1489,7 @@ void verify_probed_forms2(struct vctx *v, const struct declmap *dm, const struct
         break;
     case OP_CP_ASYNC:
         cp_async(v, dm, in);
+        bulk_spaces(v, in);
         break;
     case OP_CP_ASYNC_BULK:
     case OP_CP_ASYNC_BULK_PREFETCH:
