@@ -513,67 +513,88 @@ void verify_other(struct vctx *v, const struct declmap *dm, const struct ir_insn
         VERR(v, in, "'%s' takes two instruction types, not %u", name, ntype);
 }
 
-/* The data vector of ld/ldu/st (and tex's result; operand idx, o a {...} list) as ptxas
- * types it: the register elements' kinds (bit, integer, float, predicate) may mix only
- * with bit-typed ones ("Vector with elements of different types are not allowed");
- * all-predicate vectors do not fit any type. The vector then counts as one register of its
- * elements' kind when they all have one non-bit kind (else .bN: {%f1, %r1} fits .s32) and
- * fits the instruction type want by the relaxed data rule, with one difference from a
- * scalar: integer elements also fill a float type of their size (ld.v2.f32 {%s1, %s2} is
- * accepted, ld.f32 %s1 is not). A predicate element counts as a .b32 one (ptxas: {%r1, %p1}
- * fits .u16, .f32 and .u32 alike). */
+/* The data vector of ld/ldu/st (and tex's result; operand idx, o a {...} list) as ptxas 13
+ * types it (probed: every pair of register types in .v2 and 1,296 .v4 orders):
+ * neighbouring register elements have one size ("Incompatible elements of vector
+ * expression"; a predicate counts as 32 bits) and kinds (bit, integer, float, .f16x2,
+ * predicate) that agree unless one of the two is bit-typed ("Vector with elements of
+ * different types are not allowed"): {%r1, %u1, %r1, %f1} is taken, {%u1, %f1} is not. The
+ * vector then counts as one register of its elements' type when they all have one, else as
+ * .bN of their size ({%u1, %s1} and {%r1, %p1} are .b32), and must fit the instruction type
+ * want by the relaxed data rule, with one difference from a scalar: integer elements also
+ * fill a float type of their size (ld.v2.f32 {%s1, %s2} is taken, ld.f32 %s1 is not). A
+ * vector of predicates only fits no type. The engine stores a predicate element as 0 or 1
+ * and loads it as value != 0 (not verified on a GPU). */
 void check_ldst_vec(struct vctx *v, const struct declmap *dm, const struct ir_insn *in,
-                           const struct ir_opnd *o, unsigned idx, unsigned want)
+                    const struct ir_opnd *o, unsigned idx, unsigned want)
 {
     const struct ir_func *f = v->f;
     const char *name = ir_op_name((enum ir_op)in->op);
-    const struct ir_regdecl *kd = NULL; /* the first element of a non-bit kind */
-    const struct ir_opnd *ko = NULL;
-    unsigned nreg = 0, npred = 0, nbit = 0;
+    const struct ir_regdecl *fd = NULL, *pd = NULL; /* the first and the previous element */
+    const struct ir_opnd *fo = NULL, *po = NULL;
+    bool uniform = true;
+    unsigned size = 0;
     for (unsigned k = 0; k < o->n; k++) {
         const struct ir_opnd *e = &f->opnds[o->first + k];
         const struct ir_regdecl *d = e->kind == OPK_REG ? decl_of(dm, f, e) : NULL;
         if (!d)
             continue;
-        nreg++;
         enum tkind ek = type_kind(d->type);
-        npred += ek == TK_PRED;
-        if (ek == TK_B || ek == TK_OTHER) {
-            nbit++;
-            continue;
-        }
-        if (!kd) {
-            kd = d;
-            ko = e;
-            continue;
-        }
-        enum tkind fk = type_kind(kd->type);
-        if (ek != fk && !((ek == TK_F || ek == TK_H2) && (fk == TK_F || fk == TK_H2))) {
+        unsigned es = ek == TK_PRED ? 4 : ir_type_size((enum ir_type)d->type);
+        if (pd) {
+            enum tkind pk = type_kind(pd->type);
+            bool pbit = pk == TK_B || pk == TK_OTHER, ebit = ek == TK_B || ek == TK_OTHER;
             char a[80], b[80];
-            reg_name(v, kd, ko, a, sizeof a);
+            reg_name(v, pd, po, a, sizeof a);
             reg_name(v, d, e, b, sizeof b);
-            VERR(v, in, "operand %u of '%s': vector elements of different types (%s is .%s, "
-                        "%s is .%s)", idx + 1, name, a, ir_type_name((enum ir_type)kd->type), b,
-                 ir_type_name((enum ir_type)d->type));
-            return;
+            if (es != size) {
+                /* two sizes of value registers: verify_other's size rule reports it */
+                if (pk == TK_PRED || ek == TK_PRED)
+                    VERR(v, in, "operand %u of '%s': vector elements %s (.%s) and %s (.%s) are "
+                                "incompatible (a predicate counts as 32 bits)", idx + 1, name,
+                         a, ir_type_name((enum ir_type)pd->type), b,
+                         ir_type_name((enum ir_type)d->type));
+                return;
+            }
+            if (ek != pk && !pbit && !ebit) {
+                VERR(v, in, "operand %u of '%s': vector elements of different types (%s is "
+                            ".%s, %s is .%s)", idx + 1, name, a,
+                     ir_type_name((enum ir_type)pd->type), b,
+                     ir_type_name((enum ir_type)d->type));
+                return;
+            }
+            uniform &= d->type == fd->type;
+        } else {
+            fd = d;
+            fo = e;
         }
+        pd = d;
+        po = e;
+        size = es;
     }
-    if (nreg && npred == nreg) {
+    if (!fd)
+        return;
+    if (uniform && fd->type == T_PRED) {
         VERR(v, in, "operand %u of '%s': a vector of predicates is not a .%s value", idx + 1,
              name, ir_type_name((enum ir_type)want));
         return;
     }
-    if (!kd || nbit || type_kind(kd->type) == TK_PRED)
-        return; /* a bit-typed element makes the vector .bN (a predicate counts as .b32):
-                   any type of its size or narrower; the sizes are checked in verify_other */
-    enum tkind rk = type_kind(kd->type), wk = type_kind(want);
-    unsigned rs = ir_type_size((enum ir_type)kd->type), ws = ir_type_size((enum ir_type)want);
-    bool fits = rk == TK_I && wk == TK_F ? rs == ws : reg_fits(want, kd->type, true, true);
-    if (!fits) {
+    unsigned vt = uniform ? fd->type : size == 1 ? T_B8 : size == 2 ? T_B16 : size == 4 ? T_B32
+                                     : size == 8 ? T_B64 : T_B128;
+    enum tkind rk = type_kind(vt), wk = type_kind(want);
+    unsigned rs = ir_type_size((enum ir_type)vt), ws = ir_type_size((enum ir_type)want);
+    bool fits = rk == TK_I && wk == TK_F ? rs == ws : reg_fits(want, vt, true, true);
+    if (fits)
+        return;
+    if (uniform) {
         char nm[80];
-        reg_name(v, kd, ko, nm, sizeof nm);
+        reg_name(v, fd, fo, nm, sizeof nm);
         VERR(v, in, "operand %u of '%s': register %s is .%s, not compatible with .%s", idx + 1,
-             name, nm, ir_type_name((enum ir_type)kd->type), ir_type_name((enum ir_type)want));
+             name, nm, ir_type_name((enum ir_type)fd->type), ir_type_name((enum ir_type)want));
+    } else {
+        VERR(v, in, "operand %u of '%s': a vector of mixed %u-bit elements counts as .%s, not "
+                    "compatible with .%s", idx + 1, name, 8 * size,
+             ir_type_name((enum ir_type)vt), ir_type_name((enum ir_type)want));
     }
 }
 

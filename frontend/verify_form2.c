@@ -1035,13 +1035,17 @@ static void tld4(struct vctx *v, const struct declmap *dm, const struct ir_insn 
             at = i;
     const struct ir_opnd *d = in->nopnd ? ir_opnd(f, in, 0) : NULL;
     if (d && d->kind == OPK_VEC && d->first + d->n <= f->nopnds) {
-        check_ldst_vec(v, dm, in, d, 0, t);
+        const int nerr = v->nerr; /* a register that is not 32-bit: vec32's message only */
         vec32(v, dm, in, d, 0);
+        if (v->nerr == nerr)
+            check_ldst_vec(v, dm, in, d, 0, t);
     }
     if (at + 1 < in->nopnd && ir_opnd(f, in, at + 1)->kind == OPK_VEC &&
         ir_opnd(f, in, at + 1)->first + ir_opnd(f, in, at + 1)->n <= f->nopnds) {
-        check_ldst_vec(v, dm, in, ir_opnd(f, in, at + 1), at + 1, T_S32);
+        const int nerr = v->nerr;
         vec32(v, dm, in, ir_opnd(f, in, at + 1), at + 1);
+        if (v->nerr == nerr)
+            check_ldst_vec(v, dm, in, ir_opnd(f, in, at + 1), at + 1, T_S32);
     }
     if (at + 2 < in->nopnd && ir_opnd(f, in, at + 2)->kind == OPK_REG)
         check_reg(v, dm, in, ir_opnd(f, in, at + 2), at + 2, T_F32, false, false);
