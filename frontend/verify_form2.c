@@ -1012,9 +1012,8 @@ static void vec32(struct vctx *v, const struct declmap *dm, const struct ir_insn
 
 /* tld4.comp.geom.v4.dtype.f32 d{|p}, [t{, s}, c]{, offset{, depth}}: one component (.r, .g, .b
  * or .a; ptxas: "Component modifier required", "Multiple component modifiers specified"),
- * dtype .u32, .s32 or .f32 ("Unexpected instruction types"); d's registers are 32-bit and fit
- * dtype as a ld vector's do, the offset's are 32-bit integer registers (or mixed with bit
- * ones), the depth-compare value is a .f32 or .b32 register ("Arguments mismatch"). */
+ * dtype .u32, .s32 or .f32 ("Unexpected instruction types"); its operands' types are
+ * verify_form3.c's (tex_operands). */
 static void tld4(struct vctx *v, const struct declmap *dm, const struct ir_insn *in)
 {
     const struct ir_func *f = v->f;
@@ -1029,26 +1028,7 @@ static void tld4(struct vctx *v, const struct declmap *dm, const struct ir_insn 
              ir_type_name((enum ir_type)t));
         return;
     }
-    unsigned at = in->nopnd;
-    for (unsigned i = 0; i < in->nopnd && at == in->nopnd; i++)
-        if (ir_opnd(f, in, i)->kind == OPK_TEX)
-            at = i;
-    const struct ir_opnd *d = in->nopnd ? ir_opnd(f, in, 0) : NULL;
-    if (d && d->kind == OPK_VEC && d->first + d->n <= f->nopnds) {
-        const int nerr = v->nerr; /* a register that is not 32-bit: vec32's message only */
-        vec32(v, dm, in, d, 0);
-        if (v->nerr == nerr)
-            check_ldst_vec(v, dm, in, d, 0, t);
-    }
-    if (at + 1 < in->nopnd && ir_opnd(f, in, at + 1)->kind == OPK_VEC &&
-        ir_opnd(f, in, at + 1)->first + ir_opnd(f, in, at + 1)->n <= f->nopnds) {
-        const int nerr = v->nerr;
-        vec32(v, dm, in, ir_opnd(f, in, at + 1), at + 1);
-        if (v->nerr == nerr)
-            check_ldst_vec(v, dm, in, ir_opnd(f, in, at + 1), at + 1, T_S32);
-    }
-    if (at + 2 < in->nopnd && ir_opnd(f, in, at + 2)->kind == OPK_REG)
-        check_reg(v, dm, in, ir_opnd(f, in, at + 2), at + 2, T_F32, false, false);
+    tex_operands(v, dm, in); /* result, coordinates, offsets, depth: verify_form3.c */
 }
 
 /* ldmatrix.sync.aligned.shape.num{.trans}{.shared{::cta}}.types d, [a] (ptxas 13): .sync
@@ -1322,6 +1302,7 @@ void verify_probed_forms2(struct vctx *v, const struct declmap *dm, const struct
         else if (in->vec != (t == T_F16X2 ? 2 : 4))
             VERR(v, in, "'tex.%s' returns a .v%u vector", ir_type_name((enum ir_type)t),
                  t == T_F16X2 ? 2 : 4);
+        tex_operands(v, dm, in);
         break;
     }
     case OP_TLD4:

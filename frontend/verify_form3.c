@@ -1,0 +1,298 @@
+/*
+ * frontend/verify_form3.c — the operands of the texture and surface instructions as ptxas 13
+ * checks them, each probed on ptxas (fixtures/ptx/diag/probed_forms13.ptx, 14.ptx): the
+ * number of coordinates a geometry needs, the coordinates' registers (32-bit; the array index
+ * of a layered geometry outside the vector rule), tex's and tld4's results (32-bit registers
+ * fitting the result type as a ld vector's do), the offset vector (32-bit integers, as many
+ * as the geometry has dimensions, none on cubemaps), tex.level's level (of the coordinate
+ * type), tex.grad's gradient vectors (.f32, one element per dimension), the depth-compare
+ * value (.f32, only with .f32 coordinates) and the scalar ptxas takes right after the
+ * coordinates of a plain tex (ptxas: "Operand vector size doesn't match geometry for
+ * instruction 'tex'", "Illegal modifier '.cube' for instruction 'tex'", "Illegal modifier
+ * 'Multi-sample geometry' for instruction 'tex.level'", "Arguments mismatch for
+ * instruction 'tex'", "Illegal vector size: 3").
+ */
+#include "frontend/verify_int.h"
+
+/* The geometry of a texture or surface instruction. */
+struct geom {
+    const char *name; /* ".2d", ... (NULL: none) */
+    unsigned dims;    /* 1, 2 or 3 (a cubemap's direction: 3) */
+    bool layered, cube, ms;
+};
+
+static struct geom geom_of(const struct ir_func *f, const struct ir_insn *in)
+{
+    static const struct {
+        enum ir_mod md;
+        struct geom g;
+    } tab[] = {
+        {MOD_DIM1D, {".1d", 1, false, false, false}},
+        {MOD_DIM2D, {".2d", 2, false, false, false}},
+        {MOD_DIM3D, {".3d", 3, false, false, false}},
+        {MOD_GEOM_A1D, {".a1d", 1, true, false, false}},
+        {MOD_GEOM_A2D, {".a2d", 2, true, false, false}},
+        {MOD_GEOM_CUBE, {".cube", 3, false, true, false}},
+        {MOD_GEOM_ACUBE, {".acube", 3, true, true, false}},
+        {MOD_GEOM_2DMS, {".2dms", 2, false, false, true}},
+        {MOD_GEOM_A2DMS, {".a2dms", 2, true, false, true}},
+    };
+    for (unsigned k = 0; k < sizeof tab / sizeof tab[0]; k++)
+        if (has_mod(f, in, tab[k].md))
+            return tab[k].g;
+    return (struct geom){0};
+}
+
+/* n rounded up to a vector size (3: 4). */
+static unsigned vsize(unsigned n)
+{
+    return n == 3 ? 4 : n;
+}
+
+/* Does a register of the type the vector counts as (vt) hold a 32-bit integer as ptxas takes
+ * one for an offset or a surface coordinate: a .b32 or 32-bit integer register, not .f16x2. */
+static bool int32_type(unsigned vt)
+{
+    enum tkind k = type_kind(vt);
+    return ir_type_size((enum ir_type)vt) == 4 && (k == TK_B || k == TK_I);
+}
+
+/* The register elements of vector o (elements from..o->n) are 32-bit; reported once. */
+static bool elems32(struct vctx *v, const struct declmap *dm, const struct ir_insn *in,
+                    const struct ir_opnd *o, unsigned from, unsigned idx)
+{
+    const struct ir_func *f = v->f;
+    for (unsigned k = from; k < o->n; k++) {
+        const struct ir_opnd *e = &f->opnds[o->first + k];
+        const struct ir_regdecl *d = e->kind == OPK_REG ? decl_of(dm, f, e) : NULL;
+        if (d && d->type != T_PRED && ir_type_size((enum ir_type)d->type) != 4) {
+            char nm[80];
+            reg_name(v, d, e, nm, sizeof nm);
+            VERR(v, in, "operand %u of '%s': register %s is .%s, not a 32-bit register", idx + 1,
+                 ir_op_name((enum ir_op)in->op), nm, ir_type_name((enum ir_type)d->type));
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Vector o (operand idx; elements from..o->n) as a vector of 32-bit integers (offsets,
+ * surface coordinates): 32-bit registers whose vector type (vec_type) is .b32 or an integer
+ * type. */
+static void int32_vec(struct vctx *v, const struct declmap *dm, const struct ir_insn *in,
+                      const struct ir_opnd *o, unsigned from, unsigned idx, const char *what)
+{
+    if (o->kind != OPK_VEC && o->kind != OPK_TEX)
+        return;
+    struct ir_opnd sub = *o;
+    sub.kind = OPK_VEC;
+    sub.first = o->first + from;
+    sub.n = o->n - from;
+    if (!elems32(v, dm, in, &sub, 0, idx))
+        return;
+    const struct ir_regdecl *fd;
+    const struct ir_opnd *fo;
+    const unsigned vt = vec_type(v, dm, in, &sub, idx, &fd, &fo);
+    if (vt == T_NONE || int32_type(vt))
+        return;
+    if (fd) { /* one type: named as a scalar register's mismatch */
+        char nm[80];
+        reg_name(v, fd, fo, nm, sizeof nm);
+        VERR(v, in, "operand %u of '%s': register %s is .%s, not compatible with .s32", idx + 1,
+             ir_op_name((enum ir_op)in->op), nm, ir_type_name((enum ir_type)vt));
+    } else {
+        VERR(v, in, "operand %u of '%s': %s are 32-bit integers, not .%s", idx + 1,
+             ir_op_name((enum ir_op)in->op), what, ir_type_name((enum ir_type)vt));
+    }
+}
+
+/* A scalar operand o (operand idx) of type want by the scalar rule: a register fitting want
+ * exactly (.b32 for any), a literal of want's kind (an integer literal is no .f32 value, a
+ * floating-point one no integer). */
+static void scalar32(struct vctx *v, const struct declmap *dm, const struct ir_insn *in,
+                     const struct ir_opnd *o, unsigned idx, unsigned want, const char *what)
+{
+    if (o->kind == OPK_REG && o->n <= 1) {
+        check_reg(v, dm, in, o, idx, want, false, false);
+    } else if (o->kind == OPK_IMM) {
+        const bool flit = ir_type_is_float((enum ir_type)o->type);
+        if (flit != ir_type_is_float((enum ir_type)want))
+            VERR(v, in, "operand %u of '%s': %s is .%s, not %s literal", idx + 1,
+                 ir_op_name((enum ir_op)in->op), what, ir_type_name((enum ir_type)want),
+                 flit ? "a floating-point" : "an integer");
+    }
+}
+
+/* The coordinates of a texture or surface address (operand idx, o the [h, {c}] operand with
+ * the coordinates after its handles): as many as the geometry needs (1d 1, 2d 2, 3d 4, a1d 2,
+ * a2d, cube, acube, 2dms, a2dms 4; more are taken, 3 never), 32-bit registers, the array
+ * index of a layered geometry an integer outside the vector rule, the others by the ld/st
+ * vector rule for the coordinate type (a surface's: 32-bit integers, not .f16x2). */
+void tex_coords(struct vctx *v, const struct declmap *dm, const struct ir_insn *in,
+                const struct ir_opnd *o, unsigned idx)
+{
+    const struct ir_func *f = v->f;
+    const char *name = ir_op_name((enum ir_op)in->op);
+    const bool surf = in->op == OP_SULD || in->op == OP_SUST || in->op == OP_SURED;
+    const unsigned ct = surf ? T_S32 : in->type[1];
+    const unsigned c = (unsigned)o->imm.u;
+    if (o->kind != OPK_TEX || o->first + o->n > f->nopnds || c >= o->n ||
+        (ct != T_S32 && ct != T_F32))
+        return;
+    const unsigned nc = o->n - c;
+    if (nc == 3) { /* ptxas: "Illegal vector size: 3" */
+        VERR(v, in, "operand %u of '%s': a coordinate vector has 1, 2 or 4 elements, not 3",
+             idx + 1, name);
+        return;
+    }
+    const struct geom g = geom_of(f, in);
+    const unsigned need = vsize(g.dims + g.layered + g.ms);
+    if (g.name && nc < need) {
+        VERR(v, in, "operand %u of '%s': %s takes %u coordinates, not %u", idx + 1, name,
+             g.name, need, nc);
+        return;
+    }
+    if (!elems32(v, dm, in, o, c, idx))
+        return;
+    if (g.layered) { /* ptxas: "Array index ... has unexpected type. Expecting type .u32" */
+        const struct ir_opnd *e = &f->opnds[o->first + c];
+        const struct ir_regdecl *d = e->kind == OPK_REG ? decl_of(dm, f, e) : NULL;
+        const int nerr = v->nerr;
+        check_reg(v, dm, in, e, idx, T_S32, false, true);
+        if (v->nerr == nerr && d && type_kind(d->type) == TK_H2) {
+            char nm[80];
+            reg_name(v, d, e, nm, sizeof nm);
+            VERR(v, in, "operand %u of '%s': the array index %s is .%s, not a 32-bit integer",
+                 idx + 1, name, nm, ir_type_name((enum ir_type)d->type));
+        }
+    }
+    const unsigned from = c + (g.layered ? 1 : 0);
+    if (from >= o->n)
+        return;
+    if (surf) {
+        int32_vec(v, dm, in, o, from, idx, "surface coordinates");
+        return;
+    }
+    struct ir_opnd sub = *o;
+    sub.kind = OPK_VEC;
+    sub.first = o->first + from;
+    sub.n = o->n - from;
+    check_ldst_vec(v, dm, in, &sub, idx, ct);
+}
+
+/* The offset vector o (operand idx) of tex or tld4 with geometry g: not on a cubemap, 1, 2
+ * or 4 elements and at least one per dimension, 32-bit integers. */
+static void tex_offset(struct vctx *v, const struct declmap *dm, const struct ir_insn *in,
+                       const struct ir_opnd *o, unsigned idx, const struct geom *g)
+{
+    const char *name = ir_op_name((enum ir_op)in->op);
+    if (g->cube) {
+        VERR(v, in, "'%s%s' takes no offset vector", name, g->name);
+        return;
+    }
+    if (o->n == 3 || o->n > 4) {
+        VERR(v, in, "operand %u of '%s': an offset vector has 1, 2 or 4 elements, not %u",
+             idx + 1, name, o->n);
+        return;
+    }
+    if (g->name && o->n < vsize(g->dims)) {
+        VERR(v, in, "operand %u of '%s': an offset vector of %s has at least %u elements, not %u",
+             idx + 1, name, g->name, vsize(g->dims), o->n);
+        return;
+    }
+    int32_vec(v, dm, in, o, 0, idx, "offsets");
+}
+
+/* The depth-compare value o (operand idx): only with .f32 coordinates, a .f32 value. */
+static void tex_depth(struct vctx *v, const struct declmap *dm, const struct ir_insn *in,
+                      const struct ir_opnd *o, unsigned idx)
+{
+    if (in->type[1] != T_F32) {
+        VERR(v, in, "operand %u of '%s': a depth-compare value needs .f32 coordinates", idx + 1,
+             ir_op_name((enum ir_op)in->op));
+        return;
+    }
+    scalar32(v, dm, in, o, idx, T_F32, "the depth-compare value");
+}
+
+/* tex d{|p}, [t{, s}, c] then lod (.level) or two gradient vectors (.grad), then an optional
+ * offset vector and an optional depth-compare value; tld4 d{|p}, [t{, s}, c]{, offset{,
+ * depth}}. The operands' forms (how many, which are vectors) are verify_other's. */
+void tex_operands(struct vctx *v, const struct declmap *dm, const struct ir_insn *in)
+{
+    const struct ir_func *f = v->f;
+    const char *name = ir_op_name((enum ir_op)in->op);
+    unsigned at = in->nopnd;
+    for (unsigned i = 0; i < in->nopnd && at == in->nopnd; i++)
+        if (ir_opnd(f, in, i)->kind == OPK_TEX)
+            at = i;
+    if (at == in->nopnd || ir_opnd(f, in, at)->first + ir_opnd(f, in, at)->n > f->nopnds)
+        return;
+    const struct geom g = geom_of(f, in);
+    /* the result: 32-bit registers fitting the type as a ld vector's */
+    const struct ir_opnd *d = ir_opnd(f, in, 0);
+    const unsigned t = in->type[0];
+    if (d->kind == OPK_VEC && d->first + d->n <= f->nopnds &&
+        (t == T_F32 || t == T_U32 || t == T_S32 || t == T_F16X2) && elems32(v, dm, in, d, 0, 0))
+        check_ldst_vec(v, dm, in, d, 0, t);
+    tex_coords(v, dm, in, ir_opnd(f, in, at), at);
+    const bool level = in->op == OP_TEX && has_mod(f, in, MOD_LEVEL);
+    const bool grad = in->op == OP_TEX && has_mod(f, in, MOD_GRAD);
+    if ((level || grad) && g.ms)
+        VERR(v, in, "'%s%s' takes no multi-sample geometry (%s)", name,
+             level ? ".level" : ".grad", g.name);
+    unsigned i = at + 1;
+    const unsigned ct = in->type[1];
+    if (level && i < in->nopnd && (ct == T_F32 || ct == T_S32)) {
+        const struct ir_opnd *l = ir_opnd(f, in, i++);
+        if (l->kind != OPK_VEC)
+            scalar32(v, dm, in, l, i - 1, ct, "the level");
+    } else if (grad) {
+        for (unsigned k = 0; k < 2 && i < in->nopnd; k++, i++) {
+            const struct ir_opnd *gv = ir_opnd(f, in, i);
+            if (gv->kind != OPK_VEC || gv->first + gv->n > f->nopnds)
+                continue;
+            if (g.name && gv->n != vsize(g.dims)) {
+                VERR(v, in, "operand %u of 'tex.grad': a gradient vector of %s has %u elements, "
+                            "not %u", i + 1, g.name, vsize(g.dims), gv->n);
+                continue;
+            }
+            if (!elems32(v, dm, in, gv, 0, i))
+                continue;
+            const unsigned vt = vec_type(v, dm, in, gv, i, NULL, NULL);
+            if (vt != T_NONE && !reg_fits(T_F32, vt, false, false))
+                VERR(v, in, "operand %u of 'tex.grad': gradients are .f32, not .%s", i + 1,
+                     ir_type_name((enum ir_type)vt));
+        }
+    }
+    if (i < in->nopnd && ir_opnd(f, in, i)->kind == OPK_VEC &&
+        ir_opnd(f, in, i)->first + ir_opnd(f, in, i)->n <= f->nopnds) {
+        tex_offset(v, dm, in, ir_opnd(f, in, i), i, &g);
+        i++;
+        if (i < in->nopnd && ir_opnd(f, in, i)->kind != OPK_VEC)
+            tex_depth(v, dm, in, ir_opnd(f, in, i), i);
+    } else if (i < in->nopnd && ir_opnd(f, in, i)->kind != OPK_VEC) {
+        const struct ir_opnd *s = ir_opnd(f, in, i);
+        if (level || grad || in->op == OP_TLD4) {
+            tex_depth(v, dm, in, s, i);
+        } else if (s->kind == OPK_REG && s->n <= 1 && decl_of(dm, f, s)) {
+            /* a plain tex's scalar right after the coordinates: ptxas takes any 32-bit
+               register but a predicate or .f16x2, a floating-point one only with .f32
+               coordinates */
+            const struct ir_regdecl *sd = decl_of(dm, f, s);
+            const enum tkind k = type_kind(sd->type);
+            if (ir_type_size((enum ir_type)sd->type) != 4 || k == TK_PRED || k == TK_H2 ||
+                k == TK_OTHER || k == TK_BH || (k == TK_F && ct != T_F32)) {
+                char nm[80];
+                reg_name(v, sd, s, nm, sizeof nm);
+                VERR(v, in, "operand %u of 'tex': register %s is .%s, not a 32-bit value of "
+                            "the coordinates' kind", i + 1, nm,
+                     ir_type_name((enum ir_type)sd->type));
+            }
+        } else if (s->kind == OPK_IMM && ir_type_is_float((enum ir_type)s->type) &&
+                   ct != T_F32) {
+            VERR(v, in, "operand %u of 'tex': a floating-point literal needs .f32 coordinates",
+                 i + 1);
+        }
+    }
+}
