@@ -1277,6 +1277,7 @@ void verify_probed_forms2(struct vctx *v, const struct declmap *dm, const struct
 {
     const struct ir_func *f = v->f;
     small_forms(v, dm, in);
+    rounding_forms(v, in);
     const char *name = ir_op_name((enum ir_op)in->op);
     switch (in->op) {
     case OP_BMSK:
@@ -1307,6 +1308,9 @@ void verify_probed_forms2(struct vctx *v, const struct declmap *dm, const struct
     }
     case OP_TLD4:
         tld4(v, dm, in);
+        break;
+    case OP_CVT:
+        cvt_packed(v, dm, in);
         break;
     case OP_LDMATRIX:
         ldmatrix(v, dm, in);

@@ -296,3 +296,151 @@ void tex_operands(struct vctx *v, const struct declmap *dm, const struct ir_insn
         }
     }
 }
+
+/* Is t a packed pair of 8-, 6- or 4-bit floats (cvt's .e4m3x2 ... .ue8m0x2)? */
+static bool narrow_x2(unsigned t)
+{
+    return t == T_E4M3X2 || t == T_E5M2X2 || t == T_E2M3X2 || t == T_E3M2X2 || t == T_E2M1X2 ||
+           t == T_UE8M0X2;
+}
+
+/* Operand o (operand idx of in) is a register declared exactly rt (a packed narrow pair:
+ * ptxas takes only the .bN register of its size, .b8 for .e2m1x2); reported otherwise. */
+static void exact_reg(struct vctx *v, const struct declmap *dm, const struct ir_insn *in,
+                      const struct ir_opnd *o, unsigned idx, unsigned rt, const char *what)
+{
+    const struct ir_regdecl *d = o->kind == OPK_REG && o->n <= 1 ? decl_of(dm, v->f, o) : NULL;
+    if ((o->kind == OPK_REG && d && d->type == rt) || (o->kind == OPK_REG && !d))
+        return;
+    VERR(v, in, "operand %u of 'cvt': %s is a .%s register", idx + 1, what,
+         ir_type_name((enum ir_type)rt));
+}
+
+/* A 32-bit register but a predicate (a .bf16x2 value of cvt: ptxas takes .b32, .u32, .s32,
+ * .f32 and .f16x2 ones). */
+static void any32_reg(struct vctx *v, const struct declmap *dm, const struct ir_insn *in,
+                      const struct ir_opnd *o, unsigned idx)
+{
+    const struct ir_regdecl *d = o->kind == OPK_REG && o->n <= 1 ? decl_of(dm, v->f, o) : NULL;
+    if (o->kind == OPK_REG && o->n <= 1 && (!d || (d->type != T_PRED &&
+                                                   ir_type_size((enum ir_type)d->type) == 4)))
+        return;
+    VERR(v, in, "operand %u of 'cvt': a .bf16x2 value is a 32-bit register", idx + 1);
+}
+
+/* cvt to or from a packed pair of narrow floats as ptxas 13 takes it (probed on sm_100a):
+ * .e4m3x2 / .e5m2x2 / .e2m1x2 from two .f32 sources or one .f16x2, .e2m3x2 / .e3m2x2 from two
+ * .f32, .ue8m0x2 from two .f32 or one .bf16x2; .satfinite required but for .ue8m0x2, which
+ * rounds .rz or .rp only; the pair is a .b16 register (.b8 for .e2m1x2), exactly ("Arguments
+ * mismatch for instruction 'cvt'"). Back to .f16x2 (.bf16x2 from .ue8m0x2) with .rn, the result
+ * a .b32 or .f16x2 register (for .bf16x2 any 32-bit one). */
+void cvt_packed(struct vctx *v, const struct declmap *dm, const struct ir_insn *in)
+{
+    const struct ir_func *f = v->f;
+    const unsigned dt = in->type[0], st = in->type[1];
+    if (in->op != OP_CVT || (!narrow_x2(dt) && !narrow_x2(st)))
+        return;
+    const char *dn = ir_type_name((enum ir_type)dt), *sn = ir_type_name((enum ir_type)st);
+    if (narrow_x2(dt)) {
+        const bool from_f32 = st == T_F32;
+        const bool ok = from_f32 || (st == T_F16X2 && (dt == T_E4M3X2 || dt == T_E5M2X2 ||
+                                                       dt == T_E2M1X2)) ||
+                        (st == T_BF16X2 && dt == T_UE8M0X2);
+        if (!ok) {
+            VERR(v, in, "'cvt.%s' does not convert from .%s (%s)", dn, sn,
+                 dt == T_UE8M0X2 ? ".f32 or .bf16x2" :
+                 dt == T_E2M3X2 || dt == T_E3M2X2 ? ".f32" : ".f32 or .f16x2");
+            return;
+        }
+        if (dt == T_UE8M0X2 && in->rnd != RND_RZ && in->rnd != RND_RP)
+            VERR(v, in, "'cvt.ue8m0x2' rounds .rz or .rp");
+        else if (dt != T_UE8M0X2 && in->rnd != RND_RN)
+            VERR(v, in, "'cvt.%s' rounds .rn", dn);
+        if (dt != T_UE8M0X2 && !(in->fl & IR_FL(FL_SATFINITE)))
+            VERR(v, in, "'cvt.%s' needs .satfinite", dn);
+        if (in->nopnd != (from_f32 ? 3u : 2u)) {
+            VERR(v, in, "'cvt.%s.%s' takes %s", dn, sn,
+                 from_f32 ? "a result and two .f32 sources" : "a result and one source");
+            return;
+        }
+        exact_reg(v, dm, in, ir_opnd(f, in, 0), 0, dt == T_E2M1X2 ? T_B8 : T_B16,
+                  "the packed result");
+        for (unsigned i = 1; i < in->nopnd; i++) {
+            const struct ir_opnd *o = ir_opnd(f, in, i);
+            if (st == T_BF16X2)
+                any32_reg(v, dm, in, o, i);
+            else if (o->kind == OPK_REG && o->n <= 1)
+                check_reg(v, dm, in, o, i, st, false, false);
+        }
+        return;
+    }
+    /* from a packed pair */
+    const unsigned want = st == T_UE8M0X2 ? T_BF16X2 : T_F16X2;
+    if (dt != want) {
+        VERR(v, in, "'cvt' converts .%s to .%s, not .%s", sn, ir_type_name((enum ir_type)want),
+             dn);
+        return;
+    }
+    if (in->rnd != RND_RN)
+        VERR(v, in, "'cvt.%s.%s' rounds .rn", dn, sn);
+    if (in->nopnd != 2) {
+        VERR(v, in, "'cvt.%s.%s' takes a result and one source", dn, sn);
+        return;
+    }
+    if (dt == T_BF16X2)
+        any32_reg(v, dm, in, ir_opnd(f, in, 0), 0);
+    else if (ir_opnd(f, in, 0)->kind == OPK_REG && ir_opnd(f, in, 0)->n <= 1)
+        check_reg(v, dm, in, ir_opnd(f, in, 0), 0, T_F16X2, false, false);
+    exact_reg(v, dm, in, ir_opnd(f, in, 1), 1, st == T_E2M1X2 ? T_B8 : T_B16,
+              "the packed source");
+}
+
+/* Rounding modifiers as ptxas 13 takes them (probed on sm_100a): one at most on any
+ * instruction ("Multiple rounding modifiers specified": .rn.rz, .rni.rzi, .rna.rn); none on
+ * instructions that do not round (mov, min, max, abs, neg, copysign, selp, setp, set, testp,
+ * rem, the .approx functions: "Illegal rounding modifier for instruction 'min'"), nor on
+ * integer add / sub / mul / mad / div, nor with .approx or .full on div, sqrt and rcp
+ * ("Rounding modifier or '.approx' modifier required"). */
+void rounding_forms(struct vctx *v, const struct ir_insn *in)
+{
+    const struct ir_func *f = v->f;
+    const char *name = ir_op_name((enum ir_op)in->op);
+    enum ir_mod first = (enum ir_mod)0;
+    bool any = false;
+    for (unsigned i = 0; i < in->nmod && in->mod + i < f->nmods; i++) {
+        const enum ir_mod md = (enum ir_mod)f->mods[in->mod + i];
+        if (ir_mod_kind(md) != MK_RND)
+            continue;
+        if (any && md != first) {
+            VERR(v, in, "'%s' takes one rounding modifier, not .%s and .%s", name,
+                 ir_mod_name(first), ir_mod_name(md));
+            return;
+        }
+        first = md;
+        any = true;
+    }
+    if (!any)
+        return;
+    switch (in->op) {
+    case OP_MOV: case OP_MIN: case OP_MAX: case OP_ABS: case OP_NEG: case OP_COPYSIGN:
+    case OP_SELP: case OP_SETP: case OP_SET: case OP_TESTP: case OP_REM: case OP_RSQRT:
+    case OP_EX2: case OP_LG2: case OP_SIN: case OP_COS: case OP_TANH:
+        VERR(v, in, "'%s' takes no rounding modifier (.%s)", name, ir_mod_name(first));
+        return;
+    case OP_ADD: case OP_SUB: case OP_MUL: case OP_MAD: case OP_FMA: case OP_DIV: {
+        const enum tkind k = type_kind(in->type[0]);
+        if (k == TK_I || k == TK_B) {
+            VERR(v, in, "'%s.%s' takes no rounding modifier (.%s): integers do not round",
+                 name, ir_type_name((enum ir_type)in->type[0]), ir_mod_name(first));
+            return;
+        }
+        break;
+    }
+    default:
+        break;
+    }
+    if ((in->op == OP_DIV || in->op == OP_SQRT || in->op == OP_RCP) &&
+        (in->fl & (IR_FL(FL_APPROX) | IR_FL(FL_FULL))))
+        VERR(v, in, "'%s.%s' takes no rounding modifier (.%s)", name,
+             in->fl & IR_FL(FL_APPROX) ? "approx" : "full", ir_mod_name(first));
+}

@@ -99,5 +99,9 @@ void tex_coords(struct vctx *v, const struct declmap *dm, const struct ir_insn *
 /* verify_form3.c: the result, coordinates, level, gradients, offsets and depth-compare value
  * of tex and tld4. */
 void tex_operands(struct vctx *v, const struct declmap *dm, const struct ir_insn *in);
+/* verify_form3.c: cvt to or from a packed pair of 8-, 6- or 4-bit floats (.e4m3x2 ...). */
+void cvt_packed(struct vctx *v, const struct declmap *dm, const struct ir_insn *in);
+/* verify_form3.c: one rounding modifier at most, and only where the instruction rounds. */
+void rounding_forms(struct vctx *v, const struct ir_insn *in);
 
 #endif
