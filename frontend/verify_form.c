@@ -695,6 +695,18 @@ void verify_probed_forms(struct vctx *v, const struct declmap *dm,
     case OP_LDMATRIX: case OP_STMATRIX:
         if (!has_mod(f, in, MOD_X1) && !has_mod(f, in, MOD_X2) && !has_mod(f, in, MOD_X4))
             VERR(v, in, "'%s' needs a matrix count (.x1, .x2 or .x4)", name);
+        /* ptxas 13: "Illegal modifier '.cta' for instruction 'ldmatrix'" (.shared.cta is
+           not .shared::cta), "State space incorrect for instruction 'stmatrix'" */
+        for (unsigned i = 0; i < in->nmod && in->mod + i < f->nmods; i++)
+            if (ir_mod_kind((enum ir_mod)f->mods[in->mod + i]) == MK_SCOPE) {
+                VERR(v, in, "'%s' takes no scope (.%s; the state space is .shared::cta)", name,
+                     ir_mod_name((enum ir_mod)f->mods[in->mod + i]));
+                break;
+            }
+        if (in->op == OP_STMATRIX && in->space != SP_NONE && in->space != SP_SHARED &&
+            in->space != SP_SHARED_CTA)
+            VERR(v, in, "'stmatrix' stores to shared memory (.shared, .shared::cta or no state "
+                        "space)");
         break;
     case OP_MATCH:
         if (in->mode != MODE_ANY && in->mode != MODE_ALL)

@@ -1278,6 +1278,7 @@ void verify_probed_forms2(struct vctx *v, const struct declmap *dm, const struct
     const struct ir_func *f = v->f;
     small_forms(v, dm, in);
     rounding_forms(v, in);
+    space_forms(v, in);
     const char *name = ir_op_name((enum ir_op)in->op);
     switch (in->op) {
     case OP_BMSK:

@@ -12,6 +12,8 @@
  * 'Multi-sample geometry' for instruction 'tex.level'", "Arguments mismatch for
  * instruction 'tex'", "Illegal vector size: 3").
  */
+#include <stdio.h>
+
 #include "frontend/verify_int.h"
 
 /* The geometry of a texture or surface instruction. */
@@ -443,4 +445,161 @@ void rounding_forms(struct vctx *v, const struct ir_insn *in)
         (in->fl & (IR_FL(FL_APPROX) | IR_FL(FL_FULL))))
         VERR(v, in, "'%s.%s' takes no rounding modifier (.%s)", name,
              in->fl & IR_FL(FL_APPROX) ? "approx" : "full", ir_mod_name(first));
+}
+
+/* Is sp a shared-memory space of one CTA (.shared, .shared::cta)? */
+static bool cta_shared(unsigned sp)
+{
+    return sp == SP_SHARED || sp == SP_SHARED_CTA;
+}
+
+/* The state-space modifiers of in: how many, and the n-th (SP_NONE past the end). */
+static unsigned nth_space(const struct ir_func *f, const struct ir_insn *in, unsigned n,
+                          unsigned *count)
+{
+    unsigned c = 0, sp = SP_NONE;
+    for (unsigned i = 0; i < in->nmod && in->mod + i < f->nmods; i++) {
+        const enum ir_mod md = (enum ir_mod)f->mods[in->mod + i];
+        if (ir_mod_kind(md) != MK_SPACE)
+            continue;
+        if (c == n)
+            sp = (unsigned)ir_mod_value(md);
+        c++;
+    }
+    if (count)
+        *count = c;
+    return sp;
+}
+
+/* State spaces per instruction as ptxas 13 takes them (probed on sm_90 for every space and
+ * ~60 instruction forms; ptxas: "State space incorrect for instruction 'atom'", "Modifier
+ * '.relaxed' cannot be applied to '.local' space", "Modifier '.nc' requires .global space",
+ * "Modifier '.evict_last' cannot be applied to '.shared' space", "Illegal modifier
+ * '::cluster' for instruction 'mbarrier.init'", "Unexpected number of state spaces
+ * specified in instruction 'cp.async'"). */
+void space_forms(struct vctx *v, const struct ir_insn *in)
+{
+    const struct ir_func *f = v->f;
+    const char *name = ir_op_name((enum ir_op)in->op);
+    const unsigned sp = in->space;
+    const char *spn = sp == SP_NONE ? "no state space" : NULL;
+    char buf[48];
+    if (!spn) {
+        for (unsigned i = 0; i < in->nmod && in->mod + i < f->nmods; i++) {
+            const enum ir_mod md = (enum ir_mod)f->mods[in->mod + i];
+            if (ir_mod_kind(md) == MK_SPACE && (unsigned)ir_mod_value(md) == sp) {
+                snprintf(buf, sizeof buf, ".%s", ir_mod_name(md));
+                spn = buf;
+                break;
+            }
+        }
+        if (!spn)
+            spn = "this state space";
+    }
+    const bool generic_or_global = sp == SP_NONE || sp == SP_GLOBAL;
+    const bool noncoherent = sp == SP_LOCAL || sp == SP_PARAM || sp == SP_PARAM_ENTRY ||
+                             sp == SP_PARAM_FUNC || sp == SP_CONST;
+    switch (in->op) {
+    case OP_LD: case OP_ST: {
+        if (in->op == OP_ST && (sp == SP_CONST || sp == SP_PARAM_ENTRY)) {
+            VERR(v, in, "'st' cannot store to %s", spn);
+            return;
+        }
+        bool ordered = false, mmio = false;
+        for (unsigned i = 0; i < in->nmod && in->mod + i < f->nmods; i++) {
+            const enum ir_mod md = (enum ir_mod)f->mods[in->mod + i];
+            if (ir_mod_kind(md) == MK_SEM && md != MOD_WEAK)
+                ordered = true;
+            mmio |= md == MOD_MMIO;
+        }
+        if (ordered && noncoherent) {
+            VERR(v, in, "'%s': a memory order or .volatile does not apply to %s", name, spn);
+            return;
+        }
+        if (mmio && !generic_or_global) {
+            VERR(v, in, "'%s.mmio' accesses global memory, not %s", name, spn);
+            return;
+        }
+        if (in->op == OP_LD && (in->fl & IR_FL(FL_NC)) && sp != SP_GLOBAL) {
+            VERR(v, in, "'ld.nc' needs .global, not %s", spn);
+            return;
+        }
+        if (generic_or_global)
+            return;
+        for (unsigned i = 0; i < in->nmod && in->mod + i < f->nmods; i++) {
+            const enum ir_mod md = (enum ir_mod)f->mods[in->mod + i];
+            if (md == MOD_L1_EVICT_NORMAL || md == MOD_L1_EVICT_UNCHANGED ||
+                md == MOD_L1_EVICT_FIRST || md == MOD_L1_EVICT_LAST || md == MOD_L1_NO_ALLOCATE ||
+                md == MOD_L2_CACHE_HINT || md == MOD_L2_64B || md == MOD_L2_128B ||
+                md == MOD_L2_256B) {
+                VERR(v, in, "'%s': .%s applies to global or generic memory, not %s", name,
+                     ir_mod_name(md), spn);
+                return;
+            }
+        }
+        return;
+    }
+    case OP_LDU:
+        if (!generic_or_global)
+            VERR(v, in, "'ldu' loads from global or generic memory, not %s", spn);
+        return;
+    case OP_ATOM: case OP_RED:
+        if (noncoherent)
+            VERR(v, in, "'%s' works on global, shared or generic memory, not %s", name, spn);
+        else if (in->vec > 1 && !generic_or_global)
+            VERR(v, in, "'%s.v%u' works on global or generic memory, not %s", name, in->vec,
+                 spn);
+        return;
+    case OP_PREFETCH: {
+        bool evict = false;
+        for (unsigned i = 0; i < in->nmod && in->mod + i < f->nmods; i++) {
+            const enum ir_mod md = (enum ir_mod)f->mods[in->mod + i];
+            evict |= md == MOD_L2_EVICT_LAST || md == MOD_L2_EVICT_NORMAL ||
+                     md == MOD_L2_EVICT_FIRST || md == MOD_L2_EVICT_UNCHANGED;
+        }
+        if (has_mod(f, in, MOD_TENSORMAP))
+            return; /* prefetch{.const,.param}.tensormap: a tensor map anywhere */
+        if (!generic_or_global && (evict || sp != SP_LOCAL))
+            VERR(v, in, "'prefetch' takes global%s or generic memory, not %s",
+                 evict ? "" : ", local", spn);
+        return;
+    }
+    case OP_APPLYPRIORITY: case OP_DISCARD:
+        if (!generic_or_global)
+            VERR(v, in, "'%s' takes global or generic memory, not %s", name, spn);
+        return;
+    case OP_MAPA:
+        if (sp != SP_NONE && sp != SP_SHARED_CLUSTER)
+            VERR(v, in, "'mapa' takes .shared::cluster or no state space, not %s", spn);
+        return;
+    case OP_CVTA: case OP_ISSPACEP:
+        if (sp == SP_PARAM_FUNC)
+            VERR(v, in, "'%s' does not take .param::func", name);
+        return;
+    case OP_MBARRIER_INIT: case OP_MBARRIER_INVAL: case OP_MBARRIER_EXPECT_TX:
+    case OP_MBARRIER_COMPLETE_TX: case OP_MBARRIER_ARRIVE: case OP_MBARRIER_ARRIVE_DROP:
+    case OP_MBARRIER_TEST_WAIT: case OP_MBARRIER_TRY_WAIT:
+        if (sp != SP_NONE && !cta_shared(sp) && sp != SP_SHARED_CLUSTER)
+            VERR(v, in, "'%s' works on shared memory, not %s", name, spn);
+        else if (sp == SP_SHARED_CLUSTER &&
+                 (in->op == OP_MBARRIER_INIT || in->op == OP_MBARRIER_INVAL ||
+                  in->op == OP_MBARRIER_TEST_WAIT || in->op == OP_MBARRIER_TRY_WAIT))
+            VERR(v, in, "'%s' takes .shared or .shared::cta, not .shared::cluster", name);
+        else if (sp == SP_SHARED_CLUSTER &&
+                 (in->op == OP_MBARRIER_ARRIVE || in->op == OP_MBARRIER_ARRIVE_DROP) &&
+                 in->nopnd >= 2 && ir_opnd(f, in, 0)->kind != OPK_SINK)
+            VERR(v, in, "'%s' on .shared::cluster returns no state: its destination is '_'",
+                 name);
+        return;
+    case OP_CP_ASYNC: {
+        unsigned n;
+        const unsigned d = nth_space(f, in, 0, &n), s = nth_space(f, in, 1, NULL);
+        if (n != 2 || !cta_shared(d) || s != SP_GLOBAL)
+            VERR(v, in, "'cp.async' copies .global to .shared (or .shared::cta): two state "
+                        "spaces, destination first");
+        return;
+    }
+    default:
+        return;
+    }
 }

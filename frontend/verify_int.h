@@ -103,5 +103,7 @@ void tex_operands(struct vctx *v, const struct declmap *dm, const struct ir_insn
 void cvt_packed(struct vctx *v, const struct declmap *dm, const struct ir_insn *in);
 /* verify_form3.c: one rounding modifier at most, and only where the instruction rounds. */
 void rounding_forms(struct vctx *v, const struct ir_insn *in);
+/* verify_form3.c: the state spaces each memory instruction takes, as ptxas 13. */
+void space_forms(struct vctx *v, const struct ir_insn *in);
 
 #endif
