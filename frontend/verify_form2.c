@@ -1279,6 +1279,8 @@ void verify_probed_forms2(struct vctx *v, const struct declmap *dm, const struct
     small_forms(v, dm, in);
     rounding_forms(v, in);
     space_forms(v, in);
+    misc_forms(v, dm, in);
+    tensor_forms(v, dm, in);
     const char *name = ir_op_name((enum ir_op)in->op);
     switch (in->op) {
     case OP_BMSK:

@@ -603,3 +603,198 @@ void space_forms(struct vctx *v, const struct ir_insn *in)
         return;
     }
 }
+
+/* More forms ptxas 13 refuses that the differential test found (scripts/ptxas-diff.pl seeds
+ * 2-4; each probed on sm_90/sm_100a): multimem.{ld_reduce,st,red} with a memory order but
+ * no scope ("Modifier '.relaxed' requires scope"); clusterlaunchcontrol.query_cancel's
+ * response in a .b128 register and its ctaid result in a 32-bit one; st.async's data
+ * vector of the .vN it names ("Argument vector size mismatch"); cp.reduce.async.bulk's
+ * operation/type pairs (add .u32 .s32 .u64 .f32 .f64 and .noftz .f16/.bf16; min/max .u32
+ * .s32 .u64 .s64 .f16 .bf16; inc/dec .u32; and/or/xor .b32 .b64: "Incorrect type '.f32' for
+ * operation '.min'"); tex.f16's result in 16-bit registers. */
+void misc_forms(struct vctx *v, const struct declmap *dm, const struct ir_insn *in)
+{
+    const struct ir_func *f = v->f;
+    const char *name = ir_op_name((enum ir_op)in->op);
+    switch (in->op) {
+    case OP_MULTIMEM_LD_REDUCE: case OP_MULTIMEM_ST: case OP_MULTIMEM_RED:
+        if (in->sem != SEM_NONE && in->sem != SEM_WEAK && in->scope == SCOPE_NONE)
+            VERR(v, in, "'%s' with a memory order needs a scope (.cta, .cluster, .gpu, .sys)",
+                 name);
+        return;
+    case OP_CLUSTERLAUNCHCONTROL_QUERY_CANCEL: {
+        if (in->nopnd < 2)
+            return;
+        const struct ir_opnd *r = ir_opnd(f, in, 1), *d = ir_opnd(f, in, 0);
+        const struct ir_regdecl *rd = r->kind == OPK_REG ? decl_of(dm, f, r) : NULL;
+        if (r->kind == OPK_REG && rd && rd->type != T_B128)
+            VERR(v, in, "operand 2 of '%s': the cancel response is a .b128 register", name);
+        const struct ir_regdecl *dd = d->kind == OPK_REG && d->n <= 1 ? decl_of(dm, f, d)
+                                                                      : NULL;
+        if (dd && in->type[0] == T_B32 && !int_reg_ok(dm, f, d, 4))
+            VERR(v, in, "operand 1 of '%s' is a 32-bit integer register", name);
+        return;
+    }
+    case OP_ST_ASYNC: {
+        const struct ir_opnd *d = in->nopnd >= 2 ? ir_opnd(f, in, 1) : NULL;
+        if (d && d->kind == OPK_VEC && in->vec > 1 && d->n != in->vec)
+            VERR(v, in, "operand 2 of 'st.async.v%u' is a vector of %u elements, not %u",
+                 in->vec, in->vec, d->n);
+        return;
+    }
+    case OP_CP_REDUCE_ASYNC_BULK: case OP_CP_REDUCE_ASYNC_BULK_TENSOR: {
+        unsigned nt = 0, t = T_NONE;
+        for (unsigned i = 0; i < in->nmod && in->mod + i < f->nmods; i++)
+            if (ir_mod_kind((enum ir_mod)f->mods[in->mod + i]) == MK_TYPE) {
+                t = (unsigned)ir_mod_value((enum ir_mod)f->mods[in->mod + i]);
+                nt++;
+            }
+        if (in->op == OP_CP_REDUCE_ASYNC_BULK_TENSOR && nt == 0)
+            return; /* the tensor form's type comes from the tensor map */
+        if (nt != 1) {
+            VERR(v, in, "'%s' takes one type, not %u", name, nt);
+            return;
+        }
+        bool ok;
+        switch (in->mode) {
+        case MODE_ADD:
+            ok = t == T_U32 || t == T_S32 || t == T_U64 || t == T_F32 || t == T_F64 ||
+                 ((t == T_F16 || t == T_BF16) && (in->fl & IR_FL(FL_NOFTZ)));
+            break;
+        case MODE_MIN: case MODE_MAX:
+            ok = t == T_U32 || t == T_S32 || t == T_U64 || t == T_S64 || t == T_F16 ||
+                 t == T_BF16;
+            break;
+        case MODE_INC: case MODE_DEC: ok = t == T_U32; break;
+        case MODE_AND: case MODE_OR: case MODE_XOR: ok = t == T_B32 || t == T_B64; break;
+        default: ok = true; break;
+        }
+        if (!ok)
+            VERR(v, in, "'%s' does not take this operation with type .%s%s", name,
+                 ir_type_name((enum ir_type)t),
+                 (t == T_F16 || t == T_BF16) && in->mode == MODE_ADD ? " (add needs .noftz)"
+                                                                       : "");
+        return;
+    }
+    case OP_TEX: {
+        const struct ir_opnd *d = in->nopnd ? ir_opnd(f, in, 0) : NULL;
+        if (in->type[0] != T_F16 || !d || d->kind != OPK_VEC || d->first + d->n > f->nopnds)
+            return;
+        for (unsigned k = 0; k < d->n; k++) {
+            const struct ir_opnd *e = &f->opnds[d->first + k];
+            const struct ir_regdecl *ed = e->kind == OPK_REG ? decl_of(dm, f, e) : NULL;
+            if (ed && (ed->type == T_PRED || ir_type_size((enum ir_type)ed->type) != 2)) {
+                char nm[80];
+                reg_name(v, ed, e, nm, sizeof nm);
+                VERR(v, in, "operand 1 of 'tex.f16': register %s is .%s, not a 16-bit register",
+                     nm, ir_type_name((enum ir_type)ed->type));
+                return;
+            }
+        }
+        return;
+    }
+    default:
+        return;
+    }
+}
+
+/* Is o a 64-bit integer or bit register (a cache policy)? */
+static bool reg64(const struct declmap *dm, const struct ir_func *f, const struct ir_opnd *o)
+{
+    const struct ir_regdecl *d = o->kind == OPK_REG && o->n <= 1 ? decl_of(dm, f, o) : NULL;
+    const enum tkind k = d ? type_kind(d->type) : TK_OTHER;
+    return d && ir_type_size((enum ir_type)d->type) == 8 && (k == TK_B || k == TK_I);
+}
+
+/* Tensor-core and bulk-copy forms ptxas 13 refuses that the differential test found
+ * (scripts/ptxas-diff.pl seeds 2-4, each probed on sm_100a): mma / mma.sp without both
+ * layouts ("'.blayout' modifier required for instruction 'mma'"); wmma.mma's integer and
+ * .b1 A and B fragments in 32-bit integer registers; tcgen05.ld/st's tensor-memory address
+ * a 32-bit register; tcgen05.cp's .b8x16 and source format given together ("Unexpected number
+ * of 'format conversion' modifiers"); tcgen05.mma's enable-input-d a predicate or a constant
+ * in every form; the bulk copies' cache-policy operand exactly with .L2::cache_hint
+ * ("Arguments mismatch for instruction 'cp.async.bulk'"). */
+void tensor_forms(struct vctx *v, const struct declmap *dm, const struct ir_insn *in)
+{
+    const struct ir_func *f = v->f;
+    const char *name = ir_op_name((enum ir_op)in->op);
+    switch (in->op) {
+    case OP_MMA: case OP_MMA_SP: case OP_MMA_SP_ORDERED: {
+        unsigned nl = 0;
+        for (unsigned i = 0; i < in->nmod && in->mod + i < f->nmods; i++)
+            nl += f->mods[in->mod + i] == MOD_ROW || f->mods[in->mod + i] == MOD_COL;
+        if (nl != 2)
+            VERR(v, in, "'%s' needs the layouts of A and B (.row.col, ...)", name);
+        return;
+    }
+    case OP_WMMA_MMA: {
+        unsigned t[6];
+        unsigned n = 0;
+        for (unsigned i = 0; i < in->nmod && in->mod + i < f->nmods && n < 6; i++)
+            if (ir_mod_kind((enum ir_mod)f->mods[in->mod + i]) == MK_TYPE)
+                t[n++] = (unsigned)ir_mod_value((enum ir_mod)f->mods[in->mod + i]);
+        const unsigned a = n == 4 ? t[1] : T_NONE;
+        if (a != T_S8 && a != T_U8 && a != T_S4 && a != T_U4 && a != T_B1)
+            return;
+        for (unsigned i = 1; i <= 2 && i < in->nopnd; i++) {
+            const struct ir_opnd *o = ir_opnd(f, in, i);
+            for (unsigned k = 0; o->kind == OPK_VEC && o->first + o->n <= f->nopnds && k < o->n;
+                 k++)
+                if (!int_reg_ok(dm, f, &f->opnds[o->first + k], 4)) {
+                    VERR(v, in, "operand %u of 'wmma.mma': the .%s fragment is 32-bit integer "
+                                "registers", i + 1, ir_type_name((enum ir_type)a));
+                    break;
+                }
+        }
+        return;
+    }
+    case OP_TCGEN05_LD: case OP_TCGEN05_ST: {
+        const unsigned ai = in->op == OP_TCGEN05_LD ? 1 : 0;
+        const struct ir_opnd *a = ai < in->nopnd ? ir_opnd(f, in, ai) : NULL;
+        if (a && a->kind == OPK_ADDR && a->slot != IR_NOSLOT) {
+            const struct ir_opnd base = {
+                .kind = OPK_REG, .rf = a->rf, .slot = a->slot, .n = 1, .sym = IR_NOSYM};
+            if (!int_reg_ok(dm, f, &base, 4))
+                VERR(v, in, "operand %u of '%s': a tensor-memory address register is 32-bit",
+                     ai + 1, name);
+        }
+        return;
+    }
+    case OP_TCGEN05_CP: {
+        const bool b8 = has_mod(f, in, MOD_B8X16);
+        const bool src = has_mod(f, in, MOD_B6X16_P32) || has_mod(f, in, MOD_B4X16_P64);
+        if (b8 != src)
+            VERR(v, in, "'tcgen05.cp' takes .b8x16 and a source format (.b6x16_p32, "
+                        ".b4x16_p64) together");
+        return;
+    }
+    case OP_TCGEN05_MMA: case OP_TCGEN05_MMA_SP: case OP_TCGEN05_MMA_WS:
+    case OP_TCGEN05_MMA_WS_SP: {
+        if (!has_mod(f, in, MOD_BLOCK_SCALE) || in->nopnd == 0)
+            return; /* the plain forms: verify_form2.c */
+        const struct ir_opnd *o = ir_opnd(f, in, in->nopnd - 1);
+        const struct ir_regdecl *d = o->kind == OPK_REG ? decl_of(dm, f, o) : NULL;
+        if (d && d->type != T_PRED)
+            VERR(v, in, "operand %u of '%s': enable-input-d is a predicate or a constant",
+                 in->nopnd, name);
+        return;
+    }
+    case OP_CP_ASYNC_BULK: case OP_CP_ASYNC_BULK_PREFETCH: case OP_CP_ASYNC_BULK_TENSOR:
+    case OP_CP_ASYNC_BULK_PREFETCH_TENSOR: case OP_CP_REDUCE_ASYNC_BULK:
+    case OP_CP_REDUCE_ASYNC_BULK_TENSOR: {
+        if (in->nopnd == 0)
+            return;
+        const bool hint = (in->fl & IR_FL(FL_L2_HINT)) != 0;
+        const struct ir_opnd *last = ir_opnd(f, in, in->nopnd - 1);
+        if (!hint && reg64(dm, f, last))
+            VERR(v, in, "operand %u of '%s': a cache-policy operand needs .L2::cache_hint",
+                 in->nopnd, name);
+        else if (hint && last->kind != OPK_REG)
+            VERR(v, in, "'%s.L2::cache_hint' needs its cache-policy operand (a 64-bit register)",
+                 name);
+        return;
+    }
+    default:
+        return;
+    }
+}

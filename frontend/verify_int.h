@@ -105,5 +105,11 @@ void cvt_packed(struct vctx *v, const struct declmap *dm, const struct ir_insn *
 void rounding_forms(struct vctx *v, const struct ir_insn *in);
 /* verify_form3.c: the state spaces each memory instruction takes, as ptxas 13. */
 void space_forms(struct vctx *v, const struct ir_insn *in);
+/* verify_form3.c: multimem scopes, clusterlaunchcontrol.query_cancel, st.async vectors,
+ * cp.reduce.async.bulk operation/type pairs, tex.f16 results. */
+void misc_forms(struct vctx *v, const struct declmap *dm, const struct ir_insn *in);
+/* verify_form3.c: mma layouts, wmma.mma integer fragments, tcgen05 addresses, formats and
+ * enable-input-d, the bulk copies' cache-policy operand. */
+void tensor_forms(struct vctx *v, const struct declmap *dm, const struct ir_insn *in);
 
 #endif
