@@ -441,6 +441,28 @@ void rounding_forms(struct vctx *v, const struct ir_insn *in)
     default:
         break;
     }
+    if (in->op == OP_CVT) {
+        /* scalar integer and floating-point cvt: no rounding between integers, an integer
+           rounding from a float to an integer, a floating-point one into a float of another
+           size ("Illegal rounding modifier for instruction 'cvt'") */
+        const enum tkind dk = type_kind(in->type[0]), sk = type_kind(in->type[1]);
+        const bool irnd = in->rnd == RND_RNI || in->rnd == RND_RZI || in->rnd == RND_RMI ||
+                          in->rnd == RND_RPI;
+        const char *dn = ir_type_name((enum ir_type)in->type[0]);
+        const char *sn = ir_type_name((enum ir_type)in->type[1]);
+        if ((dk != TK_I && dk != TK_F) || (sk != TK_I && sk != TK_F))
+            return;
+        if (dk == TK_I && sk == TK_I)
+            VERR(v, in, "'cvt.%s.%s' takes no rounding modifier (.%s): integers do not round",
+                 dn, sn, ir_mod_name(first));
+        else if (dk == TK_I && !irnd)
+            VERR(v, in, "'cvt.%s.%s' rounds to an integer (.rni, .rzi, .rmi, .rpi), not .%s", dn,
+                 sn, ir_mod_name(first));
+        else if (dk == TK_F && irnd && in->type[0] != in->type[1])
+            VERR(v, in, "'cvt.%s.%s' takes a floating-point rounding (.rn, .rz, .rm, .rp), not "
+                        ".%s", dn, sn, ir_mod_name(first));
+        return;
+    }
     if ((in->op == OP_DIV || in->op == OP_SQRT || in->op == OP_RCP) &&
         (in->fl & (IR_FL(FL_APPROX) | IR_FL(FL_FULL))))
         VERR(v, in, "'%s.%s' takes no rounding modifier (.%s)", name,
