@@ -445,7 +445,9 @@ void rounding_forms(struct vctx *v, const struct ir_insn *in)
         /* scalar integer and floating-point cvt: no rounding between integers, an integer
            rounding from a float to an integer, a floating-point one into a float of another
            size ("Illegal rounding modifier for instruction 'cvt'") */
-        const enum tkind dk = type_kind(in->type[0]), sk = type_kind(in->type[1]);
+        enum tkind dk = type_kind(in->type[0]), sk = type_kind(in->type[1]);
+        dk = dk == TK_BH ? TK_F : dk; /* .bf16 rounds as a float */
+        sk = sk == TK_BH ? TK_F : sk;
         const bool irnd = in->rnd == RND_RNI || in->rnd == RND_RZI || in->rnd == RND_RMI ||
                           in->rnd == RND_RPI;
         const char *dn = ir_type_name((enum ir_type)in->type[0]);
