@@ -615,6 +615,44 @@ void space_forms(struct vctx *v, const struct ir_insn *in)
             VERR(v, in, "'%s' on .shared::cluster returns no state: its destination is '_'",
                  name);
         return;
+    case OP_ST_ASYNC: {
+        const bool mech = has_mod(f, in, MOD_MBARRIER_COMPLETE_TX_BYTES);
+        if (noncoherent)
+            VERR(v, in, "'st.async' cannot store to %s", spn);
+        else if ((sp == SP_NONE || sp == SP_SHARED_CLUSTER) && !mech)
+            VERR(v, in, "'st.async' to .shared::cluster needs its completion mechanism "
+                        "(.mbarrier::complete_tx::bytes)");
+        else if (sp == SP_GLOBAL && mech)
+            VERR(v, in, "'st.async.global' takes no mbarrier completion mechanism");
+        return;
+    }
+    case OP_RED_ASYNC:
+        if (noncoherent)
+            VERR(v, in, "'red.async' cannot work on %s", spn);
+        else if (in->scope == SCOPE_CLUSTER && sp != SP_NONE && sp != SP_SHARED_CLUSTER)
+            VERR(v, in, "'red.async.cluster' works on .shared::cluster, not %s", spn);
+        return;
+    case OP_GETCTARANK:
+        if (sp != SP_NONE && sp != SP_SHARED_CLUSTER)
+            VERR(v, in, "'%s' takes .shared::cluster or no state space, not %s", name, spn);
+        return;
+    case OP_TENSORMAP_REPLACE:
+        if (!generic_or_global && sp != SP_SHARED_CTA)
+            VERR(v, in, "'tensormap.replace' takes .global, .shared::cta or no state space, "
+                        "not %s", spn);
+        return;
+    case OP_MULTIMEM_LD_REDUCE: case OP_MULTIMEM_ST: case OP_MULTIMEM_RED:
+        if (!generic_or_global)
+            VERR(v, in, "'%s' takes global or generic memory, not %s", name, spn);
+        return;
+    case OP_MBARRIER_PENDING_COUNT: case OP_PREFETCHU:
+        if (sp != SP_NONE)
+            VERR(v, in, "'%s' takes no state space (%s)", name, spn);
+        return;
+    case OP_CP_ASYNC_MBARRIER_ARRIVE:
+        if (sp != SP_NONE && !cta_shared(sp))
+            VERR(v, in, "'%s' works on shared memory (.shared, .shared::cta), not %s", name, spn);
+        return;
     case OP_CP_ASYNC: {
         unsigned n;
         const unsigned d = nth_space(f, in, 0, &n), s = nth_space(f, in, 1, NULL);
