@@ -171,6 +171,16 @@ void tex_coords(struct vctx *v, const struct declmap *dm, const struct ir_insn *
     const unsigned from = c + (g.layered ? 1 : 0);
     if (from >= o->n)
         return;
+    if (g.layered) { /* {%r6, %p1}: with the index, not a vector of predicates (ptxas) */
+        bool allpred = true;
+        for (unsigned k = from; k < o->n && allpred; k++) {
+            const struct ir_opnd *e = &f->opnds[o->first + k];
+            const struct ir_regdecl *d = e->kind == OPK_REG ? decl_of(dm, f, e) : NULL;
+            allpred = d && d->type == T_PRED;
+        }
+        if (allpred)
+            return;
+    }
     if (surf) {
         int32_vec(v, dm, in, o, from, idx, "surface coordinates");
         return;
