@@ -1,16 +1,18 @@
 /*
- * frontend/verify_form3.c — the operands of the texture and surface instructions as ptxas 13
- * checks them, each probed on ptxas (fixtures/ptx/diag/probed_forms13.ptx, 14.ptx): the
- * number of coordinates a geometry needs, the coordinates' registers (32-bit; the array index
- * of a layered geometry outside the vector rule), tex's and tld4's results (32-bit registers
- * fitting the result type as a ld vector's do), the offset vector (32-bit integers, as many
- * as the geometry has dimensions, none on cubemaps), tex.level's level (of the coordinate
- * type), tex.grad's gradient vectors (.f32, one element per dimension), the depth-compare
- * value (.f32, only with .f32 coordinates) and the scalar ptxas takes right after the
- * coordinates of a plain tex (ptxas: "Operand vector size doesn't match geometry for
- * instruction 'tex'", "Illegal modifier '.cube' for instruction 'tex'", "Illegal modifier
- * 'Multi-sample geometry' for instruction 'tex.level'", "Arguments mismatch for
- * instruction 'tex'", "Illegal vector size: 3").
+ * frontend/verify_form3.c — instruction forms ptxas 13 refuses, probed on ptxas this session
+ * (fixtures/ptx/diag/probed_forms13.ptx … probed_forms17.ptx), called from
+ * verify_probed_forms2 (verify_form2.c):
+ *   - the texture and surface operands (tex_coords, tex_operands): the number of coordinates
+ *     a geometry needs, 32-bit coordinate and result registers, the array index of a layered
+ *     geometry outside the vector rule, the offset vector (32-bit integers, at least one per
+ *     dimension, none on cubemaps), tex.level's level (of the coordinate type), tex.grad's
+ *     gradients (.f32, one per dimension), the depth-compare value (.f32, only with .f32
+ *     coordinates), the scalar right after a plain tex's coordinates ("Operand vector size
+ *     doesn't match geometry", "Illegal modifier '.cube'", "Arguments mismatch");
+ *   - cvt to and from the packed narrow-float pairs (cvt_packed) and rounding modifiers
+ *     (rounding_forms: one at most, none where nothing rounds, by the kinds cvt converts);
+ *   - the state spaces of the memory instructions (space_forms);
+ *   - the forms the differential test's seeds 2-4 found (misc_forms, tensor_forms).
  */
 #include <stdio.h>
 
