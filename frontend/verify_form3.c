@@ -1,5 +1,5 @@
 /*
- * frontend/verify_form3.c — instruction forms ptxas 13 refuses, probed on ptxas this session
+ * frontend/verify_form3.c — more instruction forms ptxas 13 refuses, each probed on ptxas
  * (fixtures/ptx/diag/probed_forms13.ptx … probed_forms17.ptx), called from
  * verify_probed_forms2 (verify_form2.c):
  *   - the texture and surface operands (tex_coords, tex_operands): the number of coordinates
