@@ -584,7 +584,8 @@ static void tcgen05(struct vctx *v, const struct declmap *dm, const struct ir_in
  * .min / .max of .u32 .s32 .u64 .s64 .f16x2 .bf16x2; both also .e5m2x4 .e4m3x4 for ld_reduce;
  * .and / .or / .xor of .b32 .b64), a vector only of a floating-point type (or those), red's
  * address a 64-bit register; ld_reduce not
- * .release, st and red not .acquire; the data registers of the instruction type (the strict rule).
+ * .release, st and red not .acquire; the data registers of the instruction type (the strict rule;
+ * a vector by ptxas's vector rule: mixed elements count as .bN, integers fill a float type).
  */
 static void multimem(struct vctx *v, const struct declmap *dm, const struct ir_insn *in)
 {
@@ -624,10 +625,27 @@ static void multimem(struct vctx *v, const struct declmap *dm, const struct ir_i
     const struct ir_opnd *o = ir_opnd(f, in, di);
     if (o->kind == OPK_REG)
         check_reg(v, dm, in, o, di, t, false, false);
-    else if (o->kind == OPK_VEC && o->first + o->n <= f->nopnds)
+    else if (o->kind == OPK_VEC && o->first + o->n <= f->nopnds) {
+        /* a vector of mixed element types counts as .bN (vec_type: {%r1, %f1} is .b32) */
+        const struct ir_regdecl *fd = NULL;
+        const int nerr = v->nerr;
+        const unsigned vt = vec_type(v, dm, in, o, di, &fd, NULL);
+        if (v->nerr != nerr)
+            return;
+        if (vt != T_NONE && !fd) {
+            if (!reg_fits(t, vt, false, true))
+                VERR(v, in, "operand %u of '%s': a vector of mixed elements counts as .%s, not "
+                            "compatible with .%s", di + 1, name, ir_type_name((enum ir_type)vt),
+                     ir_type_name((enum ir_type)t));
+            return;
+        }
+        if (fd && type_kind(fd->type) == TK_I && type_kind(t) == TK_F &&
+            ir_type_size((enum ir_type)fd->type) == ir_type_size((enum ir_type)t))
+            return; /* integer elements fill a float type of their size, as in a ld vector */
         for (unsigned j = 0; j < o->n; j++)
             if (f->opnds[o->first + j].kind == OPK_REG)
                 check_reg(v, dm, in, &f->opnds[o->first + j], di, t, false, true);
+    }
 }
 
 /* Is t one of the 4-, 6- and 8-bit float types of kind::f8f6f4? */

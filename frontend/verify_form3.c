@@ -696,7 +696,24 @@ void misc_forms(struct vctx *v, const struct declmap *dm, const struct ir_insn *
             VERR(v, in, "'%s' with a memory order needs a scope (.cta, .cluster, .gpu, .sys)",
                  name);
         return;
+    case OP_VOTE:
+        if (in->mode == MODE_NONE)
+            VERR(v, in, "'vote' needs a mode (.all, .any, .uni, .ballot)");
+        return;
+    case OP_TCGEN05_LD: case OP_TCGEN05_ST: {
+        unsigned nt = 0;
+        for (unsigned i = 0; i < in->nmod && in->mod + i < f->nmods; i++)
+            nt += ir_mod_kind((enum ir_mod)f->mods[in->mod + i]) == MK_TYPE;
+        if (nt > 1)
+            VERR(v, in, "'%s' takes one type (.b32), not %u", name, nt);
+        return;
+    }
     case OP_CLUSTERLAUNCHCONTROL_QUERY_CANCEL: {
+        unsigned nt = 0;
+        for (unsigned i = 0; i < in->nmod && in->mod + i < f->nmods; i++)
+            nt += ir_mod_kind((enum ir_mod)f->mods[in->mod + i]) == MK_TYPE;
+        if (nt != 2)
+            VERR(v, in, "'%s' takes two types (the result's and .b128), not %u", name, nt);
         if (in->nopnd < 2)
             return;
         const struct ir_opnd *r = ir_opnd(f, in, 1), *d = ir_opnd(f, in, 0);
