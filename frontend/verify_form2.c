@@ -119,8 +119,8 @@ static void wgmma(struct vctx *v, const struct declmap *dm, const struct ir_insn
     const struct ir_func *f = v->f;
     const char *name = ir_op_name((enum ir_op)in->op);
     const bool sp = in->op == OP_WGMMA_MMA_ASYNC_SP;
-    unsigned t[3];
-    const unsigned nt = insn_types(f, in, t, 3);
+    unsigned t[4]; /* a fourth counts too: wgmma...f32.bf16.bf16.bf16 is refused */
+    const unsigned nt = insn_types(f, in, t, 4);
     if (nt != 3)
         VERR(v, in, "'%s' takes three types (D, A and B)", name);
     const struct ir_opnd *dv = in->nopnd ? ir_opnd(f, in, 0) : NULL;
