@@ -333,6 +333,24 @@ void b_alias(struct ptx_builder *b, struct ptx_tok kw, struct ptx_tok a, struct 
 
 /* ======================================================================= declarations */
 
+/* A .reg declaration's type (at off) is one a register can have: ptxas 13 refuses the
+ * instruction-only types ("Type .e4m3 may only be used as an instruction type"; .bf16, .tf32,
+ * .b1, .s4, .e2m1 ...: "syntax error"). */
+static void reg_type_check(struct ptx_builder *b, uint32_t off)
+{
+    if (!b->spec.has_space || b->spec.space != SP_REG)
+        return;
+    switch (b->spec.type) {
+    case T_PRED: case T_B8: case T_B16: case T_B32: case T_B64: case T_B128: case T_U8:
+    case T_U16: case T_U32: case T_U64: case T_S8: case T_S16: case T_S32: case T_S64:
+    case T_F16: case T_F16X2: case T_F32: case T_F64:
+        return;
+    default:
+        b_err(b, off, "type .%s may only be used as an instruction type, not for a register",
+              ir_type_name((enum ir_type)b->spec.type));
+    }
+}
+
 /* One declaration specifier (.global, .align, .v4, .u32, .visible, .ptr, …). */
 void b_spec(struct ptx_builder *b, enum b_spec kind, struct ptx_tok t)
 {
@@ -380,6 +398,7 @@ void b_spec(struct ptx_builder *b, enum b_spec kind, struct ptx_tok t)
         if (md > 0 && ir_mod_kind((enum ir_mod)md) == MK_TYPE) {
             b->spec.type = (uint8_t)ir_mod_value((enum ir_mod)md);
             b->spec.has_type = 1;
+            reg_type_check(b, t.off);
             if (b->spec.type == T_B128)
                 ISA_FEATURE(b, ISR_DIR_B128, ".b128", t.off);
         } else {
@@ -404,6 +423,7 @@ void b_spec(struct ptx_builder *b, enum b_spec kind, struct ptx_tok t)
         if (md > 0 && ir_mod_kind((enum ir_mod)md) == MK_TYPE) {
             b->spec.type = (uint8_t)ir_mod_value((enum ir_mod)md);
             b->spec.has_type = 1;
+            reg_type_check(b, t.off);
         } else {
             b_err(b, t.off, "unexpected '%.*s' in declaration", (int)t.len, tok_s(b, t));
         }

@@ -335,7 +335,8 @@ static bool global_access(const struct ir_insn *in)
     bool generic = in->space == SP_NONE || in->space == SP_GLOBAL || in->space == SP_GENERIC;
     return generic && (in->op == OP_LD || in->op == OP_LDU || in->op == OP_ST ||
                        in->op == OP_ATOM || in->op == OP_RED || in->op == OP_PREFETCH ||
-                       in->op == OP_PREFETCHU ||
+                       in->op == OP_PREFETCHU || in->op == OP_APPLYPRIORITY ||
+                       in->op == OP_DISCARD ||
                        (in->op >= OP_MBARRIER_INIT && in->op <= OP_MBARRIER_PENDING_COUNT));
 }
 
@@ -362,9 +363,10 @@ static bool narrow_addrs(const struct ir_module *m)
 }
 
 /* Address operands of every instruction: the base register ([%r], [%rd+8]) must be a .b/.u/.s
- * register of at most 64 bits; in 64-bit code a .global or generic access of ld, st, atom, red
- * and prefetch needs a 64-bit one (ptxas: "Program uses 32-bit address ... conflicting with
- * .address_size 64", then refuses to compile 32-bit code) unless a 16-bit one is there too. */
+ * register of at most 64 bits; in 64-bit code a .global or generic access of ld, st, atom,
+ * red, prefetch, applypriority and discard needs a 64-bit one (ptxas: "Program uses 32-bit
+ * address ... conflicting with .address_size 64", then refuses to compile 32-bit code)
+ * unless a 16-bit one is there too. */
 static void verify_addrs(struct vctx *v, const struct declmap *dm, const struct ir_insn *in)
 {
     const struct ir_func *f = v->f;

@@ -519,67 +519,110 @@ void verify_other(struct vctx *v, const struct declmap *dm, const struct ir_insn
         VERR(v, in, "'%s' takes two instruction types, not %u", name, ntype);
 }
 
-/* The data vector of ld/ldu/st (and tex's result; operand idx, o a {...} list) as ptxas
- * types it: the register elements' kinds (bit, integer, float, predicate) may mix only
- * with bit-typed ones ("Vector with elements of different types are not allowed");
- * all-predicate vectors do not fit any type. The vector then counts as one register of its
- * elements' kind when they all have one non-bit kind (else .bN: {%f1, %r1} fits .s32) and
- * fits the instruction type want by the relaxed data rule, with one difference from a
- * scalar: integer elements also fill a float type of their size (ld.v2.f32 {%s1, %s2} is
- * accepted, ld.f32 %s1 is not). A predicate element counts as a .b32 one (ptxas: {%r1, %p1}
- * fits .u16, .f32 and .u32 alike). */
-void check_ldst_vec(struct vctx *v, const struct declmap *dm, const struct ir_insn *in,
-                           const struct ir_opnd *o, unsigned idx, unsigned want)
+/* The data vector of ld/ldu/st (and tex's result; operand idx, o a {...} list) as ptxas 13
+ * types it (probed: every pair of register types in .v2 and 1,296 .v4 orders):
+ * neighbouring register elements have one size ("Incompatible elements of vector
+ * expression"; a predicate counts as 32 bits) and kinds (bit, integer, float, .f16x2,
+ * predicate) that agree unless one of the two is bit-typed ("Vector with elements of
+ * different types are not allowed"): {%r1, %u1, %r1, %f1} is taken, {%u1, %f1} is not. The
+ * vector then counts as one register of its elements' type when they all have one, else as
+ * .bN of their size ({%u1, %s1} and {%r1, %p1} are .b32), and must fit the instruction type
+ * want by the relaxed data rule, with one difference from a scalar: integer elements also
+ * fill a float type of their size (ld.v2.f32 {%s1, %s2} is taken, ld.f32 %s1 is not). A
+ * vector of predicates only fits no type. The engine stores a predicate element as 0 or 1
+ * and loads it as value != 0 (not verified on a GPU). */
+unsigned vec_type(struct vctx *v, const struct declmap *dm, const struct ir_insn *in,
+                  const struct ir_opnd *o, unsigned idx, const struct ir_regdecl **first,
+                  const struct ir_opnd **firsto)
 {
     const struct ir_func *f = v->f;
     const char *name = ir_op_name((enum ir_op)in->op);
-    const struct ir_regdecl *kd = NULL; /* the first element of a non-bit kind */
-    const struct ir_opnd *ko = NULL;
-    unsigned nreg = 0, npred = 0, nbit = 0;
+    const struct ir_regdecl *fd = NULL, *pd = NULL; /* the first and the previous element */
+    const struct ir_opnd *fo = NULL, *po = NULL;
+    bool uniform = true;
+    unsigned size = 0, vsize = 0; /* vsize: of the value (non-predicate) registers */
+    for (unsigned k = 0; k < o->n; k++) {
+        const struct ir_opnd *e = &f->opnds[o->first + k];
+        const struct ir_regdecl *d = e->kind == OPK_REG ? decl_of(dm, f, e) : NULL;
+        unsigned es = d && d->type != T_PRED ? ir_type_size((enum ir_type)d->type) : 0;
+        if (es && vsize && es != vsize)
+            return T_NONE; /* value registers of two sizes: verify_other reports it */
+        vsize = es ? es : vsize;
+    }
     for (unsigned k = 0; k < o->n; k++) {
         const struct ir_opnd *e = &f->opnds[o->first + k];
         const struct ir_regdecl *d = e->kind == OPK_REG ? decl_of(dm, f, e) : NULL;
         if (!d)
             continue;
-        nreg++;
         enum tkind ek = type_kind(d->type);
-        npred += ek == TK_PRED;
-        if (ek == TK_B || ek == TK_OTHER) {
-            nbit++;
-            continue;
-        }
-        if (!kd) {
-            kd = d;
-            ko = e;
-            continue;
-        }
-        enum tkind fk = type_kind(kd->type);
-        if (ek != fk && !((ek == TK_F || ek == TK_H2) && (fk == TK_F || fk == TK_H2))) {
+        unsigned es = ek == TK_PRED ? 4 : ir_type_size((enum ir_type)d->type);
+        if (pd) {
+            enum tkind pk = type_kind(pd->type);
+            bool pbit = pk == TK_B || pk == TK_OTHER, ebit = ek == TK_B || ek == TK_OTHER;
             char a[80], b[80];
-            reg_name(v, kd, ko, a, sizeof a);
+            reg_name(v, pd, po, a, sizeof a);
             reg_name(v, d, e, b, sizeof b);
-            VERR(v, in, "operand %u of '%s': vector elements of different types (%s is .%s, "
-                        "%s is .%s)", idx + 1, name, a, ir_type_name((enum ir_type)kd->type), b,
+            if (es != size) { /* a predicate beside a register of another size */
+                VERR(v, in, "operand %u of '%s': vector elements %s (.%s) and %s (.%s) are "
+                        "incompatible (a predicate counts as 32 bits)", idx + 1, name,
+                 a, ir_type_name((enum ir_type)pd->type), b,
                  ir_type_name((enum ir_type)d->type));
-            return;
+                return T_NONE;
+            }
+            if (ek != pk && !pbit && !ebit) {
+                VERR(v, in, "operand %u of '%s': vector elements of different types (%s is "
+                            ".%s, %s is .%s)", idx + 1, name, a,
+                     ir_type_name((enum ir_type)pd->type), b,
+                     ir_type_name((enum ir_type)d->type));
+                return T_NONE;
+            }
+            uniform &= d->type == fd->type;
+        } else {
+            fd = d;
+            fo = e;
         }
+        pd = d;
+        po = e;
+        size = es;
     }
-    if (nreg && npred == nreg) {
+    if (!fd)
+        return T_NONE;
+    if (first)
+        *first = uniform ? fd : NULL;
+    if (firsto)
+        *firsto = fo;
+    return uniform ? fd->type : size == 1 ? T_B8 : size == 2 ? T_B16 : size == 4 ? T_B32
+                              : size == 8 ? T_B64 : T_B128;
+}
+
+void check_ldst_vec(struct vctx *v, const struct declmap *dm, const struct ir_insn *in,
+                    const struct ir_opnd *o, unsigned idx, unsigned want)
+{
+    const char *name = ir_op_name((enum ir_op)in->op);
+    const struct ir_regdecl *fd;
+    const struct ir_opnd *fo;
+    const unsigned vt = vec_type(v, dm, in, o, idx, &fd, &fo);
+    if (vt == T_NONE)
+        return;
+    if (vt == T_PRED) {
         VERR(v, in, "operand %u of '%s': a vector of predicates is not a .%s value", idx + 1,
              name, ir_type_name((enum ir_type)want));
         return;
     }
-    if (!kd || nbit || type_kind(kd->type) == TK_PRED)
-        return; /* a bit-typed element makes the vector .bN (a predicate counts as .b32):
-                   any type of its size or narrower; the sizes are checked in verify_other */
-    enum tkind rk = type_kind(kd->type), wk = type_kind(want);
-    unsigned rs = ir_type_size((enum ir_type)kd->type), ws = ir_type_size((enum ir_type)want);
-    bool fits = rk == TK_I && wk == TK_F ? rs == ws : reg_fits(want, kd->type, true, true);
-    if (!fits) {
+    enum tkind rk = type_kind(vt), wk = type_kind(want);
+    unsigned rs = ir_type_size((enum ir_type)vt), ws = ir_type_size((enum ir_type)want);
+    bool fits = rk == TK_I && wk == TK_F ? rs == ws : reg_fits(want, vt, true, true);
+    if (fits)
+        return;
+    if (fd) {
         char nm[80];
-        reg_name(v, kd, ko, nm, sizeof nm);
+        reg_name(v, fd, fo, nm, sizeof nm);
         VERR(v, in, "operand %u of '%s': register %s is .%s, not compatible with .%s", idx + 1,
-             name, nm, ir_type_name((enum ir_type)kd->type), ir_type_name((enum ir_type)want));
+             name, nm, ir_type_name((enum ir_type)fd->type), ir_type_name((enum ir_type)want));
+    } else {
+        VERR(v, in, "operand %u of '%s': a vector of mixed %u-bit elements counts as .%s, not "
+                    "compatible with .%s", idx + 1, name, 8 * rs, ir_type_name((enum ir_type)vt),
+             ir_type_name((enum ir_type)want));
     }
 }
 
@@ -658,6 +701,18 @@ void verify_probed_forms(struct vctx *v, const struct declmap *dm,
     case OP_LDMATRIX: case OP_STMATRIX:
         if (!has_mod(f, in, MOD_X1) && !has_mod(f, in, MOD_X2) && !has_mod(f, in, MOD_X4))
             VERR(v, in, "'%s' needs a matrix count (.x1, .x2 or .x4)", name);
+        /* ptxas 13: "Illegal modifier '.cta' for instruction 'ldmatrix'" (.shared.cta is
+           not .shared::cta), "State space incorrect for instruction 'stmatrix'" */
+        for (unsigned i = 0; i < in->nmod && in->mod + i < f->nmods; i++)
+            if (ir_mod_kind((enum ir_mod)f->mods[in->mod + i]) == MK_SCOPE) {
+                VERR(v, in, "'%s' takes no scope (.%s; the state space is .shared::cta)", name,
+                     ir_mod_name((enum ir_mod)f->mods[in->mod + i]));
+                break;
+            }
+        if (in->op == OP_STMATRIX && in->space != SP_NONE && in->space != SP_SHARED &&
+            in->space != SP_SHARED_CTA)
+            VERR(v, in, "'stmatrix' stores to shared memory (.shared, .shared::cta or no state "
+                        "space)");
         break;
     case OP_MATCH:
         if (in->mode != MODE_ANY && in->mode != MODE_ALL)
@@ -730,32 +785,11 @@ void verify_probed_forms(struct vctx *v, const struct declmap *dm,
                 VERR(v, in, "operand %u of '%s': a texture or surface handle register is "
                             "64-bit", i + 1, name);
         }
-        /* the coordinates: of the coordinate type (texture; surfaces: 32-bit integers), by
-           the rule of a ld/st data vector (ptxas takes {%f1, %r1} or {%s1, %u1} for .s32 and
-           .f32 coordinates, {%f1, %f2} only for .f32), but a layered geometry's first, the
-           array index, a 32-bit integer */
-        const bool surf = in->op == OP_SULD || in->op == OP_SUST || in->op == OP_SURED;
-        const bool layered = has_mod(f, in, MOD_GEOM_A1D) || has_mod(f, in, MOD_GEOM_A2D) ||
-                             has_mod(f, in, MOD_GEOM_ACUBE) || has_mod(f, in, MOD_GEOM_A2DMS);
-        const unsigned ct = surf ? T_S32 : in->type[1];
-        for (unsigned i = 0; in->op != OP_TXQ && in->op != OP_SUQ && i < in->nopnd; i++) {
-            const struct ir_opnd *o = ir_opnd(f, in, i);
-            if (o->kind != OPK_TEX || o->first + o->n > f->nopnds ||
-                (ct != T_S32 && ct != T_F32))
-                continue;
-            const unsigned c = (unsigned)o->imm.u, nc = o->n - c;
-            if (nc == 3) { /* ptxas: "Illegal vector size: 3" */
-                VERR(v, in, "operand %u of '%s': a coordinate vector has 1, 2 or 4 elements, "
-                            "not 3", i + 1, name);
-                continue;
-            }
-            if (layered && c < o->n) {
-                const struct ir_opnd *e = &f->opnds[o->first + c];
-                if (e->kind == OPK_REG)
-                    check_reg(v, dm, in, e, i, T_S32, false, true);
-            }
-            check_coord_vec(v, dm, in, o, i, ct); /* the array index too */
-        }
+        /* the coordinates (verify_form3.c; tex and tld4 from tex_operands) */
+        for (unsigned i = 0; (in->op == OP_SULD || in->op == OP_SUST || in->op == OP_SURED) &&
+                             i < in->nopnd; i++)
+            if (ir_opnd(f, in, i)->kind == OPK_TEX)
+                tex_coords(v, dm, in, ir_opnd(f, in, i), i);
         if ((in->op == OP_TEX && in->type[1] != T_S32 && in->type[1] != T_F32) ||
             (in->op == OP_TLD4 && in->type[1] != T_F32))
             VERR(v, in, "'%s' takes %s coordinates, not .%s", name,
@@ -763,8 +797,8 @@ void verify_probed_forms(struct vctx *v, const struct declmap *dm,
                  ir_type_name((enum ir_type)in->type[1]));
     }
     /* tex d, [t, c] then dPdx, dPdy (.grad: vectors) or lod (.level: a scalar), then an
-       optional offset vector and an optional depth-compare scalar; d's registers fit the
-       result type (ptxas: "Arguments mismatch for instruction 'tex'") */
+       optional offset vector and an optional depth-compare scalar (their types:
+       verify_form3.c's tex_operands) */
     if (in->op == OP_TEX) {
         unsigned at = in->nopnd;
         for (unsigned i = 0; i < in->nopnd; i++)
@@ -789,11 +823,6 @@ void verify_probed_forms(struct vctx *v, const struct declmap *dm,
                                            has_mod(f, in, MOD_LEVEL) ? ".level" : "",
                  has_mod(f, in, MOD_GRAD) ? "two gradient vectors, " :
                  has_mod(f, in, MOD_LEVEL) ? "the level, " : "");
-        const struct ir_opnd *d = ir_opnd(f, in, 0);
-        unsigned t = in->type[0];
-        if (in->nopnd && d->kind == OPK_VEC && d->first + d->n <= f->nopnds &&
-            (t == T_F32 || t == T_U32 || t == T_S32))
-            check_ldst_vec(v, dm, in, d, 0, t); /* the same rule as a ld vector's */
     }
     switch (in->op) {
     case OP_SULD: case OP_SUST: case OP_SURED: {

@@ -119,8 +119,8 @@ static void wgmma(struct vctx *v, const struct declmap *dm, const struct ir_insn
     const struct ir_func *f = v->f;
     const char *name = ir_op_name((enum ir_op)in->op);
     const bool sp = in->op == OP_WGMMA_MMA_ASYNC_SP;
-    unsigned t[3];
-    const unsigned nt = insn_types(f, in, t, 3);
+    unsigned t[4]; /* a fourth counts too: wgmma...f32.bf16.bf16.bf16 is refused */
+    const unsigned nt = insn_types(f, in, t, 4);
     if (nt != 3)
         VERR(v, in, "'%s' takes three types (D, A and B)", name);
     const struct ir_opnd *dv = in->nopnd ? ir_opnd(f, in, 0) : NULL;
@@ -668,7 +668,8 @@ static void tcgen05(struct vctx *v, const struct declmap *dm, const struct ir_in
  * .min / .max of .u32 .s32 .u64 .s64 .f16x2 .bf16x2; both also .e5m2x4 .e4m3x4 for ld_reduce;
  * .and / .or / .xor of .b32 .b64), a vector only of a floating-point type (or those), red's
  * address a 64-bit register; ld_reduce not
- * .release, st and red not .acquire; the data registers of the instruction type (the strict rule).
+ * .release, st and red not .acquire; the data registers of the instruction type (the strict rule;
+ * a vector by ptxas's vector rule: mixed elements count as .bN, integers fill a float type).
  */
 static void multimem(struct vctx *v, const struct declmap *dm, const struct ir_insn *in)
 {
@@ -708,10 +709,27 @@ static void multimem(struct vctx *v, const struct declmap *dm, const struct ir_i
     const struct ir_opnd *o = ir_opnd(f, in, di);
     if (o->kind == OPK_REG)
         check_reg(v, dm, in, o, di, t, false, false);
-    else if (o->kind == OPK_VEC && o->first + o->n <= f->nopnds)
+    else if (o->kind == OPK_VEC && o->first + o->n <= f->nopnds) {
+        /* a vector of mixed element types counts as .bN (vec_type: {%r1, %f1} is .b32) */
+        const struct ir_regdecl *fd = NULL;
+        const int nerr = v->nerr;
+        const unsigned vt = vec_type(v, dm, in, o, di, &fd, NULL);
+        if (v->nerr != nerr)
+            return;
+        if (vt != T_NONE && !fd) {
+            if (!reg_fits(t, vt, false, true))
+                VERR(v, in, "operand %u of '%s': a vector of mixed elements counts as .%s, not "
+                            "compatible with .%s", di + 1, name, ir_type_name((enum ir_type)vt),
+                     ir_type_name((enum ir_type)t));
+            return;
+        }
+        if (fd && type_kind(fd->type) == TK_I && type_kind(t) == TK_F &&
+            ir_type_size((enum ir_type)fd->type) == ir_type_size((enum ir_type)t))
+            return; /* integer elements fill a float type of their size, as in a ld vector */
         for (unsigned j = 0; j < o->n; j++)
             if (f->opnds[o->first + j].kind == OPK_REG)
                 check_reg(v, dm, in, &f->opnds[o->first + j], di, t, false, true);
+    }
 }
 
 /* Is t one of the 4-, 6- and 8-bit float types of kind::f8f6f4? */
@@ -1165,9 +1183,8 @@ static void vec32(struct vctx *v, const struct declmap *dm, const struct ir_insn
 
 /* tld4.comp.geom.v4.dtype.f32 d{|p}, [t{, s}, c]{, offset{, depth}}: one component (.r, .g, .b
  * or .a; ptxas: "Component modifier required", "Multiple component modifiers specified"),
- * dtype .u32, .s32 or .f32 ("Unexpected instruction types"); d's registers are 32-bit and fit
- * dtype as a ld vector's do, the offset's are 32-bit integer registers (or mixed with bit
- * ones), the depth-compare value is a .f32 or .b32 register ("Arguments mismatch"). */
+ * dtype .u32, .s32 or .f32 ("Unexpected instruction types"); its operands' types are
+ * verify_form3.c's (tex_operands). */
 static void tld4(struct vctx *v, const struct declmap *dm, const struct ir_insn *in)
 {
     const struct ir_func *f = v->f;
@@ -1182,22 +1199,7 @@ static void tld4(struct vctx *v, const struct declmap *dm, const struct ir_insn 
              ir_type_name((enum ir_type)t));
         return;
     }
-    unsigned at = in->nopnd;
-    for (unsigned i = 0; i < in->nopnd && at == in->nopnd; i++)
-        if (ir_opnd(f, in, i)->kind == OPK_TEX)
-            at = i;
-    const struct ir_opnd *d = in->nopnd ? ir_opnd(f, in, 0) : NULL;
-    if (d && d->kind == OPK_VEC && d->first + d->n <= f->nopnds) {
-        check_ldst_vec(v, dm, in, d, 0, t);
-        vec32(v, dm, in, d, 0);
-    }
-    if (at + 1 < in->nopnd && ir_opnd(f, in, at + 1)->kind == OPK_VEC &&
-        ir_opnd(f, in, at + 1)->first + ir_opnd(f, in, at + 1)->n <= f->nopnds) {
-        check_ldst_vec(v, dm, in, ir_opnd(f, in, at + 1), at + 1, T_S32);
-        vec32(v, dm, in, ir_opnd(f, in, at + 1), at + 1);
-    }
-    if (at + 2 < in->nopnd && ir_opnd(f, in, at + 2)->kind == OPK_REG)
-        check_reg(v, dm, in, ir_opnd(f, in, at + 2), at + 2, T_F32, false, false);
+    tex_operands(v, dm, in); /* result, coordinates, offsets, depth: verify_form3.c */
 }
 
 /* ldmatrix.sync.aligned.shape.num{.trans}{.shared{::cta}}.types d, [a] (ptxas 13): .sync
@@ -1446,6 +1448,10 @@ void verify_probed_forms2(struct vctx *v, const struct declmap *dm, const struct
 {
     const struct ir_func *f = v->f;
     small_forms(v, dm, in);
+    rounding_forms(v, in);
+    space_forms(v, in);
+    misc_forms(v, dm, in);
+    tensor_forms(v, dm, in);
     const char *name = ir_op_name((enum ir_op)in->op);
     switch (in->op) {
     case OP_BMSK:
@@ -1471,10 +1477,14 @@ void verify_probed_forms2(struct vctx *v, const struct declmap *dm, const struct
         else if (in->vec != (t == T_F16X2 ? 2 : 4))
             VERR(v, in, "'tex.%s' returns a .v%u vector", ir_type_name((enum ir_type)t),
                  t == T_F16X2 ? 2 : 4);
+        tex_operands(v, dm, in);
         break;
     }
     case OP_TLD4:
         tld4(v, dm, in);
+        break;
+    case OP_CVT:
+        cvt_packed(v, dm, in);
         break;
     case OP_LDMATRIX:
         ldmatrix(v, dm, in);

@@ -80,11 +80,36 @@ bool int_reg_ok(const struct declmap *dm, const struct ir_func *f, const struct 
 bool has_mod(const struct ir_func *f, const struct ir_insn *in, enum ir_mod md);
 /* verify_form.c: a direct call's return values and arguments against the callee. */
 void verify_call(struct vctx *v, const struct declmap *dm, const struct ir_insn *in);
+/* verify_form.c: the type the {...} vector o (operand idx of in) counts as by ptxas's vector
+ * rule (check_ldst_vec); T_NONE when it has no register elements or they do not agree
+ * (reported). *first: the first register's declaration when every element has its type,
+ * else NULL; *firsto: its operand. Either may be NULL. */
+unsigned vec_type(struct vctx *v, const struct declmap *dm, const struct ir_insn *in,
+                  const struct ir_opnd *o, unsigned idx, const struct ir_regdecl **first,
+                  const struct ir_opnd **firsto);
 /* verify_form.c: the {...} data vector o (operand idx) of ld/ldu/st or tex against want. */
 void check_ldst_vec(struct vctx *v, const struct declmap *dm, const struct ir_insn *in,
                     const struct ir_opnd *o, unsigned idx, unsigned want);
 /* verify_form.c: the coordinates of a texture / surface / tensor-copy address by that rule. */
 void check_coord_vec(struct vctx *v, const struct declmap *dm, const struct ir_insn *in,
                      const struct ir_opnd *o, unsigned idx, unsigned want);
+/* verify_form3.c: the coordinates of texture / surface address operand o (operand idx). */
+void tex_coords(struct vctx *v, const struct declmap *dm, const struct ir_insn *in,
+                const struct ir_opnd *o, unsigned idx);
+/* verify_form3.c: the result, coordinates, level, gradients, offsets and depth-compare value
+ * of tex and tld4. */
+void tex_operands(struct vctx *v, const struct declmap *dm, const struct ir_insn *in);
+/* verify_form3.c: cvt to or from a packed pair of 8-, 6- or 4-bit floats (.e4m3x2 ...). */
+void cvt_packed(struct vctx *v, const struct declmap *dm, const struct ir_insn *in);
+/* verify_form3.c: one rounding modifier at most, and only where the instruction rounds. */
+void rounding_forms(struct vctx *v, const struct ir_insn *in);
+/* verify_form3.c: the state spaces each memory instruction takes, as ptxas 13. */
+void space_forms(struct vctx *v, const struct ir_insn *in);
+/* verify_form3.c: multimem scopes, clusterlaunchcontrol.query_cancel, st.async vectors,
+ * cp.reduce.async.bulk operation/type pairs, tex.f16 results. */
+void misc_forms(struct vctx *v, const struct declmap *dm, const struct ir_insn *in);
+/* verify_form3.c: mma layouts, wmma.mma integer fragments, tcgen05 addresses, formats and
+ * enable-input-d, the bulk copies' cache-policy operand. */
+void tensor_forms(struct vctx *v, const struct declmap *dm, const struct ir_insn *in);
 
 #endif

@@ -30,6 +30,15 @@
 # Again (seed 1, 2,000 variants + 581 fixtures = 2,581 verdicts, 2026-11-26), after the tld4,
 # ldmatrix, cvt.rs, red.async and wmma.load rules (probed_forms9/10.ptx): 2,575 agree, 99.77%;
 # every one of the 2,000 mutations agrees, the 6 left are the fixtures of notes by design.
+# Seeds 1-4 (2,000 variants each, 2026-11-27), before and after the ld/st/tex vector rule
+# (vec_type), the texture/surface operands, packed narrow-float cvt, rounding modifiers, state
+# spaces and the forms seeds 2-4 found (frontend/verify_form3.c, probed_forms13-17.ptx):
+#   seed 1: main at 65b13e4 2,617 / 2,624 (99.73%, 1 outside the allowlist: {%rd, %p} of ld);
+#           after 2,624 / 2,630 (99.77%; fixtures 624 / 630, all 2,000 mutations agree)
+#   seed 2: before 2,614 / 2,624 (99.62%, 4 outside); after 2,624 / 2,630 (99.77%, 0 outside)
+#   seed 3: before 2,613 / 2,624 (99.58%, 5 outside); after 2,624 / 2,630 (99.77%, 0 outside)
+#   seed 4: before 2,613 / 2,624 (99.58%, 5 outside); after 2,624 / 2,630 (99.77%, 0 outside)
+# The 6 left in every seed are the fixtures of notes by design (tests/ptxas_diff.allow).
 use strict;
 use warnings;
 use File::Basename qw(dirname);
