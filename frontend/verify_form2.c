@@ -394,10 +394,8 @@ static void bulk_spaces(struct vctx *v, const struct ir_insn *in)
                                          "global.shared::cta", NULL};
     static const char *const tred[] = {"global.shared::cta", NULL};
     static const char *const pre[] = {"global", NULL};
-    static const char *const cpa[] = {"shared.global", "shared::cta.global", NULL};
     const char *const *ok;
     switch (in->op) {
-    case OP_CP_ASYNC: ok = cpa; break;
     case OP_CP_ASYNC_BULK: ok = copy; break;
     case OP_CP_REDUCE_ASYNC_BULK: ok = red; break;
     case OP_CP_ASYNC_BULK_TENSOR: ok = tensor; break;
@@ -1032,11 +1030,6 @@ static void small_forms(struct vctx *v, const struct declmap *dm, const struct i
             VERR(v, in, "'%s' takes type .b32", name);
         if (!has_mod(f, in, MOD_SYNC))
             VERR(v, in, "'%s' needs .sync", name);
-        /* the tensor-memory address: a 32-bit register ("Arguments mismatch") */
-        const unsigned ai = in->op == OP_TCGEN05_LD ? 1 : 0;
-        if (in->nopnd > ai && !addr_reg_ok(dm, f, ir_opnd(f, in, ai), 4))
-            VERR(v, in, "operand %u of '%s': the tensor-memory address is a 32-bit register",
-                 ai + 1, name);
         /* the data registers: 32-bit, no predicates */
         const unsigned di = in->op == OP_TCGEN05_LD ? 0 : in->nopnd - 1;
         const struct ir_opnd *d = in->nopnd ? ir_opnd(f, in, di) : NULL;
@@ -1086,14 +1079,10 @@ static void small_forms(struct vctx *v, const struct declmap *dm, const struct i
         if (in->nopnd >= 1 && !int_reg_ok(dm, f, ir_opnd(f, in, 0), 4))
             VERR(v, in, "operand 1 of 'mbarrier.pending_count' is a 32-bit integer register");
         break;
-    case OP_LD:
     case OP_LDU:
-        /* .nc: ld of global memory only ("Modifier '.nc' requires .global space", "Illegal
-         * modifier '.nc' for instruction 'ldu'") */
-        if ((in->fl & IR_FL(FL_NC)) && in->op == OP_LDU)
+        /* "Illegal modifier '.nc' for instruction 'ldu'" (ld.nc's state space: verify_form3.c) */
+        if (in->fl & IR_FL(FL_NC))
             VERR(v, in, "'ldu' takes no .nc");
-        else if ((in->fl & IR_FL(FL_NC)) && in->space != SP_GLOBAL)
-            VERR(v, in, "'ld.nc' needs the .global state space");
         break;
     case OP_ABS:
     case OP_NEG:
@@ -1138,17 +1127,6 @@ static void small_forms(struct vctx *v, const struct declmap *dm, const struct i
             !has_mod(f, in, MOD_SHAPE_4X256B))
             VERR(v, in, "'tcgen05.cp' needs a shape (.128x256b, .4x256b, .128x128b, "
                         ".64x128b, .32x128b)");
-        {
-            /* decompression: the destination format .b8x16 with one source format */
-            unsigned t[4];
-            const unsigned nt = insn_types(f, in, t, 4);
-            const bool any = nt > 0;
-            const bool fmt =
-                nt == 2 && t[0] == T_B8X16 && (t[1] == T_B6X16_P32 || t[1] == T_B4X16_P64);
-            if (any && !fmt)
-                VERR(v, in, "'tcgen05.cp' converts formats only as .b8x16 with a source format "
-                            "(.b6x16_p32 or .b4x16_p64)");
-        }
         break;
     case OP_FENCE:
         /* a state space belongs to fence.proxy only ("No state space qualifier expected for
@@ -1499,7 +1477,6 @@ void verify_probed_forms2(struct vctx *v, const struct declmap *dm, const struct
         break;
     case OP_CP_ASYNC:
         cp_async(v, dm, in);
-        bulk_spaces(v, in);
         break;
     case OP_CP_ASYNC_BULK:
     case OP_CP_ASYNC_BULK_PREFETCH:
