@@ -30,7 +30,7 @@ use File::Basename qw(dirname);
 use Cwd qw(getcwd);
 use File::Temp qw(tempdir);
 use lib dirname(__FILE__) . '/lib';
-use PtxemuTest qw(run_bounded);
+use PtxemuTest qw(run_bounded parallel_kernels strip_host stat_of slurp);
 
 chdir(dirname(__FILE__) . '/..') or die "chdir: $!";
 my $root  = getcwd();
@@ -39,31 +39,13 @@ my $tmp   = tempdir(CLEANUP => 1);
 my $ptx   = 'tests/bench/kernels_sm80.ptx';
 my $bound = 1.0; # % of the exact mode's cycles
 
-my @kernels = (
-    [fma_loop  => '--grid 1024 --block 256 --arg buf:zero=1048576 --arg s32:16 --print 0:f32:64'],
-    [triad     => '--grid 1400 --block 256 --arg buf:zero=16777216 --arg buf:iota.f32=4194304 '
-                . '--arg buf:iota.f32=4194304 --arg f32:3 --arg s32:4194304 --print 0:f32:64'],
-    [reduce    => '--grid 4 --block 256 --arg buf:iota.f32=4194304 --arg buf:zero=1024 '
-                . '--arg s32:65536 --print 1:f32:4'],
-    [histogram => '--grid 8 --block 256 --arg buf:rand=16777216,7 --arg buf:zero=1024 '
-                . '--arg s32:65536 --print 1:u32'],
-    [bitonic   => '--grid 4 --block 1024 --arg buf:rand=262144,3 --print 0:u32:64'],
-    [sgemm     => '--grid 2,2 --block 16,16 --arg buf:iota.f32=65536 --arg buf:iota.f32=65536 '
-                . '--arg buf:zero=262144 --arg s32:256 --print 2:f32:64'],
-);
+my @kernels = parallel_kernels();
 my @presets  = qw(qv100 h100);
 my @threads  = (1, 2, 3);
 my @programs = qw(printf reduce_shared warp_aggregate tm_tex);
 my %racy = (warp_aggregate => 1); # CTAs talk through an atomic's result (see above)
 my @have = grep { -x "build/fixtures/$_" } @programs;
 
-# the statistics log's wall-clock lines differ run to run
-sub strip_host {
-    my $s = shift // '';
-    $s =~ s/^gpgpu_simulation_(?:time|rate) = .*\n//mg;
-    return $s;
-}
-sub stat_of { my ($log, $name) = @_; return $log =~ /^\Q$name\E = (\d+)$/m ? $1 : undef; }
 
 print '1..', @kernels * @presets + 5 + @have, "\n";
 my $n = 0;

@@ -21,7 +21,7 @@ use File::Basename qw(dirname);
 use Cwd qw(getcwd);
 use File::Temp qw(tempdir);
 use lib dirname(__FILE__) . '/lib';
-use PtxemuTest qw(run_bounded);
+use PtxemuTest qw(run_bounded strip_host slurp);
 
 chdir(dirname(__FILE__) . '/..') or die "chdir: $!";
 my $root  = getcwd();
@@ -48,15 +48,6 @@ my @programs = qw(printf rt_printf_order rt_fault warp_aggregate reduce_shared t
                   cluster_hist);
 my @have = grep { -x "build/fixtures/$_" } @programs;
 
-sub slurp { open my $f, '<', $_[0] or return ''; local $/; my $s = <$f>; return $s; }
-
-# the statistics log's wall-clock lines and host addresses (a fault report's) differ run to run
-sub strip_host {
-    my $s = shift // '';
-    $s =~ s/^gpgpu_simulation_(?:time|rate) = .*\n//mg;
-    $s =~ s/0x[0-9a-f]{8,}/0x…/g;
-    return $s;
-}
 
 my $xsm = 'fixtures/timing/xsm.ptx';
 # [name, PTX, kernel, arguments, profiled (--timing-stats)?, presets]

@@ -1,6 +1,7 @@
 # tests/lib/PtxemuTest.pm - helpers the perl tests share: finding nvcc, running a command
 # bounded in time with its output captured, TAP output (ok / skip / tap_done), and running
-# ptxemu and reading a timing configuration (timing.t, timing_mem.t).
+# ptxemu and reading a timing configuration (timing.t, timing_mem.t), the parallel timing
+# tests' bench kernels and log helpers.
 package PtxemuTest;
 use strict;
 use warnings;
@@ -9,7 +10,8 @@ use POSIX qw(WNOHANG);
 use Cwd qw(getcwd);
 use Exporter qw(import);
 our @EXPORT_OK = qw(find_nvcc run_bounded ok skip tap_done ptxemu_run timing_config
-                    kernels_stats program_env fixture_sm fail_diag);
+                    kernels_stats program_env fixture_sm fail_diag parallel_kernels
+                    strip_host stat_of slurp);
 
 # The nvcc to use: $NVCC, else the first on PATH, else /usr/local/cuda/bin/nvcc; undef if none.
 # The architecture a fixtures/cuda source needs beyond the emulated default (sm_90): NN of
@@ -166,5 +168,43 @@ sub program_env {
     }
     return (%env, %extra);
 }
+
+# parallel_kernels(): the bench kernels of tests/bench/kernels_sm80.ptx the parallel timing
+# tests run (timing_threads.t, timing_relaxed.t, timing_lookahead.t), as [name, arguments]
+# pairs: bench.list's arguments with grids cut down so a run takes about a second, fma_loop
+# and triad with more CTAs than fit at once (several waves), and the --print of each kernel's
+# result buffer (the tests compare what a run prints).
+sub parallel_kernels {
+    return (
+        [fma_loop  => '--grid 1024 --block 256 --arg buf:zero=1048576 --arg s32:16 '
+                    . '--print 0:f32:64'],
+        [triad     => '--grid 1400 --block 256 --arg buf:zero=16777216 '
+                    . '--arg buf:iota.f32=4194304 --arg buf:iota.f32=4194304 --arg f32:3 '
+                    . '--arg s32:4194304 --print 0:f32:64'],
+        [reduce    => '--grid 4 --block 256 --arg buf:iota.f32=4194304 --arg buf:zero=1024 '
+                    . '--arg s32:65536 --print 1:f32:4'],
+        [histogram => '--grid 8 --block 256 --arg buf:rand=16777216,7 --arg buf:zero=1024 '
+                    . '--arg s32:65536 --print 1:u32'],
+        [bitonic   => '--grid 4 --block 1024 --arg buf:rand=262144,3 --print 0:u32:64'],
+        [sgemm     => '--grid 2,2 --block 16,16 --arg buf:iota.f32=65536 '
+                    . '--arg buf:iota.f32=65536 --arg buf:zero=262144 --arg s32:256 '
+                    . '--print 2:f32:64'],
+    );
+}
+
+# strip_host(LOG): a timing statistics log without what differs run to run on the host: the
+# wall-clock lines (gpgpu_simulation_time / _rate) and host addresses (a fault report's).
+sub strip_host {
+    my $s = shift // '';
+    $s =~ s/^gpgpu_simulation_(?:time|rate) = .*\n//mg;
+    $s =~ s/0x[0-9a-f]{8,}/0x…/g;
+    return $s;
+}
+
+# stat_of(LOG, NAME): the integer value of the first "NAME = value" line of LOG, or undef.
+sub stat_of { my ($log, $name) = @_; return $log =~ /^\Q$name\E = (\d+)$/m ? $1 : undef; }
+
+# slurp(FILE): the whole file, or '' when it cannot be read.
+sub slurp { open my $f, '<', $_[0] or return ''; local $/; my $s = <$f>; return $s; }
 
 1;
