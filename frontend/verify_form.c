@@ -148,8 +148,23 @@ void verify_form(struct vctx *v, const struct ir_insn *in, bool typed)
             sync |= f->mods[in->mod + i] == MOD_SYNC;
         if (!sync)
             VERR(v, in, "'redux' needs .sync");
-        else if (in->mode < MODE_ADD || in->mode > MODE_XOR)
+        else if (in->mode < MODE_ADD || in->mode > MODE_XOR ||
+                 (in->mode > MODE_MAX && in->mode < MODE_AND))
             VERR(v, in, "'redux' needs an operation (.add, .min, .max, .and, .or, .xor)");
+        /* the type by operation (ptxas: "Incorrect type '.b32' for operation '.add'"):
+           .add .u32/.s32, .min/.max .u32/.s32/.f32, .and/.or/.xor .b32 */
+        else if (in->mode == MODE_AND || in->mode == MODE_OR || in->mode == MODE_XOR
+                     ? in->type[0] != T_B32
+                     : in->type[0] != T_U32 && in->type[0] != T_S32 &&
+                           !(in->type[0] == T_F32 && in->mode != MODE_ADD))
+            VERR(v, in, "'redux.%s' takes %s, not .%s",
+                 in->mode == MODE_ADD ? "add" : in->mode == MODE_MIN ? "min"
+                 : in->mode == MODE_MAX ? "max" : in->mode == MODE_AND ? "and"
+                 : in->mode == MODE_OR ? "or" : "xor",
+                 in->mode == MODE_AND || in->mode == MODE_OR || in->mode == MODE_XOR
+                     ? ".b32"
+                     : in->mode == MODE_ADD ? ".u32 or .s32" : ".u32, .s32 or .f32",
+                 ir_type_name((enum ir_type)in->type[0]));
     }
     /* mbarrier.* with .acquire/.release/.relaxed names a scope too (ptxas: "Modifier
        '.acquire' requires scope") */

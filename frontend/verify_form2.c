@@ -1079,6 +1079,18 @@ static void small_forms(struct vctx *v, const struct declmap *dm, const struct i
         if (in->nopnd >= 1 && !int_reg_ok(dm, f, ir_opnd(f, in, 0), 4))
             VERR(v, in, "operand 1 of 'mbarrier.pending_count' is a 32-bit integer register");
         break;
+    case OP_REDUX:
+        /* redux.b32's values in integer or bit registers ("Arguments mismatch": not .f32) */
+        for (unsigned i = 0; in->type[0] == T_B32 && i < 2 && i < in->nopnd; i++) {
+            enum tkind k;
+            unsigned sz;
+            if (reg_shape(dm, f, ir_opnd(f, in, i), &k, &sz) && k == TK_F) {
+                VERR(v, in, "operand %u of 'redux.b32': a float register where an integer or "
+                            "bit register is expected", i + 1);
+                break;
+            }
+        }
+        break;
     case OP_LDU:
         /* "Illegal modifier '.nc' for instruction 'ldu'" (ld.nc's state space: verify_form3.c) */
         if (in->fl & IR_FL(FL_NC))
@@ -1133,6 +1145,19 @@ static void small_forms(struct vctx *v, const struct declmap *dm, const struct i
            instruction 'fence'": fence.async.shared::cta, fence.sc.shared::cta) */
         if (in->space != SP_NONE && !has_mod(f, in, MOD_PROXY))
             VERR(v, in, "'fence' takes a state space only with .proxy");
+        /* scopes (probed on ptxas 13): a memory-order fence names one ("Scope modifier
+           required for instruction 'fence'"), so do fence.proxy.tensormap::generic's
+           .acquire/.release; .mbarrier_init and .sync_restrict take exactly .cluster, and so
+           does fence.proxy.async::generic with .sync_restrict */
+        else if ((has_mod(f, in, MOD_MBARRIER_INIT) ||
+                  has_mod(f, in, MOD_SYNC_RESTRICT_SHARED_CTA) ||
+                  has_mod(f, in, MOD_SYNC_RESTRICT_SHARED_CLUSTER)) &&
+                 in->scope != SCOPE_CLUSTER)
+            VERR(v, in, "'fence' with .%s takes the scope .cluster",
+                 has_mod(f, in, MOD_MBARRIER_INIT) ? "mbarrier_init" : "sync_restrict");
+        else if (in->sem != SEM_NONE && in->scope == SCOPE_NONE)
+            VERR(v, in, "'fence' with a memory order needs a scope (.cta, .cluster, .gpu, "
+                        ".sys)");
         break;
     default:
         break;

@@ -730,6 +730,12 @@ void misc_forms(struct vctx *v, const struct declmap *dm, const struct ir_insn *
         return;
     }
     case OP_CP_REDUCE_ASYNC_BULK: case OP_CP_REDUCE_ASYNC_BULK_TENSOR: {
+        /* "Reduction operation is required for instruction 'cp.reduce.async.bulk'" */
+        if (in->mode == MODE_NONE) {
+            VERR(v, in, "'%s' needs a reduction operation (.add, .min, .max, .inc, .dec, .and, "
+                        ".or, .xor)", name);
+            return;
+        }
         unsigned nt = 0, t = T_NONE;
         for (unsigned i = 0; i < in->nmod && in->mod + i < f->nmods; i++)
             if (ir_mod_kind((enum ir_mod)f->mods[in->mod + i]) == MK_TYPE) {
