@@ -124,8 +124,8 @@ EXPORT cudaError_t cudaMalloc3D(struct cudaPitchedPtr *pitchedDevPtr, struct cud
 static cudaError_t free_common(void *p, uint32_t want)
 {
     CHECK_STICKY();
-    if (!p)
-        return cudaSuccess;
+    if (!p) /* cudaFree(0) is CUDA's idiom for "start the runtime now": create the device */
+        return cr_dmem() ? cudaSuccess : cr_ret(cudaErrorInitializationError);
     rt_wait(cr_ctx(), 0); /* cudaFree synchronizes with the device */
     CR_DEVICE_USE();
     struct mem *m = cr_dmem();
