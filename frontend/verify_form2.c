@@ -570,9 +570,31 @@ static void tcgen05(struct vctx *v, const struct declmap *dm, const struct ir_in
         break;
     }
     switch (in->op) {
+    case OP_TCGEN05_RELINQUISH_ALLOC_PERMIT:
+        if (!has_mod(f, in, MOD_SYNC) || !(in->fl & IR_FL(FL_ALIGNED)))
+            VERR(v, in, "'%s' needs .sync.aligned", name);
+        break;
+    case OP_TCGEN05_CP:
+    case OP_TCGEN05_SHIFT:
+        /* [taddr]: a 32-bit tensor-memory address ("Arguments mismatch") */
+        if (in->nopnd && !addr_reg_ok(dm, f, ir_opnd(f, in, 0), 4))
+            VERR(v, in, "operand 1 of '%s': a tensor-memory address register is 32-bit", name);
+        break;
     case OP_TCGEN05_ALLOC:
     case OP_TCGEN05_DEALLOC:
     case OP_TCGEN05_COMMIT: {
+        /* alloc / dealloc: ".sync modifier required", ".aligned modifier required" */
+        if (in->op != OP_TCGEN05_COMMIT &&
+            (!has_mod(f, in, MOD_SYNC) || !(in->fl & IR_FL(FL_ALIGNED))))
+            VERR(v, in, "'%s' needs .sync.aligned", name);
+        /* commit's .multicast::cluster CTA mask: a 16-bit register ("Arguments mismatch") */
+        if (in->op == OP_TCGEN05_COMMIT && in->nopnd > 1) {
+            enum tkind k;
+            unsigned sz;
+            const struct ir_opnd *m = ir_opnd(f, in, 1);
+            if (!reg_shape(dm, f, m, &k, &sz) || sz != 2 || (k != TK_B && k != TK_I))
+                VERR(v, in, "operand 2 of '%s': the CTA mask is a 16-bit register", name);
+        }
         const unsigned want = in->op == OP_TCGEN05_COMMIT ? T_B64 : T_B32;
         if (t != want)
             VERR(v, in, "'%s' takes type .%s", name, ir_type_name((enum ir_type)want));

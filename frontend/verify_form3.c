@@ -882,7 +882,7 @@ void tensor_forms(struct vctx *v, const struct declmap *dm, const struct ir_insn
         if (!hint && reg64(dm, f, last))
             VERR(v, in, "operand %u of '%s': a cache-policy operand needs .L2::cache_hint",
                  in->nopnd, name);
-        else if (hint && last->kind != OPK_REG)
+        else if (hint && !has_mod(f, in, MOD_CP_MASK) && !reg64(dm, f, last))
             VERR(v, in, "'%s.L2::cache_hint' needs its cache-policy operand (a 64-bit register)",
                  name);
         return;
