@@ -490,7 +490,8 @@ static uint64_t sel_parse(const char *s, size_t n)
  * tld4 result or offset vector or the source vector of cvt.rs to an x4 type (the same rule). */
 static bool pred_elem_ok(unsigned op, unsigned type)
 {
-    return (op == OP_LD || op == OP_LDU || op == OP_ST || op == OP_TLD4 || op == OP_CVT) &&
+    return (op == OP_LD || op == OP_LDU || op == OP_ST || op == OP_TLD4 || op == OP_CVT ||
+            op == OP_TEX || op == OP_SULD || op == OP_SUST) &&
            type != T_PRED &&
            ir_type_size((enum ir_type)type) <= 4;
 }

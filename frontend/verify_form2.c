@@ -46,7 +46,7 @@ static unsigned insn_types(const struct ir_func *f, const struct ir_insn *in, un
 }
 
 /* The elements of data operand o (a {...} vector or one register) each hold at least `size`
- * bytes and are no predicates; `nofloat`: no floating-point registers either (sured.b). As
+ * bytes and are no predicates (but among .b32 registers); `nofloat`: no floating-point registers either (sured.b). As
  * ptxas types the data of suld / sust / sured. */
 static void surf_data(struct vctx *v, const struct declmap *dm, const struct ir_insn *in,
                       const struct ir_opnd *o, unsigned idx, unsigned size, bool nofloat)
@@ -60,10 +60,22 @@ static void surf_data(struct vctx *v, const struct declmap *dm, const struct ir_
         e = &f->opnds[o->first];
         n = o->n;
     }
+    /* ptxas takes a predicate among the 32-bit bit-typed registers of a .b32 vector
+       ({%r1, %p1}), not alone, beside a typed register or in a vector of predicates */
+    bool pred_ok = o->kind == OPK_VEC && size == 4, any = false;
+    for (unsigned j = 0; pred_ok && j < n; j++) {
+        enum tkind k;
+        unsigned sz;
+        if (reg_shape(dm, f, &e[j], &k, &sz) && k != TK_PRED) {
+            pred_ok = k == TK_B && sz == 4;
+            any = true;
+        }
+    }
+    pred_ok = pred_ok && any;
     for (unsigned j = 0; j < n; j++) {
         enum tkind k;
         unsigned sz;
-        if (!reg_shape(dm, f, &e[j], &k, &sz))
+        if (!reg_shape(dm, f, &e[j], &k, &sz) || (k == TK_PRED && pred_ok))
             continue;
         if (k == TK_PRED || sz < size || (nofloat && k == TK_F)) {
             VERR(v, in, "operand %u of '%s': a %s register cannot hold .b%u surface data", idx + 1,
@@ -131,7 +143,9 @@ static void wgmma(struct vctx *v, const struct declmap *dm, const struct ir_insn
             unsigned esz;
             if (!reg_shape(dm, f, &f->opnds[dv->first + j], &ek, &esz) || ek == TK_B)
                 continue;
-            if (ek == TK_PRED || (k0 != TK_OTHER && ek != k0)) {
+            /* a predicate is a kind of its own: it mixes with bit-typed registers only
+               ({%r1, %r2, %p1, %r4} of .b32 registers is taken, {%f1, %p1} not) */
+            if (k0 != TK_OTHER && ek != k0) {
                 VERR(v, in, "operand 1 of '%s': vector elements of different types", name);
                 break;
             }

@@ -678,6 +678,14 @@ void space_forms(struct vctx *v, const struct ir_insn *in)
     }
 }
 
+/* Is o a 64-bit integer or bit register (a cache policy)? */
+static bool reg64(const struct declmap *dm, const struct ir_func *f, const struct ir_opnd *o)
+{
+    const struct ir_regdecl *d = o->kind == OPK_REG && o->n <= 1 ? decl_of(dm, f, o) : NULL;
+    const enum tkind k = d ? type_kind(d->type) : TK_OTHER;
+    return d && ir_type_size((enum ir_type)d->type) == 8 && (k == TK_B || k == TK_I);
+}
+
 /* More forms ptxas 13 refuses that the differential test found (scripts/ptxas-diff.pl seeds
  * 2-4; each probed on sm_90/sm_100a): multimem.{ld_reduce,st,red} with a memory order but
  * no scope ("Modifier '.relaxed' requires scope"); clusterlaunchcontrol.query_cancel's
@@ -696,6 +704,30 @@ void misc_forms(struct vctx *v, const struct declmap *dm, const struct ir_insn *
             VERR(v, in, "'%s' with a memory order needs a scope (.cta, .cluster, .gpu, .sys)",
                  name);
         return;
+    case OP_TENSORMAP_REPLACE:
+        /* "Tensormap size modifier required for instruction 'tensormap.replace'" */
+        if (!has_mod(f, in, MOD_B1024))
+            VERR(v, in, "'tensormap.replace' needs the tensor-map size .b1024");
+        return;
+    case OP_ISTYPEP:
+        /* the object: a variable or a 64-bit register ("Arguments mismatch") */
+        if (in->nopnd > 1 && ir_opnd(f, in, 1)->kind == OPK_REG && !reg64(dm, f, ir_opnd(f, in, 1)))
+            VERR(v, in, "operand 2 of 'istypep' is a 64-bit register or a variable");
+        return;
+    case OP_WMMA_MMA: {
+        /* two types (.dtype.ctype, each .f16 or .f32) for f16 A and B, else four
+           ("Unexpected instruction types specified for 'wmma.mma'") */
+        unsigned t[5], nt = 0;
+        for (unsigned i = 0; i < in->nmod && in->mod + i < f->nmods && nt < 5; i++)
+            if (ir_mod_kind((enum ir_mod)f->mods[in->mod + i]) == MK_TYPE)
+                t[nt++] = (unsigned)ir_mod_value((enum ir_mod)f->mods[in->mod + i]);
+        const bool two = nt == 2 && (t[0] == T_F16 || t[0] == T_F32) &&
+                         (t[1] == T_F16 || t[1] == T_F32);
+        if (!two && nt != 4)
+            VERR(v, in, "'wmma.mma' takes two types (.dtype.ctype of .f16/.f32) or four "
+                        "(.dtype.atype.btype.ctype), not these %u", nt);
+        return;
+    }
     case OP_VOTE:
         if (in->mode == MODE_NONE)
             VERR(v, in, "'vote' needs a mode (.all, .any, .uni, .ballot)");
@@ -791,13 +823,6 @@ void misc_forms(struct vctx *v, const struct declmap *dm, const struct ir_insn *
     }
 }
 
-/* Is o a 64-bit integer or bit register (a cache policy)? */
-static bool reg64(const struct declmap *dm, const struct ir_func *f, const struct ir_opnd *o)
-{
-    const struct ir_regdecl *d = o->kind == OPK_REG && o->n <= 1 ? decl_of(dm, f, o) : NULL;
-    const enum tkind k = d ? type_kind(d->type) : TK_OTHER;
-    return d && ir_type_size((enum ir_type)d->type) == 8 && (k == TK_B || k == TK_I);
-}
 
 /* Tensor-core and bulk-copy forms ptxas 13 refuses that the differential test found
  * (scripts/ptxas-diff.pl seeds 2-4, each probed on sm_100a): mma / mma.sp without both
