@@ -50,6 +50,12 @@ void tm_relax_begin(struct tm_relax *rx, const uint64_t *act, uint64_t from, uin
 int tm_relax_run(struct tm_relax *rx, struct tm_pool *pool, bool fixed, bool stop,
                  const struct tm_relax_stop **stops);
 
+/* The lookahead mode: fn(ctx) runs on the caller's thread at the start of the next
+ * tm_relax_run, before it takes SMs, while the pool's other threads run theirs (gpu.c: the
+ * memory system's next window, which shares nothing with the SMs' window). One run only;
+ * with one thread it simply runs first. */
+void tm_relax_set_pre(struct tm_relax *rx, void (*fn)(void *), void *ctx);
+
 /* End the phase: clears the bits of act of the SMs found idle. 1 when an SM is still busy at
  * `to`, 0 when none is. */
 int tm_relax_end(struct tm_relax *rx, uint64_t *act);
