@@ -767,7 +767,7 @@ int tm_config_derive(struct tm_config *c, char *err, size_t errlen)
         c->relax_q = (uint32_t)o->ptxemu_timing_lookahead;
         c->relax_ordered = true;
     }
-    c->relax_ovl = c->relax_ordered && !o->gpgpu_perfect_mem;
+    c->relax_ovl = c->relax_q && !o->gpgpu_perfect_mem;
     return 0;
 }
 

@@ -149,6 +149,11 @@ static int8_t sm_quantum(struct tm_relax *rx, uint32_t j)
 static void phase_part(void *ctx, uint32_t t)
 {
     struct tm_relax *rx = ctx;
+    if (!t && rx->pre) { /* (the caller's part: its work first, while the others run SMs) */
+        void (*pre)(void *) = rx->pre;
+        rx->pre = NULL;
+        pre(rx->pre_ctx);
+    }
     if (rx->fixed) {
         for (uint32_t j = 0; j < rx->nvisit; j++)
             if (rx->res[j] == RX_STOP && rx->visit[j] % rx->nthreads == t)
