@@ -860,6 +860,19 @@ static bool any_to_mem(struct tm_gpu *g)
     return false;
 }
 
+/* Overlapped (ovl): has the memory system requests on its side of the queues (to_net), or
+ * replies for the SMs that the next window's exchange delivers (net_rep)? Until then the
+ * SMs cannot see them, so neither idle skipping nor a jump may pass over them. */
+static bool ovl_pending(struct tm_gpu *g)
+{
+    if (any_to_mem(g))
+        return true;
+    for (uint32_t i = 0; i < g->nsm; i++)
+        if (g->sm[i].net_rep.n)
+            return true;
+    return false;
+}
+
 static int relax_phase(struct tm_gpu *g, uint64_t to, bool overlap);
 
 /* Bring every sleeping SM's counters, and the idle memory system's clocks, up to the current
@@ -1224,8 +1237,8 @@ static void fast_forward(struct tm_gpu *g, uint64_t limit)
                 until = k->start_cycle;
         }
     }
-    if (atomic_load_explicit(&g->pending, memory_order_acquire) || (g->ovl && any_to_mem(g)))
-        return; /* (overlapped: requests wait on the memory system's side) */
+    if (atomic_load_explicit(&g->pending, memory_order_acquire) || (g->ovl && ovl_pending(g)))
+        return; /* (overlapped: requests or replies wait on the memory system's side) */
     bool sleeper = false; /* (the launch may have just ended: then nothing waits) */
     for (uint32_t wi = 0; wi < (g->nsm + 63) / 64; wi++)
         for (uint64_t am = g->act[wi]; am; am &= am - 1) {
@@ -1337,7 +1350,7 @@ static int drive_(struct tm_gpu *g, struct tm_kernel *mine)
         mem_edges(g);
         if (g->mem && !busy && !g->mem_idle) {
             mem_sync(g);
-            busy = tm_mem_busy(g->mem) || (g->ovl && any_to_mem(g));
+            busy = tm_mem_busy(g->mem) || (g->ovl && ovl_pending(g));
         }
         /* kernels whose CTAs all retired are done */
         bool waiting = false;
