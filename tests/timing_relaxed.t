@@ -13,10 +13,10 @@
 #     of a quantum share nothing but global memory, which these kernels do not use to talk
 #     between CTAs, so the result depends on the quantum, not on the threads;
 #   - the cycle count is within 1% of the exact mode's (a behaviour bound, not a speed claim:
-#     measured 0 to 0.3% on these grids).
+#     measured -0.16% to +0.42% on these grids).
 # Also: a request delay (two quanta) longer than the ROP delay (qv100: 188 cycles) is not
-# compensated, so a
-# memory-latency-bound kernel (reduce) runs slower than in the exact mode; the quantum is an
+# compensated, so a memory-latency-bound kernel (reduce) runs slower than in the exact mode;
+# the quantum is an
 # option (`--timing-quantum`, -ptxemu_timing_quantum) whose bad values are refused; xsm (CTAs on
 # different SMs taking tickets with a global atomic and passing a flag along) completes with
 # 2 threads and every ticket taken exactly once (the atomics are host atomics); fixtures/cuda
