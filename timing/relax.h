@@ -2,9 +2,10 @@
  * timing/relax.h — the SM phase of the relaxed timing mode (issue 24 item 2,
  * `--timing-relaxed`, -ptxemu_timing_relaxed 1): every busy SM runs a quantum of core cycles
  * on its own, on the pool's host threads, with no synchronisation inside the quantum. The
- * memory system runs a quantum ahead of the SMs on the driver thread (gpu.c), so what the
- * SMs read from it (their response queues) is complete for the quantum, and it reads their
- * requests a quantum after they were sent (mem.c: `req_delay`). See timing/README.md,
+ * memory system runs a quantum ahead of the SMs on the driver thread (gpu.c), its next
+ * quantum while the SMs run theirs (tm_relax_set_pre), so what the SMs read from it (their
+ * response queues) is complete for the quantum, and it reads their requests two quanta
+ * after they were sent (mem.c: `req_delay`). See timing/README.md,
  * "Relaxed parallel timing". Internal to timing/ (gpu.c uses it).
  */
 #ifndef PTXEMU_TIMING_RELAX_H

@@ -264,10 +264,9 @@ int tm_sm_init(struct tm_sm *s, uint32_t id, const struct tm_config *cfg)
     if (!cfg->o.gpgpu_perfect_inst_const_cache && cfg->il1.present &&
         tm_cache_create(&s->l1i, &cfg->il1, "L1I") == -ENOMEM)
         goto nomem;
-    /* (relaxed mode: the network takes a request a quantum after it was sent, so the queue
-     * holds a quantum's worth more: the room it has is about the exact mode's; the lookahead
-     * mode with the memory system overlapped takes it two windows after: two windows' worth,
-     * counted over to_mem and the memory system's side, to_net) */
+    /* (relaxed and lookahead modes with a memory system: the network takes a request two
+     * quanta after it was sent, so the room holds two quanta's worth more, counted over
+     * to_mem and the memory system's side, to_net: about the exact mode's room of 64) */
     const uint32_t req_cap = 64 + (cfg->relax_ovl ? 2 * cfg->relax_q : cfg->relax_q);
     if (tm_queue_init(&s->to_mem, req_cap) || tm_queue_init(&s->from_mem, 4096) ||
         tm_queue_init(&s->l1_hit, 256))
