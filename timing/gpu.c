@@ -86,9 +86,9 @@ struct tm_gpu {
     uint64_t *rmask;            /* the SMs a dispatch inside a phase may give a CTA to */
     uint64_t rq_t;
     bool rbusy;
-    /* the lookahead mode with its memory system overlapped (cfg.relax_ovl): the SMs' queues
-     * are split (struct tm_sm: to_net, net_rep, moved by ovl_exchange between windows);
-     * netmask: SMs whose to_net may hold requests (the driver's any_to_mem) */
+    /* the relaxed and lookahead modes with the memory system overlapped (cfg.relax_ovl): the
+     * SMs' queues are split (struct tm_sm: to_net, net_rep, moved by ovl_exchange between
+     * windows); netmask: SMs whose to_net may hold requests (the driver's any_to_mem) */
     bool ovl;
     uint64_t *netmask;
 
@@ -890,9 +890,9 @@ static int drive_(struct tm_gpu *g, struct tm_kernel *mine);
 
 /* One core cycle of the memory system: the clock domains' edges up to the core edge after
  * cycle g->cycle (which it advances), then the idle check. The loop's cycle, and in the
- * lookahead mode with the memory system overlapped the memory system's window (mem_window,
- * on the driver while the pool's threads run the SMs): it touches only the memory system,
- * the clocks and the memory system's side of the SMs' queues then. */
+ * relaxed and lookahead modes the memory system's window (mem_window, on the driver while
+ * the pool's threads run the SMs): it touches only the memory system, the clocks and the
+ * memory system's side of the SMs' queues then. */
 static inline __attribute__((always_inline)) void mem_edges(struct tm_gpu *g)
 {
     if (g->mem_idle && any_to_mem(g))
@@ -942,9 +942,9 @@ static inline __attribute__((always_inline)) void mem_edges(struct tm_gpu *g)
     }
 }
 
-/* The memory system's window in the lookahead mode (tm_relax_set_pre): the loop's next W - 1
- * cycles of it, on the driver while the pool's other threads run the SMs' window (the loop
- * then runs the window's last cycle with its checks). */
+/* The memory system's window (relaxed and lookahead modes, tm_relax_set_pre): the loop's
+ * next W - 1 cycles of it, on the driver while the pool's other threads run the SMs' window
+ * (the loop then runs the window's last cycle with its checks). */
 static void mem_window(void *ctx)
 {
     struct tm_gpu *g = ctx;
@@ -952,7 +952,7 @@ static void mem_window(void *ctx)
         mem_edges(g);
 }
 
-/* Between windows (overlapped lookahead mode, driver only): the replies the memory system
+/* Between windows (relaxed and lookahead modes, driver only): the replies the memory system
  * pushed on its side (net_rep) join the SMs' from_mem, the requests the SMs sent (to_mem) join
  * the memory system's to_net, in order; and what each side may count on of the other's queue
  * during the next window: the SM has room for cap - net_held requests, the memory system for
@@ -982,9 +982,9 @@ static void ovl_exchange(struct tm_gpu *g)
 /* The SMs' cycles [rq_t, to) (relax.h): dispatch for the phase's first cycle, then the SMs'
  * cycles until they reach `to` or, while CTAs wait to be dispatched, retire one: then, in
  * (cycle, SM) order, dispatch to each SM that stopped from the cycle after it, and on. With
- * `overlap` (the lookahead mode's window of exactly W cycles, the memory system having run up
- * to its last one) the driver first runs the memory system's next W - 1 cycles while the
- * pool's other threads start on the SMs (mem_window). -1 when out of memory. */
+ * `overlap` (a window of exactly W cycles, the memory system having run up to its last
+ * one) the driver first runs the memory system's next W - 1 cycles while the pool's other
+ * threads start on the SMs (mem_window). -1 when out of memory. */
 __attribute__((noinline)) static int relax_phase(struct tm_gpu *g, uint64_t to, bool overlap)
 {
     const uint64_t from = g->rq_t;

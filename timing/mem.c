@@ -136,7 +136,7 @@ struct tm_mem {
                                      waits in its SM's queue before the network may take it (the
                                      quantum: the SMs run it after the memory system) */
     uint64_t rop_cut;             /* the part of it taken off the ROP delay (rop_lat is the rest) */
-    bool ovl;                     /* the lookahead mode, overlapped with the SMs (cfg relax_ovl):
+    bool ovl;                     /* relaxed or lookahead, overlapped with the SMs (relax_ovl):
                                      req_delay is two windows, the SMs' queues are to_net and
                                      net_rep (struct tm_sm) */
     uint64_t l2_now;              /* L2 clock edges stepped (the ports' time) */

@@ -338,13 +338,14 @@ struct tm_sm {
     uint64_t cv_lo, cv_hi, cv_off;
     uint32_t nclu;            /* resident CTAs of multi-CTA clusters */
 
-    /* queues shared with the memory system; in the lookahead mode with its memory system
-     * overlapped (cfg relax_ovl) the two sides never touch the same queue in a window: the
-     * SM pushes into to_mem and pops from_mem, the memory system pops to_net and pushes into
-     * net_rep, and between windows the driver moves to_mem into to_net and net_rep into
-     * from_mem (gpu.c ovl_exchange), noting what each side may assume of the other's queue
-     * for the window: net_held (to_net's requests, counted against to_mem's room) and
-     * rep_held (from_mem's replies, counted against its room by the memory system) */
+    /* queues shared with the memory system; in the relaxed and lookahead modes, the memory
+     * system overlapped with the SMs (cfg relax_ovl), the two sides never touch the same
+     * queue in a window: the SM pushes into to_mem and pops from_mem, the memory system pops
+     * to_net and pushes into net_rep, and between windows the driver moves to_mem into
+     * to_net and net_rep into from_mem (gpu.c ovl_exchange), noting what each side may
+     * assume of the other's queue for the window: net_held (to_net's requests, counted
+     * against to_mem's room) and rep_held (from_mem's replies, counted against its room by
+     * the memory system) */
     struct tm_queue to_mem, from_mem;
     struct tm_queue to_net, net_rep;
     uint32_t net_held, rep_held;
