@@ -2,8 +2,9 @@
 # tests/timing_lookahead.t - the lookahead parallel timing mode (issue 24 item 1:
 # --timing-lookahead W, -ptxemu_timing_lookahead; timing/README.md, "Lookahead parallel
 # timing"). The SMs run windows of W core cycles on the host threads between their exchanges
-# with the memory system (the relaxed mode's timed channels: requests seen W cycles late,
-# taken off the ROP delay), and every step with effects outside its SM (global memory,
+# with the memory system, which runs its next window on the driver meanwhile (timed channels:
+# requests seen 2W cycles late, taken off the ROP delay), and every step with effects outside
+# its SM (global memory,
 # atomics, printf) and every dispatch inside a window runs in (cycle, SM) order. What must
 # hold exactly:
 #   - the full --timing-stats JSON (every counter per kernel and per SM, the memory system's,
@@ -23,7 +24,12 @@
 #     exact mode prints and give the same statistics on 1 and 2 threads - warp_aggregate
 #     included, whose stores go where a global atomicAdd's result says (nondeterministic with
 #     threads in the relaxed mode); device printf in the serial order;
-#   - bad windows are refused, and the mode cannot be combined with --timing-relaxed.
+#   - bad windows are refused, and the mode cannot be combined with --timing-relaxed;
+#   - the request delay is compensated up to the ROP delay (qv100: 188 cycles): one warp of
+#     reduce (a chain of dependent loads, the SM asleep while each is in the memory system)
+#     takes the exact mode's cycles and mean memory latency with W = 32 and W = 94 (2W = 188),
+#     and with W = 128 each read waits the rest, 2W - 188 = 68 cycles, more (mean latency
+#     within 1 cycle of exact + 68), on 1 and 2 threads alike.
 use strict;
 use warnings;
 use File::Basename qw(dirname);
@@ -58,7 +64,7 @@ my @xcases = (
     [histogram => $ptx, 'histogram', $kernels[3][1], 0, 'h100', 32],
 );
 
-print '1..', @kernels * @presets + @xcases + 2 + @have, "\n";
+print '1..', @kernels * @presets + @xcases + 3 + @have, "\n";
 my $n = 0;
 sub report {
     my ($why, $what) = @_;
@@ -169,6 +175,37 @@ for my $x (@xcases) {
     push @why, "exit $code, stderr: $err"
         unless $code && $err =~ /options -ptxemu_timing_lookahead and -ptxemu_timing_relaxed 1 exclude each other/;
     report(\@why, '--timing-lookahead with --timing-relaxed is refused');
+}
+
+# one warp: the window's request delay against the ROP delay
+{
+    my @why;
+    my $cmd = "$build/ptxemu exec $ptx --kernel reduce --grid 1 --block 32 "
+            . '--arg buf:iota.f32=4194304 --arg buf:zero=1024 --arg s32:4096 --timing=qv100';
+    my %r;
+    for my $m (['exact', ''], map { ["w$_", "--timing-lookahead $_"] } 32, 94, 128) {
+        for my $t (1, 2) {
+            my ($code, $out, $err, $to) = run_bounded(300, {}, "$cmd $m->[1] --threads $t");
+            push @why, "$m->[0], threads=$t: exit $code" if $code || $to;
+            $r{"$m->[0]$t"} = [$out . strip_host($err), stat_of($err, 'gpu_sim_cycle'),
+                               $err =~ /^averagemflatency = ([\d.]+)$/m ? $1 : undef];
+        }
+        push @why, "$m->[0]: 2 threads differ from 1" if $r{"$m->[0]1"}[0] ne $r{"$m->[0]2"}[0];
+    }
+    my ($c0, $l0) = @{$r{exact1}}[1, 2];
+    push @why, 'exact: no cycles or latency' unless $c0 && $l0;
+    for my $w (32, 94) {
+        my ($c, $l) = @{$r{"w${w}1"}}[1, 2];
+        push @why, "W = $w: " . ($c // '?') . ' cycles, latency ' . ($l // '?')
+                 . " (exact $c0, $l0)" unless $c0 && $l0 && $c && $l && $c == $c0 && $l == $l0;
+    }
+    my $l = $r{w1281}[2];
+    my $want = ($l0 // 0) + 2 * 128 - 188;
+    push @why, 'W = 128: latency ' . ($l // '?') . ", expected $want +- 1"
+        unless $l0 && defined $l && abs($l - $want) <= 1;
+    report(\@why, sprintf('reduce, one warp, qv100: W = 32 and 94 as exact (%s cycles, latency '
+                          . '%s), W = 128 latency %s (exact + 2W - 188 = %s)', $c0 // '?',
+                          $l0 // '?', $l // '?', $want));
 }
 
 my $libdir = ($build =~ m{^/} ? $build : "$root/$build") . '/lib';

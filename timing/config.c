@@ -744,10 +744,10 @@ int tm_config_derive(struct tm_config *c, char *err, size_t errlen)
     c->relax_q = 0;
     if (o->ptxemu_timing_relaxed) {
         int64_t q = o->ptxemu_timing_quantum;
-        if (!q) { /* the default: 32, the whole of it taken off the ROP delay */
+        if (!q) { /* the default: 32, the whole request delay (2Q) taken off the ROP delay */
             q = 32;
-            if (o->gpgpu_l2_rop_latency > 0 && o->gpgpu_l2_rop_latency < q)
-                q = o->gpgpu_l2_rop_latency;
+            if (o->gpgpu_l2_rop_latency > 0 && o->gpgpu_l2_rop_latency < 2 * q)
+                q = o->gpgpu_l2_rop_latency / 2;
         }
         c->relax_q = (uint32_t)(q > 0 ? q : 1);
     }
@@ -767,6 +767,7 @@ int tm_config_derive(struct tm_config *c, char *err, size_t errlen)
         c->relax_q = (uint32_t)o->ptxemu_timing_lookahead;
         c->relax_ordered = true;
     }
+    c->relax_ovl = c->relax_q && !o->gpgpu_perfect_mem;
     return 0;
 }
 

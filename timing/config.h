@@ -145,6 +145,11 @@ struct tm_config {
     uint32_t relax_q;            /* -ptxemu_timing_relaxed 1: cycles per quantum; 0: exact mode */
     bool relax_ordered;          /* -ptxemu_timing_lookahead W: relax_q = W, and the SMs' global
                                     steps run in (cycle, SM) order (relax.c) */
+    bool relax_ovl;              /* the relaxed and lookahead modes with a memory system: the
+                                    driver runs the memory system's next quantum (window) while the
+                                    SMs run theirs (gpu.c relax_phase); requests enter the network
+                                    2Q cycles after they were sent, through queues split between
+                                    the two sides */
     /* L1D banks (-gpgpu_l1_banks*): bank of a sector = hash of (address >> l1_bank_shift),
      * l1_bank_fn 0 linear, 1 XOR, 2 IPOLY (l1_bank_ipoly: per bank bit, the higher bits
      * folded into it); each bank serves l1_bank_cap sectors per cycle, one sector taking

@@ -86,6 +86,11 @@ struct tm_gpu {
     uint64_t *rmask;            /* the SMs a dispatch inside a phase may give a CTA to */
     uint64_t rq_t;
     bool rbusy;
+    /* the relaxed and lookahead modes with the memory system overlapped (cfg.relax_ovl): the
+     * SMs' queues are split (struct tm_sm: to_net, net_rep, moved by ovl_exchange between
+     * windows); netmask: SMs whose to_net may hold requests (the driver's any_to_mem) */
+    bool ovl;
+    uint64_t *netmask;
 
     /* Kernels of independent streams run together: each tm_launch caller adds its kernel
      * and waits; one of them at a time drives the cycles (until its own kernel is done). */
@@ -156,8 +161,11 @@ int tm_gpu_create(const struct tm_config *cfg, const char *base_dir, FILE *log, 
         tm_gpu_destroy(g);
         return -ENOMEM;
     }
+    g->ovl = g->cfg.relax_ovl;
     if (g->cfg.relax_q && (tm_relax_create(g->sm, g->nsm, g, &g->rx) ||
-                           !(g->rmask = calloc((g->nsm + 63) / 64, sizeof *g->rmask)))) {
+                           !(g->rmask = calloc((g->nsm + 63) / 64, sizeof *g->rmask)) ||
+                           (g->ovl &&
+                            !(g->netmask = calloc((g->nsm + 63) / 64, sizeof *g->netmask))))) {
         tm_gpu_destroy(g);
         return -ENOMEM;
     }
@@ -193,6 +201,7 @@ void tm_gpu_destroy(struct tm_gpu *g)
     tm_pool_destroy(g->pool);
     tm_relax_destroy(g->rx);
     free(g->rmask);
+    free(g->netmask);
     free(g->pres);
     free(g->visit);
     free((void *)g->pdone);
@@ -311,9 +320,10 @@ static uint64_t clock_hook(void *ctx, enum engine_clock_kind kind, uint64_t cta,
     (void)warp;
     const struct tm_kernel *k = ctx;
     const struct tm_gpu *g = k->g;
-    uint64_t cyc = g->cycle;
-    if (g->rx && k->cta_sm && cta < k->limit) /* relaxed: the SMs are at cycles of their own */
-        cyc = g->sm[k->cta_sm[cta]].cycle;
+    /* (relaxed: the SMs are at cycles of their own, and the loop's cycle may be moving on
+     * another thread: the memory system's window) */
+    const uint64_t cyc = g->rx && k->cta_sm && cta < k->limit ? g->sm[k->cta_sm[cta]].cycle
+                                                             : g->cycle;
     if (kind == ENGINE_CLOCK_CYCLES)
         return cyc;
     if (kind == ENGINE_CLOCK_ORDER)
@@ -829,9 +839,20 @@ static void mem_flush(struct tm_gpu *g)
     g->mem_idle = false;
 }
 
-/* Has an SM that may be busy a request for the memory system? */
-static bool any_to_mem(const struct tm_gpu *g)
+/* Has an SM that may be busy a request for the memory system? (Overlapped: has the memory
+ * system's side of the queues one; bits of SMs found without are cleared.) */
+static bool any_to_mem(struct tm_gpu *g)
 {
+    if (g->ovl) {
+        for (uint32_t wi = 0; wi < (g->nsm + 63) / 64; wi++)
+            for (uint64_t am = g->netmask[wi]; am; am &= am - 1) {
+                uint32_t i = wi * 64 + (uint32_t)__builtin_ctzll(am);
+                if (g->sm[i].to_net.n)
+                    return true;
+                g->netmask[wi] &= ~(UINT64_C(1) << (i % 64));
+            }
+        return false;
+    }
     for (uint32_t wi = 0; wi < (g->nsm + 63) / 64; wi++)
         for (uint64_t am = g->act[wi]; am; am &= am - 1)
             if (g->sm[wi * 64 + (uint32_t)__builtin_ctzll(am)].to_mem.n)
@@ -839,13 +860,26 @@ static bool any_to_mem(const struct tm_gpu *g)
     return false;
 }
 
-static int relax_phase(struct tm_gpu *g, uint64_t to);
+/* Overlapped (ovl): has the memory system requests on its side of the queues (to_net), or
+ * replies for the SMs that the next window's exchange delivers (net_rep)? Until then the
+ * SMs cannot see them, so neither idle skipping nor a jump may pass over them. */
+static bool ovl_pending(struct tm_gpu *g)
+{
+    if (any_to_mem(g))
+        return true;
+    for (uint32_t i = 0; i < g->nsm; i++)
+        if (g->sm[i].net_rep.n)
+            return true;
+    return false;
+}
+
+static int relax_phase(struct tm_gpu *g, uint64_t to, bool overlap);
 
 /* Bring every sleeping SM's counters, and the idle memory system's clocks, up to the current
  * cycle (before they are read); in the relaxed mode the SMs first run the cycles they lag. */
 __attribute__((noinline)) static void wake_all(struct tm_gpu *g)
 {
-    if (g->rx && g->rq_t < g->cycle && relax_phase(g, g->cycle) < 0)
+    if (g->rx && g->rq_t < g->cycle && relax_phase(g, g->cycle, false) < 0)
         g->oom = true;
     for (uint32_t i = 0; i < g->nsm; i++)
         tm_sm_wake(&g->sm[i], g->cycle);
@@ -854,18 +888,113 @@ __attribute__((noinline)) static void wake_all(struct tm_gpu *g)
 
 static int drive_(struct tm_gpu *g, struct tm_kernel *mine);
 
+/* One core cycle of the memory system: the clock domains' edges up to the core edge after
+ * cycle g->cycle (which it advances), then the idle check. The loop's cycle, and in the
+ * relaxed and lookahead modes the memory system's window (mem_window, on the driver while
+ * the pool's threads run the SMs): it touches only the memory system, the clocks and the
+ * memory system's side of the SMs' queues then. */
+static inline __attribute__((always_inline)) void mem_edges(struct tm_gpu *g)
+{
+    if (g->mem_idle && any_to_mem(g))
+        mem_flush(g); /* requests arrive: the memory system runs again from this cycle */
+    uint64_t core_now = g->cycle;
+    g->cycle++;
+    atomic_store_explicit(&g->pub_cycle, g->cycle, memory_order_relaxed);
+    /* the other clock domains follow the core's time: their edges up to this core edge,
+     * earliest first (interconnect, L2, DRAM on a tie) */
+    double t = (double)g->cycle * g->dom_period[DOM_CORE];
+    for (;;) {
+        int dm = -1;
+        for (int d = DOM_ICNT; d < DOM__COUNT; d++)
+            if (g->dom_next[d] <= t && (dm < 0 || g->dom_next[d] < g->dom_next[dm]))
+                dm = d;
+        if (dm < 0)
+            break;
+        g->dom_cycle[dm]++;
+        g->dom_next[dm] += g->dom_period[dm];
+        if (!g->mem)
+            continue;
+        if (g->mem_idle) { /* nothing in the memory system: its clocks are counted */
+            g->mem_pend[dm]++;
+            continue;
+        }
+        if (dm == DOM_ICNT) {
+            mem_sync_l2(g); /* the L2 edges before it (and DRAM edges before those) */
+            tm_mem_icnt_cycle(g->mem, g->sm, g->cycle);
+        } else if (g->pool && !g->rx && g->ndef < MDEF_MAX) {
+            g->mdef[g->ndef].dom = (uint8_t)dm; /* run later (mem_sync), in order */
+            g->mdef[g->ndef].l2t = dm == DOM_L2 ? tm_mem_l2_tick(g->mem) : 0;
+            g->mdef[g->ndef++].core_now = core_now;
+        } else {
+            mem_sync(g); /* (the list is full: the ones held back first) */
+            if (dm == DOM_L2)
+                tm_mem_l2_cycle(g->mem, core_now);
+            else
+                tm_mem_dram_cycle(g->mem, core_now);
+        }
+    }
+    /* an empty memory system (checked every 8th cycle) idles until an SM sends a request */
+    if (g->mem && !g->mem_idle && g->cfg.o.ptxemu_idle_skip && !(g->cycle & 7) &&
+        !any_to_mem(g)) {
+        mem_sync(g);
+        if (!tm_mem_busy(g->mem))
+            g->mem_idle = true;
+    }
+}
+
+/* The memory system's window (relaxed and lookahead modes, tm_relax_set_pre): the loop's
+ * next W - 1 cycles of it, on the driver while the pool's other threads run the SMs' window
+ * (the loop then runs the window's last cycle with its checks). */
+static void mem_window(void *ctx)
+{
+    struct tm_gpu *g = ctx;
+    for (uint32_t i = 1; i < g->cfg.relax_q; i++)
+        mem_edges(g);
+}
+
+/* Between windows (relaxed and lookahead modes, driver only): the replies the memory system
+ * pushed on its side (net_rep) join the SMs' from_mem, the requests the SMs sent (to_mem) join
+ * the memory system's to_net, in order; and what each side may count on of the other's queue
+ * during the next window: the SM has room for cap - net_held requests, the memory system for
+ * cap - rep_held replies (the other side only takes out meanwhile). */
+static void ovl_exchange(struct tm_gpu *g)
+{
+    for (uint32_t i = 0; i < g->nsm; i++) {
+        struct tm_sm *s = &g->sm[i];
+        const struct tm_req *r;
+        while ((r = tm_queue_front(&s->net_rep))) {
+            tm_queue_push(&s->from_mem, r);
+            tm_queue_pop(&s->net_rep);
+        }
+        while ((r = tm_queue_front(&s->to_mem))) {
+            tm_queue_push(&s->to_net, r);
+            tm_queue_pop(&s->to_mem);
+        }
+        if (s->to_net.n)
+            g->netmask[i / 64] |= UINT64_C(1) << (i % 64);
+        s->net_held = s->to_net.n;
+        s->rep_held = s->from_mem.n;
+    }
+}
+
 /* ====================================================================== relaxed mode */
 
 /* The SMs' cycles [rq_t, to) (relax.h): dispatch for the phase's first cycle, then the SMs'
  * cycles until they reach `to` or, while CTAs wait to be dispatched, retire one: then, in
- * (cycle, SM) order, dispatch to each SM that stopped from the cycle after it, and on. -1
- * when out of memory. */
-__attribute__((noinline)) static int relax_phase(struct tm_gpu *g, uint64_t to)
+ * (cycle, SM) order, dispatch to each SM that stopped from the cycle after it, and on. With
+ * `overlap` (a window of exactly W cycles, the memory system having run up to its last
+ * one) the driver first runs the memory system's next W - 1 cycles while the pool's other
+ * threads start on the SMs (mem_window). -1 when out of memory. */
+__attribute__((noinline)) static int relax_phase(struct tm_gpu *g, uint64_t to, bool overlap)
 {
     const uint64_t from = g->rq_t;
+    if (g->ovl)
+        ovl_exchange(g);
     relax_dispatch(g, from, to, NULL);
     if (g->oom)
         return -1;
+    if (overlap)
+        tm_relax_set_pre(g->rx, mem_window, g);
     bool one = false, fixed = false; /* clusters: one thread; profiles: SM i on thread i mod n */
     for (uint32_t j = 0; j < g->nrun; j++) {
         one |= g->run[j]->csize > 1 || !g->run[j]->cta_sm;
@@ -894,6 +1023,8 @@ __attribute__((noinline)) static int relax_phase(struct tm_gpu *g, uint64_t to)
     }
     g->rq_t = to;
     g->rbusy = tm_relax_end(g->rx, g->act) > 0;
+    if (g->ovl) /* (what the SMs sent is the memory system's from its next cycle on) */
+        ovl_exchange(g);
     return 0;
 }
 
@@ -904,7 +1035,10 @@ __attribute__((noinline)) static int relax_step(struct tm_gpu *g, bool *busy)
 {
     if (g->rq_t > g->cycle) /* (cannot happen: the SMs never run ahead of the loop) */
         g->rq_t = g->cycle;
-    if (g->cycle + 1 >= g->rq_t + g->cfg.relax_q && relax_phase(g, g->cycle + 1) < 0)
+    /* (overlapped: a window of W cycles runs the memory system's next W - 1 cycles too; a
+     * longer one, after the loop jumped, runs alone and the loop catches up after it) */
+    if (g->cycle + 1 >= g->rq_t + g->cfg.relax_q &&
+        relax_phase(g, g->cycle + 1, g->ovl && g->cycle + 1 == g->rq_t + g->cfg.relax_q) < 0)
         return -1;
     *busy = g->rbusy;
     return 0;
@@ -1103,8 +1237,8 @@ static void fast_forward(struct tm_gpu *g, uint64_t limit)
                 until = k->start_cycle;
         }
     }
-    if (atomic_load_explicit(&g->pending, memory_order_acquire))
-        return;
+    if (atomic_load_explicit(&g->pending, memory_order_acquire) || (g->ovl && ovl_pending(g)))
+        return; /* (overlapped: requests or replies wait on the memory system's side) */
     bool sleeper = false; /* (the launch may have just ended: then nothing waits) */
     for (uint32_t wi = 0; wi < (g->nsm + 63) / 64; wi++)
         for (uint64_t am = g->act[wi]; am; am &= am - 1) {
@@ -1213,54 +1347,10 @@ static int drive_(struct tm_gpu *g, struct tm_kernel *mine)
                 if (g->sm[i].to_mem.n)
                     perfect_mem_cycle(g, &g->sm[i]);
         }
-        if (g->mem_idle && any_to_mem(g))
-            mem_flush(g); /* requests arrive: the memory system runs again from this cycle */
-        uint64_t core_now = g->cycle;
-        g->cycle++;
-        atomic_store_explicit(&g->pub_cycle, g->cycle, memory_order_relaxed);
-        /* the other clock domains follow the core's time: their edges up to this core edge,
-         * earliest first (interconnect, L2, DRAM on a tie) */
-        double t = (double)g->cycle * g->dom_period[DOM_CORE];
-        for (;;) {
-            int dm = -1;
-            for (int d = DOM_ICNT; d < DOM__COUNT; d++)
-                if (g->dom_next[d] <= t && (dm < 0 || g->dom_next[d] < g->dom_next[dm]))
-                    dm = d;
-            if (dm < 0)
-                break;
-            g->dom_cycle[dm]++;
-            g->dom_next[dm] += g->dom_period[dm];
-            if (!g->mem)
-                continue;
-            if (g->mem_idle) { /* nothing in the memory system: its clocks are counted */
-                g->mem_pend[dm]++;
-                continue;
-            }
-            if (dm == DOM_ICNT) {
-                mem_sync_l2(g); /* the L2 edges before it (and DRAM edges before those) */
-                tm_mem_icnt_cycle(g->mem, g->sm, g->cycle);
-            } else if (g->pool && !g->rx && g->ndef < MDEF_MAX) {
-                g->mdef[g->ndef].dom = (uint8_t)dm; /* run later (mem_sync), in order */
-                g->mdef[g->ndef].l2t = dm == DOM_L2 ? tm_mem_l2_tick(g->mem) : 0;
-                g->mdef[g->ndef++].core_now = core_now;
-            } else {
-                mem_sync(g); /* (the list is full: the ones held back first) */
-                if (dm == DOM_L2)
-                    tm_mem_l2_cycle(g->mem, core_now);
-                else
-                    tm_mem_dram_cycle(g->mem, core_now);
-            }
-        }
-        /* an empty memory system (checked every 8th cycle) idles until an SM sends a request */
-        if (g->mem && !g->mem_idle && g->cfg.o.ptxemu_idle_skip && !(g->cycle & 7) &&
-            !any_to_mem(g)) {
-            mem_sync(g);
-            if (!tm_mem_busy(g->mem))
-                g->mem_idle = true;
-        }
+        mem_edges(g);
         if (g->mem && !busy && !g->mem_idle) {
             mem_sync(g);
-            busy = tm_mem_busy(g->mem);
+            busy = tm_mem_busy(g->mem) || (g->ovl && ovl_pending(g));
         }
         /* kernels whose CTAs all retired are done */
         bool waiting = false;

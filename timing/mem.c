@@ -136,6 +136,9 @@ struct tm_mem {
                                      waits in its SM's queue before the network may take it (the
                                      quantum: the SMs run it after the memory system) */
     uint64_t rop_cut;             /* the part of it taken off the ROP delay (rop_lat is the rest) */
+    bool ovl;                     /* relaxed or lookahead, overlapped with the SMs (relax_ovl):
+                                     req_delay is two windows, the SMs' queues are to_net and
+                                     net_rep (struct tm_sm) */
     uint64_t l2_now;              /* L2 clock edges stepped (the ports' time) */
     uint32_t port_w;              /* the dl2 string's data port width, bytes per L2 cycle */
     uint32_t lrc_cap, lrc_max;    /* -gpgpu_lrc_max_entries, _max_merged (0: no coalescer) */
@@ -410,7 +413,10 @@ int tm_mem_create(struct tm_mem **out, const struct tm_config *cfg, uint32_t n_s
                    : 1;
     m->nsp = m->n_mem * m->n_sub;
     m->rop_lat = cfg->o.gpgpu_l2_rop_latency > 0 ? (uint64_t)cfg->o.gpgpu_l2_rop_latency : 0;
-    m->req_delay = cfg->relax_q;
+    /* (the lookahead mode with the memory system overlapped: the SMs' window [T, T+W) runs
+     * while the memory system runs [T+W, T+2W), so a request is seen two windows late) */
+    m->ovl = cfg->relax_ovl;
+    m->req_delay = m->ovl ? 2 * (uint64_t)cfg->relax_q : cfg->relax_q;
     m->rop_cut = m->req_delay < m->rop_lat ? m->req_delay : m->rop_lat;
     m->rop_lat -= m->rop_cut;
     m->dram_lat = cfg->o.dram_latency > 0 ? (uint64_t)cfg->o.dram_latency : 0;
@@ -694,10 +700,12 @@ static void icnt_subpart(struct tm_mem *m, uint32_t i, bool net, uint64_t core_n
 
 void tm_mem_icnt_cycle(struct tm_mem *m, struct tm_sm *sms, uint64_t core_now)
 {
-    /* SMs inject one request each per cycle */
+    /* SMs inject one request each per cycle (the memory system's side of the queues when
+     * overlapped with the SMs: to_net, net_rep; the SMs' own are not touched then) */
     for (uint32_t i = 0; i < m->n_sm; i++) {
         struct tm_sm *s = &sms[i];
-        const struct tm_req *r = tm_queue_front(&s->to_mem);
+        struct tm_queue *sq = m->ovl ? &s->to_net : &s->to_mem;
+        const struct tm_req *r = tm_queue_front(sq);
         if (!r || r->t_sent + m->req_delay >= core_now) /* (relaxed: not yet) */
             continue;
         struct tm_addr a;
@@ -706,7 +714,7 @@ void tm_mem_icnt_cycle(struct tm_mem *m, struct tm_sm *sms, uint64_t core_now)
         if (!tm_icnt_can_push(m->icnt, i, b))
             continue;
         tm_icnt_push(m->icnt, i, m->n_sm + chiplet_slice(m, i, r->addr, a.subp), r, b);
-        tm_queue_pop(&s->to_mem);
+        tm_queue_pop(sq);
     }
     const bool net = tm_icnt_busy(m->icnt); /* anything to take out of the network? */
     /* every sub-partition's node when packets are in the network, else the ones with replies */
@@ -716,14 +724,15 @@ void tm_mem_icnt_cycle(struct tm_mem *m, struct tm_sm *sms, uint64_t core_now)
     /* replies out of the network into the SMs */
     for (uint32_t i = 0; i < m->n_sm && net; i++) {
         const struct tm_req *r = tm_icnt_peek(m->icnt, i);
-        if (!r || tm_queue_full(&sms[i].from_mem))
+        struct tm_queue *rq = m->ovl ? &sms[i].net_rep : &sms[i].from_mem;
+        if (!r || rq->n + sms[i].rep_held >= sms[i].from_mem.cap)
             continue;
         struct tm_req q = *r;
         q.t_ready = core_now;
         if (q.kind != TM_REQ_WRITE && q.subp < m->nsp)
             m->sp[q.subp].st[AT__COUNT * AO__COUNT + TM_CS__COUNT + PS_LAT_TOTAL] +=
                 core_now - q.t_sent;
-        tm_queue_push(&sms[i].from_mem, &q);
+        tm_queue_push(rq, &q);
         tm_icnt_pop(m->icnt, i);
     }
     tm_icnt_cycle(m->icnt);

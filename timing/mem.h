@@ -43,7 +43,10 @@ void tm_mem_destroy(struct tm_mem *m);
 
 /* One interconnect cycle: requests from the SMs' to_mem queues into the network, requests out of
  * the network into the sub-partitions, replies into the network, replies out of it into the SMs'
- * from_mem queues (consumable from core cycle `core_now`). */
+ * from_mem queues (consumable from core cycle `core_now`). In the relaxed and lookahead modes
+ * with the memory system overlapped (cfg relax_ovl) the SMs' side of the queues is not touched: the
+ * requests come from to_net, the replies go to net_rep (room: cap - rep_held), which the GPU
+ * moves between windows (struct tm_sm), so this may run while the SMs run on other threads. */
 void tm_mem_icnt_cycle(struct tm_mem *m, struct tm_sm *sms, uint64_t core_now);
 /* One L2 cycle of every sub-partition (core_now: the core cycle, for the ROP and DRAM delays). */
 void tm_mem_l2_cycle(struct tm_mem *m, uint64_t core_now);

@@ -52,6 +52,10 @@ struct tm_relax {
     _Atomic uint8_t *grab;
     uint32_t *ncta0;
     _Atomic bool oom;
+    /* work the caller's part runs first at the next run (tm_relax_set_pre): the memory
+     * system's next window, overlapped with the other threads' SMs */
+    void (*pre)(void *);
+    void *pre_ctx;
 };
 
 int tm_relax_create(struct tm_sm *sm, uint32_t nsm, struct tm_gpu *g, struct tm_relax **out)
@@ -145,6 +149,11 @@ static int8_t sm_quantum(struct tm_relax *rx, uint32_t j)
 static void phase_part(void *ctx, uint32_t t)
 {
     struct tm_relax *rx = ctx;
+    if (!t && rx->pre) { /* (the caller's part: its work first, while the others run SMs) */
+        void (*pre)(void *) = rx->pre;
+        rx->pre = NULL;
+        pre(rx->pre_ctx);
+    }
     if (rx->fixed) {
         for (uint32_t j = 0; j < rx->nvisit; j++)
             if (rx->res[j] == RX_STOP && rx->visit[j] % rx->nthreads == t)
@@ -249,6 +258,11 @@ static int8_t sm_ordered(struct tm_relax *rx, uint32_t j, int8_t res)
 static void ordered_part(void *ctx, uint32_t t)
 {
     struct tm_relax *rx = ctx;
+    if (!t && rx->pre) { /* (the caller's part: its work first, while the others run SMs) */
+        void (*pre)(void *) = rx->pre;
+        rx->pre = NULL;
+        pre(rx->pre_ctx);
+    }
     const uint32_t n = rx->nvisit, nt = rx->nthreads;
     const uint32_t first = rx->fixed ? 0 : (uint32_t)((uint64_t)t * n / nt);
     for (uint32_t tries = 0;;) {
@@ -342,6 +356,12 @@ static int ordered_run(struct tm_relax *rx, struct tm_pool *pool, bool fixed, bo
         }
     *stops = rx->stops;
     return (int)ns;
+}
+
+void tm_relax_set_pre(struct tm_relax *rx, void (*fn)(void *), void *ctx)
+{
+    rx->pre = fn;
+    rx->pre_ctx = ctx;
 }
 
 void tm_relax_begin(struct tm_relax *rx, const uint64_t *act, uint64_t from, uint64_t to)

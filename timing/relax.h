@@ -2,9 +2,10 @@
  * timing/relax.h — the SM phase of the relaxed timing mode (issue 24 item 2,
  * `--timing-relaxed`, -ptxemu_timing_relaxed 1): every busy SM runs a quantum of core cycles
  * on its own, on the pool's host threads, with no synchronisation inside the quantum. The
- * memory system runs a quantum ahead of the SMs on the driver thread (gpu.c), so what the
- * SMs read from it (their response queues) is complete for the quantum, and it reads their
- * requests a quantum after they were sent (mem.c: `req_delay`). See timing/README.md,
+ * memory system runs a quantum ahead of the SMs on the driver thread (gpu.c), its next
+ * quantum while the SMs run theirs (tm_relax_set_pre), so what the SMs read from it (their
+ * response queues) is complete for the quantum, and it reads their requests two quanta
+ * after they were sent (mem.c: `req_delay`). See timing/README.md,
  * "Relaxed parallel timing". Internal to timing/ (gpu.c uses it).
  */
 #ifndef PTXEMU_TIMING_RELAX_H
@@ -49,6 +50,12 @@ void tm_relax_begin(struct tm_relax *rx, const uint64_t *act, uint64_t from, uin
  */
 int tm_relax_run(struct tm_relax *rx, struct tm_pool *pool, bool fixed, bool stop,
                  const struct tm_relax_stop **stops);
+
+/* The lookahead mode: fn(ctx) runs on the caller's thread at the start of the next
+ * tm_relax_run, before it takes SMs, while the pool's other threads run theirs (gpu.c: the
+ * memory system's next window, which shares nothing with the SMs' window). One run only;
+ * with one thread it simply runs first. */
+void tm_relax_set_pre(struct tm_relax *rx, void (*fn)(void *), void *ctx);
 
 /* End the phase: clears the bits of act of the SMs found idle. 1 when an SM is still busy at
  * `to`, 0 when none is. */

@@ -264,10 +264,15 @@ int tm_sm_init(struct tm_sm *s, uint32_t id, const struct tm_config *cfg)
     if (!cfg->o.gpgpu_perfect_inst_const_cache && cfg->il1.present &&
         tm_cache_create(&s->l1i, &cfg->il1, "L1I") == -ENOMEM)
         goto nomem;
-    /* (relaxed mode: the network takes a request a quantum after it was sent, so the queue
-     * holds a quantum's worth more: the room it has is about the exact mode's) */
-    if (tm_queue_init(&s->to_mem, 64 + cfg->relax_q) || tm_queue_init(&s->from_mem, 4096) ||
+    /* (relaxed and lookahead modes with a memory system: the network takes a request two
+     * quanta after it was sent, so the room holds two quanta's worth more, counted over
+     * to_mem and the memory system's side, to_net: about the exact mode's room of 64) */
+    const uint32_t req_cap = 64 + (cfg->relax_ovl ? 2 * cfg->relax_q : cfg->relax_q);
+    if (tm_queue_init(&s->to_mem, req_cap) || tm_queue_init(&s->from_mem, 4096) ||
         tm_queue_init(&s->l1_hit, 256))
+        goto nomem;
+    if (cfg->relax_ovl &&
+        (tm_queue_init(&s->to_net, req_cap) || tm_queue_init(&s->net_rep, 4096)))
         goto nomem;
     if (tm_sm_l1d_make(s, 0, false) == -ENOMEM)
         goto nomem;
@@ -306,6 +311,8 @@ void tm_sm_free(struct tm_sm *s)
     tm_cache_destroy(s->l1i);
     tm_queue_free(&s->to_mem);
     tm_queue_free(&s->from_mem);
+    tm_queue_free(&s->to_net);
+    tm_queue_free(&s->net_rep);
     tm_sm_l1_free(s);
     memset(s, 0, sizeof *s);
 }
@@ -1476,7 +1483,7 @@ static void fetch_stage(struct tm_sm *s)
     }
     /* the L1I's misses into the queue to memory */
     const struct tm_cache_out *o;
-    if (s->l1i && (o = tm_cache_miss_peek(s->l1i)) && !tm_queue_full(&s->to_mem)) {
+    if (s->l1i && (o = tm_cache_miss_peek(s->l1i)) && !tm_sm_req_full(s)) {
         struct tm_req rq = {.addr = o->addr, .t_sent = s->cycle, .inst = TM_NONE,
                             .sm = (uint16_t)s->id,
                             .bytes = (uint16_t)(32 * __builtin_popcount(o->sectors)),

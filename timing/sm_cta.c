@@ -266,6 +266,7 @@ void tm_sm_abort(struct tm_sm *s)
     s->ldst_cur = TM_NONE;
     s->heap_n = 0;
     s->to_mem.n = s->from_mem.n = s->l1_hit.n = s->l1c_hit.n = 0;
+    s->to_net.n = s->net_rep.n = s->net_held = s->rep_held = 0;
     if (s->l1d || s->l1c || s->l1t) /* their MSHRs name abandoned instructions */
         (void)tm_sm_l1d_make(s, 0, false);
 }

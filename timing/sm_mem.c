@@ -702,7 +702,7 @@ void tm_sm_ldst_stage(struct tm_sm *s)
                 s->l1_data_free[f] = s->cycle + (bytes ? (bytes + pw - 1) / pw : 1);
             }
         } else {
-            if (tm_queue_full(&s->to_mem)) {
+            if (tm_sm_req_full(s)) {
                 s->st[TM_ST_STALL_SHD_MEM]++;
                 return;
             }
@@ -740,7 +740,7 @@ void tm_sm_ldst_stage(struct tm_sm *s)
 static void drain_one(struct tm_sm *s, struct tm_cache *c, uint8_t space, uint8_t rqf)
 {
     const struct tm_cache_out *o = tm_cache_miss_peek(c);
-    if (!o || tm_queue_full(&s->to_mem))
+    if (!o || tm_sm_req_full(s))
         return;
     /* sectors travel in the 128-byte frame of the memory system (an L1C line is 64 bytes);
      * the response is mapped back in tm_sm_response_stage */

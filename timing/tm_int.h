@@ -338,8 +338,17 @@ struct tm_sm {
     uint64_t cv_lo, cv_hi, cv_off;
     uint32_t nclu;            /* resident CTAs of multi-CTA clusters */
 
-    /* queues shared with the memory system */
+    /* queues shared with the memory system; in the relaxed and lookahead modes, the memory
+     * system overlapped with the SMs (cfg relax_ovl), the two sides never touch the same
+     * queue in a window: the SM pushes into to_mem and pops from_mem, the memory system pops
+     * to_net and pushes into net_rep, and between windows the driver moves to_mem into
+     * to_net and net_rep into from_mem (gpu.c ovl_exchange), noting what each side may
+     * assume of the other's queue for the window: net_held (to_net's requests, counted
+     * against to_mem's room) and rep_held (from_mem's replies, counted against its room by
+     * the memory system) */
     struct tm_queue to_mem, from_mem;
+    struct tm_queue to_net, net_rep;
+    uint32_t net_held, rep_held;
 
     uint64_t st[TM_ST__COUNT];
 
@@ -391,6 +400,12 @@ int tm_sm_resume(struct tm_sm *s, struct tm_gpu *g);
  * read and write the CTA's registers, shared and local memory (a fault is ordered by the
  * engine's ENGINE_CLOCK_ORDER key). */
 bool tm_insn_shared(const struct ir_insn *in);
+/* Has s's request queue no room (with the memory system overlapped, the requests the memory
+ * system still held at the window's start count too: net_held, 0 otherwise)? */
+static inline bool tm_sm_req_full(const struct tm_sm *s)
+{
+    return s->to_mem.n + s->net_held >= s->to_mem.cap;
+}
 /* Is s asleep at core cycle now (quiet: skipping its cycles, see struct tm_sm)? */
 static inline bool tm_sm_asleep(const struct tm_sm *s, uint64_t now)
 {
