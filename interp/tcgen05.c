@@ -152,6 +152,11 @@ struct tc5_cta {
     uint16_t alloc;    /* bit u: columns 32u .. 32u + 31 are allocated */
     bool relinquished; /* tcgen05.relinquish_alloc_permit executed */
     bool dirty;        /* cells written since the CTA began */
+    unsigned npend;    /* .cta_group::2 allocations the peer CTA made for this CTA that this
+                          CTA's tcgen05.alloc.cta_group::2 has not taken yet (oldest first) */
+    struct {
+        uint32_t addr, ncols;
+    } pend[TM_COLS / TM_UNIT];
     struct {           /* per allocated unit: the tcgen05.alloc that took it */
         struct xfunc *fn;
         uint32_t pc, warp;
@@ -176,7 +181,7 @@ struct tc5_insn {
     bool decomp;         /* tcgen05.cp .b8x16.b6x16_p32 / .b4x16_p64 */
     bool down;           /* tcgen05.shift .down */
     bool ws;             /* tcgen05.mma.ws (set from the opcode) */
-    bool cta1;           /* .cta_group::1 */
+    bool cta1, cta2;     /* .cta_group::1 / ::2 */
     bool kind_f16, kind_tf32, kind_f8f6f4, kind_i8;
     bool kind_mx8, kind_mx4, kind_nv4; /* .kind::mxf8f6f4 / mxf4 / mxf4nvf4 */
     bool bscale;         /* .block_scale */
@@ -197,6 +202,7 @@ static void tc5_decode(const struct ir_func *f, const struct ir_insn *in, struct
         switch (md) {
         case MOD_SYNC: case MOD_ALIGNED: case MOD_SHARED_CTA: case MOD_SHARED_CLUSTER: break;
         case MOD_CTA_GROUP_1: d->cta1 = true; break;
+        case MOD_CTA_GROUP_2: d->cta2 = true; break;
         case MOD_SHAPE_32X32B: d->shape = SH_32X32B; break;
         case MOD_SHAPE_16X64B: d->shape = SH_16X64B; break;
         case MOD_SHAPE_16X128B: d->shape = SH_16X128B; break;
@@ -372,10 +378,10 @@ bool tcgen05_supported(const struct ir_func *f, const struct ir_insn *in, const 
         return false;
     switch (in->op) {
     case OP_TCGEN05_ALLOC:
-        return d.cta1 && in->nopnd == 2 && O[0].kind == OPK_ADDR && tc5_u32_ok(&O[1]);
+        return d.cta1 != d.cta2 && in->nopnd == 2 && O[0].kind == OPK_ADDR && tc5_u32_ok(&O[1]);
     case OP_TCGEN05_DEALLOC:
-        return d.cta1 && in->nopnd == 2 && tc5_u32_ok(&O[0]) && tc5_u32_ok(&O[1]);
-    case OP_TCGEN05_RELINQUISH_ALLOC_PERMIT: return d.cta1 && in->nopnd == 0;
+        return d.cta1 != d.cta2 && in->nopnd == 2 && tc5_u32_ok(&O[0]) && tc5_u32_ok(&O[1]);
+    case OP_TCGEN05_RELINQUISH_ALLOC_PERMIT: return d.cta1 != d.cta2 && in->nopnd == 0;
     case OP_TCGEN05_LD:
     case OP_TCGEN05_ST: {
         const bool ld = in->op == OP_TCGEN05_LD, x2 = d.shape == SH_16X32BX2;
@@ -410,11 +416,14 @@ bool tcgen05_supported(const struct ir_func *f, const struct ir_insn *in, const 
         const bool sp = in->op == OP_TCGEN05_MMA_SP || in->op == OP_TCGEN05_MMA_WS_SP;
         const unsigned nkind = d.kind_f16 + d.kind_tf32 + d.kind_f8f6f4 + d.kind_i8,
                        nmx = d.kind_mx8 + d.kind_mx4 + d.kind_nv4;
-        return d.cta1 && nkind + nmx == 1 && d.bscale == (nmx == 1) &&
+        /* .cta_group::2: the dense, non-.ws forms (a disable-output-lane vector of eight) */
+        if (d.cta2 && (d.cta1 || sp || d.bscale || in->op == OP_TCGEN05_MMA_WS))
+            return false;
+        return (d.cta1 || d.cta2) && nkind + nmx == 1 && d.bscale == (nmx == 1) &&
                !(sp && (d.bscale || d.kind_tf32)) &&
                (!d.bscale || (d.kind_mx8 ? d.svec == 1
                               : d.kind_mx4 ? d.svec == 2 : d.svec == 2 || d.svec == 4)) &&
-               (!p.mo || tc5_regs_ok(f, &O[p.mo], 4, false)) &&
+               (!p.mo || tc5_regs_ok(f, &O[p.mo], d.cta2 ? 8 : 4, false)) &&
                (!p.zo || ((O[p.zo].kind == OPK_REG || O[p.zo].kind == OPK_IMM) &&
                           O[p.zo].rf == RF_B64 && O[p.zo].slot != IR_NOSLOT)) &&
                (p.sc < 0 || (in->op != OP_TCGEN05_MMA_WS && in->op != OP_TCGEN05_MMA_WS_SP &&
@@ -427,7 +436,7 @@ bool tcgen05_supported(const struct ir_func *f, const struct ir_insn *in, const 
                ((O[p.eo].kind == OPK_REG && O[p.eo].rf == RF_PRED) || O[p.eo].kind == OPK_IMM);
     }
     case OP_TCGEN05_COMMIT: /* [mbar]{, ctaMask} (.multicast::cluster) */
-        return d.cta1 && d.arrive_one && in->nopnd == 1u + d.mcast_cluster &&
+        return d.cta1 != d.cta2 && d.arrive_one && in->nopnd == 1u + d.mcast_cluster &&
                O[0].kind == OPK_ADDR &&
                (!d.mcast_cluster || ((O[1].kind == OPK_REG || O[1].kind == OPK_IMM) &&
                                      O[1].rf != RF_PRED && O[1].slot != IR_NOSLOT));
@@ -468,9 +477,25 @@ static bool tcgen05_why_generic(const struct ir_insn *in)
 /* See tensor.h. */
 const char *tcgen05_unsupported_why(const struct ir_func *f, const struct ir_insn *in)
 {
-    if (tcgen05_why_generic(in) && tc5_has(f, in, MOD_CTA_GROUP_2))
-        return "unsupported (tcgen05 .cta_group::2: the CTA pair's shared tensor-memory "
-               "operations are not modelled; implemented are the .cta_group::1 forms)";
+    if (tcgen05_why_generic(in) && tc5_has(f, in, MOD_CTA_GROUP_2)) {
+        if (in->op == OP_TCGEN05_CP || in->op == OP_TCGEN05_SHIFT)
+            return "unsupported (tcgen05.cp / tcgen05.shift .cta_group::2: which CTA's shared "
+                   "memory feeds the peer's tensor memory is not modelled; implemented are the "
+                   ".cta_group::1 forms)";
+        if (in->op == OP_TCGEN05_MMA_SP || in->op == OP_TCGEN05_MMA_WS ||
+            in->op == OP_TCGEN05_MMA_WS_SP || tc5_has(f, in, MOD_BLOCK_SCALE))
+            return "unsupported (tcgen05.mma .cta_group::2: implemented are the dense "
+                   ".kind::f16, .kind::tf32, .kind::f8f6f4 and .kind::i8 forms (M = 128 or 256 "
+                   "over the CTA pair); not .sp (the pair's metadata layout C), .ws (a "
+                   ".cta_group::1 form) or .block_scale (the pair's scale-factor layouts))";
+        if (in->op == OP_TCGEN05_MMA)
+            return "unsupported (tcgen05.mma .cta_group::2: implemented are .kind::f16, "
+                   ".kind::tf32, .kind::f8f6f4 and .kind::i8 with [d-tmem], an A descriptor or "
+                   "[a-tmem], a B descriptor, the instruction descriptor, an optional "
+                   "disable-output-lane vector of eight 32-bit values, enable-input-d and "
+                   "(.kind::f16 / .kind::tf32) an optional scale-input-d immediate 0 .. 15; not "
+                   "this operand list)";
+    }
     if (in->op == OP_TCGEN05_MMA && tc5_has(f, in, MOD_ASHIFT))
         return "unsupported (tcgen05.mma .ashift: the ISA does not say what the shifted-in row "
                "of A holds, so it is not implemented)";
@@ -544,6 +569,7 @@ void tcgen05_cta_reset(struct cta *c)
     t->alloc = 0;
     t->relinquished = false;
     t->dirty = false;
+    t->npend = 0;
 }
 
 /* See tensor.h. */
@@ -615,8 +641,41 @@ static void tc5_fault(struct warp *w, uint32_t pc, unsigned l, const char *msg)
     interp_fault(w, pc, l, TRAP_ILLEGAL, 0, 0, 0, false, msg);
 }
 
+/* The tensor memory of CTA c, allocated at its first use; NULL (after a fault of warp w at
+ * pc) when the host is out of memory. */
+static struct tc5_cta *tc5_tm(struct warp *w, uint32_t pc, struct cta *c)
+{
+    if (!c->tm && !(c->tm = calloc(1, sizeof *c->tm)))
+        interp_fault(w, pc, 0, TRAP_ILLEGAL, 0, 0, 0, false, "tcgen05: out of host memory");
+    return c->tm;
+}
+
+/* The CTA pair of a .cta_group::2 instruction of warp w (PTX ISA "CTA pair": the two CTAs of
+ * a cluster whose %cluster_ctarank differ in bit 0 only): pair[0] the even rank, pair[1] the
+ * odd one; -1 after a fault naming the instruction when the peer is not in the cluster. */
+static int tc5_pair(struct warp *w, uint32_t pc, const char *what, struct cta *pair[2])
+{
+    struct cta *c = w->cta;
+    const struct cluster *cl = c->clu;
+    const uint32_t pr = c->rank ^ 1u;
+    struct cta *p = cl && pr < cl->n ? cl->cta[pr] : NULL;
+    if (!p) {
+        char msg[240];
+        snprintf(msg, sizeof msg,
+                 "%s .cta_group::2: the peer CTA (%%cluster_ctarank %u) of this CTA (rank %u) is "
+                 "not in the cluster of %u CTAs (a CTA pair needs a cluster of an even number of "
+                 "CTAs)",
+                 what, pr, c->rank, cl ? cl->n : 1u);
+        interp_fault(w, pc, 0, TRAP_ILLEGAL, 0, 0, 0, false, msg);
+        return -1;
+    }
+    pair[c->rank & 1] = c;
+    pair[pr & 1] = p;
+    return 0;
+}
+
 static int tc5_alloc(struct warp *w, uint32_t pc, const struct ir_opnd *O, struct tc5_cta *t,
-                     const struct tc_mem *mr)
+                     const struct tc_mem *mr, bool cta2)
 {
     char msg[240];
     const uint32_t n = (uint32_t)vm_get(w, &O[1], 0);
@@ -633,15 +692,41 @@ static int tc5_alloc(struct warp *w, uint32_t pc, const struct ir_opnd *O, struc
     }
     const unsigned units = n / TM_UNIT;
     const uint16_t mask = (uint16_t)((1u << units) - 1);
+    /* .cta_group::2: the allocation of the pair, made by whichever of the two warps comes
+     * first in both tensor memories (pt the peer's); the other warp takes the same columns */
+    struct tc5_cta *pt = NULL;
+    bool taken = false;
+    if (cta2) {
+        struct cta *pair[2];
+        if (tc5_pair(w, pc, "tcgen05.alloc", pair) ||
+            !(pt = tc5_tm(w, pc, pair[(w->cta->rank & 1) ^ 1])))
+            return -1;
+        if (t->npend) {
+            if (t->pend[0].ncols != n) {
+                snprintf(msg, sizeof msg,
+                         "tcgen05.alloc.cta_group::2: %u columns requested, but the peer CTA's "
+                         "matching tcgen05.alloc.cta_group::2 took %u (the pair's warps must "
+                         "allocate together)",
+                         n, t->pend[0].ncols);
+                interp_fault(w, pc, 0, TRAP_ILLEGAL, 0, 0, 0, false, msg);
+                return -1;
+            }
+            taken = true;
+        }
+    }
+    const uint16_t busy = t->alloc | (pt && !taken ? pt->alloc : 0);
     unsigned u = 0;
-    for (; u < TM_COLS / TM_UNIT; u += units)
-        if (!(t->alloc & (uint16_t)(mask << u)))
-            break;
+    if (taken)
+        u = t->pend[0].addr / TM_UNIT;
+    else
+        for (; u < TM_COLS / TM_UNIT; u += units)
+            if (!(busy & (uint16_t)(mask << u)))
+                break;
     if (u >= TM_COLS / TM_UNIT) {
         snprintf(msg, sizeof msg,
-                 "tcgen05.alloc: %u columns requested, columns allocated %04x (a bit per 32 of "
-                 "512): the allocation would block until another warp frees columns",
-                 n, t->alloc);
+                 "tcgen05.alloc%s: %u columns requested, columns allocated %04x (a bit per 32 of "
+                 "512%s): the allocation would block until another warp frees columns",
+                 cta2 ? ".cta_group::2" : "", n, busy, cta2 ? ", in either CTA of the pair" : "");
         interp_fault(w, pc, 0, TRAP_ILLEGAL, 0, 0, 0, false, msg);
         return -1;
     }
@@ -654,6 +739,18 @@ static int tc5_alloc(struct warp *w, uint32_t pc, const struct ir_opnd *O, struc
         interp_fault(w, pc, 0, k ? (enum trap_kind)k : TRAP_ILLEGAL, ad, 4, vm_xs_space(xs, ad),
                      true, "tcgen05.alloc: the destination is not shared memory of the CTA");
         return -1;
+    }
+    if (taken)
+        memmove(&t->pend[0], &t->pend[1], --t->npend * sizeof t->pend[0]);
+    else if (pt) { /* the peer's columns, taken by its own tcgen05.alloc.cta_group::2 later */
+        pt->alloc |= (uint16_t)(mask << u);
+        for (unsigned k = u; k < u + units; k++) {
+            pt->site[k].fn = w->fn;
+            pt->site[k].pc = pc;
+            pt->site[k].warp = w->id;
+        }
+        pt->pend[pt->npend].addr = addr;
+        pt->pend[pt->npend++].ncols = n;
     }
     t->alloc |= (uint16_t)(mask << u);
     for (unsigned k = u; k < u + units; k++) {
@@ -905,9 +1002,8 @@ static unsigned tc5_width(unsigned t)
 /* Gather a matrix (rows x K, K-major or MN-major) from shared memory into dense[row * K + k]. */
 static int tc5_gather(struct warp *w, uint32_t pc, unsigned l, const uint32_t f[4], unsigned W,
                       bool mn, unsigned rows, unsigned K, unsigned t, bool neg, double *dense,
-                      char which, const struct tc_mem *mr)
+                      char which, const struct tc_mem *mr, const struct cta *c)
 {
-    const struct cta *c = w->cta;
     const unsigned eb = tc5_bits(t), per = 128 / eb, vw = tc5_width(t);
     /* MN-major: a chunk holds per (8 or 16) consecutive rows of one k */
     if (mn && (eb == 32 || vw < 8 || rows % per)) {
@@ -1139,6 +1235,137 @@ static inline unsigned tc5_row_lane(unsigned M, unsigned l0, unsigned i)
     return M == 64 ? l0 + 32 * (i / 16) + i % 16 : i;
 }
 
+/* What the instruction descriptor of a tcgen05.mma says, once checked (tc5_mma). */
+struct tc5_form {
+    unsigned M, N, K, ta, tb;     /* shape; A / B element types */
+    bool negA, negB, mnA, mnB;    /* negation; MN-major operands */
+    bool satf, f16d, acc;         /* .kind::i8 saturation; f16 D; enable-input-d */
+    int sc;                       /* scale-input-d (-1: none) */
+};
+
+/* D element *cell = (C or 0) + the exact sum of a[k] * b[k], k < K, rounded once (see the
+ * file comment): s32 wrapping or saturating (.kind::i8), f16 in the low 16 bits, or f32. */
+static inline void tc5_dot(uint32_t *cell, const double *a, const double *b,
+                           const struct tc5_form *fm, bool i8)
+{
+    double s = !fm->acc ? 0.0
+               : i8     ? (double)(int32_t)*cell
+               : fm->f16d ? fpu_h2d((uint16_t)*cell, 0)
+                          : (double)fpu_u2f(*cell);
+    if (fm->sc > 0) /* scale-input-d: D * 2^-scale, exact */
+        s = ldexp(s, -fm->sc);
+    for (unsigned k = 0; k < fm->K; k++)
+        s += a[k] * b[k];
+    if (i8) { /* exact: wrap, or clamp with the saturate bit */
+        const int64_t v = (int64_t)s;
+        *cell = fm->satf ? (uint32_t)(v > INT32_MAX ? INT32_MAX : v < INT32_MIN ? INT32_MIN : v)
+                         : (uint32_t)(uint64_t)v;
+    } else if (fm->f16d) { /* one f16 in the low 16 bits, the high ones cleared */
+        *cell = s != s ? 0x7fffu : fpu_d2h(s, FPU_RN, 0);
+    } else {
+        const float r = (float)s;
+        *cell = r != r ? 0x7fffffffu : fpu_f2u(r);
+    }
+}
+
+/* One tcgen05.mma.cta_group::2 of lane l (dense, not .ws): an M x N x K MMA over the CTA pair
+ * (tc5_pair; CTA v = 0 the even rank, 1 the odd one). Following CUTLASS's 2x1SM atoms
+ * (cute/atom/mma_traits_sm100.hpp, e.g. SM100_MMA_F16BF16_2x1SM_SS: ThrID = 2, ALayout /
+ * CLayout rows v M/2 .. v M/2 + M/2 - 1 in CTA v, BLayout columns v N/2 .. v N/2 + N/2 - 1 in
+ * CTA v): A's descriptor (or [a-tmem]) names in each CTA's own shared (tensor) memory that
+ * CTA's M / 2 rows, B's descriptor in each CTA's shared memory N / 2 of B's N columns (the even
+ * CTA the first half), and D at the same tensor-memory address in both CTAs holds that CTA's
+ * M / 2 rows of all N columns. In tensor memory (CUTLASS tmem_frg_2sm; the PTX ISA's data-path
+ * layouts A and B): M = 256 (Layout A) row i of a CTA's D in lane i, column j at d.col + j;
+ * M = 128 (Layout B, "2x2": 64 rows, the column halves folded over the lane halves) row i,
+ * column j < N / 2 in lane i at d.col + j, column j >= N / 2 in lane 64 + i at d.col + j - N / 2.
+ * An A in tensor memory is read by each lane for its own row of D (M = 128: row i in lanes i and
+ * 64 + i, CUTLASS's TmemAllocMode::Duplicated). disable-output-lane: words 0 .. 3 turn off lanes
+ * of the even CTA's D, words 4 .. 7 of the odd CTA's (the emulator's reading; the ISA names the
+ * vector's eight words but draws their mapping only in its figures). */
+static int tc5_mma_pair(struct warp *w, uint32_t pc, unsigned l, const struct ir_opnd *O,
+                        const struct tc5_insn *d, const struct tc5_form *fm, const uint32_t off[8],
+                        const struct tc_mem *mr)
+{
+    char msg[300];
+    struct cta *pair[2];
+    struct tc5_cta *tp[2];
+    if (tc5_pair(w, pc, "tcgen05.mma", pair) || !(tp[0] = tc5_tm(w, pc, pair[0])) ||
+        !(tp[1] = tc5_tm(w, pc, pair[1])))
+        return -1;
+    struct tc5_cta *t = w->cta->tm; /* the operands are gathered in the issuing CTA's buffers */
+    const unsigned M = fm->M, N = fm->N, K = fm->K, H = N / 2, eb = tc5_bits(fm->ta);
+    const bool wide = M == 256; /* Layout A; M = 128: Layout B */
+    const unsigned dcols = wide ? N : H, rows = M / 2;
+    const uint32_t da = (uint32_t)vm_addr(w, &O[0], l), dcol = da & 0xffff;
+    const unsigned own = w->cta->rank & 1;
+    for (unsigned v = 0; v < 2; v++)
+        if ((da >> 16) != 0 || !tc5_allocated(tp[v], dcol, dcols)) {
+            snprintf(msg, sizeof msg,
+                     "tcgen05.mma.cta_group::2: D at tensor-memory address 0x%08x (columns %u .. "
+                     "%u) is not inside an allocation of the CTA of rank %u (allocated %04x, a "
+                     "bit per 32 of 512 columns) or its lane is not 0",
+                     da, dcol, dcol + dcols - 1, pair[v]->rank, tp[v]->alloc);
+            tc5_fault(w, pc, l, msg);
+            return -1;
+        }
+    uint32_t f[4];
+    unsigned W;
+    if (tc5_desc(w, pc, l, vm_get(w, &O[2], l), "tcgen05.mma: matrix B", f, &W))
+        return -1;
+    for (unsigned v = 0; v < 2; v++) /* B: columns v N/2 .. from CTA v's shared memory */
+        if (tc5_gather(w, pc, l, f, W, fm->mnB, H, K, fm->tb, fm->negB, t->B + v * H * K, 'B',
+                       v == own ? mr : NULL, pair[v]))
+            return -1;
+    const bool atm = O[1].kind == OPK_ADDR;
+    uint32_t acol = 0;
+    if (atm) {
+        const uint32_t aa = (uint32_t)vm_addr(w, &O[1], l);
+        acol = aa & 0xffff;
+        for (unsigned v = 0; v < 2; v++)
+            if ((aa >> 16) != 0 || !tc5_allocated(tp[v], acol, K * eb / 32)) {
+                snprintf(msg, sizeof msg,
+                         "tcgen05.mma.cta_group::2: A at tensor-memory address 0x%08x (columns "
+                         "%u .. %u) is not inside an allocation of the CTA of rank %u (allocated "
+                         "%04x) or its lane is not 0",
+                         aa, acol, acol + K * eb / 32 - 1, pair[v]->rank, tp[v]->alloc);
+                tc5_fault(w, pc, l, msg);
+                return -1;
+            }
+    } else if (tc5_desc(w, pc, l, vm_get(w, &O[1], l), "tcgen05.mma: matrix A", f, &W))
+        return -1;
+    for (unsigned v = 0; v < 2; v++) {
+        struct tc5_cta *tv = tp[v];
+        /* A, as 128 rows: the row each lane of D multiplies */
+        if (atm) {
+            const unsigned per = 32 / eb;
+            for (unsigned ln = 0; ln < TM_LANES; ln++)
+                for (unsigned k = 0; k < K; k++) {
+                    const uint32_t cell = tv->cell[ln][acol + k / per];
+                    const uint32_t b = eb == 32 ? cell : cell >> (eb * (k % per)) & ((1u << eb) - 1);
+                    const double x = tc5_val(fm->ta, b);
+                    t->A[ln * K + k] = fm->negA ? -x : x;
+                }
+        } else {
+            if (tc5_gather(w, pc, l, f, W, fm->mnA, rows, K, fm->ta, fm->negA, t->A, 'A',
+                           v == own ? mr : NULL, pair[v]))
+                return -1;
+            if (!wide) /* lanes 64 + i multiply row i too */
+                memcpy(t->A + 64 * K, t->A, 64 * K * sizeof t->A[0]);
+        }
+        for (unsigned ln = 0; ln < TM_LANES; ln++) {
+            if (off[4 * v + ln / 32] >> (ln % 32) & 1)
+                continue; /* disable-output-lane: this lane of D keeps its value */
+            for (unsigned jj = 0; jj < dcols; jj++) {
+                const unsigned j = wide ? jj : jj + H * (ln / 64);
+                tc5_dot(&tv->cell[ln][dcol + jj], &t->A[ln * K], &t->B[j * K], fm, d->kind_i8);
+            }
+        }
+        tv->dirty = true;
+    }
+    return 0;
+}
+
 /* One tcgen05.mma of lane l. */
 static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_insn *in,
                    const struct ir_opnd *O, const struct tc5_insn *d, struct tc5_cta *t,
@@ -1153,8 +1380,9 @@ static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_insn
     const uint32_t da = (uint32_t)vm_addr(w, &O[0], l);
     const uint32_t id = (uint32_t)vm_get(w, &O[p.io], l);
     const bool acc = (O[eo].kind == OPK_IMM ? O[eo].imm.i : (int64_t)vm_get(w, &O[eo], l)) != 0;
-    uint32_t off[4] = {0, 0, 0, 0}; /* disable-output-lane: bit L % 32 of word L / 32 */
-    for (unsigned k = 0; mo && k < 4; k++) {
+    uint32_t off[8] = {0}; /* disable-output-lane: bit L % 32 of word L / 32 (.cta_group::2:
+                              words 4 .. 7 for the pair's odd CTA) */
+    for (unsigned k = 0; mo && k < (d->cta2 ? 8u : 4u); k++) {
         const struct ir_opnd e = vm_elem(w->fn, &O[mo], k);
         off[k] = (uint32_t)vm_get(w, &e, l);
     }
@@ -1207,9 +1435,12 @@ static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_insn
               "with .scale_vec::4X";
     else if (bs && M != 128)
         bad = "M not 128 (the block-scaled .cta_group::1 shape)";
-    else if (d->ws ? M != 128 : M != 128 && M != 64)
-        bad = d->ws ? "M other than 128 (the .ws layouts of M = 32 and 64 are not implemented)"
-                    : "M not 64 or 128";
+    else if (d->cta2 ? M != 128 && M != 256 : d->ws ? M != 128 : M != 128 && M != 64)
+        bad = d->cta2 ? "M not 128 or 256 (.cta_group::2)"
+              : d->ws ? "M other than 128 (the .ws layouts of M = 32 and 64 are not implemented)"
+                      : "M not 64 or 128";
+    else if (d->cta2 && (N < 16 || N % 16))
+        bad = "N not 16 .. 256 in steps of 16 (.cta_group::2)";
     else if (d->ws && N != 64 && N != 128 && N != 256)
         bad = "N not 64, 128 or 256 (.ws)";
     else if (d->kind_i8 ? !(N == 8 || N == 16 || N == 24 || (N % 16 == 0 && N >= 32 && N <= 256))
@@ -1229,6 +1460,9 @@ static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_insn
     }
     const unsigned eb = tc5_bits(ta), K = (256 / eb) << sp; /* .sp: twice K, half stored */
     const unsigned KA = K >> sp; /* A's stored elements per row */
+    const struct tc5_form fm = {M, N, K, ta, tb, negA, negB, mnA, mnB, satf, f16d, acc, sc};
+    if (d->cta2)
+        return tc5_mma_pair(w, pc, l, O, d, &fm, off, mr);
     const uint32_t dcol = da & 0xffff, l0 = da >> 16;
     if ((M == 128 ? l0 != 0 : l0 != 0 && l0 != 16) || !tc5_allocated(t, dcol, N)) {
         snprintf(msg, sizeof msg,
@@ -1271,7 +1505,7 @@ static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_insn
         uint32_t f[4];
         unsigned W;
         if (tc5_desc(w, pc, l, vm_get(w, &O[1], l), "tcgen05.mma: matrix A", f, &W) ||
-            tc5_gather(w, pc, l, f, W, mnA, M, KA, ta, negA, t->A, 'A', mr))
+            tc5_gather(w, pc, l, f, W, mnA, M, KA, ta, negA, t->A, 'A', mr, w->cta))
             return -1;
     }
     if (sp && tc5_sparse(w, pc, l, t, (uint32_t)vm_addr(w, &O[p.po], l), l0, id & 1, eb, M, K))
@@ -1285,7 +1519,7 @@ static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_insn
     uint32_t f[4];
     unsigned W;
     if (tc5_desc(w, pc, l, vm_get(w, &O[2], l), "tcgen05.mma: matrix B", f, &W) ||
-        tc5_gather(w, pc, l, f, W, mnB, N + shift, K, tb, negB, t->B, 'B', mr))
+        tc5_gather(w, pc, l, f, W, mnB, N + shift, K, tb, negB, t->B, 'B', mr, w->cta))
         return -1;
     if (shift)
         memmove(t->B, t->B + shift * K, (size_t)N * K * sizeof t->B[0]);
@@ -1301,28 +1535,8 @@ static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_insn
         const unsigned ln = tc5_row_lane(M, l0, i);
         if (off[ln / 32] >> (ln % 32) & 1)
             continue; /* disable-output-lane: this lane of D keeps its value */
-        for (unsigned j = 0; j < N; j++) {
-            uint32_t *cell = &t->cell[ln][dcol + j];
-            double s = !acc           ? 0.0
-                       : d->kind_i8   ? (double)(int32_t)*cell
-                       : f16d         ? fpu_h2d((uint16_t)*cell, 0)
-                                      : (double)fpu_u2f(*cell);
-            if (sc > 0) /* scale-input-d: D * 2^-scale, exact */
-                s = ldexp(s, -sc);
-            const double *a = &t->A[i * K], *b = &t->B[j * K];
-            for (unsigned k = 0; k < K; k++)
-                s += a[k] * b[k];
-            if (d->kind_i8) { /* exact: wrap, or clamp with the saturate bit */
-                const int64_t v = (int64_t)s;
-                *cell = satf ? (uint32_t)(v > INT32_MAX ? INT32_MAX : v < INT32_MIN ? INT32_MIN : v)
-                             : (uint32_t)(uint64_t)v;
-            } else if (f16d) { /* one f16 in the low 16 bits, the high ones cleared */
-                *cell = s != s ? 0x7fffu : fpu_d2h(s, FPU_RN, 0);
-            } else {
-                const float r = (float)s;
-                *cell = r != r ? 0x7fffffffu : fpu_f2u(r);
-            }
-        }
+        for (unsigned j = 0; j < N; j++)
+            tc5_dot(&t->cell[ln][dcol + j], &t->A[i * K], &t->B[j * K], &fm, d->kind_i8);
     }
     t->dirty = true;
     return 0;
@@ -1459,16 +1673,11 @@ int tcgen05_exec(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *
         return -1;
     if (in->op == OP_TCGEN05_WAIT_LD || in->op == OP_TCGEN05_WAIT_ST)
         return 0;
-    if (!c->tm) {
-        c->tm = calloc(1, sizeof *c->tm);
-        if (!c->tm) {
-            interp_fault(w, pc, 0, TRAP_ILLEGAL, 0, 0, 0, false, "tcgen05: out of host memory");
-            return -1;
-        }
-    }
-    struct tc5_cta *t = c->tm;
+    struct tc5_cta *t = tc5_tm(w, pc, c);
+    if (!t)
+        return -1;
     switch (in->op) {
-    case OP_TCGEN05_ALLOC: return tc5_alloc(w, pc, O, t, mr);
+    case OP_TCGEN05_ALLOC: return tc5_alloc(w, pc, O, t, mr, d.cta2);
     case OP_TCGEN05_DEALLOC: return tc5_dealloc(w, pc, O, t);
     case OP_TCGEN05_RELINQUISH_ALLOC_PERMIT: t->relinquished = true; return 0;
     case OP_TCGEN05_LD:
