@@ -441,12 +441,13 @@ bool tcgen05_supported(const struct ir_func *f, const struct ir_insn *in, const 
                (!d.mcast_cluster || ((O[1].kind == OPK_REG || O[1].kind == OPK_IMM) &&
                                      O[1].rf != RF_PRED && O[1].slot != IR_NOSLOT));
     case OP_TCGEN05_CP: /* multicast: .warpx4 with 32x128b, .warpx2 with 64x128b */
-        return d.cta1 && d.cp_rows && !d.decomp &&
+        return d.cta1 != d.cta2 && d.cp_rows && !d.decomp &&
                (d.cp_rows == 32 ? d.mcast == 4 : d.cp_rows == 64 ? d.mcast == 1 || d.mcast == 2
                                                                 : d.mcast == 0) &&
                in->nopnd == 2 && tc5_taddr_ok(&O[0]) &&
                (O[1].kind == OPK_REG || O[1].kind == OPK_IMM) && O[1].rf == RF_B64;
-    case OP_TCGEN05_SHIFT: return d.cta1 && d.down && in->nopnd == 1 && tc5_taddr_ok(&O[0]);
+    case OP_TCGEN05_SHIFT:
+        return d.cta1 != d.cta2 && d.down && in->nopnd == 1 && tc5_taddr_ok(&O[0]);
     default: return false;
     }
 }
@@ -478,10 +479,6 @@ static bool tcgen05_why_generic(const struct ir_insn *in)
 const char *tcgen05_unsupported_why(const struct ir_func *f, const struct ir_insn *in)
 {
     if (tcgen05_why_generic(in) && tc5_has(f, in, MOD_CTA_GROUP_2)) {
-        if (in->op == OP_TCGEN05_CP || in->op == OP_TCGEN05_SHIFT)
-            return "unsupported (tcgen05.cp / tcgen05.shift .cta_group::2: which CTA's shared "
-                   "memory feeds the peer's tensor memory is not modelled; implemented are the "
-                   ".cta_group::1 forms)";
         if (in->op == OP_TCGEN05_MMA_SP || in->op == OP_TCGEN05_MMA_WS ||
             in->op == OP_TCGEN05_MMA_WS_SP || tc5_has(f, in, MOD_BLOCK_SCALE))
             return "unsupported (tcgen05.mma .cta_group::2: implemented are the dense "
@@ -1549,9 +1546,9 @@ static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_insn
  * its chunks at columns taddr.col + 4 k .. + 3; with multicast each row goes to two or four
  * lanes 32 apart. */
 static int tc5_cp(struct warp *w, uint32_t pc, unsigned l, const struct ir_opnd *O,
-                  const struct tc5_insn *d, struct tc5_cta *t, const struct tc_mem *mr)
+                  const struct tc5_insn *d, struct tc5_cta *t, const struct tc_mem *mr,
+                  const struct cta *c)
 {
-    const struct cta *c = w->cta;
     char msg[240];
     const uint32_t a = (uint32_t)vm_addr(w, &O[0], l), lane0 = a >> 16, col = a & 0xffff;
     /* lanes one row reaches: row r of the copy goes to lanes lane0 + rl(r) + 32 i, i < ncopy */
@@ -1693,15 +1690,23 @@ int tcgen05_exec(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *
                 return -1;
         return 0;
     case OP_TCGEN05_CP:
+    case OP_TCGEN05_SHIFT: {
+        /* .cta_group::2: into the tensor memory of both CTAs of the pair, each CTA's copy from
+         * its own shared memory at the descriptor's offsets (see the file comment) */
+        struct cta *pair[2] = {c, NULL};
+        struct tc5_cta *tp[2] = {t, NULL};
+        if (d.cta2 && (tc5_pair(w, pc, tc5_name(in), pair) ||
+                       !(tp[0] = tc5_tm(w, pc, pair[0])) || !(tp[1] = tc5_tm(w, pc, pair[1]))))
+            return -1;
         for (unsigned l = 0; l < 32; l++)
-            if (M >> l & 1 && tc5_cp(w, pc, l, O, &d, t, mr))
-                return -1;
+            for (unsigned v = 0; v < 1u + d.cta2; v++)
+                if (M >> l & 1 &&
+                    (in->op == OP_TCGEN05_CP
+                         ? tc5_cp(w, pc, l, O, &d, tp[v], pair[v] == c ? mr : NULL, pair[v])
+                         : tc5_shift(w, pc, l, O, tp[v])))
+                    return -1;
         return 0;
-    case OP_TCGEN05_SHIFT:
-        for (unsigned l = 0; l < 32; l++)
-            if (M >> l & 1 && tc5_shift(w, pc, l, O, t))
-                return -1;
-        return 0;
+    }
     default:
         interp_fault(w, pc, 0, TRAP_ILLEGAL, 0, 0, 0, false, "tcgen05: not implemented");
         return -1;
