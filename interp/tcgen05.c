@@ -178,7 +178,9 @@ struct tc5_insn {
     bool pack, unpack;   /* .pack::16b (ld) / .unpack::16b (st) */
     unsigned cp_rows, cp_cols; /* tcgen05.cp shape: rows x 32-bit columns (0 when absent) */
     unsigned mcast;      /* tcgen05.cp: 0 none, 4 .warpx4, 2 .warpx2::02_13, 1 .warpx2::01_23 */
-    bool decomp;         /* tcgen05.cp .b8x16.b6x16_p32 / .b4x16_p64 */
+    bool b8x16;          /* tcgen05.cp .b8x16 (the destination format of decompression) */
+    unsigned decomp;     /* tcgen05.cp .b6x16_p32 / .b4x16_p64: 6 / 4 (0 when absent; -1u
+                            both) */
     bool down;           /* tcgen05.shift .down */
     bool ws;             /* tcgen05.mma.ws (set from the opcode) */
     bool cta1, cta2;     /* .cta_group::1 / ::2 */
@@ -216,7 +218,9 @@ static void tc5_decode(const struct ir_func *f, const struct ir_insn *in, struct
         case MOD_WARPX4: d->mcast = 4; break;
         case MOD_WARPX2_02_13: d->mcast = 2; break;
         case MOD_WARPX2_01_23: d->mcast = 1; break;
-        case MOD_B8X16: case MOD_B6X16_P32: case MOD_B4X16_P64: d->decomp = true; break;
+        case MOD_B8X16: d->b8x16 = true; break;
+        case MOD_B6X16_P32: d->decomp = d->decomp ? -1u : 6; break;
+        case MOD_B4X16_P64: d->decomp = d->decomp ? -1u : 4; break;
         case MOD_DOWN: d->down = true; break;
         /* collector usage: a hint (the operands are read again; see the file comment) */
         case MOD_COLLECTOR_A_FILL: case MOD_COLLECTOR_A_USE: case MOD_COLLECTOR_A_LASTUSE:
@@ -441,7 +445,8 @@ bool tcgen05_supported(const struct ir_func *f, const struct ir_insn *in, const 
                (!d.mcast_cluster || ((O[1].kind == OPK_REG || O[1].kind == OPK_IMM) &&
                                      O[1].rf != RF_PRED && O[1].slot != IR_NOSLOT));
     case OP_TCGEN05_CP: /* multicast: .warpx4 with 32x128b, .warpx2 with 64x128b */
-        return d.cta1 != d.cta2 && d.cp_rows && !d.decomp &&
+        return d.cta1 != d.cta2 && d.cp_rows && d.b8x16 == (d.decomp != 0) &&
+               (d.decomp == 0 || d.decomp == 6 || d.decomp == 4) &&
                (d.cp_rows == 32 ? d.mcast == 4 : d.cp_rows == 64 ? d.mcast == 1 || d.mcast == 2
                                                                 : d.mcast == 0) &&
                in->nopnd == 2 && tc5_taddr_ok(&O[0]) &&
@@ -513,10 +518,10 @@ const char *tcgen05_unsupported_why(const struct ir_func *f, const struct ir_ins
                "immHalfSplitoff below 512), .x2 .. .x128, .min or .max of .f32 (.abs, .NaN), "
                ".u32 or .s32 into a 32-bit register; not this form)";
     case OP_TCGEN05_CP:
-        return "unsupported (tcgen05.cp: implemented are .cta_group::1 .128x256b, .128x128b, "
-               ".4x256b, .32x128b.warpx4 and .64x128b.warpx2::02_13 / ::01_23 with [taddr] "
-               "and a shared-memory descriptor; not the decompressing .b8x16.b6x16_p32 / "
-               ".b8x16.b4x16_p64 forms or .cta_group::2)";
+        return "unsupported (tcgen05.cp: implemented are .cta_group::1 and ::2 .128x256b, "
+               ".128x128b, .4x256b, .32x128b.warpx4 and .64x128b.warpx2::02_13 / ::01_23, "
+               "optionally decompressing (.b8x16.b6x16_p32, .b8x16.b4x16_p64), with [taddr] and "
+               "a shared-memory descriptor; not this form)";
     case OP_TCGEN05_SHIFT:
         return "unsupported (tcgen05.shift: implemented is .cta_group::1.down [taddr]; not "
                ".cta_group::2)";
@@ -996,6 +1001,23 @@ static unsigned tc5_width(unsigned t)
     return t == T_E2M3 || t == T_E3M2 ? 6 : t == T_E2M1 || t == T_E2M1X2 ? 4 : tc5_bits(t);
 }
 
+/* The bits of element k of a row of A in tensor memory, the row's cells from `row` (its
+ * column a.col): one tf32 a cell, two 16-bit elements, four 8-bit ones (low first), or for
+ * the 6- and 4-bit types of .kind::f8f6f4 / mxf8f6f4 four 8-bit containers a cell, the value
+ * in container bits 0-5 (e2m3, e3m2) or 2-5 (e2m1), the rest padding; the packed e2m1 of the
+ * 4-bit kinds (T_E2M1X2) eight a cell, element k in nibble k % 8 (low first), as tcgen05.cp
+ * copies them from shared memory. The containers' bits are what tcgen05.cp's decompression
+ * (.b8x16.b6x16_p32 / .b4x16_p64, tc5_cp) writes; see the file comment for their source. */
+static inline uint32_t tc5_tmem_elem(const uint32_t *row, unsigned t, unsigned k)
+{
+    const unsigned eb = tc5_bits(t);
+    if (eb == 32)
+        return row[k];
+    const unsigned per = 32 / eb;
+    const uint32_t b = row[k / per] >> (eb * (k % per)) & ((1u << eb) - 1);
+    return t == T_E2M1 ? b >> 2 & 0xf : b;
+}
+
 /* Gather a matrix (rows x K, K-major or MN-major) from shared memory into dense[row * K + k]. */
 static int tc5_gather(struct warp *w, uint32_t pc, unsigned l, const uint32_t f[4], unsigned W,
                       bool mn, unsigned rows, unsigned K, unsigned t, bool neg, double *dense,
@@ -1335,12 +1357,9 @@ static int tc5_mma_pair(struct warp *w, uint32_t pc, unsigned l, const struct ir
         struct tc5_cta *tv = tp[v];
         /* A, as 128 rows: the row each lane of D multiplies */
         if (atm) {
-            const unsigned per = 32 / eb;
             for (unsigned ln = 0; ln < TM_LANES; ln++)
                 for (unsigned k = 0; k < K; k++) {
-                    const uint32_t cell = tv->cell[ln][acol + k / per];
-                    const uint32_t b = eb == 32 ? cell : cell >> (eb * (k % per)) & ((1u << eb) - 1);
-                    const double x = tc5_val(fm->ta, b);
+                    const double x = tc5_val(fm->ta, tc5_tmem_elem(&tv->cell[ln][acol], fm->ta, k));
                     t->A[ln * K + k] = fm->negA ? -x : x;
                 }
         } else {
@@ -1471,18 +1490,9 @@ static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_insn
         return -1;
     }
     /* A */
-    if (O[1].kind == OPK_ADDR && tc5_width(ta) < 8) {
-        snprintf(msg, sizeof msg,
-                 "tcgen05.mma: instruction descriptor 0x%08x: an A of %u-bit elements in tensor "
-                 "memory is not implemented (the bits of its %s are given only by the ISA's "
-                 "figures)",
-                 id, tc5_width(ta), ta == T_E2M1X2 ? "packed pairs" : "8-bit containers");
-        interp_fault(w, pc, l, TRAP_ILLEGAL, 0, 0, 0, false, msg);
-        return -1;
-    }
     if (O[1].kind == OPK_ADDR) {
         const uint32_t aa = (uint32_t)vm_addr(w, &O[1], l), acol = aa & 0xffff;
-        const unsigned ncol = KA * eb / 32, per = 32 / eb;
+        const unsigned ncol = KA * eb / 32;
         if ((aa >> 16) != l0 || !tc5_allocated(t, acol, ncol)) {
             snprintf(msg, sizeof msg,
                      "tcgen05.mma: A at tensor-memory address 0x%08x (columns %u .. %u) is not "
@@ -1493,9 +1503,7 @@ static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_insn
         }
         for (unsigned i = 0; i < M; i++)
             for (unsigned k = 0; k < KA; k++) {
-                const uint32_t cell = t->cell[tc5_row_lane(M, l0, i)][acol + k / per];
-                const uint32_t b = eb == 32 ? cell : cell >> (eb * (k % per)) & ((1u << eb) - 1);
-                const double v = tc5_val(ta, b);
+                const double v = tc5_val(ta, tc5_tmem_elem(&t->cell[tc5_row_lane(M, l0, i)][acol], ta, k));
                 t->A[i * KA + k] = negA ? -v : v;
             }
     } else {
@@ -1580,6 +1588,17 @@ static int tc5_cp(struct warp *w, uint32_t pc, unsigned l, const struct ir_opnd 
             const uint8_t *p = c->shared + sa;
             if (mr)
                 mr->fn(mr->ctx, l, sa, 16, false, SP_SHARED, p);
+            uint8_t x[16];
+            if (d->decomp) { /* 16 packed values, LSB first, into 8-bit containers */
+                const unsigned vw = d->decomp;
+                for (unsigned e = 0; e < 16; e++) {
+                    const unsigned bit = e * vw;
+                    const unsigned v = (unsigned)(p[bit / 8] | p[bit / 8 + 1] << 8) >> (bit % 8) &
+                                       ((1u << vw) - 1);
+                    x[e] = (uint8_t)(vw == 4 ? v << 2 : v);
+                }
+                p = x;
+            }
             for (unsigned i = 0; i < ncopy; i++) {
                 /* .warpx4: row r to every warp's lane r; .warpx2::02_13: rows 0 .. 31 to
                  * warps 0 and 2, 32 .. 63 to warps 1 and 3; ::01_23: to warps 0, 1 / 2, 3 */
