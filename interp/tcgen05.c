@@ -57,9 +57,10 @@
  *   64B, 6 32B; 1 = 128B with 32B atomicity is refused), in the canonical K-major / MN-major
  *   layouts of wgmma (wgmma_chunk_addr); A may instead come from tensor memory: row i in the
  *   lane of D's row i (the same lane alignment, a fault otherwise), its K elements packed low
- *   to high from column a.col (four 8-bit, two 16-bit elements or one tf32 per column; an A
- *   of 6- or 4-bit elements in tensor memory is a fault: the bits its 8-bit containers use are
- *   given only by the ISA's figures). The 6- and 4-bit types (no infinity or NaN) take the
+ *   to high from column a.col (four 8-bit, two 16-bit elements or one tf32 per column; the 6-
+ *   and 4-bit types of .kind::f8f6f4 one per 8-bit container, four per column, see tcgen05.cp's
+ *   decompression below; the packed e2m1 of .kind::mxf4 / mxf4nvf4 eight per column, the low
+ *   nibble first, as in shared memory: tc5_tmem_elem). The 6- and 4-bit types (no infinity or NaN) take the
  *   place of 8-bit ones in shared memory: each 16-byte chunk holds 16 values packed LSB first
  *   in its low 12 (6-bit) or 8 (4-bit) bytes, the rest padding (the ISA's "packed along with
  *   padding"; the TMA's CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B / 16U4_ALIGN16B).
@@ -127,14 +128,54 @@
  *   word j at lane taddr.lane + r, column taddr.col + j. .warpx4 writes row r to lanes r,
  *   32 + r, 64 + r, 96 + r; .warpx2::02_13 rows 0 .. 31 to the lanes of warps 0 and 2, rows
  *   32 .. 63 to those of warps 1 and 3; ::01_23 rows 0 .. 31 to warps 0 and 1, 32 .. 63 to
- *   warps 2 and 3. The decompressing .b8x16.b6x16_p32 / .b4x16_p64 forms are refused.
+ *   warps 2 and 3. The decompressing .b8x16.b6x16_p32 / .b8x16.b4x16_p64 (ISA "Optional
+ *   Decompression": 16 elements of 6 / 4 bits followed by 4 / 8 bytes of padding become 16
+ *   8-bit elements) expand each 16-byte chunk's 16 values, packed LSB first, into one byte each
+ *   (four per column, the first in the low byte): a 6-bit value in bits 0-5, a 4-bit one in
+ *   bits 2-5, the other bits 0. The ISA gives the bits only in figures; these are the 8-bit
+ *   container of mma.sync .kind::f8f6f4 as CUTLASS documents it (cute/atom/mma_traits_sm120.hpp,
+ *   fp4_shift_A: "MMA F8F6F4 expects the four-bit data to be in the middle of the eight-bit
+ *   container", 0b0000ABCD -> 0b00ABCD00; FP6 unshifted: an e2m1 there reads as the e2m3 of
+ *   the same value), assumed to be the container tcgen05.mma reads from tensor memory too.
+ *   Programs that decompress and multiply get the same products whatever the bits; only
+ *   tcgen05.ld / st of the containers could tell (uncertain until checked on hardware).
  * tcgen05.shift.cta_group::1.down [taddr]: each executing lane moves, at once, the 256-bit rows
  *   (8 columns from taddr.col) of lanes taddr.lane .. + 30 one lane down (taddr.lane a
  *   multiple of 32; its own row stays).
  * tcgen05.commit arrives after them as after an MMA: they completed when issued.
  * tcgen05.fence::before_thread_sync / ::after_thread_sync order nothing further.
- * Everything else (cta_group::2, the decompressing tcgen05.cp, the tf32 and block-scaled
- * sparse MMAs, .ashift) is refused at load with the reason.
+ * CTA pairs (.cta_group::2; ISA "peer CTA": the two CTAs of a cluster whose %cluster_ctarank
+ *   differ in bit 0, tc5_pair; no peer in the cluster is a fault). The ISA: "All tcgen05
+ *   instructions within a kernel must specify the same value for the .cta_group qualifier"
+ *   (ptxas refuses a mix).
+ *   tcgen05.alloc.cta_group::2: one warp of each CTA of the pair allocates together (ISA); the
+ *     emulator lets the first of the two take the lowest run free in both tensor memories,
+ *     marks it in both and queues it for the peer (tc5_cta.pend), whose own alloc takes it
+ *     (another ncols is a fault). dealloc and relinquish_alloc_permit act on the executing CTA
+ *     (each CTA of the pair runs them), so a CTA that exits with the pair's columns allocated
+ *     faults as above.
+ *   tcgen05.mma.cta_group::2.kind::{f16,tf32,f8f6f4,i8} (dense, not .ws): one MMA of the pair,
+ *     M = 128 or 256, N = 16 .. 256 step 16, a disable-output-lane vector of eight words
+ *     (words 0 .. 3 the even CTA's lanes, 4 .. 7 the odd CTA's: the emulator's reading),
+ *     split as CUTLASS's 2x1SM atoms (cute/atom/mma_traits_sm100.hpp, e.g.
+ *     SM100_MMA_F16BF16_2x1SM_SS: ThrID 2, ALayout / CLayout rows v M/2 .. in CTA v, BLayout
+ *     columns v N/2 .. in CTA v): the descriptors' offsets name in each CTA's own shared memory
+ *     its M / 2 rows of A and N / 2 columns of B; D is at the same tensor-memory address in
+ *     both, each CTA holding its M / 2 rows of all N columns, laid out as CUTLASS
+ *     tmem_frg_2sm (the ISA's data-path Layouts A and B): M = 256 row i in lane i, column j at
+ *     d.col + j; M = 128 ("2x2") row i, column j < N / 2 in lane i at d.col + j, column
+ *     j >= N / 2 in lane 64 + i at d.col + j - N / 2. An A in tensor memory is read from the
+ *     lane of each D row (M = 128: row i in lanes i and 64 + i, CUTLASS's
+ *     TmemAllocMode::Duplicated). Numerics as above (tc5_dot).
+ *   tcgen05.cp / tcgen05.shift .cta_group::2: into / in the tensor memory "of both the current
+ *     and the peer CTAs" (ISA tcgen05.cp), each CTA's copy from its own shared memory at the
+ *     descriptor's offsets (as the pair MMA's operands; the ISA does not say).
+ *   tcgen05.commit.cta_group::2: as ::1 (everything completed at once), .multicast::cluster
+ *     arriving on the mbarriers of the mask's CTAs.
+ *   The peer's shared-memory reads are not reported to the memory checker (mr is the executing
+ *   CTA's).
+ * Everything else (the sparse, block-scaled and .ws .cta_group::2 MMAs, the tf32 and
+ * block-scaled sparse MMAs, .ashift) is refused at load with the reason.
  */
 #include <stdio.h>
 #include <stdlib.h>
