@@ -167,6 +167,13 @@
  *     j >= N / 2 in lane 64 + i at d.col + j - N / 2. An A in tensor memory is read from the
  *     lane of each D row (M = 128: row i in lanes i and 64 + i, CUTLASS's
  *     TmemAllocMode::Duplicated). Numerics as above (tc5_dot).
+ *   The block-scaled kinds (.kind::mxf8f6f4 / mxf4 / mxf4nvf4 .block_scale, as ::1) read each
+ *     CTA's scale factors from its own tensor memory, laid out as CUTLASS tmem_sf_frg for
+ *     N_SM = 2 (tc5_scale_pair): A's M / 2 rows of the CTA and, for M = 256, B's N columns
+ *     as ScaleFactorDuplicated4by1 (the ::1 layout: row i in lane i % 32 of column i / 32 in
+ *     each of the four 32-lane sub-partitions); B's for M = 128 as ScaleFactorDuplicated2by2
+ *     (the 2x2 data path of Layout B: column h N/2 + n in lane n % 32 + 64 h of column n / 32,
+ *     in two sub-partitions 32 lanes apart); replicas that differ are a fault.
  *   tcgen05.cp / tcgen05.shift .cta_group::2: into / in the tensor memory "of both the current
  *     and the peer CTAs" (ISA tcgen05.cp), each CTA's copy from its own shared memory at the
  *     descriptor's offsets (as the pair MMA's operands; the ISA does not say).
@@ -174,7 +181,7 @@
  *     arriving on the mbarriers of the mask's CTAs.
  *   The peer's shared-memory reads are not reported to the memory checker (mr is the executing
  *   CTA's).
- * Everything else (the sparse, block-scaled and .ws .cta_group::2 MMAs, the tf32 and
+ * Everything else (the sparse and .ws .cta_group::2 MMAs, the tf32 and
  * block-scaled sparse MMAs, .ashift) is refused at load with the reason.
  */
 #include <stdio.h>
@@ -462,7 +469,7 @@ bool tcgen05_supported(const struct ir_func *f, const struct ir_insn *in, const 
         const unsigned nkind = d.kind_f16 + d.kind_tf32 + d.kind_f8f6f4 + d.kind_i8,
                        nmx = d.kind_mx8 + d.kind_mx4 + d.kind_nv4;
         /* .cta_group::2: the dense, non-.ws forms (a disable-output-lane vector of eight) */
-        if (d.cta2 && (d.cta1 || sp || d.bscale || in->op == OP_TCGEN05_MMA_WS))
+        if (d.cta2 && (d.cta1 || sp || in->op == OP_TCGEN05_MMA_WS))
             return false;
         return (d.cta1 || d.cta2) && nkind + nmx == 1 && d.bscale == (nmx == 1) &&
                !(sp && (d.bscale || d.kind_tf32)) &&
@@ -526,18 +533,17 @@ const char *tcgen05_unsupported_why(const struct ir_func *f, const struct ir_ins
 {
     if (tcgen05_why_generic(in) && tc5_has(f, in, MOD_CTA_GROUP_2)) {
         if (in->op == OP_TCGEN05_MMA_SP || in->op == OP_TCGEN05_MMA_WS ||
-            in->op == OP_TCGEN05_MMA_WS_SP || tc5_has(f, in, MOD_BLOCK_SCALE))
-            return "unsupported (tcgen05.mma .cta_group::2: implemented are the dense "
-                   ".kind::f16, .kind::tf32, .kind::f8f6f4 and .kind::i8 forms (M = 128 or 256 "
-                   "over the CTA pair); not .sp (the pair's metadata layout C), .ws (a "
-                   ".cta_group::1 form) or .block_scale (the pair's scale-factor layouts))";
+            in->op == OP_TCGEN05_MMA_WS_SP)
+            return "unsupported (tcgen05.mma .cta_group::2: implemented are the dense and "
+                   "block-scaled forms (M = 128 or 256 over the CTA pair); not .sp (the pair's "
+                   "metadata layout C is not implemented) or .ws (a .cta_group::1 form))";
         if (in->op == OP_TCGEN05_MMA)
             return "unsupported (tcgen05.mma .cta_group::2: implemented are .kind::f16, "
                    ".kind::tf32, .kind::f8f6f4 and .kind::i8 with [d-tmem], an A descriptor or "
                    "[a-tmem], a B descriptor, the instruction descriptor, an optional "
                    "disable-output-lane vector of eight 32-bit values, enable-input-d and "
-                   "(.kind::f16 / .kind::tf32) an optional scale-input-d immediate 0 .. 15; not "
-                   "this operand list)";
+                   "(.kind::f16 / .kind::tf32) an optional scale-input-d immediate 0 .. 15, and "
+                   "the block-scaled kinds as with .cta_group::1; not this operand list)";
     }
     if (in->op == OP_TCGEN05_MMA && tc5_has(f, in, MOD_ASHIFT))
         return "unsupported (tcgen05.mma .ashift: the ISA does not say what the shifted-in row "
@@ -1328,6 +1334,66 @@ static inline void tc5_dot(uint32_t *cell, const double *a, const double *b,
     }
 }
 
+/* The block scaling of a pair MMA: the scale-factor IDs of A and B, ue8m0 (else ue4m3). */
+struct tc5_bsf {
+    unsigned ida, idb;
+    bool ue8;
+};
+
+/* Block scaling of a .cta_group::2 MMA in one CTA of the pair: multiplies element k of row i
+ * of dense (rows x K) by scale factor k / (K / nsf) of its row, read from tensor memory at
+ * addr (lane 0) as CUTLASS tmem_sf_frg lays it out for N_SM = 2: without `half`
+ * (ScaleFactorDuplicated4by1: SFA, and SFB of M = 256) row i in lane i % 32 of column i / 32,
+ * replicated in the four 32-lane sub-partitions; with half = N / 2 (ScaleFactorDuplicated2by2:
+ * SFB of M = 128, the 2x2 data path) row i = h half + i' in lane i' % 32 + 64 h of column
+ * i' / 32, replicated in the two sub-partitions 32 lanes apart; scale factor s in byte id + s
+ * of the cell. Replicas that differ are a fault. rank names the CTA in messages. */
+static int tc5_scale_pair(struct warp *w, uint32_t pc, unsigned l, const struct tc5_cta *t,
+                          uint32_t addr, unsigned id, unsigned rows, unsigned K, unsigned nsf,
+                          unsigned half, bool ue8, double *dense, char which, uint32_t rank)
+{
+    char msg[320];
+    const uint32_t col = addr & 0xffff;
+    const unsigned per = half ? half : rows, ncol = (per + 31) / 32, nrep = half ? 2 : 4;
+    if (addr >> 16 || !tc5_allocated(t, col, ncol)) {
+        snprintf(msg, sizeof msg,
+                 "tcgen05.mma.cta_group::2: the scale factors of %c at tensor-memory address "
+                 "0x%08x (columns %u .. %u) are not inside an allocation of the CTA of rank %u "
+                 "(allocated %04x, a bit per 32 of 512 columns) or its lane is not 0",
+                 which, addr, col, col + ncol - 1, rank, t->alloc);
+        tc5_fault(w, pc, l, msg);
+        return -1;
+    }
+    const unsigned vs = K / nsf;
+    for (unsigned i = 0; i < rows; i++) {
+        const unsigned h = half ? i / half : 0, ii = half ? i % half : i;
+        const unsigned ln = ii % 32 + 64 * h, c = col + ii / 32;
+        for (unsigned s = 0; s < nsf; s++) {
+            const unsigned sh = 8 * (id + s);
+            const uint32_t b = t->cell[ln][c] >> sh & 0xff;
+            for (unsigned r = 1; r < nrep; r++) {
+                const uint32_t o = t->cell[ln + 32 * r][c] >> sh & 0xff;
+                if (o != b) {
+                    snprintf(msg, sizeof msg,
+                             "tcgen05.mma.cta_group::2: scale factor %u of %s %u (byte %u of "
+                             "column %u) in the CTA of rank %u is 0x%02x in lane %u but 0x%02x in "
+                             "lane %u (the layout replicates the scale factors in each %s)",
+                             s, which == 'A' ? "A's row" : "B's column", i, id + s, c, rank, b,
+                             ln, o, ln + 32 * r,
+                             half ? "pair of 32-lane sub-partitions" : "32-lane sub-partition");
+                    tc5_fault(w, pc, l, msg);
+                    return -1;
+                }
+            }
+            const double v = ue8 ? (b == 0xff ? (double)NAN : ldexp(1.0, (int)b - 127))
+                                 : fpu_unpack(b & 0x7f, FPU_E4M3);
+            for (unsigned k = s * vs; k < (s + 1) * vs; k++)
+                dense[i * K + k] *= v;
+        }
+    }
+    return 0;
+}
+
 /* One tcgen05.mma.cta_group::2 of lane l (dense, not .ws): an M x N x K MMA over the CTA pair
  * (tc5_pair; CTA v = 0 the even rank, 1 the odd one). Following CUTLASS's 2x1SM atoms
  * (cute/atom/mma_traits_sm100.hpp, e.g. SM100_MMA_F16BF16_2x1SM_SS: ThrID = 2, ALayout /
@@ -1345,7 +1411,7 @@ static inline void tc5_dot(uint32_t *cell, const double *a, const double *b,
  * vector's eight words but draws their mapping only in its figures). */
 static int tc5_mma_pair(struct warp *w, uint32_t pc, unsigned l, const struct ir_opnd *O,
                         const struct tc5_insn *d, const struct tc5_form *fm, const uint32_t off[8],
-                        const struct tc_mem *mr)
+                        const struct tc_mem *mr, const struct tc5_bsf *bsf)
 {
     char msg[300];
     struct cta *pair[2];
@@ -1373,10 +1439,6 @@ static int tc5_mma_pair(struct warp *w, uint32_t pc, unsigned l, const struct ir
     unsigned W;
     if (tc5_desc(w, pc, l, vm_get(w, &O[2], l), "tcgen05.mma: matrix B", f, &W))
         return -1;
-    for (unsigned v = 0; v < 2; v++) /* B: columns v N/2 .. from CTA v's shared memory */
-        if (tc5_gather(w, pc, l, f, W, fm->mnB, H, K, fm->tb, fm->negB, t->B + v * H * K, 'B',
-                       v == own ? mr : NULL, pair[v]))
-            return -1;
     const bool atm = O[1].kind == OPK_ADDR;
     uint32_t acol = 0;
     if (atm) {
@@ -1392,10 +1454,23 @@ static int tc5_mma_pair(struct warp *w, uint32_t pc, unsigned l, const struct ir
                 tc5_fault(w, pc, l, msg);
                 return -1;
             }
-    } else if (tc5_desc(w, pc, l, vm_get(w, &O[1], l), "tcgen05.mma: matrix A", f, &W))
+    }
+    uint32_t fa[4];
+    unsigned WA = 0;
+    if (!atm && tc5_desc(w, pc, l, vm_get(w, &O[1], l), "tcgen05.mma: matrix A", fa, &WA))
         return -1;
     for (unsigned v = 0; v < 2; v++) {
         struct tc5_cta *tv = tp[v];
+        /* B: columns u N/2 .. from CTA u's shared memory (again for each CTA when each scales
+         * it with its own scale factors) */
+        if (v == 0 || bsf)
+            for (unsigned u = 0; u < 2; u++)
+                if (tc5_gather(w, pc, l, f, W, fm->mnB, H, K, fm->tb, fm->negB, t->B + u * H * K,
+                               'B', u == own && v == 0 ? mr : NULL, pair[u]))
+                    return -1;
+        if (bsf && tc5_scale_pair(w, pc, l, tv, (uint32_t)vm_addr(w, &O[5], l), bsf->idb, N, K,
+                                  d->svec, wide ? 0 : H, bsf->ue8, t->B, 'B', pair[v]->rank))
+            return -1;
         /* A, as 128 rows: the row each lane of D multiplies */
         if (atm) {
             for (unsigned ln = 0; ln < TM_LANES; ln++)
@@ -1403,13 +1478,19 @@ static int tc5_mma_pair(struct warp *w, uint32_t pc, unsigned l, const struct ir
                     const double x = tc5_val(fm->ta, tc5_tmem_elem(&tv->cell[ln][acol], fm->ta, k));
                     t->A[ln * K + k] = fm->negA ? -x : x;
                 }
-        } else {
-            if (tc5_gather(w, pc, l, f, W, fm->mnA, rows, K, fm->ta, fm->negA, t->A, 'A',
-                           v == own ? mr : NULL, pair[v]))
-                return -1;
-            if (!wide) /* lanes 64 + i multiply row i too */
-                memcpy(t->A + 64 * K, t->A, 64 * K * sizeof t->A[0]);
-        }
+        } else if (tc5_gather(w, pc, l, fa, WA, fm->mnA, rows, K, fm->ta, fm->negA, t->A, 'A',
+                              v == own ? mr : NULL, pair[v]))
+            return -1;
+        /* A's scale factors: rows 0 .. M/2 - 1 of this CTA (its lanes 64 + i: row i's) */
+        if (bsf && tc5_scale_pair(w, pc, l, tv, (uint32_t)vm_addr(w, &O[4], l), bsf->ida, rows, K,
+                                  d->svec, 0, bsf->ue8, t->A, 'A', pair[v]->rank))
+            return -1;
+        if (bsf && atm && !wide && tc5_scale_pair(w, pc, l, tv, (uint32_t)vm_addr(w, &O[4], l),
+                                                  bsf->ida, rows, K, d->svec, 0, bsf->ue8,
+                                                  t->A + 64 * K, 'A', pair[v]->rank))
+            return -1;
+        if (!atm && !wide) /* lanes 64 + i multiply row i too */
+            memcpy(t->A + 64 * K, t->A, 64 * K * sizeof t->A[0]);
         for (unsigned ln = 0; ln < TM_LANES; ln++) {
             if (off[4 * v + ln / 32] >> (ln % 32) & 1)
                 continue; /* disable-output-lane: this lane of D keeps its value */
@@ -1490,7 +1571,7 @@ static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_insn
     else if (bs && ((d->svec == 2 && (sfa_id | sfb_id) & 1) || (d->svec == 4 && (sfa_id | sfb_id))))
         bad = "a scale-factor ID (bits 29-30 A, 4-5 B) not 0 or 2 with .scale_vec::2X, not 0 "
               "with .scale_vec::4X";
-    else if (bs && M != 128)
+    else if (bs && !d->cta2 && M != 128)
         bad = "M not 128 (the block-scaled .cta_group::1 shape)";
     else if (d->cta2 ? M != 128 && M != 256 : d->ws ? M != 128 : M != 128 && M != 64)
         bad = d->cta2 ? "M not 128 or 256 (.cta_group::2)"
@@ -1519,7 +1600,8 @@ static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_insn
     const unsigned KA = K >> sp; /* A's stored elements per row */
     const struct tc5_form fm = {M, N, K, ta, tb, negA, negB, mnA, mnB, satf, f16d, acc, sc};
     if (d->cta2)
-        return tc5_mma_pair(w, pc, l, O, d, &fm, off, mr);
+        return tc5_mma_pair(w, pc, l, O, d, &fm, off, mr,
+                            bs ? (struct tc5_bsf[1]){{sfa_id, sfb_id, ue8}} : NULL);
     const uint32_t dcol = da & 0xffff, l0 = da >> 16;
     if ((M == 128 ? l0 != 0 : l0 != 0 && l0 != 16) || !tc5_allocated(t, dcol, N)) {
         snprintf(msg, sizeof msg,
