@@ -60,10 +60,11 @@
  *   to high from column a.col (four 8-bit, two 16-bit elements or one tf32 per column; the 6-
  *   and 4-bit types of .kind::f8f6f4 one per 8-bit container, four per column, see tcgen05.cp's
  *   decompression below; the packed e2m1 of .kind::mxf4 / mxf4nvf4 eight per column, the low
- *   nibble first, as in shared memory: tc5_tmem_elem). The 6- and 4-bit types (no infinity or NaN) take the
- *   place of 8-bit ones in shared memory: each 16-byte chunk holds 16 values packed LSB first
- *   in its low 12 (6-bit) or 8 (4-bit) bytes, the rest padding (the ISA's "packed along with
- *   padding"; the TMA's CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B / 16U4_ALIGN16B).
+ *   nibble first, as in shared memory: tc5_tmem_elem). The 6- and 4-bit types (no infinity
+ *   or NaN) take the place of 8-bit ones in shared memory: each 16-byte chunk holds 16 values
+ *   packed LSB first in its low 12 (6-bit) or 8 (4-bit) bytes, the rest padding (the ISA's
+ *   "packed along with padding"; the TMA's CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B /
+ *   16U4_ALIGN16B).
  *   Element j of a row of D is column d.col + j: an f32 / s32, or an f16 in the low 16 bits
  *   (the high 16 bits read as nothing and written 0, the emulator's choice; the ISA puts one
  *   16-bit element in the low half of a word). disable-output-lane is four 32-bit values, bit
@@ -1626,7 +1627,8 @@ static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_insn
         }
         for (unsigned i = 0; i < M; i++)
             for (unsigned k = 0; k < KA; k++) {
-                const double v = tc5_val(ta, tc5_tmem_elem(&t->cell[tc5_row_lane(M, l0, i)][acol], ta, k));
+                const uint32_t *row = &t->cell[tc5_row_lane(M, l0, i)][acol];
+                const double v = tc5_val(ta, tc5_tmem_elem(row, ta, k));
                 t->A[i * KA + k] = negA ? -v : v;
             }
     } else {
