@@ -175,6 +175,12 @@
  *     each of the four 32-lane sub-partitions); B's for M = 128 as ScaleFactorDuplicated2by2
  *     (the 2x2 data path of Layout B: column h N/2 + n in lane n % 32 + 64 h of column n / 32,
  *     in two sub-partitions 32 lanes apart); replicas that differ are a fault.
+ *   The sparse form (tcgen05.mma.sp.cta_group::2, M = 256 only): each CTA's 128 rows of A
+ *     stored K / 2 a row and expanded by the metadata in its own tensor memory at the
+ *     [sp-meta-tmem] address, laid out as .cta_group::1's M = 128 (tc5_sparse; CUTLASS's
+ *     2x1SM sparse atoms, e.g. SM100_MMA_F16BF16_2x1SM_SS_SPARSE, take tmem_e_frg for each
+ *     CTA's half, and tmem_e_frg exists for 128 rows only). M = 128 (the ISA's Layout C, half
+ *     the data path, with its metadata) is a fault, "not implemented".
  *   tcgen05.cp / tcgen05.shift .cta_group::2: into / in the tensor memory "of both the current
  *     and the peer CTAs" (ISA tcgen05.cp), each CTA's copy from its own shared memory at the
  *     descriptor's offsets (as the pair MMA's operands; the ISA does not say).
@@ -182,7 +188,7 @@
  *     arriving on the mbarriers of the mask's CTAs.
  *   The peer's shared-memory reads are not reported to the memory checker (mr is the executing
  *   CTA's).
- * Everything else (the sparse and .ws .cta_group::2 MMAs, the tf32 and
+ * Everything else (the .ws .cta_group::2 MMAs, the tf32 and
  * block-scaled sparse MMAs, .ashift) is refused at load with the reason.
  */
 #include <stdio.h>
@@ -470,7 +476,7 @@ bool tcgen05_supported(const struct ir_func *f, const struct ir_insn *in, const 
         const unsigned nkind = d.kind_f16 + d.kind_tf32 + d.kind_f8f6f4 + d.kind_i8,
                        nmx = d.kind_mx8 + d.kind_mx4 + d.kind_nv4;
         /* .cta_group::2: the dense, non-.ws forms (a disable-output-lane vector of eight) */
-        if (d.cta2 && (d.cta1 || sp || in->op == OP_TCGEN05_MMA_WS))
+        if (d.cta2 && (d.cta1 || in->op == OP_TCGEN05_MMA_WS || in->op == OP_TCGEN05_MMA_WS_SP))
             return false;
         return (d.cta1 || d.cta2) && nkind + nmx == 1 && d.bscale == (nmx == 1) &&
                !(sp && (d.bscale || d.kind_tf32)) &&
@@ -533,11 +539,10 @@ static bool tcgen05_why_generic(const struct ir_insn *in)
 const char *tcgen05_unsupported_why(const struct ir_func *f, const struct ir_insn *in)
 {
     if (tcgen05_why_generic(in) && tc5_has(f, in, MOD_CTA_GROUP_2)) {
-        if (in->op == OP_TCGEN05_MMA_SP || in->op == OP_TCGEN05_MMA_WS ||
-            in->op == OP_TCGEN05_MMA_WS_SP)
-            return "unsupported (tcgen05.mma .cta_group::2: implemented are the dense and "
-                   "block-scaled forms (M = 128 or 256 over the CTA pair); not .sp (the pair's "
-                   "metadata layout C is not implemented) or .ws (a .cta_group::1 form))";
+        if (in->op == OP_TCGEN05_MMA_WS || in->op == OP_TCGEN05_MMA_WS_SP)
+            return "unsupported (tcgen05.mma.ws .cta_group::2: the weight-stationary MMA is a "
+                   ".cta_group::1 form; implemented over a CTA pair are the dense, block-scaled "
+                   "and sparse MMAs)";
         if (in->op == OP_TCGEN05_MMA)
             return "unsupported (tcgen05.mma .cta_group::2: implemented are .kind::f16, "
                    ".kind::tf32, .kind::f8f6f4 and .kind::i8 with [d-tmem], an A descriptor or "
@@ -588,11 +593,11 @@ const char *tcgen05_unsupported_why(const struct ir_func *f, const struct ir_ins
                "optional 64-bit zero-column mask descriptor; not this operand list)";
     case OP_TCGEN05_MMA_SP:
     case OP_TCGEN05_MMA_WS_SP:
-        return "unsupported (tcgen05.mma.sp / .ws.sp: implemented are .cta_group::1 "
-               ".kind::f16, .kind::i8 and .kind::f8f6f4 with [d-tmem], an A descriptor or "
-               "[a-tmem], a B descriptor, [sp-meta-tmem], the instruction descriptor and the "
-               "operands of the dense form; not .kind::tf32 (its 1:2 metadata layout) or the "
-               "block-scaled kinds)";
+        return "unsupported (tcgen05.mma.sp / .ws.sp: implemented are .kind::f16, .kind::i8 "
+               "and .kind::f8f6f4 with [d-tmem], an A descriptor or [a-tmem], a B descriptor, "
+               "[sp-meta-tmem], the instruction descriptor and the operands of the dense form "
+               "(.cta_group::2: .sp with M = 256); not .kind::tf32 (its 1:2 metadata layout) or "
+               "the block-scaled kinds)";
     case OP_TCGEN05_COMMIT:
         return "unsupported (tcgen05.commit: implemented is .cta_group::1 "
                ".mbarrier::arrive::one on one mbarrier or, with .multicast::cluster and a "
@@ -1206,9 +1211,11 @@ static inline void tc5_meta_at(unsigned eb, uint32_t col, unsigned sel, unsigned
  * in lane i, code g in nibble g % 8 of column g / 8. These are CUTLASS's tmem_e_frg
  * (cute/atom/mma_traits_sm100.hpp, its selector the column's low bit) and agree with an
  * independent emulator's reading of the ISA's figures (numsim sparse_metadata_location); the
- * ISA draws them only in figures. */
-static int tc5_sparse(struct warp *w, uint32_t pc, unsigned l, struct tc5_cta *t, uint32_t addr,
-                      uint32_t l0, unsigned sel, unsigned eb, unsigned M, unsigned K)
+ * ISA draws them only in figures. The rows are in A (K / 2 stored elements each, expanded to
+ * K in place); t is the tensor memory holding the metadata. */
+static int tc5_sparse(struct warp *w, uint32_t pc, unsigned l, const struct tc5_cta *t,
+                      uint32_t addr, uint32_t l0, unsigned sel, unsigned eb, unsigned M,
+                      unsigned K, double *A)
 {
     char msg[240];
     const uint32_t lane0 = addr >> 16, col = addr & 0xffff;
@@ -1238,12 +1245,12 @@ static int tc5_sparse(struct warp *w, uint32_t pc, unsigned l, struct tc5_cta *t
         }
     for (unsigned i = M; i-- > 0;) { /* from the last row: the stored rows are denser */
         double row[32];
-        memcpy(row, &t->A[i * KA], KA * sizeof row[0]);
+        memcpy(row, &A[i * KA], KA * sizeof row[0]);
         for (unsigned g = 0; g < ng; g++) {
             unsigned ln, c, nib;
             tc5_meta_at(eb, col, sel, i, g, &ln, &c, &nib);
             const unsigned code = t->cell[lane0 + ln][c] >> (4 * nib) & 15;
-            double *d = &t->A[i * K + 4 * g];
+            double *d = &A[i * K + 4 * g];
             d[0] = d[1] = d[2] = d[3] = 0.0;
             d[code & 3] = row[2 * g];
             d[code >> 2] = row[2 * g + 1];
@@ -1308,6 +1315,7 @@ struct tc5_form {
     bool negA, negB, mnA, mnB;    /* negation; MN-major operands */
     bool satf, f16d, acc;         /* .kind::i8 saturation; f16 D; enable-input-d */
     int sc;                       /* scale-input-d (-1: none) */
+    unsigned po, sel;             /* .sp: the [sp-meta-tmem] operand (0: dense), the selector */
 };
 
 /* D element *cell = (C or 0) + the exact sum of a[k] * b[k], k < K, rounded once (see the
@@ -1422,6 +1430,7 @@ static int tc5_mma_pair(struct warp *w, uint32_t pc, unsigned l, const struct ir
         return -1;
     struct tc5_cta *t = w->cta->tm; /* the operands are gathered in the issuing CTA's buffers */
     const unsigned M = fm->M, N = fm->N, K = fm->K, H = N / 2, eb = tc5_bits(fm->ta);
+    const unsigned KA = fm->po ? K / 2 : K; /* A's stored elements a row (.sp: half) */
     const bool wide = M == 256; /* Layout A; M = 128: Layout B */
     const unsigned dcols = wide ? N : H, rows = M / 2;
     const uint32_t da = (uint32_t)vm_addr(w, &O[0], l), dcol = da & 0xffff;
@@ -1446,12 +1455,12 @@ static int tc5_mma_pair(struct warp *w, uint32_t pc, unsigned l, const struct ir
         const uint32_t aa = (uint32_t)vm_addr(w, &O[1], l);
         acol = aa & 0xffff;
         for (unsigned v = 0; v < 2; v++)
-            if ((aa >> 16) != 0 || !tc5_allocated(tp[v], acol, K * eb / 32)) {
+            if ((aa >> 16) != 0 || !tc5_allocated(tp[v], acol, KA * eb / 32)) {
                 snprintf(msg, sizeof msg,
                          "tcgen05.mma.cta_group::2: A at tensor-memory address 0x%08x (columns "
                          "%u .. %u) is not inside an allocation of the CTA of rank %u (allocated "
                          "%04x) or its lane is not 0",
-                         aa, acol, acol + K * eb / 32 - 1, pair[v]->rank, tp[v]->alloc);
+                         aa, acol, acol + KA * eb / 32 - 1, pair[v]->rank, tp[v]->alloc);
                 tc5_fault(w, pc, l, msg);
                 return -1;
             }
@@ -1475,12 +1484,18 @@ static int tc5_mma_pair(struct warp *w, uint32_t pc, unsigned l, const struct ir
         /* A, as 128 rows: the row each lane of D multiplies */
         if (atm) {
             for (unsigned ln = 0; ln < TM_LANES; ln++)
-                for (unsigned k = 0; k < K; k++) {
+                for (unsigned k = 0; k < KA; k++) {
                     const double x = tc5_val(fm->ta, tc5_tmem_elem(&tv->cell[ln][acol], fm->ta, k));
-                    t->A[ln * K + k] = fm->negA ? -x : x;
+                    t->A[ln * KA + k] = fm->negA ? -x : x;
                 }
-        } else if (tc5_gather(w, pc, l, fa, WA, fm->mnA, rows, K, fm->ta, fm->negA, t->A, 'A',
+        } else if (tc5_gather(w, pc, l, fa, WA, fm->mnA, rows, KA, fm->ta, fm->negA, t->A, 'A',
                               v == own ? mr : NULL, pair[v]))
+            return -1;
+        /* .sp (M = 256): the CTA's 128 rows expanded by the metadata in its own tensor memory,
+         * laid out as .cta_group::1's M = 128 (CUTLASS's 2x1SM sparse atoms use tmem_e_frg for
+         * each CTA's half) */
+        if (fm->po && tc5_sparse(w, pc, l, tv, (uint32_t)vm_addr(w, &O[fm->po], l), 0, fm->sel, eb,
+                                 rows, K, t->A))
             return -1;
         /* A's scale factors: rows 0 .. M/2 - 1 of this CTA (its lanes 64 + i: row i's) */
         if (bsf && tc5_scale_pair(w, pc, l, tv, (uint32_t)vm_addr(w, &O[4], l), bsf->ida, rows, K,
@@ -1588,8 +1603,10 @@ static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_insn
                          : "N not 8 .. 256 in steps of 8";
     else if (sp && tc5_width(ta) < 8)
         bad = "a sparse A of 6- or 4-bit elements (their 4:8 pair metadata is not implemented)";
-    else if (sp && M != 128)
-        bad = "M not 128 (the sparse metadata layouts of M = 64 are not implemented)";
+    else if (sp && M != (d->cta2 ? 256u : 128u))
+        bad = d->cta2 ? "M not 256 (.cta_group::2 sparse: M = 128's Layout C with its metadata "
+                        "is not implemented)"
+                      : "M not 128 (the sparse metadata layouts of M = 64 are not implemented)";
     else if (sp && N % 16)
         bad = "N not 16 .. 256 in steps of 16 (sparse, M = 128)";
     if (bad) {
@@ -1599,7 +1616,8 @@ static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_insn
     }
     const unsigned eb = tc5_bits(ta), K = (256 / eb) << sp; /* .sp: twice K, half stored */
     const unsigned KA = K >> sp; /* A's stored elements per row */
-    const struct tc5_form fm = {M, N, K, ta, tb, negA, negB, mnA, mnB, satf, f16d, acc, sc};
+    const struct tc5_form fm = {M,    N,    K,   ta,  tb,   negA, negB,  mnA,
+                                mnB,  satf, f16d, acc, sc, p.po, id & 1};
     if (d->cta2)
         return tc5_mma_pair(w, pc, l, O, d, &fm, off, mr,
                             bs ? (struct tc5_bsf[1]){{sfa_id, sfb_id, ue8}} : NULL);
@@ -1638,7 +1656,8 @@ static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_insn
             tc5_gather(w, pc, l, f, W, mnA, M, KA, ta, negA, t->A, 'A', mr, w->cta))
             return -1;
     }
-    if (sp && tc5_sparse(w, pc, l, t, (uint32_t)vm_addr(w, &O[p.po], l), l0, id & 1, eb, M, K))
+    if (sp && tc5_sparse(w, pc, l, t, (uint32_t)vm_addr(w, &O[p.po], l), l0, id & 1, eb, M, K,
+                         t->A))
         return -1;
     /* the zero-column mask (.ws): column j of the MMA is column j + shift of B, or zeros */
     uint64_t zmask[4] = {0, 0, 0, 0};
