@@ -442,6 +442,33 @@ static void wide_ldst(struct vctx *v, const struct ir_insn *in)
              8 * bytes);
 }
 
+/* tensormap.cp_fenceproxy: ptxas 13 requires every qualifier of its one form
+ * (.global.shared::cta.tensormap::generic.release.scope.sync.aligned): "Unexpected number of
+ * state spaces", ".tensormap::generic / .release / .sync / .aligned modifier required", "scope
+ * modifier required" (scripts/ptxas-diff.pl moddrop mutations of fixtures/ptx/isa/async.ptx). */
+static void tensormap_cp_fenceproxy(struct vctx *v, const struct ir_insn *in)
+{
+    const struct ir_func *f = v->f;
+    static const struct {
+        enum ir_mod md;
+        const char *name;
+    } req[] = {{MOD_GLOBAL, ".global"},   {MOD_SHARED_CTA, ".shared::cta"},
+               {MOD_TENSORMAP_GENERIC, ".tensormap::generic"},
+               {MOD_RELEASE, ".release"}, {MOD_SYNC, ".sync"}};
+    for (unsigned i = 0; i < sizeof req / sizeof req[0]; i++)
+        if (!has_mod(f, in, req[i].md)) {
+            VERR(v, in, "'tensormap.cp_fenceproxy' needs %s (its one form is "
+                        ".global.shared::cta.tensormap::generic.release.scope.sync.aligned)",
+                 req[i].name);
+            return;
+        }
+    if (!(in->fl & IR_FL(FL_ALIGNED)))
+        VERR(v, in, "'tensormap.cp_fenceproxy' needs .aligned");
+    else if (!has_mod(f, in, MOD_CTA) && !has_mod(f, in, MOD_CLUSTER) &&
+             !has_mod(f, in, MOD_GPU) && !has_mod(f, in, MOD_SYS))
+        VERR(v, in, "'tensormap.cp_fenceproxy' needs a scope (.cta, .cluster, .gpu or .sys)");
+}
+
 /* tensormap.replace: the address is a 32- or 64-bit register; the new value's type is .b64
  * for the fields .global_address and .global_stride and .b32 for the others (ptxas 13: "Unexpected instruction types specified
  * for 'tensormap.replace'" for any other type, "Illegal modifier '.FIELD'" for the other width;
@@ -1518,6 +1545,9 @@ void verify_probed_forms2(struct vctx *v, const struct declmap *dm, const struct
         break;
     case OP_TENSORMAP_REPLACE:
         tensormap_replace(v, dm, in);
+        break;
+    case OP_TENSORMAP_CP_FENCEPROXY:
+        tensormap_cp_fenceproxy(v, in);
         break;
     case OP_LD:
     case OP_ST:
