@@ -456,6 +456,33 @@ static void wide_ldst(struct vctx *v, const struct ir_insn *in)
              8 * bytes);
 }
 
+/* tensormap.cp_fenceproxy: ptxas 13 requires every qualifier of its one form
+ * (.global.shared::cta.tensormap::generic.release.scope.sync.aligned): "Unexpected number of
+ * state spaces", ".tensormap::generic / .release / .sync / .aligned modifier required", "scope
+ * modifier required" (scripts/ptxas-diff.pl moddrop mutations of fixtures/ptx/isa/async.ptx). */
+static void tensormap_cp_fenceproxy(struct vctx *v, const struct ir_insn *in)
+{
+    const struct ir_func *f = v->f;
+    static const struct {
+        enum ir_mod md;
+        const char *name;
+    } req[] = {{MOD_GLOBAL, ".global"},   {MOD_SHARED_CTA, ".shared::cta"},
+               {MOD_TENSORMAP_GENERIC, ".tensormap::generic"},
+               {MOD_RELEASE, ".release"}, {MOD_SYNC, ".sync"}};
+    for (unsigned i = 0; i < sizeof req / sizeof req[0]; i++)
+        if (!has_mod(f, in, req[i].md)) {
+            VERR(v, in, "'tensormap.cp_fenceproxy' needs %s (its one form is "
+                        ".global.shared::cta.tensormap::generic.release.scope.sync.aligned)",
+                 req[i].name);
+            return;
+        }
+    if (!(in->fl & IR_FL(FL_ALIGNED)))
+        VERR(v, in, "'tensormap.cp_fenceproxy' needs .aligned");
+    else if (!has_mod(f, in, MOD_CTA) && !has_mod(f, in, MOD_CLUSTER) &&
+             !has_mod(f, in, MOD_GPU) && !has_mod(f, in, MOD_SYS))
+        VERR(v, in, "'tensormap.cp_fenceproxy' needs a scope (.cta, .cluster, .gpu or .sys)");
+}
+
 /* tensormap.replace: the address is a 32- or 64-bit register; the new value's type is .b64
  * for the fields .global_address and .global_stride and .b32 for the others (ptxas 13: "Unexpected instruction types specified
  * for 'tensormap.replace'" for any other type, "Illegal modifier '.FIELD'" for the other width;
@@ -490,7 +517,8 @@ static bool addr_reg_ok(const struct declmap *dm, const struct ir_func *f, const
 }
 
 /* tcgen05.mma operand lists and block scaling, as ptxas 13 checks them: [sp-meta-tmem] after b
- * exactly with .sp; no disable-output-lane vector on .ws; .block_scale goes with (and only with)
+ * exactly with .sp; the disable-output-lane vector of four values (eight with .cta_group::2),
+ * none on .ws; .block_scale goes with (and only with)
  * .kind::mxf8f6f4 / mxf4 / mxf4nvf4 and not on .ws (whose kinds are f16, tf32, f8f6f4 and
  * i8); at most one scale-vector size, only with .block_scale: .kind::mxf8f6f4 .scale_vec::1X
  * or .block32, .kind::mxf4 .scale_vec::2X or .block32, .kind::mxf4nvf4 one of .scale_vec::2X /
@@ -505,6 +533,19 @@ static void tcgen05_mma_form(struct vctx *v, const struct ir_insn *in, const cha
                                                               "only with .sp ([sp-meta-tmem])",
              name);
         return;
+    }
+    /* the disable-output-lane vector: four 32-bit values, eight with .cta_group::2 (ptxas 13:
+       "Argument vector size mismatch") */
+    const unsigned nmask = has_mod(f, in, MOD_CTA_GROUP_2) ? 8 : 4;
+    for (unsigned j = 0; j < in->nopnd; j++) {
+        const struct ir_opnd *o = ir_opnd(f, in, j);
+        if (o->kind == OPK_VEC && o->n != nmask && in->op != OP_TCGEN05_MMA_WS &&
+            in->op != OP_TCGEN05_MMA_WS_SP) {
+            VERR(v, in, "'%s' takes a disable-output-lane vector of %u 32-bit values with "
+                        ".cta_group::%u",
+                 name, nmask, nmask / 4);
+            return;
+        }
     }
     if (in->op == OP_TCGEN05_MMA_WS || in->op == OP_TCGEN05_MMA_WS_SP)
         for (unsigned j = 0; j < in->nopnd; j++)
@@ -562,9 +603,25 @@ static void tcgen05_mma_form(struct vctx *v, const struct ir_insn *in, const cha
                        : "'%s' takes scale-factor addresses only with .block_scale", name);
 }
 
+/* The tcgen05 instructions that carry a .cta_group. */
+static bool tc5_grouped(unsigned op)
+{
+    switch (op) {
+    case OP_TCGEN05_ALLOC: case OP_TCGEN05_DEALLOC: case OP_TCGEN05_RELINQUISH_ALLOC_PERMIT:
+    case OP_TCGEN05_COMMIT: case OP_TCGEN05_CP: case OP_TCGEN05_SHIFT: case OP_TCGEN05_MMA:
+    case OP_TCGEN05_MMA_SP: case OP_TCGEN05_MMA_WS: case OP_TCGEN05_MMA_WS_SP:
+        return true;
+    default:
+        return false;
+    }
+}
+
 /* tcgen05: alloc, dealloc, relinquish_alloc_permit, commit, cp, shift and the mmas need their
- * .cta_group; alloc / dealloc .b32 and commit .b64, their addresses 32- or 64-bit, column
- * counts and tensor-memory addresses 32-bit integers; ld.red .min or .max of .f32 / .u32 /
+ * .cta_group, one value in a function (ptxas 13: "Function uses single CTA(.cta_group::1) and
+ * CTA pair granularity(.cta_group::2) and that is not allowed"; the ISA: "All tcgen05
+ * instructions within a kernel must specify the same value for the .cta_group qualifier");
+ * alloc / dealloc .b32 and commit .b64, their addresses 32- or 64-bit, column counts and
+ * tensor-memory addresses 32-bit integers; ld.red .min or .max of .f32 / .u32 /
  * .s32 (.abs and .NaN only for .f32) into 32-bit registers from a 32-bit reduction value and
  * tensor-memory address; mma a .kind, its A a 64-bit descriptor when not in tensor memory,
  * idesc a 32-bit integer, enable-input-d a predicate or a constant; wait .sync.aligned. */
@@ -579,6 +636,19 @@ static void tcgen05(struct vctx *v, const struct declmap *dm, const struct ir_in
     case OP_TCGEN05_MMA_SP: case OP_TCGEN05_MMA_WS: case OP_TCGEN05_MMA_WS_SP:
         if (!has_mod(f, in, MOD_CTA_GROUP_1) && !has_mod(f, in, MOD_CTA_GROUP_2))
             VERR(v, in, "'%s' needs .cta_group::1 or .cta_group::2", name);
+        else /* one .cta_group a function: the first tcgen05 instruction with one sets it */
+            for (const struct ir_insn *p = f->insns; p < in; p++) {
+                if (!tc5_grouped(p->op))
+                    continue;
+                const bool g1 = has_mod(f, p, MOD_CTA_GROUP_1), g2 = has_mod(f, p, MOD_CTA_GROUP_2);
+                if (!g1 && !g2)
+                    continue;
+                if (g1 != has_mod(f, in, MOD_CTA_GROUP_1))
+                    VERR(v, in, "'%s' with .cta_group::%d in a function whose tcgen05 "
+                                "instructions have .cta_group::%d (one .cta_group a function)",
+                         name, g1 ? 2 : 1, g1 ? 1 : 2);
+                break;
+            }
         break;
     default:
         break;
@@ -1579,6 +1649,9 @@ void verify_probed_forms2(struct vctx *v, const struct declmap *dm, const struct
         break;
     case OP_TENSORMAP_REPLACE:
         tensormap_replace(v, dm, in);
+        break;
+    case OP_TENSORMAP_CP_FENCEPROXY:
+        tensormap_cp_fenceproxy(v, in);
         break;
     case OP_LD:
     case OP_ST:

@@ -57,12 +57,14 @@
  *   64B, 6 32B; 1 = 128B with 32B atomicity is refused), in the canonical K-major / MN-major
  *   layouts of wgmma (wgmma_chunk_addr); A may instead come from tensor memory: row i in the
  *   lane of D's row i (the same lane alignment, a fault otherwise), its K elements packed low
- *   to high from column a.col (four 8-bit, two 16-bit elements or one tf32 per column; an A
- *   of 6- or 4-bit elements in tensor memory is a fault: the bits its 8-bit containers use are
- *   given only by the ISA's figures). The 6- and 4-bit types (no infinity or NaN) take the
- *   place of 8-bit ones in shared memory: each 16-byte chunk holds 16 values packed LSB first
- *   in its low 12 (6-bit) or 8 (4-bit) bytes, the rest padding (the ISA's "packed along with
- *   padding"; the TMA's CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B / 16U4_ALIGN16B).
+ *   to high from column a.col (four 8-bit, two 16-bit elements or one tf32 per column; the 6-
+ *   and 4-bit types of .kind::f8f6f4 one per 8-bit container, four per column, see tcgen05.cp's
+ *   decompression below; the packed e2m1 of .kind::mxf4 / mxf4nvf4 eight per column, the low
+ *   nibble first, as in shared memory: tc5_tmem_elem). The 6- and 4-bit types (no infinity
+ *   or NaN) take the place of 8-bit ones in shared memory: each 16-byte chunk holds 16 values
+ *   packed LSB first in its low 12 (6-bit) or 8 (4-bit) bytes, the rest padding (the ISA's
+ *   "packed along with padding"; the TMA's CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B /
+ *   16U4_ALIGN16B).
  *   Element j of a row of D is column d.col + j: an f32 / s32, or an f16 in the low 16 bits
  *   (the high 16 bits read as nothing and written 0, the emulator's choice; the ISA puts one
  *   16-bit element in the low half of a word). disable-output-lane is four 32-bit values, bit
@@ -127,14 +129,67 @@
  *   word j at lane taddr.lane + r, column taddr.col + j. .warpx4 writes row r to lanes r,
  *   32 + r, 64 + r, 96 + r; .warpx2::02_13 rows 0 .. 31 to the lanes of warps 0 and 2, rows
  *   32 .. 63 to those of warps 1 and 3; ::01_23 rows 0 .. 31 to warps 0 and 1, 32 .. 63 to
- *   warps 2 and 3. The decompressing .b8x16.b6x16_p32 / .b4x16_p64 forms are refused.
+ *   warps 2 and 3. The decompressing .b8x16.b6x16_p32 / .b8x16.b4x16_p64 (ISA "Optional
+ *   Decompression": 16 elements of 6 / 4 bits followed by 4 / 8 bytes of padding become 16
+ *   8-bit elements) expand each 16-byte chunk's 16 values, packed LSB first, into one byte each
+ *   (four per column, the first in the low byte): a 6-bit value in bits 0-5, a 4-bit one in
+ *   bits 2-5, the other bits 0. The ISA gives the bits only in figures; these are the 8-bit
+ *   container of mma.sync .kind::f8f6f4 as CUTLASS documents it (cute/atom/mma_traits_sm120.hpp,
+ *   fp4_shift_A: "MMA F8F6F4 expects the four-bit data to be in the middle of the eight-bit
+ *   container", 0b0000ABCD -> 0b00ABCD00; FP6 unshifted: an e2m1 there reads as the e2m3 of
+ *   the same value), assumed to be the container tcgen05.mma reads from tensor memory too.
+ *   Programs that decompress and multiply get the same products whatever the bits; only
+ *   tcgen05.ld / st of the containers could tell (uncertain until checked on hardware).
  * tcgen05.shift.cta_group::1.down [taddr]: each executing lane moves, at once, the 256-bit rows
  *   (8 columns from taddr.col) of lanes taddr.lane .. + 30 one lane down (taddr.lane a
  *   multiple of 32; its own row stays).
  * tcgen05.commit arrives after them as after an MMA: they completed when issued.
  * tcgen05.fence::before_thread_sync / ::after_thread_sync order nothing further.
- * Everything else (cta_group::2, the decompressing tcgen05.cp, the tf32 and block-scaled
- * sparse MMAs, .ashift) is refused at load with the reason.
+ * CTA pairs (.cta_group::2; ISA "peer CTA": the two CTAs of a cluster whose %cluster_ctarank
+ *   differ in bit 0, tc5_pair; no peer in the cluster is a fault). The ISA: "All tcgen05
+ *   instructions within a kernel must specify the same value for the .cta_group qualifier"
+ *   (ptxas refuses a mix).
+ *   tcgen05.alloc.cta_group::2: one warp of each CTA of the pair allocates together (ISA); the
+ *     emulator lets the first of the two take the lowest run free in both tensor memories,
+ *     marks it in both and queues it for the peer (tc5_cta.pend), whose own alloc takes it
+ *     (another ncols is a fault). dealloc and relinquish_alloc_permit act on the executing CTA
+ *     (each CTA of the pair runs them), so a CTA that exits with the pair's columns allocated
+ *     faults as above.
+ *   tcgen05.mma.cta_group::2.kind::{f16,tf32,f8f6f4,i8} (dense, not .ws): one MMA of the pair,
+ *     M = 128 or 256, N = 16 .. 256 step 16, a disable-output-lane vector of eight words
+ *     (words 0 .. 3 the even CTA's lanes, 4 .. 7 the odd CTA's: the emulator's reading),
+ *     split as CUTLASS's 2x1SM atoms (cute/atom/mma_traits_sm100.hpp, e.g.
+ *     SM100_MMA_F16BF16_2x1SM_SS: ThrID 2, ALayout / CLayout rows v M/2 .. in CTA v, BLayout
+ *     columns v N/2 .. in CTA v): the descriptors' offsets name in each CTA's own shared memory
+ *     its M / 2 rows of A and N / 2 columns of B; D is at the same tensor-memory address in
+ *     both, each CTA holding its M / 2 rows of all N columns, laid out as CUTLASS
+ *     tmem_frg_2sm (the ISA's data-path Layouts A and B): M = 256 row i in lane i, column j at
+ *     d.col + j; M = 128 ("2x2") row i, column j < N / 2 in lane i at d.col + j, column
+ *     j >= N / 2 in lane 64 + i at d.col + j - N / 2. An A in tensor memory is read from the
+ *     lane of each D row (M = 128: row i in lanes i and 64 + i, CUTLASS's
+ *     TmemAllocMode::Duplicated). Numerics as above (tc5_dot).
+ *   The block-scaled kinds (.kind::mxf8f6f4 / mxf4 / mxf4nvf4 .block_scale, as ::1) read each
+ *     CTA's scale factors from its own tensor memory, laid out as CUTLASS tmem_sf_frg for
+ *     N_SM = 2 (tc5_scale_pair): A's M / 2 rows of the CTA and, for M = 256, B's N columns
+ *     as ScaleFactorDuplicated4by1 (the ::1 layout: row i in lane i % 32 of column i / 32 in
+ *     each of the four 32-lane sub-partitions); B's for M = 128 as ScaleFactorDuplicated2by2
+ *     (the 2x2 data path of Layout B: column h N/2 + n in lane n % 32 + 64 h of column n / 32,
+ *     in two sub-partitions 32 lanes apart); replicas that differ are a fault.
+ *   The sparse form (tcgen05.mma.sp.cta_group::2, M = 256 only): each CTA's 128 rows of A
+ *     stored K / 2 a row and expanded by the metadata in its own tensor memory at the
+ *     [sp-meta-tmem] address, laid out as .cta_group::1's M = 128 (tc5_sparse; CUTLASS's
+ *     2x1SM sparse atoms, e.g. SM100_MMA_F16BF16_2x1SM_SS_SPARSE, take tmem_e_frg for each
+ *     CTA's half, and tmem_e_frg exists for 128 rows only). M = 128 (the ISA's Layout C, half
+ *     the data path, with its metadata) is a fault, "not implemented".
+ *   tcgen05.cp / tcgen05.shift .cta_group::2: into / in the tensor memory "of both the current
+ *     and the peer CTAs" (ISA tcgen05.cp), each CTA's copy from its own shared memory at the
+ *     descriptor's offsets (as the pair MMA's operands; the ISA does not say).
+ *   tcgen05.commit.cta_group::2: as ::1 (everything completed at once), .multicast::cluster
+ *     arriving on the mbarriers of the mask's CTAs.
+ *   The peer's shared-memory reads are not reported to the memory checker (mr is the executing
+ *   CTA's).
+ * Everything else (the .ws .cta_group::2 MMAs, the tf32 and
+ * block-scaled sparse MMAs, .ashift) is refused at load with the reason.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -152,6 +207,11 @@ struct tc5_cta {
     uint16_t alloc;    /* bit u: columns 32u .. 32u + 31 are allocated */
     bool relinquished; /* tcgen05.relinquish_alloc_permit executed */
     bool dirty;        /* cells written since the CTA began */
+    unsigned npend;    /* .cta_group::2 allocations the peer CTA made for this CTA that this
+                          CTA's tcgen05.alloc.cta_group::2 has not taken yet (oldest first) */
+    struct {
+        uint32_t addr, ncols;
+    } pend[TM_COLS / TM_UNIT];
     struct {           /* per allocated unit: the tcgen05.alloc that took it */
         struct xfunc *fn;
         uint32_t pc, warp;
@@ -173,10 +233,12 @@ struct tc5_insn {
     bool pack, unpack;   /* .pack::16b (ld) / .unpack::16b (st) */
     unsigned cp_rows, cp_cols; /* tcgen05.cp shape: rows x 32-bit columns (0 when absent) */
     unsigned mcast;      /* tcgen05.cp: 0 none, 4 .warpx4, 2 .warpx2::02_13, 1 .warpx2::01_23 */
-    bool decomp;         /* tcgen05.cp .b8x16.b6x16_p32 / .b4x16_p64 */
+    bool b8x16;          /* tcgen05.cp .b8x16 (the destination format of decompression) */
+    unsigned decomp;     /* tcgen05.cp .b6x16_p32 / .b4x16_p64: 6 / 4 (0 when absent; -1u
+                            both) */
     bool down;           /* tcgen05.shift .down */
     bool ws;             /* tcgen05.mma.ws (set from the opcode) */
-    bool cta1;           /* .cta_group::1 */
+    bool cta1, cta2;     /* .cta_group::1 / ::2 */
     bool kind_f16, kind_tf32, kind_f8f6f4, kind_i8;
     bool kind_mx8, kind_mx4, kind_nv4; /* .kind::mxf8f6f4 / mxf4 / mxf4nvf4 */
     bool bscale;         /* .block_scale */
@@ -197,6 +259,7 @@ static void tc5_decode(const struct ir_func *f, const struct ir_insn *in, struct
         switch (md) {
         case MOD_SYNC: case MOD_ALIGNED: case MOD_SHARED_CTA: case MOD_SHARED_CLUSTER: break;
         case MOD_CTA_GROUP_1: d->cta1 = true; break;
+        case MOD_CTA_GROUP_2: d->cta2 = true; break;
         case MOD_SHAPE_32X32B: d->shape = SH_32X32B; break;
         case MOD_SHAPE_16X64B: d->shape = SH_16X64B; break;
         case MOD_SHAPE_16X128B: d->shape = SH_16X128B; break;
@@ -210,7 +273,9 @@ static void tc5_decode(const struct ir_func *f, const struct ir_insn *in, struct
         case MOD_WARPX4: d->mcast = 4; break;
         case MOD_WARPX2_02_13: d->mcast = 2; break;
         case MOD_WARPX2_01_23: d->mcast = 1; break;
-        case MOD_B8X16: case MOD_B6X16_P32: case MOD_B4X16_P64: d->decomp = true; break;
+        case MOD_B8X16: d->b8x16 = true; break;
+        case MOD_B6X16_P32: d->decomp = d->decomp ? -1u : 6; break;
+        case MOD_B4X16_P64: d->decomp = d->decomp ? -1u : 4; break;
         case MOD_DOWN: d->down = true; break;
         /* collector usage: a hint (the operands are read again; see the file comment) */
         case MOD_COLLECTOR_A_FILL: case MOD_COLLECTOR_A_USE: case MOD_COLLECTOR_A_LASTUSE:
@@ -372,10 +437,10 @@ bool tcgen05_supported(const struct ir_func *f, const struct ir_insn *in, const 
         return false;
     switch (in->op) {
     case OP_TCGEN05_ALLOC:
-        return d.cta1 && in->nopnd == 2 && O[0].kind == OPK_ADDR && tc5_u32_ok(&O[1]);
+        return d.cta1 != d.cta2 && in->nopnd == 2 && O[0].kind == OPK_ADDR && tc5_u32_ok(&O[1]);
     case OP_TCGEN05_DEALLOC:
-        return d.cta1 && in->nopnd == 2 && tc5_u32_ok(&O[0]) && tc5_u32_ok(&O[1]);
-    case OP_TCGEN05_RELINQUISH_ALLOC_PERMIT: return d.cta1 && in->nopnd == 0;
+        return d.cta1 != d.cta2 && in->nopnd == 2 && tc5_u32_ok(&O[0]) && tc5_u32_ok(&O[1]);
+    case OP_TCGEN05_RELINQUISH_ALLOC_PERMIT: return d.cta1 != d.cta2 && in->nopnd == 0;
     case OP_TCGEN05_LD:
     case OP_TCGEN05_ST: {
         const bool ld = in->op == OP_TCGEN05_LD, x2 = d.shape == SH_16X32BX2;
@@ -410,11 +475,14 @@ bool tcgen05_supported(const struct ir_func *f, const struct ir_insn *in, const 
         const bool sp = in->op == OP_TCGEN05_MMA_SP || in->op == OP_TCGEN05_MMA_WS_SP;
         const unsigned nkind = d.kind_f16 + d.kind_tf32 + d.kind_f8f6f4 + d.kind_i8,
                        nmx = d.kind_mx8 + d.kind_mx4 + d.kind_nv4;
-        return d.cta1 && nkind + nmx == 1 && d.bscale == (nmx == 1) &&
+        /* .cta_group::2: the dense, non-.ws forms (a disable-output-lane vector of eight) */
+        if (d.cta2 && (d.cta1 || in->op == OP_TCGEN05_MMA_WS || in->op == OP_TCGEN05_MMA_WS_SP))
+            return false;
+        return (d.cta1 || d.cta2) && nkind + nmx == 1 && d.bscale == (nmx == 1) &&
                !(sp && (d.bscale || d.kind_tf32)) &&
                (!d.bscale || (d.kind_mx8 ? d.svec == 1
                               : d.kind_mx4 ? d.svec == 2 : d.svec == 2 || d.svec == 4)) &&
-               (!p.mo || tc5_regs_ok(f, &O[p.mo], 4, false)) &&
+               (!p.mo || tc5_regs_ok(f, &O[p.mo], d.cta2 ? 8 : 4, false)) &&
                (!p.zo || ((O[p.zo].kind == OPK_REG || O[p.zo].kind == OPK_IMM) &&
                           O[p.zo].rf == RF_B64 && O[p.zo].slot != IR_NOSLOT)) &&
                (p.sc < 0 || (in->op != OP_TCGEN05_MMA_WS && in->op != OP_TCGEN05_MMA_WS_SP &&
@@ -427,17 +495,19 @@ bool tcgen05_supported(const struct ir_func *f, const struct ir_insn *in, const 
                ((O[p.eo].kind == OPK_REG && O[p.eo].rf == RF_PRED) || O[p.eo].kind == OPK_IMM);
     }
     case OP_TCGEN05_COMMIT: /* [mbar]{, ctaMask} (.multicast::cluster) */
-        return d.cta1 && d.arrive_one && in->nopnd == 1u + d.mcast_cluster &&
+        return d.cta1 != d.cta2 && d.arrive_one && in->nopnd == 1u + d.mcast_cluster &&
                O[0].kind == OPK_ADDR &&
                (!d.mcast_cluster || ((O[1].kind == OPK_REG || O[1].kind == OPK_IMM) &&
                                      O[1].rf != RF_PRED && O[1].slot != IR_NOSLOT));
     case OP_TCGEN05_CP: /* multicast: .warpx4 with 32x128b, .warpx2 with 64x128b */
-        return d.cta1 && d.cp_rows && !d.decomp &&
+        return d.cta1 != d.cta2 && d.cp_rows && d.b8x16 == (d.decomp != 0) &&
+               (d.decomp == 0 || d.decomp == 6 || d.decomp == 4) &&
                (d.cp_rows == 32 ? d.mcast == 4 : d.cp_rows == 64 ? d.mcast == 1 || d.mcast == 2
                                                                 : d.mcast == 0) &&
                in->nopnd == 2 && tc5_taddr_ok(&O[0]) &&
                (O[1].kind == OPK_REG || O[1].kind == OPK_IMM) && O[1].rf == RF_B64;
-    case OP_TCGEN05_SHIFT: return d.cta1 && d.down && in->nopnd == 1 && tc5_taddr_ok(&O[0]);
+    case OP_TCGEN05_SHIFT:
+        return d.cta1 != d.cta2 && d.down && in->nopnd == 1 && tc5_taddr_ok(&O[0]);
     default: return false;
     }
 }
@@ -468,9 +538,19 @@ static bool tcgen05_why_generic(const struct ir_insn *in)
 /* See tensor.h. */
 const char *tcgen05_unsupported_why(const struct ir_func *f, const struct ir_insn *in)
 {
-    if (tcgen05_why_generic(in) && tc5_has(f, in, MOD_CTA_GROUP_2))
-        return "unsupported (tcgen05 .cta_group::2: the CTA pair's shared tensor-memory "
-               "operations are not modelled; implemented are the .cta_group::1 forms)";
+    if (tcgen05_why_generic(in) && tc5_has(f, in, MOD_CTA_GROUP_2)) {
+        if (in->op == OP_TCGEN05_MMA_WS || in->op == OP_TCGEN05_MMA_WS_SP)
+            return "unsupported (tcgen05.mma.ws .cta_group::2: the weight-stationary MMA is a "
+                   ".cta_group::1 form; implemented over a CTA pair are the dense, block-scaled "
+                   "and sparse MMAs)";
+        if (in->op == OP_TCGEN05_MMA)
+            return "unsupported (tcgen05.mma .cta_group::2: implemented are .kind::f16, "
+                   ".kind::tf32, .kind::f8f6f4 and .kind::i8 with [d-tmem], an A descriptor or "
+                   "[a-tmem], a B descriptor, the instruction descriptor, an optional "
+                   "disable-output-lane vector of eight 32-bit values, enable-input-d and "
+                   "(.kind::f16 / .kind::tf32) an optional scale-input-d immediate 0 .. 15, and "
+                   "the block-scaled kinds as with .cta_group::1; not this operand list)";
+    }
     if (in->op == OP_TCGEN05_MMA && tc5_has(f, in, MOD_ASHIFT))
         return "unsupported (tcgen05.mma .ashift: the ISA does not say what the shifted-in row "
                "of A holds, so it is not implemented)";
@@ -491,10 +571,10 @@ const char *tcgen05_unsupported_why(const struct ir_func *f, const struct ir_ins
                "immHalfSplitoff below 512), .x2 .. .x128, .min or .max of .f32 (.abs, .NaN), "
                ".u32 or .s32 into a 32-bit register; not this form)";
     case OP_TCGEN05_CP:
-        return "unsupported (tcgen05.cp: implemented are .cta_group::1 .128x256b, .128x128b, "
-               ".4x256b, .32x128b.warpx4 and .64x128b.warpx2::02_13 / ::01_23 with [taddr] "
-               "and a shared-memory descriptor; not the decompressing .b8x16.b6x16_p32 / "
-               ".b8x16.b4x16_p64 forms or .cta_group::2)";
+        return "unsupported (tcgen05.cp: implemented are .cta_group::1 and ::2 .128x256b, "
+               ".128x128b, .4x256b, .32x128b.warpx4 and .64x128b.warpx2::02_13 / ::01_23, "
+               "optionally decompressing (.b8x16.b6x16_p32, .b8x16.b4x16_p64), with [taddr] and "
+               "a shared-memory descriptor; not this form)";
     case OP_TCGEN05_SHIFT:
         return "unsupported (tcgen05.shift: implemented is .cta_group::1.down [taddr]; not "
                ".cta_group::2)";
@@ -513,11 +593,11 @@ const char *tcgen05_unsupported_why(const struct ir_func *f, const struct ir_ins
                "optional 64-bit zero-column mask descriptor; not this operand list)";
     case OP_TCGEN05_MMA_SP:
     case OP_TCGEN05_MMA_WS_SP:
-        return "unsupported (tcgen05.mma.sp / .ws.sp: implemented are .cta_group::1 "
-               ".kind::f16, .kind::i8 and .kind::f8f6f4 with [d-tmem], an A descriptor or "
-               "[a-tmem], a B descriptor, [sp-meta-tmem], the instruction descriptor and the "
-               "operands of the dense form; not .kind::tf32 (its 1:2 metadata layout) or the "
-               "block-scaled kinds)";
+        return "unsupported (tcgen05.mma.sp / .ws.sp: implemented are .kind::f16, .kind::i8 "
+               "and .kind::f8f6f4 with [d-tmem], an A descriptor or [a-tmem], a B descriptor, "
+               "[sp-meta-tmem], the instruction descriptor and the operands of the dense form "
+               "(.cta_group::2: .sp with M = 256); not .kind::tf32 (its 1:2 metadata layout) or "
+               "the block-scaled kinds)";
     case OP_TCGEN05_COMMIT:
         return "unsupported (tcgen05.commit: implemented is .cta_group::1 "
                ".mbarrier::arrive::one on one mbarrier or, with .multicast::cluster and a "
@@ -544,6 +624,7 @@ void tcgen05_cta_reset(struct cta *c)
     t->alloc = 0;
     t->relinquished = false;
     t->dirty = false;
+    t->npend = 0;
 }
 
 /* See tensor.h. */
@@ -615,8 +696,41 @@ static void tc5_fault(struct warp *w, uint32_t pc, unsigned l, const char *msg)
     interp_fault(w, pc, l, TRAP_ILLEGAL, 0, 0, 0, false, msg);
 }
 
+/* The tensor memory of CTA c, allocated at its first use; NULL (after a fault of warp w at
+ * pc) when the host is out of memory. */
+static struct tc5_cta *tc5_tm(struct warp *w, uint32_t pc, struct cta *c)
+{
+    if (!c->tm && !(c->tm = calloc(1, sizeof *c->tm)))
+        interp_fault(w, pc, 0, TRAP_ILLEGAL, 0, 0, 0, false, "tcgen05: out of host memory");
+    return c->tm;
+}
+
+/* The CTA pair of a .cta_group::2 instruction of warp w (PTX ISA "CTA pair": the two CTAs of
+ * a cluster whose %cluster_ctarank differ in bit 0 only): pair[0] the even rank, pair[1] the
+ * odd one; -1 after a fault naming the instruction when the peer is not in the cluster. */
+static int tc5_pair(struct warp *w, uint32_t pc, const char *what, struct cta *pair[2])
+{
+    struct cta *c = w->cta;
+    const struct cluster *cl = c->clu;
+    const uint32_t pr = c->rank ^ 1u;
+    struct cta *p = cl && pr < cl->n ? cl->cta[pr] : NULL;
+    if (!p) {
+        char msg[240];
+        snprintf(msg, sizeof msg,
+                 "%s .cta_group::2: the peer CTA (%%cluster_ctarank %u) of this CTA (rank %u) is "
+                 "not in the cluster of %u CTAs (a CTA pair needs a cluster of an even number of "
+                 "CTAs)",
+                 what, pr, c->rank, cl ? cl->n : 1u);
+        interp_fault(w, pc, 0, TRAP_ILLEGAL, 0, 0, 0, false, msg);
+        return -1;
+    }
+    pair[c->rank & 1] = c;
+    pair[pr & 1] = p;
+    return 0;
+}
+
 static int tc5_alloc(struct warp *w, uint32_t pc, const struct ir_opnd *O, struct tc5_cta *t,
-                     const struct tc_mem *mr)
+                     const struct tc_mem *mr, bool cta2)
 {
     char msg[240];
     const uint32_t n = (uint32_t)vm_get(w, &O[1], 0);
@@ -633,15 +747,41 @@ static int tc5_alloc(struct warp *w, uint32_t pc, const struct ir_opnd *O, struc
     }
     const unsigned units = n / TM_UNIT;
     const uint16_t mask = (uint16_t)((1u << units) - 1);
+    /* .cta_group::2: the allocation of the pair, made by whichever of the two warps comes
+     * first in both tensor memories (pt the peer's); the other warp takes the same columns */
+    struct tc5_cta *pt = NULL;
+    bool taken = false;
+    if (cta2) {
+        struct cta *pair[2];
+        if (tc5_pair(w, pc, "tcgen05.alloc", pair) ||
+            !(pt = tc5_tm(w, pc, pair[(w->cta->rank & 1) ^ 1])))
+            return -1;
+        if (t->npend) {
+            if (t->pend[0].ncols != n) {
+                snprintf(msg, sizeof msg,
+                         "tcgen05.alloc.cta_group::2: %u columns requested, but the peer CTA's "
+                         "matching tcgen05.alloc.cta_group::2 took %u (the pair's warps must "
+                         "allocate together)",
+                         n, t->pend[0].ncols);
+                interp_fault(w, pc, 0, TRAP_ILLEGAL, 0, 0, 0, false, msg);
+                return -1;
+            }
+            taken = true;
+        }
+    }
+    const uint16_t busy = t->alloc | (pt && !taken ? pt->alloc : 0);
     unsigned u = 0;
-    for (; u < TM_COLS / TM_UNIT; u += units)
-        if (!(t->alloc & (uint16_t)(mask << u)))
-            break;
+    if (taken)
+        u = t->pend[0].addr / TM_UNIT;
+    else
+        for (; u < TM_COLS / TM_UNIT; u += units)
+            if (!(busy & (uint16_t)(mask << u)))
+                break;
     if (u >= TM_COLS / TM_UNIT) {
         snprintf(msg, sizeof msg,
-                 "tcgen05.alloc: %u columns requested, columns allocated %04x (a bit per 32 of "
-                 "512): the allocation would block until another warp frees columns",
-                 n, t->alloc);
+                 "tcgen05.alloc%s: %u columns requested, columns allocated %04x (a bit per 32 of "
+                 "512%s): the allocation would block until another warp frees columns",
+                 cta2 ? ".cta_group::2" : "", n, busy, cta2 ? ", in either CTA of the pair" : "");
         interp_fault(w, pc, 0, TRAP_ILLEGAL, 0, 0, 0, false, msg);
         return -1;
     }
@@ -654,6 +794,18 @@ static int tc5_alloc(struct warp *w, uint32_t pc, const struct ir_opnd *O, struc
         interp_fault(w, pc, 0, k ? (enum trap_kind)k : TRAP_ILLEGAL, ad, 4, vm_xs_space(xs, ad),
                      true, "tcgen05.alloc: the destination is not shared memory of the CTA");
         return -1;
+    }
+    if (taken)
+        memmove(&t->pend[0], &t->pend[1], --t->npend * sizeof t->pend[0]);
+    else if (pt) { /* the peer's columns, taken by its own tcgen05.alloc.cta_group::2 later */
+        pt->alloc |= (uint16_t)(mask << u);
+        for (unsigned k = u; k < u + units; k++) {
+            pt->site[k].fn = w->fn;
+            pt->site[k].pc = pc;
+            pt->site[k].warp = w->id;
+        }
+        pt->pend[pt->npend].addr = addr;
+        pt->pend[pt->npend++].ncols = n;
     }
     t->alloc |= (uint16_t)(mask << u);
     for (unsigned k = u; k < u + units; k++) {
@@ -902,12 +1054,28 @@ static unsigned tc5_width(unsigned t)
     return t == T_E2M3 || t == T_E3M2 ? 6 : t == T_E2M1 || t == T_E2M1X2 ? 4 : tc5_bits(t);
 }
 
+/* The bits of element k of a row of A in tensor memory, the row's cells from `row` (its
+ * column a.col): one tf32 a cell, two 16-bit elements, four 8-bit ones (low first), or for
+ * the 6- and 4-bit types of .kind::f8f6f4 / mxf8f6f4 four 8-bit containers a cell, the value
+ * in container bits 0-5 (e2m3, e3m2) or 2-5 (e2m1), the rest padding; the packed e2m1 of the
+ * 4-bit kinds (T_E2M1X2) eight a cell, element k in nibble k % 8 (low first), as tcgen05.cp
+ * copies them from shared memory. The containers' bits are what tcgen05.cp's decompression
+ * (.b8x16.b6x16_p32 / .b4x16_p64, tc5_cp) writes; see the file comment for their source. */
+static inline uint32_t tc5_tmem_elem(const uint32_t *row, unsigned t, unsigned k)
+{
+    const unsigned eb = tc5_bits(t);
+    if (eb == 32)
+        return row[k];
+    const unsigned per = 32 / eb;
+    const uint32_t b = row[k / per] >> (eb * (k % per)) & ((1u << eb) - 1);
+    return t == T_E2M1 ? b >> 2 & 0xf : b;
+}
+
 /* Gather a matrix (rows x K, K-major or MN-major) from shared memory into dense[row * K + k]. */
 static int tc5_gather(struct warp *w, uint32_t pc, unsigned l, const uint32_t f[4], unsigned W,
                       bool mn, unsigned rows, unsigned K, unsigned t, bool neg, double *dense,
-                      char which, const struct tc_mem *mr)
+                      char which, const struct tc_mem *mr, const struct cta *c)
 {
-    const struct cta *c = w->cta;
     const unsigned eb = tc5_bits(t), per = 128 / eb, vw = tc5_width(t);
     /* MN-major: a chunk holds per (8 or 16) consecutive rows of one k */
     if (mn && (eb == 32 || vw < 8 || rows % per)) {
@@ -1043,9 +1211,11 @@ static inline void tc5_meta_at(unsigned eb, uint32_t col, unsigned sel, unsigned
  * in lane i, code g in nibble g % 8 of column g / 8. These are CUTLASS's tmem_e_frg
  * (cute/atom/mma_traits_sm100.hpp, its selector the column's low bit) and agree with an
  * independent emulator's reading of the ISA's figures (numsim sparse_metadata_location); the
- * ISA draws them only in figures. */
-static int tc5_sparse(struct warp *w, uint32_t pc, unsigned l, struct tc5_cta *t, uint32_t addr,
-                      uint32_t l0, unsigned sel, unsigned eb, unsigned M, unsigned K)
+ * ISA draws them only in figures. The rows are in A (K / 2 stored elements each, expanded to
+ * K in place); t is the tensor memory holding the metadata. */
+static int tc5_sparse(struct warp *w, uint32_t pc, unsigned l, const struct tc5_cta *t,
+                      uint32_t addr, uint32_t l0, unsigned sel, unsigned eb, unsigned M,
+                      unsigned K, double *A)
 {
     char msg[240];
     const uint32_t lane0 = addr >> 16, col = addr & 0xffff;
@@ -1075,12 +1245,12 @@ static int tc5_sparse(struct warp *w, uint32_t pc, unsigned l, struct tc5_cta *t
         }
     for (unsigned i = M; i-- > 0;) { /* from the last row: the stored rows are denser */
         double row[32];
-        memcpy(row, &t->A[i * KA], KA * sizeof row[0]);
+        memcpy(row, &A[i * KA], KA * sizeof row[0]);
         for (unsigned g = 0; g < ng; g++) {
             unsigned ln, c, nib;
             tc5_meta_at(eb, col, sel, i, g, &ln, &c, &nib);
             const unsigned code = t->cell[lane0 + ln][c] >> (4 * nib) & 15;
-            double *d = &t->A[i * K + 4 * g];
+            double *d = &A[i * K + 4 * g];
             d[0] = d[1] = d[2] = d[3] = 0.0;
             d[code & 3] = row[2 * g];
             d[code >> 2] = row[2 * g + 1];
@@ -1139,6 +1309,217 @@ static inline unsigned tc5_row_lane(unsigned M, unsigned l0, unsigned i)
     return M == 64 ? l0 + 32 * (i / 16) + i % 16 : i;
 }
 
+/* What the instruction descriptor of a tcgen05.mma says, once checked (tc5_mma). */
+struct tc5_form {
+    unsigned M, N, K, ta, tb;     /* shape; A / B element types */
+    bool negA, negB, mnA, mnB;    /* negation; MN-major operands */
+    bool satf, f16d, acc;         /* .kind::i8 saturation; f16 D; enable-input-d */
+    int sc;                       /* scale-input-d (-1: none) */
+    unsigned po, sel;             /* .sp: the [sp-meta-tmem] operand (0: dense), the selector */
+};
+
+/* D element *cell = (C or 0) + the exact sum of a[k] * b[k], k < K, rounded once (see the
+ * file comment): s32 wrapping or saturating (.kind::i8), f16 in the low 16 bits, or f32. */
+static inline void tc5_dot(uint32_t *cell, const double *a, const double *b,
+                           const struct tc5_form *fm, bool i8)
+{
+    double s = !fm->acc ? 0.0
+               : i8     ? (double)(int32_t)*cell
+               : fm->f16d ? fpu_h2d((uint16_t)*cell, 0)
+                          : (double)fpu_u2f(*cell);
+    if (fm->sc > 0) /* scale-input-d: D * 2^-scale, exact */
+        s = ldexp(s, -fm->sc);
+    for (unsigned k = 0; k < fm->K; k++)
+        s += a[k] * b[k];
+    if (i8) { /* exact: wrap, or clamp with the saturate bit */
+        const int64_t v = (int64_t)s;
+        *cell = fm->satf ? (uint32_t)(v > INT32_MAX ? INT32_MAX : v < INT32_MIN ? INT32_MIN : v)
+                         : (uint32_t)(uint64_t)v;
+    } else if (fm->f16d) { /* one f16 in the low 16 bits, the high ones cleared */
+        *cell = s != s ? 0x7fffu : fpu_d2h(s, FPU_RN, 0);
+    } else {
+        const float r = (float)s;
+        *cell = r != r ? 0x7fffffffu : fpu_f2u(r);
+    }
+}
+
+/* The block scaling of a pair MMA: the scale-factor IDs of A and B, ue8m0 (else ue4m3). */
+struct tc5_bsf {
+    unsigned ida, idb;
+    bool ue8;
+};
+
+/* Block scaling of a .cta_group::2 MMA in one CTA of the pair: multiplies element k of row i
+ * of dense (rows x K) by scale factor k / (K / nsf) of its row, read from tensor memory at
+ * addr (lane 0) as CUTLASS tmem_sf_frg lays it out for N_SM = 2: without `half`
+ * (ScaleFactorDuplicated4by1: SFA, and SFB of M = 256) row i in lane i % 32 of column i / 32,
+ * replicated in the four 32-lane sub-partitions; with half = N / 2 (ScaleFactorDuplicated2by2:
+ * SFB of M = 128, the 2x2 data path) row i = h half + i' in lane i' % 32 + 64 h of column
+ * i' / 32, replicated in the two sub-partitions 32 lanes apart; scale factor s in byte id + s
+ * of the cell. Replicas that differ are a fault. rank names the CTA in messages. */
+static int tc5_scale_pair(struct warp *w, uint32_t pc, unsigned l, const struct tc5_cta *t,
+                          uint32_t addr, unsigned id, unsigned rows, unsigned K, unsigned nsf,
+                          unsigned half, bool ue8, double *dense, char which, uint32_t rank)
+{
+    char msg[320];
+    const uint32_t col = addr & 0xffff;
+    const unsigned per = half ? half : rows, ncol = (per + 31) / 32, nrep = half ? 2 : 4;
+    if (addr >> 16 || !tc5_allocated(t, col, ncol)) {
+        snprintf(msg, sizeof msg,
+                 "tcgen05.mma.cta_group::2: the scale factors of %c at tensor-memory address "
+                 "0x%08x (columns %u .. %u) are not inside an allocation of the CTA of rank %u "
+                 "(allocated %04x, a bit per 32 of 512 columns) or its lane is not 0",
+                 which, addr, col, col + ncol - 1, rank, t->alloc);
+        tc5_fault(w, pc, l, msg);
+        return -1;
+    }
+    const unsigned vs = K / nsf;
+    for (unsigned i = 0; i < rows; i++) {
+        const unsigned h = half ? i / half : 0, ii = half ? i % half : i;
+        const unsigned ln = ii % 32 + 64 * h, c = col + ii / 32;
+        for (unsigned s = 0; s < nsf; s++) {
+            const unsigned sh = 8 * (id + s);
+            const uint32_t b = t->cell[ln][c] >> sh & 0xff;
+            for (unsigned r = 1; r < nrep; r++) {
+                const uint32_t o = t->cell[ln + 32 * r][c] >> sh & 0xff;
+                if (o != b) {
+                    snprintf(msg, sizeof msg,
+                             "tcgen05.mma.cta_group::2: scale factor %u of %s %u (byte %u of "
+                             "column %u) in the CTA of rank %u is 0x%02x in lane %u but 0x%02x in "
+                             "lane %u (the layout replicates the scale factors in each %s)",
+                             s, which == 'A' ? "A's row" : "B's column", i, id + s, c, rank, b,
+                             ln, o, ln + 32 * r,
+                             half ? "pair of 32-lane sub-partitions" : "32-lane sub-partition");
+                    tc5_fault(w, pc, l, msg);
+                    return -1;
+                }
+            }
+            const double v = ue8 ? (b == 0xff ? (double)NAN : ldexp(1.0, (int)b - 127))
+                                 : fpu_unpack(b & 0x7f, FPU_E4M3);
+            for (unsigned k = s * vs; k < (s + 1) * vs; k++)
+                dense[i * K + k] *= v;
+        }
+    }
+    return 0;
+}
+
+/* One tcgen05.mma.cta_group::2 of lane l (dense, not .ws): an M x N x K MMA over the CTA pair
+ * (tc5_pair; CTA v = 0 the even rank, 1 the odd one). Following CUTLASS's 2x1SM atoms
+ * (cute/atom/mma_traits_sm100.hpp, e.g. SM100_MMA_F16BF16_2x1SM_SS: ThrID = 2, ALayout /
+ * CLayout rows v M/2 .. v M/2 + M/2 - 1 in CTA v, BLayout columns v N/2 .. v N/2 + N/2 - 1 in
+ * CTA v): A's descriptor (or [a-tmem]) names in each CTA's own shared (tensor) memory that
+ * CTA's M / 2 rows, B's descriptor in each CTA's shared memory N / 2 of B's N columns (the even
+ * CTA the first half), and D at the same tensor-memory address in both CTAs holds that CTA's
+ * M / 2 rows of all N columns. In tensor memory (CUTLASS tmem_frg_2sm; the PTX ISA's data-path
+ * layouts A and B): M = 256 (Layout A) row i of a CTA's D in lane i, column j at d.col + j;
+ * M = 128 (Layout B, "2x2": 64 rows, the column halves folded over the lane halves) row i,
+ * column j < N / 2 in lane i at d.col + j, column j >= N / 2 in lane 64 + i at d.col + j - N / 2.
+ * An A in tensor memory is read by each lane for its own row of D (M = 128: row i in lanes i and
+ * 64 + i, CUTLASS's TmemAllocMode::Duplicated). disable-output-lane: words 0 .. 3 turn off lanes
+ * of the even CTA's D, words 4 .. 7 of the odd CTA's (the emulator's reading; the ISA names the
+ * vector's eight words but draws their mapping only in its figures). */
+static int tc5_mma_pair(struct warp *w, uint32_t pc, unsigned l, const struct ir_opnd *O,
+                        const struct tc5_insn *d, const struct tc5_form *fm, const uint32_t off[8],
+                        const struct tc_mem *mr, const struct tc5_bsf *bsf)
+{
+    char msg[300];
+    struct cta *pair[2];
+    struct tc5_cta *tp[2];
+    if (tc5_pair(w, pc, "tcgen05.mma", pair) || !(tp[0] = tc5_tm(w, pc, pair[0])) ||
+        !(tp[1] = tc5_tm(w, pc, pair[1])))
+        return -1;
+    struct tc5_cta *t = w->cta->tm; /* the operands are gathered in the issuing CTA's buffers */
+    const unsigned M = fm->M, N = fm->N, K = fm->K, H = N / 2, eb = tc5_bits(fm->ta);
+    const unsigned KA = fm->po ? K / 2 : K; /* A's stored elements a row (.sp: half) */
+    const bool wide = M == 256; /* Layout A; M = 128: Layout B */
+    const unsigned dcols = wide ? N : H, rows = M / 2;
+    const uint32_t da = (uint32_t)vm_addr(w, &O[0], l), dcol = da & 0xffff;
+    const unsigned own = w->cta->rank & 1;
+    for (unsigned v = 0; v < 2; v++)
+        if ((da >> 16) != 0 || !tc5_allocated(tp[v], dcol, dcols)) {
+            snprintf(msg, sizeof msg,
+                     "tcgen05.mma.cta_group::2: D at tensor-memory address 0x%08x (columns %u .. "
+                     "%u) is not inside an allocation of the CTA of rank %u (allocated %04x, a "
+                     "bit per 32 of 512 columns) or its lane is not 0",
+                     da, dcol, dcol + dcols - 1, pair[v]->rank, tp[v]->alloc);
+            tc5_fault(w, pc, l, msg);
+            return -1;
+        }
+    uint32_t f[4];
+    unsigned W;
+    if (tc5_desc(w, pc, l, vm_get(w, &O[2], l), "tcgen05.mma: matrix B", f, &W))
+        return -1;
+    const bool atm = O[1].kind == OPK_ADDR;
+    uint32_t acol = 0;
+    if (atm) {
+        const uint32_t aa = (uint32_t)vm_addr(w, &O[1], l);
+        acol = aa & 0xffff;
+        for (unsigned v = 0; v < 2; v++)
+            if ((aa >> 16) != 0 || !tc5_allocated(tp[v], acol, KA * eb / 32)) {
+                snprintf(msg, sizeof msg,
+                         "tcgen05.mma.cta_group::2: A at tensor-memory address 0x%08x (columns "
+                         "%u .. %u) is not inside an allocation of the CTA of rank %u (allocated "
+                         "%04x) or its lane is not 0",
+                         aa, acol, acol + KA * eb / 32 - 1, pair[v]->rank, tp[v]->alloc);
+                tc5_fault(w, pc, l, msg);
+                return -1;
+            }
+    }
+    uint32_t fa[4];
+    unsigned WA = 0;
+    if (!atm && tc5_desc(w, pc, l, vm_get(w, &O[1], l), "tcgen05.mma: matrix A", fa, &WA))
+        return -1;
+    for (unsigned v = 0; v < 2; v++) {
+        struct tc5_cta *tv = tp[v];
+        /* B: columns u N/2 .. from CTA u's shared memory (again for each CTA when each scales
+         * it with its own scale factors) */
+        if (v == 0 || bsf)
+            for (unsigned u = 0; u < 2; u++)
+                if (tc5_gather(w, pc, l, f, W, fm->mnB, H, K, fm->tb, fm->negB, t->B + u * H * K,
+                               'B', u == own && v == 0 ? mr : NULL, pair[u]))
+                    return -1;
+        if (bsf && tc5_scale_pair(w, pc, l, tv, (uint32_t)vm_addr(w, &O[5], l), bsf->idb, N, K,
+                                  d->svec, wide ? 0 : H, bsf->ue8, t->B, 'B', pair[v]->rank))
+            return -1;
+        /* A, as 128 rows: the row each lane of D multiplies */
+        if (atm) {
+            for (unsigned ln = 0; ln < TM_LANES; ln++)
+                for (unsigned k = 0; k < KA; k++) {
+                    const double x = tc5_val(fm->ta, tc5_tmem_elem(&tv->cell[ln][acol], fm->ta, k));
+                    t->A[ln * KA + k] = fm->negA ? -x : x;
+                }
+        } else if (tc5_gather(w, pc, l, fa, WA, fm->mnA, rows, KA, fm->ta, fm->negA, t->A, 'A',
+                              v == own ? mr : NULL, pair[v]))
+            return -1;
+        /* .sp (M = 256): the CTA's 128 rows expanded by the metadata in its own tensor memory,
+         * laid out as .cta_group::1's M = 128 (CUTLASS's 2x1SM sparse atoms use tmem_e_frg for
+         * each CTA's half) */
+        if (fm->po && tc5_sparse(w, pc, l, tv, (uint32_t)vm_addr(w, &O[fm->po], l), 0, fm->sel, eb,
+                                 rows, K, t->A))
+            return -1;
+        /* A's scale factors: rows 0 .. M/2 - 1 of this CTA (its lanes 64 + i: row i's) */
+        if (bsf && tc5_scale_pair(w, pc, l, tv, (uint32_t)vm_addr(w, &O[4], l), bsf->ida, rows, K,
+                                  d->svec, 0, bsf->ue8, t->A, 'A', pair[v]->rank))
+            return -1;
+        if (bsf && atm && !wide && tc5_scale_pair(w, pc, l, tv, (uint32_t)vm_addr(w, &O[4], l),
+                                                  bsf->ida, rows, K, d->svec, 0, bsf->ue8,
+                                                  t->A + 64 * K, 'A', pair[v]->rank))
+            return -1;
+        if (!atm && !wide) /* lanes 64 + i multiply row i too */
+            memcpy(t->A + 64 * K, t->A, 64 * K * sizeof t->A[0]);
+        for (unsigned ln = 0; ln < TM_LANES; ln++) {
+            if (off[4 * v + ln / 32] >> (ln % 32) & 1)
+                continue; /* disable-output-lane: this lane of D keeps its value */
+            for (unsigned jj = 0; jj < dcols; jj++) {
+                const unsigned j = wide ? jj : jj + H * (ln / 64);
+                tc5_dot(&tv->cell[ln][dcol + jj], &t->A[ln * K], &t->B[j * K], fm, d->kind_i8);
+            }
+        }
+        tv->dirty = true;
+    }
+    return 0;
+}
+
 /* One tcgen05.mma of lane l. */
 static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_insn *in,
                    const struct ir_opnd *O, const struct tc5_insn *d, struct tc5_cta *t,
@@ -1153,8 +1534,9 @@ static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_insn
     const uint32_t da = (uint32_t)vm_addr(w, &O[0], l);
     const uint32_t id = (uint32_t)vm_get(w, &O[p.io], l);
     const bool acc = (O[eo].kind == OPK_IMM ? O[eo].imm.i : (int64_t)vm_get(w, &O[eo], l)) != 0;
-    uint32_t off[4] = {0, 0, 0, 0}; /* disable-output-lane: bit L % 32 of word L / 32 */
-    for (unsigned k = 0; mo && k < 4; k++) {
+    uint32_t off[8] = {0}; /* disable-output-lane: bit L % 32 of word L / 32 (.cta_group::2:
+                              words 4 .. 7 for the pair's odd CTA) */
+    for (unsigned k = 0; mo && k < (d->cta2 ? 8u : 4u); k++) {
         const struct ir_opnd e = vm_elem(w->fn, &O[mo], k);
         off[k] = (uint32_t)vm_get(w, &e, l);
     }
@@ -1205,11 +1587,14 @@ static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_insn
     else if (bs && ((d->svec == 2 && (sfa_id | sfb_id) & 1) || (d->svec == 4 && (sfa_id | sfb_id))))
         bad = "a scale-factor ID (bits 29-30 A, 4-5 B) not 0 or 2 with .scale_vec::2X, not 0 "
               "with .scale_vec::4X";
-    else if (bs && M != 128)
+    else if (bs && !d->cta2 && M != 128)
         bad = "M not 128 (the block-scaled .cta_group::1 shape)";
-    else if (d->ws ? M != 128 : M != 128 && M != 64)
-        bad = d->ws ? "M other than 128 (the .ws layouts of M = 32 and 64 are not implemented)"
-                    : "M not 64 or 128";
+    else if (d->cta2 ? M != 128 && M != 256 : d->ws ? M != 128 : M != 128 && M != 64)
+        bad = d->cta2 ? "M not 128 or 256 (.cta_group::2)"
+              : d->ws ? "M other than 128 (the .ws layouts of M = 32 and 64 are not implemented)"
+                      : "M not 64 or 128";
+    else if (d->cta2 && (N < 16 || N % 16))
+        bad = "N not 16 .. 256 in steps of 16 (.cta_group::2)";
     else if (d->ws && N != 64 && N != 128 && N != 256)
         bad = "N not 64, 128 or 256 (.ws)";
     else if (d->kind_i8 ? !(N == 8 || N == 16 || N == 24 || (N % 16 == 0 && N >= 32 && N <= 256))
@@ -1218,8 +1603,10 @@ static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_insn
                          : "N not 8 .. 256 in steps of 8";
     else if (sp && tc5_width(ta) < 8)
         bad = "a sparse A of 6- or 4-bit elements (their 4:8 pair metadata is not implemented)";
-    else if (sp && M != 128)
-        bad = "M not 128 (the sparse metadata layouts of M = 64 are not implemented)";
+    else if (sp && M != (d->cta2 ? 256u : 128u))
+        bad = d->cta2 ? "M not 256 (.cta_group::2 sparse: M = 128's Layout C with its metadata "
+                        "is not implemented)"
+                      : "M not 128 (the sparse metadata layouts of M = 64 are not implemented)";
     else if (sp && N % 16)
         bad = "N not 16 .. 256 in steps of 16 (sparse, M = 128)";
     if (bad) {
@@ -1229,6 +1616,11 @@ static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_insn
     }
     const unsigned eb = tc5_bits(ta), K = (256 / eb) << sp; /* .sp: twice K, half stored */
     const unsigned KA = K >> sp; /* A's stored elements per row */
+    const struct tc5_form fm = {M,    N,    K,   ta,  tb,   negA, negB,  mnA,
+                                mnB,  satf, f16d, acc, sc, p.po, id & 1};
+    if (d->cta2)
+        return tc5_mma_pair(w, pc, l, O, d, &fm, off, mr,
+                            bs ? (struct tc5_bsf[1]){{sfa_id, sfb_id, ue8}} : NULL);
     const uint32_t dcol = da & 0xffff, l0 = da >> 16;
     if ((M == 128 ? l0 != 0 : l0 != 0 && l0 != 16) || !tc5_allocated(t, dcol, N)) {
         snprintf(msg, sizeof msg,
@@ -1240,18 +1632,9 @@ static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_insn
         return -1;
     }
     /* A */
-    if (O[1].kind == OPK_ADDR && tc5_width(ta) < 8) {
-        snprintf(msg, sizeof msg,
-                 "tcgen05.mma: instruction descriptor 0x%08x: an A of %u-bit elements in tensor "
-                 "memory is not implemented (the bits of its %s are given only by the ISA's "
-                 "figures)",
-                 id, tc5_width(ta), ta == T_E2M1X2 ? "packed pairs" : "8-bit containers");
-        interp_fault(w, pc, l, TRAP_ILLEGAL, 0, 0, 0, false, msg);
-        return -1;
-    }
     if (O[1].kind == OPK_ADDR) {
         const uint32_t aa = (uint32_t)vm_addr(w, &O[1], l), acol = aa & 0xffff;
-        const unsigned ncol = KA * eb / 32, per = 32 / eb;
+        const unsigned ncol = KA * eb / 32;
         if ((aa >> 16) != l0 || !tc5_allocated(t, acol, ncol)) {
             snprintf(msg, sizeof msg,
                      "tcgen05.mma: A at tensor-memory address 0x%08x (columns %u .. %u) is not "
@@ -1262,19 +1645,19 @@ static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_insn
         }
         for (unsigned i = 0; i < M; i++)
             for (unsigned k = 0; k < KA; k++) {
-                const uint32_t cell = t->cell[tc5_row_lane(M, l0, i)][acol + k / per];
-                const uint32_t b = eb == 32 ? cell : cell >> (eb * (k % per)) & ((1u << eb) - 1);
-                const double v = tc5_val(ta, b);
+                const uint32_t *row = &t->cell[tc5_row_lane(M, l0, i)][acol];
+                const double v = tc5_val(ta, tc5_tmem_elem(row, ta, k));
                 t->A[i * KA + k] = negA ? -v : v;
             }
     } else {
         uint32_t f[4];
         unsigned W;
         if (tc5_desc(w, pc, l, vm_get(w, &O[1], l), "tcgen05.mma: matrix A", f, &W) ||
-            tc5_gather(w, pc, l, f, W, mnA, M, KA, ta, negA, t->A, 'A', mr))
+            tc5_gather(w, pc, l, f, W, mnA, M, KA, ta, negA, t->A, 'A', mr, w->cta))
             return -1;
     }
-    if (sp && tc5_sparse(w, pc, l, t, (uint32_t)vm_addr(w, &O[p.po], l), l0, id & 1, eb, M, K))
+    if (sp && tc5_sparse(w, pc, l, t, (uint32_t)vm_addr(w, &O[p.po], l), l0, id & 1, eb, M, K,
+                         t->A))
         return -1;
     /* the zero-column mask (.ws): column j of the MMA is column j + shift of B, or zeros */
     uint64_t zmask[4] = {0, 0, 0, 0};
@@ -1285,7 +1668,7 @@ static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_insn
     uint32_t f[4];
     unsigned W;
     if (tc5_desc(w, pc, l, vm_get(w, &O[2], l), "tcgen05.mma: matrix B", f, &W) ||
-        tc5_gather(w, pc, l, f, W, mnB, N + shift, K, tb, negB, t->B, 'B', mr))
+        tc5_gather(w, pc, l, f, W, mnB, N + shift, K, tb, negB, t->B, 'B', mr, w->cta))
         return -1;
     if (shift)
         memmove(t->B, t->B + shift * K, (size_t)N * K * sizeof t->B[0]);
@@ -1301,28 +1684,8 @@ static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_insn
         const unsigned ln = tc5_row_lane(M, l0, i);
         if (off[ln / 32] >> (ln % 32) & 1)
             continue; /* disable-output-lane: this lane of D keeps its value */
-        for (unsigned j = 0; j < N; j++) {
-            uint32_t *cell = &t->cell[ln][dcol + j];
-            double s = !acc           ? 0.0
-                       : d->kind_i8   ? (double)(int32_t)*cell
-                       : f16d         ? fpu_h2d((uint16_t)*cell, 0)
-                                      : (double)fpu_u2f(*cell);
-            if (sc > 0) /* scale-input-d: D * 2^-scale, exact */
-                s = ldexp(s, -sc);
-            const double *a = &t->A[i * K], *b = &t->B[j * K];
-            for (unsigned k = 0; k < K; k++)
-                s += a[k] * b[k];
-            if (d->kind_i8) { /* exact: wrap, or clamp with the saturate bit */
-                const int64_t v = (int64_t)s;
-                *cell = satf ? (uint32_t)(v > INT32_MAX ? INT32_MAX : v < INT32_MIN ? INT32_MIN : v)
-                             : (uint32_t)(uint64_t)v;
-            } else if (f16d) { /* one f16 in the low 16 bits, the high ones cleared */
-                *cell = s != s ? 0x7fffu : fpu_d2h(s, FPU_RN, 0);
-            } else {
-                const float r = (float)s;
-                *cell = r != r ? 0x7fffffffu : fpu_f2u(r);
-            }
-        }
+        for (unsigned j = 0; j < N; j++)
+            tc5_dot(&t->cell[ln][dcol + j], &t->A[i * K], &t->B[j * K], &fm, d->kind_i8);
     }
     t->dirty = true;
     return 0;
@@ -1335,9 +1698,9 @@ static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_insn
  * its chunks at columns taddr.col + 4 k .. + 3; with multicast each row goes to two or four
  * lanes 32 apart. */
 static int tc5_cp(struct warp *w, uint32_t pc, unsigned l, const struct ir_opnd *O,
-                  const struct tc5_insn *d, struct tc5_cta *t, const struct tc_mem *mr)
+                  const struct tc5_insn *d, struct tc5_cta *t, const struct tc_mem *mr,
+                  const struct cta *c)
 {
-    const struct cta *c = w->cta;
     char msg[240];
     const uint32_t a = (uint32_t)vm_addr(w, &O[0], l), lane0 = a >> 16, col = a & 0xffff;
     /* lanes one row reaches: row r of the copy goes to lanes lane0 + rl(r) + 32 i, i < ncopy */
@@ -1369,6 +1732,17 @@ static int tc5_cp(struct warp *w, uint32_t pc, unsigned l, const struct ir_opnd 
             const uint8_t *p = c->shared + sa;
             if (mr)
                 mr->fn(mr->ctx, l, sa, 16, false, SP_SHARED, p);
+            uint8_t x[16];
+            if (d->decomp) { /* 16 packed values, LSB first, into 8-bit containers */
+                const unsigned vw = d->decomp;
+                for (unsigned e = 0; e < 16; e++) {
+                    const unsigned bit = e * vw;
+                    const unsigned v = (unsigned)(p[bit / 8] | p[bit / 8 + 1] << 8) >> (bit % 8) &
+                                       ((1u << vw) - 1);
+                    x[e] = (uint8_t)(vw == 4 ? v << 2 : v);
+                }
+                p = x;
+            }
             for (unsigned i = 0; i < ncopy; i++) {
                 /* .warpx4: row r to every warp's lane r; .warpx2::02_13: rows 0 .. 31 to
                  * warps 0 and 2, 32 .. 63 to warps 1 and 3; ::01_23: to warps 0, 1 / 2, 3 */
@@ -1459,16 +1833,11 @@ int tcgen05_exec(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *
         return -1;
     if (in->op == OP_TCGEN05_WAIT_LD || in->op == OP_TCGEN05_WAIT_ST)
         return 0;
-    if (!c->tm) {
-        c->tm = calloc(1, sizeof *c->tm);
-        if (!c->tm) {
-            interp_fault(w, pc, 0, TRAP_ILLEGAL, 0, 0, 0, false, "tcgen05: out of host memory");
-            return -1;
-        }
-    }
-    struct tc5_cta *t = c->tm;
+    struct tc5_cta *t = tc5_tm(w, pc, c);
+    if (!t)
+        return -1;
     switch (in->op) {
-    case OP_TCGEN05_ALLOC: return tc5_alloc(w, pc, O, t, mr);
+    case OP_TCGEN05_ALLOC: return tc5_alloc(w, pc, O, t, mr, d.cta2);
     case OP_TCGEN05_DEALLOC: return tc5_dealloc(w, pc, O, t);
     case OP_TCGEN05_RELINQUISH_ALLOC_PERMIT: t->relinquished = true; return 0;
     case OP_TCGEN05_LD:
@@ -1484,15 +1853,23 @@ int tcgen05_exec(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *
                 return -1;
         return 0;
     case OP_TCGEN05_CP:
+    case OP_TCGEN05_SHIFT: {
+        /* .cta_group::2: into the tensor memory of both CTAs of the pair, each CTA's copy from
+         * its own shared memory at the descriptor's offsets (see the file comment) */
+        struct cta *pair[2] = {c, NULL};
+        struct tc5_cta *tp[2] = {t, NULL};
+        if (d.cta2 && (tc5_pair(w, pc, tc5_name(in), pair) ||
+                       !(tp[0] = tc5_tm(w, pc, pair[0])) || !(tp[1] = tc5_tm(w, pc, pair[1]))))
+            return -1;
         for (unsigned l = 0; l < 32; l++)
-            if (M >> l & 1 && tc5_cp(w, pc, l, O, &d, t, mr))
-                return -1;
+            for (unsigned v = 0; v < 1u + d.cta2; v++)
+                if (M >> l & 1 &&
+                    (in->op == OP_TCGEN05_CP
+                         ? tc5_cp(w, pc, l, O, &d, tp[v], pair[v] == c ? mr : NULL, pair[v])
+                         : tc5_shift(w, pc, l, O, tp[v])))
+                    return -1;
         return 0;
-    case OP_TCGEN05_SHIFT:
-        for (unsigned l = 0; l < 32; l++)
-            if (M >> l & 1 && tc5_shift(w, pc, l, O, t))
-                return -1;
-        return 0;
+    }
     default:
         interp_fault(w, pc, 0, TRAP_ILLEGAL, 0, 0, 0, false, "tcgen05: not implemented");
         return -1;
