@@ -1247,10 +1247,9 @@ static void small_forms(struct vctx *v, const struct declmap *dm, const struct i
                         ".64x128b, .32x128b)");
         break;
     case OP_FENCE:
-        /* a state space belongs to fence.proxy only ("No state space qualifier expected for
-           instruction 'fence'": fence.async.shared::cta, fence.sc.shared::cta) */
-        if (in->space != SP_NONE && !has_mod(f, in, MOD_PROXY))
-            VERR(v, in, "'fence' takes a state space only with .proxy");
+        /* (a state space belongs to fence.proxy.async only: verify_form.c) */
+        if (in->space != SP_NONE)
+            ;
         /* scopes (probed on ptxas 13): a memory-order fence names one ("Scope modifier
            required for instruction 'fence'"), so do fence.proxy.tensormap::generic's
            .acquire/.release; .mbarrier_init and .sync_restrict take exactly .cluster, and so

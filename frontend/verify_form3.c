@@ -900,14 +900,19 @@ void tensor_forms(struct vctx *v, const struct declmap *dm, const struct ir_insn
     case OP_CP_ASYNC_BULK: case OP_CP_ASYNC_BULK_PREFETCH: case OP_CP_ASYNC_BULK_TENSOR:
     case OP_CP_ASYNC_BULK_PREFETCH_TENSOR: case OP_CP_REDUCE_ASYNC_BULK:
     case OP_CP_REDUCE_ASYNC_BULK_TENSOR: {
+        /* cp.async.bulk and .prefetch's operands after the size: verify_form2.c (bulk),
+           which reports a register no modifier takes and a policy that is not 64-bit; here
+           only their missing policy */
+        const bool tensor = in->op != OP_CP_ASYNC_BULK && in->op != OP_CP_ASYNC_BULK_PREFETCH;
         if (in->nopnd == 0)
             return;
         const bool hint = (in->fl & IR_FL(FL_L2_HINT)) != 0;
         const struct ir_opnd *last = ir_opnd(f, in, in->nopnd - 1);
-        if (!hint && reg64(dm, f, last))
+        if (!hint && tensor && reg64(dm, f, last))
             VERR(v, in, "operand %u of '%s': a cache-policy operand needs .L2::cache_hint",
                  in->nopnd, name);
-        else if (hint && !has_mod(f, in, MOD_CP_MASK) && !reg64(dm, f, last))
+        else if (hint && !has_mod(f, in, MOD_CP_MASK) &&
+                 (tensor ? !reg64(dm, f, last) : last->kind != OPK_REG))
             VERR(v, in, "'%s.L2::cache_hint' needs its cache-policy operand (a 64-bit register)",
                  name);
         return;
