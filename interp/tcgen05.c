@@ -479,7 +479,7 @@ bool tcgen05_supported(const struct ir_func *f, const struct ir_insn *in, const 
         if (d.cta2 && (d.cta1 || in->op == OP_TCGEN05_MMA_WS || in->op == OP_TCGEN05_MMA_WS_SP))
             return false;
         return (d.cta1 || d.cta2) && nkind + nmx == 1 && d.bscale == (nmx == 1) &&
-               !(sp && (d.bscale || d.kind_tf32)) &&
+               !(sp && d.bscale) &&
                (!d.bscale || (d.kind_mx8 ? d.svec == 1
                               : d.kind_mx4 ? d.svec == 2 : d.svec == 2 || d.svec == 4)) &&
                (!p.mo || tc5_regs_ok(f, &O[p.mo], d.cta2 ? 8 : 4, false)) &&
@@ -593,11 +593,11 @@ const char *tcgen05_unsupported_why(const struct ir_func *f, const struct ir_ins
                "optional 64-bit zero-column mask descriptor; not this operand list)";
     case OP_TCGEN05_MMA_SP:
     case OP_TCGEN05_MMA_WS_SP:
-        return "unsupported (tcgen05.mma.sp / .ws.sp: implemented are .kind::f16, .kind::i8 "
-               "and .kind::f8f6f4 with [d-tmem], an A descriptor or [a-tmem], a B descriptor, "
-               "[sp-meta-tmem], the instruction descriptor and the operands of the dense form "
-               "(.cta_group::2: .sp with M = 256); not .kind::tf32 (its 1:2 metadata layout) or "
-               "the block-scaled kinds)";
+        return "unsupported (tcgen05.mma.sp / .ws.sp: implemented are .kind::f16, .kind::tf32, "
+               ".kind::i8 and .kind::f8f6f4 with [d-tmem], an A descriptor or [a-tmem], a B "
+               "descriptor, [sp-meta-tmem], the instruction descriptor and the operands of the "
+               "dense form (.cta_group::2: .sp with M = 256); not the block-scaled kinds (their "
+               "sparse metadata and scale-factor layouts)";
     case OP_TCGEN05_COMMIT:
         return "unsupported (tcgen05.commit: implemented is .cta_group::1 "
                ".mbarrier::arrive::one on one mbarrier or, with .multicast::cluster and a "
@@ -1188,7 +1188,7 @@ static inline void tc5_meta_at(unsigned eb, uint32_t col, unsigned sel, unsigned
                                unsigned *ln, unsigned *c, unsigned *nib)
 {
     const unsigned r = i % 32;
-    if (eb == 16) {
+    if (eb >= 16) { /* tf32: g a pair of elements, laid out as 16-bit A's groups of four */
         *ln = 32 * (i / 32) + r % 8 + 16 * (r / 16) + 8 * (g / 4);
         *c = col + sel;
         *nib = 4 * (r % 16 / 8) + g % 4;
@@ -1228,17 +1228,25 @@ static int tc5_sparse(struct warp *w, uint32_t pc, unsigned l, const struct tc5_
         tc5_fault(w, pc, l, msg);
         return -1;
     }
-    const unsigned KA = K / 2, ng = K / 4;
-    for (unsigned i = 0; i < M; i++) /* every code names two elements */
+    const bool tf32 = eb == 32;          /* 1:2: a code per pair of elements */
+    const unsigned KA = K / 2, gw = tf32 ? 2 : 4, ng = K / gw; /* group width, groups a row */
+    for (unsigned i = 0; i < M; i++) /* every code names two (tf32: one) elements */
         for (unsigned g = 0; g < ng; g++) {
             unsigned ln, c, nib;
             tc5_meta_at(eb, col, sel, i, g, &ln, &c, &nib);
             const unsigned code = t->cell[lane0 + ln][c] >> (4 * nib) & 15;
-            if ((code & 3) == code >> 2) {
-                snprintf(msg, sizeof msg,
-                         "tcgen05.mma.sp: metadata code 0x%x of row %u, elements %u .. %u (lane "
-                         "%u, column %u, nibble %u) names element %u twice",
-                         code, i, 4 * g, 4 * g + 3, lane0 + ln, c, nib, code & 3);
+            if (tf32 ? code != 0x4 && code != 0xe : (code & 3) == code >> 2) {
+                if (tf32)
+                    snprintf(msg, sizeof msg,
+                             "tcgen05.mma.sp: metadata code 0x%x of row %u, elements %u .. %u "
+                             "(lane %u, column %u, nibble %u) is neither 0x4 nor 0xe (.kind::tf32 "
+                             "1:2 sparsity)",
+                             code, i, 2 * g, 2 * g + 1, lane0 + ln, c, nib);
+                else
+                    snprintf(msg, sizeof msg,
+                             "tcgen05.mma.sp: metadata code 0x%x of row %u, elements %u .. %u "
+                             "(lane %u, column %u, nibble %u) names element %u twice",
+                             code, i, 4 * g, 4 * g + 3, lane0 + ln, c, nib, code & 3);
                 tc5_fault(w, pc, l, msg);
                 return -1;
             }
@@ -1250,7 +1258,12 @@ static int tc5_sparse(struct warp *w, uint32_t pc, unsigned l, const struct tc5_
             unsigned ln, c, nib;
             tc5_meta_at(eb, col, sel, i, g, &ln, &c, &nib);
             const unsigned code = t->cell[lane0 + ln][c] >> (4 * nib) & 15;
-            double *d = &A[i * K + 4 * g];
+            double *d = &A[i * K + gw * g];
+            if (tf32) { /* 0x4: the pair's first element kept, 0xe its second */
+                d[0] = d[1] = 0.0;
+                d[code == 0xe] = row[g];
+                continue;
+            }
             d[0] = d[1] = d[2] = d[3] = 0.0;
             d[code & 3] = row[2 * g];
             d[code >> 2] = row[2 * g + 1];
@@ -1564,8 +1577,8 @@ static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_insn
         bad = "the sparsity bit is set (a dense tcgen05.mma)";
     else if (sp && !(id & 4))
         bad = "the sparsity bit (2) is clear (tcgen05.mma.sp)";
-    else if (sp && (id & 2 || (id & 1 && !d->kind_f16)))
-        bad = "a sparsity selector (bits 0-1) not 0 (or 1 with .kind::f16)";
+    else if (sp && (id & 2 || (id & 1 && !d->kind_f16 && !d->kind_tf32)))
+        bad = "a sparsity selector (bits 0-1) not 0 (or 1 with .kind::f16 / .kind::tf32)";
 
     else if (d->kind_i8 ? dt != 2 : d->kind_tf32 ? dt != 1 : dt > 1)
         bad = "D type not of the .kind (f32; also f16 for .kind::f16 / f8f6f4; s32 for i8)";
