@@ -479,7 +479,7 @@ bool tcgen05_supported(const struct ir_func *f, const struct ir_insn *in, const 
         if (d.cta2 && (d.cta1 || in->op == OP_TCGEN05_MMA_WS || in->op == OP_TCGEN05_MMA_WS_SP))
             return false;
         return (d.cta1 || d.cta2) && nkind + nmx == 1 && d.bscale == (nmx == 1) &&
-               !(sp && d.bscale) &&
+               !(sp && (d.kind_mx4 || d.kind_nv4)) &&
                (!d.bscale || (d.kind_mx8 ? d.svec == 1
                               : d.kind_mx4 ? d.svec == 2 : d.svec == 2 || d.svec == 4)) &&
                (!p.mo || tc5_regs_ok(f, &O[p.mo], d.cta2 ? 8 : 4, false)) &&
@@ -596,8 +596,9 @@ const char *tcgen05_unsupported_why(const struct ir_func *f, const struct ir_ins
         return "unsupported (tcgen05.mma.sp / .ws.sp: implemented are .kind::f16, .kind::tf32, "
                ".kind::i8 and .kind::f8f6f4 with [d-tmem], an A descriptor or [a-tmem], a B "
                "descriptor, [sp-meta-tmem], the instruction descriptor and the operands of the "
-               "dense form (.cta_group::2: .sp with M = 256); not the block-scaled kinds (their "
-               "sparse metadata and scale-factor layouts)";
+               "dense form (.cta_group::2: .sp with M = 256), and .kind::mxf8f6f4 .block_scale; "
+               "not .kind::mxf4 / .kind::mxf4nvf4 (the 4:8 sparsity of packed e2m1 and its "
+               "metadata layout)";
     case OP_TCGEN05_COMMIT:
         return "unsupported (tcgen05.commit: implemented is .cta_group::1 "
                ".mbarrier::arrive::one on one mbarrier or, with .multicast::cluster and a "
@@ -1444,6 +1445,7 @@ static int tc5_mma_pair(struct warp *w, uint32_t pc, unsigned l, const struct ir
     struct tc5_cta *t = w->cta->tm; /* the operands are gathered in the issuing CTA's buffers */
     const unsigned M = fm->M, N = fm->N, K = fm->K, H = N / 2, eb = tc5_bits(fm->ta);
     const unsigned KA = fm->po ? K / 2 : K; /* A's stored elements a row (.sp: half) */
+    const unsigned so = fm->po ? 5 : 4;     /* block-scaled: [scale-A-tmem] (after idesc) */
     const bool wide = M == 256; /* Layout A; M = 128: Layout B */
     const unsigned dcols = wide ? N : H, rows = M / 2;
     const uint32_t da = (uint32_t)vm_addr(w, &O[0], l), dcol = da & 0xffff;
@@ -1491,7 +1493,7 @@ static int tc5_mma_pair(struct warp *w, uint32_t pc, unsigned l, const struct ir
                 if (tc5_gather(w, pc, l, f, W, fm->mnB, H, K, fm->tb, fm->negB, t->B + u * H * K,
                                'B', u == own && v == 0 ? mr : NULL, pair[u]))
                     return -1;
-        if (bsf && tc5_scale_pair(w, pc, l, tv, (uint32_t)vm_addr(w, &O[5], l), bsf->idb, N, K,
+        if (bsf && tc5_scale_pair(w, pc, l, tv, (uint32_t)vm_addr(w, &O[so + 1], l), bsf->idb, N, K,
                                   d->svec, wide ? 0 : H, bsf->ue8, t->B, 'B', pair[v]->rank))
             return -1;
         /* A, as 128 rows: the row each lane of D multiplies */
@@ -1511,10 +1513,10 @@ static int tc5_mma_pair(struct warp *w, uint32_t pc, unsigned l, const struct ir
                                  rows, K, t->A))
             return -1;
         /* A's scale factors: rows 0 .. M/2 - 1 of this CTA (its lanes 64 + i: row i's) */
-        if (bsf && tc5_scale_pair(w, pc, l, tv, (uint32_t)vm_addr(w, &O[4], l), bsf->ida, rows, K,
+        if (bsf && tc5_scale_pair(w, pc, l, tv, (uint32_t)vm_addr(w, &O[so], l), bsf->ida, rows, K,
                                   d->svec, 0, bsf->ue8, t->A, 'A', pair[v]->rank))
             return -1;
-        if (bsf && atm && !wide && tc5_scale_pair(w, pc, l, tv, (uint32_t)vm_addr(w, &O[4], l),
+        if (bsf && atm && !wide && tc5_scale_pair(w, pc, l, tv, (uint32_t)vm_addr(w, &O[so], l),
                                                   bsf->ida, rows, K, d->svec, 0, bsf->ue8,
                                                   t->A + 64 * K, 'A', pair[v]->rank))
             return -1;
@@ -1685,9 +1687,9 @@ static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_insn
         return -1;
     if (shift)
         memmove(t->B, t->B + shift * K, (size_t)N * K * sizeof t->B[0]);
-    if (bs && (tc5_scale(w, pc, l, t, (uint32_t)vm_addr(w, &O[4], l), sfa_id, M, K, d->svec, ue8,
+    if (bs && (tc5_scale(w, pc, l, t, (uint32_t)vm_addr(w, &O[p.so], l), sfa_id, M, K, d->svec, ue8,
                          t->A, 'A') ||
-               tc5_scale(w, pc, l, t, (uint32_t)vm_addr(w, &O[5], l), sfb_id, N, K, d->svec, ue8,
+               tc5_scale(w, pc, l, t, (uint32_t)vm_addr(w, &O[p.so + 1], l), sfb_id, N, K, d->svec, ue8,
                          t->B, 'B')))
         return -1;
     for (unsigned j = 0; j < N; j++)
