@@ -1687,10 +1687,10 @@ static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_insn
         return -1;
     if (shift)
         memmove(t->B, t->B + shift * K, (size_t)N * K * sizeof t->B[0]);
-    if (bs && (tc5_scale(w, pc, l, t, (uint32_t)vm_addr(w, &O[p.so], l), sfa_id, M, K, d->svec, ue8,
-                         t->A, 'A') ||
-               tc5_scale(w, pc, l, t, (uint32_t)vm_addr(w, &O[p.so + 1], l), sfb_id, N, K, d->svec, ue8,
-                         t->B, 'B')))
+    if (bs && (tc5_scale(w, pc, l, t, (uint32_t)vm_addr(w, &O[p.so], l), sfa_id, M, K, d->svec,
+                         ue8, t->A, 'A') ||
+               tc5_scale(w, pc, l, t, (uint32_t)vm_addr(w, &O[p.so + 1], l), sfb_id, N, K,
+                         d->svec, ue8, t->B, 'B')))
         return -1;
     for (unsigned j = 0; j < N; j++)
         if (zmask[j / 64] >> (j % 64) & 1)
