@@ -95,8 +95,9 @@
  *   Sums are formed in double as above, which is exact while the scaled products of one MMA
  *   span fewer than 53 bits (the fixtures and real programs keep within it; the ISA gives no
  *   accumulation order).
- * tcgen05.mma.sp{.ws}.cta_group::1.kind::{f16,i8,f8f6f4} [d], a, b, [sp-meta-tmem], idesc, ...
- *   (the dense form's operands after idesc): A 2:4 sparse, M = 128, N 16 .. 256 step 16: K
+ * tcgen05.mma.sp{.ws}.cta_group::1.kind::{f16,tf32,i8,f8f6f4} [d], a, b, [sp-meta-tmem], idesc,
+ *   ... (the dense form's operands after idesc; also .kind::mxf8f6f4 .block_scale, below):
+ *   A 2:4 sparse, M = 128, N 16 .. 256 step 16: K
  *   is twice the dense K (32 for 16-bit, 64 for 8-bit types), A's descriptor or tensor memory
  *   holds K / 2 elements a row (two of each group of four), placed at the positions of the
  *   group's 4-bit metadata code (bits 0-1 the first, 2-3 the second; the others zero; equal
@@ -106,8 +107,18 @@
  *   address (D's lane, an even column, two columns allocated) 16-bit A row i's code g at lane
  *   32 (i / 32) + i % 8 + 16 ((i % 32) / 16) + 8 (g / 4), nibble 4 ((i % 16) / 8) + g % 4 of
  *   the column the selector picks; 8-bit A row i in lane i, code g in nibble g % 8 of column
- *   g / 8. Not implemented (faults): 6- / 4-bit sparse A (4:8 pairs), M = 64; refused at
- *   load: .kind::tf32 (1:2) and block-scaled sparse MMAs.
+ *   g / 8. .kind::tf32 is 1:2 sparse (K = 16, 8 stored a row): a 4-bit code per pair of
+ *   elements, 0x4 keeping the first, 0xe the second (the ISA's tf32 mma.sp values, as
+ *   wgmma.c; other codes fault), pair g's code placed as 16-bit A's group g (CUTLASS
+ *   tmem_e_frg's TF32 atom is the 16-bit atom at 2 bits an element: ValTypeE
+ *   sparse_elem<4, uint8_t>, upcast<2>), the selector as .kind::f16's. The block-scaled
+ *   .kind::mxf8f6f4 .sp (e4m3 / e5m2 A: the 8-bit layout) has K = 64 with the scale-factor
+ *   operands after [sp-meta-tmem] and each scale factor covering 64 elements of K, so the
+ *   dense form's scale-factor layout unchanged (CUTLASS media/docs blackwell_functionality.md:
+ *   "32 or 64 elements for sparse as sparse gemm compress 2x along k-dim"). Not implemented
+ *   (faults): 6- / 4-bit sparse A (4:8 pairs), M = 64; refused at load: .kind::mxf4 /
+ *   .kind::mxf4nvf4 .sp (4:8 sparse packed e2m1; CUTLASS's F4 tmem_e_frg atom is not worked
+ *   through here).
  * tcgen05.mma.ws.cta_group::1.kind::{f16,tf32,f8f6f4,i8} (weight-stationary) [d], a, b,
  *   idesc, enable-input-d{, zero-column-mask-desc}: as above with M = 128 and N = 64, 128 or
  *   256 (the ISA's shapes); the zero-column mask (tc5_zero_mask) makes column j of the MMA
@@ -175,12 +186,14 @@
  *     each of the four 32-lane sub-partitions); B's for M = 128 as ScaleFactorDuplicated2by2
  *     (the 2x2 data path of Layout B: column h N/2 + n in lane n % 32 + 64 h of column n / 32,
  *     in two sub-partitions 32 lanes apart); replicas that differ are a fault.
- *   The sparse form (tcgen05.mma.sp.cta_group::2, M = 256 only): each CTA's 128 rows of A
+ *   The sparse form (tcgen05.mma.sp.cta_group::2, M = 256 only; .kind::f16, tf32, i8, 8-bit
+ *   f8f6f4 and block-scaled mxf8f6f4 as ::1): each CTA's 128 rows of A
  *     stored K / 2 a row and expanded by the metadata in its own tensor memory at the
  *     [sp-meta-tmem] address, laid out as .cta_group::1's M = 128 (tc5_sparse; CUTLASS's
  *     2x1SM sparse atoms, e.g. SM100_MMA_F16BF16_2x1SM_SS_SPARSE, take tmem_e_frg for each
- *     CTA's half, and tmem_e_frg exists for 128 rows only). M = 128 (the ISA's Layout C, half
- *     the data path, with its metadata) is a fault, "not implemented".
+ *     CTA's half, and tmem_e_frg exists for 128 rows only: it static_asserts M_MMA == 128, so
+ *     CUTLASS has no M = 128 pair layout either). M = 128 (the ISA's Layout C, half the data
+ *     path, with its metadata drawn only in the ISA's figures) is a fault, "not implemented".
  *   tcgen05.cp / tcgen05.shift .cta_group::2: into / in the tensor memory "of both the current
  *     and the peer CTAs" (ISA tcgen05.cp), each CTA's copy from its own shared memory at the
  *     descriptor's offsets (as the pair MMA's operands; the ISA does not say).
@@ -188,8 +201,8 @@
  *     arriving on the mbarriers of the mask's CTAs.
  *   The peer's shared-memory reads are not reported to the memory checker (mr is the executing
  *   CTA's).
- * Everything else (the .ws .cta_group::2 MMAs, the tf32 and
- * block-scaled sparse MMAs, .ashift) is refused at load with the reason.
+ * Everything else (the .ws .cta_group::2 MMAs, the sparse .kind::mxf4 / mxf4nvf4 MMAs, .ashift)
+ * is refused at load with the reason.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -1212,8 +1225,11 @@ static inline void tc5_meta_at(unsigned eb, uint32_t col, unsigned sel, unsigned
  * in lane i, code g in nibble g % 8 of column g / 8. These are CUTLASS's tmem_e_frg
  * (cute/atom/mma_traits_sm100.hpp, its selector the column's low bit) and agree with an
  * independent emulator's reading of the ISA's figures (numsim sparse_metadata_location); the
- * ISA draws them only in figures. The rows are in A (K / 2 stored elements each, expanded to
- * K in place); t is the tensor memory holding the metadata. */
+ * ISA draws them only in figures. tf32 A (K = 16, 1:2): a code per pair of elements (0x4 the
+ * first kept, 0xe the second; others a fault), pair g's code where 16-bit A's group g's is
+ * (CUTLASS tmem_e_frg's TF32 atom: the 16-bit atom's shape at 2 bits an element). The rows are
+ * in A (K / 2 stored elements each, expanded to K in place); t is the tensor memory holding the
+ * metadata. */
 static int tc5_sparse(struct warp *w, uint32_t pc, unsigned l, const struct tc5_cta *t,
                       uint32_t addr, uint32_t l0, unsigned sel, unsigned eb, unsigned M,
                       unsigned K, double *A)
