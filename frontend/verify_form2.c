@@ -103,6 +103,14 @@ static void wmma_store(struct vctx *v, const struct declmap *dm, const struct ir
     const struct ir_opnd *o = in->nopnd >= 2 ? ir_opnd(f, in, 1) : NULL;
     if (!o || o->kind != OPK_VEC || o->first + o->n > f->nopnds)
         return;
+    /* a vector with a bit-typed element counts as .bN of its size (ptxas's vector rule):
+       {%r1, %f1} holds .s32 data, {%f1, %f2} does not */
+    bool bits = false;
+    for (unsigned j = 0; j < o->n; j++) {
+        enum tkind k;
+        unsigned sz;
+        bits |= reg_shape(dm, f, &f->opnds[o->first + j], &k, &sz) && k == TK_B;
+    }
     for (unsigned j = 0; j < o->n; j++) {
         enum tkind k;
         unsigned sz;
@@ -110,7 +118,7 @@ static void wmma_store(struct vctx *v, const struct declmap *dm, const struct ir
             continue;
         bool ok = t == T_F64   ? sz == 8 && (k == TK_F || k == TK_B)
                   : t == T_F16 ? sz == 4 && (k == TK_B || k == TK_H2)
-                  : t == T_S32 ? sz == 4 && k != TK_F
+                  : t == T_S32 ? sz == 4 && (k != TK_F || bits)
                                : sz == 4 && k != TK_PRED;
         if (!ok) {
             VERR(v, in,

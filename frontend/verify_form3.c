@@ -648,6 +648,19 @@ void space_forms(struct vctx *v, const struct ir_insn *in)
         if (sp != SP_NONE && sp != SP_SHARED_CLUSTER)
             VERR(v, in, "'%s' takes .shared::cluster or no state space, not %s", name, spn);
         return;
+    case OP_STMATRIX:
+        /* "Modifier '.trans' require for instruction stmatrix with shape '.m16n8'" */
+        if (has_mod(f, in, MOD_M16N8) && !has_mod(f, in, MOD_TRANS))
+            VERR(v, in, "'stmatrix.m16n8' needs .trans");
+        return;
+    case OP_CP_ASYNC_BULK_TENSOR: case OP_CP_ASYNC_BULK_PREFETCH_TENSOR:
+    case OP_CP_REDUCE_ASYNC_BULK_TENSOR:
+        /* ".dim modifier required for instruction 'cp.async.bulk.tensor'" */
+        if (!has_mod(f, in, MOD_DIM1D) && !has_mod(f, in, MOD_DIM2D) &&
+            !has_mod(f, in, MOD_DIM3D) && !has_mod(f, in, MOD_DIM4D) &&
+            !has_mod(f, in, MOD_DIM5D))
+            VERR(v, in, "'%s' needs a dimension (.1d to .5d)", name);
+        return;
     case OP_TENSORMAP_REPLACE:
         if (!generic_or_global && sp != SP_SHARED_CTA)
             VERR(v, in, "'tensormap.replace' takes .global, .shared::cta or no state space, "
@@ -733,6 +746,12 @@ void misc_forms(struct vctx *v, const struct declmap *dm, const struct ir_insn *
             VERR(v, in, "'vote' needs a mode (.all, .any, .uni, .ballot)");
         return;
     case OP_TCGEN05_LD: case OP_TCGEN05_ST: {
+        /* "Shape modifier required for instruction 'tcgen05.ld'" */
+        if (!has_mod(f, in, MOD_SHAPE_16X64B) && !has_mod(f, in, MOD_SHAPE_16X128B) &&
+            !has_mod(f, in, MOD_SHAPE_16X256B) && !has_mod(f, in, MOD_SHAPE_32X32B) &&
+            !has_mod(f, in, MOD_SHAPE_16X32BX2))
+            VERR(v, in, "'%s' needs a shape (.16x64b, .16x128b, .16x256b, .32x32b, "
+                        ".16x32bx2)", name);
         unsigned nt = 0;
         for (unsigned i = 0; i < in->nmod && in->mod + i < f->nmods; i++)
             nt += ir_mod_kind((enum ir_mod)f->mods[in->mod + i]) == MK_TYPE;
