@@ -888,6 +888,22 @@ __attribute__((noinline)) static void wake_all(struct tm_gpu *g)
 
 static int drive_(struct tm_gpu *g, struct tm_kernel *mine);
 
+/* The next edge of the other clock domains (interconnect, L2, DRAM) at or before core time t,
+ * earliest first (the lowest domain on a tie): counts it and returns its domain, or -1 when
+ * none is due. The serial loop and the idle jump step the domains with it. */
+static inline int dom_edge(struct tm_gpu *g, double t)
+{
+    int dm = -1;
+    for (int d = DOM_ICNT; d < DOM__COUNT; d++)
+        if (g->dom_next[d] <= t && (dm < 0 || g->dom_next[d] < g->dom_next[dm]))
+            dm = d;
+    if (dm >= 0) {
+        g->dom_cycle[dm]++;
+        g->dom_next[dm] += g->dom_period[dm];
+    }
+    return dm;
+}
+
 /* One core cycle of the memory system: the clock domains' edges up to the core edge after
  * cycle g->cycle (which it advances), then the idle check. The loop's cycle, and in the
  * relaxed and lookahead modes the memory system's window (mem_window, on the driver while
@@ -902,16 +918,8 @@ static inline __attribute__((always_inline)) void mem_edges(struct tm_gpu *g)
     atomic_store_explicit(&g->pub_cycle, g->cycle, memory_order_relaxed);
     /* the other clock domains follow the core's time: their edges up to this core edge,
      * earliest first (interconnect, L2, DRAM on a tie) */
-    double t = (double)g->cycle * g->dom_period[DOM_CORE];
-    for (;;) {
-        int dm = -1;
-        for (int d = DOM_ICNT; d < DOM__COUNT; d++)
-            if (g->dom_next[d] <= t && (dm < 0 || g->dom_next[d] < g->dom_next[dm]))
-                dm = d;
-        if (dm < 0)
-            break;
-        g->dom_cycle[dm]++;
-        g->dom_next[dm] += g->dom_period[dm];
+    const double t = (double)g->cycle * g->dom_period[DOM_CORE];
+    for (int dm; (dm = dom_edge(g, t)) >= 0;) {
         if (!g->mem)
             continue;
         if (g->mem_idle) { /* nothing in the memory system: its clocks are counted */
@@ -1258,18 +1266,9 @@ static void fast_forward(struct tm_gpu *g, uint64_t limit)
         return;
     while (g->cycle < until) {
         g->cycle++;
-        double t = (double)g->cycle * g->dom_period[DOM_CORE];
-        for (;;) {
-            int dm = -1;
-            for (int d = DOM_ICNT; d < DOM__COUNT; d++)
-                if (g->dom_next[d] <= t && (dm < 0 || g->dom_next[d] < g->dom_next[dm]))
-                    dm = d;
-            if (dm < 0)
-                break;
-            g->dom_cycle[dm]++;
-            g->dom_next[dm] += g->dom_period[dm];
+        const double t = (double)g->cycle * g->dom_period[DOM_CORE];
+        for (int dm; (dm = dom_edge(g, t)) >= 0;)
             g->mem_pend[dm]++;
-        }
     }
     g->mem_idle = g->mem != NULL;
     atomic_store_explicit(&g->pub_cycle, g->cycle, memory_order_relaxed);
