@@ -145,15 +145,23 @@ static int8_t sm_quantum(struct tm_relax *rx, uint32_t j)
     return RX_BUSY;
 }
 
-/* Part t of a run: the visits still running (res RX_STOP). */
-static void phase_part(void *ctx, uint32_t t)
+/* The caller's part of a run (part 0) first does its own work, once (rx->pre: the memory
+ * system's window), while the other threads run SMs. */
+static void run_pre(struct tm_relax *rx)
 {
-    struct tm_relax *rx = ctx;
-    if (!t && rx->pre) { /* (the caller's part: its work first, while the others run SMs) */
+    if (rx->pre) {
         void (*pre)(void *) = rx->pre;
         rx->pre = NULL;
         pre(rx->pre_ctx);
     }
+}
+
+/* Part t of a run: the visits still running (res RX_STOP). */
+static void phase_part(void *ctx, uint32_t t)
+{
+    struct tm_relax *rx = ctx;
+    if (!t)
+        run_pre(rx);
     if (rx->fixed) {
         for (uint32_t j = 0; j < rx->nvisit; j++)
             if (rx->res[j] == RX_STOP && rx->visit[j] % rx->nthreads == t)
@@ -258,11 +266,8 @@ static int8_t sm_ordered(struct tm_relax *rx, uint32_t j, int8_t res)
 static void ordered_part(void *ctx, uint32_t t)
 {
     struct tm_relax *rx = ctx;
-    if (!t && rx->pre) { /* (the caller's part: its work first, while the others run SMs) */
-        void (*pre)(void *) = rx->pre;
-        rx->pre = NULL;
-        pre(rx->pre_ctx);
-    }
+    if (!t)
+        run_pre(rx);
     const uint32_t n = rx->nvisit, nt = rx->nthreads;
     const uint32_t first = rx->fixed ? 0 : (uint32_t)((uint64_t)t * n / nt);
     for (uint32_t tries = 0;;) {
