@@ -1255,14 +1255,13 @@ static void small_forms(struct vctx *v, const struct declmap *dm, const struct i
                         ".64x128b, .32x128b)");
         break;
     case OP_FENCE:
-        /* (a state space belongs to fence.proxy.async only: verify_form.c) */
-        if (in->space != SP_NONE)
-            ;
+        if (in->space != SP_NONE) /* only fence.proxy.async takes one: verify_form.c */
+            break;
         /* scopes (probed on ptxas 13): a memory-order fence names one ("Scope modifier
            required for instruction 'fence'"), so do fence.proxy.tensormap::generic's
            .acquire/.release; .mbarrier_init and .sync_restrict take exactly .cluster, and so
            does fence.proxy.async::generic with .sync_restrict */
-        else if ((has_mod(f, in, MOD_MBARRIER_INIT) ||
+        if ((has_mod(f, in, MOD_MBARRIER_INIT) ||
                   has_mod(f, in, MOD_SYNC_RESTRICT_SHARED_CTA) ||
                   has_mod(f, in, MOD_SYNC_RESTRICT_SHARED_CLUSTER)) &&
                  in->scope != SCOPE_CLUSTER)
