@@ -878,6 +878,36 @@ static void wmma_mma_types(struct vctx *v, const struct ir_insn *in)
         VERR(v, in, "'wmma.mma' with A type .%s does not take D type .%s and C type .%s",
              ir_type_name((enum ir_type)a), ir_type_name((enum ir_type)d),
              ir_type_name((enum ir_type)c));
+    const struct ir_func *f = v->f;
+    const unsigned b = n == 4 ? t[2] : T_F16;
+    const bool intab = a == T_S8 || a == T_U8 || a == T_S4 || a == T_U4 || a == T_B1;
+    if (n == 4 && intab && b != a) /* .s8.u8, .u4.s4: "Unexpected instruction types" */
+        VERR(v, in, "'wmma.mma' with A type .%s takes B type .%s, not .%s",
+             ir_type_name((enum ir_type)a), ir_type_name((enum ir_type)a),
+             ir_type_name((enum ir_type)b));
+    const bool sub = a == T_S4 || a == T_U4 || a == T_B1;
+    /* the layouts in source order: sub-byte and .b1 take .row.col ("Illegal blayout") */
+    bool lay[2] = {false, false};
+    unsigned nl = 0;
+    for (unsigned i = 0; i < in->nmod && in->mod + i < f->nmods; i++) {
+        const enum ir_mod md = (enum ir_mod)f->mods[in->mod + i];
+        if ((md == MOD_ROW || md == MOD_COL) && nl < 2)
+            lay[nl++] = md == MOD_COL;
+    }
+    if (sub && nl == 2 && (lay[0] || !lay[1]))
+        VERR(v, in, "'wmma.mma' of .%s takes layouts .row.col", ir_type_name((enum ir_type)a));
+    const bool bop = has_mod(f, in, MOD_XOR) || has_mod(f, in, MOD_AND);
+    const bool popc = has_mod(f, in, MOD_POPC);
+    if (a == T_B1 && (!bop || !popc)) /* "Boolean operation is required" */
+        VERR(v, in, "'wmma.mma' of .b1 needs .xor.popc or .and.popc");
+    else if (a != T_B1 && (bop || popc))
+        VERR(v, in, "'wmma.mma' of .%s takes no .xor / .and / .popc",
+             ir_type_name((enum ir_type)a));
+    const bool satf = has_mod(f, in, MOD_SATFINITE) || (in->fl & IR_FL(FL_SATFINITE));
+    if (satf && a == T_B1)
+        VERR(v, in, "'wmma.mma' of .b1 takes no .satfinite");
+    else if (satf && !intab && v->m->version_major * 10u + v->m->version_minor >= 65)
+        VERR(v, in, "'wmma.mma' of floating-point types takes no .satfinite from PTX ISA 6.5");
 }
 
 static void mma_types(struct vctx *v, const struct ir_insn *in)

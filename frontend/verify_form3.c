@@ -780,6 +780,14 @@ void misc_forms(struct vctx *v, const struct declmap *dm, const struct ir_insn *
                  in->vec, in->vec, d->n);
         return;
     }
+    case OP_CP_ASYNC_BULK: case OP_CP_ASYNC_BULK_TENSOR: case OP_CP_ASYNC_BULK_PREFETCH:
+    case OP_CP_ASYNC_BULK_PREFETCH_TENSOR:
+        /* a copy takes no reduction operation ("Illegal modifier '.add' for instruction
+           'cp.async.bulk'"): that is cp.reduce.async.bulk */
+        if (in->mode != MODE_NONE)
+            VERR(v, in, "'%s' takes no reduction operation (that is cp.reduce.async.bulk)",
+                 name);
+        return;
     case OP_CP_REDUCE_ASYNC_BULK: case OP_CP_REDUCE_ASYNC_BULK_TENSOR: {
         /* "Reduction operation is required for instruction 'cp.reduce.async.bulk'" */
         if (in->mode == MODE_NONE) {

@@ -9,6 +9,9 @@
  * is unspecified by the ISA (only load, mma and store may interpret it): here element e of
  * lane l holds matrix element (e * 32 + l) mod (rows * cols) in row-major order, so a fragment
  * with more elements than the matrix has per lane (.f16 a/b) holds every element 2 or 4 times.
+ * The sub-byte (.s4 / .u4 m8n8k32) and .b1 (m8n8k128) wmma matrices are packed LSB first in
+ * memory (element e of a row at bit e * bits of the row, the stride in elements), as <mma.h>'s
+ * experimental precisions store them.
  *
  * Numerics: products of f16 / bf16 / tf32 inputs are exact in double; they are summed in
  * double in k order starting from C, and the sum is rounded once (round to nearest even) to
@@ -769,12 +772,16 @@ static bool tc_wfrag(const struct tc_insn *d, char which, unsigned t, struct tc_
         case T_F16: case T_BF16: case T_S8: case T_U8: ok = f16shape; break;
         case T_TF32: ok = M == 16 && N == 16 && K == 8; break;
         case T_F64: ok = M == 8 && N == 8 && K == 4; break;
+        case T_S4: case T_U4: ok = M == 8 && N == 8 && K == 32; break;
+        case T_B1: ok = M == 8 && N == 8 && K == 128; break;
         default: ok = false; break;
         }
     } else {
         switch (t) {
         case T_F16: case T_F32: case T_S32: ok = f16shape || (M == 16 && N == 16 && K == 8 &&
-                                                               t == T_F32); break;
+                                                               t == T_F32) ||
+                                                 (t == T_S32 && M == 8 && N == 8 &&
+                                                  (K == 32 || K == 128)); break;
         case T_F64: ok = M == 8 && N == 8 && K == 4; break;
         default: ok = false; break;
         }
@@ -812,6 +819,8 @@ static bool tc_wmma_ldst_ok(const struct ir_func *f, const struct ir_insn *in,
         return false;
     if (!tc_wfrag(&d, st ? 'c' : d.which, d.t[0], &fr))
         return false;
+    if (fr.bits < 8 && (d.which == 'b') != d.col[0])
+        return false; /* sub-byte and .b1: A is .row, B .col only */
     if (in->nopnd < 2 || in->nopnd > 3)
         return false;
     if (in->nopnd == 3 && O[2].slot == IR_NOSLOT)
@@ -820,11 +829,12 @@ static bool tc_wmma_ldst_ok(const struct ir_func *f, const struct ir_insn *in,
     return O[ia].kind == OPK_ADDR && tc_frag_ok(f, &O[iv], fr.nregs, tc_rf(fr.bits), !st);
 }
 
-/* Address of element (r, c) of a wmma matrix at base with stride (elements) and layout. */
-static inline uint64_t tc_waddr(uint64_t base, uint64_t stride, bool col, unsigned r, unsigned c,
-                                unsigned esize)
+/* Bit offset from the matrix's base of element (r, c) of a wmma matrix with stride (elements)
+ * and layout, for elements of `bits` bits (the sub-byte and .b1 elements packed LSB first:
+ * element e of a row at bit e % 8 / bits of byte e * bits / 8). */
+static inline uint64_t tc_wbit(uint64_t stride, bool col, unsigned r, unsigned c, unsigned bits)
 {
-    return base + ((col ? (uint64_t)c * stride + r : (uint64_t)r * stride + c) * esize);
+    return (col ? (uint64_t)c * stride + r : (uint64_t)r * stride + c) * bits;
 }
 
 /* wmma.load.{a,b,c}.sync.aligned.layout.shape{.space}.type r, [p]{, stride}: each lane reads
@@ -840,7 +850,9 @@ int tensor_wmma_load(struct warp *w, uint32_t pc, uint32_t M, const struct ir_in
     tc_decode(w->fn->f, in, &d);
     tc_wfrag(&d, d.which, d.t[0], &fr);
     const struct ir_opnd *a = &O[1];
-    const unsigned xs = vm_xs(w, a), es = fr.bits / 8;
+    /* es: bytes read per element (one byte holding a sub-byte or .b1 element) */
+    const unsigned xs = vm_xs(w, a), es = fr.bits < 8 ? 1 : fr.bits / 8;
+    const uint64_t emask = fr.bits < 64 ? (UINT64_C(1) << fr.bits) - 1 : ~UINT64_C(0);
     const bool col = d.col[0];
     struct tc_out out;
     memset(&out, 0, sizeof out);
@@ -850,7 +862,8 @@ int tensor_wmma_load(struct warp *w, uint32_t pc, uint32_t M, const struct ir_in
                                               : (col ? fr.rows : fr.cols);
         for (unsigned e = 0; e < fr.nelem; e++) {
             const unsigned idx = tc_widx(&fr, e, l);
-            const uint64_t ad = tc_waddr(base, stride, col, idx / fr.cols, idx % fr.cols, es);
+            const uint64_t bit = tc_wbit(stride, col, idx / fr.cols, idx % fr.cols, fr.bits);
+            const uint64_t ad = base + bit / 8;
             uint8_t *p;
             const int k = vm_xlate(w, xs, l, ad, es, false, &p);
             if (k) {
@@ -861,7 +874,7 @@ int tensor_wmma_load(struct warp *w, uint32_t pc, uint32_t M, const struct ir_in
             uint64_t v = 0;
             memcpy(&v, p, es);
             tc_mem_report(mr, l, ad, xs, es, false, p);
-            tc_put(&out, fr.bits, e, l, v);
+            tc_put(&out, fr.bits, e, l, v >> (bit % 8) & emask);
         }
     }
     tc_write(w, &O[0], fr.bits, fr.nregs, &out, M);
@@ -887,7 +900,8 @@ int tensor_wmma_store(struct warp *w, uint32_t pc, uint32_t M, const struct ir_i
                                               : (col ? fr.rows : fr.cols);
         for (unsigned e = 0; e < fr.nelem; e++) {
             const unsigned idx = tc_widx(&fr, e, l);
-            const uint64_t ad = tc_waddr(base, stride, col, idx / fr.cols, idx % fr.cols, es);
+            const uint64_t ad =
+                base + tc_wbit(stride, col, idx / fr.cols, idx % fr.cols, fr.bits) / 8;
             uint8_t *p;
             const int k = vm_xlate(w, xs, l, ad, es, true, &p);
             if (k) {
@@ -917,7 +931,10 @@ static bool tc_wmma_types(const struct tc_insn *d, unsigned t[4])
     case T_BF16: return t[2] == T_BF16 && t[0] == T_F32 && t[3] == T_F32;
     case T_TF32: return t[2] == T_TF32 && t[0] == T_F32 && t[3] == T_F32;
     case T_F64: return t[2] == T_F64 && t[0] == T_F64 && t[3] == T_F64;
-    case T_S8: case T_U8: return tc_is_int(t[2]) && t[0] == T_S32 && t[3] == T_S32;
+    case T_S8: case T_U8:
+        return (t[2] == T_S8 || t[2] == T_U8) && t[0] == T_S32 && t[3] == T_S32;
+    case T_S4: case T_U4: /* ptxas takes .s4.s4 and .u4.u4 only */
+    case T_B1: return t[2] == t[1] && t[0] == T_S32 && t[3] == T_S32;
     default: return false;
     }
 }
@@ -932,8 +949,13 @@ static bool tc_wmma_mma_ok(const struct ir_func *f, const struct ir_insn *in,
     if (d.other || d.nlay != 2 || d.trans || d.num || d.which || !d.k || in->nopnd != 4 ||
         !tc_wmma_types(&d, t))
         return false;
-    if (d.satf && !tc_is_int(t[1]))
-        return false; /* .satfinite of floating-point results: not implemented */
+    if (d.satf && (!tc_is_int(t[1]) || t[1] == T_B1))
+        return false; /* .satfinite of floating-point results (PTX before 6.5): not
+                         implemented; .b1 has none */
+    if ((t[1] == T_B1) != (d.bop != 0) || d.popc != (d.bop != 0))
+        return false; /* .b1 takes .xor.popc or .and.popc, nothing else does */
+    if (tc_bits(t[1]) < 8 && (d.col[0] || !d.col[1]))
+        return false; /* sub-byte and .b1: .row.col only */
     if (!tc_wfrag(&d, 'c', t[0], &fd) || !tc_wfrag(&d, 'a', t[1], &fa) ||
         !tc_wfrag(&d, 'b', t[2], &fb) || !tc_wfrag(&d, 'c', t[3], &fc))
         return false;
@@ -952,7 +974,8 @@ static void tc_wgather(const struct warp *w, const struct ir_opnd *o, const stru
             tc_set(g, which, fr->t, tc_widx(fr, e, l), tc_get(w, o, fr->bits, e, l));
 }
 
-/* wmma.mma.sync.aligned.alayout.blayout.shape.dtype{.atype.btype}.ctype d, a, b, c. */
+/* wmma.mma{.op.popc}.sync.aligned.alayout.blayout.shape.dtype{.atype.btype}.ctype{.satfinite} d, a,
+ * b, c (.b1: .xor.popc / .and.popc, the popcount of a ^ b / a & b summed onto c). */
 int tensor_wmma_mma(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
                     const struct ir_opnd *O)
 {
@@ -969,7 +992,7 @@ int tensor_wmma_mma(struct warp *w, uint32_t pc, uint32_t M, const struct ir_ins
     g.m = d.m, g.n = d.n, g.k = d.k;
     g.td = t[0], g.ta = t[1], g.tb = t[2], g.tc = t[3];
     g.satf = d.satf;
-    g.bop = 0;
+    g.bop = d.bop;
     tc_wgather(w, &O[1], &fa, &g, 0);
     tc_wgather(w, &O[2], &fb, &g, 1);
     tc_wgather(w, &O[3], &fc, &g, 2);
@@ -1019,8 +1042,8 @@ const char *tensor_unsupported_why(const struct ir_func *f, const struct ir_insn
     case OP_WMMA_STORE:
     case OP_WMMA_MMA:
         return "unsupported (wmma: implemented are m16n16k16/m32n8k16/m8n32k16 .f16/.bf16/.s8/"
-               ".u8, m16n16k8 .tf32, m8n8k4 .f64; not sub-byte, .b1 or floating-point "
-               ".satfinite)";
+               ".u8, m16n16k8 .tf32, m8n8k4 .f64, m8n8k32 .s4/.u4 and m8n8k128 .b1 "
+               "(.xor.popc / .and.popc); not floating-point .satfinite (PTX before 6.5))";
     case OP_LDMATRIX:
     case OP_STMATRIX:
         return "unsupported (ldmatrix/stmatrix: implemented is .m8n8 .x1/.x2/.x4 .b16; not the "
