@@ -115,10 +115,17 @@
  *   .kind::mxf8f6f4 .sp (e4m3 / e5m2 A: the 8-bit layout) has K = 64 with the scale-factor
  *   operands after [sp-meta-tmem] and each scale factor covering 64 elements of K, so the
  *   dense form's scale-factor layout unchanged (CUTLASS media/docs blackwell_functionality.md:
- *   "32 or 64 elements for sparse as sparse gemm compress 2x along k-dim"). Not implemented
- *   (faults): 6- / 4-bit sparse A (4:8 pairs), M = 64; refused at load: .kind::mxf4 /
- *   .kind::mxf4nvf4 .sp (4:8 sparse packed e2m1; CUTLASS's F4 tmem_e_frg atom is not worked
- *   through here).
+ *   "32 or 64 elements for sparse as sparse gemm compress 2x along k-dim"). The 6- and 4-bit
+ *   A of .kind::f8f6f4 / mxf8f6f4 are 2:4 sparse like the 8-bit ones (the ISA's table of sparse
+ *   granularities), K = 64 with 32 stored a row (packed with padding in shared memory, one per
+ *   container in tensor memory), the 8-bit metadata layout. .kind::mxf4 / mxf4nvf4 .sp (packed
+ *   e2m1) is 4:8 in pairs (ISA "Sparse tcgen05.mma.sp with .kind::mxf4 and .kind::mxf4nvf4"):
+ *   K = 128, 64 stored a row (the dense form's A); of each eight elements the two pairs the
+ *   group's code names are kept (bits 0-1 the first stored pair's index 0 .. 3, bits 2-3 the
+ *   second's; equal indices a fault), the code of group g placed as 8-bit A's group g (the
+ *   ISA's one metadata figure for these kinds and the 8-bit ones; CUTLASS tmem_e_frg's F4
+ *   atom, sparse_elem<16, uint8_t>: a nibble per eight elements); each scale factor covers
+ *   K / n = 64 (2X) or 32 (4X) elements of the full K. Not implemented (a fault): M = 64.
  * tcgen05.mma.ws.cta_group::1.kind::{f16,tf32,f8f6f4,i8} (weight-stationary) [d], a, b,
  *   idesc, enable-input-d{, zero-column-mask-desc}: as above with M = 128 and N = 64, 128 or
  *   256 (the ISA's shapes); the zero-column mask (tc5_zero_mask) makes column j of the MMA
@@ -201,8 +208,7 @@
  *     arriving on the mbarriers of the mask's CTAs.
  *   The peer's shared-memory reads are not reported to the memory checker (mr is the executing
  *   CTA's).
- * Everything else (the .ws .cta_group::2 MMAs, the sparse .kind::mxf4 / mxf4nvf4 MMAs, .ashift)
- * is refused at load with the reason.
+ * Everything else (the .ws .cta_group::2 MMAs, .ashift) is refused at load with the reason.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -229,9 +235,9 @@ struct tc5_cta {
         struct xfunc *fn;
         uint32_t pc, warp;
     } site[TM_COLS / TM_UNIT];
-    double A[128 * 64], B[256 * 64]; /* the MMA's operands, row-major: K <= 64 (the 4-bit
-                                         kinds), or K <= 32 and B with the zero-column mask's
-                                         shift (at most 256 + 32 rows) */
+    double A[128 * 128], B[256 * 128]; /* the MMA's operands, row-major: K <= 128 (the sparse
+                                           4-bit kinds), or K <= 32 and B with the zero-column
+                                           mask's shift (at most 256 + 32 rows) */
 };
 
 /* ====================================================================== decoding */
@@ -485,14 +491,12 @@ bool tcgen05_supported(const struct ir_func *f, const struct ir_insn *in, const 
         struct tc5_mops p;
         if (!tc5_mma_opnds(in, O, d.bscale, &p))
             return false;
-        const bool sp = in->op == OP_TCGEN05_MMA_SP || in->op == OP_TCGEN05_MMA_WS_SP;
         const unsigned nkind = d.kind_f16 + d.kind_tf32 + d.kind_f8f6f4 + d.kind_i8,
                        nmx = d.kind_mx8 + d.kind_mx4 + d.kind_nv4;
         /* .cta_group::2: the dense, non-.ws forms (a disable-output-lane vector of eight) */
         if (d.cta2 && (d.cta1 || in->op == OP_TCGEN05_MMA_WS || in->op == OP_TCGEN05_MMA_WS_SP))
             return false;
         return (d.cta1 || d.cta2) && nkind + nmx == 1 && d.bscale == (nmx == 1) &&
-               !(sp && (d.kind_mx4 || d.kind_nv4)) &&
                (!d.bscale || (d.kind_mx8 ? d.svec == 1
                               : d.kind_mx4 ? d.svec == 2 : d.svec == 2 || d.svec == 4)) &&
                (!p.mo || tc5_regs_ok(f, &O[p.mo], d.cta2 ? 8 : 4, false)) &&
@@ -609,9 +613,8 @@ const char *tcgen05_unsupported_why(const struct ir_func *f, const struct ir_ins
         return "unsupported (tcgen05.mma.sp / .ws.sp: implemented are .kind::f16, .kind::tf32, "
                ".kind::i8 and .kind::f8f6f4 with [d-tmem], an A descriptor or [a-tmem], a B "
                "descriptor, [sp-meta-tmem], the instruction descriptor and the operands of the "
-               "dense form (.cta_group::2: .sp with M = 256), and .kind::mxf8f6f4 .block_scale; "
-               "not .kind::mxf4 / .kind::mxf4nvf4 (the 4:8 sparsity of packed e2m1 and its "
-               "metadata layout)";
+               "dense form (.cta_group::2: .sp with M = 256), and the block-scaled kinds with "
+               "their scale-factor operands; not this form)";
     case OP_TCGEN05_COMMIT:
         return "unsupported (tcgen05.commit: implemented is .cta_group::1 "
                ".mbarrier::arrive::one on one mbarrier or, with .multicast::cluster and a "
@@ -1246,7 +1249,9 @@ static int tc5_sparse(struct warp *w, uint32_t pc, unsigned l, const struct tc5_
         return -1;
     }
     const bool tf32 = eb == 32;          /* 1:2: a code per pair of elements */
-    const unsigned KA = K / 2, gw = tf32 ? 2 : 4, ng = K / gw; /* group width, groups a row */
+    const bool pairs = eb == 4;          /* the 4-bit kinds: 4:8 in pairs (two of four pairs) */
+    const unsigned KA = K / 2, gw = tf32 ? 2 : pairs ? 8 : 4, ng = K / gw; /* group width, groups
+                                                                            a row */
     for (unsigned i = 0; i < M; i++) /* every code names two (tf32: one) elements */
         for (unsigned g = 0; g < ng; g++) {
             unsigned ln, c, nib;
@@ -1262,14 +1267,15 @@ static int tc5_sparse(struct warp *w, uint32_t pc, unsigned l, const struct tc5_
                 else
                     snprintf(msg, sizeof msg,
                              "tcgen05.mma.sp: metadata code 0x%x of row %u, elements %u .. %u "
-                             "(lane %u, column %u, nibble %u) names element %u twice",
-                             code, i, 4 * g, 4 * g + 3, lane0 + ln, c, nib, code & 3);
+                             "(lane %u, column %u, nibble %u) names %s %u twice",
+                             code, i, gw * g, gw * g + gw - 1, lane0 + ln, c, nib,
+                             pairs ? "pair" : "element", code & 3);
                 tc5_fault(w, pc, l, msg);
                 return -1;
             }
         }
     for (unsigned i = M; i-- > 0;) { /* from the last row: the stored rows are denser */
-        double row[32];
+        double row[64];
         memcpy(row, &A[i * KA], KA * sizeof row[0]);
         for (unsigned g = 0; g < ng; g++) {
             unsigned ln, c, nib;
@@ -1279,6 +1285,12 @@ static int tc5_sparse(struct warp *w, uint32_t pc, unsigned l, const struct tc5_
             if (tf32) { /* 0x4: the pair's first element kept, 0xe its second */
                 d[0] = d[1] = 0.0;
                 d[code == 0xe] = row[g];
+                continue;
+            }
+            if (pairs) { /* pair q = elements 2q, 2q + 1 of the eight */
+                memset(d, 0, 8 * sizeof d[0]);
+                d[2 * (code & 3)] = row[4 * g], d[2 * (code & 3) + 1] = row[4 * g + 1];
+                d[2 * (code >> 2)] = row[4 * g + 2], d[2 * (code >> 2) + 1] = row[4 * g + 3];
                 continue;
             }
             d[0] = d[1] = d[2] = d[3] = 0.0;
@@ -1561,7 +1573,8 @@ static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_insn
     tc5_mma_opnds(in, O, d->bscale, &p); /* checked at load */
     const unsigned mo = p.mo, eo = p.eo, zo = p.zo;
     const int sc = p.sc;
-    const bool sp = p.po != 0; /* sparse A (.sp): 2:4 with metadata in tensor memory */
+    const bool sp = p.po != 0; /* sparse A (.sp): 2:4 (1:2 tf32, 4:8 in pairs for the 4-bit
+                                  kinds) with metadata in tensor memory */
     const uint32_t da = (uint32_t)vm_addr(w, &O[0], l);
     const uint32_t id = (uint32_t)vm_get(w, &O[p.io], l);
     const bool acc = (O[eo].kind == OPK_IMM ? O[eo].imm.i : (int64_t)vm_get(w, &O[eo], l)) != 0;
@@ -1632,8 +1645,6 @@ static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_insn
                         : N < 8 || N > 256 || N % 8)
         bad = d->kind_i8 ? "N not 8, 16, 24 or 32 .. 256 in steps of 16 (.kind::i8)"
                          : "N not 8 .. 256 in steps of 8";
-    else if (sp && tc5_width(ta) < 8)
-        bad = "a sparse A of 6- or 4-bit elements (their 4:8 pair metadata is not implemented)";
     else if (sp && M != (d->cta2 ? 256u : 128u))
         bad = d->cta2 ? "M not 256 (.cta_group::2 sparse: M = 128's Layout C with its metadata "
                         "is not implemented)"
