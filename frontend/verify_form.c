@@ -500,7 +500,7 @@ void verify_other(struct vctx *v, const struct declmap *dm, const struct ir_insn
     case OP_MBARRIER_TEST_WAIT: case OP_MBARRIER_TRY_WAIT: case OP_MBARRIER_PENDING_COUNT:
     case OP_TXQ: case OP_SUQ: case OP_BAR: case OP_BARRIER: case OP_VOTE: case OP_ACTIVEMASK:
     case OP_MATCH: case OP_TCGEN05_ALLOC: case OP_TCGEN05_DEALLOC: case OP_STACKSAVE:
-    case OP_STACKRESTORE: case OP_ALLOCA:
+    case OP_STACKRESTORE: case OP_ALLOCA: case OP_BMSK: case OP_SZEXT: case OP_FNS:
         if (ntype > 1)
             VERR(v, in, "'%s' takes one instruction type, not %u", name, ntype);
         else if (in->op >= OP_MBARRIER_INIT && in->op <= OP_MBARRIER_PENDING_COUNT &&
@@ -514,6 +514,10 @@ void verify_other(struct vctx *v, const struct declmap *dm, const struct ir_insn
     case OP_NANOSLEEP:
         if (ntype != 1 || in->type[0] != T_U32)
             VERR(v, in, "'%s' takes type .u32", name);
+        break;
+    case OP_ELECT: /* "elect.sync d|p, membermask": no type */
+        if (ntype)
+            VERR(v, in, "'%s' takes no instruction type", name);
         break;
     default:
         break;

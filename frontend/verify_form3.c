@@ -745,7 +745,7 @@ void misc_forms(struct vctx *v, const struct declmap *dm, const struct ir_insn *
         if (in->mode == MODE_NONE)
             VERR(v, in, "'vote' needs a mode (.all, .any, .uni, .ballot)");
         return;
-    case OP_TCGEN05_LD: case OP_TCGEN05_ST: {
+    case OP_TCGEN05_LD: case OP_TCGEN05_ST: case OP_TCGEN05_LD_RED: {
         /* "Shape modifier required for instruction 'tcgen05.ld'" */
         if (!has_mod(f, in, MOD_SHAPE_16X64B) && !has_mod(f, in, MOD_SHAPE_16X128B) &&
             !has_mod(f, in, MOD_SHAPE_16X256B) && !has_mod(f, in, MOD_SHAPE_32X32B) &&
@@ -756,7 +756,8 @@ void misc_forms(struct vctx *v, const struct declmap *dm, const struct ir_insn *
         for (unsigned i = 0; i < in->nmod && in->mod + i < f->nmods; i++)
             nt += ir_mod_kind((enum ir_mod)f->mods[in->mod + i]) == MK_TYPE;
         if (nt > 1)
-            VERR(v, in, "'%s' takes one type (.b32), not %u", name, nt);
+            VERR(v, in, "'%s' takes one type (%s), not %u", name,
+                 in->op == OP_TCGEN05_LD_RED ? ".f32, .u32 or .s32" : ".b32", nt);
         return;
     }
     case OP_CLUSTERLAUNCHCONTROL_QUERY_CANCEL: {

@@ -49,6 +49,9 @@
 #           wmma.mma types, .pred elements of tex and wgmma vectors)
 #   seed 9 (8575bf1): 2,731 / 2,741 (99.64%, 4 outside: stmatrix.m16n8 .trans, tcgen05.ld/st
 #           shape, bulk tensor dimension, wmma.store's mixed .s32 fragment)
+#   seed 10 (0b4d786 + session 9's first commits): 2,736 / 2,749 (99.53%; 2 outside: bmsk's
+#           type twice, tcgen05.ld.red without a shape; 5 "crashes" were a rebuild of
+#           build/ptxemu during the run, not reproducible; with them szext / fns / elect types)
 use strict;
 use warnings;
 use File::Basename qw(dirname);
