@@ -127,10 +127,14 @@
  *   atom, sparse_elem<16, uint8_t>: a nibble per eight elements); each scale factor covers
  *   K / n = 64 (2X) or 32 (4X) elements of the full K. Not implemented (a fault): M = 64.
  * tcgen05.mma.ws.cta_group::1.kind::{f16,tf32,f8f6f4,i8} (weight-stationary) [d], a, b,
- *   idesc, enable-input-d{, zero-column-mask-desc}: as above with M = 128 and N = 64, 128 or
- *   256 (the ISA's shapes); the zero-column mask (tc5_zero_mask) makes column j of the MMA
- *   column j + shift of B, or zeros where its bit is set; the .ws tensor-memory layouts of M =
- *   32 and 64 are not modelled (a fault, "not implemented").
+ *   idesc, enable-input-d{, zero-column-mask-desc}: as above with M = 128, 64 or 32 and N =
+ *   64, 128 or 256 (the ISA's shapes); the zero-column mask (tc5_zero_mask) makes column j of
+ *   the MMA column j + shift of B, or zeros where its bit is set. M = 64 / 32 use the "2x2" /
+ *   "1x4" data paths (CUTLASS cute/atom/mma_traits_sm100_frag.hpp tmem_frg_ws): row i, column
+ *   j of D in lane i + M (j / nc), column d.col + j % nc, nc = N M / 128, d.lane 0; their
+ *   sparse metadata (.ws.sp) is M = 128's layout for the M rows, repeated every M lanes
+ *   (tmem_e_frg_ws; the copies must agree, a fault otherwise). Not implemented (faults): A in
+ *   tensor memory and the zero-column mask (its sub-masks sc1 .. sc3) with M < 128.
  * The collector usage qualifiers (.collector::a::* on mma, ::b0 .. ::b3 on .ws) are hints:
  *   the operand is read again from its descriptor each time, which is what the collector
  *   buffer holds unless the program rewrote that memory between ::fill and ::use (then the
@@ -1257,6 +1261,18 @@ static int tc5_sparse(struct warp *w, uint32_t pc, unsigned l, const struct tc5_
             unsigned ln, c, nib;
             tc5_meta_at(eb, col, sel, i, g, &ln, &c, &nib);
             const unsigned code = t->cell[lane0 + ln][c] >> (4 * nib) & 15;
+            /* .ws with M = 64 / 32: the metadata of the M rows is repeated every M lanes
+               (CUTLASS tmem_e_frg_ws); the copies must agree */
+            for (unsigned r = M; M < 128 && r < 128; r += M)
+                if ((t->cell[lane0 + ln + r][c] >> (4 * nib) & 15) != code) {
+                    snprintf(msg, sizeof msg,
+                             "tcgen05.mma.ws.sp: the metadata of row %u, group %u differs between "
+                             "lanes %u and %u (M = %u: a copy every %u lanes; the emulator does "
+                             "not guess which one the hardware reads)",
+                             i, g, lane0 + ln, lane0 + ln + r, M, M);
+                    tc5_fault(w, pc, l, msg);
+                    return -1;
+                }
             if (tf32 ? code != 0x4 && code != 0xe : (code & 3) == code >> 2) {
                 if (tf32)
                     snprintf(msg, sizeof msg,
@@ -1633,10 +1649,15 @@ static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_insn
               "with .scale_vec::4X";
     else if (bs && !d->cta2 && M != 128)
         bad = "M not 128 (the block-scaled .cta_group::1 shape)";
-    else if (d->cta2 ? M != 128 && M != 256 : d->ws ? M != 128 : M != 128 && M != 64)
+    else if (d->cta2 ? M != 128 && M != 256
+             : d->ws ? M != 128 && M != 64 && M != 32 : M != 128 && M != 64)
         bad = d->cta2 ? "M not 128 or 256 (.cta_group::2)"
-              : d->ws ? "M other than 128 (the .ws layouts of M = 32 and 64 are not implemented)"
+              : d->ws ? "M not 32, 64 or 128 (.ws)"
                       : "M not 64 or 128";
+    else if (d->ws && M < 128 && zo)
+        bad = "a zero-column mask with M < 128 (its sub-masks sc1 .. sc3 are not implemented)";
+    else if (d->ws && M < 128 && O[1].kind == OPK_ADDR)
+        bad = "A in tensor memory with .ws and M < 128 (its lanes are not implemented)";
     else if (d->cta2 && (N < 16 || N % 16))
         bad = "N not 16 .. 256 in steps of 16 (.cta_group::2)";
     else if (d->ws && N != 64 && N != 128 && N != 256)
@@ -1645,12 +1666,12 @@ static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_insn
                         : N < 8 || N > 256 || N % 8)
         bad = d->kind_i8 ? "N not 8, 16, 24 or 32 .. 256 in steps of 16 (.kind::i8)"
                          : "N not 8 .. 256 in steps of 8";
-    else if (sp && M != (d->cta2 ? 256u : 128u))
+    else if (sp && !d->ws && M != (d->cta2 ? 256u : 128u))
         bad = d->cta2 ? "M not 256 (.cta_group::2 sparse: M = 128's Layout C with its metadata "
                         "is not implemented)"
                       : "M not 128 (the sparse metadata layouts of M = 64 are not implemented)";
     else if (sp && N % 16)
-        bad = "N not 16 .. 256 in steps of 16 (sparse, M = 128)";
+        bad = "N not 16 .. 256 in steps of 16 (sparse)";
     if (bad) {
         snprintf(msg, sizeof msg, "tcgen05.mma: instruction descriptor 0x%08x: %s", id, bad);
         interp_fault(w, pc, l, TRAP_ILLEGAL, 0, 0, 0, false, msg);
@@ -1664,12 +1685,17 @@ static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_insn
         return tc5_mma_pair(w, pc, l, O, d, &fm, off, mr,
                             bs ? (struct tc5_bsf[1]){{sfa_id, sfb_id, ue8}} : NULL);
     const uint32_t dcol = da & 0xffff, l0 = da >> 16;
-    if ((M == 128 ? l0 != 0 : l0 != 0 && l0 != 16) || !tc5_allocated(t, dcol, N)) {
+    /* .ws with M = 64 / 32 (CUTLASS tmem_frg_ws, the "2x2" / "1x4" data paths): row i, column
+       j of D in lane i + M (j / nc), column j % nc, nc = N M / 128 columns */
+    const bool wsp = d->ws && M < 128;
+    const unsigned nc = wsp ? N * M / 128 : N;
+    if ((M == 128 || wsp ? l0 != 0 : l0 != 0 && l0 != 16) || !tc5_allocated(t, dcol, nc)) {
         snprintf(msg, sizeof msg,
                  "tcgen05.mma: D at tensor-memory address 0x%08x (columns %u .. %u) is not inside "
                  "an allocation (allocated %04x, a bit per 32 of 512 columns) or its lane is not "
                  "%s",
-                 da, dcol, dcol + N - 1, t->alloc, M == 128 ? "0 (M = 128)" : "0 or 16 (M = 64)");
+                 da, dcol, dcol + nc - 1, t->alloc,
+                 M == 128 || wsp ? "0" : "0 or 16 (M = 64)");
         tc5_fault(w, pc, l, msg);
         return -1;
     }
@@ -1722,6 +1748,14 @@ static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_insn
     for (unsigned j = 0; j < N; j++)
         if (zmask[j / 64] >> (j % 64) & 1)
             memset(t->B + j * K, 0, K * sizeof t->B[0]);
+    if (wsp) { /* .ws, M = 64 / 32 (no disable-output-lane operand) */
+        for (unsigned i = 0; i < M; i++)
+            for (unsigned j = 0; j < N; j++)
+                tc5_dot(&t->cell[i + M * (j / nc)][dcol + j % nc], &t->A[i * K], &t->B[j * K],
+                        &fm, d->kind_i8);
+        t->dirty = true;
+        return 0;
+    }
     for (unsigned i = 0; i < M; i++) {
         const unsigned ln = tc5_row_lane(M, l0, i);
         if (off[ln / 32] >> (ln % 32) & 1)
