@@ -4,8 +4,9 @@
  * The functional engine completes a cp.async when it is issued: the destination holds the data
  * (and the zero fill) right after the instruction, so cp.async.commit_group / wait_group /
  * wait_all have nothing left to wait for. A program that reads the destination before waiting
- * still gets the data here; a GPU could give it stale bytes (a --check-async mode that delays
- * the copies is not implemented).
+ * still gets the data here; a GPU could give it stale bytes: asynccheck (--check-async,
+ * check_async.c) delays the copies to their wait, poisons the destination meanwhile and
+ * reports the accesses to it.
  *
  * An mbarrier is the 64-bit object at its shared-memory address, in this encoding (opaque to
  * programs, as on the GPU):
@@ -227,9 +228,14 @@ int async_cp(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
                              "cp.async: source");
                 return -1;
             }
-            memmove(dp, sp, n);
             tc_mem_report(mr, l, sa, XS_GLOBAL, n, false, sp);
-        }
+            /* asynccheck: delivered at the wait (check_async.c); the destination's write is
+               then the delivery's */
+            if (check_async_cp(w, pc, l, (uint32_t)(dp - w->cta->shared), sp, n, cp))
+                continue;
+            memmove(dp, sp, n);
+        } else if (check_async_cp(w, pc, l, (uint32_t)(dp - w->cta->shared), NULL, 0, cp))
+            continue;
         memset(dp + n, 0, cp - n);
         tc_mem_report(mr, l, da, XS_SHARED, cp, true, dp);
     }
@@ -434,6 +440,8 @@ int async_mbarrier(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn
             const uint64_t s = vm_get(w, &O[2], l);
             const uint64_t want = parity ? (s & 1) : (s >> 63);
             done |= (uint32_t)((v >> 63) != want) << l;
+            if ((v >> 63) != want) /* asynccheck: the copies tied to the object land */
+                check_async_mbar_done(w, p);
         }
         w->pred[O[0].slot] = (w->pred[O[0].slot] & ~M) | done;
         return 0;
@@ -484,6 +492,7 @@ int async_mbarrier(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn
         case OP_CP_ASYNC_MBARRIER_ARRIVE:
             if (mb_load(w, pc, a, l, what, &p, &v, mr))
                 return -1;
+            check_async_mbar_arrive(w, l, p); /* asynccheck: the thread's copies signal it */
             /* without .noinc the pending count is raised by one before the asynchronous
              * arrival, which lowers it again when the thread's copies complete (at once here):
              * no change. With .noinc the arrival counts as one of the phase's. */

@@ -340,6 +340,27 @@ static void finding_print(FILE *o, const struct finding *f, const struct launch_
             fprintf(o, "%s     %s member mask %08x names lanes that do not execute it (%08x do)\n",
                     CHK_P, f->what, f->need, f->mask);
         break;
+    case F_ASYNC_READ:
+    case F_ASYNC_WRITE:
+        fprintf(o, "%s %s of a cp.async destination before the copy was waited for (size %u "
+                   "bytes)\n",
+                CHK_P, f->kind == F_ASYNC_READ ? "Read" : "Write", f->width);
+        at_thread(o, f, L);
+        fprintf(o, "%s     Address 0x%" PRIx64 " in shared memory, to be written by the cp.async "
+                   "at ",
+                CHK_P, f->addr);
+        if (f->fn2)
+            site_print(o, f->fn2, f->pc2);
+        fprintf(o, " of thread %u of the block, which no cp.async.wait_group / wait_all of that "
+                   "thread (nor an mbarrier wait after its cp.async.mbarrier.arrive) has completed "
+                   "yet%s\n",
+                f->need,
+                f->kind == F_ASYNC_READ ? ": the read sees the old bytes (here 0xff)"
+                                        : ": the copy may land over the write");
+        if (f->count > 1)
+            fprintf(o, "%s     (%" PRIu64 " such accesses by this instruction)\n", CHK_P,
+                    f->count);
+        break;
     default: misuse_print(o, f, L); break;
     }
 }
@@ -390,6 +411,8 @@ static void rep_finding(struct interp_check_log *g, const struct finding *f,
         [F_CLU_WAIT] = {"synccheck", "cluster-wait-without-arrive", NULL},
         [F_CLU_ARRIVE] = {"synccheck", "cluster-arrive-twice", NULL},
         [F_MBAR_REINIT] = {"synccheck", "mbarrier-reinitialized", "shared"},
+        [F_ASYNC_READ] = {"asynccheck", "read-before-wait", "shared"},
+        [F_ASYNC_WRITE] = {"asynccheck", "write-before-wait", "shared"},
     };
     if (!chk_rep_begin(g, k[f->kind].tool, k[f->kind].kind, f->warning))
         return;
@@ -403,9 +426,10 @@ static void rep_finding(struct interp_check_log *g, const struct finding *f,
     rep_site(g, race ? f->fn2 : f->fn1, race ? f->pc2 : f->pc1);
     if (k[f->kind].space)
         chk_rep_str(g, "space", k[f->kind].space);
-    if ((f->kind >= F_GRACE_WAW && f->kind <= F_INIT_SHARED) || f->kind == F_INIT_LOCAL)
+    const bool as = f->kind == F_ASYNC_READ || f->kind == F_ASYNC_WRITE;
+    if ((f->kind >= F_GRACE_WAW && f->kind <= F_INIT_SHARED) || f->kind == F_INIT_LOCAL || as)
         chk_rep_hex(g, "address", f->addr);
-    if (f->kind == F_INIT_GLOBAL || f->kind == F_INIT_SHARED || f->kind == F_INIT_LOCAL)
+    if (f->kind == F_INIT_GLOBAL || f->kind == F_INIT_SHARED || f->kind == F_INIT_LOCAL || as)
         chk_rep_num(g, "size", f->width);
     if (f->kind == F_INIT_REG)
         chk_rep_str(g, "register", f->what);
@@ -414,6 +438,12 @@ static void rep_finding(struct interp_check_log *g, const struct finding *f,
         if (k[f->kind].space)
             chk_rep_hex(g, "address", f->addr);
         chk_rep_num(g, "cluster_rank", f->need);
+    }
+    if (as && f->fn2) { /* the cp.async and its thread */
+        chk_rep_open(g, "copy");
+        rep_site(g, f->fn2, f->pc2);
+        chk_rep_num(g, "thread_in_block", f->need);
+        chk_rep_close(g, "copy");
     }
     if (race || f->kind == F_SYNC_PATH || f->kind == F_SYNC_MIXED || f->kind == F_SYNC_CROSS) {
         chk_rep_open(g, "first");
@@ -467,6 +497,9 @@ static void cta_state_free(struct check_cta *k)
             free(k->rt[i].idx[rf]);
     free(k->rt);
     free(k->cell);
+    free(k->ar);
+    free(k->apend);
+    free(k->agroup);
     free(k->wrote);
     free(k->sat);
     free(k->shinit);
@@ -511,6 +544,7 @@ int check_cta_begin(struct cta *c)
     memset(k->gw, 0, k->nw * sizeof *k->gw);
     k->pend_g = k->pend_c = 0;
     k->nmb = 0;
+    chk_async_reset(k);
     for (uint32_t i = 0; i < k->nw; i++) {
         k->rw[i].n = 0;
         k->rw[i].pend = false;

@@ -64,6 +64,19 @@ void check_sync_misuse(struct warp *w, uint32_t pc, unsigned lane, const struct 
  * they wait for are). Addresses the engine faults on are left to it. */
 void check_mbarrier(struct warp *w, uint32_t pc, const struct ir_insn *in, uint32_t M);
 
+/* asynccheck (check_async.c): lane's cp.async copies cp bytes to shared offset dst, n of them
+ * from src (the rest zeros). Under asynccheck it records the copy, poisons the destination and
+ * returns true (async.c then leaves the destination alone); otherwise false (async.c copies at
+ * once). */
+bool check_async_cp(struct warp *w, uint32_t pc, unsigned lane, uint32_t dst, const uint8_t *src,
+                    unsigned n, unsigned cp);
+/* asynccheck: lane's cp.async.mbarrier.arrive on the object at mbar: its copies not delivered
+ * yet are tied to the object. */
+void check_async_mbar_arrive(struct warp *w, unsigned lane, const uint8_t *mbar);
+/* asynccheck: a test_wait / try_wait found the phase of the object at mbar complete: the
+ * copies tied to it are delivered. */
+void check_async_mbar_done(struct warp *w, const uint8_t *mbar);
+
 /* async.c: do the 8 bytes at p hold a valid mbarrier object (mbarrier.init made it, no
  * mbarrier.inval ended it)? */
 bool async_mbarrier_valid(const uint8_t *p);

@@ -74,6 +74,8 @@ enum fkind {
     F_INIT_LOCAL,
     F_SYNC_MIXED, /* a barrier waited for with two thread counts in one phase */
     F_SYNC_CROSS, /* all threads wait at one barrier while threads wait at another */
+    F_ASYNC_READ,  /* asynccheck: a shared byte read while a cp.async to it is pending */
+    F_ASYNC_WRITE, /* ... written while one is pending */
     F_MBAR_UNINIT, /* the sync misuses (enum sync_misuse), in its order */
     F_MBAR_ARRIVE,
     F_MBAR_NOCOMPLETE,
@@ -134,6 +136,19 @@ void chk_finding_at(struct finding *x, const struct warp *w, uint32_t pc, unsign
                     enum fkind kind);
 
 /* ====================================================================== per CTA */
+
+/* asynccheck (check_async.c): one lane's cp.async not delivered yet. */
+struct async_rec {
+    const struct xfunc *fn; /* the cp.async */
+    uint32_t pc;
+    uint32_t tid;        /* thread in the CTA */
+    uint32_t group;      /* the thread's cp.async group (its committed count at issue) */
+    uint32_t dst;        /* shared offset of the destination */
+    const uint8_t *mbar; /* the mbarrier a cp.async.mbarrier.arrive tied it to (NULL: none) */
+    uint8_t n;           /* cp-size */
+    bool live;
+    uint8_t data[16];    /* the bytes it copies (and its zero fill) */
+};
 
 /* One access in a racecheck shadow cell. */
 struct check_acc {
@@ -200,7 +215,21 @@ struct check_cta {
     struct rwarp *rw;
     struct rtrack *rt;
     uint32_t nrt;
+    /* asynccheck: the cp.async records (nar of them, car allocated, nlive not delivered), a
+     * bit per shared byte a live one will write, per thread its committed group count */
+    struct async_rec *ar;
+    uint32_t nar, car, nlive;
+    uint8_t *apend;
+    uint32_t *agroup;
 };
+
+/* asynccheck: lane's access of shared bytes [addr, addr + width) of the CTA whose state is k
+ * (win: where its window starts in the address the program used) touches a byte a pending
+ * cp.async will write: a finding naming the cp.async (check_async.c). Caller checks k->nlive. */
+void chk_async_access(struct warp *w, uint32_t pc, unsigned lane, const struct check_cta *k,
+                      uint64_t addr, unsigned width, bool wr, uint64_t win);
+/* asynccheck: forget every record and pending byte (a new CTA in the slot). */
+void chk_async_reset(struct check_cta *k);
 
 /* The registers of one function that initcheck tracks: those a thread may read before
  * writing them (the frame's `zero` spans, cfg_undef_regs), but for its .reg parameters. */

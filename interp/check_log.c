@@ -235,7 +235,8 @@ int interp_check_parse(const char *list, unsigned *bits, char *bad, size_t bad_l
         unsigned bit;
     } tools[] = {{"memcheck", CHECK_MEMCHECK},   {"racecheck", CHECK_RACECHECK},
                  {"initcheck", CHECK_INITCHECK}, {"synccheck", CHECK_SYNCCHECK},
-                 {"leakcheck", CHECK_LEAKCHECK}, {"all", CHECK_ALL}};
+                 {"leakcheck", CHECK_LEAKCHECK}, {"asynccheck", CHECK_ASYNCCHECK},
+                 {"all", CHECK_ALL}};
     unsigned b = CHECK_MEMCHECK;
     const char *p = list;
     for (;;) {

@@ -272,6 +272,8 @@ static inline __attribute__((always_inline)) void check_one(struct warp *w, uint
                     }
             }
         }
+        if ((tools & CHECK_ASYNCCHECK) && t->chk->nlive)
+            chk_async_access(w, pc, lane, t->chk, addr, width, wr || atomic, win);
         if ((tools & CHECK_RACECHECK) && !atomic && t == c) /* (within one CTA) */
             race_access(w, pc, lane, addr, width, wr);
     } else if (space == SP_LOCAL && (tools & CHECK_INITCHECK)) {
@@ -351,7 +353,7 @@ void check_accesses(struct warp *w, uint32_t pc, const struct engine_access *acc
         const uint64_t addr = a->addr;
         uint32_t sig;
         memcpy(&sig, &a->width, sizeof sig);
-        if (sig == rd4 && !(addr & 3) && addr < end4) {
+        if (sig == rd4 && !(addr & 3) && addr < end4 && !(k->nlive && (tools & CHECK_ASYNCCHECK))) {
             const uint64_t j = addr >> 2, d = j - base;
             if (d < 64 && (clear >> d & 1))
                 continue; /* the word another lane of this instruction read cleanly */
@@ -380,6 +382,8 @@ void check_accesses(struct warp *w, uint32_t pc, const struct engine_access *acc
             check_one(w, pc, a->lane, addr, width, a->write, a->space, atomic, tools);
             continue;
         }
+        if (k->nlive && (tools & CHECK_ASYNCCHECK)) /* a cp.async still pending there? */
+            chk_async_access(w, pc, a->lane, k, addr, width, a->write || atomic, 0);
         if (!a->write && (addr & 3) + width <= 4) {
             const uint64_t j = addr >> 2;
             if (!race || (k->wrote[j] != ep && k->sat[j] == ep)) {
@@ -404,9 +408,10 @@ void check_accesses(struct warp *w, uint32_t pc, const struct engine_access *acc
 void check_async_accesses(struct warp *w, uint32_t pc, const struct engine_access *acc, unsigned n)
 {
     struct launch_state *L = w->cta->L;
-    if (!(L->check & CHECK_INITCHECK))
+    const unsigned tools = L->check & (CHECK_INITCHECK | CHECK_ASYNCCHECK);
+    if (!tools)
         return;
     for (unsigned i = 0; i < n; i++)
         check_one(w, pc, acc[i].lane, acc[i].addr, acc[i].width, acc[i].write, acc[i].space, false,
-                  CHECK_INITCHECK);
+                  tools);
 }

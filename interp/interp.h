@@ -52,8 +52,10 @@ enum {
     CHECK_INITCHECK = 1 << 2, /* reads of never-written global (cudaMalloc) and shared memory */
     CHECK_SYNCCHECK = 1 << 3, /* divergent barriers, warp-sync masks naming absent lanes */
     CHECK_LEAKCHECK = 1 << 4, /* device allocations not freed at exit / cudaDeviceReset */
-    CHECK_ALL = (1 << 5) - 1,
-    CHECK_LOOP = CHECK_RACECHECK | CHECK_INITCHECK | CHECK_SYNCCHECK, /* need the slow loop */
+    CHECK_ASYNCCHECK = 1 << 5, /* cp.async delivered at its wait; earlier accesses reported */
+    CHECK_ALL = (1 << 6) - 1,
+    CHECK_LOOP = CHECK_RACECHECK | CHECK_INITCHECK | CHECK_SYNCCHECK |
+                 CHECK_ASYNCCHECK, /* need the slow loop */
 };
 
 enum trap_kind {

@@ -67,6 +67,10 @@ int tensor_wmma_mma(struct warp *w, uint32_t pc, uint32_t M, const struct ir_ins
 bool async_supported(const struct ir_func *f, const struct ir_insn *in, const struct ir_opnd *O);
 /* Why such an instruction is refused, or NULL when it is not one of async.c's. */
 const char *async_unsupported_why(const struct ir_func *f, const struct ir_insn *in);
+/* asynccheck (check_async.c; the cp.async group handler calls it when the launch checks
+ * asynccheck): cp.async.commit_group / wait_group keep (its operand) / wait_all `in` executed
+ * by lanes M of w closes their open group, or delivers their copies it waits for. */
+void check_async_group(struct warp *w, uint32_t M, const struct ir_insn *in, uint32_t keep);
 /* cp.async.{ca,cg}.shared.global (completed at once, with the src-size zero fill). */
 int async_cp(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
              const struct ir_opnd *O, const struct tc_mem *mr);

@@ -122,8 +122,13 @@ static const char usage_text[] =
     "                      indices N, ranges N-M; comma-separated); the others run\n"
     "                      functionally and take no simulated time\n"
     "  --check TOOL[,TOOL...]  sanitizer: memcheck (always on), racecheck, initcheck,\n"
-    "                      synccheck, leakcheck, all; reports in compute-sanitizer's format\n"
-    "                      and a final '========= ERROR SUMMARY: N errors' line\n"
+    "                      synccheck, leakcheck, asynccheck, all; reports in\n"
+    "                      compute-sanitizer's format and a final '========= ERROR\n"
+    "                      SUMMARY: N errors' line\n"
+    "  --check-async       add asynccheck: cp.async copies land at their wait\n"
+    "                      (cp.async.wait_group / wait_all / the mbarrier), the\n"
+    "                      destination holds 0xff bytes until then, earlier accesses\n"
+    "                      are reported\n"
     "  --error-exitcode N  with --check: exit with N when any error was found\n"
     "  --print-limit N     with --check: print at most N reports (default 100, 0: all)\n"
     "  --log-file PATH     with --check: write the reports to PATH instead of stderr\n"
@@ -247,6 +252,13 @@ int cli_common_opt(struct run_opts *o, int argc, char **argv, int *i)
         o->timing.strict = true;
         return 1;
     }
+    if (!strcmp(a, "--check-async")) { /* the same as adding asynccheck to --check */
+        snprintf(o->check_buf, sizeof o->check_buf, "%s%sasynccheck", o->check ? o->check : "",
+                 o->check ? "," : "");
+        o->check = o->check_buf;
+        o->check_bits |= CHECK_MEMCHECK | CHECK_ASYNCCHECK;
+        return 1;
+    }
     if (!strcmp(a, "--timing-relaxed")) /* an alias of -ptxemu_timing_relaxed 1 */
         return timing_set_add(o, "ptxemu_timing_relaxed=1") ? -1 : 1;
     if (!strcmp(a, "--stats")) {
@@ -357,14 +369,20 @@ int cli_common_opt(struct run_opts *o, int argc, char **argv, int *i)
         o->trace_thread_set = true;
     } else if (!strcmp(a, "--check")) {
         char bad[64];
+        const unsigned had = o->check_bits & CHECK_ASYNCCHECK; /* an earlier --check-async */
         if (interp_check_parse(v, &o->check_bits, bad, sizeof bad) < 0) {
             cli_usage_error(
                 "--check: unknown tool '%s' (memcheck, racecheck, initcheck, synccheck, "
-                "leakcheck, all)",
+                "leakcheck, asynccheck, all)",
                 bad);
             return -1;
         }
-        o->check = v;
+        o->check_bits |= had;
+        if (had) {
+            snprintf(o->check_buf, sizeof o->check_buf, "%s,asynccheck", v);
+            o->check = o->check_buf;
+        } else
+            o->check = v;
     } else if (!strcmp(a, "--error-exitcode")) {
         if (cli_parse_u64(v, &n) < 0 || n > 255) {
             cli_usage_error("--error-exitcode: expected an exit status from 0 to 255, not '%s'", v);

@@ -33,6 +33,7 @@ struct run_opts {
     char *timing_set;             /* accumulated --timing-set NAME=VALUE (';'-separated) */
     const char *check;          /* --check list (NULL: no sanitizer) */
     unsigned check_bits;        /* CHECK_* */
+    char check_buf[160];        /* --check-async: the --check list with asynccheck added */
     uint64_t print_limit;
     bool print_limit_set;
     const char *log_file;

@@ -10,7 +10,8 @@
 #     __noinline__ function's frame reused by its next call starts uninitialized),
 #     leakcheck at exit and at cudaDeviceReset (host backtraces, a device malloc
 #     block's site); --error-exitcode, --print-limit,
-#     --log-file, PTXEMU_CHECK through the drop-in libcudart without `ptxemu run`;
+#     --log-file, PTXEMU_CHECK through the drop-in libcudart without `ptxemu run`; asynccheck
+#     (--check-async) of a cp.async read before its wait;
 #   - every fixtures/cuda/NAME.cu program (build/fixtures/NAME, as tests/cuda_programs.t
 #     builds it) under `ptxemu run --check all`: PASS and "ERROR SUMMARY: 0 errors", except
 #     rt_fault and rt_errors, whose findings are asserted exactly (deliberate faults, a leak
@@ -84,7 +85,7 @@ sub build_one {
 }
 
 my @fixtures = sort glob('fixtures/cuda/*.cu');
-print "1..", 20 + scalar(@fixtures), "\n";
+print "1..", 21 + scalar(@fixtures), "\n";
 
 # ------------------------------------------------------------------ racecheck, source lines
 {
@@ -383,6 +384,42 @@ J
         "status $s", $out, $err, "json:\n$j");
 }
 
+# ------------------------------------------------------------------ asynccheck
+{
+    # a cp.async read before its wait (<cuda_pipeline.h>), reported with the copy's site (its
+    # inlining chain through the CUDA headers, their directory as CUDA/); the waited-for copy
+    # and a cuda::memcpy_async on a cuda::barrier clean under --check all
+    my $e = build_one('async');
+    my ($st, $out, $err) = $e ? (-1, '', $e) : run({%asan}, $ptxemu, 'run', '--check-async',
+        '--', "$fx/async", 'early');
+    my $got = report($err);
+    $got =~ s/\(\S+?:(\d+)\)/(PTX:$1)/g;
+    $got =~ s{\S*?/include/}{CUDA/include/}g;
+    $got =~ s{(in|,) \S*?(fixtures/sanitizer/async\.cu)}{$1 $2}g;
+    my $want = <<'R';
+========= Read of a cp.async destination before the copy was waited for (size 4 bytes)
+=========     at _Z5earlyPK4int4Pi+0xb0 (PTX:56) in fixtures/sanitizer/async.cu:25
+=========     by thread (0,0,0) in block (0,0,0)
+=========     Address 0x0 in shared memory, to be written by the cp.async at _Z5earlyPK4int4Pi+0x90 (PTX:46) in CUDA/include/cuda_pipeline_helpers.h:203 inlined at CUDA/include/cuda_pipeline_helpers.h:219, CUDA/include/cuda_pipeline_helpers.h:292, CUDA/include/cuda_pipeline_primitives.h:69, fixtures/sanitizer/async.cu:23 of thread 0 of the block, which no cp.async.wait_group / wait_all of that thread (nor an mbarrier wait after its cp.async.mbarrier.arrive) has completed yet: the read sees the old bytes (here 0xff)
+=========     (32 such accesses by this instruction)
+========= ERROR SUMMARY: 1 error
+R
+    my ($s2, $out2, $err2) = $e ? (-1, '', $e) : run({%asan}, $ptxemu, 'run', '--check', 'all',
+        '--', "$fx/async", 'fine');
+    my ($s3, $out3, $err3) = $e ? (-1, '', $e) : run({%asan}, $ptxemu, 'run', '--check', 'all',
+        '--', "$fx/async", 'barrier');
+    my ($s4, $out4) = $e ? (-1, '') : run({%asan}, $ptxemu, 'run', '--', "$fx/async", 'early');
+    ok_($st == 0 && $out eq "early: cudaSuccess 49568\n" && $got eq $want
+            && $s2 == 0 && $out2 eq "fine: cudaSuccess 50096\n"
+            && report($err2) eq "========= ERROR SUMMARY: 0 errors\n"
+            && $s3 == 0 && $out3 eq "barrier: cudaSuccess 50096\n"
+            && report($err3) eq "========= ERROR SUMMARY: 0 errors\n"
+            && $s4 == 0 && $out4 eq "early: cudaSuccess 50096\n",
+        'asynccheck on nvcc output: a cp.async destination read before __pipeline_wait_prior is reported (and sees 0xff bytes); the waited-for copy and cuda::memcpy_async on a cuda::barrier are clean under --check all; without the tool the copy completes at once',
+        "status $st", $out, $err, "got:\n$got", "fine: $s2 $out2 $err2", "barrier: $s3 $out3 $err3",
+        "plain: $s4 $out4");
+}
+
 # ------------------------------------------------------------------ leakcheck
 {
     # the report lines with host frames' module offsets as OFF and paths from fixtures/ (the
@@ -528,7 +565,7 @@ X
 {
     my ($st, $out, $err) = run({}, $ptxemu, 'exec', 'fixtures/check/racecheck.ptx', '--kernel',
         'waw', '--grid', '1', '--block', '64', '--check', 'racecheck,bogus');
-    ok_($st == 2 && $err =~ /^ptxemu: --check: unknown tool 'bogus' \(memcheck, racecheck, initcheck, synccheck, leakcheck, all\)$/m,
+    ok_($st == 2 && $err =~ /^ptxemu: --check: unknown tool 'bogus' \(memcheck, racecheck, initcheck, synccheck, leakcheck, asynccheck, all\)$/m,
         '--check with an unknown tool is a usage error naming it', "status $st", $err);
     ($st, $out, $err) = run({}, $ptxemu, 'run', '--fill-uninit=0x100', '--', 'true');
     ok_($st == 2 && $err =~ /^ptxemu: --fill-uninit: expected 0xNN \(a byte\) or nan, not '0x100'$/m,
