@@ -49,23 +49,35 @@ struct sp_form {
     unsigned k;              /* K of the dense A (16 x K) */
     unsigned td, ta, tb, tc; /* D, A, B, C element types */
     bool satf, ordered, other;
-    unsigned bits;  /* bits of an A / B element */
-    unsigned unit;  /* elements one 2-bit index places: 1, or 2 (.s4/.u4 pairs) */
-    bool tf32;      /* 1:2 chunks of two elements, codes 0b0100 / 0b1110 */
-    unsigned chunk; /* elements of A per metadata code (4, 2 .tf32, 8 .s4/.u4) */
-    unsigned T;     /* lanes of a group of four that hold its metadata (1, 2, 4) */
-    unsigned na, nb; /* elements per lane of A (stored) and B */
+    unsigned bits;           /* bits of an A / B element */
+    unsigned unit;           /* elements one 2-bit index places: 1, or 2 (.s4/.u4 pairs) */
+    bool tf32;               /* 1:2 chunks of two elements, codes 0b0100 / 0b1110 */
+    unsigned chunk;          /* elements of A per metadata code (4, 2 .tf32, 8 .s4/.u4) */
+    unsigned T;              /* lanes of a group of four that hold its metadata (1, 2, 4) */
+    unsigned na, nb;         /* elements per lane of A (stored) and B */
     unsigned ra, rb, rc, rd; /* registers of the A, B, C, D fragments */
 };
 
 static unsigned sp_bits(unsigned t)
 {
     switch (t) {
-    case T_F16: case T_BF16: return 16;
-    case T_TF32: case T_F32: case T_S32: return 32;
-    case T_S8: case T_U8: case T_E4M3: case T_E5M2: return 8;
-    case T_S4: case T_U4: return 4;
-    default: return 0;
+    case T_F16:
+    case T_BF16:
+        return 16;
+    case T_TF32:
+    case T_F32:
+    case T_S32:
+        return 32;
+    case T_S8:
+    case T_U8:
+    case T_E4M3:
+    case T_E5M2:
+        return 8;
+    case T_S4:
+    case T_U4:
+        return 4;
+    default:
+        return 0;
     }
 }
 
@@ -86,20 +98,36 @@ static void sp_decode(const struct ir_func *f, const struct ir_insn *in, struct 
             continue;
         }
         switch (md) {
-        case MOD_M16N8K8: *m = 16, *n = 8, fm->k = 8; break;
-        case MOD_M16N8K16: *m = 16, *n = 8, fm->k = 16; break;
-        case MOD_M16N8K32: *m = 16, *n = 8, fm->k = 32; break;
-        case MOD_M16N8K64: *m = 16, *n = 8, fm->k = 64; break;
-        case MOD_M16N8K128: *m = 16, *n = 8, fm->k = 128; break;
+        case MOD_M16N8K8:
+            *m = 16, *n = 8, fm->k = 8;
+            break;
+        case MOD_M16N8K16:
+            *m = 16, *n = 8, fm->k = 16;
+            break;
+        case MOD_M16N8K32:
+            *m = 16, *n = 8, fm->k = 32;
+            break;
+        case MOD_M16N8K64:
+            *m = 16, *n = 8, fm->k = 64;
+            break;
+        case MOD_M16N8K128:
+            *m = 16, *n = 8, fm->k = 128;
+            break;
         case MOD_ROW:
         case MOD_COL:
             if (*nlay < 2)
                 lay[*nlay] = md == MOD_COL;
             (*nlay)++;
             break;
-        case MOD_SATFINITE: fm->satf = true; break;
-        case MOD_SYNC: case MOD_ALIGNED: break;
-        default: fm->other = true; break; /* .kind::…, .block_scale, another shape… */
+        case MOD_SATFINITE:
+            fm->satf = true;
+            break;
+        case MOD_SYNC:
+        case MOD_ALIGNED:
+            break;
+        default:
+            fm->other = true;
+            break; /* .kind::…, .block_scale, another shape… */
         }
     }
 }
@@ -129,8 +157,7 @@ static bool sp_form(const struct ir_func *f, const struct ir_insn *in, struct sp
         break;
     case T_E4M3:
     case T_E5M2:
-        ok = (tb == T_E4M3 || tb == T_E5M2) && K == 64 && td == T_F32 && tc == T_F32 &&
-             !fm->satf;
+        ok = (tb == T_E4M3 || tb == T_E5M2) && K == 64 && td == T_F32 && tc == T_F32 && !fm->satf;
         break;
     case T_S8:
     case T_U8:
@@ -140,7 +167,9 @@ static bool sp_form(const struct ir_func *f, const struct ir_insn *in, struct sp
     case T_U4:
         ok = (tb == T_S4 || tb == T_U4) && (K == 64 || K == 128) && td == T_S32 && tc == T_S32;
         break;
-    default: ok = false; break;
+    default:
+        ok = false;
+        break;
     }
     if (!ok)
         return false;
@@ -156,8 +185,7 @@ static bool sp_form(const struct ir_func *f, const struct ir_insn *in, struct sp
 }
 
 /* See tensor.h. */
-bool tensor_sp_supported(const struct ir_func *f, const struct ir_insn *in,
-                         const struct ir_opnd *O)
+bool tensor_sp_supported(const struct ir_func *f, const struct ir_insn *in, const struct ir_opnd *O)
 {
     struct sp_form fm;
     if ((in->op != OP_MMA_SP && in->op != OP_MMA_SP_ORDERED) || in->nopnd != 6 ||
@@ -182,13 +210,16 @@ const char *tensor_sp_unsupported_why(const struct ir_func *f, const struct ir_i
     const struct ir_opnd *sel = in->nopnd == 6 ? ir_opnd(f, in, 5) : NULL;
     if (sp_form(f, in, &fm) && sel && sel->kind == OPK_IMM && sel->imm.u >= 4 / fm.T) {
         switch (fm.T) {
-        case 1: return "unsupported (mma.sp: the sparsity selector of this shape and type is "
-                       "0, 1, 2 or 3; other values are undefined)";
-        case 2: return "unsupported (mma.sp: the sparsity selector of this shape and type is 0 "
-                       "(threads T0, T1) or 1 (T2, T3); other values are undefined)";
-        default: return "unsupported (mma.sp: the sparsity selector of this shape and type is "
-                        "0 (all four threads of a group hold metadata); other values are "
-                        "undefined)";
+        case 1:
+            return "unsupported (mma.sp: the sparsity selector of this shape and type is "
+                   "0, 1, 2 or 3; other values are undefined)";
+        case 2:
+            return "unsupported (mma.sp: the sparsity selector of this shape and type is 0 "
+                   "(threads T0, T1) or 1 (T2, T3); other values are undefined)";
+        default:
+            return "unsupported (mma.sp: the sparsity selector of this shape and type is "
+                   "0 (all four threads of a group hold metadata); other values are "
+                   "undefined)";
         }
     }
     return "unsupported (mma.sp: implemented are the .row.col forms m16n8k16/m16n8k32 .f16 "
@@ -218,9 +249,15 @@ static inline void sp_rc_a(unsigned bits, unsigned l, unsigned i, unsigned *r, u
 {
     const unsigned g = l >> 2, t = l & 3, P = 32 / bits;
     switch (bits) {
-    case 16: *r = g + 8 * ((i >> 1) & 1), *c = 2 * t + (i & 1) + 8 * (i >> 2); break;
-    case 32: *r = g + 8 * (i & 1), *c = t + 4 * (i >> 1); break;
-    default: *r = g + 8 * ((i / P) & 1), *c = P * t + i % P + 4 * P * (i / (2 * P)); break;
+    case 16:
+        *r = g + 8 * ((i >> 1) & 1), *c = 2 * t + (i & 1) + 8 * (i >> 2);
+        break;
+    case 32:
+        *r = g + 8 * (i & 1), *c = t + 4 * (i >> 1);
+        break;
+    default:
+        *r = g + 8 * ((i / P) & 1), *c = P * t + i % P + 4 * P * (i / (2 * P));
+        break;
     }
 }
 static inline void sp_rc_b(unsigned bits, unsigned l, unsigned i, unsigned *r, unsigned *c)
@@ -228,9 +265,15 @@ static inline void sp_rc_b(unsigned bits, unsigned l, unsigned i, unsigned *r, u
     const unsigned g = l >> 2, t = l & 3, P = 32 / bits;
     *c = g;
     switch (bits) {
-    case 16: *r = 2 * t + (i & 1) + 8 * (i >> 1); break;
-    case 32: *r = t + 4 * i; break;
-    default: *r = P * t + i % P + 4 * P * (i / P); break;
+    case 16:
+        *r = 2 * t + (i & 1) + 8 * (i >> 1);
+        break;
+    case 32:
+        *r = t + 4 * i;
+        break;
+    default:
+        *r = P * t + i % P + 4 * P * (i / P);
+        break;
     }
 }
 
@@ -240,7 +283,7 @@ enum { SP_MAXKC = 64, SP_MAXK = 128 };
 /* The product of one warp instruction: the stored A with the dense column of each stored
  * element (k order within each row), B, C and D. */
 struct sp_op {
-    double A[16][SP_MAXKC]; /* stored elements, row by row in increasing dense column */
+    double A[16][SP_MAXKC];    /* stored elements, row by row in increasing dense column */
     unsigned kc[16][SP_MAXKC]; /* their dense columns */
     double B[SP_MAXK][8];
     double C[16][8];
@@ -279,8 +322,8 @@ static int sp_meta(struct warp *w, uint32_t pc, const struct ir_opnd *O, const s
                                  "metadata, selector %u) for row %u, columns %u..%u of A %s "
                                  "(undefined behaviour)",
                                  fm->ordered ? "mma.sp::ordered_metadata" : "mma.sp", code,
-                                 16 * h + 4 * q, 16 * h + 4 * q + 3, lane, sel, r,
-                                 ch * fm->chunk, ch * fm->chunk + fm->chunk - 1, bad);
+                                 16 * h + 4 * q, 16 * h + 4 * q + 3, lane, sel, r, ch * fm->chunk,
+                                 ch * fm->chunk + fm->chunk - 1, bad);
                         interp_fault(w, pc, lane, TRAP_ILLEGAL, 0, 0, 0, false, msg);
                         return -1;
                     }
