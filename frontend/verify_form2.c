@@ -950,10 +950,36 @@ static void mma_types(struct vctx *v, const struct ir_insn *in)
         ok = d == T_F64 && c == T_F64;
     else
         ok = (d == T_F16 || d == T_F32) && (c == d || (a == T_F16 && d == T_F32 && c == T_F16));
-    if (!ok)
+    if (!ok) {
         VERR(v, in, "'mma' with A type .%s does not take D type .%s and C type .%s%s",
              ir_type_name((enum ir_type)a), ir_type_name((enum ir_type)d),
              ir_type_name((enum ir_type)c), bs ? " (and this scale type)" : "");
+        return;
+    }
+    if (in->op != OP_MMA_SP && in->op != OP_MMA_SP_ORDERED)
+        return;
+    /* mma.sp d, a, b, c, e, f: the metadata e a register ("Arguments mismatch"), the sparsity
+       selector f a constant in the range ptxas 13 takes: 0 where all four threads of a group
+       hold metadata (m16n8k64 8-bit, m16n8k128 4-bit), 0..1 where a thread pair does, else
+       0..3 (ptxas also takes 0..3 for m16n8k32 .f16, whose ISA range is 0..1) */
+    if (in->nopnd >= 5 && ir_opnd(f, in, 4)->kind != OPK_REG)
+        VERR(v, in, "operand 5 of '%s': the sparsity metadata is a 32-bit register",
+             ir_op_name((enum ir_op)in->op));
+    const struct ir_opnd *sel = in->nopnd >= 6 ? ir_opnd(f, in, 5) : NULL;
+    if (sel && sel->kind == OPK_IMM) {
+        const bool k128 = has_mod(f, in, MOD_M16N8K128), k64 = has_mod(f, in, MOD_M16N8K64),
+                   k32 = has_mod(f, in, MOD_M16N8K32), k16 = has_mod(f, in, MOD_M16N8K16);
+        const unsigned bits = (unsigned)ir_type_size((enum ir_type)a) * 8;
+        unsigned max = 3;
+        if (k128 || (k64 && !(a == T_S4 || a == T_U4)))
+            max = 0;
+        else if ((k64 && (a == T_S4 || a == T_U4)) || (k32 && (a == T_BF16 || bits == 8)) ||
+                 (k16 && a == T_TF32))
+            max = 1;
+        if (sel->imm.u > max)
+            VERR(v, in, "operand 6 of '%s': sparsity selector %llu out of range 0..%u",
+                 ir_op_name((enum ir_op)in->op), (unsigned long long)sel->imm.u, max);
+    }
 }
 
 /* Small forms: CTA barriers name their barrier (.arrive also its thread count); createpolicy

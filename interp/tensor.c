@@ -1006,6 +1006,33 @@ int tensor_wmma_mma(struct warp *w, uint32_t pc, uint32_t M, const struct ir_ins
     return 0;
 }
 
+/* ====================================================================== shared with tensor_sp.c */
+
+/* See tensor.h. */
+bool tensor_frag_ok(const struct ir_func *f, const struct ir_opnd *o, unsigned n, unsigned rf,
+                    bool dst)
+{
+    return tc_frag_ok(f, o, n, rf, dst);
+}
+
+/* See tensor.h. */
+int tensor_whole_warp(struct warp *w, uint32_t pc, uint32_t M, const char *what)
+{
+    return tc_whole_warp(w, pc, M, what);
+}
+
+/* See tensor.h. */
+double tensor_elem_value(unsigned t, uint64_t bits)
+{
+    return tc_is_int(t) || t == T_S32 ? (double)tc_ival(t, bits) : tc_fval(t, bits);
+}
+
+/* See tensor.h. */
+uint64_t tensor_acc_bits(unsigned t, double s)
+{
+    return tc_fbits(t, s);
+}
+
 /* ====================================================================== selection */
 
 /* See tensor.h. */
@@ -1019,6 +1046,8 @@ bool tensor_supported(const struct ir_func *f, const struct ir_insn *in, const s
     case OP_WMMA_LOAD: return tc_wmma_ldst_ok(f, in, O, false);
     case OP_WMMA_STORE: return tc_wmma_ldst_ok(f, in, O, true);
     case OP_WMMA_MMA: return tc_wmma_mma_ok(f, in, O);
+    case OP_MMA_SP:
+    case OP_MMA_SP_ORDERED: return tensor_sp_supported(f, in, O);
     default: return false;
     }
 }
@@ -1037,7 +1066,7 @@ const char *tensor_unsupported_why(const struct ir_func *f, const struct ir_insn
                "shape, type or .kind)";
     case OP_MMA_SP:
     case OP_MMA_SP_ORDERED:
-        return "unsupported (mma.sp: sparse matrix multiply not implemented)";
+        return tensor_sp_unsupported_why(f, in);
     case OP_WMMA_LOAD:
     case OP_WMMA_STORE:
     case OP_WMMA_MMA:

@@ -61,6 +61,34 @@ int tensor_wmma_store(struct warp *w, uint32_t pc, uint32_t M, const struct ir_i
 int tensor_wmma_mma(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
                     const struct ir_opnd *O);
 
+/* What tensor_sp.c shares of tensor.c: is operand o a fragment of n registers of file rf (a
+ * vector, or one register for n == 1; sources may be constants, destinations are registers)?
+ * Load time only. */
+bool tensor_frag_ok(const struct ir_func *f, const struct ir_opnd *o, unsigned n, unsigned rf,
+                    bool dst);
+/* 0 when the whole warp executes the matrix instruction (M all ones); otherwise a fault
+ * naming `what` and the lanes, and -1. */
+int tensor_whole_warp(struct warp *w, uint32_t pc, uint32_t M, const char *what);
+/* Value of an element of type t (bits): floating-point types exactly as double (tf32: its 19
+ * high bits), integer types and .s32 as their integer. */
+double tensor_elem_value(unsigned t, uint64_t bits);
+/* The accumulator value s rounded once (to nearest even) to floating-point type t, as bits. */
+uint64_t tensor_acc_bits(unsigned t, double s);
+
+/* ------------------------------------------------------------------ tensor_sp.c */
+
+/* Does tensor_sp.c implement this mma.sp / mma.sp::ordered_metadata form (shape, types,
+ * operand vectors, a constant sparsity selector in range)? Load time only. */
+bool tensor_sp_supported(const struct ir_func *f, const struct ir_insn *in,
+                         const struct ir_opnd *O);
+/* Why a sparse mma is refused (an out-of-range selector, a form not implemented), or NULL
+ * when the instruction is not one. */
+const char *tensor_sp_unsupported_why(const struct ir_func *f, const struct ir_insn *in);
+/* mma.sp{::ordered_metadata}.sync.aligned: D = A * B + C with the 2:4 (1:2, 4:8 pairs)
+ * sparse A expanded by the metadata over the whole warp; undefined metadata is a fault. */
+int tensor_mma_sp(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
+                  const struct ir_opnd *O);
+
 /* ------------------------------------------------------------------ async.c */
 
 /* Does async.c implement this cp.async / mbarrier instruction? Load time only. */
