@@ -1,7 +1,8 @@
 /*
  * interp/bulk.c — bulk asynchronous copies of sm_90: cp.async.bulk, cp.reduce.async.bulk,
- * cp.async.bulk.prefetch.L2 and the .tile tensor copies cp.async.bulk.tensor.{1..5}d (tensor
- * maps: interp/tmap.h).
+ * cp.async.bulk.prefetch.L2 and the .tile tensor instructions cp.async.bulk.tensor,
+ * cp.reduce.async.bulk.tensor and cp.async.bulk.prefetch.tensor .{1..5}d (tensor maps:
+ * interp/tmap.h).
  *
  * The functional engine completes a bulk copy when it is issued, as it does cp.async
  * (async.c): the destination holds the data right after the instruction, and a copy that
@@ -15,14 +16,18 @@
  * fault). A cp.reduce.async.bulk into global memory reduces element by element with host
  * atomics (other CTAs may reduce into the same memory on other host threads); into shared
  * memory (the CTA's own or, through shared::cluster, another CTA of its cluster, which runs on
- * the same host thread) with plain read-modify-writes. Integer types only: the .f16 / .bf16 /
- * .f32 / .f64 forms are refused at load (bulk_unsupported_why). Multicast (.multicast::cluster)
- * and .cp_mask are refused too. The prefetch is a hint: its operands are checked (alignment,
- * size), nothing is read.
+ * the same host thread) with plain read-modify-writes. The floating-point reductions (into
+ * global memory only) go through vm_atom_elem (bk_reduce_fp). .multicast::cluster copies the
+ * bytes into each CTA of the 16-bit ctaMask at the destination's CTA-relative offset and
+ * signals each one's mbarrier at the mbarrier's offset. .cp_mask is refused at load. The
+ * prefetch is a hint: its operands are checked (alignment, size), nothing is read.
  *
  * A tensor copy moves the box of its map at the given (signed) coordinates element by element
  * between global memory and a dense, swizzled shared tile (bk_tensor; interp/README.md has the
- * layout); elements outside the tensor read as zeros (or the map's NaN) and are not stored.
+ * layout); elements outside the tensor read as zeros (or the map's NaN) and are not stored. A
+ * tensor reduction combines the tile into the tensor with host atomics of the map's element
+ * type; a tensor prefetch checks its map and reads nothing. im2col, .cta_group and
+ * gather4/scatter4 forms are refused at load.
  */
 #include <string.h>
 
