@@ -178,41 +178,57 @@ static bool bk_tmap_ok(const struct ir_func *f, const struct ir_opnd *a, unsigne
     return true;
 }
 
-/* The .tile tensor copies: global -> shared::cta/cluster on an mbarrier (to shared::cluster
- * also .multicast::cluster), shared::cta -> global in a bulk group, the reductions
- * shared::cta -> global in a bulk group, the prefetches into L2; no cta_group, im2col or
- * gather/scatter forms. */
+/* {o0, …}: the n 16-bit im2col offsets of an .im2col load or prefetch. */
+static bool bk_offsets_ok(const struct ir_func *f, const struct ir_opnd *a, unsigned n)
+{
+    if (a->kind != OPK_VEC || a->n != n)
+        return false;
+    for (unsigned k = 0; k < n; k++)
+        if (!bk_value(&f->opnds[a->first + k]))
+            return false;
+    return true;
+}
+
+/* The tensor instructions in .tile mode and, on 3D .. 5D tensors, in im2col mode (loads and
+ * prefetches .im2col with their offsets, stores and reductions .im2col_no_offs): loads global
+ * -> shared::cta/cluster on an mbarrier (to shared::cluster also .multicast::cluster), stores
+ * shared::cta -> global in a bulk group, reductions shared::cta -> global in a bulk group,
+ * prefetches into L2; no cta_group, im2col::w or gather/scatter forms. */
 static bool bk_tensor_ok(const struct ir_func *f, const struct ir_insn *in,
                          const struct ir_opnd *O, int dst, int src)
 {
-    static const unsigned no[] = {MOD_CTA_GROUP_1, MOD_CTA_GROUP_2, MOD_IM2COL,
-                                  MOD_IM2COL_W, MOD_IM2COL_W_128, MOD_IM2COL_NO_OFFS,
-                                  MOD_TILE_GATHER4, MOD_TILE_SCATTER4};
+    static const unsigned no[] = {MOD_CTA_GROUP_1, MOD_CTA_GROUP_2, MOD_IM2COL_W,
+                                  MOD_IM2COL_W_128, MOD_TILE_GATHER4, MOD_TILE_SCATTER4};
     for (unsigned i = 0; i < sizeof no / sizeof no[0]; i++)
         if (bk_has(f, in, no[i]))
             return false;
     const unsigned rank = bk_rank(f, in);
     if (!rank)
         return false;
+    const bool i2c = bk_has(f, in, MOD_IM2COL), nooffs = bk_has(f, in, MOD_IM2COL_NO_OFFS);
+    const unsigned noff = i2c ? rank - 2 : 0; /* the offsets operand, when there is one */
+    if ((i2c || nooffs) && rank < 3)
+        return false;
     const bool mcast = bk_has(f, in, MOD_MULTICAST_CLUSTER);
     const bool mbar = bk_has(f, in, MOD_MBARRIER_COMPLETE_TX_BYTES);
     const bool group = bk_has(f, in, MOD_BULK_GROUP);
-    if (in->op == OP_CP_ASYNC_BULK_PREFETCH_TENSOR) /* [tmap, coords]{, policy} */
+    if (in->op == OP_CP_ASYNC_BULK_PREFETCH_TENSOR) /* [tmap, coords]{, offsets}{, policy} */
         return dst == SP_GLOBAL && bk_has(f, in, MOD_L2) && !mcast && !mbar && !group &&
-               in->nopnd >= 1 && bk_tmap_ok(f, &O[0], rank) && bk_tail_ok(in, O, 1);
-    if (in->op == OP_CP_REDUCE_ASYNC_BULK_TENSOR) /* [tmap, coords], [srcMem]{, policy} */
-        return dst == SP_GLOBAL && src == SP_SHARED_CTA && group && !mbar && !mcast &&
-               bk_redop(f, in) && in->nopnd >= 2 && bk_tmap_ok(f, &O[0], rank) &&
-               O[1].kind == OPK_ADDR && bk_tail_ok(in, O, 2);
-    if (dst == SP_GLOBAL)
-        return src == SP_SHARED_CTA && group && !mbar && !mcast && in->nopnd >= 2 &&
-               bk_tmap_ok(f, &O[0], rank) && O[1].kind == OPK_ADDR && bk_tail_ok(in, O, 2);
-    /* [dstMem], [tmap, coords], [mbar]{, ctaMask}{, policy} */
-    const unsigned fixed = mcast ? 4 : 3;
+               !nooffs && in->nopnd >= 1 + (i2c ? 1 : 0) && bk_tmap_ok(f, &O[0], rank) &&
+               (!i2c || bk_offsets_ok(f, &O[1], noff)) && bk_tail_ok(in, O, i2c ? 2 : 1);
+    if (in->op == OP_CP_REDUCE_ASYNC_BULK_TENSOR || dst == SP_GLOBAL)
+        /* [tmap, coords], [srcMem]{, policy} */
+        return dst == SP_GLOBAL && src == SP_SHARED_CTA && group && !mbar && !mcast && !i2c &&
+               (in->op != OP_CP_REDUCE_ASYNC_BULK_TENSOR || bk_redop(f, in)) &&
+               in->nopnd >= 2 && bk_tmap_ok(f, &O[0], rank) && O[1].kind == OPK_ADDR &&
+               bk_tail_ok(in, O, 2);
+    /* [dstMem], [tmap, coords], [mbar]{, offsets}{, ctaMask}{, policy} */
+    const unsigned fixed = 3 + (i2c ? 1 : 0) + (mcast ? 1 : 0);
     return (dst == SP_SHARED_CLUSTER || (dst == SP_SHARED_CTA && !mcast)) &&
-           src == SP_GLOBAL && mbar && !group && in->nopnd >= fixed &&
+           src == SP_GLOBAL && mbar && !group && !nooffs && in->nopnd >= fixed &&
            O[0].kind == OPK_ADDR && bk_tmap_ok(f, &O[1], rank) && O[2].kind == OPK_ADDR &&
-           (!mcast || bk_value(&O[3])) && bk_tail_ok(in, O, fixed);
+           (!i2c || bk_offsets_ok(f, &O[3], noff)) && (!mcast || bk_value(&O[fixed - 1])) &&
+           bk_tail_ok(in, O, fixed);
 }
 
 /* See tensor.h. */
@@ -256,11 +272,11 @@ const char *bulk_unsupported_why(const struct ir_func *f, const struct ir_insn *
     case OP_CP_REDUCE_ASYNC_BULK_TENSOR:
     case OP_CP_ASYNC_BULK_PREFETCH_TENSOR:
         return "unsupported (cp.async.bulk.tensor / cp.reduce.async.bulk.tensor / "
-               "cp.async.bulk.prefetch.tensor: the engine runs the .tile forms (loads global "
-               "-> shared::cta/shared::cluster with .mbarrier::complete_tx::bytes, "
-               ".multicast::cluster too; stores and reductions shared::cta -> global with "
-               ".bulk_group; prefetches .L2), without .cta_group; not im2col or "
-               "gather4/scatter4)";
+               "cp.async.bulk.prefetch.tensor: the engine runs the .tile and 3D-5D .im2col / "
+               ".im2col_no_offs forms (loads global -> shared::cta/shared::cluster with "
+               ".mbarrier::complete_tx::bytes, .multicast::cluster too; stores and reductions "
+               "shared::cta -> global with .bulk_group; prefetches .L2), without .cta_group; "
+               "not .im2col::w or gather4/scatter4)";
     default:
         return NULL;
     }
@@ -392,10 +408,11 @@ enum bk_dir {
 
 /* Lane l's tensor map at the generic address in the [tmap, {c0, …}] operand t, copied to *m,
  * and its `rank` coordinates in c[] (0 beyond the rank). A fault (recorded) returns -1 when
- * the map is misaligned, unreadable, not one cuTensorMapEncodeTiled wrote, or of another
- * rank. */
+ * the map is misaligned, unreadable, not one cuTensorMapEncodeTiled / Im2col wrote, of another
+ * rank, or of another kind (TMAP_TILED / TMAP_IM2COL) than the instruction's mode. */
 static int bk_map(struct warp *w, uint32_t pc, unsigned l, const struct ir_opnd *t,
-                  unsigned rank, const char *what, struct tmap *m, int64_t c[TMAP_MAX_RANK])
+                  unsigned rank, unsigned kind, const char *what, struct tmap *m,
+                  int64_t c[TMAP_MAX_RANK])
 {
     const struct ir_opnd *all = w->fn->opnds;
     const uint64_t ma = vm_get(w, &all[t->first], l);
@@ -419,6 +436,13 @@ static int bk_map(struct warp *w, uint32_t pc, unsigned l, const struct ir_opnd 
         else
             snprintf(msg, sizeof msg, "%s: a .%ud copy with a tensor map of rank %u", what, rank,
                      m->rank);
+        interp_fault(w, pc, l, TRAP_ILLEGAL, ma, 8, vm_xs_space(XS_GENERIC, ma), false, msg);
+        return -1;
+    }
+    if (m->kind != kind) {
+        snprintf(msg, sizeof msg, "%s: %s with a tensor map made by %s", what,
+                 kind == TMAP_IM2COL ? "an im2col copy" : "a .tile copy",
+                 m->kind == TMAP_IM2COL ? "cuTensorMapEncodeIm2col" : "cuTensorMapEncodeTiled");
         interp_fault(w, pc, l, TRAP_ILLEGAL, ma, 8, vm_xs_space(XS_GENERIC, ma), false, msg);
         return -1;
     }
@@ -457,20 +481,24 @@ static unsigned bk_tred_type(unsigned op, unsigned dt)
  * (operator op, MOD_*); BK_PREFETCH: nothing (the map is all it checks). *bytes: the box's
  * size in shared memory. */
 static int bk_tensor(struct warp *w, uint32_t pc, unsigned l, const struct tmap *mp,
-                     const int64_t *c, int ssp, uint64_t sa, enum bk_dir dir, unsigned op,
-                     const char *what, const struct tc_mem *mr, uint64_t *bytes)
+                     const int64_t *c, const int64_t *off2c, int ssp, uint64_t sa,
+                     enum bk_dir dir, unsigned op, const char *what, const struct tc_mem *mr,
+                     uint64_t *bytes)
 {
     const struct tmap m = *mp;
     const unsigned rank = m.rank;
-    const bool load = dir == BK_LOAD;
+    const bool load = dir == BK_LOAD, i2c = m.kind == TMAP_IM2COL;
     char msg[200];
-    /* the box: n[d] elements along dimension d (elementStrides apply beyond dimension 0) */
+    /* the box: n[d] elements along dimension d (elementStrides apply beyond dimension 0);
+       im2col: ppc pixels of cpp channels */
     unsigned n[TMAP_MAX_RANK];
     uint64_t total = m.esize;
     for (unsigned d = 0; d < TMAP_MAX_RANK; d++) {
         n[d] = d < rank ? (d ? (m.box[d] + m.estride[d] - 1u) / m.estride[d] : m.box[d]) : 1;
         total *= n[d];
     }
+    if (i2c)
+        total = (uint64_t)m.esize * m.cpp * m.ppc;
     *bytes = total;
     if (dir == BK_PREFETCH)
         return 0;
@@ -514,12 +542,23 @@ static int bk_tensor(struct warp *w, uint32_t pc, unsigned l, const struct tmap 
     const unsigned mode = bk_mode(op);
     uint64_t off = 0;
     unsigned i[TMAP_MAX_RANK] = {0};
+    /* im2col: the current pixel (dimensions 1 .. rank - 1: W, H, D, N), its channel ch, the
+       bounding box [lo, hi] of the spatial dimensions */
+    int64_t px[TMAP_MAX_RANK], lo[TMAP_MAX_RANK], hi[TMAP_MAX_RANK];
+    unsigned ch = 0;
+    for (unsigned d = 0; d < TMAP_MAX_RANK; d++) {
+        px[d] = c[d];
+        lo[d] = d >= 1 && d + 1 < rank ? m.lower[d - 1] : 0;
+        hi[d] = d >= 1 && d + 1 < rank ? (int64_t)m.dim_m1[d] + m.upper[d - 1] : 0;
+    }
     for (;;) {
         /* the element's global coordinates and address */
         bool in_b = true;
         uint64_t ga = m.addr;
         for (unsigned d = 0; d < rank; d++) {
-            const int64_t x = c[d] + (int64_t)i[d] * (d ? m.estride[d] : 1);
+            const int64_t x = !i2c ? c[d] + (int64_t)i[d] * (d ? m.estride[d] : 1)
+                              : d == 0 ? c[0] + ch
+                                       : px[d] + (d + 1 < rank ? off2c[d - 1] : 0);
             if (x < 0 || (uint64_t)x > m.dim_m1[d])
                 in_b = false;
             else
@@ -555,6 +594,23 @@ static int bk_tensor(struct warp *w, uint32_t pc, unsigned l, const struct tmap 
         }
         tc_mem_report(mr, l, sa + so, sxs, es, load, sq);
         off += es;
+        if (i2c) {
+            if (off == total)
+                break;
+            if (++ch < m.cpp)
+                continue;
+            /* the next pixel: W steps by its traversal stride inside the bounding box, then
+               wraps to the box's lower corner and H steps, …; N (the last dimension) steps
+               without a box */
+            ch = 0;
+            for (unsigned d = 1; d < rank; d++) {
+                px[d] += m.estride[d];
+                if (d + 1 == rank || px[d] <= hi[d])
+                    break;
+                px[d] = lo[d];
+            }
+            continue;
+        }
         unsigned d = 0;
         while (d < TMAP_MAX_RANK && ++i[d] == n[d])
             i[d++] = 0;
@@ -578,6 +634,28 @@ static int bk_mcast_addr(struct warp *w, uint32_t pc, unsigned l, uint64_t a, un
     return -1;
 }
 
+/* Lane l's im2col offsets (the vector operand v: one per spatial dimension, W first) in o[],
+ * unsigned 16-bit values below the range of the rank (2^16 for 3D, 2^8 for 4D, 2^5 for 5D,
+ * the precision of the map's corners); a fault (recorded) returns -1 for one outside it. */
+static int bk_offsets(struct warp *w, uint32_t pc, unsigned l, const struct ir_opnd *v,
+                      unsigned rank, const char *what, int64_t *o)
+{
+    const unsigned bits = rank == 3 ? 16 : rank == 4 ? 8 : 5;
+    for (unsigned k = 0; k + 2 < rank; k++) {
+        const uint64_t x = vm_get(w, &w->fn->opnds[v->first + k], l) & 0xffffu;
+        if (x >> bits) {
+            char msg[200];
+            snprintf(msg, sizeof msg,
+                     "%s: im2col offset %u is %llu, outside 0 .. %u for a %ud tensor", what, k,
+                     (unsigned long long)x, (1u << bits) - 1, rank);
+            interp_fault(w, pc, l, TRAP_ILLEGAL, 0, 0, 0, false, msg);
+            return -1;
+        }
+        o[k] = (int64_t)x;
+    }
+    return 0;
+}
+
 /* A tensor instruction (cp.async.bulk.tensor, cp.reduce.async.bulk.tensor,
  * cp.async.bulk.prefetch.tensor) of the lanes M, in lane order. A load lowers its mbarrier's
  * tx-count by the box's bytes; with .multicast::cluster the box lands at the destination's
@@ -596,39 +674,47 @@ static int bk_tensor_insn(struct warp *w, uint32_t pc, uint32_t M, const struct 
                                                                  : BK_LOAD;
     const struct ir_opnd *t = dir == BK_LOAD ? &O[1] : &O[0];
     const unsigned op = dir == BK_REDUCE ? bk_redop(f, in) : 0;
+    const bool i2c = bk_has(f, in, MOD_IM2COL);
+    const unsigned kind = i2c || bk_has(f, in, MOD_IM2COL_NO_OFFS) ? TMAP_IM2COL : TMAP_TILED;
+    /* the im2col offsets (loads: after [mbar]; prefetches: after the map) and the ctaMask */
+    const struct ir_opnd *ov = !i2c ? NULL : dir == BK_LOAD ? &O[3] : &O[1];
+    const struct ir_opnd *cm = mcast ? &O[i2c ? 4 : 3] : NULL;
     for (unsigned l = 0; l < 32; l++) {
         if (!(M >> l & 1))
             continue;
         struct tmap m;
-        int64_t c[TMAP_MAX_RANK];
+        int64_t c[TMAP_MAX_RANK], o2c[TMAP_MAX_RANK - 2] = {0, 0, 0};
         uint64_t bytes = 0;
-        if (bk_map(w, pc, l, t, rank, what, &m, c))
+        if (bk_map(w, pc, l, t, rank, kind, what, &m, c))
+            return -1;
+        if (ov && bk_offsets(w, pc, l, ov, rank, what, o2c))
             return -1;
         if (dir == BK_PREFETCH) {
-            bk_tensor(w, pc, l, &m, c, SP_GLOBAL, 0, dir, 0, what, mr, &bytes);
+            bk_tensor(w, pc, l, &m, c, o2c, SP_GLOBAL, 0, dir, 0, what, mr, &bytes);
             continue;
         }
         if (dir != BK_LOAD) {
-            if (bk_tensor(w, pc, l, &m, c, sp[1], vm_addr(w, &O[1], l), dir, op, what, mr,
+            if (bk_tensor(w, pc, l, &m, c, o2c, sp[1], vm_addr(w, &O[1], l), dir, op, what, mr,
                           &bytes))
                 return -1;
             continue;
         }
         const uint64_t da = vm_addr(w, &O[0], l), ba = vm_addr(w, &O[2], l);
         if (!mcast) {
-            if (bk_tensor(w, pc, l, &m, c, sp[0], da, dir, 0, what, mr, &bytes) ||
+            if (bk_tensor(w, pc, l, &m, c, o2c, sp[0], da, dir, 0, what, mr, &bytes) ||
                 async_complete_tx(w, pc, l, ba, bytes, what, mr))
                 return -1;
             continue;
         }
-        const uint32_t mask = (uint32_t)vm_get(w, &O[3], l) & 0xffffu;
+        const uint32_t mask = (uint32_t)vm_get(w, cm, l) & 0xffffu;
         for (unsigned r = 0; r < 16; r++) {
             uint64_t dr, br;
             if (!(mask >> r & 1))
                 continue;
             if (bk_mcast_addr(w, pc, l, da, r, mask, what, &dr) ||
                 bk_mcast_addr(w, pc, l, ba, r, mask, what, &br) ||
-                bk_tensor(w, pc, l, &m, c, SP_SHARED_CLUSTER, dr, dir, 0, what, mr, &bytes) ||
+                bk_tensor(w, pc, l, &m, c, o2c, SP_SHARED_CLUSTER, dr, dir, 0, what, mr,
+                          &bytes) ||
                 async_complete_tx(w, pc, l, br, bytes, what, mr))
                 return -1;
         }
