@@ -19,7 +19,8 @@
  * the same host thread) with plain read-modify-writes. The floating-point reductions (into
  * global memory only) go through vm_atom_elem (bk_reduce_fp). .multicast::cluster copies the
  * bytes into each CTA of the 16-bit ctaMask at the destination's CTA-relative offset and
- * signals each one's mbarrier at the mbarrier's offset. .cp_mask is refused at load. The
+ * signals each one's mbarrier at the mbarrier's offset. .cp_mask (shared::cta -> global)
+ * copies byte i of each 16-byte chunk only where bit i of the 16-bit byteMask is set. The
  * prefetch is a hint: its operands are checked (alignment, size), nothing is read.
  *
  * A tensor copy moves the box of its map at the given (signed) coordinates element by element
@@ -130,10 +131,14 @@ static bool bk_form_ok(const struct ir_func *f, const struct ir_insn *in, const 
 {
     if (in->nopnd < 3 || O[0].kind != OPK_ADDR || O[1].kind != OPK_ADDR || !bk_value(&O[2]))
         return false;
-    if (bk_has(f, in, MOD_CP_MASK))
-        return false;
     const bool mcast = bk_has(f, in, MOD_MULTICAST_CLUSTER);
     const bool mbar = bk_has(f, in, MOD_MBARRIER_COMPLETE_TX_BYTES);
+    if (bk_has(f, in, MOD_CP_MASK)) { /* [dstMem], [srcMem], size{, policy}, byteMask */
+        const unsigned n = 4 + ((in->fl & IR_FL(FL_L2_HINT)) != 0);
+        return in->op == OP_CP_ASYNC_BULK && dst == SP_GLOBAL && src == SP_SHARED_CTA &&
+               bk_has(f, in, MOD_BULK_GROUP) && !mbar && !mcast && in->nopnd == n &&
+               bk_value(&O[3]) && bk_value(&O[n - 1]);
+    }
     if (mcast) /* [dstMem], [srcMem], size, [mbar], ctaMask{, policy} */
         return in->op == OP_CP_ASYNC_BULK && dst == SP_SHARED_CLUSTER && src == SP_GLOBAL &&
                mbar && !bk_has(f, in, MOD_BULK_GROUP) && in->nopnd >= 5 &&
@@ -258,16 +263,16 @@ bool bulk_supported(const struct ir_func *f, const struct ir_insn *in, const str
 /* See tensor.h. */
 const char *bulk_unsupported_why(const struct ir_func *f, const struct ir_insn *in)
 {
+    (void)f;
     switch (in->op) {
     case OP_CP_ASYNC_BULK:
     case OP_CP_REDUCE_ASYNC_BULK:
     case OP_CP_ASYNC_BULK_PREFETCH:
-        if (bk_has(f, in, MOD_CP_MASK))
-            return "unsupported (cp.async.bulk .cp_mask is not implemented)";
         return "unsupported (this form of cp.async.bulk / cp.reduce.async.bulk: the engine "
                "runs global -> shared::cta/shared::cluster (.multicast::cluster too) and "
                "shared::cta -> shared::cluster with .mbarrier::complete_tx::bytes, shared::cta "
-               "-> global with .bulk_group, and the reductions the ISA lists for them)";
+               "-> global with .bulk_group (.cp_mask too), and the reductions the ISA lists "
+               "for them)";
     case OP_CP_ASYNC_BULK_TENSOR:
     case OP_CP_REDUCE_ASYNC_BULK_TENSOR:
     case OP_CP_ASYNC_BULK_PREFETCH_TENSOR:
@@ -755,6 +760,7 @@ int bulk_copy(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
         in->op == OP_CP_ASYNC_BULK_PREFETCH_TENSOR)
         return bk_tensor_insn(w, pc, M, in, O, sp, what, mr);
     const bool mcast = bk_has(f, in, MOD_MULTICAST_CLUSTER);
+    const bool cpmask = bk_has(f, in, MOD_CP_MASK);
     const bool fp = reduce && ir_type_is_float((enum ir_type)in->type[0]);
     for (unsigned l = 0; l < 32; l++) {
         if (!(M >> l & 1))
@@ -820,6 +826,11 @@ int bulk_copy(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
                 }
             } else if (reduce) {
                 bk_reduce(op, in->type[0], dp, spp, n, sp[0] == SP_GLOBAL);
+            } else if (cpmask) { /* byte i of each 16-byte chunk only where bit i is set */
+                const uint32_t bm = (uint32_t)vm_get(w, &O[in->nopnd - 1], l) & 0xffffu;
+                for (uint64_t o = 0; o < n; o++)
+                    if (bm >> (o % BULK_ALIGN) & 1)
+                        dp[o] = spp[o];
             } else {
                 memmove(dp, spp, n);
             }
