@@ -202,8 +202,8 @@ static bool bk_offsets_ok(const struct ir_func *f, const struct ir_opnd *a, unsi
 static bool bk_tensor_ok(const struct ir_func *f, const struct ir_insn *in,
                          const struct ir_opnd *O, int dst, int src)
 {
-    static const unsigned no[] = {MOD_CTA_GROUP_1, MOD_CTA_GROUP_2, MOD_IM2COL_W,
-                                  MOD_IM2COL_W_128, MOD_TILE_GATHER4, MOD_TILE_SCATTER4};
+    static const unsigned no[] = {MOD_IM2COL_W, MOD_IM2COL_W_128, MOD_TILE_GATHER4,
+                                  MOD_TILE_SCATTER4};
     for (unsigned i = 0; i < sizeof no / sizeof no[0]; i++)
         if (bk_has(f, in, no[i]))
             return false;
@@ -217,6 +217,11 @@ static bool bk_tensor_ok(const struct ir_func *f, const struct ir_insn *in,
     const bool mcast = bk_has(f, in, MOD_MULTICAST_CLUSTER);
     const bool mbar = bk_has(f, in, MOD_MBARRIER_COMPLETE_TX_BYTES);
     const bool group = bk_has(f, in, MOD_BULK_GROUP);
+    /* .cta_group on loads only; ::2 with .multicast::cluster is not implemented */
+    const bool cg1 = bk_has(f, in, MOD_CTA_GROUP_1), cg2 = bk_has(f, in, MOD_CTA_GROUP_2);
+    if ((cg1 || cg2) && (in->op != OP_CP_ASYNC_BULK_TENSOR || dst == SP_GLOBAL ||
+                         (cg2 && mcast) || (cg1 && cg2)))
+        return false;
     if (in->op == OP_CP_ASYNC_BULK_PREFETCH_TENSOR) /* [tmap, coords]{, offsets}{, policy} */
         return dst == SP_GLOBAL && bk_has(f, in, MOD_L2) && !mcast && !mbar && !group &&
                !nooffs && in->nopnd >= 1 + (i2c ? 1 : 0) && bk_tmap_ok(f, &O[0], rank) &&
@@ -280,8 +285,9 @@ const char *bulk_unsupported_why(const struct ir_func *f, const struct ir_insn *
                "cp.async.bulk.prefetch.tensor: the engine runs the .tile and 3D-5D .im2col / "
                ".im2col_no_offs forms (loads global -> shared::cta/shared::cluster with "
                ".mbarrier::complete_tx::bytes, .multicast::cluster too; stores and reductions "
-               "shared::cta -> global with .bulk_group; prefetches .L2), without .cta_group; "
-               "not .im2col::w or gather4/scatter4)";
+               "shared::cta -> global with .bulk_group; prefetches .L2; loads also .cta_group::1 "
+               "and, without .multicast::cluster, .cta_group::2); not .im2col::w or "
+               "gather4/scatter4)";
     default:
         return NULL;
     }
@@ -684,6 +690,7 @@ static int bk_tensor_insn(struct warp *w, uint32_t pc, uint32_t M, const struct 
     /* the im2col offsets (loads: after [mbar]; prefetches: after the map) and the ctaMask */
     const struct ir_opnd *ov = !i2c ? NULL : dir == BK_LOAD ? &O[3] : &O[1];
     const struct ir_opnd *cm = mcast ? &O[i2c ? 4 : 3] : NULL;
+    const unsigned cg = bk_has(f, in, MOD_CTA_GROUP_1) ? 1 : bk_has(f, in, MOD_CTA_GROUP_2) ? 2 : 0;
     for (unsigned l = 0; l < 32; l++) {
         if (!(M >> l & 1))
             continue;
@@ -705,6 +712,19 @@ static int bk_tensor_insn(struct warp *w, uint32_t pc, uint32_t M, const struct 
             continue;
         }
         const uint64_t da = vm_addr(w, &O[0], l), ba = vm_addr(w, &O[2], l);
+        if (cg && !mcast) { /* the mbarrier in the destination's CTA (::1) or its pair (::2) */
+            const uint32_t dr = cluster_rank_of(w, da, false), br = cluster_rank_of(w, ba, false);
+            if (cg == 1 ? dr != br : dr >> 1 != br >> 1) {
+                char msg[200];
+                snprintf(msg, sizeof msg,
+                         "%s .cta_group::%u: the mbarrier is in the CTA of rank %u, the "
+                         "destination in rank %u (%s)",
+                         what, cg, br, dr, cg == 1 ? "the same CTA is required"
+                                                   : "the same CTA pair is required");
+                interp_fault(w, pc, l, TRAP_ILLEGAL, ba, 8, SP_SHARED, true, msg);
+                return -1;
+            }
+        }
         if (!mcast) {
             if (bk_tensor(w, pc, l, &m, c, o2c, sp[0], da, dir, 0, what, mr, &bytes) ||
                 async_complete_tx(w, pc, l, ba, bytes, what, mr))
