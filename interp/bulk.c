@@ -202,12 +202,18 @@ static bool bk_offsets_ok(const struct ir_func *f, const struct ir_opnd *a, unsi
 static bool bk_tensor_ok(const struct ir_func *f, const struct ir_insn *in,
                          const struct ir_opnd *O, int dst, int src)
 {
-    static const unsigned no[] = {MOD_IM2COL_W, MOD_IM2COL_W_128, MOD_TILE_GATHER4,
-                                  MOD_TILE_SCATTER4};
-    for (unsigned i = 0; i < sizeof no / sizeof no[0]; i++)
-        if (bk_has(f, in, no[i]))
+    if (bk_has(f, in, MOD_IM2COL_W) || bk_has(f, in, MOD_IM2COL_W_128))
+        return false;
+    unsigned rank = bk_rank(f, in);
+    /* .tile::gather4 (loads) / .tile::scatter4 (stores): 2D, five coordinates {col, row0 ..
+       row3} */
+    const bool g4 = bk_has(f, in, MOD_TILE_GATHER4), s4 = bk_has(f, in, MOD_TILE_SCATTER4);
+    if (g4 || s4) {
+        if (rank != 2 || (g4 && s4) || in->op != OP_CP_ASYNC_BULK_TENSOR ||
+            (g4 && dst == SP_GLOBAL) || (s4 && dst != SP_GLOBAL))
             return false;
-    const unsigned rank = bk_rank(f, in);
+        rank = 5; /* the coordinates' count for bk_tmap_ok */
+    }
     if (!rank)
         return false;
     const bool i2c = bk_has(f, in, MOD_IM2COL), nooffs = bk_has(f, in, MOD_IM2COL_NO_OFFS);
@@ -286,8 +292,8 @@ const char *bulk_unsupported_why(const struct ir_func *f, const struct ir_insn *
                ".im2col_no_offs forms (loads global -> shared::cta/shared::cluster with "
                ".mbarrier::complete_tx::bytes, .multicast::cluster too; stores and reductions "
                "shared::cta -> global with .bulk_group; prefetches .L2; loads also .cta_group::1 "
-               "and, without .multicast::cluster, .cta_group::2); not .im2col::w or "
-               "gather4/scatter4)";
+               "and, without .multicast::cluster, .cta_group::2; 2D .tile::gather4 loads and "
+               ".tile::scatter4 stores); not .im2col::w / .im2col::w::128)";
     default:
         return NULL;
     }
@@ -418,12 +424,13 @@ enum bk_dir {
 };
 
 /* Lane l's tensor map at the generic address in the [tmap, {c0, …}] operand t, copied to *m,
- * and its `rank` coordinates in c[] (0 beyond the rank). A fault (recorded) returns -1 when
+ * and its `ncoord` coordinates in c[] (0 beyond them; `rank` of them but for gather4 /
+ * scatter4's five). A fault (recorded) returns -1 when
  * the map is misaligned, unreadable, not one cuTensorMapEncodeTiled / Im2col wrote, of another
  * rank, or of another kind (TMAP_TILED / TMAP_IM2COL) than the instruction's mode. */
 static int bk_map(struct warp *w, uint32_t pc, unsigned l, const struct ir_opnd *t,
-                  unsigned rank, unsigned kind, const char *what, struct tmap *m,
-                  int64_t c[TMAP_MAX_RANK])
+                  unsigned rank, unsigned ncoord, unsigned kind, const char *what,
+                  struct tmap *m, int64_t c[TMAP_MAX_RANK])
 {
     const struct ir_opnd *all = w->fn->opnds;
     const uint64_t ma = vm_get(w, &all[t->first], l);
@@ -458,7 +465,7 @@ static int bk_map(struct warp *w, uint32_t pc, unsigned l, const struct ir_opnd 
         return -1;
     }
     for (unsigned d = 0; d < TMAP_MAX_RANK; d++)
-        c[d] = d < rank ? (int32_t)(uint32_t)vm_get(w, &all[t->first + 1 + d], l) : 0;
+        c[d] = d < ncoord ? (int32_t)(uint32_t)vm_get(w, &all[t->first + 1 + d], l) : 0;
     return 0;
 }
 
@@ -492,7 +499,7 @@ static unsigned bk_tred_type(unsigned op, unsigned dt)
  * (operator op, MOD_*); BK_PREFETCH: nothing (the map is all it checks). *bytes: the box's
  * size in shared memory. */
 static int bk_tensor(struct warp *w, uint32_t pc, unsigned l, const struct tmap *mp,
-                     const int64_t *c, const int64_t *off2c, int ssp, uint64_t sa,
+                     const int64_t *c, const int64_t *off2c, bool g4, int ssp, uint64_t sa,
                      enum bk_dir dir, unsigned op, const char *what, const struct tc_mem *mr,
                      uint64_t *bytes)
 {
@@ -510,6 +517,17 @@ static int bk_tensor(struct warp *w, uint32_t pc, unsigned l, const struct tmap 
     }
     if (i2c)
         total = (uint64_t)m.esize * m.cpp * m.ppc;
+    if (g4) { /* four rows of boxDim[0] elements */
+        total = (uint64_t)m.esize * m.box[0] * 4;
+        if (m.box[1] != 1) {
+            snprintf(msg, sizeof msg,
+                     "%s: .tile::gather4 / scatter4 with a tensor map of boxDim[1] = %u is not "
+                     "implemented (boxDim[1] = 1 is)",
+                     what, m.box[1]);
+            interp_fault(w, pc, l, TRAP_ILLEGAL, sa, 16, SP_SHARED, load, msg);
+            return -1;
+        }
+    }
     *bytes = total;
     if (dir == BK_PREFETCH)
         return 0;
@@ -567,7 +585,10 @@ static int bk_tensor(struct warp *w, uint32_t pc, unsigned l, const struct tmap 
         bool in_b = true;
         uint64_t ga = m.addr;
         for (unsigned d = 0; d < rank; d++) {
-            const int64_t x = !i2c ? c[d] + (int64_t)i[d] * (d ? m.estride[d] : 1)
+            const uint64_t k = off / es; /* gather4: row k / boxDim[0], column k % … */
+            const int64_t x = g4 && d  ? c[1 + k / m.box[0]]
+                              : g4     ? c[0] + (int64_t)(k % m.box[0])
+                              : !i2c ? c[d] + (int64_t)i[d] * (d ? m.estride[d] : 1)
                               : d == 0 ? c[0] + ch
                                        : px[d] + (d + 1 < rank ? off2c[d - 1] : 0);
             if (x < 0 || (uint64_t)x > m.dim_m1[d])
@@ -605,6 +626,11 @@ static int bk_tensor(struct warp *w, uint32_t pc, unsigned l, const struct tmap 
         }
         tc_mem_report(mr, l, sa + so, sxs, es, load, sq);
         off += es;
+        if (g4) {
+            if (off == total)
+                break;
+            continue;
+        }
         if (i2c) {
             if (off == total)
                 break;
@@ -691,23 +717,24 @@ static int bk_tensor_insn(struct warp *w, uint32_t pc, uint32_t M, const struct 
     const struct ir_opnd *ov = !i2c ? NULL : dir == BK_LOAD ? &O[3] : &O[1];
     const struct ir_opnd *cm = mcast ? &O[i2c ? 4 : 3] : NULL;
     const unsigned cg = bk_has(f, in, MOD_CTA_GROUP_1) ? 1 : bk_has(f, in, MOD_CTA_GROUP_2) ? 2 : 0;
+    const bool g4 = bk_has(f, in, MOD_TILE_GATHER4) || bk_has(f, in, MOD_TILE_SCATTER4);
     for (unsigned l = 0; l < 32; l++) {
         if (!(M >> l & 1))
             continue;
         struct tmap m;
         int64_t c[TMAP_MAX_RANK], o2c[TMAP_MAX_RANK - 2] = {0, 0, 0};
         uint64_t bytes = 0;
-        if (bk_map(w, pc, l, t, rank, kind, what, &m, c))
+        if (bk_map(w, pc, l, t, rank, g4 ? 5 : rank, kind, what, &m, c))
             return -1;
         if (ov && bk_offsets(w, pc, l, ov, rank, what, o2c))
             return -1;
         if (dir == BK_PREFETCH) {
-            bk_tensor(w, pc, l, &m, c, o2c, SP_GLOBAL, 0, dir, 0, what, mr, &bytes);
+            bk_tensor(w, pc, l, &m, c, o2c, g4, SP_GLOBAL, 0, dir, 0, what, mr, &bytes);
             continue;
         }
         if (dir != BK_LOAD) {
-            if (bk_tensor(w, pc, l, &m, c, o2c, sp[1], vm_addr(w, &O[1], l), dir, op, what, mr,
-                          &bytes))
+            if (bk_tensor(w, pc, l, &m, c, o2c, g4, sp[1], vm_addr(w, &O[1], l), dir, op, what,
+                          mr, &bytes))
                 return -1;
             continue;
         }
@@ -726,7 +753,7 @@ static int bk_tensor_insn(struct warp *w, uint32_t pc, uint32_t M, const struct 
             }
         }
         if (!mcast) {
-            if (bk_tensor(w, pc, l, &m, c, o2c, sp[0], da, dir, 0, what, mr, &bytes) ||
+            if (bk_tensor(w, pc, l, &m, c, o2c, g4, sp[0], da, dir, 0, what, mr, &bytes) ||
                 async_complete_tx(w, pc, l, ba, bytes, what, mr))
                 return -1;
             continue;
@@ -738,7 +765,7 @@ static int bk_tensor_insn(struct warp *w, uint32_t pc, uint32_t M, const struct 
                 continue;
             if (bk_mcast_addr(w, pc, l, da, r, mask, what, &dr) ||
                 bk_mcast_addr(w, pc, l, ba, r, mask, what, &br) ||
-                bk_tensor(w, pc, l, &m, c, o2c, SP_SHARED_CLUSTER, dr, dir, 0, what, mr,
+                bk_tensor(w, pc, l, &m, c, o2c, g4, SP_SHARED_CLUSTER, dr, dir, 0, what, mr,
                           &bytes) ||
                 async_complete_tx(w, pc, l, br, bytes, what, mr))
                 return -1;
