@@ -1,8 +1,8 @@
 /*
  * interp/bulk.c — bulk asynchronous copies of sm_90: cp.async.bulk, cp.reduce.async.bulk,
- * cp.async.bulk.prefetch.L2 and the .tile tensor instructions cp.async.bulk.tensor,
- * cp.reduce.async.bulk.tensor and cp.async.bulk.prefetch.tensor .{1..5}d (tensor maps:
- * interp/tmap.h).
+ * cp.async.bulk.prefetch.L2 and the tensor instructions cp.async.bulk.tensor,
+ * cp.reduce.async.bulk.tensor and cp.async.bulk.prefetch.tensor .{1..5}d in .tile, im2col and
+ * gather4/scatter4 modes (tensor maps: interp/tmap.h).
  *
  * The functional engine completes a bulk copy when it is issued, as it does cp.async
  * (async.c): the destination holds the data right after the instruction, and a copy that
@@ -27,8 +27,9 @@
  * between global memory and a dense, swizzled shared tile (bk_tensor; interp/README.md has the
  * layout); elements outside the tensor read as zeros (or the map's NaN) and are not stored. A
  * tensor reduction combines the tile into the tensor with host atomics of the map's element
- * type; a tensor prefetch checks its map and reads nothing. im2col, .cta_group and
- * gather4/scatter4 forms are refused at load.
+ * type; a tensor prefetch checks its map and reads nothing. im2col copies walk pixels through
+ * the map's bounding box (bk_tensor), gather4/scatter4 move four rows. The .im2col::w modes
+ * and .cta_group::2 with .multicast::cluster are refused at load.
  */
 #include <string.h>
 
@@ -198,7 +199,8 @@ static bool bk_offsets_ok(const struct ir_func *f, const struct ir_opnd *a, unsi
  * prefetches .im2col with their offsets, stores and reductions .im2col_no_offs): loads global
  * -> shared::cta/cluster on an mbarrier (to shared::cluster also .multicast::cluster), stores
  * shared::cta -> global in a bulk group, reductions shared::cta -> global in a bulk group,
- * prefetches into L2; no cta_group, im2col::w or gather/scatter forms. */
+ * prefetches into L2; loads also with .cta_group (::2 not with multicast), 2D .tile::gather4
+ * loads and .tile::scatter4 stores; no .im2col::w forms. */
 static bool bk_tensor_ok(const struct ir_func *f, const struct ir_insn *in,
                          const struct ir_opnd *O, int dst, int src)
 {
@@ -425,9 +427,9 @@ enum bk_dir {
 
 /* Lane l's tensor map at the generic address in the [tmap, {c0, …}] operand t, copied to *m,
  * and its `ncoord` coordinates in c[] (0 beyond them; `rank` of them but for gather4 /
- * scatter4's five). A fault (recorded) returns -1 when
- * the map is misaligned, unreadable, not one cuTensorMapEncodeTiled / Im2col wrote, of another
- * rank, or of another kind (TMAP_TILED / TMAP_IM2COL) than the instruction's mode. */
+ * scatter4's five). A fault (recorded) returns -1 when the map is misaligned, unreadable, not
+ * one cuTensorMapEncodeTiled / Im2col wrote, of another rank, or of another kind (TMAP_TILED /
+ * TMAP_IM2COL) than the instruction's mode. */
 static int bk_map(struct warp *w, uint32_t pc, unsigned l, const struct ir_opnd *t,
                   unsigned rank, unsigned ncoord, unsigned kind, const char *what,
                   struct tmap *m, int64_t c[TMAP_MAX_RANK])
@@ -449,7 +451,8 @@ static int bk_map(struct warp *w, uint32_t pc, unsigned l, const struct ir_opnd 
     if (m->magic != TMAP_MAGIC || m->rank != rank) {
         if (m->magic != TMAP_MAGIC)
             snprintf(msg, sizeof msg,
-                     "%s: no tensor map at this address (not made by cuTensorMapEncodeTiled)",
+                     "%s: no tensor map at this address (not made by "
+                     "cuTensorMapEncodeTiled / Im2col)",
                      what);
         else
             snprintf(msg, sizeof msg, "%s: a .%ud copy with a tensor map of rank %u", what, rank,
