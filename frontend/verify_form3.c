@@ -752,6 +752,11 @@ void misc_forms(struct vctx *v, const struct declmap *dm, const struct ir_insn *
             !has_mod(f, in, MOD_SHAPE_16X32BX2))
             VERR(v, in, "'%s' needs a shape (.16x64b, .16x128b, .16x256b, .32x32b, "
                         ".16x32bx2)", name);
+        /* ".num modifier required for instruction 'tcgen05.ld'" */
+        if (!has_mod(f, in, MOD_X1) && !has_mod(f, in, MOD_X2) && !has_mod(f, in, MOD_X4) &&
+            !has_mod(f, in, MOD_X8) && !has_mod(f, in, MOD_X16) && !has_mod(f, in, MOD_X32) &&
+            !has_mod(f, in, MOD_X64) && !has_mod(f, in, MOD_X128))
+            VERR(v, in, "'%s' needs a repeat count (.x1 .. .x128)", name);
         unsigned nt = 0;
         for (unsigned i = 0; i < in->nmod && in->mod + i < f->nmods; i++)
             nt += ir_mod_kind((enum ir_mod)f->mods[in->mod + i]) == MK_TYPE;

@@ -92,14 +92,15 @@ static bool as_has(const struct ir_func *f, const struct ir_insn *in, unsigned m
 }
 
 /* A modifier that names a form this file does not implement (::cluster spaces except for
- * mbarrier.arrive / arrive_drop, the remote arrivals on another CTA's mbarrier; .expect_tx
- * on anything but those arrivals). */
+ * mbarrier.arrive / arrive_drop, expect_tx and complete_tx, the forms PTX allows on another
+ * CTA's mbarrier; .expect_tx on anything but those arrivals). */
 static bool as_unimplemented_mod(const struct ir_func *f, const struct ir_insn *in)
 {
     return (as_has(f, in, MOD_EXPECT_TX) && in->op != OP_MBARRIER_ARRIVE &&
-            in->op != OP_MBARRIER_ARRIVE_DROP) ||
+            in->op != OP_MBARRIER_ARRIVE_DROP && in->op != OP_MBARRIER_EXPECT_TX) ||
            (in->space == SP_SHARED_CLUSTER && in->op != OP_MBARRIER_ARRIVE &&
-            in->op != OP_MBARRIER_ARRIVE_DROP);
+            in->op != OP_MBARRIER_ARRIVE_DROP && in->op != OP_MBARRIER_EXPECT_TX &&
+            in->op != OP_MBARRIER_COMPLETE_TX);
 }
 
 static bool as_value_opnd(const struct ir_opnd *o)
@@ -172,16 +173,12 @@ const char *async_unsupported_why(const struct ir_func *f, const struct ir_insn 
     case OP_MBARRIER_PENDING_COUNT: case OP_MBARRIER_EXPECT_TX: case OP_MBARRIER_COMPLETE_TX:
         if (in->space == SP_SHARED_CLUSTER)
             return "unsupported (an mbarrier of another CTA of the cluster (.shared::cluster) "
-                   "is implemented only for mbarrier.arrive / arrive_drop{.expect_tx} with the "
-                   "sink destination `_`)";
+                   "is implemented for mbarrier.arrive / arrive_drop{.expect_tx} with the sink "
+                   "destination `_` and for expect_tx / complete_tx, the forms PTX allows)";
         if (as_has(f, in, MOD_EXPECT_TX))
             return "unsupported (.expect_tx is implemented on mbarrier.arrive / arrive_drop "
                    "only)";
         return "unsupported (this operand form of cp.async / mbarrier is not implemented)";
-    case OP_CP_ASYNC_BULK_PREFETCH_TENSOR:
-    case OP_CP_REDUCE_ASYNC_BULK_TENSOR:
-        return "unsupported (cp.async.bulk.prefetch.tensor and cp.reduce.async.bulk.tensor are "
-               "not implemented)";
     default: return NULL;
     }
 }

@@ -1,7 +1,8 @@
 /*
  * interp/bulk.c — bulk asynchronous copies of sm_90: cp.async.bulk, cp.reduce.async.bulk,
- * cp.async.bulk.prefetch.L2 and the .tile tensor copies cp.async.bulk.tensor.{1..5}d (tensor
- * maps: interp/tmap.h).
+ * cp.async.bulk.prefetch.L2 and the tensor instructions cp.async.bulk.tensor,
+ * cp.reduce.async.bulk.tensor and cp.async.bulk.prefetch.tensor .{1..5}d in .tile, im2col and
+ * gather4/scatter4 modes (tensor maps: interp/tmap.h).
  *
  * The functional engine completes a bulk copy when it is issued, as it does cp.async
  * (async.c): the destination holds the data right after the instruction, and a copy that
@@ -15,14 +16,20 @@
  * fault). A cp.reduce.async.bulk into global memory reduces element by element with host
  * atomics (other CTAs may reduce into the same memory on other host threads); into shared
  * memory (the CTA's own or, through shared::cluster, another CTA of its cluster, which runs on
- * the same host thread) with plain read-modify-writes. Integer types only: the .f16 / .bf16 /
- * .f32 / .f64 forms are refused at load (bulk_unsupported_why). Multicast (.multicast::cluster)
- * and .cp_mask are refused too. The prefetch is a hint: its operands are checked (alignment,
- * size), nothing is read.
+ * the same host thread) with plain read-modify-writes. The floating-point reductions (into
+ * global memory only) go through vm_atom_elem (bk_reduce_fp). .multicast::cluster copies the
+ * bytes into each CTA of the 16-bit ctaMask at the destination's CTA-relative offset and
+ * signals each one's mbarrier at the mbarrier's offset. .cp_mask (shared::cta -> global)
+ * copies byte i of each 16-byte chunk only where bit i of the 16-bit byteMask is set. The
+ * prefetch is a hint: its operands are checked (alignment, size), nothing is read.
  *
  * A tensor copy moves the box of its map at the given (signed) coordinates element by element
  * between global memory and a dense, swizzled shared tile (bk_tensor; interp/README.md has the
- * layout); elements outside the tensor read as zeros (or the map's NaN) and are not stored.
+ * layout); elements outside the tensor read as zeros (or the map's NaN) and are not stored. A
+ * tensor reduction combines the tile into the tensor with host atomics of the map's element
+ * type; a tensor prefetch checks its map and reads nothing. im2col copies walk pixels through
+ * the map's bounding box (bk_tensor), gather4/scatter4 move four rows. The .im2col::w modes
+ * and .cta_group::2 with .multicast::cluster are refused at load.
  */
 #include <string.h>
 
@@ -68,17 +75,39 @@ static unsigned bk_redop(const struct ir_func *f, const struct ir_insn *in)
     return 0;
 }
 
-/* Is (op, type) an integer reduction the ISA lists for cp.reduce.async.bulk (shared::cluster
- * destinations have no .s64)? */
-static bool bk_red_ok(unsigned op, unsigned t, bool cluster)
+/* Is (op, type) a reduction the ISA lists for cp.reduce.async.bulk (ptxas 13 agrees)? Into
+ * shared::cluster the integer ones without .s64; into global memory also .add .f32 / .f64,
+ * .add.noftz .f16 / .bf16 (.noftz is required there and allowed nowhere else) and .min / .max
+ * .f16 / .bf16. */
+static bool bk_red_ok(unsigned op, unsigned t, bool cluster, bool noftz)
 {
+    const bool half = t == T_F16 || t == T_BF16;
+    if (noftz != (op == MOD_ADD && half))
+        return false;
     switch (op) {
     case MOD_AND: case MOD_OR: case MOD_XOR: return t == T_B32 || t == T_B64;
-    case MOD_ADD: return t == T_U32 || t == T_S32 || t == T_U64;
+    case MOD_ADD:
+        return t == T_U32 || t == T_S32 || t == T_U64 ||
+               (!cluster && (t == T_F32 || t == T_F64 || half));
     case MOD_INC: case MOD_DEC: return t == T_U32;
     case MOD_MIN: case MOD_MAX:
-        return t == T_U32 || t == T_S32 || t == T_U64 || (t == T_S64 && !cluster);
+        return t == T_U32 || t == T_S32 || t == T_U64 || (!cluster && (t == T_S64 || half));
     default: return false;
+    }
+}
+
+/* The atomic mode (MODE_*) of reduction operator op (MOD_*). */
+static unsigned bk_mode(unsigned op)
+{
+    switch (op) {
+    case MOD_AND: return MODE_AND;
+    case MOD_OR: return MODE_OR;
+    case MOD_XOR: return MODE_XOR;
+    case MOD_ADD: return MODE_ADD;
+    case MOD_MIN: return MODE_MIN;
+    case MOD_MAX: return MODE_MAX;
+    case MOD_INC: return MODE_INC;
+    default: return MODE_DEC;
     }
 }
 
@@ -103,9 +132,18 @@ static bool bk_form_ok(const struct ir_func *f, const struct ir_insn *in, const 
 {
     if (in->nopnd < 3 || O[0].kind != OPK_ADDR || O[1].kind != OPK_ADDR || !bk_value(&O[2]))
         return false;
-    if (bk_has(f, in, MOD_MULTICAST_CLUSTER) || bk_has(f, in, MOD_CP_MASK))
-        return false;
+    const bool mcast = bk_has(f, in, MOD_MULTICAST_CLUSTER);
     const bool mbar = bk_has(f, in, MOD_MBARRIER_COMPLETE_TX_BYTES);
+    if (bk_has(f, in, MOD_CP_MASK)) { /* [dstMem], [srcMem], size{, policy}, byteMask */
+        const unsigned n = 4 + ((in->fl & IR_FL(FL_L2_HINT)) != 0);
+        return in->op == OP_CP_ASYNC_BULK && dst == SP_GLOBAL && src == SP_SHARED_CTA &&
+               bk_has(f, in, MOD_BULK_GROUP) && !mbar && !mcast && in->nopnd == n &&
+               bk_value(&O[3]) && bk_value(&O[n - 1]);
+    }
+    if (mcast) /* [dstMem], [srcMem], size, [mbar], ctaMask{, policy} */
+        return in->op == OP_CP_ASYNC_BULK && dst == SP_SHARED_CLUSTER && src == SP_GLOBAL &&
+               mbar && !bk_has(f, in, MOD_BULK_GROUP) && in->nopnd >= 5 &&
+               O[3].kind == OPK_ADDR && bk_value(&O[4]) && bk_tail_ok(in, O, 5);
     const bool group = bk_has(f, in, MOD_BULK_GROUP);
     if (dst == SP_GLOBAL)
         return src == SP_SHARED_CTA && group && !mbar && bk_tail_ok(in, O, 3);
@@ -146,28 +184,69 @@ static bool bk_tmap_ok(const struct ir_func *f, const struct ir_opnd *a, unsigne
     return true;
 }
 
-/* The .tile tensor copies: global -> shared::cta/cluster on an mbarrier, shared::cta -> global
- * in a bulk group; no multicast, cta_group, im2col or gather/scatter forms. */
+/* {o0, …}: the n 16-bit im2col offsets of an .im2col load or prefetch. */
+static bool bk_offsets_ok(const struct ir_func *f, const struct ir_opnd *a, unsigned n)
+{
+    if (a->kind != OPK_VEC || a->n != n)
+        return false;
+    for (unsigned k = 0; k < n; k++)
+        if (!bk_value(&f->opnds[a->first + k]))
+            return false;
+    return true;
+}
+
+/* The tensor instructions in .tile mode and, on 3D .. 5D tensors, in im2col mode (loads and
+ * prefetches .im2col with their offsets, stores and reductions .im2col_no_offs): loads global
+ * -> shared::cta/cluster on an mbarrier (to shared::cluster also .multicast::cluster), stores
+ * shared::cta -> global in a bulk group, reductions shared::cta -> global in a bulk group,
+ * prefetches into L2; loads also with .cta_group (::2 not with multicast), 2D .tile::gather4
+ * loads and .tile::scatter4 stores; no .im2col::w forms. */
 static bool bk_tensor_ok(const struct ir_func *f, const struct ir_insn *in,
                          const struct ir_opnd *O, int dst, int src)
 {
-    static const unsigned no[] = {MOD_MULTICAST_CLUSTER, MOD_CTA_GROUP_1, MOD_CTA_GROUP_2,
-                                  MOD_IM2COL, MOD_IM2COL_W, MOD_IM2COL_W_128,
-                                  MOD_IM2COL_NO_OFFS, MOD_TILE_GATHER4, MOD_TILE_SCATTER4};
-    for (unsigned i = 0; i < sizeof no / sizeof no[0]; i++)
-        if (bk_has(f, in, no[i]))
+    if (bk_has(f, in, MOD_IM2COL_W) || bk_has(f, in, MOD_IM2COL_W_128))
+        return false;
+    unsigned rank = bk_rank(f, in);
+    /* .tile::gather4 (loads) / .tile::scatter4 (stores): 2D, five coordinates {col, row0 ..
+       row3} */
+    const bool g4 = bk_has(f, in, MOD_TILE_GATHER4), s4 = bk_has(f, in, MOD_TILE_SCATTER4);
+    if (g4 || s4) {
+        if (rank != 2 || (g4 && s4) || in->op != OP_CP_ASYNC_BULK_TENSOR ||
+            (g4 && dst == SP_GLOBAL) || (s4 && dst != SP_GLOBAL))
             return false;
-    const unsigned rank = bk_rank(f, in);
+        rank = 5; /* the coordinates' count for bk_tmap_ok */
+    }
     if (!rank)
         return false;
+    const bool i2c = bk_has(f, in, MOD_IM2COL), nooffs = bk_has(f, in, MOD_IM2COL_NO_OFFS);
+    const unsigned noff = i2c ? rank - 2 : 0; /* the offsets operand, when there is one */
+    if ((i2c || nooffs) && rank < 3)
+        return false;
+    const bool mcast = bk_has(f, in, MOD_MULTICAST_CLUSTER);
     const bool mbar = bk_has(f, in, MOD_MBARRIER_COMPLETE_TX_BYTES);
     const bool group = bk_has(f, in, MOD_BULK_GROUP);
-    if (dst == SP_GLOBAL)
-        return src == SP_SHARED_CTA && group && !mbar && in->nopnd >= 2 &&
-               bk_tmap_ok(f, &O[0], rank) && O[1].kind == OPK_ADDR && bk_tail_ok(in, O, 2);
-    return (dst == SP_SHARED_CLUSTER || dst == SP_SHARED_CTA) && src == SP_GLOBAL && mbar &&
-           !group && in->nopnd >= 3 && O[0].kind == OPK_ADDR && bk_tmap_ok(f, &O[1], rank) &&
-           O[2].kind == OPK_ADDR && bk_tail_ok(in, O, 3);
+    /* .cta_group on loads only; ::2 with .multicast::cluster is not implemented */
+    const bool cg1 = bk_has(f, in, MOD_CTA_GROUP_1), cg2 = bk_has(f, in, MOD_CTA_GROUP_2);
+    if ((cg1 || cg2) && (in->op != OP_CP_ASYNC_BULK_TENSOR || dst == SP_GLOBAL ||
+                         (cg2 && mcast) || (cg1 && cg2)))
+        return false;
+    if (in->op == OP_CP_ASYNC_BULK_PREFETCH_TENSOR) /* [tmap, coords]{, offsets}{, policy} */
+        return dst == SP_GLOBAL && bk_has(f, in, MOD_L2) && !mcast && !mbar && !group &&
+               !nooffs && in->nopnd >= 1 + (i2c ? 1 : 0) && bk_tmap_ok(f, &O[0], rank) &&
+               (!i2c || bk_offsets_ok(f, &O[1], noff)) && bk_tail_ok(in, O, i2c ? 2 : 1);
+    if (in->op == OP_CP_REDUCE_ASYNC_BULK_TENSOR || dst == SP_GLOBAL)
+        /* [tmap, coords], [srcMem]{, policy} */
+        return dst == SP_GLOBAL && src == SP_SHARED_CTA && group && !mbar && !mcast && !i2c &&
+               (in->op != OP_CP_REDUCE_ASYNC_BULK_TENSOR || bk_redop(f, in)) &&
+               in->nopnd >= 2 && bk_tmap_ok(f, &O[0], rank) && O[1].kind == OPK_ADDR &&
+               bk_tail_ok(in, O, 2);
+    /* [dstMem], [tmap, coords], [mbar]{, offsets}{, ctaMask}{, policy} */
+    const unsigned fixed = 3 + (i2c ? 1 : 0) + (mcast ? 1 : 0);
+    return (dst == SP_SHARED_CLUSTER || (dst == SP_SHARED_CTA && !mcast)) &&
+           src == SP_GLOBAL && mbar && !group && !nooffs && in->nopnd >= fixed &&
+           O[0].kind == OPK_ADDR && bk_tmap_ok(f, &O[1], rank) && O[2].kind == OPK_ADDR &&
+           (!i2c || bk_offsets_ok(f, &O[3], noff)) && (!mcast || bk_value(&O[fixed - 1])) &&
+           bk_tail_ok(in, O, fixed);
 }
 
 /* See tensor.h. */
@@ -180,11 +259,14 @@ bool bulk_supported(const struct ir_func *f, const struct ir_insn *in, const str
         return bk_form_ok(f, in, O, sp[0], sp[1]);
     case OP_CP_REDUCE_ASYNC_BULK:
         return bk_form_ok(f, in, O, sp[0], sp[1]) &&
-               bk_red_ok(bk_redop(f, in), in->type[0], sp[0] == SP_SHARED_CLUSTER);
+               bk_red_ok(bk_redop(f, in), in->type[0], sp[0] == SP_SHARED_CLUSTER,
+                         (in->fl & IR_FL(FL_NOFTZ)) != 0);
     case OP_CP_ASYNC_BULK_PREFETCH:
         return sp[0] == SP_GLOBAL && bk_has(f, in, MOD_L2) && in->nopnd >= 2 &&
                O[0].kind == OPK_ADDR && bk_value(&O[1]) && bk_tail_ok(in, O, 2);
     case OP_CP_ASYNC_BULK_TENSOR:
+    case OP_CP_REDUCE_ASYNC_BULK_TENSOR:
+    case OP_CP_ASYNC_BULK_PREFETCH_TENSOR:
         return bk_tensor_ok(f, in, O, sp[0], sp[1]);
     default:
         return false;
@@ -194,26 +276,26 @@ bool bulk_supported(const struct ir_func *f, const struct ir_insn *in, const str
 /* See tensor.h. */
 const char *bulk_unsupported_why(const struct ir_func *f, const struct ir_insn *in)
 {
+    (void)f;
     switch (in->op) {
     case OP_CP_ASYNC_BULK:
     case OP_CP_REDUCE_ASYNC_BULK:
     case OP_CP_ASYNC_BULK_PREFETCH:
-        if (bk_has(f, in, MOD_MULTICAST_CLUSTER))
-            return "unsupported (cp.async.bulk .multicast::cluster is not implemented)";
-        if (bk_has(f, in, MOD_CP_MASK))
-            return "unsupported (cp.async.bulk .cp_mask is not implemented)";
-        if (in->op == OP_CP_REDUCE_ASYNC_BULK && ir_type_is_float((enum ir_type)in->type[0]))
-            return "unsupported (cp.reduce.async.bulk of floating-point types is not "
-                   "implemented; the integer operations are)";
         return "unsupported (this form of cp.async.bulk / cp.reduce.async.bulk: the engine "
-               "runs global -> shared::cta/shared::cluster and shared::cta -> shared::cluster "
-               "with .mbarrier::complete_tx::bytes, shared::cta -> global with .bulk_group, "
-               "and the integer reductions the ISA lists for them)";
+               "runs global -> shared::cta/shared::cluster (.multicast::cluster too) and "
+               "shared::cta -> shared::cluster with .mbarrier::complete_tx::bytes, shared::cta "
+               "-> global with .bulk_group (.cp_mask too), and the reductions the ISA lists "
+               "for them)";
     case OP_CP_ASYNC_BULK_TENSOR:
-        return "unsupported (cp.async.bulk.tensor: the engine runs the .tile forms global -> "
-               "shared::cta/shared::cluster with .mbarrier::complete_tx::bytes and shared::cta "
-               "-> global with .bulk_group, without .multicast::cluster or .cta_group; not "
-               "im2col or gather4/scatter4)";
+    case OP_CP_REDUCE_ASYNC_BULK_TENSOR:
+    case OP_CP_ASYNC_BULK_PREFETCH_TENSOR:
+        return "unsupported (cp.async.bulk.tensor / cp.reduce.async.bulk.tensor / "
+               "cp.async.bulk.prefetch.tensor: the engine runs the .tile and 3D-5D .im2col / "
+               ".im2col_no_offs forms (loads global -> shared::cta/shared::cluster with "
+               ".mbarrier::complete_tx::bytes, .multicast::cluster too; stores and reductions "
+               "shared::cta -> global with .bulk_group; prefetches .L2; loads also .cta_group::1 "
+               "and, without .multicast::cluster, .cta_group::2; 2D .tile::gather4 loads and "
+               ".tile::scatter4 stores); not .im2col::w / .im2col::w::128)";
     default:
         return NULL;
     }
@@ -335,13 +417,22 @@ static uint64_t bk_swizzle(unsigned mode, uint64_t a)
     return a ^ (((a >> 7) & mask[mode & 3]) << 4);
 }
 
-/* A tensor copy of lane l: the map at the generic address in the [tmap, {coords}] operand t,
- * between the box at those coordinates and shared memory at sa (the shared layout: the box
- * elements dense, dimension 0 fastest, swizzled). load: global -> shared, out-of-bounds
- * elements filled with zeros (or the NaN of the map's OOB fill mode); store: shared -> global,
- * out-of-bounds elements skipped. *bytes: the box's size in shared memory. */
-static int bk_tensor(struct warp *w, uint32_t pc, unsigned l, const struct ir_opnd *t, int ssp, uint64_t sa, bool load, unsigned rank,
-                     const char *what, const struct tc_mem *mr, uint64_t *bytes)
+/* What a tensor instruction does with its box. */
+enum bk_dir {
+    BK_LOAD,     /* global -> shared (cp.async.bulk.tensor to shared memory) */
+    BK_STORE,    /* shared -> global (cp.async.bulk.tensor to global memory) */
+    BK_REDUCE,   /* shared op= into global (cp.reduce.async.bulk.tensor) */
+    BK_PREFETCH, /* nothing moves (cp.async.bulk.prefetch.tensor: the map is checked) */
+};
+
+/* Lane l's tensor map at the generic address in the [tmap, {c0, …}] operand t, copied to *m,
+ * and its `ncoord` coordinates in c[] (0 beyond them; `rank` of them but for gather4 /
+ * scatter4's five). A fault (recorded) returns -1 when the map is misaligned, unreadable, not
+ * one cuTensorMapEncodeTiled / Im2col wrote, of another rank, or of another kind (TMAP_TILED /
+ * TMAP_IM2COL) than the instruction's mode. */
+static int bk_map(struct warp *w, uint32_t pc, unsigned l, const struct ir_opnd *t,
+                  unsigned rank, unsigned ncoord, unsigned kind, const char *what,
+                  struct tmap *m, int64_t c[TMAP_MAX_RANK])
 {
     const struct ir_opnd *all = w->fn->opnds;
     const uint64_t ma = vm_get(w, &all[t->first], l);
@@ -356,29 +447,102 @@ static int bk_tensor(struct warp *w, uint32_t pc, unsigned l, const struct ir_op
         interp_fault(w, pc, l, (enum trap_kind)k, ma, 8, vm_xs_space(XS_GENERIC, ma), false, msg);
         return -1;
     }
-    struct tmap m;
-    memcpy(&m, mp, sizeof m);
-    if (m.magic != TMAP_MAGIC || m.rank != rank) {
-        if (m.magic != TMAP_MAGIC)
+    memcpy(m, mp, sizeof *m);
+    if (m->magic != TMAP_MAGIC || m->rank != rank) {
+        if (m->magic != TMAP_MAGIC)
             snprintf(msg, sizeof msg,
-                     "%s: no tensor map at this address (not made by cuTensorMapEncodeTiled)",
+                     "%s: no tensor map at this address (not made by "
+                     "cuTensorMapEncodeTiled / Im2col)",
                      what);
         else
             snprintf(msg, sizeof msg, "%s: a .%ud copy with a tensor map of rank %u", what, rank,
-                     m.rank);
+                     m->rank);
         interp_fault(w, pc, l, TRAP_ILLEGAL, ma, 8, vm_xs_space(XS_GENERIC, ma), false, msg);
         return -1;
     }
-    /* the box: n[d] elements along dimension d (elementStrides apply beyond dimension 0) */
+    if (m->kind != kind) {
+        snprintf(msg, sizeof msg, "%s: %s with a tensor map made by %s", what,
+                 kind == TMAP_IM2COL ? "an im2col copy" : "a .tile copy",
+                 m->kind == TMAP_IM2COL ? "cuTensorMapEncodeIm2col" : "cuTensorMapEncodeTiled");
+        interp_fault(w, pc, l, TRAP_ILLEGAL, ma, 8, vm_xs_space(XS_GENERIC, ma), false, msg);
+        return -1;
+    }
+    for (unsigned d = 0; d < TMAP_MAX_RANK; d++)
+        c[d] = d < ncoord ? (int32_t)(uint32_t)vm_get(w, &all[t->first + 1 + d], l) : 0;
+    return 0;
+}
+
+/* The element type (T_*) cp.reduce.async.bulk.tensor reduces map data type dt with under
+ * operator op (MOD_*), or 0 when the ISA does not list the pair: .add on u32, s32, u64, f32
+ * (also the FTZ f32 type), f16, bf16; .min / .max on u32, s32, u64, s64, f16, bf16; .inc /
+ * .dec on u32; .and / .or / .xor on the 32- and 64-bit integer types. */
+static unsigned bk_tred_type(unsigned op, unsigned dt)
+{
+    /* CUtensorMapDataType: UINT32 2, INT32 3, UINT64 4, INT64 5, FLOAT16 6, FLOAT32 7,
+       BFLOAT16 9, FLOAT32_FTZ 10 */
+    static const unsigned char ty[TMAP_DTYPE_COUNT] = {
+        [2] = T_U32, [3] = T_S32, [4] = T_U64, [5] = T_S64,
+        [6] = T_F16, [7] = T_F32, [9] = T_BF16, [10] = T_F32};
+    const unsigned t = dt < TMAP_DTYPE_COUNT ? ty[dt] : 0;
+    switch (op) {
+    case MOD_ADD: return t == T_S64 ? 0 : t;
+    case MOD_MIN: case MOD_MAX: return t == T_F32 ? 0 : t;
+    case MOD_INC: case MOD_DEC: return t == T_U32 ? t : 0;
+    case MOD_AND: case MOD_OR: case MOD_XOR:
+        return t == T_U32 || t == T_S32 || t == T_U64 || t == T_S64 ? t : 0;
+    default: return 0;
+    }
+}
+
+/* A tensor instruction of lane l (dir) on the box of map m at coordinates c, with shared memory
+ * at sa of space ssp (the shared layout: the box elements dense, dimension 0 fastest,
+ * swizzled). BK_LOAD: global -> shared, out-of-bounds elements filled with zeros (or the NaN
+ * of the map's OOB fill mode); BK_STORE: shared -> global, out-of-bounds elements skipped;
+ * BK_REDUCE: the same with [global] = op([global], shared) as a host atomic per element
+ * (operator op, MOD_*); BK_PREFETCH: nothing (the map is all it checks). *bytes: the box's
+ * size in shared memory. */
+static int bk_tensor(struct warp *w, uint32_t pc, unsigned l, const struct tmap *mp,
+                     const int64_t *c, const int64_t *off2c, bool g4, int ssp, uint64_t sa,
+                     enum bk_dir dir, unsigned op, const char *what, const struct tc_mem *mr,
+                     uint64_t *bytes)
+{
+    const struct tmap m = *mp;
+    const unsigned rank = m.rank;
+    const bool load = dir == BK_LOAD, i2c = m.kind == TMAP_IM2COL;
+    char msg[200];
+    /* the box: n[d] elements along dimension d (elementStrides apply beyond dimension 0);
+       im2col: ppc pixels of cpp channels */
     unsigned n[TMAP_MAX_RANK];
-    int64_t c[TMAP_MAX_RANK];
     uint64_t total = m.esize;
     for (unsigned d = 0; d < TMAP_MAX_RANK; d++) {
         n[d] = d < rank ? (d ? (m.box[d] + m.estride[d] - 1u) / m.estride[d] : m.box[d]) : 1;
-        c[d] = d < rank ? (int32_t)(uint32_t)vm_get(w, &all[t->first + 1 + d], l) : 0;
         total *= n[d];
     }
+    if (i2c)
+        total = (uint64_t)m.esize * m.cpp * m.ppc;
+    if (g4) { /* four rows of boxDim[0] elements */
+        total = (uint64_t)m.esize * m.box[0] * 4;
+        if (m.box[1] != 1) {
+            snprintf(msg, sizeof msg,
+                     "%s: .tile::gather4 / scatter4 with a tensor map of boxDim[1] = %u is not "
+                     "implemented (boxDim[1] = 1 is)",
+                     what, m.box[1]);
+            interp_fault(w, pc, l, TRAP_ILLEGAL, sa, 16, SP_SHARED, load, msg);
+            return -1;
+        }
+    }
     *bytes = total;
+    if (dir == BK_PREFETCH)
+        return 0;
+    unsigned rt = 0; /* the reduction's element type */
+    if (dir == BK_REDUCE && !(rt = bk_tred_type(op, m.dtype))) {
+        snprintf(msg, sizeof msg,
+                 "%s: .%s is not a reduction the ISA lists for the tensor map's data type "
+                 "(CUtensorMapDataType %u)",
+                 what, ir_mod_name((enum ir_mod)op), m.dtype);
+        interp_fault(w, pc, l, TRAP_ILLEGAL, sa, 16, SP_SHARED, false, msg);
+        return -1;
+    }
     unsigned sxs;
     uint8_t *sp;
     if (sa % 128) {
@@ -407,14 +571,29 @@ static int bk_tensor(struct warp *w, uint32_t pc, unsigned l, const struct ir_op
             memcpy(fill, nan8, 8);
     }
     const struct mem *mem = w->cta->L->dev->mem;
+    const unsigned mode = bk_mode(op);
     uint64_t off = 0;
     unsigned i[TMAP_MAX_RANK] = {0};
+    /* im2col: the current pixel (dimensions 1 .. rank - 1: W, H, D, N), its channel ch, the
+       bounding box [lo, hi] of the spatial dimensions */
+    int64_t px[TMAP_MAX_RANK], lo[TMAP_MAX_RANK], hi[TMAP_MAX_RANK];
+    unsigned ch = 0;
+    for (unsigned d = 0; d < TMAP_MAX_RANK; d++) {
+        px[d] = c[d];
+        lo[d] = d >= 1 && d + 1 < rank ? m.lower[d - 1] : 0;
+        hi[d] = d >= 1 && d + 1 < rank ? (int64_t)m.dim_m1[d] + m.upper[d - 1] : 0;
+    }
     for (;;) {
         /* the element's global coordinates and address */
         bool in_b = true;
         uint64_t ga = m.addr;
         for (unsigned d = 0; d < rank; d++) {
-            const int64_t x = c[d] + (int64_t)i[d] * (d ? m.estride[d] : 1);
+            const uint64_t k = off / es; /* gather4: row k / boxDim[0], column k % … */
+            const int64_t x = g4 && d  ? c[1 + k / m.box[0]]
+                              : g4     ? c[0] + (int64_t)(k % m.box[0])
+                              : !i2c ? c[d] + (int64_t)i[d] * (d ? m.estride[d] : 1)
+                              : d == 0 ? c[0] + ch
+                                       : px[d] + (d + 1 < rank ? off2c[d - 1] : 0);
             if (x < 0 || (uint64_t)x > m.dim_m1[d])
                 in_b = false;
             else
@@ -430,21 +609,186 @@ static int bk_tensor(struct warp *w, uint32_t pc, unsigned l, const struct ir_op
                 return -1;
             }
             uint8_t *gq = (uint8_t *)(uintptr_t)ga;
-            if (load)
+            if (load) {
                 memcpy(sq, gq, es);
-            else
+            } else if (dir == BK_STORE) {
                 memcpy(gq, sq, es);
+            } else {
+                uint64_t v = 0, old;
+                memcpy(&v, sq, es);
+                if (vm_atom_elem(gq, rt, es, mode, v, 0, &old)) {
+                    interp_fault(w, pc, l, TRAP_ILLEGAL, ga, es, SP_GLOBAL, true,
+                                 "cp.reduce.async.bulk.tensor: reduction not implemented");
+                    return -1;
+                }
+                tc_mem_report(mr, l, ga, XS_GLOBAL, es, false, gq);
+            }
             tc_mem_report(mr, l, ga, XS_GLOBAL, es, !load, gq);
         } else if (load) {
             memcpy(sq, fill, es);
         }
         tc_mem_report(mr, l, sa + so, sxs, es, load, sq);
         off += es;
+        if (g4) {
+            if (off == total)
+                break;
+            continue;
+        }
+        if (i2c) {
+            if (off == total)
+                break;
+            if (++ch < m.cpp)
+                continue;
+            /* the next pixel: W steps by its traversal stride inside the bounding box, then
+               wraps to the box's lower corner and H steps, …; N (the last dimension) steps
+               without a box */
+            ch = 0;
+            for (unsigned d = 1; d < rank; d++) {
+                px[d] += m.estride[d];
+                if (d + 1 == rank || px[d] <= hi[d])
+                    break;
+                px[d] = lo[d];
+            }
+            continue;
+        }
         unsigned d = 0;
         while (d < TMAP_MAX_RANK && ++i[d] == n[d])
             i[d++] = 0;
         if (d == TMAP_MAX_RANK)
             break;
+    }
+    return 0;
+}
+
+/* The shared::cluster address of shared address a (CTA-relative offset a mod CLU_STRIDE) in
+ * the CTA of rank r of the cluster, for .multicast::cluster (lane l; ctaMask for the report).
+ * A fault (recorded) returns -1 when r is outside the cluster. */
+static int bk_mcast_addr(struct warp *w, uint32_t pc, unsigned l, uint64_t a, unsigned r,
+                         uint32_t mask, const char *what, uint64_t *to)
+{
+    char why[128], msg[260];
+    if (!cluster_mapa(w, a, r, false, to, why, sizeof why))
+        return 0;
+    snprintf(msg, sizeof msg, "%s .multicast::cluster, ctaMask 0x%04x: %s", what, mask, why);
+    interp_fault(w, pc, l, TRAP_ILLEGAL, a, 16, SP_SHARED, true, msg);
+    return -1;
+}
+
+/* Lane l's im2col offsets (the vector operand v: one per spatial dimension, W first) in o[],
+ * unsigned 16-bit values below the range of the rank (2^16 for 3D, 2^8 for 4D, 2^5 for 5D,
+ * the precision of the map's corners); a fault (recorded) returns -1 for one outside it. */
+static int bk_offsets(struct warp *w, uint32_t pc, unsigned l, const struct ir_opnd *v,
+                      unsigned rank, const char *what, int64_t *o)
+{
+    const unsigned bits = rank == 3 ? 16 : rank == 4 ? 8 : 5;
+    for (unsigned k = 0; k + 2 < rank; k++) {
+        const uint64_t x = vm_get(w, &w->fn->opnds[v->first + k], l) & 0xffffu;
+        if (x >> bits) {
+            char msg[200];
+            snprintf(msg, sizeof msg,
+                     "%s: im2col offset %u is %llu, outside 0 .. %u for a %ud tensor", what, k,
+                     (unsigned long long)x, (1u << bits) - 1, rank);
+            interp_fault(w, pc, l, TRAP_ILLEGAL, 0, 0, 0, false, msg);
+            return -1;
+        }
+        o[k] = (int64_t)x;
+    }
+    return 0;
+}
+
+/* A tensor instruction (cp.async.bulk.tensor, cp.reduce.async.bulk.tensor,
+ * cp.async.bulk.prefetch.tensor) of the lanes M, in lane order. A load lowers its mbarrier's
+ * tx-count by the box's bytes; with .multicast::cluster the box lands at the destination's
+ * CTA-relative offset in each CTA of the 16-bit ctaMask (rank order) and each of those CTAs'
+ * mbarrier at the mbarrier's offset is signalled. */
+static int bk_tensor_insn(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
+                          const struct ir_opnd *O, const int sp[2], const char *what,
+                          const struct tc_mem *mr)
+{
+    const struct ir_func *f = w->fn->f;
+    const unsigned rank = bk_rank(f, in);
+    const bool mcast = bk_has(f, in, MOD_MULTICAST_CLUSTER);
+    enum bk_dir dir = in->op == OP_CP_ASYNC_BULK_PREFETCH_TENSOR ? BK_PREFETCH
+                      : in->op == OP_CP_REDUCE_ASYNC_BULK_TENSOR ? BK_REDUCE
+                      : sp[0] == SP_GLOBAL                       ? BK_STORE
+                                                                 : BK_LOAD;
+    const struct ir_opnd *t = dir == BK_LOAD ? &O[1] : &O[0];
+    const unsigned op = dir == BK_REDUCE ? bk_redop(f, in) : 0;
+    const bool i2c = bk_has(f, in, MOD_IM2COL);
+    const unsigned kind = i2c || bk_has(f, in, MOD_IM2COL_NO_OFFS) ? TMAP_IM2COL : TMAP_TILED;
+    /* the im2col offsets (loads: after [mbar]; prefetches: after the map) and the ctaMask */
+    const struct ir_opnd *ov = !i2c ? NULL : dir == BK_LOAD ? &O[3] : &O[1];
+    const struct ir_opnd *cm = mcast ? &O[i2c ? 4 : 3] : NULL;
+    const unsigned cg = bk_has(f, in, MOD_CTA_GROUP_1) ? 1 : bk_has(f, in, MOD_CTA_GROUP_2) ? 2 : 0;
+    const bool g4 = bk_has(f, in, MOD_TILE_GATHER4) || bk_has(f, in, MOD_TILE_SCATTER4);
+    for (unsigned l = 0; l < 32; l++) {
+        if (!(M >> l & 1))
+            continue;
+        struct tmap m;
+        int64_t c[TMAP_MAX_RANK], o2c[TMAP_MAX_RANK - 2] = {0, 0, 0};
+        uint64_t bytes = 0;
+        if (bk_map(w, pc, l, t, rank, g4 ? 5 : rank, kind, what, &m, c))
+            return -1;
+        if (ov && bk_offsets(w, pc, l, ov, rank, what, o2c))
+            return -1;
+        if (dir == BK_PREFETCH) {
+            bk_tensor(w, pc, l, &m, c, o2c, g4, SP_GLOBAL, 0, dir, 0, what, mr, &bytes);
+            continue;
+        }
+        if (dir != BK_LOAD) {
+            if (bk_tensor(w, pc, l, &m, c, o2c, g4, sp[1], vm_addr(w, &O[1], l), dir, op, what,
+                          mr, &bytes))
+                return -1;
+            continue;
+        }
+        const uint64_t da = vm_addr(w, &O[0], l), ba = vm_addr(w, &O[2], l);
+        if (cg && !mcast) { /* the mbarrier in the destination's CTA (::1) or its pair (::2) */
+            const uint32_t dr = cluster_rank_of(w, da, false), br = cluster_rank_of(w, ba, false);
+            if (cg == 1 ? dr != br : dr >> 1 != br >> 1) {
+                char msg[200];
+                snprintf(msg, sizeof msg,
+                         "%s .cta_group::%u: the mbarrier is in the CTA of rank %u, the "
+                         "destination in rank %u (%s)",
+                         what, cg, br, dr, cg == 1 ? "the same CTA is required"
+                                                   : "the same CTA pair is required");
+                interp_fault(w, pc, l, TRAP_ILLEGAL, ba, 8, SP_SHARED, true, msg);
+                return -1;
+            }
+        }
+        if (!mcast) {
+            if (bk_tensor(w, pc, l, &m, c, o2c, g4, sp[0], da, dir, 0, what, mr, &bytes) ||
+                async_complete_tx(w, pc, l, ba, bytes, what, mr))
+                return -1;
+            continue;
+        }
+        const uint32_t mask = (uint32_t)vm_get(w, cm, l) & 0xffffu;
+        for (unsigned r = 0; r < 16; r++) {
+            uint64_t dr, br;
+            if (!(mask >> r & 1))
+                continue;
+            if (bk_mcast_addr(w, pc, l, da, r, mask, what, &dr) ||
+                bk_mcast_addr(w, pc, l, ba, r, mask, what, &br) ||
+                bk_tensor(w, pc, l, &m, c, o2c, g4, SP_SHARED_CLUSTER, dr, dir, 0, what, mr,
+                          &bytes) ||
+                async_complete_tx(w, pc, l, br, bytes, what, mr))
+                return -1;
+        }
+    }
+    return 0;
+}
+
+/* [dp + i] = op([dp + i], [sp + i]) element by element as host atomics, for the types the
+ * integer loop (bk_reduce) does not take: the floating-point ones (vm_atom_elem: .add.f32
+ * flushes subnormal inputs and results to sign-preserving zero as red.add.f32 does, .add.f64
+ * and .add.noftz.f16/.bf16 keep them; .min/.max.f16/.bf16 ignore a NaN operand, -0 < +0). */
+static int bk_reduce_fp(unsigned op, unsigned t, uint8_t *dp, const uint8_t *sp, uint64_t n)
+{
+    const unsigned es = ir_type_size((enum ir_type)t);
+    for (uint64_t o = 0; o < n; o += es) {
+        uint64_t v = 0, old;
+        memcpy(&v, sp + o, es);
+        if (vm_atom_elem(dp + o, t, es, bk_mode(op), v, 0, &old))
+            return -1;
     }
     return 0;
 }
@@ -462,23 +806,12 @@ int bulk_copy(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
     const unsigned op = reduce ? bk_redop(f, in) : 0;
     const bool mbar = !prefetch && sp[0] != SP_GLOBAL;
     const struct ir_opnd *size = prefetch ? &O[1] : &O[2];
-    if (in->op == OP_CP_ASYNC_BULK_TENSOR) {
-        const unsigned rank = bk_rank(f, in);
-        const bool load = sp[0] != SP_GLOBAL;
-        for (unsigned l = 0; l < 32; l++) {
-            if (!(M >> l & 1))
-                continue;
-            uint64_t bytes = 0;
-            if (load ? bk_tensor(w, pc, l, &O[1], sp[0], vm_addr(w, &O[0], l), true, rank,
-                                 what, mr, &bytes)
-                     : bk_tensor(w, pc, l, &O[0], sp[1], vm_addr(w, &O[1], l), false, rank,
-                                 what, mr, &bytes))
-                return -1;
-            if (load && async_complete_tx(w, pc, l, vm_addr(w, &O[2], l), bytes, what, mr))
-                return -1;
-        }
-        return 0;
-    }
+    if (in->op == OP_CP_ASYNC_BULK_TENSOR || in->op == OP_CP_REDUCE_ASYNC_BULK_TENSOR ||
+        in->op == OP_CP_ASYNC_BULK_PREFETCH_TENSOR)
+        return bk_tensor_insn(w, pc, M, in, O, sp, what, mr);
+    const bool mcast = bk_has(f, in, MOD_MULTICAST_CLUSTER);
+    const bool cpmask = bk_has(f, in, MOD_CP_MASK);
+    const bool fp = reduce && ir_type_is_float((enum ir_type)in->type[0]);
     for (unsigned l = 0; l < 32; l++) {
         if (!(M >> l & 1))
             continue;
@@ -505,15 +838,52 @@ int bulk_copy(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
         const uint64_t da = vm_addr(w, &O[0], l), sa = vm_addr(w, &O[1], l);
         unsigned dxs, sxs;
         uint8_t *dp, *spp;
-        if (bk_range(w, pc, l, sp[1], sa, n, false, what, "source", &sxs, &spp) ||
-            bk_range(w, pc, l, sp[0], da, n, true, what, "destination", &dxs, &dp))
+        if (bk_range(w, pc, l, sp[1], sa, n, false, what, "source", &sxs, &spp))
+            return -1;
+        if (mcast) { /* the same bytes and complete_tx at the same offsets in each CTA of
+                        the 16-bit ctaMask, in rank order */
+            const uint32_t mask = (uint32_t)vm_get(w, &O[4], l) & 0xffffu;
+            const uint64_t ba = vm_addr(w, &O[3], l);
+            if (n)
+                bk_report(mr, l, sa, sxs, n, false, spp);
+            for (unsigned r = 0; r < 16; r++) {
+                uint64_t dr, br;
+                if (!(mask >> r & 1))
+                    continue;
+                if (bk_mcast_addr(w, pc, l, da, r, mask, what, &dr) ||
+                    bk_mcast_addr(w, pc, l, ba, r, mask, what, &br) ||
+                    bk_range(w, pc, l, SP_SHARED_CLUSTER, dr, n, true, what, "destination",
+                             &dxs, &dp))
+                    return -1;
+                if (n) {
+                    memmove(dp, spp, n);
+                    bk_report(mr, l, dr, dxs, n, true, dp);
+                }
+                if (async_complete_tx(w, pc, l, br, n, what, mr))
+                    return -1;
+            }
+            continue;
+        }
+        if (bk_range(w, pc, l, sp[0], da, n, true, what, "destination", &dxs, &dp))
             return -1;
         if (n) {
             bk_report(mr, l, sa, sxs, n, false, spp);
-            if (reduce)
+            if (fp) {
+                if (bk_reduce_fp(op, in->type[0], dp, spp, n)) {
+                    interp_fault(w, pc, l, TRAP_ILLEGAL, da, 16, SP_GLOBAL, true,
+                                 "cp.reduce.async.bulk: reduction not implemented");
+                    return -1;
+                }
+            } else if (reduce) {
                 bk_reduce(op, in->type[0], dp, spp, n, sp[0] == SP_GLOBAL);
-            else
+            } else if (cpmask) { /* byte i of each 16-byte chunk only where bit i is set */
+                const uint32_t bm = (uint32_t)vm_get(w, &O[in->nopnd - 1], l) & 0xffffu;
+                for (uint64_t o = 0; o < n; o++)
+                    if (bm >> (o % BULK_ALIGN) & 1)
+                        dp[o] = spp[o];
+            } else {
                 memmove(dp, spp, n);
+            }
             bk_report(mr, l, da, dxs, n, true, dp);
         }
         if (mbar && async_complete_tx(w, pc, l, vm_addr(w, &O[3], l), n, what, mr))

@@ -119,13 +119,14 @@ int async_complete_tx(struct warp *w, uint32_t pc, unsigned l, uint64_t ad, uint
 
 /* ------------------------------------------------------------------ bulk.c */
 
-/* Does bulk.c implement this cp.async.bulk / cp.reduce.async.bulk / cp.async.bulk.prefetch
- * form? Load time only. */
+/* Does bulk.c implement this cp.async.bulk{.tensor} / cp.reduce.async.bulk{.tensor} /
+ * cp.async.bulk.prefetch{.tensor} form? Load time only. */
 bool bulk_supported(const struct ir_func *f, const struct ir_insn *in, const struct ir_opnd *O);
 /* Why such an instruction is refused, or NULL when it is not one of bulk.c's. */
 const char *bulk_unsupported_why(const struct ir_func *f, const struct ir_insn *in);
-/* cp.async.bulk, cp.reduce.async.bulk, cp.async.bulk.prefetch.L2: each executing lane's copy,
- * completed at once (signalling its mbarrier's complete_tx). */
+/* cp.async.bulk, cp.reduce.async.bulk, cp.async.bulk.prefetch.L2 and their .tensor forms:
+ * each executing lane's copy, completed at once (signalling its mbarrier's complete_tx, in each
+ * CTA of the ctaMask with .multicast::cluster). */
 int bulk_copy(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
               const struct ir_opnd *O, const struct tc_mem *mr);
 
