@@ -61,6 +61,19 @@ int tensor_wmma_store(struct warp *w, uint32_t pc, uint32_t M, const struct ir_i
 int tensor_wmma_mma(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
                     const struct ir_opnd *O);
 
+/* ------------------------------------------------------------------ tensor_kind.c */
+
+/* Does tensor_kind.c implement this mma (the sm_120a .kind::f8f6f4 form and the block-scaled
+ * .kind::mxf8f6f4 / mxf4 / mxf4nvf4 forms, with operand vectors of the right registers)? Load
+ * time only (the MMA_KIND row of ops/tensor.inc). */
+bool tensor_kind_supported(const struct ir_func *f, const struct ir_insn *in,
+                           const struct ir_opnd *O);
+/* Does the instruction carry a .kind or .block_scale modifier (for the refusal message)? */
+bool tensor_kind_is_kind(const struct ir_func *f, const struct ir_insn *in);
+/* mma.sync.aligned .kind::f8f6f4 / mxf8f6f4 / mxf4 / mxf4nvf4: D = (SA A) * (SB B) + C. */
+int tensor_kind_mma(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
+                    const struct ir_opnd *O);
+
 /* ------------------------------------------------------------------ async.c */
 
 /* Does async.c implement this cp.async / mbarrier instruction? Load time only. */
