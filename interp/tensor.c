@@ -1027,8 +1027,10 @@ const char *tensor_unsupported_why(const struct ir_func *f, const struct ir_insn
                ".satfinite)";
     case OP_LDMATRIX:
     case OP_STMATRIX:
-        return "unsupported (ldmatrix/stmatrix: implemented is .m8n8 .x1/.x2/.x4 .b16; not the "
-               ".b8 forms)";
+        return "unsupported (ldmatrix/stmatrix: implemented are .m8n8 .x1/.x2/.x4 {.trans} "
+               ".b16, ldmatrix .m16n16 .x1/.x2 .trans .b8 (also .b8x16.b6x16_p32/.b4x16_p64), "
+               "ldmatrix .m8n16 .x1/.x2/.x4 .b8x16.b6x16_p32/.b4x16_p64 and stmatrix .m16n8 "
+               ".x1/.x2/.x4 .trans .b8; not this form)";
     case OP_MOVMATRIX: return "unsupported (movmatrix: only .m8n8.trans.b16)";
     default: return NULL;
     }

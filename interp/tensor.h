@@ -74,6 +74,17 @@ bool tensor_kind_is_kind(const struct ir_func *f, const struct ir_insn *in);
 int tensor_kind_mma(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
                     const struct ir_opnd *O);
 
+/* Does tensor_kind.c implement this ldmatrix (st: stmatrix): the 8-bit sm_100a / sm_120a forms
+ * ldmatrix .m16n16 .trans .b8 / .b8x16.b6x16_p32 / .b8x16.b4x16_p64, ldmatrix .m8n16
+ * .b8x16.{b6x16_p32,b4x16_p64}, stmatrix .m16n8 .trans .b8? Load time only. */
+bool tensor_kind_ldst_supported(const struct ir_func *f, const struct ir_insn *in,
+                                const struct ir_opnd *O, bool st);
+/* Those ldmatrix / stmatrix forms (one 16-byte row per address lane). */
+int tensor_kind_ldmatrix(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
+                         const struct ir_opnd *O, const struct tc_mem *mr);
+int tensor_kind_stmatrix(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
+                         const struct ir_opnd *O, const struct tc_mem *mr);
+
 /* ------------------------------------------------------------------ async.c */
 
 /* Does async.c implement this cp.async / mbarrier instruction? Load time only. */

@@ -383,3 +383,224 @@ int tensor_kind_mma(struct warp *w, uint32_t pc, uint32_t M, const struct ir_ins
     }
     return 0;
 }
+
+/* ====================================================================== ldmatrix / stmatrix .b8 */
+
+/*
+ * The 8-bit forms of ldmatrix / stmatrix (sm_100a / sm_120a, PTX ISA 8.6):
+ *   ldmatrix.sync.aligned.m16n16.{x1,x2}.trans{.shared{::cta}}.b8 r, [p]
+ *   ldmatrix.sync.aligned.m16n16.{x1,x2}.trans{.ss}.b8x16.{b6x16_p32,b4x16_p64} r, [p]
+ *   ldmatrix.sync.aligned.m8n16.{x1,x2,x4}{.ss}.b8x16.{b6x16_p32,b4x16_p64} r, [p]
+ *   stmatrix.sync.aligned.m16n8.{x1,x2,x4}.trans{.ss}.b8 [p], r
+ * Every lane whose address the form uses gives one 16-byte row. A .b6x16_p32 / .b4x16_p64
+ * row is 16 elements of 6 / 4 bits packed LSB first and 32 / 64 bits of padding; each element
+ * lands in bits 0-5 / 0-3 of its byte, the other bits 0 (CUTLASS fp4_shift_A: "ld.matrix
+ * b4x16_p64 places FP4 data at the first four bits in each eight-bit container"). With
+ * g = groupID and t = threadID_in_group of the receiving lane:
+ *   .m16n16 (.trans): matrix j is the 16 rows of lanes 16 j .. 16 j + 15; register 2 j + h,
+ *     byte e = byte g + 8 h of the row of lane 16 j + 4 t + e (the transpose: row g + 8 h,
+ *     columns 4 t .. 4 t + 3 of the .m16n8k32 8-bit A fragment);
+ *   .m8n16: matrix j is the rows of lanes 8 j .. 8 j + 7; register j, byte e = byte
+ *     4 t + e of the row of lane 8 j + g;
+ *   stmatrix .m16n8 (.trans): register j, byte q of lane (g, t) goes to byte g + 8 (q / 2) of
+ *     the row of lane 8 j + 2 t + q % 2 (the m16n8 accumulator layout, transposed).
+ * The ISA draws these only in figures; the layouts are CUTLASS's (cute/atom/
+ * copy_traits_sm100.hpp SM100_U8x8/U8x16_LDSM_T, SM100_SU4/SU6_DU8x16_x1/x2/x4_LDSM_N,
+ * SM100_U8x4/U8x8/U8x16_STSM_T; for the LDSM_T atoms before the byte shuffle
+ * cute/arch/copy_sm100.hpp applies after the instruction).
+ */
+struct tk_ldst {
+    unsigned shape; /* 1616 (.m16n16), 816 (.m8n16), 168 (.m16n8) */
+    unsigned num;   /* .x1 / .x2 / .x4 */
+    bool trans;
+    unsigned src;   /* bits of a source element: 8 (.b8), 6 (.b6x16_p32), 4 (.b4x16_p64) */
+    bool b8x16;     /* .b8x16 destination format given */
+    unsigned nt;
+    bool other;
+};
+
+static void tk_ldst_decode(const struct ir_func *f, const struct ir_insn *in, struct tk_ldst *d)
+{
+    memset(d, 0, sizeof *d);
+    for (unsigned i = 0; i < in->nmod && in->mod + i < f->nmods; i++) {
+        const enum ir_mod md = (enum ir_mod)f->mods[in->mod + i];
+        if (ir_mod_kind(md) == MK_TYPE) {
+            const unsigned t = (unsigned)ir_mod_value(md);
+            d->nt++;
+            if (t == T_B8)
+                d->src = 8;
+            else if (t == T_B8X16)
+                d->b8x16 = true;
+            else if (t == T_B6X16_P32)
+                d->src = 6;
+            else if (t == T_B4X16_P64)
+                d->src = 4;
+            else
+                d->other = true;
+            continue;
+        }
+        switch (md) {
+        case MOD_M16N16: d->shape = 1616; break;
+        case MOD_M8N16: d->shape = 816; break;
+        case MOD_M16N8: d->shape = 168; break;
+        case MOD_X1: d->num = 1; break;
+        case MOD_X2: d->num = 2; break;
+        case MOD_X4: d->num = 4; break;
+        case MOD_TRANS: d->trans = true; break;
+        case MOD_SYNC: case MOD_ALIGNED: case MOD_SHARED: case MOD_SHARED_CTA: break;
+        default: d->other = true; break;
+        }
+    }
+}
+
+/* Is d one of the forms above? Fills the destination / source registers and address rows. */
+static bool tk_ldst_form(const struct tk_ldst *d, bool st, unsigned *nregs, unsigned *nrows)
+{
+    if (d->other || !d->num || !d->src)
+        return false;
+    const bool plain = d->src == 8 && !d->b8x16 && d->nt == 1;
+    const bool packed = d->src != 8 && d->b8x16 && d->nt == 2;
+    if (st) {
+        *nregs = d->num, *nrows = 8 * d->num;
+        return d->shape == 168 && d->trans && plain;
+    }
+    if (d->shape == 1616) {
+        *nregs = 2 * d->num, *nrows = 16 * d->num;
+        return d->num <= 2 && d->trans && (plain || packed);
+    }
+    *nregs = d->num, *nrows = 8 * d->num;
+    return d->shape == 816 && !d->trans && packed;
+}
+
+/* See tensor.h. */
+bool tensor_kind_ldst_supported(const struct ir_func *f, const struct ir_insn *in,
+                                const struct ir_opnd *O, bool st)
+{
+    struct tk_ldst d;
+    unsigned nregs, nrows;
+    if (in->op != (st ? OP_STMATRIX : OP_LDMATRIX) || in->nopnd != 2)
+        return false;
+    tk_ldst_decode(f, in, &d);
+    if (!tk_ldst_form(&d, st, &nregs, &nrows))
+        return false;
+    const unsigned ia = st ? 0 : 1, iv = st ? 1 : 0;
+    return O[ia].kind == OPK_ADDR && tk_opnd_ok(f, &O[iv], nregs, RF_B32, !st, false);
+}
+
+/* The 16-byte rows of lanes 0 .. nrows - 1 (host pointers; a fault names the lane). */
+static int tk_rows(struct warp *w, uint32_t pc, const struct ir_opnd *a, unsigned nrows,
+                   bool wr, const char *what, uint8_t *rows[32], uint64_t ads[32])
+{
+    const unsigned xs = vm_xs(w, a);
+    for (unsigned l = 0; l < nrows; l++) {
+        const uint64_t ad = vm_addr(w, a, l);
+        ads[l] = ad;
+        const int k = vm_xlate(w, xs, l, ad, 16, wr, &rows[l]);
+        if (k) {
+            char msg[96];
+            snprintf(msg, sizeof msg, "%s: row address of lane %u", what, l);
+            interp_fault(w, pc, l, (enum trap_kind)k, ad, 16, vm_xs_space(xs, ad), wr, msg);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* The 16 elements of a source row as bytes (6- and 4-bit elements unpacked, LSB first). */
+static void tk_unpack_row(const uint8_t *p, unsigned src, uint8_t out[16])
+{
+    if (src == 8) {
+        memcpy(out, p, 16);
+        return;
+    }
+    uint64_t lo = 0, hi = 0;
+    memcpy(&lo, p, 8);
+    memcpy(&hi, p + 8, 8);
+    for (unsigned e = 0; e < 16; e++) {
+        const unsigned b = e * src;
+        const uint64_t v =
+            b >= 64 ? hi >> (b - 64) : (lo >> b | (b + src > 64 ? hi << (64 - b) : 0));
+        out[e] = (uint8_t)(v & ((1u << src) - 1));
+    }
+}
+
+/* See tensor.h. */
+int tensor_kind_ldmatrix(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
+                         const struct ir_opnd *O, const struct tc_mem *mr)
+{
+    if (M != 0xffffffffu) {
+        char msg[160];
+        snprintf(msg, sizeof msg,
+                 "ldmatrix: a .sync.aligned matrix instruction executed by lanes %08x, not by "
+                 "the whole warp",
+                 M);
+        interp_fault(w, pc, (unsigned)__builtin_ctz(~M), TRAP_ILLEGAL, 0, 0, 0, false, msg);
+        return -1;
+    }
+    struct tk_ldst d;
+    unsigned nregs = 0, nrows = 0;
+    tk_ldst_decode(w->fn->f, in, &d);
+    tk_ldst_form(&d, false, &nregs, &nrows);
+    uint8_t *rows[32], el[32][16];
+    uint64_t ads[32];
+    if (tk_rows(w, pc, &O[1], nrows, false, "ldmatrix", rows, ads))
+        return -1;
+    const unsigned xs = vm_xs(w, &O[1]);
+    for (unsigned r = 0; r < nrows; r++) {
+        tk_unpack_row(rows[r], d.src, el[r]);
+        tc_mem_report(mr, r, ads[r], xs, 16, false, rows[r]);
+    }
+    for (unsigned k = 0; k < nregs; k++) {
+        const struct ir_opnd e = vm_elem(w->fn, &O[0], k);
+        for (unsigned l = 0; l < 32; l++) {
+            const unsigned g = l >> 2, t = l & 3;
+            uint32_t v = 0;
+            for (unsigned b = 0; b < 4; b++) {
+                const uint8_t x = d.shape == 1616
+                                      ? el[16 * (k >> 1) + 4 * t + b][g + 8 * (k & 1)]
+                                      : el[8 * k + g][4 * t + b];
+                v |= (uint32_t)x << 8 * b;
+            }
+            w->r32[e.slot][l].u = v;
+        }
+    }
+    return 0;
+}
+
+/* See tensor.h. */
+int tensor_kind_stmatrix(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
+                         const struct ir_opnd *O, const struct tc_mem *mr)
+{
+    if (M != 0xffffffffu) {
+        char msg[160];
+        snprintf(msg, sizeof msg,
+                 "stmatrix: a .sync.aligned matrix instruction executed by lanes %08x, not by "
+                 "the whole warp",
+                 M);
+        interp_fault(w, pc, (unsigned)__builtin_ctz(~M), TRAP_ILLEGAL, 0, 0, 0, false, msg);
+        return -1;
+    }
+    struct tk_ldst d;
+    unsigned nregs = 0, nrows = 0;
+    tk_ldst_decode(w->fn->f, in, &d);
+    tk_ldst_form(&d, true, &nregs, &nrows);
+    uint8_t *rows[32], el[32][16];
+    uint64_t ads[32];
+    if (tk_rows(w, pc, &O[0], nrows, true, "stmatrix", rows, ads))
+        return -1;
+    for (unsigned j = 0; j < nregs; j++) {
+        const struct ir_opnd e = vm_elem(w->fn, &O[1], j);
+        for (unsigned l = 0; l < 32; l++) {
+            const unsigned g = l >> 2, t = l & 3;
+            const uint32_t v = w->r32[e.slot][l].u;
+            for (unsigned q = 0; q < 4; q++)
+                el[8 * j + 2 * t + (q & 1)][g + 8 * (q >> 1)] = (uint8_t)(v >> 8 * q);
+        }
+    }
+    const unsigned xs = vm_xs(w, &O[0]);
+    for (unsigned r = 0; r < nrows; r++) {
+        memcpy(rows[r], el[r], 16);
+        tc_mem_report(mr, r, ads[r], xs, 16, true, rows[r]);
+    }
+    return 0;
+}
