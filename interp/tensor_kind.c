@@ -1,8 +1,9 @@
 /*
  * interp/tensor_kind.c — the sm_120a .kind forms of mma.sync.aligned: .kind::f8f6f4 and the
- * block-scaled .kind::mxf8f6f4 / .kind::mxf4 / .kind::mxf4nvf4 (.block_scale{.scale_vec::NX}).
- * One call per warp instruction (interp/ops/tensor.inc, row MMA_KIND); interp/tensor.c keeps
- * the other mma forms and the refusal message of what neither file implements.
+ * block-scaled .kind::mxf8f6f4 / .kind::mxf4 / .kind::mxf4nvf4 (.block_scale{.scale_vec::NX}),
+ * and the 8-bit sm_100a / sm_120a ldmatrix / stmatrix forms (see the second part below). One
+ * call per warp instruction (interp/ops/tensor.inc, rows MMA_KIND, LDMATRIX_B8, STMATRIX_B8);
+ * interp/tensor.c keeps the other forms and the refusal message of what neither implements.
  *
  * Forms (PTX ISA 8.7+, "mma" and "Warp-level matrix instructions with block scaling"; the
  * combinations are those ptxas 13.0 accepts for sm_120a):
