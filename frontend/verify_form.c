@@ -885,8 +885,9 @@ void verify_probed_forms(struct vctx *v, const struct declmap *dm,
     }
     if (in->op == OP_MMA || in->op == OP_MMA_SP || in->op == OP_MMA_SP_ORDERED ||
         in->op == OP_WMMA_MMA || in->op == OP_WMMA_LOAD || in->op == OP_WMMA_STORE) {
-        /* ptxas 13 "Arguments mismatch for instruction 'mma'": the fragments of an mma without
-           .f64 are vectors of 32-bit registers */
+        /* ptxas 13 "Arguments mismatch for instruction 'mma'": the fragments (d, a, b, c) of
+           an mma without .f64 are vectors of 32-bit registers (the block-scale selectors
+           after them may be 16-bit) */
         const bool mma32 = (in->op == OP_MMA || in->op == OP_MMA_SP ||
                             in->op == OP_MMA_SP_ORDERED) && !has_mod(f, in, MOD_F64);
         for (unsigned i = 0; i < in->nopnd; i++) {
@@ -897,7 +898,7 @@ void verify_probed_forms(struct vctx *v, const struct declmap *dm,
             for (unsigned k = 0; k < o->n; k++) {
                 const struct ir_opnd *e = &f->opnds[o->first + k];
                 const struct ir_regdecl *d = e->kind == OPK_REG ? decl_of(dm, f, e) : NULL;
-                if (mma32 && d && ir_type_size(d->type) != 4) {
+                if (mma32 && i < 4 && d && ir_type_size(d->type) != 4) {
                     VERR(v, in, "operand %u of '%s': a vector of 32-bit registers", i + 1,
                          name);
                     break;
