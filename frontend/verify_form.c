@@ -888,7 +888,12 @@ void verify_probed_forms(struct vctx *v, const struct declmap *dm,
         break;
     }
     if (in->op == OP_MMA || in->op == OP_MMA_SP || in->op == OP_MMA_SP_ORDERED ||
-        in->op == OP_WMMA_MMA || in->op == OP_WMMA_LOAD || in->op == OP_WMMA_STORE)
+        in->op == OP_WMMA_MMA || in->op == OP_WMMA_LOAD || in->op == OP_WMMA_STORE) {
+        /* ptxas 13 "Arguments mismatch for instruction 'mma'": the fragments (d, a, b, c) of
+           an mma without .f64 are vectors of 32-bit registers (the block-scale selectors
+           after them may be 16-bit) */
+        const bool mma32 = (in->op == OP_MMA || in->op == OP_MMA_SP ||
+                            in->op == OP_MMA_SP_ORDERED) && !has_mod(f, in, MOD_F64);
         for (unsigned i = 0; i < in->nopnd; i++) {
             const struct ir_opnd *o = ir_opnd(f, in, i);
             if (o->kind != OPK_VEC || o->first + o->n > f->nopnds)
@@ -897,6 +902,11 @@ void verify_probed_forms(struct vctx *v, const struct declmap *dm,
             for (unsigned k = 0; k < o->n; k++) {
                 const struct ir_opnd *e = &f->opnds[o->first + k];
                 const struct ir_regdecl *d = e->kind == OPK_REG ? decl_of(dm, f, e) : NULL;
+                if (mma32 && i < 4 && d && ir_type_size(d->type) != 4) {
+                    VERR(v, in, "operand %u of '%s': a vector of 32-bit registers", i + 1,
+                         name);
+                    break;
+                }
                 enum tkind ek = d ? type_kind(d->type) : TK_OTHER;
                 if (ek == TK_H2)
                     ek = TK_F;
@@ -910,6 +920,7 @@ void verify_probed_forms(struct vctx *v, const struct declmap *dm,
                 k0 = ek;
             }
         }
+    }
     verify_probed_forms2(v, dm, in);
 }
 

@@ -648,11 +648,26 @@ void space_forms(struct vctx *v, const struct ir_insn *in)
         if (sp != SP_NONE && sp != SP_SHARED_CLUSTER)
             VERR(v, in, "'%s' takes .shared::cluster or no state space, not %s", name, spn);
         return;
-    case OP_STMATRIX:
+    case OP_STMATRIX: {
         /* "Modifier '.trans' require for instruction stmatrix with shape '.m16n8'" */
-        if (has_mod(f, in, MOD_M16N8) && !has_mod(f, in, MOD_TRANS))
+        const bool m168 = has_mod(f, in, MOD_M16N8);
+        if (m168 && !has_mod(f, in, MOD_TRANS))
             VERR(v, in, "'stmatrix.m16n8' needs .trans");
+        /* "Incorrect instruction type specified for stmatrix with shape ...", "Unexpected
+           instruction types specified for 'stmatrix'": .m8n8 .b16, .m16n8 .b8, one type */
+        unsigned nt = 0;
+        for (unsigned i = 0; i < in->nmod && in->mod + i < f->nmods; i++)
+            nt += ir_mod_kind((enum ir_mod)f->mods[in->mod + i]) == MK_TYPE;
+        if (nt != 1 || in->type[0] != (m168 ? T_B8 : T_B16))
+            VERR(v, in, "'stmatrix.%s' takes type %s", m168 ? "m16n8" : "m8n8",
+                 m168 ? ".b8" : ".b16");
+        /* "Vector of size N is expected for argument 1 of instruction 'stmatrix'" */
+        const unsigned want = has_mod(f, in, MOD_X4) ? 4 : has_mod(f, in, MOD_X2) ? 2 : 1;
+        const struct ir_opnd *r = in->nopnd > 1 ? ir_opnd(f, in, 1) : NULL;
+        if (r && (r->kind != OPK_VEC || r->n != want))
+            VERR(v, in, "operand 2 of 'stmatrix': a {...} vector of %u registers", want);
         return;
+    }
     case OP_CP_ASYNC_BULK_TENSOR: case OP_CP_ASYNC_BULK_PREFETCH_TENSOR:
     case OP_CP_REDUCE_ASYNC_BULK_TENSOR:
         /* ".dim modifier required for instruction 'cp.async.bulk.tensor'" */

@@ -1055,15 +1055,19 @@ bool tensor_supported(const struct ir_func *f, const struct ir_insn *in, const s
 /* See tensor.h. */
 const char *tensor_unsupported_why(const struct ir_func *f, const struct ir_insn *in)
 {
-    (void)f;
+    if ((in->op == OP_MMA_SP || in->op == OP_MMA_SP_ORDERED) && tensor_kind_is_kind(f, in))
+        return "unsupported (mma.sp with .kind: the sparse .kind::f8f6f4 and block-scaled "
+               "forms are not implemented; the dense ones are)";
     switch (in->op) {
     case OP_MMA:
         return "unsupported (mma: implemented are m8n8k4 .f16 and the dense .row.col forms "
                "m16n8k8/m16n8k16 "
                ".f16/.bf16, m16n8k4/m16n8k8 .tf32, m8n8k4/m16n8k4/m16n8k8/m16n8k16 .f64, "
                "m8n8k16/m16n8k16/m16n8k32 .s8/.u8, m8n8k32/m16n8k32/m16n8k64 .s4/.u4, "
-               "m8n8k128/m16n8k128/m16n8k256 .b1, m16n8k16/m16n8k32 .e4m3/.e5m2; not this "
-               "shape, type or .kind)";
+               "m8n8k128/m16n8k128/m16n8k256 .b1, m16n8k16/m16n8k32 .e4m3/.e5m2, "
+               "m16n8k32 .kind::f8f6f4, m16n8k32 .kind::mxf8f6f4 and m16n8k64 .kind::mxf4/"
+               ".kind::mxf4nvf4 .block_scale; not this shape, type, .satfinite or operand "
+               "form)";
     case OP_MMA_SP:
     case OP_MMA_SP_ORDERED:
         return tensor_sp_unsupported_why(f, in);
@@ -1075,8 +1079,10 @@ const char *tensor_unsupported_why(const struct ir_func *f, const struct ir_insn
                "(.xor.popc / .and.popc); not floating-point .satfinite (PTX before 6.5))";
     case OP_LDMATRIX:
     case OP_STMATRIX:
-        return "unsupported (ldmatrix/stmatrix: implemented is .m8n8 .x1/.x2/.x4 .b16; not the "
-               ".b8 forms)";
+        return "unsupported (ldmatrix/stmatrix: implemented are .m8n8 .x1/.x2/.x4 {.trans} "
+               ".b16, ldmatrix .m16n16 .x1/.x2 .trans .b8 (also .b8x16.b6x16_p32/.b4x16_p64), "
+               "ldmatrix .m8n16 .x1/.x2/.x4 .b8x16.b6x16_p32/.b4x16_p64 and stmatrix .m16n8 "
+               ".x1/.x2/.x4 .trans .b8; not this form)";
     case OP_MOVMATRIX: return "unsupported (movmatrix: only .m8n8.trans.b16)";
     default: return NULL;
     }

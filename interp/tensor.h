@@ -88,6 +88,29 @@ const char *tensor_sp_unsupported_why(const struct ir_func *f, const struct ir_i
  * sparse A expanded by the metadata over the whole warp; undefined metadata is a fault. */
 int tensor_mma_sp(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
                   const struct ir_opnd *O);
+/* ------------------------------------------------------------------ tensor_kind.c */
+
+/* Does tensor_kind.c implement this mma (the sm_120a .kind::f8f6f4 form and the block-scaled
+ * .kind::mxf8f6f4 / mxf4 / mxf4nvf4 forms, with operand vectors of the right registers)? Load
+ * time only (the MMA_KIND row of ops/tensor.inc). */
+bool tensor_kind_supported(const struct ir_func *f, const struct ir_insn *in,
+                           const struct ir_opnd *O);
+/* Does the instruction carry a .kind or .block_scale modifier (for the refusal message)? */
+bool tensor_kind_is_kind(const struct ir_func *f, const struct ir_insn *in);
+/* mma.sync.aligned .kind::f8f6f4 / mxf8f6f4 / mxf4 / mxf4nvf4: D = (SA A) * (SB B) + C. */
+int tensor_kind_mma(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
+                    const struct ir_opnd *O);
+
+/* Does tensor_kind.c implement this ldmatrix (st: stmatrix): the 8-bit sm_100a / sm_120a forms
+ * ldmatrix .m16n16 .trans .b8 / .b8x16.b6x16_p32 / .b8x16.b4x16_p64, ldmatrix .m8n16
+ * .b8x16.{b6x16_p32,b4x16_p64}, stmatrix .m16n8 .trans .b8? Load time only. */
+bool tensor_kind_ldst_supported(const struct ir_func *f, const struct ir_insn *in,
+                                const struct ir_opnd *O, bool st);
+/* Those ldmatrix / stmatrix forms (one 16-byte row per address lane). */
+int tensor_kind_ldmatrix(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
+                         const struct ir_opnd *O, const struct tc_mem *mr);
+int tensor_kind_stmatrix(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
+                         const struct ir_opnd *O, const struct tc_mem *mr);
 
 /* ------------------------------------------------------------------ async.c */
 

@@ -9,6 +9,8 @@
 #   fixtures/ptx/sm_90/NAME.ptx    nvcc -arch=sm_90 -ptx -O3
 #   fixtures/ptx/sm_100/NAME.ptx   nvcc -arch=sm_100a -ptx -O3 (only the sources that need
 #                                  sm_100 or later: `// fixtures: sm_100a`)
+#   fixtures/ptx/sm_120/NAME.ptx   nvcc -arch=sm_120a -ptx -O3 (only the sources that need
+#                                  sm_120a: `// fixtures: sm_120a`)
 #   fixtures/ptx/sm_80_G/NAME.ptx  nvcc -arch=sm_80 -ptx -O3 -G   (device debug)
 #   fixtures/ptx/sm_90_L/NAME.ptx  nvcc -arch=sm_90 -ptx -O3 -lineinfo   (source lines,
 #                                  inlining chains: .loc … inlined_at)
@@ -28,7 +30,7 @@
 #                in) and embedding PTX for compute_80; skipped when newer
 #                than the source.
 #   --out DIR    write DIR/sm_XX/NAME.ptx instead (tests/fixtures_uptodate.t)
-#   --variants   which of the six directories to generate (default: all)
+#   --variants   which of the seven directories to generate (default: all)
 #
 # Needs nvcc (PATH, $NVCC or /usr/local/cuda/bin/nvcc).
 set -euo pipefail
@@ -38,7 +40,7 @@ cd "$root"
 
 exe=0
 out=fixtures/ptx
-variants="sm_75 sm_80 sm_90 sm_100 sm_80_G sm_90_L"
+variants="sm_75 sm_80 sm_90 sm_100 sm_120 sm_80_G sm_90_L"
 names=()
 while [ $# -gt 0 ]; do
     case $1 in

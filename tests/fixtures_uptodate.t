@@ -1,6 +1,6 @@
 #!/usr/bin/env perl
 # tests/fixtures_uptodate.t - the committed fixtures/ptx/{sm_75,sm_80,sm_90,sm_100,
-# sm_80_G,sm_90_L}/NAME.ptx are what scripts/gen-fixtures.sh makes of
+# sm_120,sm_80_G,sm_90_L}/NAME.ptx are what scripts/gen-fixtures.sh makes of
 # fixtures/cuda/NAME.cu with the installed nvcc.
 #
 # Regenerates all five variants into a temporary directory (two nvcc at a
@@ -8,7 +8,8 @@
 # `.file` directives (written by -G) are not compared: they hold the paths of
 # the CUDA and gcc headers, which differ between installations.  Without nvcc
 # the test is skipped.  Fix a failure with `scripts/gen-fixtures.sh`.  A source marked
-# `// fixtures: sm_NN` (first line) has no variant older than sm_NN.
+# `// fixtures: sm_NN` (first line) has no variant older than sm_NN; one marked
+# `// fixtures: sm_NNa` only the variants of sm_NN.
 use strict;
 use warnings;
 use File::Basename qw(dirname basename);
@@ -27,7 +28,7 @@ if (!$nvcc) {
     exit 0;
 }
 
-my @variants = qw(sm_75 sm_80 sm_90 sm_100 sm_80_G sm_90_L);
+my @variants = qw(sm_75 sm_80 sm_90 sm_100 sm_120 sm_80_G sm_90_L);
 my @names = map { basename($_, '.cu') } sort glob('fixtures/cuda/*.cu');
 my $tmp = tempdir(CLEANUP => 1);
 my $log = do {
@@ -66,12 +67,22 @@ sub min_sm {
     return $l =~ m{^// fixtures: sm_(\d+)} ? $1 : 0;
 }
 
+# Does the source need an arch-specific target (`// fixtures: sm_NNa`)?
+sub arch_specific {
+    my ($name) = @_;
+    open(my $fh, '<', "fixtures/cuda/$name.cu") or return 0;
+    my $l = <$fh> // '';
+    return $l =~ m{^// fixtures: sm_\d+a\b} ? 1 : 0;
+}
+
 # Expected files, plus committed ones that no source produces any more.
 my @files;
 for my $v (@variants) {
     my ($sm) = $v =~ /^sm_(\d+)/;
     # sm_100 and later: only the sources that need them (gen-fixtures.sh)
-    my @vn = grep { $sm >= min_sm($_) && ($sm < 100 || min_sm($_) >= 100) } @names;
+    # an arch-specific source (`sm_NNa`) only in the variants of sm_NN itself
+    my @vn = grep { $sm >= min_sm($_) && ($sm < 100 || min_sm($_) >= 100) &&
+                    (!arch_specific($_) || $sm == min_sm($_)) } @names;
     push @files, map { "$v/$_.ptx" } @vn;
     my %have = map { ("$v/$_.ptx" => 1) } @vn;
     push @files, grep { !$have{$_} } map { s{^fixtures/ptx/}{}r } sort glob("fixtures/ptx/$v/*.ptx");
