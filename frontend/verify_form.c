@@ -31,7 +31,10 @@ static void verify_type_allowed(struct vctx *v, const struct ir_insn *in, enum t
         bad = k != TK_B && k != TK_I;
         break;
     case OP_MOV: case OP_SELP:
-        bad = sz == 1 || (k == TK_PRED && in->op != OP_MOV);
+        /* the ISA's list: .b16/.b32/.b64 (mov also .b128, .pred), .u/.s 16-64, .f32, .f64;
+           not .f16, .bf16, their x2 forms or .tf32 (ptxas: "Unexpected instruction types") */
+        bad = sz == 1 || (k == TK_PRED && in->op != OP_MOV) ||
+              !(k == TK_B || k == TK_I || k == TK_PRED || t == T_F32 || t == T_F64);
         break;
     case OP_LD: case OP_LDU: case OP_ST:
         bad = k == TK_PRED || k == TK_H2 || k == TK_BH || t == T_F16;
