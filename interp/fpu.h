@@ -958,6 +958,18 @@ static inline uint32_t fpu_hminmax2(uint32_t a, uint32_t b, int bf, int ismax, i
 
 /* ======================================================================= conversions */
 
+/* Value of a 6- or 4-bit float without infinity or NaN (the e2m3, e3m2 and e2m1 of the tensor
+ * instructions' .kind::f8f6f4 / mxf4 kinds; subnormals at exponent 0) of eb exponent and mb
+ * mantissa bits, its sign at bit eb + mb of b. Exact in double. */
+static inline double fpu_minifloat(uint32_t b, unsigned eb, unsigned mb)
+{
+    const unsigned e = b >> mb & ((1u << eb) - 1), m = b & ((1u << mb) - 1);
+    const int bias = (1 << (eb - 1)) - 1;
+    const double v = e ? ldexp((double)(m | 1u << mb), (int)e - bias - (int)mb)
+                       : ldexp((double)m, 1 - bias - (int)mb);
+    return b >> (eb + mb) & 1 ? -v : v;
+}
+
 /* Value of an encoding of format f as a double (exact for every format up to f64). */
 static inline double fpu_unpack(uint64_t bits, struct fpu_fmt f)
 {

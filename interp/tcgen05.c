@@ -1029,17 +1029,6 @@ static int tc5_desc(struct warp *w, uint32_t pc, unsigned l, uint64_t v, const c
     return 0;
 }
 
-/* Value of a 6- or 4-bit float (e2m3, e3m2, e2m1: no infinity or NaN, subnormals at
- * exponent 0) of eb exponent and mb mantissa bits, its sign at bit eb + mb. */
-static inline double tc5_minifloat(uint32_t b, unsigned eb, unsigned mb)
-{
-    const unsigned e = b >> mb & ((1u << eb) - 1), m = b & ((1u << mb) - 1);
-    const int bias = (1 << (eb - 1)) - 1;
-    const double v = e ? ldexp((double)(m | 1u << mb), (int)e - bias - (int)mb)
-                       : ldexp((double)m, 1 - bias - (int)mb);
-    return b >> (eb + mb) & 1 ? -v : v;
-}
-
 /* Element bits -> value; t an ir type (T_F16, T_BF16, T_TF32, T_E4M3, T_E5M2, T_E2M3, T_E3M2,
  * T_E2M1, T_S8, T_U8; T_E2M1X2 stands for the densely packed e2m1 of .kind::mxf4 /
  * mxf4nvf4). */
@@ -1051,10 +1040,10 @@ static inline double tc5_val(unsigned t, uint32_t b)
     case T_TF32: return (double)fpu_u2f(b & 0xffffe000u);
     case T_E4M3: return fpu_unpack(b & 0xff, FPU_E4M3);
     case T_E5M2: return fpu_unpack(b & 0xff, FPU_E5M2);
-    case T_E2M3: return tc5_minifloat(b, 2, 3);
-    case T_E3M2: return tc5_minifloat(b, 3, 2);
+    case T_E2M3: return fpu_minifloat(b, 2, 3);
+    case T_E3M2: return fpu_minifloat(b, 3, 2);
     case T_E2M1:
-    case T_E2M1X2: return tc5_minifloat(b, 2, 1);
+    case T_E2M1X2: return fpu_minifloat(b, 2, 1);
     case T_S8: return (int8_t)(uint8_t)b;
     default: return (uint8_t)b;
     }

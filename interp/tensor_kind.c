@@ -202,17 +202,6 @@ bool tensor_kind_is_kind(const struct ir_func *f, const struct ir_insn *in)
     return d.kind != 0 || d.bs;
 }
 
-/* Value of a 6- or 4-bit float (e2m3, e3m2, e2m1: no infinity or NaN, subnormals at exponent
- * 0) of eb exponent and mb mantissa bits, its sign at bit eb + mb of b. */
-static inline double tk_minifloat(uint32_t b, unsigned eb, unsigned mb)
-{
-    const unsigned e = b >> mb & ((1u << eb) - 1), m = b & ((1u << mb) - 1);
-    const int bias = (1 << (eb - 1)) - 1;
-    const double v = e ? ldexp((double)(m | 1u << mb), (int)e - bias - (int)mb)
-                       : ldexp((double)m, 1 - bias - (int)mb);
-    return b >> (eb + mb) & 1 ? -v : v;
-}
-
 /* Value of the 8-bit container c of element type t (.kind::f8f6f4 / mxf8f6f4), or of a
  * packed e2m1 nibble (t == T_E2M1X2). */
 static inline double tk_val(unsigned t, uint32_t c)
@@ -220,10 +209,10 @@ static inline double tk_val(unsigned t, uint32_t c)
     switch (t) {
     case T_E4M3: return fpu_unpack(c & 0xff, FPU_E4M3);
     case T_E5M2: return fpu_unpack(c & 0xff, FPU_E5M2);
-    case T_E2M3: return tk_minifloat(c & 0x3f, 2, 3);
-    case T_E3M2: return tk_minifloat(c & 0x3f, 3, 2);
-    case T_E2M1: return tk_minifloat(c >> 2 & 0xf, 2, 1);
-    default: return tk_minifloat(c & 0xf, 2, 1);
+    case T_E2M3: return fpu_minifloat(c & 0x3f, 2, 3);
+    case T_E3M2: return fpu_minifloat(c & 0x3f, 3, 2);
+    case T_E2M1: return fpu_minifloat(c >> 2 & 0xf, 2, 1);
+    default: return fpu_minifloat(c & 0xf, 2, 1);
     }
 }
 
@@ -286,15 +275,8 @@ static inline uint32_t tk_reg(const struct warp *w, const struct ir_opnd *o, uns
 int tensor_kind_mma(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
                     const struct ir_opnd *O)
 {
-    if (M != 0xffffffffu) {
-        char msg[160];
-        snprintf(msg, sizeof msg,
-                 "mma: a .sync.aligned matrix instruction executed by lanes %08x, not by the "
-                 "whole warp",
-                 M);
-        interp_fault(w, pc, (unsigned)__builtin_ctz(~M), TRAP_ILLEGAL, 0, 0, 0, false, msg);
+    if (tensor_whole_warp(w, pc, M, "mma"))
         return -1;
-    }
     struct tk_insn d;
     unsigned nsf = 0;
     tk_decode(w->fn->f, in, &d);
@@ -529,15 +511,8 @@ static void tk_unpack_row(const uint8_t *p, unsigned src, uint8_t out[16])
 int tensor_kind_ldmatrix(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
                          const struct ir_opnd *O, const struct tc_mem *mr)
 {
-    if (M != 0xffffffffu) {
-        char msg[160];
-        snprintf(msg, sizeof msg,
-                 "ldmatrix: a .sync.aligned matrix instruction executed by lanes %08x, not by "
-                 "the whole warp",
-                 M);
-        interp_fault(w, pc, (unsigned)__builtin_ctz(~M), TRAP_ILLEGAL, 0, 0, 0, false, msg);
+    if (tensor_whole_warp(w, pc, M, "ldmatrix"))
         return -1;
-    }
     struct tk_ldst d;
     unsigned nregs = 0, nrows = 0;
     tk_ldst_decode(w->fn->f, in, &d);
@@ -572,15 +547,8 @@ int tensor_kind_ldmatrix(struct warp *w, uint32_t pc, uint32_t M, const struct i
 int tensor_kind_stmatrix(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
                          const struct ir_opnd *O, const struct tc_mem *mr)
 {
-    if (M != 0xffffffffu) {
-        char msg[160];
-        snprintf(msg, sizeof msg,
-                 "stmatrix: a .sync.aligned matrix instruction executed by lanes %08x, not by "
-                 "the whole warp",
-                 M);
-        interp_fault(w, pc, (unsigned)__builtin_ctz(~M), TRAP_ILLEGAL, 0, 0, 0, false, msg);
+    if (tensor_whole_warp(w, pc, M, "stmatrix"))
         return -1;
-    }
     struct tk_ldst d;
     unsigned nregs = 0, nrows = 0;
     tk_ldst_decode(w->fn->f, in, &d);
