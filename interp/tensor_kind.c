@@ -46,6 +46,10 @@
  * order, and the same rule as tcgen05's scale-factor ID. ue8m0: 2^(b - 127), 0xff NaN; ue4m3:
  * the e4m3 of the low 7 bits (0x7f NaN), bit 7 ignored (interp/tcgen05.c's reading).
  *
+ * The sparse .kind forms (mma.sp::ordered_metadata m16n8k64 / m16n8k128) run in tensor_sp.c,
+ * which takes their form (tensor_kind_sp_form), element values (tensor_kind_elem) and block
+ * scales (tensor_kind_scales) from here.
+ *
  * Numerics as tensor.c's: every product a * sa * b * sb is exact in double (at most 4 + 4
  * significant bits times powers of two or 4-bit scales), the products are summed in double in
  * k order starting from C and the sum is rounded once (round to nearest even) to f32 or f16.

@@ -9,6 +9,26 @@
  *   .s4 / .u4     m16n8k64, m16n8k128 (s32, .satfinite optional)          4:8 in pairs
  *   .e4m3 / .e5m2 m16n8k64 (f32 C/D; sm_89)                               2:4
  *
+ * and the sm_120a / sm_121a .kind forms (PTX ISA 8.7+, mma.sp::ordered_metadata only; ptxas
+ * refuses them under plain mma.sp), D = (SA x A) * (SB x B) + C:
+ *
+ *   m16n8k64 .kind::f8f6f4 .dtype.atype.btype.ctype (f16 or f32 C/D)        2:4
+ *   m16n8k64 .kind::mxf8f6f4 .block_scale{.scale_vec::1X} .f32...ue8m0      2:4
+ *   m16n8k128 .kind::mxf4 .block_scale{.scale_vec::2X} .f32.e2m1.e2m1.f32.ue8m0   4:8 pairs
+ *   m16n8k128 .kind::mxf4nvf4 .block_scale.scale_vec::2X ...ue8m0 / ::4X ...ue4m3  4:8 pairs
+ *
+ * operands d, a, b, c, e, f{, sa, {bid-a, tid-a}, sb, {bid-b, tid-b}} (CUTLASS
+ * cute/arch/mma_sm120_sparse.hpp). atype / btype of the 8-bit kinds are any of .e4m3 .e5m2
+ * .e3m2 .e2m3 .e2m1 in 8-bit containers (tensor_kind_elem: e2m1 in bits 2-5), metadata 2:4 as
+ * the .e4m3 form; the 4-bit kinds hold packed e2m1, eight a register, metadata 4:8 in pairs
+ * as .s4 (the ISA's sparse granularity). The fragments are those of the .e4m3 m16n8k64 and
+ * .s4 m16n8k128 forms (the same as CUTLASS's SM120_SPARSE_16x8x64_TN / 16x8x128_TN_VS
+ * ALayout / BLayout); ptxas takes only selector 0 (all four lanes of a group hold metadata).
+ * Block scales (tensor_kind_scales): row m of A and column n of B scaled per K block of
+ * K / scale_vec dense columns (64 with .kind::mxf8f6f4, CUTLASS's VS of its sparse 16x8x64
+ * atom; 64 / 32 with the 4-bit kinds), a stored element by the block of its dense column, in
+ * the lanes and bytes of the dense forms (tensor_kind.c).
+ *
  * One call per warp instruction (interp/ops/tensor.inc). A holds the 16 x K/2 stored (non-zero)
  * elements of the 16 x K sparse matrix, in the fragment layout of a dense A of K/2 (the ISA's
  * sparse A figures give the same rows and columns: firstcol = 4 * threadID_in_group for the
@@ -130,7 +150,7 @@ static void sp_decode(const struct ir_func *f, const struct ir_insn *in, struct 
             break;
         default:
             fm->other = true;
-            break; /* .kind::…, .block_scale, another shape… */
+            break; /* another shape… (the .kind forms: tensor_kind_sp_form) */
         }
     }
 }
