@@ -27,7 +27,11 @@
  * Block scales (tensor_kind_scales): row m of A and column n of B scaled per K block of
  * K / scale_vec dense columns (64 with .kind::mxf8f6f4, CUTLASS's VS of its sparse 16x8x64
  * atom; 64 / 32 with the 4-bit kinds), a stored element by the block of its dense column, in
- * the lanes and bytes of the dense forms (tensor_kind.c).
+ * the lanes and bytes of the dense forms (tensor_kind.c). Not verified on hardware: the
+ * metadata lanes are this file's reading of the ISA's metadata figures for every form, while
+ * CUTLASS's ELayouts (its SM80 and SM120 sparse atoms, values stride 0 or 16) partition the
+ * metadata by lane 4 g + a + 2 b = row g + 8 a, K half b; CUTLASS stores its metadata
+ * reordered, so the two need not conflict, but a probe on sm_120 hardware would settle it.
  *
  * One call per warp instruction (interp/ops/tensor.inc). A holds the 16 x K/2 stored (non-zero)
  * elements of the 16 x K sparse matrix, in the fragment layout of a dense A of K/2 (the ISA's
