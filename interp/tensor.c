@@ -1055,9 +1055,14 @@ bool tensor_supported(const struct ir_func *f, const struct ir_insn *in, const s
 /* See tensor.h. */
 const char *tensor_unsupported_why(const struct ir_func *f, const struct ir_insn *in)
 {
-    if ((in->op == OP_MMA_SP || in->op == OP_MMA_SP_ORDERED) && tensor_kind_is_kind(f, in))
-        return "unsupported (mma.sp with .kind: the sparse .kind::f8f6f4 and block-scaled "
-               "forms are not implemented; the dense ones are)";
+    if ((in->op == OP_MMA_SP || in->op == OP_MMA_SP_ORDERED) && tensor_kind_is_kind(f, in) &&
+        !tensor_sp_supported_form(f, in))
+        return "unsupported (mma.sp with .kind: implemented are the sm_120a "
+               "mma.sp::ordered_metadata.sync.aligned.row.col forms m16n8k64 .kind::f8f6f4 "
+               "(f16 or f32 C/D), m16n8k64 .kind::mxf8f6f4 .block_scale{.scale_vec::1X} "
+               ".ue8m0, m16n8k128 .kind::mxf4 .block_scale{.scale_vec::2X} .ue8m0 and "
+               ".kind::mxf4nvf4 .block_scale.scale_vec::2X .ue8m0 / ::4X .ue4m3 (f32 C/D), "
+               "with the operands of those forms)";
     switch (in->op) {
     case OP_MMA:
         return "unsupported (mma: implemented are m8n8k4 .f16 and the dense .row.col forms "

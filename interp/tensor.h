@@ -81,6 +81,8 @@ uint64_t tensor_acc_bits(unsigned t, double s);
  * operand vectors, a constant sparsity selector in range)? Load time only. */
 bool tensor_sp_supported(const struct ir_func *f, const struct ir_insn *in,
                          const struct ir_opnd *O);
+/* Are the modifiers of this sparse mma a form tensor_sp.c implements (operands unchecked)? */
+bool tensor_sp_supported_form(const struct ir_func *f, const struct ir_insn *in);
 /* Why a sparse mma is refused (an out-of-range selector, a form not implemented), or NULL
  * when the instruction is not one. */
 const char *tensor_sp_unsupported_why(const struct ir_func *f, const struct ir_insn *in);
@@ -100,6 +102,30 @@ bool tensor_kind_is_kind(const struct ir_func *f, const struct ir_insn *in);
 /* mma.sync.aligned .kind::f8f6f4 / mxf8f6f4 / mxf4 / mxf4nvf4: D = (SA A) * (SB B) + C. */
 int tensor_kind_mma(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
                     const struct ir_opnd *O);
+
+/* What tensor_sp.c shares of tensor_kind.c for the sparse sm_120a .kind forms
+ * (mma.sp::ordered_metadata m16n8k64 .kind::f8f6f4 / .kind::mxf8f6f4 and m16n8k128
+ * .kind::mxf4 / .kind::mxf4nvf4 .block_scale). */
+struct tensor_kind_sp {
+    unsigned k;              /* dense K: 64 or 128 */
+    unsigned nsf;            /* scale factors per row of A / column of B: 1, 2, 4 (0: none) */
+    bool ue8;                /* ue8m0 scales (else ue4m3) */
+    unsigned td, tc;         /* D, C types (.f32, or .f16 for .kind::f8f6f4) */
+    unsigned ta, tb;         /* element types for tensor_kind_elem (T_E2M1X2: packed nibble) */
+};
+/* Is in one of those sparse forms (modifiers only)? Fills o. Load time only. */
+bool tensor_kind_sp_form(const struct ir_func *f, const struct ir_insn *in,
+                         struct tensor_kind_sp *o);
+/* Are S[0..3] the operands sa, {bid-a, tid-a}, sb, {bid-b, tid-b} of a block-scaled mma? */
+bool tensor_kind_scale_opnds_ok(const struct ir_func *f, const struct ir_opnd *S);
+/* Value of an element of type t in its 8-bit container c (e2m1 in bits 2-5), or of a packed
+ * e2m1 nibble (t == T_E2M1X2). */
+double tensor_kind_elem(unsigned t, uint32_t c);
+/* The block scales of an mma with operands S[0..3] as above: sa[m][j] of row m of A and
+ * sb[n][j] of column n of B for K block j < nsf; a selector out of range or differing between
+ * lanes is a fault (-1). */
+int tensor_kind_scales(struct warp *w, uint32_t pc, const struct ir_opnd *S, unsigned nsf,
+                       bool ue8, double sa[16][4], double sb[8][4]);
 
 /* Does tensor_kind.c implement this ldmatrix (st: stmatrix): the 8-bit sm_100a / sm_120a forms
  * ldmatrix .m16n16 .trans .b8 / .b8x16.b6x16_p32 / .b8x16.b4x16_p64, ldmatrix .m8n16

@@ -46,6 +46,10 @@
  * order, and the same rule as tcgen05's scale-factor ID. ue8m0: 2^(b - 127), 0xff NaN; ue4m3:
  * the e4m3 of the low 7 bits (0x7f NaN), bit 7 ignored (interp/tcgen05.c's reading).
  *
+ * The sparse .kind forms (mma.sp::ordered_metadata m16n8k64 / m16n8k128) run in tensor_sp.c,
+ * which takes their form (tensor_kind_sp_form), element values (tensor_kind_elem) and block
+ * scales (tensor_kind_scales) from here.
+ *
  * Numerics as tensor.c's: every product a * sa * b * sb is exact in double (at most 4 + 4
  * significant bits times powers of two or 4-bit scales), the products are summed in double in
  * k order starting from C and the sum is rounded once (round to nearest even) to f32 or f16.
@@ -98,6 +102,7 @@ static void tk_decode(const struct ir_func *f, const struct ir_insn *in, struct 
         case MOD_SCALE_VEC_4X: d->sv = 4; break;
         case MOD_M16N8K32: d->m = 16, d->n = 8, d->k = 32; break;
         case MOD_M16N8K64: d->m = 16, d->n = 8, d->k = 64; break;
+        case MOD_M16N8K128: d->m = 16, d->n = 8, d->k = 128; break;
         case MOD_ROW:
         case MOD_COL:
             if (d->nlay < 2)
@@ -116,9 +121,11 @@ static bool tk_f8f6f4(unsigned t)
     return t == T_E4M3 || t == T_E5M2 || t == T_E3M2 || t == T_E2M3 || t == T_E2M1;
 }
 
-/* Is d a form this file implements? Fills the scale vector size (1, 2, 4; 0 unscaled). */
-static bool tk_form(const struct tk_insn *d, unsigned *nsf)
+/* Is d a form this file implements (sp: the sparse mma.sp::ordered_metadata forms, whose
+ * dense K is twice the dense form's)? Fills the scale vector size (1, 2, 4; 0 unscaled). */
+static bool tk_form(const struct tk_insn *d, bool sp, unsigned *nsf)
 {
+    const unsigned k8 = sp ? 64 : 32, k4 = sp ? 128 : 64;
     if (!d->kind || d->other || d->nlay != 2 || d->col[0] || !d->col[1] || d->n != 8 ||
         d->m != 16)
         return false;
@@ -126,18 +133,18 @@ static bool tk_form(const struct tk_insn *d, unsigned *nsf)
     switch (d->kind) {
     case TK_F8F6F4:
         *nsf = 0;
-        return !d->bs && !d->sv && d->nt == 4 && d->k == 32 && tk_f8f6f4(ta) && tk_f8f6f4(tb) &&
+        return !d->bs && !d->sv && d->nt == 4 && d->k == k8 && tk_f8f6f4(ta) && tk_f8f6f4(tb) &&
                td == tc && (td == T_F16 || td == T_F32);
     case TK_MXF8F6F4:
         *nsf = 1;
-        return d->bs && (d->sv == 0 || d->sv == 1) && d->nt == 5 && d->k == 32 &&
+        return d->bs && (d->sv == 0 || d->sv == 1) && d->nt == 5 && d->k == k8 &&
                tk_f8f6f4(ta) && tk_f8f6f4(tb) && td == T_F32 && tc == T_F32 &&
                d->t[4] == T_UE8M0;
     case TK_MXF4:
     case TK_MXF4NVF4: {
         const unsigned sv = d->sv ? d->sv : d->kind == TK_MXF4 ? 2 : 0;
         *nsf = sv;
-        if (!d->bs || d->nt != 5 || d->k != 64 || ta != T_E2M1 || tb != T_E2M1 ||
+        if (!d->bs || d->nt != 5 || d->k != k4 || ta != T_E2M1 || tb != T_E2M1 ||
             td != T_F32 || tc != T_F32)
             return false;
         if (d->kind == TK_MXF4)
@@ -180,7 +187,7 @@ bool tensor_kind_supported(const struct ir_func *f, const struct ir_insn *in,
     struct tk_insn d;
     unsigned nsf;
     tk_decode(f, in, &d);
-    if (in->op != OP_MMA || !tk_form(&d, &nsf) || in->nopnd != (nsf ? 8u : 4u))
+    if (in->op != OP_MMA || !tk_form(&d, false, &nsf) || in->nopnd != (nsf ? 8u : 4u))
         return false;
     const unsigned nd = d.t[0] == T_F16 ? 2 : 4;
     if (!tk_opnd_ok(f, &O[0], nd, RF_B32, true, false) ||
@@ -188,10 +195,33 @@ bool tensor_kind_supported(const struct ir_func *f, const struct ir_insn *in,
         !tk_opnd_ok(f, &O[2], 2, RF_B32, false, false) ||
         !tk_opnd_ok(f, &O[3], nd, RF_B32, false, false))
         return false;
-    return !nsf || (tk_opnd_ok(f, &O[4], 1, RF_B32, false, false) &&
-                    tk_opnd_ok(f, &O[5], 2, RF_B32, false, true) &&
-                    tk_opnd_ok(f, &O[6], 1, RF_B32, false, false) &&
-                    tk_opnd_ok(f, &O[7], 2, RF_B32, false, true));
+    return !nsf || tensor_kind_scale_opnds_ok(f, &O[4]);
+}
+
+/* See tensor.h. */
+bool tensor_kind_scale_opnds_ok(const struct ir_func *f, const struct ir_opnd *S)
+{
+    return tk_opnd_ok(f, &S[0], 1, RF_B32, false, false) &&
+           tk_opnd_ok(f, &S[1], 2, RF_B32, false, true) &&
+           tk_opnd_ok(f, &S[2], 1, RF_B32, false, false) &&
+           tk_opnd_ok(f, &S[3], 2, RF_B32, false, true);
+}
+
+/* See tensor.h. */
+bool tensor_kind_sp_form(const struct ir_func *f, const struct ir_insn *in,
+                         struct tensor_kind_sp *o)
+{
+    struct tk_insn d;
+    unsigned nsf;
+    tk_decode(f, in, &d);
+    if (in->op != OP_MMA_SP_ORDERED || !tk_form(&d, true, &nsf))
+        return false;
+    o->k = d.k, o->nsf = nsf, o->td = d.t[0], o->tc = d.t[3];
+    o->ue8 = nsf && d.t[4] == T_UE8M0;
+    /* the 4-bit kinds' packed e2m1 nibbles; the 8-bit containers of the others */
+    o->ta = d.k == 128 ? T_E2M1X2 : d.t[1];
+    o->tb = d.k == 128 ? T_E2M1X2 : d.t[2];
+    return true;
 }
 
 /* See tensor.h. */
@@ -214,6 +244,12 @@ static inline double tk_val(unsigned t, uint32_t c)
     case T_E2M1: return fpu_minifloat(c >> 2 & 0xf, 2, 1);
     default: return fpu_minifloat(c & 0xf, 2, 1);
     }
+}
+
+/* See tensor.h. */
+double tensor_kind_elem(unsigned t, uint32_t c)
+{
+    return tk_val(t, c);
 }
 
 /* Value of a scale byte: ue8m0 2^(b - 127) (0xff NaN), ue4m3 the e4m3 of the low 7 bits. */
@@ -272,6 +308,28 @@ static inline uint32_t tk_reg(const struct warp *w, const struct ir_opnd *o, uns
 }
 
 /* See tensor.h. */
+int tensor_kind_scales(struct warp *w, uint32_t pc, const struct ir_opnd *S, unsigned nsf,
+                       bool ue8, double sa[16][4], double sb[8][4])
+{
+    unsigned bida, tida, bidb, tidb;
+    if (tk_selectors(w, pc, &S[1], nsf, 'a', &bida, &tida) ||
+        tk_selectors(w, pc, &S[3], nsf, 'b', &bidb, &tidb))
+        return -1;
+    const struct ir_opnd ra = vm_elem(w->fn, &S[0], 0), rb = vm_elem(w->fn, &S[2], 0);
+    for (unsigned m = 0; m < 16; m++) {
+        const uint32_t v = w->r32[ra.slot][4 * (m % 8) + m / 8 + 2 * tida].u;
+        for (unsigned j = 0; j < nsf; j++)
+            sa[m][j] = tk_scale(ue8, v >> 8 * (bida + j));
+    }
+    for (unsigned n = 0; n < 8; n++) {
+        const uint32_t v = w->r32[rb.slot][4 * n + tidb].u;
+        for (unsigned j = 0; j < nsf; j++)
+            sb[n][j] = tk_scale(ue8, v >> 8 * (bidb + j));
+    }
+    return 0;
+}
+
+/* See tensor.h. */
 int tensor_kind_mma(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
                     const struct ir_opnd *O)
 {
@@ -280,7 +338,7 @@ int tensor_kind_mma(struct warp *w, uint32_t pc, uint32_t M, const struct ir_ins
     struct tk_insn d;
     unsigned nsf = 0;
     tk_decode(w->fn->f, in, &d);
-    if (!tk_form(&d, &nsf)) { /* selection lets only implemented forms through */
+    if (!tk_form(&d, false, &nsf)) { /* selection lets only implemented forms through */
         interp_fault(w, pc, 0, TRAP_ILLEGAL, 0, 0, 0, false, "mma: .kind form not implemented");
         return -1;
     }
@@ -313,29 +371,16 @@ int tensor_kind_mma(struct warp *w, uint32_t pc, uint32_t M, const struct ir_ins
         }
     }
     if (nsf) { /* scale row m of A and column n of B block by block (K / nsf elements) */
-        unsigned bida, tida, bidb, tidb;
-        if (tk_selectors(w, pc, &O[5], nsf, 'a', &bida, &tida) ||
-            tk_selectors(w, pc, &O[7], nsf, 'b', &bidb, &tidb))
+        double sa[16][4], sb[8][4];
+        if (tensor_kind_scales(w, pc, &O[4], nsf, d.t[4] == T_UE8M0, sa, sb))
             return -1;
-        const bool ue8 = d.t[4] == T_UE8M0;
         const unsigned vs = K / nsf;
-        const struct ir_opnd sa = vm_elem(w->fn, &O[4], 0), sb = vm_elem(w->fn, &O[6], 0);
-        for (unsigned m = 0; m < 16; m++) {
-            const uint32_t v = w->r32[sa.slot][4 * (m % 8) + m / 8 + 2 * tida].u;
-            for (unsigned j = 0; j < nsf; j++) {
-                const double s = tk_scale(ue8, v >> 8 * (bida + j));
-                for (unsigned q = 0; q < vs; q++)
-                    A[m][j * vs + q] *= s;
-            }
-        }
-        for (unsigned n = 0; n < 8; n++) {
-            const uint32_t v = w->r32[sb.slot][4 * n + tidb].u;
-            for (unsigned j = 0; j < nsf; j++) {
-                const double s = tk_scale(ue8, v >> 8 * (bidb + j));
-                for (unsigned q = 0; q < vs; q++)
-                    B[n][j * vs + q] *= s;
-            }
-        }
+        for (unsigned m = 0; m < 16; m++)
+            for (unsigned q = 0; q < K; q++)
+                A[m][q] *= sa[m][q / vs];
+        for (unsigned n = 0; n < 8; n++)
+            for (unsigned q = 0; q < K; q++)
+                B[n][q] *= sb[n][q / vs];
     }
     /* exact products summed in k order from C (see the file comment) */
     for (unsigned i = 0; i < 16; i++)

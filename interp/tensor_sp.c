@@ -9,6 +9,30 @@
  *   .s4 / .u4     m16n8k64, m16n8k128 (s32, .satfinite optional)          4:8 in pairs
  *   .e4m3 / .e5m2 m16n8k64 (f32 C/D; sm_89)                               2:4
  *
+ * and the sm_120a / sm_121a .kind forms (PTX ISA 8.7+, mma.sp::ordered_metadata only; ptxas
+ * refuses them under plain mma.sp), D = (SA x A) * (SB x B) + C:
+ *
+ *   m16n8k64 .kind::f8f6f4 .dtype.atype.btype.ctype (f16 or f32 C/D)        2:4
+ *   m16n8k64 .kind::mxf8f6f4 .block_scale{.scale_vec::1X} .f32...ue8m0      2:4
+ *   m16n8k128 .kind::mxf4 .block_scale{.scale_vec::2X} .f32.e2m1.e2m1.f32.ue8m0   4:8 pairs
+ *   m16n8k128 .kind::mxf4nvf4 .block_scale.scale_vec::2X ...ue8m0 / ::4X ...ue4m3  4:8 pairs
+ *
+ * operands d, a, b, c, e, f{, sa, {bid-a, tid-a}, sb, {bid-b, tid-b}} (CUTLASS
+ * cute/arch/mma_sm120_sparse.hpp). atype / btype of the 8-bit kinds are any of .e4m3 .e5m2
+ * .e3m2 .e2m3 .e2m1 in 8-bit containers (tensor_kind_elem: e2m1 in bits 2-5), metadata 2:4 as
+ * the .e4m3 form; the 4-bit kinds hold packed e2m1, eight a register, metadata 4:8 in pairs
+ * as .s4 (the ISA's sparse granularity). The fragments are those of the .e4m3 m16n8k64 and
+ * .s4 m16n8k128 forms (the same as CUTLASS's SM120_SPARSE_16x8x64_TN / 16x8x128_TN_VS
+ * ALayout / BLayout); ptxas takes only selector 0 (all four lanes of a group hold metadata).
+ * Block scales (tensor_kind_scales): row m of A and column n of B scaled per K block of
+ * K / scale_vec dense columns (64 with .kind::mxf8f6f4, CUTLASS's VS of its sparse 16x8x64
+ * atom; 64 / 32 with the 4-bit kinds), a stored element by the block of its dense column, in
+ * the lanes and bytes of the dense forms (tensor_kind.c). Not verified on hardware: the
+ * metadata lanes are this file's reading of the ISA's metadata figures for every form, while
+ * CUTLASS's ELayouts (its SM80 and SM120 sparse atoms, values stride 0 or 16) partition the
+ * metadata by lane 4 g + a + 2 b = row g + 8 a, K half b; CUTLASS stores its metadata
+ * reordered, so the two need not conflict, but a probe on sm_120 hardware would settle it.
+ *
  * One call per warp instruction (interp/ops/tensor.inc). A holds the 16 x K/2 stored (non-zero)
  * elements of the 16 x K sparse matrix, in the fragment layout of a dense A of K/2 (the ISA's
  * sparse A figures give the same rows and columns: firstcol = 4 * threadID_in_group for the
@@ -56,6 +80,9 @@ struct sp_form {
     unsigned T;              /* lanes of a group of four that hold its metadata (1, 2, 4) */
     unsigned na, nb;         /* elements per lane of A (stored) and B */
     unsigned ra, rb, rc, rd; /* registers of the A, B, C, D fragments */
+    bool kind;               /* a sparse sm_120a .kind form (tensor_kind.c's elements) */
+    unsigned nsf;            /* its scale factors per row of A / column of B (0: none) */
+    bool ue8;                /* ue8m0 scales (else ue4m3) */
 };
 
 static unsigned sp_bits(unsigned t)
@@ -127,9 +154,18 @@ static void sp_decode(const struct ir_func *f, const struct ir_insn *in, struct 
             break;
         default:
             fm->other = true;
-            break; /* .kind::…, .block_scale, another shape… */
+            break; /* another shape… (the .kind forms: tensor_kind_sp_form) */
         }
     }
+}
+
+/* The lanes holding metadata and the fragment sizes of form fm (k, bits, chunk, types set). */
+static void sp_geometry(struct sp_form *fm)
+{
+    fm->T = fm->k / fm->chunk / 4;
+    fm->na = 16 * fm->k / 2 / 32, fm->nb = fm->k * 8 / 32;
+    fm->ra = fm->na * fm->bits / 32, fm->rb = fm->nb * fm->bits / 32;
+    fm->rc = fm->tc == T_F16 ? 2 : 4, fm->rd = fm->td == T_F16 ? 2 : 4;
 }
 
 /* The form of a sparse mma this file implements, or false. */
@@ -138,6 +174,20 @@ static bool sp_form(const struct ir_func *f, const struct ir_insn *in, struct sp
     unsigned m, n, t[4] = {0}, nt;
     bool lay[2] = {false, false};
     unsigned nlay;
+    struct tensor_kind_sp ks;
+    if (tensor_kind_sp_form(f, in, &ks)) {
+        /* .kind::f8f6f4 / mxf8f6f4: 8-bit containers, 2:4 like .e4m3; .kind::mxf4 /
+         * mxf4nvf4: packed e2m1, 4:8 in pairs like .s4 (PTX ISA sparse granularity) */
+        memset(fm, 0, sizeof *fm);
+        fm->ordered = fm->kind = true;
+        fm->k = ks.k, fm->td = ks.td, fm->tc = ks.tc, fm->ta = ks.ta, fm->tb = ks.tb;
+        fm->nsf = ks.nsf, fm->ue8 = ks.ue8;
+        fm->bits = ks.k == 128 ? 4 : 8;
+        fm->unit = fm->bits == 4 ? 2 : 1;
+        fm->chunk = 4 * fm->unit;
+        sp_geometry(fm);
+        return true;
+    }
     sp_decode(f, in, fm, &m, &n, t, &nt, lay, &nlay);
     if (fm->other || nt != 4 || nlay != 2 || lay[0] || !lay[1] || m != 16 || n != 8)
         return false;
@@ -177,10 +227,7 @@ static bool sp_form(const struct ir_func *f, const struct ir_insn *in, struct sp
     fm->tf32 = ta == T_TF32;
     fm->unit = fm->bits == 4 ? 2 : 1;
     fm->chunk = fm->tf32 ? 2 : 4 * fm->unit;
-    fm->T = K / fm->chunk / 4;
-    fm->na = 16 * K / 2 / 32, fm->nb = K * 8 / 32;
-    fm->ra = fm->na * fm->bits / 32, fm->rb = fm->nb * fm->bits / 32;
-    fm->rc = tc == T_F16 ? 2 : 4, fm->rd = td == T_F16 ? 2 : 4;
+    sp_geometry(fm);
     return true;
 }
 
@@ -188,8 +235,10 @@ static bool sp_form(const struct ir_func *f, const struct ir_insn *in, struct sp
 bool tensor_sp_supported(const struct ir_func *f, const struct ir_insn *in, const struct ir_opnd *O)
 {
     struct sp_form fm;
-    if ((in->op != OP_MMA_SP && in->op != OP_MMA_SP_ORDERED) || in->nopnd != 6 ||
-        !sp_form(f, in, &fm))
+    if ((in->op != OP_MMA_SP && in->op != OP_MMA_SP_ORDERED) || !sp_form(f, in, &fm) ||
+        in->nopnd != (fm.nsf ? 10u : 6u))
+        return false;
+    if (fm.nsf && !tensor_kind_scale_opnds_ok(f, &O[6]))
         return false;
     if (!tensor_frag_ok(f, &O[0], fm.rd, RF_B32, true) ||
         !tensor_frag_ok(f, &O[1], fm.ra, RF_B32, false) ||
@@ -202,12 +251,19 @@ bool tensor_sp_supported(const struct ir_func *f, const struct ir_insn *in, cons
 }
 
 /* See tensor.h. */
+bool tensor_sp_supported_form(const struct ir_func *f, const struct ir_insn *in)
+{
+    struct sp_form fm;
+    return (in->op == OP_MMA_SP || in->op == OP_MMA_SP_ORDERED) && sp_form(f, in, &fm);
+}
+
+/* See tensor.h. */
 const char *tensor_sp_unsupported_why(const struct ir_func *f, const struct ir_insn *in)
 {
     struct sp_form fm;
     if (in->op != OP_MMA_SP && in->op != OP_MMA_SP_ORDERED)
         return NULL;
-    const struct ir_opnd *sel = in->nopnd == 6 ? ir_opnd(f, in, 5) : NULL;
+    const struct ir_opnd *sel = in->nopnd >= 6 ? ir_opnd(f, in, 5) : NULL;
     if (sp_form(f, in, &fm) && sel && sel->kind == OPK_IMM && sel->imm.u >= 4 / fm.T) {
         switch (fm.T) {
         case 1:
@@ -225,8 +281,11 @@ const char *tensor_sp_unsupported_why(const struct ir_func *f, const struct ir_i
     return "unsupported (mma.sp: implemented are the .row.col forms m16n8k16/m16n8k32 .f16 "
            "(f16 or f32 C/D) and .bf16, m16n8k8/m16n8k16 .tf32, m16n8k32/m16n8k64 .s8/.u8, "
            "m16n8k64/m16n8k128 .s4/.u4, m16n8k64 .e4m3/.e5m2 with f32 C/D, metadata a .b32 "
-           "register and a constant sparsity selector; not the sm_120 .kind / "
-           ".block_scale forms)";
+           "register and a constant sparsity selector, and the sm_120a "
+           "mma.sp::ordered_metadata forms m16n8k64 .kind::f8f6f4 (f16 or f32 C/D), m16n8k64 "
+           ".kind::mxf8f6f4 .block_scale.scale_vec::1X .ue8m0, m16n8k128 .kind::mxf4 "
+           ".block_scale.scale_vec::2X .ue8m0 and .kind::mxf4nvf4 .block_scale "
+           ".scale_vec::2X .ue8m0 / ::4X .ue4m3 (f32 C/D, selector 0))";
 }
 
 /* ====================================================================== execution */
@@ -363,11 +422,13 @@ int tensor_mma_sp(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn 
         unsigned r, c;
         for (unsigned i = 0; i < fm.na; i++) {
             sp_rc_a(fm.bits, l, i, &r, &c);
-            As[r][c] = tensor_elem_value(fm.ta, sp_get(w, &O[1], fm.bits, i, l));
+            const uint32_t x = sp_get(w, &O[1], fm.bits, i, l);
+            As[r][c] = fm.kind ? tensor_kind_elem(fm.ta, x) : tensor_elem_value(fm.ta, x);
         }
         for (unsigned i = 0; i < fm.nb; i++) {
             sp_rc_b(fm.bits, l, i, &r, &c);
-            op.B[r][c] = tensor_elem_value(fm.tb, sp_get(w, &O[2], fm.bits, i, l));
+            const uint32_t x = sp_get(w, &O[2], fm.bits, i, l);
+            op.B[r][c] = fm.kind ? tensor_kind_elem(fm.tb, x) : tensor_elem_value(fm.tb, x);
         }
         const unsigned cb = fm.tc == T_F16 ? 16 : 32;
         for (unsigned i = 0; i < 4; i++) /* C/D m16n8: row g + 8 (i / 2), column 2 t + i % 2 */
@@ -376,6 +437,18 @@ int tensor_mma_sp(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn 
     }
     if (sp_meta(w, pc, O, &fm, (const double(*)[SP_MAXKC])As, &op))
         return -1;
+    if (fm.nsf) { /* block scales (tensor_kind.c): dense K block j = k / (K / nsf) */
+        double sa[16][4], sb[8][4];
+        if (tensor_kind_scales(w, pc, &O[6], fm.nsf, fm.ue8, sa, sb))
+            return -1;
+        const unsigned vs = K / fm.nsf;
+        for (unsigned r = 0; r < 16; r++)
+            for (unsigned p = 0; p < Kc; p++)
+                op.A[r][p] *= sa[r][op.kc[r][p] / vs];
+        for (unsigned k = 0; k < K; k++)
+            for (unsigned j = 0; j < 8; j++)
+                op.B[k][j] *= sb[j][k / vs];
+    }
     /* D = C + the stored products in k order; every sum is exact in double for the integer
      * forms (|products| <= 2^14, at most 64 of them, |C| < 2^31) */
     double D[16][8];
