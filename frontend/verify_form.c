@@ -20,7 +20,11 @@ static void verify_type_allowed(struct vctx *v, const struct ir_insn *in, enum t
     switch (in->op) {
     case OP_ADD: case OP_SUB: case OP_MUL: case OP_MAD: case OP_DIV: case OP_REM:
     case OP_MIN: case OP_MAX: case OP_ABS: case OP_NEG:
-        bad = k == TK_B || k == TK_PRED || sz == 1 || (in->op == OP_REM && k != TK_I);
+        bad = k == TK_B || k == TK_PRED || sz == 1 || (in->op == OP_REM && k != TK_I) ||
+              ((in->fl & IR_FL(FL_CC)) && k != TK_I); /* add.cc / sub.cc / mad.cc: integers */
+        break;
+    case OP_ADDC: case OP_SUBC: case OP_MADC: /* .u32/.s32/.u64/.s64 (not .bN) */
+        bad = k != TK_I || (sz != 4 && sz != 8);
         break;
     case OP_AND: case OP_OR: case OP_XOR: case OP_NOT: case OP_CNOT: case OP_SHL: case OP_LOP3:
     case OP_PRMT:
