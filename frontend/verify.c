@@ -442,7 +442,9 @@ static void verify_types(struct vctx *v, const struct declmap *dm, const struct 
             want = in->type[0];
             break;
         case 'x':
-            if (in->op != OP_MOV)
+            /* mov's source; atom.cas's swap value (c, after the compare value b: ptxas
+               "Arguments mismatch" for a register of another size) */
+            if (in->op != OP_MOV && !(in->op == OP_ATOM && in->mode == MODE_CAS && i == 3))
                 continue;
             want = in->type[0];
             break;

@@ -131,8 +131,10 @@ void verify_form(struct vctx *v, const struct ir_insn *in, bool typed)
         if (md == MOD_SYNC || md == MOD_UNI || md == MOD_SHIFTAMT || md == MOD_CC ||
             md == MOD_SAT || md == MOD_APPROX || md == MOD_RELU || md == MOD_NAN_FLAG)
             continue;
-        /* ... and cvt.satfinite.satfinite (cvt.rn.satfinite.satfinite.f16.f32, cvt.rs) */
-        if (md == MOD_SATFINITE && in->op == OP_CVT)
+        /* ... and cvt.satfinite.satfinite (cvt.rn.satfinite.satfinite.f16.f32, cvt.rs), also
+           on mma and wmma.mma */
+        if (md == MOD_SATFINITE &&
+            (in->op == OP_CVT || in->op == OP_MMA || in->op == OP_WMMA_MMA))
             continue;
         /* the A and B layouts of wmma.mma / mma (.row.row, .col.col): two, not three */
         if ((md == MOD_ROW || md == MOD_COL) && (in->op == OP_WMMA_MMA || in->op == OP_MMA)) {
