@@ -196,6 +196,8 @@ int async_cp(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
     const struct ir_opnd *sz = NULL;
     if (in->nopnd == 5 || (in->nopnd == 4 && !(hint && O[3].rf == RF_B64)))
         sz = &O[3];
+    /* asynccheck (the checking loop only): the copies are delivered at their wait */
+    const bool ac = (w->cta->L->check & CHECK_ASYNCCHECK) != 0;
     for (unsigned l = 0; l < 32; l++) {
         if (!(M >> l & 1))
             continue;
@@ -228,10 +230,10 @@ int async_cp(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
             tc_mem_report(mr, l, sa, XS_GLOBAL, n, false, sp);
             /* asynccheck: delivered at the wait (check_async.c); the destination's write is
                then the delivery's */
-            if (check_async_cp(w, pc, l, (uint32_t)(dp - w->cta->shared), sp, n, cp))
+            if (ac && check_async_cp(w, pc, l, (uint32_t)(dp - w->cta->shared), sp, n, cp))
                 continue;
             memmove(dp, sp, n);
-        } else if (check_async_cp(w, pc, l, (uint32_t)(dp - w->cta->shared), NULL, 0, cp))
+        } else if (ac && check_async_cp(w, pc, l, (uint32_t)(dp - w->cta->shared), NULL, 0, cp))
             continue;
         memset(dp + n, 0, cp - n);
         tc_mem_report(mr, l, da, XS_SHARED, cp, true, dp);
@@ -437,8 +439,8 @@ int async_mbarrier(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn
             const uint64_t s = vm_get(w, &O[2], l);
             const uint64_t want = parity ? (s & 1) : (s >> 63);
             done |= (uint32_t)((v >> 63) != want) << l;
-            if ((v >> 63) != want) /* asynccheck: the copies tied to the object land */
-                check_async_mbar_done(w, p);
+            if ((v >> 63) != want && (w->cta->L->check & CHECK_ASYNCCHECK))
+                check_async_mbar_done(w, p); /* asynccheck: the copies tied to it land */
         }
         w->pred[O[0].slot] = (w->pred[O[0].slot] & ~M) | done;
         return 0;
@@ -489,7 +491,8 @@ int async_mbarrier(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn
         case OP_CP_ASYNC_MBARRIER_ARRIVE:
             if (mb_load(w, pc, a, l, what, &p, &v, mr))
                 return -1;
-            check_async_mbar_arrive(w, l, p); /* asynccheck: the thread's copies signal it */
+            if (w->cta->L->check & CHECK_ASYNCCHECK) /* the thread's copies signal it */
+                check_async_mbar_arrive(w, l, p);
             /* without .noinc the pending count is raised by one before the asynchronous
              * arrival, which lowers it again when the thread's copies complete (at once here):
              * no change. With .noinc the arrival counts as one of the phase's. */
