@@ -383,6 +383,22 @@ static int mb_tx_at(struct warp *w, uint32_t pc, unsigned l, unsigned xs, uint64
 }
 
 /* See tensor.h. */
+const uint8_t *async_mbar_own(struct warp *w, unsigned l, uint64_t ad, unsigned *phase)
+{
+    uint8_t *p;
+    const struct cta *c = w->cta;
+    if (ad % 8 || vm_xlate(w, XS_SHARED, l, ad, 8, false, &p) || p < c->shared ||
+        p >= c->shared + c->shared_size)
+        return NULL;
+    uint64_t v;
+    memcpy(&v, p, 8);
+    if (!(v & MB_VALID))
+        return NULL;
+    *phase = (unsigned)(v >> 63);
+    return p;
+}
+
+/* See tensor.h. */
 int async_complete_tx(struct warp *w, uint32_t pc, unsigned l, uint64_t ad, uint64_t bytes,
                       const char *what, const struct tc_mem *mr)
 {
@@ -440,7 +456,7 @@ int async_mbarrier(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn
             const uint64_t want = parity ? (s & 1) : (s >> 63);
             done |= (uint32_t)((v >> 63) != want) << l;
             if ((v >> 63) != want && (w->cta->L->check & CHECK_ASYNCCHECK))
-                check_async_mbar_done(w, p); /* asynccheck: the copies tied to it land */
+                check_async_mbar_done(w, p, (unsigned)want); /* asynccheck: copies land */
         }
         w->pred[O[0].slot] = (w->pred[O[0].slot] & ~M) | done;
         return 0;

@@ -31,6 +31,7 @@
  * the map's bounding box (bk_tensor), gather4/scatter4 move four rows. The .im2col::w modes
  * and .cta_group::2 with .multicast::cluster are refused at load.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "interp/internal.h"
@@ -494,6 +495,14 @@ static unsigned bk_tred_type(unsigned op, unsigned dt)
     }
 }
 
+/* asynccheck: the shared bytes a tensor copy touched in this CTA (bk_tensor fills it when
+ * asked): a bit per byte of [off, off + n) in mask (heap; the caller frees it), n = 0 when the
+ * box is not in this CTA's shared memory or the mask could not be allocated. */
+struct bk_ac {
+    uint8_t *mask;
+    uint32_t off, n;
+};
+
 /* A tensor instruction of lane l (dir) on the box of map m at coordinates c, with shared memory
  * at sa of space ssp (the shared layout: the box elements dense, dimension 0 fastest,
  * swizzled). BK_LOAD: global -> shared, out-of-bounds elements filled with zeros (or the NaN
@@ -504,7 +513,7 @@ static unsigned bk_tred_type(unsigned op, unsigned dt)
 static int bk_tensor(struct warp *w, uint32_t pc, unsigned l, const struct tmap *mp,
                      const int64_t *c, const int64_t *off2c, bool g4, int ssp, uint64_t sa,
                      enum bk_dir dir, unsigned op, const char *what, const struct tc_mem *mr,
-                     uint64_t *bytes)
+                     uint64_t *bytes, struct bk_ac *ac)
 {
     const struct tmap m = *mp;
     const unsigned rank = m.rank;
@@ -558,6 +567,18 @@ static int bk_tensor(struct warp *w, uint32_t pc, unsigned l, const struct tmap 
     if (bk_range(w, pc, l, ssp, sa, ext, load, what, load ? "destination" : "source", &sxs,
                  &sp))
         return -1;
+    uint8_t *wm = NULL; /* asynccheck: the bytes of the box's extent the copy touches */
+    if (ac) {
+        const struct cta *ct = w->cta;
+        ac->mask = NULL;
+        ac->n = 0;
+        if (sp >= ct->shared && ext <= (uint64_t)(ct->shared + ct->shared_size - sp) &&
+            (wm = calloc(ext / 8 + 1, 1)) != NULL) {
+            ac->mask = wm;
+            ac->off = (uint32_t)(sp - ct->shared);
+            ac->n = (uint32_t)ext;
+        }
+    }
     const unsigned es = m.esize;
     uint8_t fill[8];
     memset(fill, 0, sizeof fill);
@@ -627,6 +648,9 @@ static int bk_tensor(struct warp *w, uint32_t pc, unsigned l, const struct tmap 
         } else if (load) {
             memcpy(sq, fill, es);
         }
+        if (wm && (load || in_b))
+            for (uint64_t b = so; b < so + es; b++)
+                wm[b >> 3] |= (uint8_t)(1u << (b & 7));
         tc_mem_report(mr, l, sa + so, sxs, es, load, sq);
         off += es;
         if (g4) {
@@ -721,6 +745,7 @@ static int bk_tensor_insn(struct warp *w, uint32_t pc, uint32_t M, const struct 
     const struct ir_opnd *cm = mcast ? &O[i2c ? 4 : 3] : NULL;
     const unsigned cg = bk_has(f, in, MOD_CTA_GROUP_1) ? 1 : bk_has(f, in, MOD_CTA_GROUP_2) ? 2 : 0;
     const bool g4 = bk_has(f, in, MOD_TILE_GATHER4) || bk_has(f, in, MOD_TILE_SCATTER4);
+    const bool acheck = w->cta->L->check & CHECK_ASYNCCHECK;
     for (unsigned l = 0; l < 32; l++) {
         if (!(M >> l & 1))
             continue;
@@ -732,13 +757,17 @@ static int bk_tensor_insn(struct warp *w, uint32_t pc, uint32_t M, const struct 
         if (ov && bk_offsets(w, pc, l, ov, rank, what, o2c))
             return -1;
         if (dir == BK_PREFETCH) {
-            bk_tensor(w, pc, l, &m, c, o2c, g4, SP_GLOBAL, 0, dir, 0, what, mr, &bytes);
+            bk_tensor(w, pc, l, &m, c, o2c, g4, SP_GLOBAL, 0, dir, 0, what, mr, &bytes, NULL);
             continue;
         }
-        if (dir != BK_LOAD) {
+        struct bk_ac ac = {NULL, 0, 0};
+        if (dir != BK_LOAD) { /* asynccheck: the source is read until the bulk group's wait */
             if (bk_tensor(w, pc, l, &m, c, o2c, g4, sp[1], vm_addr(w, &O[1], l), dir, op, what,
-                          mr, &bytes))
+                          mr, &bytes, acheck ? &ac : NULL))
                 return -1;
+            if (ac.mask)
+                check_async_bulk_src(w, pc, l, ac.off, ac.n, ac.mask);
+            free(ac.mask);
             continue;
         }
         const uint64_t da = vm_addr(w, &O[0], l), ba = vm_addr(w, &O[2], l);
@@ -755,10 +784,19 @@ static int bk_tensor_insn(struct warp *w, uint32_t pc, uint32_t M, const struct 
                 return -1;
             }
         }
-        if (!mcast) {
-            if (bk_tensor(w, pc, l, &m, c, o2c, g4, sp[0], da, dir, 0, what, mr, &bytes) ||
-                async_complete_tx(w, pc, l, ba, bytes, what, mr))
+        if (!mcast) { /* asynccheck: the destination lands at the wait of the mbarrier's
+                         phase (this CTA's box and mbarrier only) */
+            unsigned ph = 0;
+            const uint8_t *mb = acheck ? async_mbar_own(w, l, ba, &ph) : NULL;
+            if (bk_tensor(w, pc, l, &m, c, o2c, g4, sp[0], da, dir, 0, what, mr, &bytes,
+                          mb ? &ac : NULL) ||
+                async_complete_tx(w, pc, l, ba, bytes, what, mr)) {
+                free(ac.mask);
                 return -1;
+            }
+            if (ac.mask)
+                check_async_bulk_dst(w, pc, l, ac.off, ac.n, ac.mask, mb, ph);
+            free(ac.mask);
             continue;
         }
         const uint32_t mask = (uint32_t)vm_get(w, cm, l) & 0xffffu;
@@ -767,11 +805,20 @@ static int bk_tensor_insn(struct warp *w, uint32_t pc, uint32_t M, const struct 
             if (!(mask >> r & 1))
                 continue;
             if (bk_mcast_addr(w, pc, l, da, r, mask, what, &dr) ||
-                bk_mcast_addr(w, pc, l, ba, r, mask, what, &br) ||
-                bk_tensor(w, pc, l, &m, c, o2c, g4, SP_SHARED_CLUSTER, dr, dir, 0, what, mr,
-                          &bytes) ||
-                async_complete_tx(w, pc, l, br, bytes, what, mr))
+                bk_mcast_addr(w, pc, l, ba, r, mask, what, &br))
                 return -1;
+            unsigned ph = 0; /* asynccheck: this CTA's part, as above */
+            const uint8_t *mb = acheck ? async_mbar_own(w, l, br, &ph) : NULL;
+            ac.mask = NULL;
+            if (bk_tensor(w, pc, l, &m, c, o2c, g4, SP_SHARED_CLUSTER, dr, dir, 0, what, mr,
+                          &bytes, mb ? &ac : NULL) ||
+                async_complete_tx(w, pc, l, br, bytes, what, mr)) {
+                free(ac.mask);
+                return -1;
+            }
+            if (ac.mask)
+                check_async_bulk_dst(w, pc, l, ac.off, ac.n, ac.mask, mb, ph);
+            free(ac.mask);
         }
     }
     return 0;
@@ -793,6 +840,27 @@ static int bk_reduce_fp(unsigned op, unsigned t, uint8_t *dp, const uint8_t *sp,
     return 0;
 }
 
+/* asynccheck: lane l's non-tensor bulk copy wrote n bytes at dp; when dp is in this CTA's
+ * shared memory they are recorded to land at the wait of the mbarrier mb's phase ph (cpm: a
+ * .cp_mask's 16-bit byte mask per 16-byte chunk, 0: every byte). */
+static void bk_async_dst(struct warp *w, uint32_t pc, unsigned l, const uint8_t *dp, uint64_t n,
+                         uint32_t cpm, const uint8_t *mb, unsigned ph)
+{
+    const struct cta *c = w->cta;
+    if (!n || dp < c->shared || n > (uint64_t)(c->shared + c->shared_size - dp))
+        return;
+    uint8_t *m = NULL;
+    if (cpm) {
+        if (!(m = calloc(n / 8 + 1, 1)))
+            return;
+        for (uint64_t o = 0; o < n; o++)
+            if (cpm >> (o % BULK_ALIGN) & 1)
+                m[o >> 3] |= (uint8_t)(1u << (o & 7));
+    }
+    check_async_bulk_dst(w, pc, l, (uint32_t)(dp - c->shared), (uint32_t)n, m, mb, ph);
+    free(m);
+}
+
 /* See tensor.h. */
 int bulk_copy(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
               const struct ir_opnd *O, const struct tc_mem *mr)
@@ -812,6 +880,7 @@ int bulk_copy(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
     const bool mcast = bk_has(f, in, MOD_MULTICAST_CLUSTER);
     const bool cpmask = bk_has(f, in, MOD_CP_MASK);
     const bool fp = reduce && ir_type_is_float((enum ir_type)in->type[0]);
+    const bool acheck = w->cta->L->check & CHECK_ASYNCCHECK;
     for (unsigned l = 0; l < 32; l++) {
         if (!(M >> l & 1))
             continue;
@@ -859,8 +928,12 @@ int bulk_copy(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
                     memmove(dp, spp, n);
                     bk_report(mr, l, dr, dxs, n, true, dp);
                 }
+                unsigned ph = 0; /* asynccheck: this CTA's copy lands at the mbarrier wait */
+                const uint8_t *mb = acheck ? async_mbar_own(w, l, br, &ph) : NULL;
                 if (async_complete_tx(w, pc, l, br, n, what, mr))
                     return -1;
+                if (mb)
+                    bk_async_dst(w, pc, l, dp, n, 0, mb, ph);
             }
             continue;
         }
@@ -886,8 +959,20 @@ int bulk_copy(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
             }
             bk_report(mr, l, da, dxs, n, true, dp);
         }
+        /* asynccheck: a copy into this CTA's shared memory lands at the wait of its
+           mbarrier's phase; one to global memory reads its shared source until the bulk
+           group's wait */
+        unsigned ph = 0;
+        const uint8_t *mb = acheck && mbar ? async_mbar_own(w, l, vm_addr(w, &O[3], l), &ph) : NULL;
         if (mbar && async_complete_tx(w, pc, l, vm_addr(w, &O[3], l), n, what, mr))
             return -1;
+        if (mb)
+            bk_async_dst(w, pc, l, dp, n,
+                         cpmask ? (uint32_t)vm_get(w, &O[in->nopnd - 1], l) & 0xffffu : 0, mb,
+                         ph);
+        else if (acheck && sp[0] == SP_GLOBAL && sp[1] != SP_GLOBAL && n &&
+                 spp >= w->cta->shared && spp < w->cta->shared + w->cta->shared_size)
+            check_async_bulk_src(w, pc, l, (uint32_t)(spp - w->cta->shared), (uint32_t)n, NULL);
     }
     return 0;
 }

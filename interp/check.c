@@ -342,21 +342,53 @@ static void finding_print(FILE *o, const struct finding *f, const struct launch_
         break;
     case F_ASYNC_READ:
     case F_ASYNC_WRITE:
-        fprintf(o, "%s %s of a cp.async destination before the copy was waited for (size %u "
+        if (f->na == AR_BULK_DST) { /* a bulk / tensor copy completing on an mbarrier */
+            fprintf(o, "%s %s of a bulk copy destination before the copy was waited for (size %u "
+                       "bytes)\n",
+                    CHK_P, f->kind == F_ASYNC_READ ? "Read" : "Write", f->width);
+            at_thread(o, f, L);
+            fprintf(o, "%s     Address 0x%" PRIx64 " in shared memory, to be written by the bulk copy at ",
+                    CHK_P, f->addr);
+            if (f->fn2)
+                site_print(o, f->fn2, f->pc2);
+            fprintf(o, " of thread %u of the block, whose mbarrier phase no mbarrier.test_wait / "
+                       "try_wait has seen complete yet%s\n",
+                    f->need,
+                    f->kind == F_ASYNC_READ ? ": the read sees the old bytes (here 0xff)"
+                                            : ": the copy may land over the write");
+        } else {
+            fprintf(o, "%s %s of a cp.async destination before the copy was waited for (size %u "
+                       "bytes)\n",
+                    CHK_P, f->kind == F_ASYNC_READ ? "Read" : "Write", f->width);
+            at_thread(o, f, L);
+            fprintf(o, "%s     Address 0x%" PRIx64 " in shared memory, to be written by the "
+                       "cp.async at ",
+                    CHK_P, f->addr);
+            if (f->fn2)
+                site_print(o, f->fn2, f->pc2);
+            fprintf(o, " of thread %u of the block, which no cp.async.wait_group / wait_all of "
+                       "that thread (nor an mbarrier wait after its cp.async.mbarrier.arrive) has "
+                       "completed yet%s\n",
+                    f->need,
+                    f->kind == F_ASYNC_READ ? ": the read sees the old bytes (here 0xff)"
+                                            : ": the copy may land over the write");
+        }
+        if (f->count > 1)
+            fprintf(o, "%s     (%" PRIu64 " such accesses by this instruction)\n", CHK_P,
+                    f->count);
+        break;
+    case F_ASYNC_SRC_WRITE:
+        fprintf(o, "%s Write of a bulk copy source before the copy was waited for (size %u "
                    "bytes)\n",
-                CHK_P, f->kind == F_ASYNC_READ ? "Read" : "Write", f->width);
+                CHK_P, f->width);
         at_thread(o, f, L);
-        fprintf(o, "%s     Address 0x%" PRIx64 " in shared memory, to be written by the cp.async "
-                   "at ",
+        fprintf(o, "%s     Address 0x%" PRIx64 " in shared memory, still to be read by the bulk copy at ",
                 CHK_P, f->addr);
         if (f->fn2)
             site_print(o, f->fn2, f->pc2);
-        fprintf(o, " of thread %u of the block, which no cp.async.wait_group / wait_all of that "
-                   "thread (nor an mbarrier wait after its cp.async.mbarrier.arrive) has completed "
-                   "yet%s\n",
-                f->need,
-                f->kind == F_ASYNC_READ ? ": the read sees the old bytes (here 0xff)"
-                                        : ": the copy may land over the write");
+        fprintf(o, " of thread %u of the block, which no cp.async.bulk.wait_group{.read} of that "
+                   "thread has waited for yet: the copy may read the new bytes\n",
+                f->need);
         if (f->count > 1)
             fprintf(o, "%s     (%" PRIu64 " such accesses by this instruction)\n", CHK_P,
                     f->count);
@@ -413,6 +445,7 @@ static void rep_finding(struct interp_check_log *g, const struct finding *f,
         [F_MBAR_REINIT] = {"synccheck", "mbarrier-reinitialized", "shared"},
         [F_ASYNC_READ] = {"asynccheck", "read-before-wait", "shared"},
         [F_ASYNC_WRITE] = {"asynccheck", "write-before-wait", "shared"},
+        [F_ASYNC_SRC_WRITE] = {"asynccheck", "source-write-before-wait", "shared"},
     };
     if (!chk_rep_begin(g, k[f->kind].tool, k[f->kind].kind, f->warning))
         return;
@@ -426,7 +459,8 @@ static void rep_finding(struct interp_check_log *g, const struct finding *f,
     rep_site(g, race ? f->fn2 : f->fn1, race ? f->pc2 : f->pc1);
     if (k[f->kind].space)
         chk_rep_str(g, "space", k[f->kind].space);
-    const bool as = f->kind == F_ASYNC_READ || f->kind == F_ASYNC_WRITE;
+    const bool as =
+        f->kind == F_ASYNC_READ || f->kind == F_ASYNC_WRITE || f->kind == F_ASYNC_SRC_WRITE;
     if ((f->kind >= F_GRACE_WAW && f->kind <= F_INIT_SHARED) || f->kind == F_INIT_LOCAL || as)
         chk_rep_hex(g, "address", f->addr);
     if (f->kind == F_INIT_GLOBAL || f->kind == F_INIT_SHARED || f->kind == F_INIT_LOCAL || as)
@@ -439,10 +473,14 @@ static void rep_finding(struct interp_check_log *g, const struct finding *f,
             chk_rep_hex(g, "address", f->addr);
         chk_rep_num(g, "cluster_rank", f->need);
     }
-    if (as && f->fn2) { /* the cp.async and its thread */
+    if (as && f->fn2) { /* the copy, its thread and what completes it */
         chk_rep_open(g, "copy");
         rep_site(g, f->fn2, f->pc2);
         chk_rep_num(g, "thread_in_block", f->need);
+        chk_rep_str(g, "completed_by",
+                    f->kind == F_ASYNC_SRC_WRITE ? "cp.async.bulk.wait_group"
+                    : f->na == AR_BULK_DST       ? "mbarrier"
+                                                 : "cp.async.wait_group");
         chk_rep_close(g, "copy");
     }
     if (race || f->kind == F_SYNC_PATH || f->kind == F_SYNC_MIXED || f->kind == F_SYNC_CROSS) {
@@ -497,9 +535,7 @@ static void cta_state_free(struct check_cta *k)
             free(k->rt[i].idx[rf]);
     free(k->rt);
     free(k->cell);
-    free(k->ar);
-    free(k->apend);
-    free(k->agroup);
+    chk_async_free(k);
     free(k->wrote);
     free(k->sat);
     free(k->shinit);

@@ -73,9 +73,10 @@ bool check_async_cp(struct warp *w, uint32_t pc, unsigned lane, uint32_t dst, co
 /* asynccheck: lane's cp.async.mbarrier.arrive on the object at mbar: its copies not delivered
  * yet are tied to the object. */
 void check_async_mbar_arrive(struct warp *w, unsigned lane, const uint8_t *mbar);
-/* asynccheck: a test_wait / try_wait found the phase of the object at mbar complete: the
- * copies tied to it are delivered. */
-void check_async_mbar_done(struct warp *w, const uint8_t *mbar);
+/* asynccheck: a test_wait / try_wait found the phase of parity `parity` of the object at mbar
+ * complete: the cp.async copies tied to it, and the bulk copies that counted in a phase of
+ * that parity, are delivered. */
+void check_async_mbar_done(struct warp *w, const uint8_t *mbar, unsigned parity);
 
 /* async.c: do the 8 bytes at p hold a valid mbarrier object (mbarrier.init made it, no
  * mbarrier.inval ended it)? */

@@ -74,8 +74,10 @@ enum fkind {
     F_INIT_LOCAL,
     F_SYNC_MIXED, /* a barrier waited for with two thread counts in one phase */
     F_SYNC_CROSS, /* all threads wait at one barrier while threads wait at another */
-    F_ASYNC_READ,  /* asynccheck: a shared byte read while a cp.async to it is pending */
+    F_ASYNC_READ,  /* asynccheck: a shared byte read while a copy to it is pending (na: the
+                      copy's enum async_kind) */
     F_ASYNC_WRITE, /* ... written while one is pending */
+    F_ASYNC_SRC_WRITE, /* ... written while a bulk copy to global memory still reads it */
     F_MBAR_UNINIT, /* the sync misuses (enum sync_misuse), in its order */
     F_MBAR_ARRIVE,
     F_MBAR_NOCOMPLETE,
@@ -137,17 +139,32 @@ void chk_finding_at(struct finding *x, const struct warp *w, uint32_t pc, unsign
 
 /* ====================================================================== per CTA */
 
-/* asynccheck (check_async.c): one lane's cp.async not delivered yet. */
+/* asynccheck (check_async.c): one lane's asynchronous copy not complete yet. */
+enum async_kind {
+    AR_CP,       /* a cp.async: its destination pending until the thread's wait */
+    AR_BULK_DST, /* a bulk / tensor copy into this CTA's shared memory: its destination
+                    pending until a wait sees its mbarrier phase complete */
+    AR_BULK_SRC, /* a bulk / tensor copy (or reduction) from shared memory to global memory:
+                    its source may not be written until the thread's
+                    cp.async.bulk.wait_group{.read} */
+};
 struct async_rec {
-    const struct xfunc *fn; /* the cp.async */
+    const struct xfunc *fn; /* the copy instruction */
     uint32_t pc;
     uint32_t tid;        /* thread in the CTA */
-    uint32_t group;      /* the thread's cp.async group (its committed count at issue) */
-    uint32_t dst;        /* shared offset of the destination */
-    const uint8_t *mbar; /* the mbarrier a cp.async.mbarrier.arrive tied it to (NULL: none) */
-    uint8_t n;           /* cp-size */
+    uint32_t group;      /* the thread's cp.async (AR_CP) or bulk (AR_BULK_SRC) group: its
+                            committed count at issue */
+    uint32_t dst;        /* shared offset of the first byte (AR_BULK_SRC: of the source) */
+    uint32_t n;          /* bytes spanned: cp-size, or the bulk copy's extent */
+    const uint8_t *mbar; /* the mbarrier it completes on (AR_CP: a cp.async.mbarrier.arrive
+                            tied it to one; NULL: none) */
+    uint8_t kind;        /* enum async_kind */
+    uint8_t phase;       /* AR_BULK_DST: parity of the mbarrier phase it counted in */
     bool live;
-    uint8_t data[16];    /* the bytes it copies (and its zero fill) */
+    uint8_t *big;        /* AR_BULK_DST: the bytes it copies, n of them (heap) */
+    uint8_t *mask;       /* AR_BULK_*: a bit per byte of the span it touches (heap; NULL:
+                            all of them) */
+    uint8_t data[16];    /* AR_CP: the bytes it copies (and its zero fill) */
 };
 
 /* One access in a racecheck shadow cell. */
@@ -215,21 +232,26 @@ struct check_cta {
     struct rwarp *rw;
     struct rtrack *rt;
     uint32_t nrt;
-    /* asynccheck: the cp.async records (nar of them, car allocated, nlive not delivered), a
-     * bit per shared byte a live one will write, per thread its committed group count */
+    /* asynccheck: the copy records (nar of them, car allocated, nlive not delivered), a
+     * bit per shared byte a live copy will write (apend) and one per byte a live bulk copy
+     * to global memory still reads (asrc), per thread its committed cp.async group count
+     * (agroup) and bulk async-group count (bgroup) */
     struct async_rec *ar;
     uint32_t nar, car, nlive;
-    uint8_t *apend;
-    uint32_t *agroup;
+    uint8_t *apend, *asrc;
+    uint32_t *agroup, *bgroup;
 };
 
 /* asynccheck: lane's access of shared bytes [addr, addr + width) of the CTA whose state is k
  * (win: where its window starts in the address the program used) touches a byte a pending
- * cp.async will write: a finding naming the cp.async (check_async.c). Caller checks k->nlive. */
+ * copy will write, or writes one a pending bulk copy still reads: a finding naming the copy
+ * (check_async.c). Caller checks k->nlive. */
 void chk_async_access(struct warp *w, uint32_t pc, unsigned lane, const struct check_cta *k,
                       uint64_t addr, unsigned width, bool wr, uint64_t win);
 /* asynccheck: forget every record and pending byte (a new CTA in the slot). */
 void chk_async_reset(struct check_cta *k);
+/* asynccheck: free the records' buffers and the arrays (the slot's state is freed). */
+void chk_async_free(struct check_cta *k);
 
 /* The registers of one function that initcheck tracks: those a thread may read before
  * writing them (the frame's `zero` spans, cfg_undef_regs), but for its .reg parameters. */

@@ -122,7 +122,7 @@ void chk_rep_num(struct interp_check_log *g, const char *key, uint64_t v)
 void chk_rep_hex(struct interp_check_log *g, const char *key, uint64_t v)
 {
     char buf[24];
-    snprintf(buf, sizeof buf, "%#" PRIx64, v);
+    snprintf(buf, sizeof buf, "0x%" PRIx64, v); /* (%#x would print 0 as "0") */
     chk_rep_str(g, key, buf);
 }
 

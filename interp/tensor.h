@@ -144,9 +144,10 @@ int tensor_kind_stmatrix(struct warp *w, uint32_t pc, uint32_t M, const struct i
 bool async_supported(const struct ir_func *f, const struct ir_insn *in, const struct ir_opnd *O);
 /* Why such an instruction is refused, or NULL when it is not one of async.c's. */
 const char *async_unsupported_why(const struct ir_func *f, const struct ir_insn *in);
-/* asynccheck (check_async.c; the cp.async group handler calls it when the launch checks
- * asynccheck): cp.async.commit_group / wait_group keep (its operand) / wait_all `in` executed
- * by lanes M of w closes their open group, or delivers their copies it waits for. */
+/* asynccheck (check_async.c; the cp.async and bulk group handlers call it when the launch
+ * checks asynccheck): cp.async.commit_group / wait_group keep (its operand) / wait_all, or
+ * cp.async.bulk.commit_group / wait_group{.read} keep, `in` executed by lanes M of w closes
+ * their open group, or delivers the copies (frees the bulk copies' sources) it waits for. */
 void check_async_group(struct warp *w, uint32_t M, const struct ir_insn *in, uint32_t keep);
 /* cp.async.{ca,cg}.shared.global (completed at once, with the src-size zero fill). */
 int async_cp(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
@@ -160,6 +161,22 @@ int async_mbarrier(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn
  * valid object there or the phase has no arrival pending. */
 int async_arrive_one(struct warp *w, uint32_t pc, unsigned l, unsigned xs, uint64_t ad,
                      const char *what, const struct tc_mem *mr);
+/* asynccheck (check_async.c): lane's bulk or tensor copy has just written the bytes of
+ * [dst, dst + n) of this CTA's shared memory whose bit is set in mask (bit i of byte i / 8 for
+ * byte dst + i; NULL: all of them), and completes on the mbarrier at mbar (this CTA's) in its
+ * phase of parity `phase`: the bytes are recorded and poisoned until a test_wait / try_wait
+ * sees that phase complete. The caller checks the launch's asynccheck flag. */
+void check_async_bulk_dst(struct warp *w, uint32_t pc, unsigned lane, uint32_t dst, uint32_t n,
+                          const uint8_t *mask, const uint8_t *mbar, unsigned phase);
+/* asynccheck: lane's bulk or tensor copy (or reduction) to global memory read the bytes of
+ * [src, src + n) of this CTA's shared memory (mask as above): writing them before the thread's
+ * cp.async.bulk.wait_group{.read} covers the copy's bulk group is a finding. */
+void check_async_bulk_src(struct warp *w, uint32_t pc, unsigned lane, uint32_t src, uint32_t n,
+                          const uint8_t *mask);
+/* asynccheck: the mbarrier at shared / shared::cluster address ad of lane l, if it is in this
+ * CTA's shared memory: its host pointer and the parity of its current phase in *phase; else
+ * (or not a valid object) NULL. No fault: async_complete_tx reports those. */
+const uint8_t *async_mbar_own(struct warp *w, unsigned l, uint64_t ad, unsigned *phase);
 /* Lower the tx-count of the mbarrier at shared / shared::cluster address ad by `bytes` for
  * lane l (the completion of a bulk copy on it; may complete its phase). A fault (`what` names
  * the instruction) when there is no valid object there or the count leaves its range. */

@@ -11,7 +11,8 @@
 #     leakcheck at exit and at cudaDeviceReset (host backtraces, a device malloc
 #     block's site); --error-exitcode, --print-limit,
 #     --log-file, PTXEMU_CHECK through the drop-in libcudart without `ptxemu run`; asynccheck
-#     (--check-async) of a cp.async read before its wait;
+#     (--check-async) of a cp.async read before its wait, of a TMA tile read before its
+#     mbarrier wait and of a TMA store's source rewritten before cp.async.bulk.wait_group.read;
 #   - every fixtures/cuda/NAME.cu program (build/fixtures/NAME, as tests/cuda_programs.t
 #     builds it) under `ptxemu run --check all`: PASS and "ERROR SUMMARY: 0 errors", except
 #     rt_fault and rt_errors, whose findings are asserted exactly (deliberate faults, a leak
@@ -73,7 +74,7 @@ my $fx = "$build/fixtures/sanitizer";
 make_path($fx);
 my %extra = (leak => ['-Xcompiler', '-rdynamic']);
 # the architecture each is built for (compute_80 unless named: mbarrier.cu needs sm_90)
-my %arch = (mbarrier => 'compute_90');
+my %arch = (mbarrier => 'compute_90', async_tma => 'compute_90');
 sub build_one {
     my ($name) = @_;
     my ($src, $exe) = ("fixtures/sanitizer/$name.cu", "$fx/$name");
@@ -85,7 +86,7 @@ sub build_one {
 }
 
 my @fixtures = sort glob('fixtures/cuda/*.cu');
-print "1..", 21 + scalar(@fixtures), "\n";
+print "1..", 22 + scalar(@fixtures), "\n";
 
 # ------------------------------------------------------------------ racecheck, source lines
 {
@@ -418,6 +419,63 @@ R
         'asynccheck on nvcc output: a cp.async destination read before __pipeline_wait_prior is reported (and sees 0xff bytes); the waited-for copy and cuda::memcpy_async on a cuda::barrier are clean under --check all; without the tool the copy completes at once',
         "status $st", $out, $err, "got:\n$got", "fine: $s2 $out2 $err2", "barrier: $s3 $out3 $err3",
         "plain: $s4 $out4");
+}
+
+{
+    # TMA through cuda::ptx: a tensor load's tile read before the mbarrier wait, a tensor
+    # store's source tile rewritten before cp.async.bulk.wait_group.read (also as JSON), and
+    # the program with its waits where they belong, clean under --check all; the results are
+    # right in every mode (the engine's copies are exact; the finding is the hazard)
+    my $e = build_one('async_tma');
+    my $tmp = tempdir(CLEANUP => 1);
+    my $norm = sub {
+        my ($t) = @_;
+        $t =~ s/\(\S+?:(\d+)\)/(PTX:$1)/g;
+        $t =~ s{\S*?/include/}{CUDA/include/}g;
+        $t =~ s{(in|,|at) \S*?(fixtures/sanitizer/async_tma\.cu)}{$1 $2}g;
+        return $t;
+    };
+    my ($st, $out, $err) = $e ? (-1, '', $e) : run({%asan}, $ptxemu, 'run', '--check',
+        'asynccheck', '--', "$fx/async_tma", 'early');
+    my $got = $norm->(report($err));
+    my ($s2, $out2, $err2) = $e ? (-1, '', $e) : run({%asan}, $ptxemu, 'run', '--check-async',
+        '--check-report', "$tmp/tma.json", '--', "$fx/async_tma", 'store');
+    $got .= $norm->(report($err2));
+    my $json = '';
+    if (open(my $fh, '<', "$tmp/tma.json")) {
+        local $/;
+        $json = <$fh>;
+        close $fh;
+    }
+    $json =~ s{"(ptx|source)": "\S*?([^/"]+:\d+)"}{"$1": "$2"}g;
+    my ($s3, $out3, $err3) = $e ? (-1, '', $e) : run({%asan}, $ptxemu, 'run', '--check', 'all',
+        '--', "$fx/async_tma", 'fine');
+    my $want = <<'R';
+========= Read of a bulk copy destination before the copy was waited for (size 4 bytes)
+=========     at _Z11tile_kernel14CUtensorMap_stS_iPi+0x230 (PTX:98) in fixtures/sanitizer/async_tma.cu:44
+=========     by thread (0,0,0) in block (0,0,0)
+=========     Address 0x0 in shared memory, to be written by the bulk copy at _Z11tile_kernel14CUtensorMap_stS_iPi+0x130 (PTX:75) in CUDA/include/cccl/cuda/__ptx/instructions/generated/cp_async_bulk_tensor.h:209 inlined at fixtures/sanitizer/async_tma.cu:38 of thread 0 of the block, whose mbarrier phase no mbarrier.test_wait / try_wait has seen complete yet: the read sees the old bytes (here 0xff)
+=========     (32 such accesses by this instruction)
+========= ERROR SUMMARY: 1 error
+========= Write of a bulk copy source before the copy was waited for (size 4 bytes)
+=========     at _Z11tile_kernel14CUtensorMap_stS_iPi+0xbc0 (PTX:292) in fixtures/sanitizer/async_tma.cu:64
+=========     by thread (0,0,0) in block (0,0,0)
+=========     Address 0x0 in shared memory, still to be read by the bulk copy at _Z11tile_kernel14CUtensorMap_stS_iPi+0xb60 (PTX:275) in CUDA/include/cccl/cuda/__ptx/instructions/generated/cp_async_bulk_tensor.h:351 inlined at fixtures/sanitizer/async_tma.cu:59 of thread 0 of the block, which no cp.async.bulk.wait_group{.read} of that thread has waited for yet: the copy may read the new bytes
+=========     (32 such accesses by this instruction)
+========= ERROR SUMMARY: 1 error
+R
+    my $wantj = <<'J';
+[
+  {"tool": "asynccheck", "kind": "source-write-before-wait", "severity": "error", "kernel": "_Z11tile_kernel14CUtensorMap_stS_iPi", "block": [0, 0, 0], "thread": [0, 0, 0], "function": "_Z11tile_kernel14CUtensorMap_stS_iPi", "pc": "0xbc0", "ptx": "async_tma.compute_90.ptx:292", "source": "async_tma.cu:64", "space": "shared", "address": "0x0", "size": 4, "copy": {"function": "_Z11tile_kernel14CUtensorMap_stS_iPi", "pc": "0xb60", "ptx": "async_tma.compute_90.ptx:275", "source": "cp_async_bulk_tensor.h:351", "thread_in_block": 0, "completed_by": "cp.async.bulk.wait_group"}, "count": 32},
+  {"summary": {"errors": 1, "reported": 1}}
+]
+J
+    ok_($st == 0 && $out eq "early: cudaSuccess 103304 PASS\n" && $s2 == 0
+            && $out2 eq "store: cudaSuccess 103304 PASS\n" && $got eq $want && $json eq $wantj
+            && $s3 == 0 && $out3 eq "fine: cudaSuccess 103304 PASS\n"
+            && report($err3) eq "========= ERROR SUMMARY: 0 errors\n",
+        'asynccheck on nvcc TMA code: a tensor load\'s tile read before its mbarrier wait and a tensor store\'s source rewritten before cp.async.bulk.wait_group.read are reported (text and JSON); the correct program is clean under --check all',
+        "early: $st $out", "got:\n$got", "json:\n$json", "store: $s2 $out2", "fine: $s3 $out3 $err3");
 }
 
 # ------------------------------------------------------------------ leakcheck
