@@ -555,7 +555,8 @@ static int bk_tensor(struct warp *w, uint32_t pc, unsigned l, const struct tmap 
 {
     const struct tmap m = *mp;
     const unsigned rank = m.rank;
-    const bool load = dir == BK_LOAD, i2c = m.kind == TMAP_IM2COL, wide = m.kind == TMAP_IM2COL_W;
+    const bool load = dir == BK_LOAD, i2c = m.kind == TMAP_IM2COL;
+    const bool wide = m.kind == TMAP_IM2COL_W;
     const unsigned halo = wide ? (unsigned)off2c[0] : 0, woff = wide ? (unsigned)off2c[1] : 0;
     char msg[200];
     /* the box: n[d] elements along dimension d (elementStrides apply beyond dimension 0);
@@ -578,8 +579,8 @@ static int bk_tensor(struct warp *w, uint32_t pc, unsigned l, const struct tmap 
             interp_fault(w, pc, l, TRAP_ILLEGAL, sa, 16, SP_SHARED, load, msg);
             return -1;
         }
-        const uint64_t px = m.wmode == TMAP_WIDE_W128 ? 4u * (32u + halo) : m.ppc + (uint64_t)halo;
-        total = (uint64_t)m.esize * m.cpp * px;
+        const uint64_t np = m.wmode == TMAP_WIDE_W128 ? 4u * (32u + halo) : m.ppc + (uint64_t)halo;
+        total = (uint64_t)m.esize * m.cpp * np;
     }
     if (g4) { /* four rows of boxDim[0] elements */
         total = (uint64_t)m.esize * m.box[0] * 4;
@@ -848,8 +849,9 @@ static int bk_tensor_insn(struct warp *w, uint32_t pc, uint32_t M, const struct 
             interp_fault(w, pc, l, TRAP_ILLEGAL, 0, 0, 0, false, msg);
             return -1;
         }
-        if (dir == BK_PREFETCH) {
-            bk_tensor(w, pc, l, &m, c, o2c, g4, SP_GLOBAL, 0, dir, 0, what, mr, &bytes);
+        if (dir == BK_PREFETCH) { /* checks the map (and an im2col-wide start), reads nothing */
+            if (bk_tensor(w, pc, l, &m, c, o2c, g4, SP_GLOBAL, 0, dir, 0, what, mr, &bytes))
+                return -1;
             continue;
         }
         if (dir != BK_LOAD) {
