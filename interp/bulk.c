@@ -28,8 +28,10 @@
  * layout); elements outside the tensor read as zeros (or the map's NaN) and are not stored. A
  * tensor reduction combines the tile into the tensor with host atomics of the map's element
  * type; a tensor prefetch checks its map and reads nothing. im2col copies walk pixels through
- * the map's bounding box (bk_tensor), gather4/scatter4 move four rows. The .im2col::w modes
- * and .cta_group::2 with .multicast::cluster are refused at load.
+ * the map's bounding box (bk_tensor), the .im2col::w / ::w::128 loads walk W only (with the
+ * wHalo halo pixels and the wOffset shift), gather4/scatter4 move four rows. A .cta_group::2
+ * .multicast::cluster load signals, for each destination CTA, the mbarrier in that CTA or its
+ * pair peer: the one whose rank has the parity of the mbarrier operand's CTA.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -197,40 +199,47 @@ static bool bk_offsets_ok(const struct ir_func *f, const struct ir_opnd *a, unsi
 }
 
 /* The tensor instructions in .tile mode and, on 3D .. 5D tensors, in im2col mode (loads and
- * prefetches .im2col with their offsets, stores and reductions .im2col_no_offs): loads global
- * -> shared::cta/cluster on an mbarrier (to shared::cluster also .multicast::cluster), stores
- * shared::cta -> global in a bulk group, reductions shared::cta -> global in a bulk group,
- * prefetches into L2; loads also with .cta_group (::2 not with multicast), 2D .tile::gather4
- * loads and .tile::scatter4 stores; no .im2col::w forms. */
+ * prefetches .im2col with their offsets, stores and reductions .im2col_no_offs) and the
+ * im2col-wide modes (loads and prefetches .im2col::w / .im2col::w::128 with {wHalo, wOffset}):
+ * loads global -> shared::cta/cluster on an mbarrier (to shared::cluster also
+ * .multicast::cluster), stores shared::cta -> global in a bulk group, reductions shared::cta
+ * -> global in a bulk group, prefetches into L2; loads also with .cta_group, 2D
+ * .tile::gather4 loads and .tile::scatter4 stores. */
 static bool bk_tensor_ok(const struct ir_func *f, const struct ir_insn *in,
                          const struct ir_opnd *O, int dst, int src)
 {
-    if (bk_has(f, in, MOD_IM2COL_W) || bk_has(f, in, MOD_IM2COL_W_128))
+    const bool iw = bk_has(f, in, MOD_IM2COL_W), iw128 = bk_has(f, in, MOD_IM2COL_W_128);
+    if (iw && iw128)
         return false;
     unsigned rank = bk_rank(f, in);
     /* .tile::gather4 (loads) / .tile::scatter4 (stores): 2D, five coordinates {col, row0 ..
        row3} */
     const bool g4 = bk_has(f, in, MOD_TILE_GATHER4), s4 = bk_has(f, in, MOD_TILE_SCATTER4);
     if (g4 || s4) {
-        if (rank != 2 || (g4 && s4) || in->op != OP_CP_ASYNC_BULK_TENSOR ||
+        if (rank != 2 || (g4 && s4) || iw || iw128 || in->op != OP_CP_ASYNC_BULK_TENSOR ||
             (g4 && dst == SP_GLOBAL) || (s4 && dst != SP_GLOBAL))
             return false;
         rank = 5; /* the coordinates' count for bk_tmap_ok */
     }
     if (!rank)
         return false;
-    const bool i2c = bk_has(f, in, MOD_IM2COL), nooffs = bk_has(f, in, MOD_IM2COL_NO_OFFS);
-    const unsigned noff = i2c ? rank - 2 : 0; /* the offsets operand, when there is one */
-    if ((i2c || nooffs) && rank < 3)
+    const bool wide = iw || iw128;
+    const bool i2c = bk_has(f, in, MOD_IM2COL) || wide;
+    const bool nooffs = bk_has(f, in, MOD_IM2COL_NO_OFFS);
+    /* the offsets operand, when there is one ({wHalo, wOffset} in the wide modes) */
+    const unsigned noff = wide ? 2 : i2c ? rank - 2 : 0;
+    if ((i2c || nooffs) && (rank < 3 || (wide && (nooffs || bk_has(f, in, MOD_IM2COL)))))
         return false;
     const bool mcast = bk_has(f, in, MOD_MULTICAST_CLUSTER);
     const bool mbar = bk_has(f, in, MOD_MBARRIER_COMPLETE_TX_BYTES);
     const bool group = bk_has(f, in, MOD_BULK_GROUP);
-    /* .cta_group on loads only; ::2 with .multicast::cluster is not implemented */
+    /* .cta_group on loads only */
     const bool cg1 = bk_has(f, in, MOD_CTA_GROUP_1), cg2 = bk_has(f, in, MOD_CTA_GROUP_2);
-    if ((cg1 || cg2) && (in->op != OP_CP_ASYNC_BULK_TENSOR || dst == SP_GLOBAL ||
-                         (cg2 && mcast) || (cg1 && cg2)))
+    if ((cg1 || cg2) && (in->op != OP_CP_ASYNC_BULK_TENSOR || dst == SP_GLOBAL || (cg1 && cg2)))
         return false;
+    if (wide && in->op != OP_CP_ASYNC_BULK_PREFETCH_TENSOR &&
+        (in->op != OP_CP_ASYNC_BULK_TENSOR || dst == SP_GLOBAL))
+        return false; /* no im2col-wide stores or reductions */
     if (in->op == OP_CP_ASYNC_BULK_PREFETCH_TENSOR) /* [tmap, coords]{, offsets}{, policy} */
         return dst == SP_GLOBAL && bk_has(f, in, MOD_L2) && !mcast && !mbar && !group &&
                !nooffs && in->nopnd >= 1 + (i2c ? 1 : 0) && bk_tmap_ok(f, &O[0], rank) &&
@@ -295,8 +304,8 @@ const char *bulk_unsupported_why(const struct ir_func *f, const struct ir_insn *
                ".im2col_no_offs forms (loads global -> shared::cta/shared::cluster with "
                ".mbarrier::complete_tx::bytes, .multicast::cluster too; stores and reductions "
                "shared::cta -> global with .bulk_group; prefetches .L2; loads also .cta_group::1 "
-               "and, without .multicast::cluster, .cta_group::2; 2D .tile::gather4 loads and "
-               ".tile::scatter4 stores); not .im2col::w / .im2col::w::128)";
+               "and .cta_group::2; 2D .tile::gather4 loads and "
+               ".tile::scatter4 stores; 3D-5D .im2col::w / .im2col::w::128 loads and prefetches)";
     default:
         return NULL;
     }
@@ -426,11 +435,19 @@ enum bk_dir {
     BK_PREFETCH, /* nothing moves (cp.async.bulk.prefetch.tensor: the map is checked) */
 };
 
+/* The encoder that writes maps of kind k (TMAP_*), for fault messages. */
+static const char *bk_encoder(unsigned k)
+{
+    return k == TMAP_IM2COL     ? "cuTensorMapEncodeIm2col"
+           : k == TMAP_IM2COL_W ? "cuTensorMapEncodeIm2colWide"
+                                : "cuTensorMapEncodeTiled";
+}
+
 /* Lane l's tensor map at the generic address in the [tmap, {c0, …}] operand t, copied to *m,
  * and its `ncoord` coordinates in c[] (0 beyond them; `rank` of them but for gather4 /
  * scatter4's five). A fault (recorded) returns -1 when the map is misaligned, unreadable, not
- * one cuTensorMapEncodeTiled / Im2col wrote, of another rank, or of another kind (TMAP_TILED /
- * TMAP_IM2COL) than the instruction's mode. */
+ * one cuTensorMapEncodeTiled / Im2col / Im2colWide wrote, of another rank, or of another kind
+ * (TMAP_TILED / TMAP_IM2COL / TMAP_IM2COL_W) than the instruction's mode. */
 static int bk_map(struct warp *w, uint32_t pc, unsigned l, const struct ir_opnd *t,
                   unsigned rank, unsigned ncoord, unsigned kind, const char *what,
                   struct tmap *m, int64_t c[TMAP_MAX_RANK])
@@ -453,7 +470,7 @@ static int bk_map(struct warp *w, uint32_t pc, unsigned l, const struct ir_opnd 
         if (m->magic != TMAP_MAGIC)
             snprintf(msg, sizeof msg,
                      "%s: no tensor map at this address (not made by "
-                     "cuTensorMapEncodeTiled / Im2col)",
+                     "cuTensorMapEncodeTiled / Im2col / Im2colWide)",
                      what);
         else
             snprintf(msg, sizeof msg, "%s: a .%ud copy with a tensor map of rank %u", what, rank,
@@ -463,8 +480,10 @@ static int bk_map(struct warp *w, uint32_t pc, unsigned l, const struct ir_opnd 
     }
     if (m->kind != kind) {
         snprintf(msg, sizeof msg, "%s: %s with a tensor map made by %s", what,
-                 kind == TMAP_IM2COL ? "an im2col copy" : "a .tile copy",
-                 m->kind == TMAP_IM2COL ? "cuTensorMapEncodeIm2col" : "cuTensorMapEncodeTiled");
+                 kind == TMAP_IM2COL     ? "an im2col copy"
+                 : kind == TMAP_IM2COL_W ? "an .im2col::w copy"
+                                         : "a .tile copy",
+                 bk_encoder(m->kind));
         interp_fault(w, pc, l, TRAP_ILLEGAL, ma, 8, vm_xs_space(XS_GENERIC, ma), false, msg);
         return -1;
     }
@@ -503,13 +522,41 @@ struct bk_ac {
     uint32_t off, n;
 };
 
+/* Pixel p (in shared-memory order) of an im2col-wide copy (map m, coordinates c, wHalo h,
+ * wOffset o): its W coordinate *x and its N coordinate *nn (D and H stay the copy's). The
+ * pixels walk W from c[1] + o by the traversal stride elementStrides[1] through the bounding
+ * box [lower + o, globalDim[1] - 1 + upper + o] (the PTX ISA's "im2col::w and im2col::w::128
+ * modes": wOffset moves the box and the start); past the box's end the walk wraps to its
+ * start in the next image (N steps by its traversal stride), as in im2col mode with D and H
+ * boxes of one pixel. .im2col::w moves ppc pixels and then the h halo pixels that follow them;
+ * .im2col::w::128 moves 128 pixels, each group of 32 followed by the h pixels after it. The
+ * caller ensures c[1] + o <= the box's end. */
+static void bk_wide_pixel(const struct tmap *m, const int64_t *c, unsigned h, unsigned o,
+                          uint64_t p, int64_t *x, int64_t *nn)
+{
+    const unsigned last = m->rank - 1u;
+    const uint64_t j = m->wmode == TMAP_WIDE_W128 ? p / (32u + h) * 32u + p % (32u + h) : p;
+    const int64_t s = m->estride[1], x0 = c[1] + (int64_t)o;
+    const int64_t lo = m->lower[0] + (int64_t)o, hi = (int64_t)m->dim_m1[1] + m->upper[0] + o;
+    const uint64_t first = (uint64_t)((hi - x0) / s) + 1u; /* the pixels left in the first row */
+    if (j < first) {
+        *x = x0 + (int64_t)j * s;
+        *nn = c[last];
+        return;
+    }
+    const uint64_t row = (uint64_t)((hi - lo) / s) + 1u, k = j - first;
+    *x = lo + (int64_t)(k % row) * s;
+    *nn = c[last] + (int64_t)(k / row + 1u) * m->estride[last];
+}
+
 /* A tensor instruction of lane l (dir) on the box of map m at coordinates c, with shared memory
  * at sa of space ssp (the shared layout: the box elements dense, dimension 0 fastest,
  * swizzled). BK_LOAD: global -> shared, out-of-bounds elements filled with zeros (or the NaN
  * of the map's OOB fill mode); BK_STORE: shared -> global, out-of-bounds elements skipped;
  * BK_REDUCE: the same with [global] = op([global], shared) as a host atomic per element
  * (operator op, MOD_*); BK_PREFETCH: nothing (the map is all it checks). *bytes: the box's
- * size in shared memory. */
+ * size in shared memory. off2c: the im2col offsets, or for an im2col-wide map {wHalo,
+ * wOffset} (bk_tensor_insn checked them and the map's mode against the instruction's). */
 static int bk_tensor(struct warp *w, uint32_t pc, unsigned l, const struct tmap *mp,
                      const int64_t *c, const int64_t *off2c, bool g4, int ssp, uint64_t sa,
                      enum bk_dir dir, unsigned op, const char *what, const struct tc_mem *mr,
@@ -518,6 +565,8 @@ static int bk_tensor(struct warp *w, uint32_t pc, unsigned l, const struct tmap 
     const struct tmap m = *mp;
     const unsigned rank = m.rank;
     const bool load = dir == BK_LOAD, i2c = m.kind == TMAP_IM2COL;
+    const bool wide = m.kind == TMAP_IM2COL_W;
+    const unsigned halo = wide ? (unsigned)off2c[0] : 0, woff = wide ? (unsigned)off2c[1] : 0;
     char msg[200];
     /* the box: n[d] elements along dimension d (elementStrides apply beyond dimension 0);
        im2col: ppc pixels of cpp channels */
@@ -529,6 +578,19 @@ static int bk_tensor(struct warp *w, uint32_t pc, unsigned l, const struct tmap 
     }
     if (i2c)
         total = (uint64_t)m.esize * m.cpp * m.ppc;
+    if (wide) { /* ::w: ppc pixels and the halo; ::w::128: four groups of 32 and their halos */
+        const int64_t x0 = c[1] + woff, hi = (int64_t)m.dim_m1[1] + m.upper[0] + woff;
+        if (x0 > hi) { /* the ISA: the first pixel may lie outside the box on its left only */
+            snprintf(msg, sizeof msg,
+                     "%s: the first pixel's W coordinate %lld (with wOffset %u) is right of the "
+                     "bounding box's end %lld (the ISA allows it outside only on the left)",
+                     what, (long long)x0, woff, (long long)hi);
+            interp_fault(w, pc, l, TRAP_ILLEGAL, sa, 16, SP_SHARED, load, msg);
+            return -1;
+        }
+        const uint64_t np = m.wmode == TMAP_WIDE_W128 ? 4u * (32u + halo) : m.ppc + (uint64_t)halo;
+        total = (uint64_t)m.esize * m.cpp * np;
+    }
     if (g4) { /* four rows of boxDim[0] elements */
         total = (uint64_t)m.esize * m.box[0] * 4;
         if (m.box[1] != 1) {
@@ -599,6 +661,11 @@ static int bk_tensor(struct warp *w, uint32_t pc, unsigned l, const struct tmap 
        bounding box [lo, hi] of the spatial dimensions */
     int64_t px[TMAP_MAX_RANK], lo[TMAP_MAX_RANK], hi[TMAP_MAX_RANK];
     unsigned ch = 0;
+    /* im2col-wide: the current pixel pix (shared-memory order), its W and N coordinates */
+    uint64_t pix = 0;
+    int64_t pw = 0, pn = 0;
+    if (wide)
+        bk_wide_pixel(&m, c, halo, woff, 0, &pw, &pn);
     for (unsigned d = 0; d < TMAP_MAX_RANK; d++) {
         px[d] = c[d];
         lo[d] = d >= 1 && d + 1 < rank ? m.lower[d - 1] : 0;
@@ -610,8 +677,11 @@ static int bk_tensor(struct warp *w, uint32_t pc, unsigned l, const struct tmap 
         uint64_t ga = m.addr;
         for (unsigned d = 0; d < rank; d++) {
             const uint64_t k = off / es; /* gather4: row k / boxDim[0], column k % … */
+            /* im2col-wide: C from c[0], W and N of the pixel, D and H the copy's */
+            const int64_t xw = d == 0 ? c[0] + ch : d == 1 ? pw : d + 1 < rank ? c[d] : pn;
             const int64_t x = g4 && d  ? c[1 + k / m.box[0]]
                               : g4     ? c[0] + (int64_t)(k % m.box[0])
+                              : wide   ? xw
                               : !i2c ? c[d] + (int64_t)i[d] * (d ? m.estride[d] : 1)
                               : d == 0 ? c[0] + ch
                                        : px[d] + (d + 1 < rank ? off2c[d - 1] : 0);
@@ -656,6 +726,15 @@ static int bk_tensor(struct warp *w, uint32_t pc, unsigned l, const struct tmap 
         if (g4) {
             if (off == total)
                 break;
+            continue;
+        }
+        if (wide) {
+            if (off == total)
+                break;
+            if (++ch < m.cpp)
+                continue;
+            ch = 0;
+            bk_wide_pixel(&m, c, halo, woff, ++pix, &pw, &pn);
             continue;
         }
         if (i2c) {
@@ -720,11 +799,35 @@ static int bk_offsets(struct warp *w, uint32_t pc, unsigned l, const struct ir_o
     return 0;
 }
 
+/* Lane l's {wHalo, wOffset} of an .im2col::w (w128: ::w::128) load or prefetch (the vector
+ * operand v) in o[0], o[1]: unsigned 16-bit values the ISA bounds (wHalo below 512, or 32 in
+ * ::w::128; wOffset below 32); a fault (recorded) returns -1 for one outside its range. */
+static int bk_wide_info(struct warp *w, uint32_t pc, unsigned l, const struct ir_opnd *v,
+                        bool w128, const char *what, int64_t *o)
+{
+    static const char *const name[2] = {"wHalo", "wOffset"};
+    for (unsigned k = 0; k < 2; k++) {
+        const uint64_t x = vm_get(w, &w->fn->opnds[v->first + k], l) & 0xffffu;
+        const unsigned lim = k ? 32 : w128 ? 32 : 512;
+        if (x >= lim) {
+            char msg[200];
+            snprintf(msg, sizeof msg, "%s: %s is %llu, outside 0 .. %u for .im2col::w%s", what,
+                     name[k], (unsigned long long)x, lim - 1, w128 ? "::128" : "");
+            interp_fault(w, pc, l, TRAP_ILLEGAL, 0, 0, 0, false, msg);
+            return -1;
+        }
+        o[k] = (int64_t)x;
+    }
+    return 0;
+}
+
 /* A tensor instruction (cp.async.bulk.tensor, cp.reduce.async.bulk.tensor,
  * cp.async.bulk.prefetch.tensor) of the lanes M, in lane order. A load lowers its mbarrier's
  * tx-count by the box's bytes; with .multicast::cluster the box lands at the destination's
- * CTA-relative offset in each CTA of the 16-bit ctaMask (rank order) and each of those CTAs'
- * mbarrier at the mbarrier's offset is signalled. */
+ * CTA-relative offset in each CTA of the 16-bit ctaMask (rank order) and, for each of those
+ * CTAs, the mbarrier at the mbarrier's offset is signalled: in that CTA (.cta_group::1 or
+ * none) or, with .cta_group::2, in the CTA of its pair whose rank has the parity of the rank of
+ * the CTA holding the mbarrier operand (the destination CTA itself or its peer). */
 static int bk_tensor_insn(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
                           const struct ir_opnd *O, const int sp[2], const char *what,
                           const struct tc_mem *mr)
@@ -738,8 +841,11 @@ static int bk_tensor_insn(struct warp *w, uint32_t pc, uint32_t M, const struct 
                                                                  : BK_LOAD;
     const struct ir_opnd *t = dir == BK_LOAD ? &O[1] : &O[0];
     const unsigned op = dir == BK_REDUCE ? bk_redop(f, in) : 0;
-    const bool i2c = bk_has(f, in, MOD_IM2COL);
-    const unsigned kind = i2c || bk_has(f, in, MOD_IM2COL_NO_OFFS) ? TMAP_IM2COL : TMAP_TILED;
+    const bool w128 = bk_has(f, in, MOD_IM2COL_W_128), wide = w128 || bk_has(f, in, MOD_IM2COL_W);
+    const bool i2c = bk_has(f, in, MOD_IM2COL) || wide;
+    const unsigned kind = wide ? TMAP_IM2COL_W
+                          : i2c || bk_has(f, in, MOD_IM2COL_NO_OFFS) ? TMAP_IM2COL
+                                                                      : TMAP_TILED;
     /* the im2col offsets (loads: after [mbar]; prefetches: after the map) and the ctaMask */
     const struct ir_opnd *ov = !i2c ? NULL : dir == BK_LOAD ? &O[3] : &O[1];
     const struct ir_opnd *cm = mcast ? &O[i2c ? 4 : 3] : NULL;
@@ -754,10 +860,24 @@ static int bk_tensor_insn(struct warp *w, uint32_t pc, uint32_t M, const struct 
         uint64_t bytes = 0;
         if (bk_map(w, pc, l, t, rank, g4 ? 5 : rank, kind, what, &m, c))
             return -1;
-        if (ov && bk_offsets(w, pc, l, ov, rank, what, o2c))
+        if (ov && !wide && bk_offsets(w, pc, l, ov, rank, what, o2c))
             return -1;
-        if (dir == BK_PREFETCH) {
-            bk_tensor(w, pc, l, &m, c, o2c, g4, SP_GLOBAL, 0, dir, 0, what, mr, &bytes, NULL);
+        if (wide && bk_wide_info(w, pc, l, ov, w128, what, o2c))
+            return -1;
+        if (wide && m.wmode != (w128 ? TMAP_WIDE_W128 : TMAP_WIDE_W)) {
+            /* the ISA does not say what one mode's copy does with the other mode's map */
+            char msg[200];
+            snprintf(msg, sizeof msg,
+                     "%s: an .im2col::w%s copy with a tensor map of mode "
+                     "CU_TENSOR_MAP_IM2COL_WIDE_MODE_%s (the ISA does not define it)",
+                     what, w128 ? "::128" : "", w128 ? "W" : "W128");
+            interp_fault(w, pc, l, TRAP_ILLEGAL, 0, 0, 0, false, msg);
+            return -1;
+        }
+        if (dir == BK_PREFETCH) { /* checks the map (and an im2col-wide start), reads nothing */
+            if (bk_tensor(w, pc, l, &m, c, o2c, g4, SP_GLOBAL, 0, dir, 0, what, mr, &bytes,
+                          NULL))
+                return -1;
             continue;
         }
         struct bk_ac ac = {NULL, 0, 0};
@@ -800,12 +920,14 @@ static int bk_tensor_insn(struct warp *w, uint32_t pc, uint32_t M, const struct 
             continue;
         }
         const uint32_t mask = (uint32_t)vm_get(w, cm, l) & 0xffffu;
+        /* .cta_group::2: the parity of the mbarrier's CTA picks the pair member signalled */
+        const uint32_t bpar = cg == 2 ? cluster_rank_of(w, ba, false) & 1u : 0;
         for (unsigned r = 0; r < 16; r++) {
             uint64_t dr, br;
             if (!(mask >> r & 1))
                 continue;
             if (bk_mcast_addr(w, pc, l, da, r, mask, what, &dr) ||
-                bk_mcast_addr(w, pc, l, ba, r, mask, what, &br))
+                bk_mcast_addr(w, pc, l, ba, cg == 2 ? (r & ~1u) | bpar : r, mask, what, &br))
                 return -1;
             unsigned ph = 0; /* asynccheck: this CTA's part, as above */
             const uint8_t *mb = acheck ? async_mbar_own(w, l, br, &ph) : NULL;

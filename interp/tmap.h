@@ -1,7 +1,8 @@
 /*
  * interp/tmap.h — the emulator's encoding of a tensor map (the 128-byte opaque CUtensorMap of
- * the CUDA driver API), written by the runtime's cuTensorMapEncodeTiled / cuTensorMapEncodeIm2col
- * (runtime/cudart_tensormap.c) and read by the tensor instructions (interp/bulk.c).
+ * the CUDA driver API), written by the runtime's cuTensorMapEncodeTiled, cuTensorMapEncodeIm2col
+ * and cuTensorMapEncodeIm2colWide (runtime/cudart_tensormap.c) and read by the tensor
+ * instructions (interp/bulk.c).
  *
  * Programs treat the object as opaque (they copy it into a __grid_constant__ kernel parameter
  * or global memory); only these two files know the layout. A map without TMAP_MAGIC is not one
@@ -39,8 +40,12 @@ static inline int tmap_dtype_float(unsigned t)
     return t >= 6 && t < TMAP_DTYPE_COUNT;
 }
 
-/* The map's kind: which encoder wrote it, which copies may use it (.tile / .im2col). */
-enum { TMAP_TILED = 0, TMAP_IM2COL = 1 };
+/* The map's kind: which encoder wrote it, which copies may use it (.tile / .im2col /
+ * .im2col::w and .im2col::w::128). */
+enum { TMAP_TILED = 0, TMAP_IM2COL = 1, TMAP_IM2COL_W = 2 };
+/* An im2col-wide map's mode (CUtensorMapIm2ColWideMode): .im2col::w (pixelsPerColumn pixels a
+ * copy) or .im2col::w::128 (128 pixels a copy). */
+enum { TMAP_WIDE_W = 0, TMAP_WIDE_W128 = 1 };
 
 struct tmap {
     uint32_t magic;                  /* TMAP_MAGIC */
@@ -50,8 +55,9 @@ struct tmap {
     uint8_t swizzle;                 /* TMAP_SWZ_* */
     uint8_t oob_nan;                 /* CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA */
     uint8_t l2promo;                 /* CUtensorMapL2promotion (a hint: unused) */
-    uint8_t kind;                    /* TMAP_TILED / TMAP_IM2COL */
-    uint8_t pad[5];
+    uint8_t kind;                    /* TMAP_TILED / TMAP_IM2COL / TMAP_IM2COL_W */
+    uint8_t wmode;                   /* TMAP_IM2COL_W: TMAP_WIDE_W / TMAP_WIDE_W128 */
+    uint8_t pad[4];
     uint64_t addr;                   /* global address of element (0, …, 0) */
     uint64_t stride[TMAP_MAX_RANK];  /* byte strides; stride[0] = esize */
     uint32_t dim_m1[TMAP_MAX_RANK];  /* globalDim - 1 (globalDim may be 2^32) */
@@ -59,7 +65,10 @@ struct tmap {
     uint8_t estride[TMAP_MAX_RANK];  /* elementStrides, 1 .. 8 (estride[0] is ignored) */
     /* im2col: the bounding box of the pixels along the spatial dimensions 1 .. rank - 2 (W, H,
        D): from lower[d - 1] to globalDim[d] - 1 + upper[d - 1] (pixelBoxLower/UpperCorner);
-       each copy moves `ppc` pixels (pixelsPerColumn) of `cpp` channels (channelsPerPixel) */
+       each copy moves `ppc` pixels (pixelsPerColumn) of `cpp` channels (channelsPerPixel).
+       im2col-wide: the box along W only, lower[0] .. globalDim[1] - 1 + upper[0] (the
+       driver's pixelBoxLower/UpperCornerWidth); D and H are one pixel (the copy's
+       coordinates) */
     int16_t lower[TMAP_MAX_RANK - 2];
     int16_t upper[TMAP_MAX_RANK - 2];
     uint16_t cpp;

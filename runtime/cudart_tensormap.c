@@ -1,9 +1,9 @@
 /*
  * runtime/cudart_tensormap.c — the driver functions CUDA 13 programs reach through
- * cudaGetDriverEntryPoint{ByVersion} (they do not link libcuda): cuTensorMapEncodeTiled, which
- * and cuTensorMapEncodeIm2col, which build the tensor maps of cp.async.bulk.tensor in the
- * emulator's encoding (interp/tmap.h), with the driver's parameter rules
- * (CUDA_ERROR_INVALID_VALUE for each violation), and cuTensorMapReplaceAddress.
+ * cudaGetDriverEntryPoint{ByVersion} (they do not link libcuda): cuTensorMapEncodeTiled,
+ * cuTensorMapEncodeIm2col and cuTensorMapEncodeIm2colWide (CUDA 12.8+), which build the tensor
+ * maps of cp.async.bulk.tensor in the emulator's encoding (interp/tmap.h), with the driver's
+ * parameter rules (CUDA_ERROR_INVALID_VALUE for each violation), and cuTensorMapReplaceAddress.
  *
  * Interleaved layouts and the sm_100 swizzle / packed-type forms are valid for the driver but
  * not implemented by the emulator's tensor copies: the encoder refuses them with
@@ -187,6 +187,61 @@ static CUresult tm_encode_im2col(CUtensorMap *tensorMap, CUtensorMapDataType ten
     return CUDA_SUCCESS;
 }
 
+/* cuTensorMapEncodeIm2colWide (CUDA 12.8+) with the driver API's rules (cuda.h's documentation
+ * of the function), for the .im2col::w / .im2col::w::128 copies of sm_100: a 3D .. 5D tensor in
+ * NWC / NHWC / NDHWC order whose pixels' bounding box lies along W only, from
+ * pixelBoxLowerCornerWidth to globalDim[1] - 1 + pixelBoxUpperCornerWidth (each corner within
+ * [-2^15, 2^15 - 1], the box not empty; D and H are one pixel); channelsPerPixel 1 .. 256;
+ * pixelsPerColumn 1 .. 1024 for CU_TENSOR_MAP_IM2COL_WIDE_MODE_W (ignored for _W128, whose copies
+ * move 128 pixels); the swizzle one of 64B, 128B and 128B_ATOM_32B (the only ones the driver
+ * lists; the atom swizzle is valid but not implemented); no interleave (the PTX ISA's "Interleave
+ * layout": not supported for the im2col::w modes). */
+static CUresult tm_encode_im2col_wide(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType,
+                                      cuuint32_t tensorRank, void *globalAddress,
+                                      const cuuint64_t *globalDim,
+                                      const cuuint64_t *globalStrides,
+                                      int pixelBoxLowerCornerWidth, int pixelBoxUpperCornerWidth,
+                                      cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn,
+                                      const cuuint32_t *elementStrides,
+                                      CUtensorMapInterleave interleave,
+                                      CUtensorMapIm2ColWideMode mode, CUtensorMapSwizzle swizzle,
+                                      CUtensorMapL2promotion l2Promotion,
+                                      CUtensorMapFloatOOBfill oobFill)
+{
+    if (tensorRank < 3 || tensorRank > TMAP_MAX_RANK || !globalDim)
+        return CUDA_ERROR_INVALID_VALUE;
+    if ((unsigned)mode > CU_TENSOR_MAP_IM2COL_WIDE_MODE_W128)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (channelsPerPixel == 0 || channelsPerPixel > 256 ||
+        (mode == CU_TENSOR_MAP_IM2COL_WIDE_MODE_W &&
+         (pixelsPerColumn == 0 || pixelsPerColumn > 1024)))
+        return CUDA_ERROR_INVALID_VALUE;
+    const long long lo = pixelBoxLowerCornerWidth, hi = pixelBoxUpperCornerWidth;
+    if (lo < -32768 || lo > 32767 || hi < -32768 || hi > 32767)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (globalDim[1] <= (UINT64_C(1) << 32) && (long long)globalDim[1] + hi - lo <= 0)
+        return CUDA_ERROR_INVALID_VALUE; /* an empty bounding box */
+    if (interleave != CU_TENSOR_MAP_INTERLEAVE_NONE)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (swizzle != CU_TENSOR_MAP_SWIZZLE_64B && swizzle != CU_TENSOR_MAP_SWIZZLE_128B &&
+        swizzle != CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct tmap m;
+    CUresult r = tm_common("cuTensorMapEncodeIm2colWide", tensorMap, tensorDataType, tensorRank,
+                           globalAddress, globalDim, globalStrides, elementStrides, interleave,
+                           swizzle, l2Promotion, oobFill, channelsPerPixel, &m);
+    if (r != CUDA_SUCCESS)
+        return r;
+    m.kind = TMAP_IM2COL_W;
+    m.wmode = mode == CU_TENSOR_MAP_IM2COL_WIDE_MODE_W128 ? TMAP_WIDE_W128 : TMAP_WIDE_W;
+    m.lower[0] = (int16_t)lo;
+    m.upper[0] = (int16_t)hi;
+    m.cpp = (uint16_t)channelsPerPixel;
+    m.ppc = (uint16_t)(m.wmode == TMAP_WIDE_W128 ? 128 : pixelsPerColumn);
+    tm_store(tensorMap, &m);
+    return CUDA_SUCCESS;
+}
+
 /* cuTensorMapReplaceAddress: a new global address (16-byte aligned) in an encoded map. */
 static CUresult tm_replace_address(CUtensorMap *tensorMap, void *globalAddress)
 {
@@ -201,21 +256,26 @@ static CUresult tm_replace_address(CUtensorMap *tensorMap, void *globalAddress)
     return CUDA_SUCCESS;
 }
 
-/* The driver functions a program may obtain, by name. */
-static void *tm_lookup(const char *symbol)
+/* The driver functions a program may obtain, by name, and the CUDA version that introduced
+ * each (*since: 12000 for 12.0). */
+static void *tm_lookup(const char *symbol, unsigned *since)
 {
+    *since = 12000;
     if (!strcmp(symbol, "cuTensorMapEncodeTiled"))
         return (void *)tm_encode_tiled;
     if (!strcmp(symbol, "cuTensorMapEncodeIm2col"))
         return (void *)tm_encode_im2col;
     if (!strcmp(symbol, "cuTensorMapReplaceAddress"))
         return (void *)tm_replace_address;
+    *since = 12080;
+    if (!strcmp(symbol, "cuTensorMapEncodeIm2colWide"))
+        return (void *)tm_encode_im2col_wide;
     return NULL;
 }
 
 /* cudaGetDriverEntryPointByVersion: the driver function `symbol` (of any ABI version up to
- * this CUDA's: the ones provided have had one version since CUDA 12.0), or
- * cudaErrorNotSupported with *driverStatus saying why (symbol not found, version too old). */
+ * this CUDA's: the ones provided have had one version since CUDA 12.0, Im2colWide since 12.8),
+ * or cudaErrorNotSupported with *driverStatus saying why (symbol not found, version too old). */
 EXPORT cudaError_t cudaGetDriverEntryPointByVersion(const char *symbol, void **funcPtr,
                                                     unsigned int cudaVersion,
                                                     unsigned long long flags,
@@ -225,8 +285,9 @@ EXPORT cudaError_t cudaGetDriverEntryPointByVersion(const char *symbol, void **f
     if (!symbol || !funcPtr)
         return cr_ret(cudaErrorInvalidValue);
     *funcPtr = NULL;
-    void *fn = tm_lookup(symbol);
-    if (fn && cudaVersion < 12000) {
+    unsigned since;
+    void *fn = tm_lookup(symbol, &since);
+    if (fn && cudaVersion < since) {
         if (driverStatus)
             *driverStatus = cudaDriverEntryPointVersionNotSufficent;
         return cr_ret(cudaErrorNotSupported);

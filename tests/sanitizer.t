@@ -648,6 +648,7 @@ my %deliberate = (
     rt_tex_ms     => 'a multisample fetch, which faults (CUDA makes no multisample textures)',
     tma_2sm       => 'a .cta_group::1 tensor copy signalling the other CTA\'s mbarrier, last (sticky)',
     tma_im2col    => 'an im2col load with a tiled map, last (sticky; its buffers stay allocated)',
+    tma_im2col_wide => 'four faulting im2col-wide copies, last, each followed by cudaDeviceReset (its buffers alive there)',
     tma_reduce    => 'a tensor .inc on f32, last (sticky; its buffer stays allocated)',
 );
 my %known = ( # NAME => why it does not run clean yet (a TODO test); none at present
