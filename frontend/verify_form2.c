@@ -503,7 +503,10 @@ static void tensormap_replace(struct vctx *v, const struct declmap *dm, const st
         VERR(v, in, "operand 1 of 'tensormap.replace': the address register is 32- or 64-bit");
     const unsigned t = in->type[in->type[0] == T_B1024 ? 1 : 0]; /* after .b1024 */
     const bool wide = has_mod(f, in, MOD_GLOBAL_ADDRESS) || has_mod(f, in, MOD_GLOBAL_STRIDE);
-    if (t != T_B32 && t != T_B64)
+    unsigned ts[4];
+    if (insn_types(f, in, ts, 4) > 2) /* .b1024 and one value type (probed_forms_s10.ptx) */
+        VERR(v, in, "'tensormap.replace' takes one value type after .b1024");
+    else if (t != T_B32 && t != T_B64)
         VERR(v, in, "'tensormap.replace' takes type .b32 or .b64, not .%s",
              ir_type_name((enum ir_type)t));
     else if ((t == T_B64) != wide)
