@@ -383,6 +383,17 @@ static int mb_tx_at(struct warp *w, uint32_t pc, unsigned l, unsigned xs, uint64
 }
 
 /* See tensor.h. */
+void async_mbar_describe(const uint8_t *p, char *buf, size_t n)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    snprintf(buf, n, "its current phase (parity %u) has %llu of %llu arrivals and %lld "
+                     "transaction bytes pending",
+             (unsigned)(v >> 63), (unsigned long long)mb_pending(v),
+             (unsigned long long)mb_expected(v), (long long)mb_tx(v));
+}
+
+/* See tensor.h. */
 const uint8_t *async_mbar_own(struct warp *w, unsigned l, uint64_t ad, unsigned *phase)
 {
     uint8_t *p;
@@ -457,7 +468,21 @@ int async_mbarrier(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn
             done |= (uint32_t)((v >> 63) != want) << l;
             if ((v >> 63) != want && (w->cta->L->check & CHECK_ASYNCCHECK))
                 check_async_mbar_done(w, p, (unsigned)want); /* asynccheck: copies land */
+            if (!done && l == (unsigned)__builtin_ctz(M)) { /* (the first lane's object) */
+                if (p == w->mbw_p && v == w->mbw_v) {
+                    w->mbw_q++;
+                } else { /* another object, or this one changed: progress */
+                    w->mbw_p = p;
+                    w->mbw_v = v;
+                    w->mbw_moved = true;
+                }
+                w->mbw_pc = pc;
+                w->mbw_lane = l;
+                w->mbw_want = (uint8_t)want;
+            }
         }
+        if (done)
+            w->mbw_moved = true; /* a wait passed */
         w->pred[O[0].slot] = (w->pred[O[0].slot] & ~M) | done;
         return 0;
     }

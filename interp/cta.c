@@ -508,6 +508,50 @@ int cta_begin(struct cta *c, struct launch_state *L, struct cluster *cl, uint64_
     return 0;
 }
 
+/* mbarrier spin deadlocks: a quantum is a spin when it executed at least one failing mbarrier
+ * wait per MBW_BODY warp instructions (a try_wait / test_wait loop, perhaps with a nanosleep)
+ * on one object whose 8 bytes did not change and no wait of it passed; MBW_ROUNDS such quanta
+ * in a row make a warp stuck. */
+enum { MBW_BODY = 16, MBW_ROUNDS = 64 };
+
+/* Is CTA c (alone in its cluster) deadlocked on mbarriers: every live warp either parked at a
+ * barrier or stuck in an mbarrier spin loop, at least one of them spinning? Nothing else can
+ * then change the objects (copies, commits and arrivals of this engine complete when issued,
+ * and no other CTA reaches this CTA's shared memory). Reports the first spinning warp's wait
+ * (a fault: the launch stops with the kernel, block, thread, PC and line) and returns true. */
+static bool mbw_deadlock(struct cta *c)
+{
+    struct warp *spin = NULL;
+    uint32_t nspin = 0;
+    for (uint32_t i = 0; i < c->nwarps; i++) {
+        struct warp *w = &c->warps[i];
+        if (w->state == WS_DONE || w->state == WS_PARKED)
+            continue;
+        if (w->state != WS_RUN || w->mbw_rounds < MBW_ROUNDS)
+            return false;
+        uint64_t v; /* (another warp may have arrived since this one's last quantum) */
+        memcpy(&v, w->mbw_p, 8);
+        if (v != w->mbw_v)
+            return false;
+        if (!spin)
+            spin = w;
+        nspin++;
+    }
+    if (!spin)
+        return false;
+    char st[160], msg[512];
+    async_mbar_describe(spin->mbw_p, st, sizeof st);
+    snprintf(msg, sizeof msg,
+             "mbarrier deadlock: warp %u waits for the phase of parity %u of the mbarrier at "
+             "shared 0x%x, which can never complete: %s; %u live warp%s of the block %s on "
+             "mbarrier waits, the others are parked at barriers or have exited",
+             spin->id, spin->mbw_want, (unsigned)(spin->mbw_p - c->shared), st, nspin,
+             nspin == 1 ? "" : "s", nspin == 1 ? "spins" : "spin");
+    interp_fault(spin, spin->mbw_pc, spin->mbw_lane, TRAP_DEADLOCK,
+                 (uint64_t)(spin->mbw_p - c->shared), 8, SP_SHARED, false, msg);
+    return true;
+}
+
 /*
  * One scheduling round of CTA c: each runnable warp runs one quantum. Returns CTA_RUNNING,
  * CTA_DONE (every warp finished; statistics added to *ninsn / *nthread), or CTA_STOP (a fault
@@ -532,6 +576,14 @@ int cta_round(struct cta *c, uint64_t *ninsn, uint64_t *nthread)
         ran = true;
         if (st == WS_RUN)
             its_quantum(w); /* a path that makes no progress yields (its.c) */
+        /* a quantum of nothing but mbarrier waits no lane passed, on one unchanged object
+           (at least one per MBW_BODY instructions: a spin loop), counts towards a deadlock */
+        if (w->mbw_q && !w->mbw_moved && (uint64_t)w->mbw_q * MBW_BODY >= w->ninsn - before)
+            w->mbw_rounds++;
+        else
+            w->mbw_rounds = 0;
+        w->mbw_q = 0;
+        w->mbw_moved = false;
         if (st == WS_TRAP) {
             rc = CTA_STOP;
             goto done;
@@ -562,6 +614,10 @@ int cta_round(struct cta *c, uint64_t *ninsn, uint64_t *nthread)
     }
     if (!ran && !cta_release_pending(c) && !cta_cluster_peer_runs(c)) {
         cta_report_deadlock(c);
+        rc = CTA_STOP;
+        goto done;
+    }
+    if (ran && c->clu->n == 1 && mbw_deadlock(c)) {
         rc = CTA_STOP;
         goto done;
     }

@@ -316,6 +316,15 @@ struct warp {
     bool its_resumed;           /* suspended activations were resumed since the last barrier
                                    wait (its.c gives their other paths a turn first) */
     struct its_bw *bw;          /* paths at non-aligned CTA barriers (NULL before the first) */
+    /* mbarrier spin deadlocks (async.c records, cta.c judges): the object and its 8 bytes at
+     * the warp's last wait that no lane passed (its pc and first lane), failing waits with
+     * that same object and value in the current quantum, whether a wait passed or the value
+     * changed in it (progress), and quanta in a row that were nothing but such waits */
+    const uint8_t *mbw_p;
+    uint64_t mbw_v;
+    uint32_t mbw_pc, mbw_lane, mbw_q, mbw_rounds;
+    uint8_t mbw_want;           /* the phase parity that wait waited for */
+    bool mbw_moved;
 };
 /* warp.its_stall: quanta in a row with an unchanged signature (its.c), and this bit: a yield
  * is due but the activation running at the quantum's end had no other path (a spin loop that

@@ -173,6 +173,9 @@ void check_async_bulk_dst(struct warp *w, uint32_t pc, unsigned lane, uint32_t d
  * cp.async.bulk.wait_group{.read} covers the copy's bulk group is a finding. */
 void check_async_bulk_src(struct warp *w, uint32_t pc, unsigned lane, uint32_t src, uint32_t n,
                           const uint8_t *mask);
+/* The state of the mbarrier object at p in words, for a deadlock report ("its current phase
+ * (parity P) has N of E arrivals and T transaction bytes pending"). */
+void async_mbar_describe(const uint8_t *p, char *buf, size_t n);
 /* asynccheck: the mbarrier at shared / shared::cluster address ad of lane l, if it is in this
  * CTA's shared memory: its host pointer and the parity of its current phase in *phase; else
  * (or not a valid object) NULL. No fault: async_complete_tx reports those. */

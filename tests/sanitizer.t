@@ -450,32 +450,45 @@ R
     $json =~ s{"(ptx|source)": "\S*?([^/"]+:\d+)"}{"$1": "$2"}g;
     my ($s3, $out3, $err3) = $e ? (-1, '', $e) : run({%asan}, $ptxemu, 'run', '--check', 'all',
         '--', "$fx/async_tma", 'fine');
+    # an expect_tx of 16 bytes more than the box: every thread spins on try_wait forever (a
+    # hang on a GPU): the engine reports the mbarrier deadlock and the launch fails
+    my ($s4, $out4, $err4) = $e ? (-1, '', $e) : run({%asan}, $ptxemu, 'run', '--',
+        "$fx/async_tma", 'txbug');
+    my $got4 = $norm->(report($err4));
+    my $want4 = <<'R';
+========= Barrier deadlock
+=========     at _Z11tile_kernel14CUtensorMap_stS_iPi+0x280 (PTX:114) in CUDA/include/cccl/cuda/__ptx/instructions/generated/mbarrier_try_wait_parity.h:26 inlined at fixtures/sanitizer/async_tma.cu:48
+=========     by thread (0,0,0) in block (0,0,0)
+=========     mbarrier deadlock: warp 0 waits for the phase of parity 0 of the mbarrier at shared 0x1000, which can never complete: its current phase (parity 0) has 0 of 1 arrivals and 16 transaction bytes pending; 1 live warp of the block spins on mbarrier waits, the others are parked at barriers or have exited
+R
     my $want = <<'R';
 ========= Read of a bulk copy destination before the copy was waited for (size 4 bytes)
-=========     at _Z11tile_kernel14CUtensorMap_stS_iPi+0x230 (PTX:98) in fixtures/sanitizer/async_tma.cu:44
+=========     at _Z11tile_kernel14CUtensorMap_stS_iPi+0x240 (PTX:100) in fixtures/sanitizer/async_tma.cu:47
 =========     by thread (0,0,0) in block (0,0,0)
-=========     Address 0x0 in shared memory, to be written by the bulk copy at _Z11tile_kernel14CUtensorMap_stS_iPi+0x130 (PTX:75) in CUDA/include/cccl/cuda/__ptx/instructions/generated/cp_async_bulk_tensor.h:209 inlined at fixtures/sanitizer/async_tma.cu:38 of thread 0 of the block, whose mbarrier phase no mbarrier.test_wait / try_wait has seen complete yet: the read sees the old bytes (here 0xff)
+=========     Address 0x0 in shared memory, to be written by the bulk copy at _Z11tile_kernel14CUtensorMap_stS_iPi+0x140 (PTX:77) in CUDA/include/cccl/cuda/__ptx/instructions/generated/cp_async_bulk_tensor.h:209 inlined at fixtures/sanitizer/async_tma.cu:41 of thread 0 of the block, whose mbarrier phase no mbarrier.test_wait / try_wait has seen complete yet: the read sees the old bytes (here 0xff)
 =========     (32 such accesses by this instruction)
 ========= ERROR SUMMARY: 1 error
 ========= Write of a bulk copy source before the copy was waited for (size 4 bytes)
-=========     at _Z11tile_kernel14CUtensorMap_stS_iPi+0xbc0 (PTX:292) in fixtures/sanitizer/async_tma.cu:64
+=========     at _Z11tile_kernel14CUtensorMap_stS_iPi+0xbd0 (PTX:294) in fixtures/sanitizer/async_tma.cu:67
 =========     by thread (0,0,0) in block (0,0,0)
-=========     Address 0x0 in shared memory, still to be read by the bulk copy at _Z11tile_kernel14CUtensorMap_stS_iPi+0xb60 (PTX:275) in CUDA/include/cccl/cuda/__ptx/instructions/generated/cp_async_bulk_tensor.h:351 inlined at fixtures/sanitizer/async_tma.cu:59 of thread 0 of the block, which no cp.async.bulk.wait_group{.read} of that thread has waited for yet: the copy may read the new bytes
+=========     Address 0x0 in shared memory, still to be read by the bulk copy at _Z11tile_kernel14CUtensorMap_stS_iPi+0xb70 (PTX:277) in CUDA/include/cccl/cuda/__ptx/instructions/generated/cp_async_bulk_tensor.h:351 inlined at fixtures/sanitizer/async_tma.cu:62 of thread 0 of the block, which no cp.async.bulk.wait_group{.read} of that thread has waited for yet: the copy may read the new bytes
 =========     (32 such accesses by this instruction)
 ========= ERROR SUMMARY: 1 error
 R
     my $wantj = <<'J';
 [
-  {"tool": "asynccheck", "kind": "source-write-before-wait", "severity": "error", "kernel": "_Z11tile_kernel14CUtensorMap_stS_iPi", "block": [0, 0, 0], "thread": [0, 0, 0], "function": "_Z11tile_kernel14CUtensorMap_stS_iPi", "pc": "0xbc0", "ptx": "async_tma.compute_90.ptx:292", "source": "async_tma.cu:64", "space": "shared", "address": "0x0", "size": 4, "copy": {"function": "_Z11tile_kernel14CUtensorMap_stS_iPi", "pc": "0xb60", "ptx": "async_tma.compute_90.ptx:275", "source": "cp_async_bulk_tensor.h:351", "thread_in_block": 0, "completed_by": "cp.async.bulk.wait_group"}, "count": 32},
+  {"tool": "asynccheck", "kind": "source-write-before-wait", "severity": "error", "kernel": "_Z11tile_kernel14CUtensorMap_stS_iPi", "block": [0, 0, 0], "thread": [0, 0, 0], "function": "_Z11tile_kernel14CUtensorMap_stS_iPi", "pc": "0xbd0", "ptx": "async_tma.compute_90.ptx:294", "source": "async_tma.cu:67", "space": "shared", "address": "0x0", "size": 4, "copy": {"function": "_Z11tile_kernel14CUtensorMap_stS_iPi", "pc": "0xb70", "ptx": "async_tma.compute_90.ptx:277", "source": "cp_async_bulk_tensor.h:351", "thread_in_block": 0, "completed_by": "cp.async.bulk.wait_group"}, "count": 32},
   {"summary": {"errors": 1, "reported": 1}}
 ]
 J
     ok_($st == 0 && $out eq "early: cudaSuccess 103304 PASS\n" && $s2 == 0
             && $out2 eq "store: cudaSuccess 103304 PASS\n" && $got eq $want && $json eq $wantj
             && $s3 == 0 && $out3 eq "fine: cudaSuccess 103304 PASS\n"
-            && report($err3) eq "========= ERROR SUMMARY: 0 errors\n",
-        'asynccheck on nvcc TMA code: a tensor load\'s tile read before its mbarrier wait and a tensor store\'s source rewritten before cp.async.bulk.wait_group.read are reported (text and JSON); the correct program is clean under --check all',
-        "early: $st $out", "got:\n$got", "json:\n$json", "store: $s2 $out2", "fine: $s3 $out3 $err3");
+            && report($err3) eq "========= ERROR SUMMARY: 0 errors\n"
+            && $s4 == 0 && $out4 eq "txbug: cudaErrorLaunchTimeout\n" && $got4 eq $want4,
+        'asynccheck on nvcc TMA code: a tensor load\'s tile read before its mbarrier wait and a tensor store\'s source rewritten before cp.async.bulk.wait_group.read are reported (text and JSON); the correct program is clean under --check all; a wrong expect_tx byte count is an mbarrier deadlock report and cudaErrorLaunchTimeout, not a hang',
+        "early: $st $out", "got:\n$got", "json:\n$json", "store: $s2 $out2", "fine: $s3 $out3 $err3",
+        "txbug: $s4 $out4", "got:\n$got4");
 }
 
 # ------------------------------------------------------------------ leakcheck
