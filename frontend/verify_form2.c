@@ -913,7 +913,7 @@ static void wmma_mma_types(struct vctx *v, const struct ir_insn *in)
         VERR(v, in, "'wmma.mma' of floating-point types takes no .satfinite from PTX ISA 6.5");
 }
 
-static void mma_types(struct vctx *v, const struct ir_insn *in)
+static void mma_types(struct vctx *v, const struct declmap *dm, const struct ir_insn *in)
 {
     const struct ir_func *f = v->f;
     const bool bs = has_mod(f, in, MOD_BLOCK_SCALE);
@@ -951,15 +951,37 @@ static void mma_types(struct vctx *v, const struct ir_insn *in)
         ok = d == T_F32 && c == T_F32;
     else if (a == T_F64)
         ok = d == T_F64 && c == T_F64;
-    else
-        ok = (d == T_F16 || d == T_F32) && (c == d || (a == T_F16 && d == T_F32 && c == T_F16));
+    else /* D .f32 with C .f16 only on m8n8k4 (ptxas 13: ".dtype must be '.f16' when .ctype
+            is '.f16'" on m16n8k8 / m16n8k16, "Arguments mismatch" on mma.sp) */
+        ok = (d == T_F16 || d == T_F32) &&
+             (c == d || (a == T_F16 && d == T_F32 && c == T_F16 && has_mod(f, in, MOD_M8N8K4)));
     if (!ok) {
         VERR(v, in, "'mma' with A type .%s does not take D type .%s and C type .%s%s",
              ir_type_name((enum ir_type)a), ir_type_name((enum ir_type)d),
              ir_type_name((enum ir_type)c), bs ? " (and this scale type)" : "");
         return;
     }
-    if (in->op != OP_MMA_SP && in->op != OP_MMA_SP_ORDERED)
+    /* ptxas 13 "Arguments mismatch for instruction 'mma'": a fragment lives in .f32 registers
+       only when its type is .f32 (D, C), or for A and B also .bf16 / .tf32 of mma.sp (ptxas
+       takes those; a dense mma's A and B never: probed_forms_s10.ptx); .f64 is checked apart */
+    const bool sp = in->op == OP_MMA_SP || in->op == OP_MMA_SP_ORDERED;
+    for (unsigned i = 0; a != T_F64 && i < 4 && i < in->nopnd; i++) {
+        const struct ir_opnd *o = ir_opnd(f, in, i);
+        const unsigned ft = t[i == 0 ? 0 : i == 3 ? 3 : i];
+        const bool f32ok = ft == T_F32 || (sp && (i == 1 || i == 2) && (ft == T_BF16 || ft == T_TF32));
+        if (o->kind != OPK_VEC || o->first + o->n > f->nopnds || f32ok)
+            continue;
+        for (unsigned k = 0; k < o->n; k++) {
+            const struct ir_opnd *e = &f->opnds[o->first + k];
+            const struct ir_regdecl *rd = e->kind == OPK_REG ? decl_of(dm, f, e) : NULL;
+            if (rd && rd->type == T_F32) {
+                VERR(v, in, "operand %u of '%s': a .%s fragment is not held in .f32 registers",
+                     i + 1, ir_op_name((enum ir_op)in->op), ir_type_name((enum ir_type)ft));
+                break;
+            }
+        }
+    }
+    if (!sp)
         return;
     /* mma.sp d, a, b, c, e, f: the metadata e a register ("Arguments mismatch"), the sparsity
        selector f a constant in the range ptxas 13 takes: 0 where all four threads of a group
@@ -1747,7 +1769,7 @@ void verify_probed_forms2(struct vctx *v, const struct declmap *dm, const struct
     case OP_MMA:
     case OP_MMA_SP:
     case OP_MMA_SP_ORDERED:
-        mma_types(v, in);
+        mma_types(v, dm, in);
         break;
     case OP_DP4A:
     case OP_DP2A:

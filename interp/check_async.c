@@ -78,6 +78,15 @@ static struct check_cta *as_state(struct warp *w)
  * out of memory. */
 static struct async_rec *as_new(struct check_cta *k, struct warp *w, uint32_t pc, unsigned lane)
 {
+    if (k->nar == k->car && k->nlive <= k->nar / 2) {
+        /* mostly delivered records (a pipeline always has some copy in flight, so the array
+           never empties): drop the delivered ones, keeping the live ones in issue order */
+        uint32_t n = 0;
+        for (uint32_t j = 0; j < k->nar; j++)
+            if (k->ar[j].live)
+                k->ar[n++] = k->ar[j];
+        k->nar = n;
+    }
     if (k->nar == k->car) {
         const uint32_t cap = k->car ? 2 * k->car : 64;
         struct async_rec *r = realloc(k->ar, cap * sizeof *r);
