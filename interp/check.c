@@ -342,57 +342,34 @@ static void finding_print(FILE *o, const struct finding *f, const struct launch_
         break;
     case F_ASYNC_READ:
     case F_ASYNC_WRITE:
-        if (f->na == AR_BULK_DST) { /* a bulk / tensor copy completing on an mbarrier */
-            fprintf(o, "%s %s of a bulk copy destination before the copy was waited for (size %u "
-                       "bytes)\n",
-                    CHK_P, f->kind == F_ASYNC_READ ? "Read" : "Write", f->width);
-            at_thread(o, f, L);
-            fprintf(o, "%s     Address 0x%" PRIx64 " in shared memory, to be written by the bulk copy at ",
-                    CHK_P, f->addr);
-            if (f->fn2)
-                site_print(o, f->fn2, f->pc2);
-            fprintf(o, " of thread %u of the block, whose mbarrier phase no mbarrier.test_wait / "
-                       "try_wait has seen complete yet%s\n",
-                    f->need,
-                    f->kind == F_ASYNC_READ ? ": the read sees the old bytes (here 0xff)"
-                                            : ": the copy may land over the write");
-        } else {
-            fprintf(o, "%s %s of a cp.async destination before the copy was waited for (size %u "
-                       "bytes)\n",
-                    CHK_P, f->kind == F_ASYNC_READ ? "Read" : "Write", f->width);
-            at_thread(o, f, L);
-            fprintf(o, "%s     Address 0x%" PRIx64 " in shared memory, to be written by the "
-                       "cp.async at ",
-                    CHK_P, f->addr);
-            if (f->fn2)
-                site_print(o, f->fn2, f->pc2);
-            fprintf(o, " of thread %u of the block, which no cp.async.wait_group / wait_all of "
-                       "that thread (nor an mbarrier wait after its cp.async.mbarrier.arrive) has "
-                       "completed yet%s\n",
-                    f->need,
-                    f->kind == F_ASYNC_READ ? ": the read sees the old bytes (here 0xff)"
-                                            : ": the copy may land over the write");
-        }
-        if (f->count > 1)
-            fprintf(o, "%s     (%" PRIu64 " such accesses by this instruction)\n", CHK_P,
-                    f->count);
-        break;
-    case F_ASYNC_SRC_WRITE:
-        fprintf(o, "%s Write of a bulk copy source before the copy was waited for (size %u "
-                   "bytes)\n",
-                CHK_P, f->width);
+    case F_ASYNC_SRC_WRITE: {
+        /* what the copy is, what it does to the byte, what has not completed it, and what
+           the access gets (cp.async: the thread's waits; a bulk copy into shared memory: its
+           mbarrier phase; a bulk copy to global memory: the thread's bulk group wait) */
+        const bool src = f->kind == F_ASYNC_SRC_WRITE, bulk = src || f->na == AR_BULK_DST;
+        const bool rd = f->kind == F_ASYNC_READ;
+        fprintf(o, "%s %s of a %s %s before the copy was waited for (size %u bytes)\n", CHK_P,
+                rd ? "Read" : "Write", bulk ? "bulk copy" : "cp.async",
+                src ? "source" : "destination", f->width);
         at_thread(o, f, L);
-        fprintf(o, "%s     Address 0x%" PRIx64 " in shared memory, still to be read by the bulk copy at ",
-                CHK_P, f->addr);
+        fprintf(o, "%s     Address 0x%" PRIx64 " in shared memory, %s the %s at ", CHK_P, f->addr,
+                src ? "still to be read by" : "to be written by", bulk ? "bulk copy" : "cp.async");
         if (f->fn2)
             site_print(o, f->fn2, f->pc2);
-        fprintf(o, " of thread %u of the block, which no cp.async.bulk.wait_group{.read} of that "
-                   "thread has waited for yet: the copy may read the new bytes\n",
-                f->need);
+        fprintf(o, " of thread %u of the block, %s%s\n", f->need,
+                src ? "which no cp.async.bulk.wait_group{.read} of that thread has waited for yet"
+                : bulk ? "whose mbarrier phase no mbarrier.test_wait / try_wait has seen complete "
+                         "yet"
+                       : "which no cp.async.wait_group / wait_all of that thread (nor an mbarrier "
+                         "wait after its cp.async.mbarrier.arrive) has completed yet",
+                src  ? ": the copy may read the new bytes"
+                : rd ? ": the read sees the old bytes (here 0xff)"
+                     : ": the copy may land over the write");
         if (f->count > 1)
             fprintf(o, "%s     (%" PRIu64 " such accesses by this instruction)\n", CHK_P,
                     f->count);
         break;
+    }
     default: misuse_print(o, f, L); break;
     }
 }
