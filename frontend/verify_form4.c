@@ -84,7 +84,8 @@ void atom_red_forms(struct vctx *v, const struct ir_insn *in)
 
 /* Is modifier md spelled as one of the dot-separated words of mnemonic op (cp.async.async,
  * multimem.red.red, mbarrier.arrive.arrive: ptxas "Illegal modifier '.async' for instruction
- * 'cp.async'", "Unknown modifier '.red'")? */
+ * 'cp.async'", "Unknown modifier '.red'"; probed on every dotted mnemonic whose word is a
+ * modifier's name too)? */
 static bool repeats_mnemonic(const char *op, const char *md)
 {
     const size_t n = strlen(md);
@@ -124,7 +125,9 @@ void seed_forms(struct vctx *v, const struct declmap *dm, const struct ir_insn *
     const char *name = ir_op_name((enum ir_op)in->op);
     for (unsigned i = 0; i < in->nmod && in->mod + i < f->nmods; i++) {
         const enum ir_mod md = (enum ir_mod)f->mods[in->mod + i];
-        if (ir_mod_kind(md) != MK_TYPE && repeats_mnemonic(name, ir_mod_name(md))) {
+        /* bar.warp.sync.sync is taken, as .sync twice anywhere (verify_form) */
+        if (ir_mod_kind(md) != MK_TYPE && md != MOD_SYNC &&
+            repeats_mnemonic(name, ir_mod_name(md))) {
             VERR(v, in, "modifier '.%s' repeats a word of the mnemonic '%s'", ir_mod_name(md),
                  name);
             break;
