@@ -874,6 +874,14 @@ static void wmma_mma_types(struct vctx *v, const struct ir_insn *in)
     if (n != 2 && n != 4)
         return; /* the builder's type count rules report these */
     const unsigned d = t[0], c = t[n - 1], a = n == 4 ? t[1] : T_F16;
+    /* the four-type form: A of .s8 .u8 .s4 .u4 .b1 .bf16 .tf32 .f64 (.f16 A is the two-type
+       form's), B its type (ptxas-diff seed 17: "Unexpected instruction types") */
+    if (n == 4 && a != T_S8 && a != T_U8 && a != T_S4 && a != T_U4 && a != T_B1 &&
+        a != T_BF16 && a != T_TF32 && a != T_F64) {
+        VERR(v, in, "'wmma.mma' takes A type .s8, .u8, .s4, .u4, .b1, .bf16, .tf32 or .f64 "
+                    "with four types, not .%s", ir_type_name((enum ir_type)a));
+        return;
+    }
     bool ok;
     if (a == T_S8 || a == T_U8 || a == T_S4 || a == T_U4 || a == T_B1)
         ok = d == T_S32 && c == T_S32;
@@ -890,7 +898,7 @@ static void wmma_mma_types(struct vctx *v, const struct ir_insn *in)
     const struct ir_func *f = v->f;
     const unsigned b = n == 4 ? t[2] : T_F16;
     const bool intab = a == T_S8 || a == T_U8 || a == T_S4 || a == T_U4 || a == T_B1;
-    if (n == 4 && intab && b != a) /* .s8.u8, .u4.s4: "Unexpected instruction types" */
+    if (n == 4 && b != a) /* .s8.u8, .u4.s4, .f64.s16: "Unexpected instruction types" */
         VERR(v, in, "'wmma.mma' with A type .%s takes B type .%s, not .%s",
              ir_type_name((enum ir_type)a), ir_type_name((enum ir_type)a),
              ir_type_name((enum ir_type)b));

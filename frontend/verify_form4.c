@@ -1,12 +1,14 @@
 /*
  * frontend/verify_form4.c — instruction forms ptxas 13 refuses that scripts/ptxas-diff.pl
- * seeds 12-15 found outside the allowlist, each probed on ptxas (sm_90, sm_100a, sm_120a;
+ * seeds 12-17 found outside the allowlist, each probed on ptxas (sm_90, sm_100a, sm_120a;
  * fixtures/ptx/diag/probed_forms22.ptx), called from verify_probed_forms2 (verify_form2.c):
  *   - atom / red operation and type pairs (atom_red_forms): the whole table, .noftz, the
  *     vector forms, no .exch / .cas on red;
  *   - a modifier repeating a word of the mnemonic (cp.async.async, multimem.red.red);
  *   - multimem's scope only with a memory order, never with .weak;
  *   - griddepcontrol's one action; mma.sp's .aligned; the surface instructions' one type;
+ *   - ld / st: a memory order exactly with a scope (seed 17);
+ *   - cp.async.bulk.tensor's value operands: a CTA mask only with .multicast::cluster (16);
  *   - operand kinds: st.async's data against its type, the .is_canceled predicate of
  *     clusterlaunchcontrol.query_cancel, the 64-bit cache policy of ld / st / atom / red,
  *     mma .block_scale's 16-bit scale selectors, the accumulator of the sub-byte wmma.mma.
@@ -187,6 +189,24 @@ void seed_forms(struct vctx *v, const struct declmap *dm, const struct ir_insn *
             VERR(v, in, "operand 1 of '%s.is_canceled' is a predicate", name);
         return;
     case OP_LD: case OP_ST: case OP_ATOM: case OP_RED: {
+        /* ld / st: a memory order (.relaxed, .acquire, .release, .mmio) exactly with a scope,
+           .weak / .volatile with none ("Modifier '.relaxed' requires scope with 'ld'
+           instruction", "Modifier '.gpu' requires memory order", "Modifier '.weak' cannot
+           be combined with modifier '.gpu'"; seed 17); atom / red take either alone */
+        if (in->op == OP_LD || in->op == OP_ST) {
+            const bool weak = in->sem == SEM_WEAK || in->sem == SEM_VOLATILE;
+            if ((in->fl & IR_FL(FL_NC)) && in->sem != SEM_NONE) /* "cannot be combined" */
+                VERR(v, in, "'ld.global.nc' takes no .weak, .volatile or memory order");
+            else if (in->scope != SCOPE_NONE && weak)
+                VERR(v, in, "'%s.%s' takes no scope", name,
+                     in->sem == SEM_WEAK ? "weak" : "volatile");
+            else if (in->scope != SCOPE_NONE && in->sem == SEM_NONE)
+                VERR(v, in, "'%s' with a scope needs a memory order (.relaxed, .acquire, "
+                            ".release)", name);
+            else if (in->scope == SCOPE_NONE && in->sem != SEM_NONE && !weak)
+                VERR(v, in, "'%s' with a memory order needs a scope (.cta, .cluster, .gpu, "
+                            ".sys)", name);
+        }
         /* .L2::cache_hint's policy: a 64-bit integer register ("Arguments mismatch for
            instruction 'st'"); it follows the data (ld / st / red: operand 3; atom: 4).
            atom.cas takes no hint ("Illegal modifier '.L2::cache_hint'") */
@@ -198,6 +218,23 @@ void seed_forms(struct vctx *v, const struct declmap *dm, const struct ir_insn *
         else if (in->nopnd > pi && !policy_reg(dm, f, ir_opnd(f, in, pi)))
             VERR(v, in, "operand %u of '%s': the cache policy is a 64-bit integer register",
                  pi + 1, name);
+        return;
+    }
+    case OP_CP_ASYNC_BULK_TENSOR: {
+        /* the value operands after the addresses (and im2col's offset vector): the CTA mask
+           of .multicast::cluster, then the policy of .L2::cache_hint, no other ("Arguments
+           mismatch for instruction 'cp.async.bulk.tensor'"; seed 16) */
+        const unsigned want = has_mod(f, in, MOD_MULTICAST_CLUSTER) +
+                              ((in->fl & IR_FL(FL_L2_HINT)) != 0);
+        unsigned nval = 0;
+        for (unsigned i = 0; i < in->nopnd; i++) {
+            const enum ir_opnd_kind k = (enum ir_opnd_kind)ir_opnd(f, in, i)->kind;
+            nval += k == OPK_REG || k == OPK_IMM;
+        }
+        if (nval > want)
+            VERR(v, in, "'%s' takes %u value operand%s after its addresses, not %u (a CTA mask "
+                        "needs .multicast::cluster, a policy .L2::cache_hint)", name, want,
+                 want == 1 ? "" : "s", nval);
         return;
     }
     case OP_MMA:
