@@ -1,13 +1,15 @@
 /*
  * frontend/verify_form4.c — instruction forms ptxas 13 refuses that scripts/ptxas-diff.pl
- * seeds 12-17 found outside the allowlist, each probed on ptxas (sm_90, sm_100a, sm_120a;
+ * seeds 12-19 found outside the allowlist, each probed on ptxas (sm_90, sm_100a, sm_120a;
  * fixtures/ptx/diag/probed_forms22.ptx), called from verify_probed_forms2 (verify_form2.c):
  *   - atom / red operation and type pairs (atom_red_forms): the whole table, .noftz, the
  *     vector forms, no .exch / .cas on red;
  *   - a modifier repeating a word of the mnemonic (cp.async.async, multimem.red.red);
  *   - multimem's scope only with a memory order, never with .weak;
  *   - griddepcontrol's one action; mma.sp's .aligned; the surface instructions' one type;
- *   - ld / st: a memory order exactly with a scope (seed 17);
+ *   - ld / st: a memory order exactly with a scope (seed 17), .mmio only .relaxed.sys (19);
+ *   - tensormap.replace's .tile, setmaxnreg's type, mxf4nvf4's scale-vector size, an
+ *     indirect call's target register (seeds 18-19);
  *   - cp.async.bulk.tensor's value operands: a CTA mask only with .multicast::cluster (16);
  *   - operand kinds: st.async's data against its type, the .is_canceled predicate of
  *     clusterlaunchcontrol.query_cancel, the 64-bit cache policy of ld / st / atom / red,
@@ -195,7 +197,13 @@ void seed_forms(struct vctx *v, const struct declmap *dm, const struct ir_insn *
            be combined with modifier '.gpu'"; seed 17); atom / red take either alone */
         if (in->op == OP_LD || in->op == OP_ST) {
             const bool weak = in->sem == SEM_WEAK || in->sem == SEM_VOLATILE;
-            if ((in->fl & IR_FL(FL_NC)) && in->sem != SEM_NONE) /* "cannot be combined" */
+            const bool mmio = has_mod(f, in, MOD_MMIO);
+            /* .mmio: with .relaxed and .sys only ("Modifier '.mmio' requires modifier
+               '.relaxed'", "cannot be combined with modifier '.gpu'"; seed 19) */
+            if (mmio && (!has_mod(f, in, MOD_RELAXED) ||
+                         (in->scope != SCOPE_NONE && in->scope != SCOPE_SYS)))
+                VERR(v, in, "'%s.mmio' goes with .relaxed and .sys", name);
+            else if ((in->fl & IR_FL(FL_NC)) && in->sem != SEM_NONE) /* "cannot be combined" */
                 VERR(v, in, "'ld.global.nc' takes no .weak, .volatile or memory order");
             else if (in->scope != SCOPE_NONE && weak)
                 VERR(v, in, "'%s.%s' takes no scope", name,
@@ -237,7 +245,41 @@ void seed_forms(struct vctx *v, const struct declmap *dm, const struct ir_insn *
                  want == 1 ? "" : "s", nval);
         return;
     }
+    case OP_TENSORMAP_REPLACE:
+        /* ".tile modifier required for instruction 'tensormap.replace'" (seed 18) */
+        if (!has_mod(f, in, MOD_TILE))
+            VERR(v, in, "'tensormap.replace' needs .tile");
+        return;
+    case OP_SETMAXNREG:
+        /* .u32 or .s32 ("Unexpected instruction types specified for 'setmaxnreg.dec'";
+           seed 19) */
+        if (in->type[0] != T_U32 && in->type[0] != T_S32)
+            VERR(v, in, "'setmaxnreg' takes type .u32 or .s32");
+        return;
+    case OP_CALL:
+        /* an indirect call's target: a 32- or 64-bit integer register ("Arguments mismatch
+           for instruction 'call'" for a predicate or a float, "Illegal target" for 16 bits;
+           seed 18) */
+        for (unsigned i = 0; i < in->nopnd; i++) {
+            const struct ir_opnd *o = ir_opnd(f, in, i);
+            const struct ir_regdecl *d = o->kind == OPK_REG && o->n <= 1 ? decl_of(dm, f, o)
+                                                                          : NULL;
+            if (!d)
+                continue;
+            const enum tkind k = type_kind(d->type);
+            const unsigned sz = ir_type_size((enum ir_type)d->type);
+            if ((k != TK_B && k != TK_I) || (sz != 4 && sz != 8))
+                VERR(v, in, "operand %u of 'call': an indirect call's target is a 32- or "
+                            "64-bit integer register", i + 1);
+            break;
+        }
+        return;
     case OP_MMA:
+        /* .kind::mxf4nvf4 names its scale-vector size (".scale_vec_size modifier required
+           for instruction 'mma'"; seed 18; the other kinds have a default) */
+        if (has_mod(f, in, MOD_KIND_MXF4NVF4) && !has_mod(f, in, MOD_SCALE_VEC_2X) &&
+            !has_mod(f, in, MOD_SCALE_VEC_4X))
+            VERR(v, in, "'mma.kind::mxf4nvf4' needs .scale_vec::2X or .scale_vec::4X");
         /* .block_scale's selectors {byte-id, thread-id} (operands 6 and 8): 16-bit bit or
            integer registers or constants, no predicate or .f16 ("Incompatible elements of vector
            expression", "Arguments mismatch for instruction 'mma'") */
