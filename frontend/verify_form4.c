@@ -1,6 +1,6 @@
 /*
  * frontend/verify_form4.c — instruction forms ptxas 13 refuses that scripts/ptxas-diff.pl
- * seeds 12-19 found outside the allowlist, each probed on ptxas (sm_90, sm_100a, sm_120a;
+ * seeds 12-21 found outside the allowlist, each probed on ptxas (sm_90, sm_100a, sm_120a;
  * fixtures/ptx/diag/probed_forms22.ptx), called from verify_probed_forms2 (verify_form2.c):
  *   - atom / red operation and type pairs (atom_red_forms): the whole table, .noftz, the
  *     vector forms, no .exch / .cas on red;
@@ -9,7 +9,7 @@
  *   - griddepcontrol's one action; mma.sp's .aligned; the surface instructions' one type;
  *   - ld / st: a memory order exactly with a scope (seed 17), .mmio only .relaxed.sys (19);
  *   - tensormap.replace's .tile, setmaxnreg's type, mxf4nvf4's scale-vector size, an
- *     indirect call's target register (seeds 18-19);
+ *     indirect call's target register (seeds 18-19), min / max .relu's types (21);
  *   - cp.async.bulk.tensor's value operands: a CTA mask only with .multicast::cluster (16);
  *   - operand kinds: st.async's data against its type, the .is_canceled predicate of
  *     clusterlaunchcontrol.query_cancel, the 64-bit cache policy of ld / st / atom / red,
@@ -245,6 +245,15 @@ void seed_forms(struct vctx *v, const struct declmap *dm, const struct ir_insn *
                  want == 1 ? "" : "s", nval);
         return;
     }
+    case OP_MIN: case OP_MAX:
+        /* .relu only on .s32 and .s16x2 ("Illegal modifier '.relu' for instruction 'max'
+           with type '.u32'", "Unexpected instruction types" for the floats; seed 21;
+           .u16x2: verify_form2.c) */
+        if ((in->fl & IR_FL(FL_RELU)) && in->type[0] != T_S32 && in->type[0] != T_S16X2 &&
+            in->type[0] != T_U16X2)
+            VERR(v, in, "'%s.relu' takes type .s32 or .s16x2, not .%s", name,
+                 ir_type_name((enum ir_type)in->type[0]));
+        return;
     case OP_TENSORMAP_REPLACE:
         /* ".tile modifier required for instruction 'tensormap.replace'" (seed 18) */
         if (!has_mod(f, in, MOD_TILE))
