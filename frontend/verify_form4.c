@@ -1,7 +1,8 @@
 /*
  * frontend/verify_form4.c — instruction forms ptxas 13 refuses that scripts/ptxas-diff.pl
  * seeds 12-21 found outside the allowlist, each probed on ptxas (sm_90, sm_100a, sm_120a;
- * fixtures/ptx/diag/probed_forms22.ptx), called from verify_probed_forms2 (verify_form2.c):
+ * fixtures/ptx/diag/probed_forms22.ptx … probed_forms24.ptx), called from
+ * verify_probed_forms2 (verify_form2.c):
  *   - atom / red operation and type pairs (atom_red_forms): the whole table, .noftz, the
  *     vector forms, no .exch / .cas on red;
  *   - a modifier repeating a word of the mnemonic (cp.async.async, multimem.red.red);
@@ -122,7 +123,7 @@ static bool policy_reg(const struct declmap *dm, const struct ir_func *f, const 
     return ir_type_size((enum ir_type)d->type) == 8 && (k == TK_B || k == TK_I);
 }
 
-/* The forms of seeds 12-15 (see the file comment; verify_int.h). */
+/* The forms of seeds 12-21 (see the file comment; verify_int.h). */
 void seed_forms(struct vctx *v, const struct declmap *dm, const struct ir_insn *in)
 {
     const struct ir_func *f = v->f;

@@ -118,9 +118,11 @@ void data_opnd(struct vctx *v, const struct declmap *dm, const struct ir_insn *i
                unsigned t);
 /* verify_form4.c: atom / red operation and type pairs, .noftz and vector forms. */
 void atom_red_forms(struct vctx *v, const struct ir_insn *in);
-/* verify_form4.c: the forms scripts/ptxas-diff.pl seeds 12-15 found (a modifier repeating
- * the mnemonic, multimem scopes, griddepcontrol, mma.sp .aligned, surface types, st.async
- * data, query_cancel's predicate, cache policies, mma scale selectors, sub-byte wmma C). */
+/* verify_form4.c: the forms scripts/ptxas-diff.pl seeds 12-21 found (a modifier repeating
+ * the mnemonic, memory orders and scopes of ld / st / multimem, griddepcontrol, mma.sp
+ * .aligned, surface and setmaxnreg types, st.async data, query_cancel's predicate, cache
+ * policies, mma scale selectors and scale-vector size, sub-byte wmma C, bulk tensor value
+ * operands, tensormap.replace .tile, indirect-call targets, .relu types). */
 void seed_forms(struct vctx *v, const struct declmap *dm, const struct ir_insn *in);
 
 #endif
