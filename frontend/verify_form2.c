@@ -819,8 +819,17 @@ static void multimem(struct vctx *v, const struct declmap *dm, const struct ir_i
     if (in->op == OP_MULTIMEM_RED && in->nopnd >= 1 && !addr_reg_ok(dm, f, ir_opnd(f, in, 0), 8))
         VERR(v, in, "operand 1 of 'multimem.red': the address register is 64-bit");
     const unsigned di = in->op == OP_MULTIMEM_LD_REDUCE ? 0 : 1;
-    if (in->nopnd <= di || !t)
-        return;
+    if (in->nopnd > di && t)
+        data_opnd(v, dm, in, di, t);
+}
+
+/* The data operand di of in (one register or a {...} vector) against type t, as ptxas
+ * types multimem's and st.async's data ("Arguments mismatch"). */
+void data_opnd(struct vctx *v, const struct declmap *dm, const struct ir_insn *in, unsigned di,
+               unsigned t)
+{
+    const struct ir_func *f = v->f;
+    const char *name = ir_op_name((enum ir_op)in->op);
     const struct ir_opnd *o = ir_opnd(f, in, di);
     if (o->kind == OPK_REG)
         check_reg(v, dm, in, o, di, t, false, false);
@@ -868,6 +877,14 @@ static void wmma_mma_types(struct vctx *v, const struct ir_insn *in)
     if (n != 2 && n != 4)
         return; /* the builder's type count rules report these */
     const unsigned d = t[0], c = t[n - 1], a = n == 4 ? t[1] : T_F16;
+    /* the four-type form: A of .s8 .u8 .s4 .u4 .b1 .bf16 .tf32 .f64 (.f16 A is the two-type
+       form's), B its type (ptxas-diff seed 17: "Unexpected instruction types") */
+    if (n == 4 && a != T_S8 && a != T_U8 && a != T_S4 && a != T_U4 && a != T_B1 &&
+        a != T_BF16 && a != T_TF32 && a != T_F64) {
+        VERR(v, in, "'wmma.mma' takes A type .s8, .u8, .s4, .u4, .b1, .bf16, .tf32 or .f64 "
+                    "with four types, not .%s", ir_type_name((enum ir_type)a));
+        return;
+    }
     bool ok;
     if (a == T_S8 || a == T_U8 || a == T_S4 || a == T_U4 || a == T_B1)
         ok = d == T_S32 && c == T_S32;
@@ -884,7 +901,7 @@ static void wmma_mma_types(struct vctx *v, const struct ir_insn *in)
     const struct ir_func *f = v->f;
     const unsigned b = n == 4 ? t[2] : T_F16;
     const bool intab = a == T_S8 || a == T_U8 || a == T_S4 || a == T_U4 || a == T_B1;
-    if (n == 4 && intab && b != a) /* .s8.u8, .u4.s4: "Unexpected instruction types" */
+    if (n == 4 && b != a) /* .s8.u8, .u4.s4, .f64.s16: "Unexpected instruction types" */
         VERR(v, in, "'wmma.mma' with A type .%s takes B type .%s, not .%s",
              ir_type_name((enum ir_type)a), ir_type_name((enum ir_type)a),
              ir_type_name((enum ir_type)b));
@@ -1249,27 +1266,9 @@ static void small_forms(struct vctx *v, const struct declmap *dm, const struct i
             VERR(v, in, "'madc' needs .hi or .lo");
         break;
     case OP_ATOM:
-    case OP_RED: {
-        if ((in->mode == MODE_INC || in->mode == MODE_DEC) && in->type[0] != T_U32)
-            VERR(v, in, "'%s.%s' takes type .u32", name, in->mode == MODE_INC ? "inc" : "dec");
-        /* operation / type pairs ptxas 13 refuses (probed on sm_90: "Operation .add requires
-           .u32 or .s32 or .u64 or .f64 or f16 or f16x2 or .f32 or .bf16 or .bf16x2 type") */
-        const unsigned t = in->type[0];
-        const bool i32 = t == T_U32 || t == T_S32, i64 = t == T_U64 || t == T_S64;
-        const bool bits = t == T_B32 || t == T_B64, fl = t == T_F32 || t == T_F64;
-        bool bad = false;
-        if (in->mode == MODE_ADD)
-            bad = t == T_S64 || bits;
-        else if (in->mode == MODE_MIN || in->mode == MODE_MAX)
-            bad = bits || fl;
-        else if (in->mode == MODE_AND || in->mode == MODE_OR || in->mode == MODE_XOR ||
-                 in->mode == MODE_EXCH)
-            bad = i32 || i64 || fl;
-        if (bad)
-            VERR(v, in, "'%s' does not take this operation with type .%s", name,
-                 ir_type_name((enum ir_type)t));
+    case OP_RED:
+        atom_red_forms(v, in); /* verify_form4.c */
         break;
-    }
     case OP_MBARRIER_PENDING_COUNT: /* the count: a 32-bit integer register */
         if (in->nopnd >= 1 && !int_reg_ok(dm, f, ir_opnd(f, in, 0), 4))
             VERR(v, in, "operand 1 of 'mbarrier.pending_count' is a 32-bit integer register");
@@ -1648,6 +1647,7 @@ void verify_probed_forms2(struct vctx *v, const struct declmap *dm, const struct
     space_forms(v, in);
     misc_forms(v, dm, in);
     tensor_forms(v, dm, in);
+    seed_forms(v, dm, in);
     const char *name = ir_op_name((enum ir_op)in->op);
     switch (in->op) {
     case OP_BMSK:

@@ -112,4 +112,17 @@ void misc_forms(struct vctx *v, const struct declmap *dm, const struct ir_insn *
  * enable-input-d, the bulk copies' cache-policy operand. */
 void tensor_forms(struct vctx *v, const struct declmap *dm, const struct ir_insn *in);
 
+/* verify_form2.c: the data operand di of in (a register or a {...} vector) against type t,
+ * as ptxas types multimem's and st.async's data. */
+void data_opnd(struct vctx *v, const struct declmap *dm, const struct ir_insn *in, unsigned di,
+               unsigned t);
+/* verify_form4.c: atom / red operation and type pairs, .noftz and vector forms. */
+void atom_red_forms(struct vctx *v, const struct ir_insn *in);
+/* verify_form4.c: the forms scripts/ptxas-diff.pl seeds 12-21 found (a modifier repeating
+ * the mnemonic, memory orders and scopes of ld / st / multimem, griddepcontrol, mma.sp
+ * .aligned, surface and setmaxnreg types, st.async data, query_cancel's predicate, cache
+ * policies, mma scale selectors and scale-vector size, sub-byte wmma C, bulk tensor value
+ * operands, tensormap.replace .tile, indirect-call targets, .relu types). */
+void seed_forms(struct vctx *v, const struct declmap *dm, const struct ir_insn *in);
+
 #endif

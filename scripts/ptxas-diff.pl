@@ -52,6 +52,34 @@
 #   seed 10 (0b4d786 + session 9's first commits): 2,736 / 2,749 (99.53%; 2 outside: bmsk's
 #           type twice, tcgen05.ld.red without a shape; 5 "crashes" were a rebuild of
 #           build/ptxemu during the run, not reproducible; with them szext / fns / elect types)
+#   seed 11 (session 9): 2,794 / 2,803 (99.68%; 3 outside: atom.cas's swap size and .satfinite
+#           twice on wmma.mma, fixed; movmatrix's .pred destination, allowlisted)
+# Seeds 12-21 (session 10, 2,000 variants each): 12-15 first run on main at 5844762, 16-21
+# on this work as it stood, each found form fixed (frontend/verify_form4.c, probed_forms22-24
+# .ptx: three fixtures more, hence 2,806 verdicts after) or allowlisted; after = the final build:
+#   seed 12: 2,793 / 2,803 (99.64%, 4 outside: red .b16, multimem scope without order,
+#            mma.sp::ordered_metadata without .aligned, bare griddepcontrol)
+#            -> 2,800 / 2,806 (99.79%)
+#   seed 13: 2,795 / 2,803 (99.71%, 2: a .pred scale selector of mma .block_scale,
+#            cp.async.async) -> 2,800 / 2,806 (99.79%)
+#   seed 14: 2,791 / 2,803 (99.57%, 6: red .s16, st.async data, query_cancel's predicate,
+#            multimem.red.red, and a .pred in mma's / mma.sp's A fragment, which ptxas takes:
+#            allowlisted) -> 2,798 / 2,806 (99.71%)
+#   seed 15: 2,793 / 2,803 (99.64%, 4: sured's type twice, a 32-bit cache policy of st, red .u16,
+#            a .pred in a sub-byte wmma.mma accumulator) -> 2,800 / 2,806 (99.79%)
+#   seed 16: 2,797 / 2,804 (99.75%, 1: a bulk tensor copy's CTA mask without .multicast::cluster)
+#            -> 2,800 / 2,806 (99.79%)
+#   seed 17: 2,796 / 2,804 (99.71%, 2: wmma.mma .f64 with B .s16, ld.relaxed without a scope)
+#            -> 2,800 / 2,806 (99.79%)
+#   seed 18: 2,796 / 2,805 (99.68%, 3: mxf4nvf4 without .scale_vec, tensormap.replace without
+#            .tile, a .pred indirect-call target) -> 2,800 / 2,806 (99.79%)
+#   seed 19: 2,797 / 2,805 (99.71%, 2: setmaxnreg.f64, st.mmio without .relaxed)
+#            -> 2,800 / 2,806 (99.79%)
+#   seed 20: 2,800 / 2,806 (99.79%, 0 outside) -> 2,800 / 2,806 (99.79%)
+#   seed 21: 2,798 / 2,806 (99.71%, 2: max.relu.u32, a .pred in mma.sp::ordered_metadata's A
+#            fragment: allowlisted) -> 2,799 / 2,806 (99.75%)
+# The 6 left in every seed are the fixtures of notes by design; seeds 14 and 21 add their
+# allowlisted mma A-fragment predicates.
 use strict;
 use warnings;
 use File::Basename qw(dirname);
