@@ -966,24 +966,9 @@ void verify_call(struct vctx *v, const struct declmap *dm, const struct ir_insn 
 {
     const struct ir_module *m = v->m;
     const struct ir_func *f = v->f;
-    if (in->target == IR_NOPC || in->target >= m->nfuncs) {
-        /* indirect (through a register and a prototype or .calltargets): the register holds
-           an address, a 32- or 64-bit integer (ptxas 13: "Arguments mismatch for instruction
-           'call'" for a predicate or floating-point one, "Illegal target" for 16 bits;
-           probed_forms_s10.ptx) */
-        for (unsigned i = 0; i < in->nopnd; i++) {
-            const struct ir_opnd *o = ir_opnd(f, in, i);
-            if (o->kind != OPK_REG)
-                continue;
-            const struct ir_regdecl *d = decl_of(dm, f, o);
-            if (d && (d->type == T_PRED || ir_type_is_float((enum ir_type)d->type) ||
-                      ir_type_size((enum ir_type)d->type) < 4))
-                VERR(v, in, "an indirect call's target register is a 32- or 64-bit integer, "
-                            "not .%s", ir_type_name((enum ir_type)d->type));
-            break;
-        }
-        return;
-    }
+    if (in->target == IR_NOPC || in->target >= m->nfuncs)
+        return; /* indirect (through a register and a prototype; its target register:
+                   verify_form4.c) */
     const struct ir_func *cf = &m->funcs[in->target];
     const struct ir_opnd *lists[2] = {NULL, NULL}; /* returns, arguments */
     bool seen_target = false;
