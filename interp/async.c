@@ -398,14 +398,10 @@ const uint8_t *async_mbar_own(struct warp *w, unsigned l, uint64_t ad, unsigned 
 {
     uint8_t *p;
     const struct cta *c = w->cta;
-    if (ad % 8 || vm_xlate(w, XS_SHARED, l, ad, 8, false, &p) || p < c->shared ||
-        p >= c->shared + c->shared_size)
+    if (vm_xlate(w, XS_SHARED, l, ad, 8, false, &p) || p < c->shared ||
+        p >= c->shared + c->shared_size || !async_mbarrier_valid(p))
         return NULL;
-    uint64_t v;
-    memcpy(&v, p, 8);
-    if (!(v & MB_VALID))
-        return NULL;
-    *phase = (unsigned)(v >> 63);
+    *phase = p[7] >> 7; /* the phase bit, bit 63 of the little-endian word */
     return p;
 }
 
@@ -455,6 +451,7 @@ int async_mbarrier(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn
     }
     if (in->op == OP_MBARRIER_TEST_WAIT || in->op == OP_MBARRIER_TRY_WAIT) {
         const bool parity = as_has(f, in, MOD_PARITY);
+        const unsigned l0 = M ? (unsigned)__builtin_ctz(M) : 32;
         uint32_t done = 0;
         for (unsigned l = 0; l < 32; l++) {
             if (!(M >> l & 1))
@@ -468,7 +465,7 @@ int async_mbarrier(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn
             done |= (uint32_t)((v >> 63) != want) << l;
             if ((v >> 63) != want && (w->cta->L->check & CHECK_ASYNCCHECK))
                 check_async_mbar_done(w, p, (unsigned)want); /* asynccheck: copies land */
-            if (!done && l == (unsigned)__builtin_ctz(M)) { /* (the first lane's object) */
+            if (l == l0 && !done) { /* the first lane's object, for spin deadlocks (cta.c) */
                 if (p == w->mbw_p && v == w->mbw_v) {
                     w->mbw_q++;
                 } else { /* another object, or this one changed: progress */

@@ -763,6 +763,30 @@ static int bk_tensor(struct warp *w, uint32_t pc, unsigned l, const struct tmap 
     return 0;
 }
 
+/* A tensor load of lane l (map m at coordinates c) into shared memory at sa of space ssp,
+ * lowering the tx-count of the mbarrier at ba by the box's bytes. Under asynccheck (acheck),
+ * a box in this CTA completing on an mbarrier of this CTA is recorded to land at the wait of
+ * the phase it counted in (check_async.c). A fault (recorded) returns -1. */
+static int bk_tensor_load(struct warp *w, uint32_t pc, unsigned l, const struct tmap *m,
+                          const int64_t *c, const int64_t *o2c, bool g4, int ssp, uint64_t sa,
+                          uint64_t ba, const char *what, const struct tc_mem *mr, bool acheck)
+{
+    unsigned ph = 0;
+    const uint8_t *mb = acheck ? async_mbar_own(w, l, ba, &ph) : NULL;
+    struct bk_ac ac = {NULL, 0, 0};
+    uint64_t bytes = 0;
+    int rc = -1;
+    if (!bk_tensor(w, pc, l, m, c, o2c, g4, ssp, sa, BK_LOAD, 0, what, mr, &bytes,
+                   mb ? &ac : NULL) &&
+        !async_complete_tx(w, pc, l, ba, bytes, what, mr)) {
+        if (ac.mask)
+            check_async_bulk_dst(w, pc, l, ac.off, ac.n, ac.mask, mb, ph);
+        rc = 0;
+    }
+    free(ac.mask);
+    return rc;
+}
+
 /* The shared::cluster address of shared address a (CTA-relative offset a mod CLU_STRIDE) in
  * the CTA of rank r of the cluster, for .multicast::cluster (lane l; ctaMask for the report).
  * A fault (recorded) returns -1 when r is outside the cluster. */
@@ -904,19 +928,9 @@ static int bk_tensor_insn(struct warp *w, uint32_t pc, uint32_t M, const struct 
                 return -1;
             }
         }
-        if (!mcast) { /* asynccheck: the destination lands at the wait of the mbarrier's
-                         phase (this CTA's box and mbarrier only) */
-            unsigned ph = 0;
-            const uint8_t *mb = acheck ? async_mbar_own(w, l, ba, &ph) : NULL;
-            if (bk_tensor(w, pc, l, &m, c, o2c, g4, sp[0], da, dir, 0, what, mr, &bytes,
-                          mb ? &ac : NULL) ||
-                async_complete_tx(w, pc, l, ba, bytes, what, mr)) {
-                free(ac.mask);
+        if (!mcast) {
+            if (bk_tensor_load(w, pc, l, &m, c, o2c, g4, sp[0], da, ba, what, mr, acheck))
                 return -1;
-            }
-            if (ac.mask)
-                check_async_bulk_dst(w, pc, l, ac.off, ac.n, ac.mask, mb, ph);
-            free(ac.mask);
             continue;
         }
         const uint32_t mask = (uint32_t)vm_get(w, cm, l) & 0xffffu;
@@ -927,20 +941,10 @@ static int bk_tensor_insn(struct warp *w, uint32_t pc, uint32_t M, const struct 
             if (!(mask >> r & 1))
                 continue;
             if (bk_mcast_addr(w, pc, l, da, r, mask, what, &dr) ||
-                bk_mcast_addr(w, pc, l, ba, cg == 2 ? (r & ~1u) | bpar : r, mask, what, &br))
+                bk_mcast_addr(w, pc, l, ba, cg == 2 ? (r & ~1u) | bpar : r, mask, what, &br) ||
+                bk_tensor_load(w, pc, l, &m, c, o2c, g4, SP_SHARED_CLUSTER, dr, br, what, mr,
+                               acheck))
                 return -1;
-            unsigned ph = 0; /* asynccheck: this CTA's part, as above */
-            const uint8_t *mb = acheck ? async_mbar_own(w, l, br, &ph) : NULL;
-            ac.mask = NULL;
-            if (bk_tensor(w, pc, l, &m, c, o2c, g4, SP_SHARED_CLUSTER, dr, dir, 0, what, mr,
-                          &bytes, mb ? &ac : NULL) ||
-                async_complete_tx(w, pc, l, br, bytes, what, mr)) {
-                free(ac.mask);
-                return -1;
-            }
-            if (ac.mask)
-                check_async_bulk_dst(w, pc, l, ac.off, ac.n, ac.mask, mb, ph);
-            free(ac.mask);
         }
     }
     return 0;
