@@ -394,14 +394,17 @@ void async_mbar_describe(const uint8_t *p, char *buf, size_t n)
 }
 
 /* See tensor.h. */
-const uint8_t *async_mbar_own(struct warp *w, unsigned l, uint64_t ad, unsigned *phase)
+const uint8_t *async_mbar_at(struct warp *w, unsigned l, uint64_t ad, unsigned *phase,
+                             struct cta **owner)
 {
     uint8_t *p;
-    const struct cta *c = w->cta;
-    if (vm_xlate(w, XS_SHARED, l, ad, 8, false, &p) || p < c->shared ||
-        p >= c->shared + c->shared_size || !async_mbarrier_valid(p))
+    struct cta *t;
+    if (vm_xlate(w, XS_SHARED, l, ad, 8, false, &p) || !(t = cluster_cta_holding(w->cta, p, 8)) ||
+        !async_mbarrier_valid(p))
         return NULL;
     *phase = p[7] >> 7; /* the phase bit, bit 63 of the little-endian word */
+    if (owner)
+        *owner = t;
     return p;
 }
 

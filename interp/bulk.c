@@ -514,11 +514,12 @@ static unsigned bk_tred_type(unsigned op, unsigned dt)
     }
 }
 
-/* asynccheck: the shared bytes a tensor copy touched in this CTA (bk_tensor fills it when
- * asked): a bit per byte of [off, off + n) in mask (heap; the caller frees it), n = 0 when the
- * box is not in this CTA's shared memory or the mask could not be allocated. */
+/* asynccheck: the shared bytes a tensor copy touched in CTA cta of the cluster (bk_tensor
+ * fills it when asked): a bit per byte of [off, off + n) in mask (heap; the caller frees it),
+ * n = 0 when the mask could not be allocated. */
 struct bk_ac {
     uint8_t *mask;
+    struct cta *cta;
     uint32_t off, n;
 };
 
@@ -631,12 +632,12 @@ static int bk_tensor(struct warp *w, uint32_t pc, unsigned l, const struct tmap 
         return -1;
     uint8_t *wm = NULL; /* asynccheck: the bytes of the box's extent the copy touches */
     if (ac) {
-        const struct cta *ct = w->cta;
+        struct cta *ct = cluster_cta_holding(w->cta, sp, ext);
         ac->mask = NULL;
         ac->n = 0;
-        if (sp >= ct->shared && ext <= (uint64_t)(ct->shared + ct->shared_size - sp) &&
-            (wm = calloc(ext / 8 + 1, 1)) != NULL) {
+        if (ct && (wm = calloc(ext / 8 + 1, 1)) != NULL) {
             ac->mask = wm;
+            ac->cta = ct;
             ac->off = (uint32_t)(sp - ct->shared);
             ac->n = (uint32_t)ext;
         }
@@ -765,22 +766,23 @@ static int bk_tensor(struct warp *w, uint32_t pc, unsigned l, const struct tmap 
 
 /* A tensor load of lane l (map m at coordinates c) into shared memory at sa of space ssp,
  * lowering the tx-count of the mbarrier at ba by the box's bytes. Under asynccheck (acheck),
- * a box in this CTA completing on an mbarrier of this CTA is recorded to land at the wait of
- * the phase it counted in (check_async.c). A fault (recorded) returns -1. */
+ * the box is recorded in the CTA it lands in (this CTA or another of the cluster) to land at
+ * the wait of the mbarrier phase it counted in (check_async.c). A fault (recorded) returns
+ * -1. */
 static int bk_tensor_load(struct warp *w, uint32_t pc, unsigned l, const struct tmap *m,
                           const int64_t *c, const int64_t *o2c, bool g4, int ssp, uint64_t sa,
                           uint64_t ba, const char *what, const struct tc_mem *mr, bool acheck)
 {
     unsigned ph = 0;
-    const uint8_t *mb = acheck ? async_mbar_own(w, l, ba, &ph) : NULL;
-    struct bk_ac ac = {NULL, 0, 0};
+    const uint8_t *mb = acheck ? async_mbar_at(w, l, ba, &ph, NULL) : NULL;
+    struct bk_ac ac = {NULL, NULL, 0, 0};
     uint64_t bytes = 0;
     int rc = -1;
     if (!bk_tensor(w, pc, l, m, c, o2c, g4, ssp, sa, BK_LOAD, 0, what, mr, &bytes,
                    mb ? &ac : NULL) &&
         !async_complete_tx(w, pc, l, ba, bytes, what, mr)) {
         if (ac.mask)
-            check_async_bulk_dst(w, pc, l, ac.off, ac.n, ac.mask, mb, ph);
+            check_async_bulk_dst(w, pc, l, ac.cta, ac.off, ac.n, ac.mask, mb, ph);
         rc = 0;
     }
     free(ac.mask);
@@ -904,12 +906,12 @@ static int bk_tensor_insn(struct warp *w, uint32_t pc, uint32_t M, const struct 
                 return -1;
             continue;
         }
-        struct bk_ac ac = {NULL, 0, 0};
+        struct bk_ac ac = {NULL, NULL, 0, 0};
         if (dir != BK_LOAD) { /* asynccheck: the source is read until the bulk group's wait */
             if (bk_tensor(w, pc, l, &m, c, o2c, g4, sp[1], vm_addr(w, &O[1], l), dir, op, what,
                           mr, &bytes, acheck ? &ac : NULL))
                 return -1;
-            if (ac.mask)
+            if (ac.mask && ac.cta == w->cta)
                 check_async_bulk_src(w, pc, l, ac.off, ac.n, ac.mask);
             free(ac.mask);
             continue;
@@ -966,14 +968,15 @@ static int bk_reduce_fp(unsigned op, unsigned t, uint8_t *dp, const uint8_t *sp,
     return 0;
 }
 
-/* asynccheck: lane l's non-tensor bulk copy wrote n bytes at dp; when dp is in this CTA's
- * shared memory they are recorded to land at the wait of the mbarrier mb's phase ph (cpm: a
- * .cp_mask's 16-bit byte mask per 16-byte chunk, 0: every byte). */
+/* asynccheck: lane l's non-tensor bulk copy wrote n bytes at dp, in the shared memory of this
+ * CTA or another of its cluster: they are recorded in that CTA to land at the wait of the
+ * mbarrier mb's phase ph (cpm: a .cp_mask's 16-bit byte mask per 16-byte chunk, 0: every
+ * byte). */
 static void bk_async_dst(struct warp *w, uint32_t pc, unsigned l, const uint8_t *dp, uint64_t n,
                          uint32_t cpm, const uint8_t *mb, unsigned ph)
 {
-    const struct cta *c = w->cta;
-    if (!n || dp < c->shared || n > (uint64_t)(c->shared + c->shared_size - dp))
+    struct cta *c = n ? cluster_cta_holding(w->cta, dp, n) : NULL;
+    if (!c)
         return;
     uint8_t *m = NULL;
     if (cpm) {
@@ -983,7 +986,7 @@ static void bk_async_dst(struct warp *w, uint32_t pc, unsigned l, const uint8_t 
             if (cpm >> (o % BULK_ALIGN) & 1)
                 m[o >> 3] |= (uint8_t)(1u << (o & 7));
     }
-    check_async_bulk_dst(w, pc, l, (uint32_t)(dp - c->shared), (uint32_t)n, m, mb, ph);
+    check_async_bulk_dst(w, pc, l, c, (uint32_t)(dp - c->shared), (uint32_t)n, m, mb, ph);
     free(m);
 }
 
@@ -1054,8 +1057,8 @@ int bulk_copy(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
                     memmove(dp, spp, n);
                     bk_report(mr, l, dr, dxs, n, true, dp);
                 }
-                unsigned ph = 0; /* asynccheck: this CTA's copy lands at the mbarrier wait */
-                const uint8_t *mb = acheck ? async_mbar_own(w, l, br, &ph) : NULL;
+                unsigned ph = 0; /* asynccheck: each CTA's copy lands at its mbarrier wait */
+                const uint8_t *mb = acheck ? async_mbar_at(w, l, br, &ph, NULL) : NULL;
                 if (async_complete_tx(w, pc, l, br, n, what, mr))
                     return -1;
                 if (mb)
@@ -1089,7 +1092,8 @@ int bulk_copy(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
            mbarrier's phase; one to global memory reads its shared source until the bulk
            group's wait */
         unsigned ph = 0;
-        const uint8_t *mb = acheck && mbar ? async_mbar_own(w, l, vm_addr(w, &O[3], l), &ph) : NULL;
+        const uint8_t *mb =
+            acheck && mbar ? async_mbar_at(w, l, vm_addr(w, &O[3], l), &ph, NULL) : NULL;
         if (mbar && async_complete_tx(w, pc, l, vm_addr(w, &O[3], l), n, what, mr))
             return -1;
         if (mb)

@@ -356,7 +356,11 @@ static void finding_print(FILE *o, const struct finding *f, const struct launch_
                 src ? "still to be read by" : "to be written by", bulk ? "bulk copy" : "cp.async");
         if (f->fn2)
             site_print(o, f->fn2, f->pc2);
-        fprintf(o, " of thread %u of the block, %s%s\n", f->need,
+        if (f->remote)
+            fprintf(o, " of thread %u of the block of cluster rank %u", f->need, (unsigned)f->nb);
+        else
+            fprintf(o, " of thread %u of the block", f->need);
+        fprintf(o, ", %s%s\n",
                 src ? "which no cp.async.bulk.wait_group{.read} of that thread has waited for yet"
                 : bulk ? "whose mbarrier phase no mbarrier.test_wait / try_wait has seen complete "
                          "yet"
@@ -454,6 +458,8 @@ static void rep_finding(struct interp_check_log *g, const struct finding *f,
         chk_rep_open(g, "copy");
         rep_site(g, f->fn2, f->pc2);
         chk_rep_num(g, "thread_in_block", f->need);
+        if (f->remote) /* issued by another CTA of the cluster */
+            chk_rep_num(g, "cluster_rank", (uint64_t)f->nb);
         chk_rep_str(g, "completed_by",
                     f->kind == F_ASYNC_SRC_WRITE ? "cp.async.bulk.wait_group"
                     : f->na == AR_BULK_DST       ? "mbarrier"

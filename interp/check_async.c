@@ -22,24 +22,27 @@
  * a write for initcheck. Other threads' waits do not deliver a thread's copies, as on the GPU
  * (a CTA barrier orders only what each thread waited for before it).
  *
- * Bulk and tensor copies (bulk.c) that land in the issuing CTA's own shared memory and complete
- * on an mbarrier of that CTA (cp.async.bulk{.tensor} ... .mbarrier::complete_tx::bytes, also
- * the CTA's own part of a .multicast::cluster copy) are recorded the same way after the engine
- * has copied them (the bytes, and a bit per byte the copy wrote: a tensor box with its swizzle
- * and out-of-bounds fill, a .cp_mask): the destination holds 0xff until a mbarrier.test_wait /
- * try_wait of any thread finds the phase complete that the copy's complete_tx counted in (the
- * parity of the object's phase when it was issued). A bulk or tensor copy (or reduction) from
- * shared memory to global memory (.bulk_group completion) reads its source until the thread's
- * cp.async.bulk.wait_group{.read} N covers its bulk async-group (cp.async.bulk.commit_group):
- * a write to such a byte before that is a finding ("Write of a bulk copy source before the
- * copy was waited for"); reads are fine. Copies into another CTA's shared memory, or
- * completing on another CTA's mbarrier, complete at once (the other CTA's state belongs to its
- * host thread); so does a copy whose records cannot be allocated.
+ * Bulk and tensor copies (bulk.c) into shared memory that complete on an mbarrier
+ * (cp.async.bulk{.tensor} ... .mbarrier::complete_tx::bytes, into this CTA's shared memory or,
+ * through shared::cluster, another CTA's of the cluster; every destination CTA's part of a
+ * .multicast::cluster copy) are recorded the same way after the engine has copied them (the
+ * bytes, and a bit per byte the copy wrote: a tensor box with its swizzle and out-of-bounds
+ * fill, a .cp_mask), in the CTA whose shared memory they land in: the destination holds 0xff
+ * until a mbarrier.test_wait / try_wait of any thread finds the phase complete that the
+ * copy's complete_tx counted in (the parity of the object's phase when it was issued); a
+ * finding names the issuing thread and, when it is another CTA's, that CTA's cluster rank. A
+ * bulk or tensor copy (or reduction) from shared memory to global memory (.bulk_group
+ * completion) reads its source until the thread's cp.async.bulk.wait_group{.read} N covers
+ * its bulk async-group (cp.async.bulk.commit_group): a write to such a byte before that is a
+ * finding ("Write of a bulk copy source before the copy was waited for"); reads are fine. A
+ * copy whose records cannot be allocated completes at once.
  *
  * The state lives in the CTA slot's check_cta (check_int.h): the records (a growing array,
  * compacted when every record is delivered), a bit per shared byte pending (apend: a copy will
  * write it; asrc: a bulk copy still reads it), and per thread the number of committed cp.async
- * and bulk groups. Only the checking loop's threads touch it (one host thread per CTA).
+ * and bulk groups. Only the checking loop's threads touch it: one host thread runs every CTA
+ * of a cluster (grid.c; the timing model runs clusters on one thread too), so a copy into
+ * another CTA of the cluster may record there and a wait may deliver there.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -48,11 +51,10 @@
 #include "interp/check_int.h"
 #include "interp/tensor.h"
 
-/* The CTA's asynccheck state, made on first use (NULL out of memory: the copy then completes
+/* CTA c's asynccheck state, made on first use (NULL out of memory: the copy then completes
  * at once, unchecked). */
-static struct check_cta *as_state(struct warp *w)
+static struct check_cta *as_state(struct cta *c)
 {
-    struct cta *c = w->cta;
     struct check_cta *k = c->chk;
     if (!k)
         return NULL;
@@ -100,6 +102,7 @@ static struct async_rec *as_new(struct check_cta *k, struct warp *w, uint32_t pc
     r->fn = w->fn;
     r->pc = pc;
     r->tid = w->id * 32 + lane;
+    r->rank = (uint8_t)w->cta->rank;
     r->live = true;
     k->nlive++;
     return r;
@@ -185,7 +188,7 @@ bool check_async_cp(struct warp *w, uint32_t pc, unsigned lane, uint32_t dst, co
     struct cta *c = w->cta;
     if (!(c->L->check & CHECK_ASYNCCHECK) || cp > 16 || dst + cp > c->shared_size)
         return false;
-    struct check_cta *k = as_state(w);
+    struct check_cta *k = as_state(c);
     struct async_rec *r = k ? as_new(k, w, pc, lane) : NULL;
     if (!r)
         return false;
@@ -200,13 +203,13 @@ bool check_async_cp(struct warp *w, uint32_t pc, unsigned lane, uint32_t dst, co
 }
 
 /* See tensor.h. */
-void check_async_bulk_dst(struct warp *w, uint32_t pc, unsigned lane, uint32_t dst, uint32_t n,
-                          const uint8_t *mask, const uint8_t *mbar, unsigned phase)
+void check_async_bulk_dst(struct warp *w, uint32_t pc, unsigned lane, struct cta *c,
+                          uint32_t dst, uint32_t n, const uint8_t *mask, const uint8_t *mbar,
+                          unsigned phase)
 {
-    struct cta *c = w->cta;
     if (!n || dst > c->shared_size || n > c->shared_size - dst)
         return;
-    struct check_cta *k = as_state(w);
+    struct check_cta *k = as_state(c);
     if (!k)
         return;
     uint8_t *big = malloc(n), *m = mask ? malloc(n / 8 + 1) : NULL;
@@ -236,7 +239,7 @@ void check_async_bulk_src(struct warp *w, uint32_t pc, unsigned lane, uint32_t s
     struct cta *c = w->cta;
     if (!n || src > c->shared_size || n > c->shared_size - src)
         return;
-    struct check_cta *k = as_state(w);
+    struct check_cta *k = as_state(c);
     if (!k)
         return;
     uint8_t *m = mask ? malloc(n / 8 + 1) : NULL;
@@ -305,14 +308,24 @@ void check_async_mbar_arrive(struct warp *w, unsigned lane, const uint8_t *mbar)
 void check_async_mbar_done(struct warp *w, const uint8_t *mbar, unsigned parity)
 {
     struct cta *c = w->cta;
-    struct check_cta *k = c->chk;
-    if (!(c->L->check & CHECK_ASYNCCHECK) || !k || !k->nlive)
+    if (!(c->L->check & CHECK_ASYNCCHECK))
         return;
-    for (uint32_t j = 0; j < k->nar && k->nlive; j++) {
-        struct async_rec *r = &k->ar[j];
-        if (r->live && r->mbar == mbar && r->kind != AR_BULK_SRC &&
-            (r->kind == AR_CP || r->phase == (parity & 1)))
-            as_deliver(c, k, r);
+    /* the copies completing on it landed in this CTA or (bulk copies into distributed shared
+       memory) in another of the cluster: the same host thread runs every CTA of a cluster */
+    const struct cluster *cl = c->clu;
+    for (uint32_t i = 0; i <= cl->n; i++) {
+        struct cta *t = i == cl->n ? c : cl->cta[i];
+        if (!t || (i < cl->n && t == c))
+            continue;
+        struct check_cta *k = t->chk;
+        if (!k || !k->nlive)
+            continue;
+        for (uint32_t j = 0; j < k->nar && k->nlive; j++) {
+            struct async_rec *r = &k->ar[j];
+            if (r->live && r->mbar == mbar && r->kind != AR_BULK_SRC &&
+                (r->kind == AR_CP || r->phase == (parity & 1)))
+                as_deliver(t, k, r);
+        }
     }
 }
 
@@ -341,6 +354,8 @@ void chk_async_access(struct warp *w, uint32_t pc, unsigned lane, const struct c
             x.pc2 = q->pc;
             x.need = q->tid;
             x.na = q->kind;
+            x.nb = q->rank;
+            x.remote = q->rank != w->cta->rank; /* issued by another CTA of the cluster */
         }
         chk_finding_add(w->cta->L, &x);
         return;

@@ -160,6 +160,8 @@ struct async_rec {
                             tied it to one; NULL: none) */
     uint8_t kind;        /* enum async_kind */
     uint8_t phase;       /* AR_BULK_DST: parity of the mbarrier phase it counted in */
+    uint8_t rank;        /* cluster rank of the issuing thread's CTA (AR_BULK_DST: maybe
+                            another CTA than the one holding the record) */
     bool live;
     uint8_t *big;        /* AR_BULK_DST: the bytes it copies, n of them (heap) */
     uint8_t *mask;       /* AR_BULK_*: a bit per byte of the span it touches (heap; NULL:

@@ -514,41 +514,73 @@ int cta_begin(struct cta *c, struct launch_state *L, struct cluster *cl, uint64_
  * in a row make a warp stuck. */
 enum { MBW_BODY = 16, MBW_ROUNDS = 64 };
 
-/* Is CTA c (alone in its cluster) deadlocked on mbarriers: every live warp either parked at a
- * barrier or stuck in an mbarrier spin loop, at least one of them spinning? Nothing else can
- * then change the objects (copies, commits and arrivals of this engine complete when issued,
- * and no other CTA reaches this CTA's shared memory). Reports the first spinning warp's wait
- * (a fault: the launch stops with the kernel, block, thread, PC and line) and returns true. */
-static bool mbw_deadlock(struct cta *c)
+/* Is w's quantum so far (since mbw_base) nothing but failing waits on its unchanged object? */
+static inline bool mbw_spinning(const struct warp *w)
 {
+    return !w->mbw_moved && (uint64_t)w->mbw_q * MBW_BODY >= w->ninsn - w->mbw_base;
+}
+
+/* See internal.h. */
+bool cta_mbw_quantum(struct warp *w)
+{
+    if (w->mbw_q && mbw_spinning(w))
+        w->mbw_rounds++;
+    else
+        w->mbw_rounds = 0;
+    w->mbw_q = 0;
+    w->mbw_moved = false;
+    w->mbw_base = w->ninsn;
+    return w->mbw_rounds >= MBW_ROUNDS;
+}
+
+/* See internal.h. Every live warp of every CTA of the cluster is either parked at a barrier
+ * (a CTA barrier or barrier.cluster) or stuck in an mbarrier spin loop (also in the part of
+ * its current quantum it has run: the step API ends warps' quanta at different steps), at
+ * least one of them spinning: nothing else can then change the objects (copies, commits and
+ * arrivals of this engine complete when issued, and only the cluster's own threads reach its
+ * shared memory; one host thread runs all its CTAs, grid.c and the timing model, so their
+ * warps' state is current). */
+bool cta_mbw_deadlock(struct cta *c)
+{
+    const struct cluster *cl = c->clu;
+    if (cl->begun < cl->n)
+        return false; /* a CTA still to begin may arrive */
     struct warp *spin = NULL;
     uint32_t nspin = 0;
-    for (uint32_t i = 0; i < c->nwarps; i++) {
-        struct warp *w = &c->warps[i];
-        if (w->state == WS_DONE || w->state == WS_PARKED)
-            continue;
-        if (w->state != WS_RUN || w->mbw_rounds < MBW_ROUNDS)
-            return false;
-        uint64_t v; /* (another warp may have arrived since this one's last quantum) */
-        memcpy(&v, w->mbw_p, 8);
-        if (v != w->mbw_v)
-            return false;
-        if (!spin)
-            spin = w;
-        nspin++;
+    for (uint32_t r = 0; r < cl->n; r++) {
+        const struct cta *t = cl->n == 1 ? c : cl->cta[r];
+        for (uint32_t i = 0; t && i < t->nwarps; i++) {
+            struct warp *w = &t->warps[i];
+            if (w->state == WS_DONE || w->state == WS_PARKED)
+                continue;
+            if (w->state != WS_RUN || w->mbw_rounds < MBW_ROUNDS || !mbw_spinning(w))
+                return false;
+            uint64_t v; /* (another warp may have arrived since this one's last quantum) */
+            memcpy(&v, w->mbw_p, 8);
+            if (v != w->mbw_v)
+                return false;
+            if (!spin || (spin->cta != c && t == c))
+                spin = w; /* the first spinning warp, of this CTA if it has one */
+            nspin++;
+        }
     }
     if (!spin)
         return false;
-    char st[160], msg[512];
+    const struct cta *sc = spin->cta;
+    char st[160], msg[600], who[64];
     async_mbar_describe(spin->mbw_p, st, sizeof st);
+    if (cl->n == 1)
+        snprintf(who, sizeof who, "of the block");
+    else
+        snprintf(who, sizeof who, "of the cluster's %u blocks", cl->n);
     snprintf(msg, sizeof msg,
              "mbarrier deadlock: warp %u waits for the phase of parity %u of the mbarrier at "
-             "shared 0x%x, which can never complete: %s; %u live warp%s of the block %s on "
+             "shared 0x%x, which can never complete: %s; %u live warp%s %s %s on "
              "mbarrier waits, the others are parked at barriers or have exited",
-             spin->id, spin->mbw_want, (unsigned)(spin->mbw_p - c->shared), st, nspin,
-             nspin == 1 ? "" : "s", nspin == 1 ? "spins" : "spin");
+             spin->id, spin->mbw_want, (unsigned)(spin->mbw_p - sc->shared), st, nspin,
+             nspin == 1 ? "" : "s", who, nspin == 1 ? "spins" : "spin");
     interp_fault(spin, spin->mbw_pc, spin->mbw_lane, TRAP_DEADLOCK,
-                 (uint64_t)(spin->mbw_p - c->shared), 8, SP_SHARED, false, msg);
+                 (uint64_t)(spin->mbw_p - sc->shared), 8, SP_SHARED, false, msg);
     return true;
 }
 
@@ -578,12 +610,8 @@ int cta_round(struct cta *c, uint64_t *ninsn, uint64_t *nthread)
             its_quantum(w); /* a path that makes no progress yields (its.c) */
         /* a quantum of nothing but mbarrier waits no lane passed, on one unchanged object
            (at least one per MBW_BODY instructions: a spin loop), counts towards a deadlock */
-        if (w->mbw_q && !w->mbw_moved && (uint64_t)w->mbw_q * MBW_BODY >= w->ninsn - before)
-            w->mbw_rounds++;
-        else
-            w->mbw_rounds = 0;
-        w->mbw_q = 0;
-        w->mbw_moved = false;
+        w->mbw_base = before;
+        cta_mbw_quantum(w);
         if (st == WS_TRAP) {
             rc = CTA_STOP;
             goto done;
@@ -617,7 +645,7 @@ int cta_round(struct cta *c, uint64_t *ninsn, uint64_t *nthread)
         rc = CTA_STOP;
         goto done;
     }
-    if (ran && c->clu->n == 1 && mbw_deadlock(c)) {
+    if (ran && cta_mbw_deadlock(c)) {
         rc = CTA_STOP;
         goto done;
     }

@@ -343,6 +343,11 @@ int engine_step(struct engine_cta *ec, uint32_t warp, struct engine_step_report 
         w->its_steps = 0; /* a quantum of steps: the functional loop's ITS trigger (its.c) */
         its_quantum(w);
     }
+    /* a quantum of steps: mbarrier spin deadlocks are judged as the functional loop does */
+    if (w->state == WS_RUN && w->ninsn - w->mbw_base >= w->cta->L->quantum) {
+        if (cta_mbw_quantum(w) && cta_mbw_deadlock(&ec->c))
+            r->flags |= ENGINE_STEP_FAULT; /* recorded as the launch's fault */
+    }
     st = w->state;
 
     const struct ir_insn *in = r->insn;

@@ -319,9 +319,10 @@ struct warp {
     /* mbarrier spin deadlocks (async.c records, cta.c judges): the object and its 8 bytes at
      * the warp's last wait that no lane passed (its pc and first lane), failing waits with
      * that same object and value in the current quantum, whether a wait passed or the value
-     * changed in it (progress), and quanta in a row that were nothing but such waits */
+     * changed in it (progress), quanta in a row that were nothing but such waits, and the
+     * warp's instruction count when the current quantum began */
     const uint8_t *mbw_p;
-    uint64_t mbw_v;
+    uint64_t mbw_v, mbw_base;
     uint32_t mbw_pc, mbw_lane, mbw_q, mbw_rounds;
     uint8_t mbw_want;           /* the phase parity that wait waited for */
     bool mbw_moved;
@@ -614,6 +615,16 @@ int cta_cluster_arrive(struct warp *w, uint32_t A);
 /* barrier.cluster.wait by lanes M: 0 when their phase is complete (they go on), 1 when the warp
  * parked (WS_PARKED) until it completes, -1 when a lane of M waits without having arrived. */
 int cta_cluster_wait(struct warp *w, uint32_t M);
+/* cta.c: mbarrier spin deadlocks. cta_mbw_quantum: the quantum of w that began at
+ * w->mbw_base has ended (the functional loop: every quantum; the step API: every L->quantum
+ * steps): it counts as a spin when it was nothing but failing mbarrier waits on one unchanged
+ * object (at least one per 16 warp instructions); returns whether w has now spun 64 quanta in
+ * a row. cta_mbw_deadlock: is c's cluster (c alone,
+ * or all its CTAs) deadlocked on mbarriers - every live warp parked at a barrier or spinning
+ * for 64 quanta in a row on an object that still holds what it saw? Then the first spinning
+ * warp's wait is recorded as the launch's fault (a barrier deadlock) and it returns true. */
+bool cta_mbw_quantum(struct warp *w);
+bool cta_mbw_deadlock(struct cta *c);
 /* warp.c calls this when lanes exit: an arrival of theirs in the current phase no longer
  * counts (the barrier waits for non-exited threads only). */
 void cta_lanes_exited(struct warp *w, uint32_t lanes);
@@ -636,6 +647,9 @@ uint64_t cluster_sreg(const struct cta *c, unsigned s);
 /* cluster.c: bytes from shared::cluster offset o (valid: vm_xlate accepted it) to the end of
  * the shared memory of the CTA it is in. */
 uint64_t cluster_shared_left(const struct warp *w, uint64_t o);
+/* cluster.c: the CTA of c's cluster (c itself included) whose shared memory holds the n bytes
+ * at host pointer p, or NULL (asynccheck: which CTA a copy lands in). */
+struct cta *cluster_cta_holding(struct cta *c, const uint8_t *p, uint64_t n);
 
 /* exec.c: run warp w for about one quantum. Returns the warp state. */
 enum warp_state exec_warp(struct warp *w);

@@ -18,6 +18,7 @@
 #include "frontend/ir.h"
 
 struct warp;
+struct cta;
 
 /* Where the memory accesses of these instructions are reported, lane by lane: the tracing
  * and single-step loop (exec_slow.c: --trace mem, engine step reports) passes one; the fast
@@ -161,13 +162,15 @@ int async_mbarrier(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn
  * valid object there or the phase has no arrival pending. */
 int async_arrive_one(struct warp *w, uint32_t pc, unsigned l, unsigned xs, uint64_t ad,
                      const char *what, const struct tc_mem *mr);
-/* asynccheck (check_async.c): lane's bulk or tensor copy has just written the bytes of
- * [dst, dst + n) of this CTA's shared memory whose bit is set in mask (bit i of byte i / 8 for
- * byte dst + i; NULL: all of them), and completes on the mbarrier at mbar (this CTA's) in its
- * phase of parity `phase`: the bytes are recorded and poisoned until a test_wait / try_wait
- * sees that phase complete. The caller checks the launch's asynccheck flag. */
-void check_async_bulk_dst(struct warp *w, uint32_t pc, unsigned lane, uint32_t dst, uint32_t n,
-                          const uint8_t *mask, const uint8_t *mbar, unsigned phase);
+/* asynccheck (check_async.c): lane's bulk or tensor copy (or st.async) has just written the
+ * bytes of [dst, dst + n) of the shared memory of CTA dc (this CTA or another of its cluster)
+ * whose bit is set in mask (bit i of byte i / 8 for byte dst + i; NULL: all of them), and
+ * completes on the mbarrier at mbar (dc's) in its phase of parity `phase`: the bytes are
+ * recorded in dc and poisoned until a test_wait / try_wait sees that phase complete. The
+ * caller checks the launch's asynccheck flag. */
+void check_async_bulk_dst(struct warp *w, uint32_t pc, unsigned lane, struct cta *dc,
+                          uint32_t dst, uint32_t n, const uint8_t *mask, const uint8_t *mbar,
+                          unsigned phase);
 /* asynccheck: lane's bulk or tensor copy (or reduction) to global memory read the bytes of
  * [src, src + n) of this CTA's shared memory (mask as above): writing them before the thread's
  * cp.async.bulk.wait_group{.read} covers the copy's bulk group is a finding. */
@@ -176,10 +179,12 @@ void check_async_bulk_src(struct warp *w, uint32_t pc, unsigned lane, uint32_t s
 /* The state of the mbarrier object at p in words, for a deadlock report ("its current phase
  * (parity P) has N of E arrivals and T transaction bytes pending"). */
 void async_mbar_describe(const uint8_t *p, char *buf, size_t n);
-/* asynccheck: the mbarrier at shared / shared::cluster address ad of lane l, if it is in this
- * CTA's shared memory: its host pointer and the parity of its current phase in *phase; else
- * (or not a valid object) NULL. No fault: async_complete_tx reports those. */
-const uint8_t *async_mbar_own(struct warp *w, unsigned l, uint64_t ad, unsigned *phase);
+/* asynccheck: the mbarrier at shared / shared::cluster address ad of lane l, in this CTA or
+ * another of its cluster: its host pointer, the parity of its current phase in *phase and
+ * its CTA in *owner (unless NULL); NULL when there is no valid object there. No fault: async_complete_tx
+ * reports those. */
+const uint8_t *async_mbar_at(struct warp *w, unsigned l, uint64_t ad, unsigned *phase,
+                             struct cta **owner);
 /* Lower the tx-count of the mbarrier at shared / shared::cluster address ad by `bytes` for
  * lane l (the completion of a bulk copy on it; may complete its phase). A fault (`what` names
  * the instruction) when there is no valid object there or the count leaves its range. */
@@ -200,8 +205,6 @@ int bulk_copy(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
               const struct ir_opnd *O, const struct tc_mem *mr);
 
 /* ------------------------------------------------------------------ wgmma.c */
-
-struct cta;
 
 /* Does wgmma.c implement this wgmma.mma_async / fence / commit_group / wait_group form?
  * Load time only. */

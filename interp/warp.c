@@ -267,7 +267,7 @@ int warp_init(struct warp *w, struct cta *c, uint32_t id, struct xfunc *kf, uint
     w->its_depth = w->its_stall = w->its_bar_yields = 0;
     w->its_steps = 0;
     w->mbw_p = NULL;
-    w->mbw_v = 0;
+    w->mbw_v = w->mbw_base = 0;
     w->mbw_q = w->mbw_rounds = 0;
     w->mbw_moved = false;
     for (uint32_t i = 0; i < w->nsusp; i++)

@@ -74,7 +74,7 @@ my $fx = "$build/fixtures/sanitizer";
 make_path($fx);
 my %extra = (leak => ['-Xcompiler', '-rdynamic']);
 # the architecture each is built for (compute_80 unless named: mbarrier.cu needs sm_90)
-my %arch = (mbarrier => 'compute_90', async_tma => 'compute_90');
+my %arch = (mbarrier => 'compute_90', async_tma => 'compute_90', async_cluster => 'compute_90');
 sub build_one {
     my ($name) = @_;
     my ($src, $exe) = ("fixtures/sanitizer/$name.cu", "$fx/$name");
@@ -86,7 +86,7 @@ sub build_one {
 }
 
 my @fixtures = sort glob('fixtures/cuda/*.cu');
-print "1..", 22 + scalar(@fixtures), "\n";
+print "1..", 23 + scalar(@fixtures), "\n";
 
 # ------------------------------------------------------------------ racecheck, source lines
 {
@@ -489,6 +489,70 @@ J
         'asynccheck on nvcc TMA code: a tensor load\'s tile read before its mbarrier wait and a tensor store\'s source rewritten before cp.async.bulk.wait_group.read are reported (text and JSON); the correct program is clean under --check all; a wrong expect_tx byte count is an mbarrier deadlock report and cudaErrorLaunchTimeout, not a hang',
         "early: $st $out", "got:\n$got", "json:\n$json", "store: $s2 $out2", "fine: $s3 $out3 $err3",
         "txbug: $s4 $out4", "got:\n$got4");
+}
+
+{
+    # a bulk copy into another CTA of the cluster (cp.async.bulk to shared::cluster through
+    # cooperative_groups' map_shared_rank): read in that CTA before its mbarrier wait is
+    # reported there, naming the copy's thread and cluster rank (text and JSON); a circular
+    # mbarrier wait across the cluster is a deadlock report and cudaErrorLaunchTimeout, also
+    # under --timing; the correct program is clean under --check all
+    my $e = build_one('async_cluster');
+    my $tmp = tempdir(CLEANUP => 1);
+    my $norm = sub {
+        my ($t) = @_;
+        $t =~ s/\(\S+?:(\d+)\)/(PTX:$1)/g;
+        $t =~ s{\S*?/include/}{CUDA/include/}g;
+        $t =~ s{(in|,|at) \S*?(fixtures/sanitizer/async_cluster\.cu)}{$1 $2}g;
+        return $t;
+    };
+    my ($st, $out, $err) = $e ? (-1, '', $e) : run({%asan}, $ptxemu, 'run', '--check',
+        'asynccheck', '--check-report', "$tmp/c.json", '--', "$fx/async_cluster", 'early');
+    my $got = $norm->(report($err));
+    my $json = '';
+    if (open(my $fh, '<', "$tmp/c.json")) {
+        local $/;
+        $json = <$fh>;
+        close $fh;
+    }
+    $json =~ s{"(ptx|source)": "\S*?([^/"]+:\d+)"}{"$1": "$2"}g;
+    my ($s2, $out2, $err2) = $e ? (-1, '', $e) : run({%asan}, $ptxemu, 'run', '--',
+        "$fx/async_cluster", 'cycle');
+    my $got2 = $norm->(report($err2));
+    my ($s3, $out3, $err3) = $e ? (-1, '', $e) : run({%asan}, $ptxemu, 'run', '--timing',
+        '--', "$fx/async_cluster", 'cycle');
+    my $got3 = $norm->(report($err3));
+    my ($s4, $out4, $err4) = $e ? (-1, '', $e) : run({%asan}, $ptxemu, 'run', '--check', 'all',
+        '--', "$fx/async_cluster", 'fine');
+    my $want = <<'R';
+========= Read of a bulk copy destination before the copy was waited for (size 4 bytes)
+=========     at _Z11send_kernelPKiPii+0x300 (PTX:162) in fixtures/sanitizer/async_cluster.cu:49
+=========     by thread (0,0,0) in block (1,0,0)
+=========     Address 0x0 in shared memory, to be written by the bulk copy at _Z11send_kernelPKiPii+0x250 (PTX:135) in CUDA/include/cccl/cuda/__ptx/instructions/generated/cp_async_bulk.h:35 inlined at fixtures/sanitizer/async_cluster.cu:43 of thread 0 of the block of cluster rank 0, whose mbarrier phase no mbarrier.test_wait / try_wait has seen complete yet: the read sees the old bytes (here 0xff)
+=========     (32 such accesses by this instruction)
+========= ERROR SUMMARY: 1 error
+R
+    my $wantj = <<'J';
+[
+  {"tool": "asynccheck", "kind": "read-before-wait", "severity": "error", "kernel": "_Z11send_kernelPKiPii", "block": [1, 0, 0], "thread": [0, 0, 0], "function": "_Z11send_kernelPKiPii", "pc": "0x300", "ptx": "async_cluster.compute_90.ptx:162", "source": "async_cluster.cu:49", "space": "shared", "address": "0x0", "size": 4, "copy": {"function": "_Z11send_kernelPKiPii", "pc": "0x250", "ptx": "async_cluster.compute_90.ptx:135", "source": "cp_async_bulk.h:35", "thread_in_block": 0, "cluster_rank": 0, "completed_by": "mbarrier"}, "count": 32},
+  {"summary": {"errors": 1, "reported": 1}}
+]
+J
+    my $want2 = <<'R';
+========= Barrier deadlock
+=========     at _Z11send_kernelPKiPii+0x6e0 (PTX:274) in CUDA/include/cccl/cuda/__ptx/instructions/generated/mbarrier_try_wait_parity.h:26 inlined at fixtures/sanitizer/async_cluster.cu:59
+=========     by thread (0,0,0) in block (0,0,0)
+=========     mbarrier deadlock: warp 0 waits for the phase of parity 0 of the mbarrier at shared 0x408, which can never complete: its current phase (parity 0) has 1 of 1 arrivals and 0 transaction bytes pending; 2 live warps of the cluster's 2 blocks spin on mbarrier waits, the others are parked at barriers or have exited
+R
+    ok_($st == 0 && $out eq "early: cudaSuccess -51 PASS\n" && $got eq $want && $json eq $wantj
+            && $s2 == 0 && $out2 eq "cycle: cudaErrorLaunchTimeout\n" && $got2 eq $want2
+            && $s3 == 0 && $out3 eq "cycle: cudaErrorLaunchTimeout\n"
+            && $got3 =~ /2 live warps of the cluster's 2 blocks spin on mbarrier waits/
+            && $s4 == 0 && $out4 eq "fine: cudaSuccess -51 PASS\n"
+            && report($err4) eq "========= ERROR SUMMARY: 0 errors\n",
+        'asynccheck and deadlocks across a cluster on nvcc code: a bulk copy into the peer CTA read there before its mbarrier wait is reported with the issuing CTA\'s rank (text and JSON); a circular mbarrier wait between the two CTAs is a deadlock report and cudaErrorLaunchTimeout (also under --timing), not a hang; the correct program is clean under --check all',
+        "early: $st $out", "got:\n$got", "json:\n$json", "cycle: $s2 $out2", "got:\n$got2",
+        "timing: $s3 $out3", "got:\n$got3", "fine: $s4 $out4 $err4");
 }
 
 # ------------------------------------------------------------------ leakcheck
