@@ -186,6 +186,19 @@ const uint8_t *async_mbar_own(struct warp *w, unsigned l, uint64_t ad, unsigned 
 int async_complete_tx(struct warp *w, uint32_t pc, unsigned l, uint64_t ad, uint64_t bytes,
                       const char *what, const struct tc_mem *mr);
 
+/* ------------------------------------------------------------------ stasync.c */
+
+/* Does stasync.c implement this st.async / red.async form (the mbarrier-completed
+ * shared::cluster store / reduction, or the .release global one)? Load time only. */
+bool stasync_supported(const struct ir_func *f, const struct ir_insn *in, const struct ir_opnd *O);
+/* Why such an instruction is refused, or NULL when it is neither st.async nor red.async. */
+const char *stasync_unsupported_why(const struct ir_func *f, const struct ir_insn *in);
+/* st.async / red.async for lanes M, in lane order, completed at once (the shared::cluster
+ * forms then perform complete_tx of the bytes stored on their mbarrier); a fault (recorded)
+ * returns -1. */
+int stasync_exec(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
+                 const struct ir_opnd *O, const struct tc_mem *mr);
+
 /* ------------------------------------------------------------------ bulk.c */
 
 /* Does bulk.c implement this cp.async.bulk{.tensor} / cp.reduce.async.bulk{.tensor} /
