@@ -100,11 +100,12 @@ const char *stasync_unsupported_why(const struct ir_func *f, const struct ir_ins
                ".inc / .dec / .and / .or / .xor of .relaxed.cluster{.shared::cluster}"
                ".mbarrier::complete_tx::bytes and of {.mmio}.release.{gpu,sys}{.global}, one "
                "32- or 64-bit value in a register or constant)";
-    default: return NULL;
+    default:
+        return NULL;
     }
 }
 
-/* A fault of lane l about the instruction's address `ad` (what: the instruction's name). */
+/* Record a fault of lane l at address ad (interp_fault) and return -1. */
 static int sa_fault(struct warp *w, uint32_t pc, unsigned l, enum trap_kind k, uint64_t ad,
                     unsigned width, int space, bool wr, const char *msg)
 {
@@ -202,9 +203,8 @@ static int sa_release(struct warp *w, uint32_t pc, unsigned l, const struct ir_i
     const unsigned xs = gen ? XS_GENERIC : XS_GLOBAL;
     char msg[200];
     if (gen && vm_xs_space(XS_GENERIC, a) != SP_GLOBAL) {
-        snprintf(msg, sizeof msg,
-                 "%s.release: the generic address %#llx is not in global memory", what,
-                 (unsigned long long)a);
+        snprintf(msg, sizeof msg, "%s.release: the generic address %#llx is not in global memory",
+                 what, (unsigned long long)a);
         return sa_fault(w, pc, l, TRAP_ILLEGAL, a, n, vm_xs_space(XS_GENERIC, a), true, msg);
     }
     uint8_t *p;
