@@ -631,7 +631,7 @@ void space_forms(struct vctx *v, const struct ir_insn *in)
         const bool mech = has_mod(f, in, MOD_MBARRIER_COMPLETE_TX_BYTES);
         if (noncoherent)
             VERR(v, in, "'st.async' cannot store to %s", spn);
-        else if ((sp == SP_NONE || sp == SP_SHARED_CLUSTER) && !mech)
+        else if ((sp == SP_SHARED_CLUSTER || (sp == SP_NONE && in->nopnd >= 3)) && !mech)
             VERR(v, in, "'st.async' to .shared::cluster needs its completion mechanism "
                         "(.mbarrier::complete_tx::bytes)");
         else if (sp == SP_GLOBAL && mech)

@@ -171,14 +171,17 @@ void seed_forms(struct vctx *v, const struct declmap *dm, const struct ir_insn *
         return;
     }
     case OP_ST_ASYNC: {
-        /* .b32 .b64 .u32 .s32 .u64 .s64 .f32 .f64, the data of that type ("Arguments
-           mismatch for instruction 'st.async'"; vectors by the vector rule) */
+        /* .b32 .b64 .u32 .s32 .u64 .s64 .f32 .f64, and without an mbarrier (the .release
+           global form, sm_100) also .b8 .b16 .u8 .u16 .s8 .s16 (ptxas 13; not .f16), the
+           data of that type ("Arguments mismatch for instruction 'st.async'"; vectors by the
+           vector rule) */
         const unsigned t = in->type[0];
         const enum tkind k = type_kind(t);
         const unsigned sz = ir_type_size((enum ir_type)t);
+        const bool small = (sz == 1 || sz == 2) && k != TK_F && in->nopnd == 2;
         if (t == T_NONE)
             return;
-        if ((sz != 4 && sz != 8) || (k != TK_B && k != TK_I && k != TK_F))
+        if ((sz != 4 && sz != 8 && !small) || (k != TK_B && k != TK_I && k != TK_F))
             VERR(v, in, "'st.async' does not take type .%s", ir_type_name((enum ir_type)t));
         else if (in->nopnd >= 2)
             data_opnd(v, dm, in, 1, t);

@@ -346,14 +346,16 @@ static void finding_print(FILE *o, const struct finding *f, const struct launch_
         /* what the copy is, what it does to the byte, what has not completed it, and what
            the access gets (cp.async: the thread's waits; a bulk copy into shared memory: its
            mbarrier phase; a bulk copy to global memory: the thread's bulk group wait) */
-        const bool src = f->kind == F_ASYNC_SRC_WRITE, bulk = src || f->na == AR_BULK_DST;
+        const bool src = f->kind == F_ASYNC_SRC_WRITE;
+        const bool bulk = src || f->na == AR_BULK_DST || f->na == AR_ST_ASYNC;
         const bool rd = f->kind == F_ASYNC_READ;
-        fprintf(o, "%s %s of a %s %s before the copy was waited for (size %u bytes)\n", CHK_P,
-                rd ? "Read" : "Write", bulk ? "bulk copy" : "cp.async",
+        const char *cw = f->na == AR_ST_ASYNC ? "st.async" : bulk ? "bulk copy" : "cp.async";
+        fprintf(o, "%s %s of a%s %s %s before the copy was waited for (size %u bytes)\n", CHK_P,
+                rd ? "Read" : "Write", f->na == AR_ST_ASYNC ? "n" : "", cw,
                 src ? "source" : "destination", f->width);
         at_thread(o, f, L);
         fprintf(o, "%s     Address 0x%" PRIx64 " in shared memory, %s the %s at ", CHK_P, f->addr,
-                src ? "still to be read by" : "to be written by", bulk ? "bulk copy" : "cp.async");
+                src ? "still to be read by" : "to be written by", cw);
         if (f->fn2)
             site_print(o, f->fn2, f->pc2);
         if (f->remote)
@@ -462,7 +464,7 @@ static void rep_finding(struct interp_check_log *g, const struct finding *f,
             chk_rep_num(g, "cluster_rank", (uint64_t)f->nb);
         chk_rep_str(g, "completed_by",
                     f->kind == F_ASYNC_SRC_WRITE ? "cp.async.bulk.wait_group"
-                    : f->na == AR_BULK_DST       ? "mbarrier"
+                    : f->na == AR_BULK_DST || f->na == AR_ST_ASYNC ? "mbarrier"
                                                  : "cp.async.wait_group");
         chk_rep_close(g, "copy");
     }

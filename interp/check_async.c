@@ -30,7 +30,9 @@
  * fill, a .cp_mask), in the CTA whose shared memory they land in: the destination holds 0xff
  * until a mbarrier.test_wait / try_wait of any thread finds the phase complete that the
  * copy's complete_tx counted in (the parity of the object's phase when it was issued); a
- * finding names the issuing thread and, when it is another CTA's, that CTA's cluster rank. A
+ * finding names the issuing thread and, when it is another CTA's, that CTA's cluster rank. An
+ * st.async (stasync.c) is recorded the same way (a red.async completes at once: a later
+ * reduction of the same bytes must see their value, not the poison). A
  * bulk or tensor copy (or reduction) from shared memory to global memory (.bulk_group
  * completion) reads its source until the thread's cp.async.bulk.wait_group{.read} N covers
  * its bulk async-group (cp.async.bulk.commit_group): a write to such a byte before that is a
@@ -202,10 +204,11 @@ bool check_async_cp(struct warp *w, uint32_t pc, unsigned lane, uint32_t dst, co
     return true;
 }
 
-/* See tensor.h. */
-void check_async_bulk_dst(struct warp *w, uint32_t pc, unsigned lane, struct cta *c,
-                          uint32_t dst, uint32_t n, const uint8_t *mask, const uint8_t *mbar,
-                          unsigned phase)
+/* Record lane's copy (kind AR_BULK_DST or AR_ST_ASYNC) of the n bytes at dst of CTA c's shared
+ * memory (mask: the bytes it wrote, NULL: all), completing on mbar's phase of parity phase. */
+static void as_dst(struct warp *w, uint32_t pc, unsigned lane, struct cta *c, uint32_t dst,
+                   uint32_t n, const uint8_t *mask, const uint8_t *mbar, unsigned phase,
+                   uint8_t kind)
 {
     if (!n || dst > c->shared_size || n > c->shared_size - dst)
         return;
@@ -222,7 +225,7 @@ void check_async_bulk_dst(struct warp *w, uint32_t pc, unsigned lane, struct cta
     memcpy(big, c->shared + dst, n);
     if (m)
         memcpy(m, mask, n / 8 + 1);
-    r->kind = AR_BULK_DST;
+    r->kind = kind;
     r->dst = dst;
     r->n = n;
     r->big = big;
@@ -230,6 +233,21 @@ void check_async_bulk_dst(struct warp *w, uint32_t pc, unsigned lane, struct cta
     r->mbar = mbar;
     r->phase = (uint8_t)(phase & 1);
     as_mark(c, k, r);
+}
+
+/* See tensor.h. */
+void check_async_bulk_dst(struct warp *w, uint32_t pc, unsigned lane, struct cta *c,
+                          uint32_t dst, uint32_t n, const uint8_t *mask, const uint8_t *mbar,
+                          unsigned phase)
+{
+    as_dst(w, pc, lane, c, dst, n, mask, mbar, phase, AR_BULK_DST);
+}
+
+/* See tensor.h. */
+void check_async_st_dst(struct warp *w, uint32_t pc, unsigned lane, struct cta *c, uint32_t dst,
+                        uint32_t n, const uint8_t *mbar, unsigned phase)
+{
+    as_dst(w, pc, lane, c, dst, n, NULL, mbar, phase, AR_ST_ASYNC);
 }
 
 /* See tensor.h. */

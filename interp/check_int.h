@@ -147,6 +147,7 @@ enum async_kind {
     AR_BULK_SRC, /* a bulk / tensor copy (or reduction) from shared memory to global memory:
                     its source may not be written until the thread's
                     cp.async.bulk.wait_group{.read} */
+    AR_ST_ASYNC, /* an st.async into a CTA's shared memory: as AR_BULK_DST */
 };
 struct async_rec {
     const struct xfunc *fn; /* the copy instruction */

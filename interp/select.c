@@ -143,12 +143,10 @@ const char *interp_unsupported_why(const struct ir_func *f, const struct ir_insn
     }
     const char *why = tensor_unsupported_why(f, in);
     if (why || (why = async_unsupported_why(f, in)) || (why = bulk_unsupported_why(f, in)) ||
-        (why = wgmma_unsupported_why(f, in)) || (why = tcgen05_unsupported_why(f, in)))
+        (why = wgmma_unsupported_why(f, in)) || (why = tcgen05_unsupported_why(f, in)) ||
+        (why = stasync_unsupported_why(f, in)))
         return why;
     switch (in->op) {
-    case OP_RED_ASYNC:
-        return "unsupported (red.async: an asynchronous reduction on another cluster CTA's "
-               "shared memory that completes on its mbarrier; not implemented)";
     case OP_MULTIMEM_LD_REDUCE:
     case OP_MULTIMEM_ST:
     case OP_MULTIMEM_RED:

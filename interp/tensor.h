@@ -171,6 +171,11 @@ int async_arrive_one(struct warp *w, uint32_t pc, unsigned l, unsigned xs, uint6
 void check_async_bulk_dst(struct warp *w, uint32_t pc, unsigned lane, struct cta *dc,
                           uint32_t dst, uint32_t n, const uint8_t *mask, const uint8_t *mbar,
                           unsigned phase);
+/* asynccheck: the same for lane's st.async of the n bytes at dst of CTA dc's shared memory (a
+ * finding names it as an st.async). red.async is not recorded: a later reduction of the same
+ * bytes must see their value, not the poison. */
+void check_async_st_dst(struct warp *w, uint32_t pc, unsigned lane, struct cta *dc, uint32_t dst,
+                        uint32_t n, const uint8_t *mbar, unsigned phase);
 /* asynccheck: lane's bulk or tensor copy (or reduction) to global memory read the bytes of
  * [src, src + n) of this CTA's shared memory (mask as above): writing them before the thread's
  * cp.async.bulk.wait_group{.read} covers the copy's bulk group is a finding. */
@@ -190,6 +195,19 @@ const uint8_t *async_mbar_at(struct warp *w, unsigned l, uint64_t ad, unsigned *
  * the instruction) when there is no valid object there or the count leaves its range. */
 int async_complete_tx(struct warp *w, uint32_t pc, unsigned l, uint64_t ad, uint64_t bytes,
                       const char *what, const struct tc_mem *mr);
+
+/* ------------------------------------------------------------------ stasync.c */
+
+/* Does stasync.c implement this st.async / red.async form (the mbarrier-completed
+ * shared::cluster store / reduction, or the .release global one)? Load time only. */
+bool stasync_supported(const struct ir_func *f, const struct ir_insn *in, const struct ir_opnd *O);
+/* Why such an instruction is refused, or NULL when it is neither st.async nor red.async. */
+const char *stasync_unsupported_why(const struct ir_func *f, const struct ir_insn *in);
+/* st.async / red.async for lanes M, in lane order, completed at once (the shared::cluster
+ * forms then perform complete_tx of the bytes stored on their mbarrier); a fault (recorded)
+ * returns -1. */
+int stasync_exec(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
+                 const struct ir_opnd *O, const struct tc_mem *mr);
 
 /* ------------------------------------------------------------------ bulk.c */
 
