@@ -34,7 +34,10 @@
  * Memory reports (struct tc_mem: timing's step report, tracing, initcheck): the bytes written
  * at the address the program used (a reduction counts as a write, as atom's do); the
  * mbarrier's read and write are async_complete_tx's. No racecheck: the order of these
- * accesses against the destination CTA's reads is its mbarrier's (like bulk copies').
+ * accesses against the destination CTA's reads is its mbarrier's (like bulk copies'). Under
+ * asynccheck an st.async's bytes are recorded in the destination CTA and land at the wait of
+ * the mbarrier phase it counted in (check_async_st_dst: a read before is a finding); a
+ * red.async completes at once.
  */
 #include <stdio.h>
 #include <string.h>

@@ -68,6 +68,31 @@ sub report {
     return join('', map { "$_\n" } @l);
 }
 
+# The report lines of a fixtures/sanitizer program NAME's run with PTX lines as (PTX:N), CUDA
+# headers under CUDA/include/ and the program's own source path from fixtures/.
+sub norm_report {
+    my ($name, $text) = @_;
+    my $t = report($text);
+    $t =~ s/\(\S+?:(\d+)\)/(PTX:$1)/g;
+    $t =~ s{\S*?/include/}{CUDA/include/}g;
+    $t =~ s{(in|,|at) \S*?(fixtures/sanitizer/\Q$name\E\.cu)}{$1 $2}g;
+    return $t;
+}
+
+# A --check-report JSON file with its "ptx" and "source" paths cut to their file names ('' when
+# it is missing).
+sub json_report {
+    my ($path) = @_;
+    my $json = '';
+    if (open(my $fh, '<', $path)) {
+        local $/;
+        $json = <$fh>;
+        close $fh;
+    }
+    $json =~ s{"(ptx|source)": "\S*?([^/"]+:\d+)"}{"$1": "$2"}g;
+    return $json;
+}
+
 # Build fixtures/sanitizer/NAME.cu with -lineinfo unless up to date; '' or an error. leak.cu
 # is linked with -rdynamic (its leaks' host backtraces name its functions).
 my $fx = "$build/fixtures/sanitizer";
@@ -428,33 +453,20 @@ R
     # right in every mode (the engine's copies are exact; the finding is the hazard)
     my $e = build_one('async_tma');
     my $tmp = tempdir(CLEANUP => 1);
-    my $norm = sub {
-        my ($t) = @_;
-        $t =~ s/\(\S+?:(\d+)\)/(PTX:$1)/g;
-        $t =~ s{\S*?/include/}{CUDA/include/}g;
-        $t =~ s{(in|,|at) \S*?(fixtures/sanitizer/async_tma\.cu)}{$1 $2}g;
-        return $t;
-    };
     my ($st, $out, $err) = $e ? (-1, '', $e) : run({%asan}, $ptxemu, 'run', '--check',
         'asynccheck', '--', "$fx/async_tma", 'early');
-    my $got = $norm->(report($err));
+    my $got = norm_report('async_tma', $err);
     my ($s2, $out2, $err2) = $e ? (-1, '', $e) : run({%asan}, $ptxemu, 'run', '--check-async',
         '--check-report', "$tmp/tma.json", '--', "$fx/async_tma", 'store');
-    $got .= $norm->(report($err2));
-    my $json = '';
-    if (open(my $fh, '<', "$tmp/tma.json")) {
-        local $/;
-        $json = <$fh>;
-        close $fh;
-    }
-    $json =~ s{"(ptx|source)": "\S*?([^/"]+:\d+)"}{"$1": "$2"}g;
+    $got .= norm_report('async_tma', $err2);
+    my $json = json_report("$tmp/tma.json");
     my ($s3, $out3, $err3) = $e ? (-1, '', $e) : run({%asan}, $ptxemu, 'run', '--check', 'all',
         '--', "$fx/async_tma", 'fine');
     # an expect_tx of 16 bytes more than the box: every thread spins on try_wait forever (a
     # hang on a GPU): the engine reports the mbarrier deadlock and the launch fails
     my ($s4, $out4, $err4) = $e ? (-1, '', $e) : run({%asan}, $ptxemu, 'run', '--',
         "$fx/async_tma", 'txbug');
-    my $got4 = $norm->(report($err4));
+    my $got4 = norm_report('async_tma', $err4);
     my $want4 = <<'R';
 ========= Barrier deadlock
 =========     at _Z11tile_kernel14CUtensorMap_stS_iPi+0x280 (PTX:114) in CUDA/include/cccl/cuda/__ptx/instructions/generated/mbarrier_try_wait_parity.h:26 inlined at fixtures/sanitizer/async_tma.cu:48
@@ -499,29 +511,16 @@ J
     # under --timing; the correct program is clean under --check all
     my $e = build_one('async_cluster');
     my $tmp = tempdir(CLEANUP => 1);
-    my $norm = sub {
-        my ($t) = @_;
-        $t =~ s/\(\S+?:(\d+)\)/(PTX:$1)/g;
-        $t =~ s{\S*?/include/}{CUDA/include/}g;
-        $t =~ s{(in|,|at) \S*?(fixtures/sanitizer/async_cluster\.cu)}{$1 $2}g;
-        return $t;
-    };
     my ($st, $out, $err) = $e ? (-1, '', $e) : run({%asan}, $ptxemu, 'run', '--check',
         'asynccheck', '--check-report', "$tmp/c.json", '--', "$fx/async_cluster", 'early');
-    my $got = $norm->(report($err));
-    my $json = '';
-    if (open(my $fh, '<', "$tmp/c.json")) {
-        local $/;
-        $json = <$fh>;
-        close $fh;
-    }
-    $json =~ s{"(ptx|source)": "\S*?([^/"]+:\d+)"}{"$1": "$2"}g;
+    my $got = norm_report('async_cluster', $err);
+    my $json = json_report("$tmp/c.json");
     my ($s2, $out2, $err2) = $e ? (-1, '', $e) : run({%asan}, $ptxemu, 'run', '--',
         "$fx/async_cluster", 'cycle');
-    my $got2 = $norm->(report($err2));
+    my $got2 = norm_report('async_cluster', $err2);
     my ($s3, $out3, $err3) = $e ? (-1, '', $e) : run({%asan}, $ptxemu, 'run', '--timing',
         '--', "$fx/async_cluster", 'cycle');
-    my $got3 = $norm->(report($err3));
+    my $got3 = norm_report('async_cluster', $err3);
     my ($s4, $out4, $err4) = $e ? (-1, '', $e) : run({%asan}, $ptxemu, 'run', '--check', 'all',
         '--', "$fx/async_cluster", 'fine');
     my $want = <<'R';
