@@ -133,8 +133,9 @@
  *   "1x4" data paths (CUTLASS cute/atom/mma_traits_sm100_frag.hpp tmem_frg_ws): row i, column
  *   j of D in lane i + M (j / nc), column d.col + j % nc, nc = N M / 128, d.lane 0; their
  *   sparse metadata (.ws.sp) is M = 128's layout for the M rows, repeated every M lanes
- *   (tmem_e_frg_ws; the copies must agree, a fault otherwise). Not implemented (faults): A in
- *   tensor memory and the zero-column mask (its sub-masks sc1 .. sc3) with M < 128.
+ *   (tmem_e_frg_ws; the copies must agree, a fault otherwise); their zero-column masks are
+ *   128 / M sub-masks, one per N M / 128 columns (the ISA's table, sc_i / fs_i each). Not
+ *   implemented (a fault): A in tensor memory with M < 128.
  * The collector usage qualifiers (.collector::a::* on mma, ::b0 .. ::b3 on .ws) are hints:
  *   the operand is read again from its descriptor each time, which is what the collector
  *   buffer holds unless the program rewrote that memory between ::fill and ::use (then the
@@ -1306,28 +1307,33 @@ static int tc5_sparse(struct warp *w, uint32_t pc, unsigned l, const struct tc5_
     return 0;
 }
 
-/* The zero-column mask descriptor of a .ws MMA with M = 128 (ISA "Zero-Column Mask
- * Descriptor"): bits 0-7 start count sc0, 32 first span fs0, 39 non-zero mask (0: no column
- * is zeroed), 40-47 skip span, 48-55 use span, 56-61 column shift (at most 32); bits 36-38
- * reserved; sc1 .. sc3 / fs1 .. fs3 are the sub-masks of M = 64 / 32 (not modelled). The N-bit
- * mask, bit j for column j (1: zeros), repeats spans of (skip span + 1) ones and (use span +
- * 1) zeros, the first of value fs0 with its first sc0 bits dropped (the ISA's examples 2 to
- * 4); a start count not inside the first span is a fault (the ISA leaves it open). Fills
- * mask[N / 64] and *shift. */
+/* The zero-column mask descriptor of a .ws MMA with M rows (ISA "Zero-Column Mask
+ * Descriptor"): bits 0-7, 8-15, 16-23, 24-31 start counts sc0 .. sc3, bits 32-35 first spans
+ * fs0 .. fs3, 39 non-zero mask (0: no column is zeroed), 40-47 skip span, 48-55 use span,
+ * 56-61 column shift (at most 16 for M = 32, 32 otherwise); bits 36-38 reserved. The N-bit
+ * mask, bit j for column j (1: zeros), is 128 / M sub-masks of N M / 128 bits (mask i covers
+ * columns i N M / 128 ..: M = 128 one, M = 64 two, M = 32 four), each repeating spans of (skip
+ * span + 1) ones and (use span + 1) zeros, the first of value fs_i with its first sc_i bits
+ * dropped (the ISA's examples 2 to 4); a start count not inside its first span is a fault (the
+ * ISA leaves it open). Fills mask[N / 64] and *shift. */
 static int tc5_zero_mask(struct warp *w, uint32_t pc, unsigned l, uint64_t v, unsigned N,
-                         uint64_t mask[4], unsigned *shift)
+                         unsigned M, uint64_t mask[4], unsigned *shift)
 {
-    const unsigned sc = (unsigned)(v & 0xff), fs = (unsigned)(v >> 32 & 1);
     const unsigned ones = (unsigned)(v >> 40 & 0xff) + 1, zeros = (unsigned)(v >> 48 & 0xff) + 1;
+    const unsigned nsub = 128 / M, nb = N / nsub; /* sub-masks, bits each */
     *shift = (unsigned)(v >> 56 & 63);
-    const char *bad = NULL;
+    char bad[96] = "";
     if (v >> 36 & 7 || v >> 62)
-        bad = "reserved bits 36-38 or 62-63 are set";
-    else if (*shift > 32)
-        bad = "a column shift above 32";
-    else if ((v >> 39 & 1) && sc >= (fs ? ones : zeros))
-        bad = "start count 0 not inside the first span (not implemented)";
-    if (bad) {
+        snprintf(bad, sizeof bad, "reserved bits 36-38 or 62-63 are set");
+    else if (*shift > (M == 32 ? 16u : 32u))
+        snprintf(bad, sizeof bad, "a column shift above %u (M = %u)", M == 32 ? 16u : 32u, M);
+    for (unsigned i = 0; !bad[0] && (v >> 39 & 1) && i < nsub; i++) {
+        const unsigned sc = (unsigned)(v >> 8 * i & 0xff), fs = (unsigned)(v >> (32 + i) & 1);
+        if (sc >= (fs ? ones : zeros))
+            snprintf(bad, sizeof bad, "start count %u not inside the first span (not implemented)",
+                     i);
+    }
+    if (bad[0]) {
         char msg[200];
         snprintf(msg, sizeof msg, "tcgen05.mma.ws: zero-column mask descriptor 0x%016llx: %s",
                  (unsigned long long)v, bad);
@@ -1336,13 +1342,16 @@ static int tc5_zero_mask(struct warp *w, uint32_t pc, unsigned l, uint64_t v, un
     }
     if (!(v >> 39 & 1))
         return 0;
-    unsigned val = fs, left = (fs ? ones : zeros) - sc;
-    for (unsigned j = 0; j < N; j++) {
-        if (val)
-            mask[j / 64] |= UINT64_C(1) << (j % 64);
-        if (--left == 0) {
-            val ^= 1;
-            left = val ? ones : zeros;
+    for (unsigned i = 0; i < nsub; i++) {
+        const unsigned sc = (unsigned)(v >> 8 * i & 0xff);
+        unsigned val = (unsigned)(v >> (32 + i) & 1), left = (val ? ones : zeros) - sc;
+        for (unsigned j = i * nb; j < (i + 1) * nb; j++) {
+            if (val)
+                mask[j / 64] |= UINT64_C(1) << (j % 64);
+            if (--left == 0) {
+                val ^= 1;
+                left = val ? ones : zeros;
+            }
         }
     }
     return 0;
@@ -1643,8 +1652,6 @@ static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_insn
         bad = d->cta2 ? "M not 128 or 256 (.cta_group::2)"
               : d->ws ? "M not 32, 64 or 128 (.ws)"
                       : "M not 64 or 128";
-    else if (d->ws && M < 128 && zo)
-        bad = "a zero-column mask with M < 128 (its sub-masks sc1 .. sc3 are not implemented)";
     else if (d->ws && M < 128 && O[1].kind == OPK_ADDR)
         bad = "A in tensor memory with .ws and M < 128 (its lanes are not implemented)";
     else if (d->cta2 && (N < 16 || N % 16))
@@ -1719,7 +1726,7 @@ static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_insn
     /* the zero-column mask (.ws): column j of the MMA is column j + shift of B, or zeros */
     uint64_t zmask[4] = {0, 0, 0, 0};
     unsigned shift = 0;
-    if (zo && tc5_zero_mask(w, pc, l, vm_get(w, &O[zo], l), N, zmask, &shift))
+    if (zo && tc5_zero_mask(w, pc, l, vm_get(w, &O[zo], l), N, M, zmask, &shift))
         return -1;
     /* B, as N (+ shift) rows of K */
     uint32_t f[4];
