@@ -134,8 +134,10 @@
  *   j of D in lane i + M (j / nc), column d.col + j % nc, nc = N M / 128, d.lane 0; their
  *   sparse metadata (.ws.sp) is M = 128's layout for the M rows, repeated every M lanes
  *   (tmem_e_frg_ws; the copies must agree, a fault otherwise); their zero-column masks are
- *   128 / M sub-masks, one per N M / 128 columns (the ISA's table, sc_i / fs_i each). Not
- *   implemented (a fault): A in tensor memory with M < 128.
+ *   128 / M sub-masks, one per N M / 128 columns (the ISA's table, sc_i / fs_i each); an A in
+ *   tensor memory (M < 128) is rows 0 .. M - 1 in lanes 0 .. M - 1 and each lane group of the
+ *   data path holds a copy (lanes M g + i; CUTLASS-derived kernels write it "duplicated").
+ *   Not implemented (faults): copies that differ, A in tensor memory with .ws.sp and M < 128.
  * The collector usage qualifiers (.collector::a::* on mma, ::b0 .. ::b3 on .ws) are hints:
  *   the operand is read again from its descriptor each time, which is what the collector
  *   buffer holds unless the program rewrote that memory between ::fill and ::use (then the
@@ -1652,8 +1654,8 @@ static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_insn
         bad = d->cta2 ? "M not 128 or 256 (.cta_group::2)"
               : d->ws ? "M not 32, 64 or 128 (.ws)"
                       : "M not 64 or 128";
-    else if (d->ws && M < 128 && O[1].kind == OPK_ADDR)
-        bad = "A in tensor memory with .ws and M < 128 (its lanes are not implemented)";
+    else if (d->ws && sp && M < 128 && O[1].kind == OPK_ADDR)
+        bad = "A in tensor memory with .ws.sp and M < 128 (its lanes are not implemented)";
     else if (d->cta2 && (N < 16 || N % 16))
         bad = "N not 16 .. 256 in steps of 16 (.cta_group::2)";
     else if (d->ws && N != 64 && N != 128 && N != 256)
@@ -1709,10 +1711,28 @@ static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_insn
         }
         for (unsigned i = 0; i < M; i++)
             for (unsigned k = 0; k < KA; k++) {
-                const uint32_t *row = &t->cell[tc5_row_lane(M, l0, i)][acol];
+                const uint32_t *row = &t->cell[wsp ? i : tc5_row_lane(M, l0, i)][acol];
                 const double v = tc5_val(ta, tc5_tmem_elem(row, ta, k));
                 t->A[i * KA + k] = negA ? -v : v;
             }
+        /* .ws with M = 64 / 32: each lane group of the 2x2 / 1x4 data path (lanes M g ..
+           M g + M - 1, the ones holding its columns of D) holds a copy of A (CUTLASS-derived
+           kernels write it "duplicated"); copies that differ are not implemented (the ISA draws
+           these layouts only in figures) */
+        for (unsigned g = 1; wsp && g < 128 / M; g++)
+            for (unsigned i = 0; i < M; i++)
+                for (unsigned k = 0; k < KA; k++)
+                    if (tc5_tmem_elem(&t->cell[g * M + i][acol], ta, k) !=
+                        tc5_tmem_elem(&t->cell[i][acol], ta, k)) {
+                        snprintf(msg, sizeof msg,
+                                 "tcgen05.mma.ws: A in tensor memory at 0x%08x (M = %u): element "
+                                 "%u of lane %u differs from lane %u's, its copy for the data "
+                                 "path's lanes %u .. %u (each group of M lanes holds a copy of A; "
+                                 "copies that differ are not implemented)",
+                                 aa, M, k, g * M + i, i, g * M, g * M + M - 1);
+                        tc5_fault(w, pc, l, msg);
+                        return -1;
+                    }
     } else {
         uint32_t f[4];
         unsigned W;
