@@ -347,11 +347,12 @@ static void finding_print(FILE *o, const struct finding *f, const struct launch_
            the access gets (cp.async: the thread's waits; a bulk copy into shared memory: its
            mbarrier phase; a bulk copy to global memory: the thread's bulk group wait) */
         const bool src = f->kind == F_ASYNC_SRC_WRITE;
-        const bool bulk = src || f->na == AR_BULK_DST || f->na == AR_ST_ASYNC;
+        const bool st = f->na == AR_ST_ASYNC, red = f->na == AR_RED_ASYNC;
+        const bool bulk = src || f->na == AR_BULK_DST || st || red;
         const bool rd = f->kind == F_ASYNC_READ;
-        const char *cw = f->na == AR_ST_ASYNC ? "st.async" : bulk ? "bulk copy" : "cp.async";
+        const char *cw = st ? "st.async" : red ? "red.async" : bulk ? "bulk copy" : "cp.async";
         fprintf(o, "%s %s of a%s %s %s before the copy was waited for (size %u bytes)\n", CHK_P,
-                rd ? "Read" : "Write", f->na == AR_ST_ASYNC ? "n" : "", cw,
+                rd ? "Read" : "Write", st ? "n" : "", cw,
                 src ? "source" : "destination", f->width);
         at_thread(o, f, L);
         fprintf(o, "%s     Address 0x%" PRIx64 " in shared memory, %s the %s at ", CHK_P, f->addr,
@@ -369,6 +370,7 @@ static void finding_print(FILE *o, const struct finding *f, const struct launch_
                        : "which no cp.async.wait_group / wait_all of that thread (nor an mbarrier "
                          "wait after its cp.async.mbarrier.arrive) has completed yet",
                 src  ? ": the copy may read the new bytes"
+                : rd && red ? ": the read may see the word before the reduction"
                 : rd ? ": the read sees the old bytes (here 0xff)"
                      : ": the copy may land over the write");
         if (f->count > 1)
@@ -464,7 +466,8 @@ static void rep_finding(struct interp_check_log *g, const struct finding *f,
             chk_rep_num(g, "cluster_rank", (uint64_t)f->nb);
         chk_rep_str(g, "completed_by",
                     f->kind == F_ASYNC_SRC_WRITE ? "cp.async.bulk.wait_group"
-                    : f->na == AR_BULK_DST || f->na == AR_ST_ASYNC ? "mbarrier"
+                    : f->na == AR_BULK_DST || f->na == AR_ST_ASYNC || f->na == AR_RED_ASYNC
+                        ? "mbarrier"
                                                  : "cp.async.wait_group");
         chk_rep_close(g, "copy");
     }

@@ -31,8 +31,9 @@
  * until a mbarrier.test_wait / try_wait of any thread finds the phase complete that the
  * copy's complete_tx counted in (the parity of the object's phase when it was issued); a
  * finding names the issuing thread and, when it is another CTA's, that CTA's cluster rank. An
- * st.async (stasync.c) is recorded the same way (a red.async completes at once: a later
- * reduction of the same bytes must see their value, not the poison). A
+ * st.async (stasync.c) is recorded the same way; so is a red.async, but its bytes keep the
+ * engine's reduction instead of the poison (a later reduction of the same word must see it):
+ * an access before the wait is still a finding. A
  * bulk or tensor copy (or reduction) from shared memory to global memory (.bulk_group
  * completion) reads its source until the thread's cp.async.bulk.wait_group{.read} N covers
  * its bulk async-group (cp.async.bulk.commit_group): a write to such a byte before that is a
@@ -131,7 +132,7 @@ static void as_mark(struct cta *c, struct check_cta *k, const struct async_rec *
     for (uint32_t i = r->dst; i < r->dst + r->n; i++)
         if (as_covers(r, i)) {
             b[i >> 3] |= (uint8_t)(1u << (i & 7));
-            if (r->kind != AR_BULK_SRC)
+            if (r->kind != AR_BULK_SRC && r->kind != AR_RED_ASYNC)
                 c->shared[i] = 0xff; /* the poison until delivery */
         }
 }
@@ -166,7 +167,7 @@ static void as_drop(struct async_rec *r)
 static void as_deliver(struct cta *c, struct check_cta *k, struct async_rec *r)
 {
     const bool init = r->kind != AR_BULK_SRC && (c->L->check & CHECK_INITCHECK);
-    if (r->kind != AR_BULK_SRC) {
+    if (r->kind != AR_BULK_SRC && r->kind != AR_RED_ASYNC) {
         const uint8_t *src = r->kind == AR_CP ? r->data : r->big;
         for (uint32_t i = r->dst; i < r->dst + r->n; i++)
             if (as_covers(r, i)) {
@@ -245,9 +246,9 @@ void check_async_bulk_dst(struct warp *w, uint32_t pc, unsigned lane, struct cta
 
 /* See tensor.h. */
 void check_async_st_dst(struct warp *w, uint32_t pc, unsigned lane, struct cta *c, uint32_t dst,
-                        uint32_t n, const uint8_t *mbar, unsigned phase)
+                        uint32_t n, const uint8_t *mbar, unsigned phase, bool red)
 {
-    as_dst(w, pc, lane, c, dst, n, NULL, mbar, phase, AR_ST_ASYNC);
+    as_dst(w, pc, lane, c, dst, n, NULL, mbar, phase, red ? AR_RED_ASYNC : AR_ST_ASYNC);
 }
 
 /* See tensor.h. */
@@ -362,6 +363,10 @@ void chk_async_access(struct warp *w, uint32_t pc, unsigned lane, const struct c
                 q = &k->ar[j];
                 break;
             }
+        /* red.async reductions of one word need no order among themselves */
+        if (q && q->kind == AR_RED_ASYNC && pc < w->fn->ninsns &&
+            w->fn->insns[pc].op == OP_RED_ASYNC)
+            continue;
         struct finding x;
         chk_finding_at(&x, w, pc, lane,
                        !dst ? F_ASYNC_SRC_WRITE : wr ? F_ASYNC_WRITE : F_ASYNC_READ);

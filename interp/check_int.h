@@ -148,6 +148,9 @@ enum async_kind {
                     its source may not be written until the thread's
                     cp.async.bulk.wait_group{.read} */
     AR_ST_ASYNC, /* an st.async into a CTA's shared memory: as AR_BULK_DST */
+    AR_RED_ASYNC, /* a red.async: its destination pending as AR_BULK_DST's, but not poisoned
+                     (the engine's reduction stays in place: a later reduction of the word
+                     must see it) */
 };
 struct async_rec {
     const struct xfunc *fn; /* the copy instruction */

@@ -37,7 +37,7 @@
  * accesses against the destination CTA's reads is its mbarrier's (like bulk copies'). Under
  * asynccheck an st.async's bytes are recorded in the destination CTA and land at the wait of
  * the mbarrier phase it counted in (check_async_st_dst: a read before is a finding); a
- * red.async completes at once.
+ * red.async's too, without the poison (its reduction stays in place for the next one).
  */
 #include <stdio.h>
 #include <string.h>
@@ -187,19 +187,17 @@ static int sa_cluster(struct warp *w, uint32_t pc, unsigned l, const struct ir_i
         }
     }
     tc_mem_report(mr, l, a, xs, n, true, p);
-    /* asynccheck: an st.async's bytes land in the destination CTA at the wait of the mbarrier
-     * phase its complete_tx counts in (read before the complete_tx may flip it); a red.async
-     * completes at once (check_async_st_dst) */
+    /* asynccheck: the bytes land in the destination CTA at the wait of the mbarrier phase the
+     * complete_tx counts in (read before the complete_tx may flip it; check_async_st_dst) */
     const uint64_t mbs = gen ? mb - MEM_SHARED_BASE : mb;
     unsigned ph = 0;
-    const uint8_t *mbp = !red && (w->cta->L->check & CHECK_ASYNCCHECK)
-                             ? async_mbar_at(w, l, mbs, &ph, NULL)
-                             : NULL;
+    const uint8_t *mbp =
+        w->cta->L->check & CHECK_ASYNCCHECK ? async_mbar_at(w, l, mbs, &ph, NULL) : NULL;
     if (async_complete_tx(w, pc, l, mbs, n, what, mr))
         return -1;
     struct cta *dc = mbp ? cluster_cta_holding(w->cta, p, n) : NULL;
     if (dc)
-        check_async_st_dst(w, pc, l, dc, (uint32_t)(p - dc->shared), n, mbp, ph);
+        check_async_st_dst(w, pc, l, dc, (uint32_t)(p - dc->shared), n, mbp, ph, red);
     return 0;
 }
 

@@ -171,11 +171,11 @@ int async_arrive_one(struct warp *w, uint32_t pc, unsigned l, unsigned xs, uint6
 void check_async_bulk_dst(struct warp *w, uint32_t pc, unsigned lane, struct cta *dc,
                           uint32_t dst, uint32_t n, const uint8_t *mask, const uint8_t *mbar,
                           unsigned phase);
-/* asynccheck: the same for lane's st.async of the n bytes at dst of CTA dc's shared memory (a
- * finding names it as an st.async). red.async is not recorded: a later reduction of the same
- * bytes must see their value, not the poison. */
+/* asynccheck: the same for lane's st.async (red: red.async) of the n bytes at dst of CTA dc's
+ * shared memory (a finding names it so); a red.async's bytes are not poisoned (a later
+ * reduction of the same word must see the engine's result). */
 void check_async_st_dst(struct warp *w, uint32_t pc, unsigned lane, struct cta *dc, uint32_t dst,
-                        uint32_t n, const uint8_t *mbar, unsigned phase);
+                        uint32_t n, const uint8_t *mbar, unsigned phase, bool red);
 /* asynccheck: lane's bulk or tensor copy (or reduction) to global memory read the bytes of
  * [src, src + n) of this CTA's shared memory (mask as above): writing them before the thread's
  * cp.async.bulk.wait_group{.read} covers the copy's bulk group is a finding. */
