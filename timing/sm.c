@@ -539,6 +539,7 @@ static struct tm_inst *inst_begin(struct tm_sm *s, uint32_t ii, uint32_t ws, uin
     in->ndst = in->nsrc = 0;
     in->src_left = 0;
     in->resp_left = 0;
+    in->ca_ord = 0;
     in->t_issue = s->cycle;
     in->t_ready = 0;
     return in;
@@ -576,6 +577,159 @@ static int issue_uop(struct tm_sm *s, uint32_t ws, uint8_t fu, const struct tm_u
  * issued, 0 when the warp turned out not ready, -1 when out of memory. A fault (or a barrier
  * deadlock) is recorded by the engine as the launch's trap; the driver sees it and stops the
  * launch's warps (tm_sm_stop_kernel), and this warp stops at once. */
+/* ---------------------------------------------------------------- asynchronous copies */
+
+/* Ordinal a is before b (ordinals wrap at 2^32). */
+static inline bool ca_before(uint32_t a, uint32_t b) { return (int32_t)(a - b) < 0; }
+
+static inline bool ca_in_flight(const struct tm_warp *w, uint32_t o)
+{
+    return w->ca_out[(o % TM_CA_WIN) / 64] >> (o % 64) & 1;
+}
+
+/* Is warp w (at_async) still waiting? On its groups (ca_mbar == TM_NONE): until every copy
+ * of an ordinal below ca_need has completed. On an mbarrier (a test_wait / try_wait whose
+ * phase a cp.async.mbarrier.arrive completes): while a warp of its CTA has an arrival on that
+ * mbarrier whose copies have not all completed. */
+static bool async_blocked(const struct tm_sm *s, const struct tm_warp *w)
+{
+    if (w->ca_mbar == TM_NONE)
+        return ca_before(w->ca_lo, w->ca_need);
+    const struct tm_cta *c = w->cta;
+    if (!c)
+        return false;
+    for (uint32_t i = 0; i < c->nwarps; i++) {
+        const struct tm_warp *v = &s->w[c->warp0 + i];
+        for (uint32_t k = 0; k < v->ca_narr; k++)
+            if (v->ca_arr[k].addr == w->ca_mbar && ca_before(v->ca_lo, v->ca_arr[k].need))
+                return true;
+    }
+    return false;
+}
+
+/* Copy `ord` of warp w has completed (its last request returned): the window moves on, the
+ * arrivals it satisfied go, and the warps of w's CTA waiting on w's copies may go on. */
+static void async_done(struct tm_sm *s, struct tm_warp *w, uint32_t ord)
+{
+    w->ca_out[(ord % TM_CA_WIN) / 64] &= ~(UINT64_C(1) << (ord % 64));
+    while (w->ca_lo != w->ca_n && !ca_in_flight(w, w->ca_lo))
+        w->ca_lo++;
+    if (w->at_async && !async_blocked(s, w))
+        w->at_async = false; /* (retire marks w) */
+    if (!w->ca_narr)
+        return;
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < w->ca_narr; k++)
+        if (ca_before(w->ca_lo, w->ca_arr[k].need))
+            w->ca_arr[n++] = w->ca_arr[k];
+    if (n == w->ca_narr)
+        return;
+    w->ca_narr = (uint8_t)n;
+    const struct tm_cta *c = w->cta;
+    if (!c)
+        return;
+    for (uint32_t i = 0; i < c->nwarps; i++) {
+        struct tm_warp *v = &s->w[c->warp0 + i];
+        if (v->at_async && v->ca_mbar != TM_NONE && !async_blocked(s, v)) {
+            v->at_async = false;
+            wc_mark(s, c->warp0 + i);
+        }
+    }
+}
+
+/* The first shared-memory address instruction report r accessed (an mbarrier's), or
+ * TM_NONE. */
+static uint32_t report_shared_addr(const struct engine_step_report *r)
+{
+    for (uint32_t i = 0; i < r->naccess; i++)
+        if (r->access[i].space == SP_SHARED)
+            return (uint32_t)r->access[i].addr;
+    return TM_NONE;
+}
+
+/* Warp w issued x, executed as report r (instruction in): the cp.async bookkeeping. A copy
+ * gets its ordinal (its completion is its retirement, when its last request has returned);
+ * commit_group closes a group; wait_group N / wait_all make the warp wait (at_async) for every
+ * group but the N most recent; cp.async.mbarrier.arrive records an arrival that happens once
+ * the warp's copies so far complete; an mbarrier test_wait / try_wait waits for the arrivals
+ * recorded on its mbarrier. Per warp: the lanes of a warp commit and wait together. */
+static void async_issue(struct tm_sm *s, struct tm_warp *w, struct tm_inst *in,
+                        const struct ir_insn *x, const struct engine_step_report *r)
+{
+    in->ca_ord = 0;
+    if (!(r->flags & ENGINE_STEP_EXECUTED))
+        return;
+    switch (x->op) {
+    case OP_CP_ASYNC: {
+        const uint32_t o = w->ca_n++;
+        in->ca_ord = o + 1;
+        w->ca_out[(o % TM_CA_WIN) / 64] |= UINT64_C(1) << (o % 64);
+        if (w->ca_n - w->ca_lo >= TM_CA_WIN) { /* the window is full: wait for the oldest */
+            w->at_async = true;
+            w->ca_mbar = TM_NONE;
+            w->ca_need = w->ca_n - TM_CA_WIN + 1;
+        }
+        return;
+    }
+    case OP_CP_ASYNC_WAIT_ALL:
+    case OP_CP_ASYNC_COMMIT_GROUP:
+        w->ca_grp[w->ca_ngrp++ % TM_CA_GRP] = w->ca_n;
+        if (x->op == OP_CP_ASYNC_COMMIT_GROUP)
+            return;
+        w->ca_need = w->ca_n;
+        break;
+    case OP_CP_ASYNC_WAIT_GROUP: {
+        const uint64_t keep = r->func->opnds[x->opnd].imm.u;
+        if (w->ca_ngrp <= keep)
+            return;
+        uint32_t g = w->ca_ngrp - (uint32_t)keep - 1; /* the newest group to complete */
+        if (w->ca_ngrp - g > TM_CA_GRP)
+            g = w->ca_ngrp - TM_CA_GRP; /* older than remembered: the oldest remembered */
+        w->ca_need = w->ca_grp[g % TM_CA_GRP];
+        break;
+    }
+    case OP_CP_ASYNC_MBARRIER_ARRIVE: {
+        if (w->ca_lo == w->ca_n)
+            return; /* no copy in flight: the arrival has happened */
+        for (uint32_t i = 0; i < r->naccess; i++) {
+            if (r->access[i].space != SP_SHARED)
+                continue;
+            const uint32_t a = (uint32_t)r->access[i].addr;
+            uint32_t k = 0, old = 0;
+            while (k < w->ca_narr && w->ca_arr[k].addr != a)
+                k++;
+            if (k == w->ca_narr) {
+                if (w->ca_narr < TM_CA_ARR) {
+                    w->ca_narr++;
+                } else { /* full: replace the one waiting for the fewest copies */
+                    for (uint32_t j = 1; j < TM_CA_ARR; j++)
+                        if (ca_before(w->ca_arr[j].need, w->ca_arr[old].need))
+                            old = j;
+                    k = old;
+                }
+            }
+            w->ca_arr[k].addr = a;
+            w->ca_arr[k].need = w->ca_n;
+        }
+        return;
+    }
+    case OP_MBARRIER_TEST_WAIT:
+    case OP_MBARRIER_TRY_WAIT: {
+        const uint32_t a = report_shared_addr(r);
+        if (a == TM_NONE)
+            return;
+        w->ca_mbar = a;
+        w->at_async = async_blocked(s, w);
+        return;
+    }
+    default:
+        return;
+    }
+    /* wait_group / wait_all */
+    w->ca_mbar = TM_NONE;
+    w->at_async = ca_before(w->ca_lo, w->ca_need);
+}
+
 static int issue_one(struct tm_sm *s, struct tm_gpu *g, uint32_t ws, uint8_t fu)
 {
     struct tm_warp *w = &s->w[ws];
@@ -622,6 +776,8 @@ static int issue_one(struct tm_sm *s, struct tm_gpu *g, uint32_t ws, uint8_t fu)
     }
     if (x)
         inst_regs(s, w, ws, in, r.func, x, !q, !q || q->result == q->n - 1);
+    if (x && x->unit == U_MEM)
+        async_issue(s, w, in, x, &r);
     if (fu == TM_FU_MEM) {
         uint32_t mi = mop_alloc(s);
         if (mi == TM_NONE)
@@ -692,7 +848,8 @@ static int issue_one(struct tm_sm *s, struct tm_gpu *g, uint32_t ws, uint8_t fu)
         w->nib = 0;
         return 1;
     }
-    if (x && (x->iflags & IF_FENCE))
+    if (x && (x->iflags & IF_FENCE) && x->op != OP_CP_ASYNC_WAIT_GROUP &&
+        x->op != OP_CP_ASYNC_WAIT_ALL) /* (those wait for their groups only: async_issue) */
         w->at_membar = true;
     if (r.sleep_ns) {
         /* nanosleep: the warp issues nothing for the delay, at the core clock */
@@ -847,7 +1004,7 @@ static enum stall warp_class(const struct tm_sm *s, struct tm_warp *w)
         return ST_NONE;
     if (w->at_bar)
         return ST_BAR;
-    if (w->at_membar)
+    if (w->at_membar || w->at_async)
         return ST_MEMBAR;
     if (!w->nib || w->ready_at > s->cycle)
         return ST_IBUF;
@@ -974,7 +1131,7 @@ static int warp_issue(struct tm_sm *s, struct tm_gpu *g, uint32_t k, uint32_t ws
     while (nissued < cfg->o.gpgpu_max_insn_issue_per_warp) {
         if (w->at_bar)
             st = ST_BAR;
-        else if (w->at_membar)
+        else if (w->at_membar || w->at_async)
             st = ST_MEMBAR;
         else if (!w->nib || w->ready_at > s->cycle)
             st = ST_IBUF;
@@ -1378,6 +1535,8 @@ static void retire(struct tm_sm *s, uint32_t ii)
     struct tm_warp *w = &s->w[in->warp];
     for (uint32_t i = 0; i < in->ndst; i++)
         sb_release(w, in->dst[i]);
+    if (in->ca_ord)
+        async_done(s, w, in->ca_ord - 1);
     w->inflight--;
     inst_release(s, ii);
     if (w->at_membar && !w->inflight && !w->mem_pending)
@@ -1614,7 +1773,8 @@ static uint64_t quiet_until(struct tm_sm *s)
             continue;
         }
         uint8_t fu;
-        if (!w->at_membar && !(w->sbc ? w->sbc == 2 : head_blocked(s, w, &fu)))
+        if (!w->at_membar && !w->at_async &&
+            !(w->sbc ? w->sbc == 2 : head_blocked(s, w, &fu)))
             return 0; /* would issue */
     }
     return m;

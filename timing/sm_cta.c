@@ -278,7 +278,7 @@ void tm_sm_stop_kernel(struct tm_sm *s, const struct tm_kernel *k)
         if (!w->cta || w->cta->k != k)
             continue;
         w->done = true;
-        w->at_bar = w->at_membar = false;
+        w->at_bar = w->at_membar = w->at_async = false;
         w->nib = 0;
         ibe_mark(s, w);
     }

@@ -138,6 +138,13 @@ struct tm_kernel {
 #define TM_MAX_SRC 32
 #define TM_SB_MAX 64
 #define TM_MAX_LINES 64
+/* cp.async bookkeeping per warp (struct tm_warp): copies in flight at once (a warp that has
+ * this many waits for its oldest before it issues on), committed groups remembered (a
+ * wait_group N with N >= TM_CA_GRP waits for the oldest one remembered), cp.async.mbarrier
+ * arrivals remembered (a further one replaces the one waiting for the fewest copies) */
+#define TM_CA_WIN 256
+#define TM_CA_GRP 32
+#define TM_CA_ARR 8
 #define TM_NONE UINT32_MAX
 #define TM_WCLS 7             /* issue classes of a warp (struct tm_sm.wc) */
 #define TM_MAX_PARTS 8        /* sub-cores per SM: config.c limits -gpgpu_num_sched_per_core to 8 */
@@ -174,6 +181,7 @@ struct tm_inst {
     struct tm_oplat lat;
     uint64_t t_issue, t_ready;
     uint32_t resp_left; /* memory responses still to come */
+    uint32_t ca_ord;    /* a cp.async: its ordinal in the warp's copies + 1; 0 otherwise */
     uint64_t *prow;     /* its per-instruction counters (sample.h), or NULL */
 };
 
@@ -205,6 +213,21 @@ struct tm_warp {
                                  so far; the last one steps the engine */
     uint32_t nsb;             /* (the fields the issue stage reads every cycle come first) */
     uint32_t sb[TM_SB_MAX];   /* reserved destination registers */
+    /* cp.async (sm.c, "Asynchronous copies" in timing/README.md): the warp's copies numbered
+       in issue order (ordinals), which of the last TM_CA_WIN are in flight, the committed
+       groups' ends, the cp.async.mbarrier.arrive arrivals still waiting for copies, and what
+       a waiting warp (at_async) waits for */
+    bool at_async;            /* issues nothing until async_blocked() says no */
+    uint8_t ca_narr;          /* entries of ca_arr */
+    uint32_t ca_n;            /* copies issued (the next one's ordinal) */
+    uint32_t ca_lo;           /* every copy of a lower ordinal has completed */
+    uint32_t ca_need;         /* at_async on groups: ca_lo must reach it */
+    uint32_t ca_mbar;         /* at_async on an mbarrier: its shared address (else TM_NONE) */
+    uint32_t ca_ngrp;         /* groups committed */
+    uint32_t ca_grp[TM_CA_GRP];        /* ca_n at the last TM_CA_GRP commits (ring) */
+    uint64_t ca_out[TM_CA_WIN / 64];   /* bit o % TM_CA_WIN: copy o in flight */
+    struct { uint32_t addr, need; } ca_arr[TM_CA_ARR]; /* arrival on the mbarrier at shared
+                                                           address addr once ca_lo >= need */
 };
 
 struct tm_cta {
