@@ -1,0 +1,103 @@
+#!/usr/bin/env perl
+# tests/timing_async.t - asynchronous copies in timing mode (issue 25; timing/README.md,
+# "Asynchronous copies"): their global reads go through the memory system like loads and
+# their completion is observed, on the clock64()-timed kernels of tests/ubench/async.cu
+# (committed PTX in fixtures/ptx/ubench/async.ptx), run twice with only -dram_latency
+# differing (by D cycles):
+#   - cp_wait0: cp.async.cg of 16 bytes from DRAM, commit, wait_group 0: the copy-to-after-wait
+#     cycles grow by exactly D;
+#   - cp_wait1: group 1 copies a line the L1 holds, group 2 a DRAM line; wait_group 1 (the
+#     first group only) takes the same cycles whatever D (it used to wait for both, as a
+#     fence), wait_group 0 grows by exactly D;
+#   - cp_mbar: cp.async.mbarrier.arrive.noinc and a test_wait loop: the loop ends exactly D
+#     cycles later (the wait used to be satisfied at once: the engine completes the phase
+#     functionally);
+#   - cp_warp: the L2 read requests and DRAM sectors of 2 CTAs x 64 threads x 16 bytes are
+#     exactly the 16 lines / 64 sectors copied; .cg copies do not touch the L1D;
+#   - cp_pipe (a 4-stage cp.async pipeline over 8 CTAs): --threads 1 and 2 give the same
+#     statistics and results.
+use strict;
+use warnings;
+use File::Basename qw(dirname);
+use lib dirname(__FILE__) . '/lib';
+use PtxemuTest qw(ok ptxemu_run tap_done strip_host stat_of);
+
+chdir(dirname(__FILE__) . '/..') or die "chdir: $!";
+my $ptx = 'fixtures/ptx/ubench/async.ptx';
+my @one = ('--grid', 1, '--block', 1, '--arg', 'buf:iota.s32=8192', '--arg', 'buf:zero=64',
+           '--print', '1:s64:3');
+
+# out[0..2] of kernel $k on preset $p with -dram_latency $dl
+sub run1 {
+    my ($k, $p, $dl) = @_;
+    my ($code, $out, $err) = ptxemu_run('exec', $ptx, '--kernel', $k, @one, "--timing=$p",
+                                        '--timing-set', "dram_latency=$dl");
+    die "exec $k --timing=$p dram_latency=$dl: exit $code\n$err" if $code;
+    return split /\s+/, $out;
+}
+
+# qv100's clocks make a DRAM read's round trip grow by exactly D; on h100 (core 1755 MHz, L2
+# and DRAM at their own clocks) a request meets the next edge of the L2 clock, so the growth
+# is D within one cycle (h100 runs the same checks with that slack)
+my $D = 200;
+for my $p (qw(qv100 h100)) {
+    my ($lo, $hi) = (100, 100 + $D);
+    my $eq = sub { my ($d) = @_; return $p eq 'qv100' ? $d == $D : abs($d - $D) <= 1 };
+    my @a = run1('cp_wait0', $p, $lo);
+    my @b = run1('cp_wait0', $p, $hi);
+    ok($eq->($b[0] - $a[0]), "$p cp_wait0: wait_group 0 after a 16-byte DRAM copy waits "
+       . "-dram_latency more ($a[0] -> $b[0] cycles, want +$D)");
+    @a = run1('cp_wait1', $p, $lo);
+    @b = run1('cp_wait1', $p, $hi);
+    ok($a[0] == $b[0] && $a[0] < $a[1] - $D,
+       "$p cp_wait1: wait_group 1 waits for the L1-hit group only ($a[0] = $b[0] cycles, "
+       . "below the DRAM group's $a[1])");
+    ok($eq->($b[1] - $a[1]), "$p cp_wait1: wait_group 0 waits for the DRAM group "
+       . "($a[1] -> $b[1], want +$D)");
+    ok($a[2] == 2048, "$p cp_wait1: the copies' values (0 + 2048, got $a[2])");
+    @a = run1('cp_mbar', $p, $lo);
+    @b = run1('cp_mbar', $p, $hi);
+    my $w0 = (run1('cp_wait0', $p, $lo))[0];
+    ok($eq->($b[0] - $a[0]) && abs($a[0] - $w0) <= ($p eq 'qv100' ? 0 : 1),
+       "$p cp_mbar: the mbarrier wait completes when the copy does, as wait_group 0 "
+       . "($a[0] -> $b[0], want +$D; wait_group 0: $w0)");
+}
+
+# ---------------------------------------------------------------- the memory system's counts
+{
+    my ($code, $out, $err) = ptxemu_run('exec', $ptx, '--kernel', 'cp_warp', '--grid', 2,
+        '--block', 64, '--arg', 'buf:iota.s32=8192', '--arg', 'buf:zero=1024', '--print',
+        '1:s32:4', '--timing=qv100');
+    my $rd = stat_of($err, 'gpgpu_n_mem_read_global') // -1;
+    my $l2 = stat_of($err, 'L2_cache_stats_breakdown[GLOBAL_ACC_R][MISS]') // -1;
+    my $sec = stat_of($err, 'L2_partition_dram_read_sectors') // -1;
+    my $n_rd = 0;
+    $n_rd += $1 while $err =~ /\bn_rd=(\d+)/g;
+    ok($code == 0 && $rd == 16 && $l2 == 16 && $sec == 64 && $n_rd == 64,
+       "cp_warp: 2048 bytes copied = 16 line requests, 16 L2 read misses, 64 DRAM sectors "
+       . "(got $rd, $l2, $sec, n_rd $n_rd)");
+    my @v = split /\s+/, $out;
+    ok("@v" eq '3 11 19 27', "cp_warp: the copied values (x + w of int4 i: 8i + 3; got @v)");
+    my $l1 = stat_of($err, 'L1D_total_cache_accesses') // -1;
+    my $wr = stat_of($err, 'gpgpu_n_mem_write_global') // -1;
+    ok($l1 == $wr, ".cg copies bypass the L1D (its $l1 accesses are the $wr stores)");
+}
+
+# ---------------------------------------------------------------- --threads 1 = 2
+{
+    my @args = ('exec', $ptx, '--kernel', 'cp_pipe', '--grid', 8, '--block', 256, '--arg',
+                'buf:iota.s32=131072', '--arg', 'buf:zero=8192', '--arg', 's32:16', '--print',
+                '1:s32:4', '--timing=h100');
+    my ($c1, $o1, $e1) = ptxemu_run(@args, '--threads', 1);
+    my ($c2, $o2, $e2) = ptxemu_run(@args, '--threads', 2);
+    my $cyc = stat_of($e1, 'gpu_sim_cycle') // 0;
+    ok($c1 == 0 && $c2 == 0 && $cyc > 0 && $o1 eq $o2 && strip_host($e1) eq strip_host($e2),
+       "cp_pipe: --threads 1 and 2 give the same statistics ($cyc cycles) and results");
+    # thread 0 sums int4 k*256 + 0 over 16 tiles: sum of (4j + 0+1+2+3), j = k*256
+    my $want = 0;
+    $want += 4 * ($_ * 256) * 4 + 6 for 0 .. 15;
+    my @v = split /\s+/, $o1;
+    ok($v[0] == $want, "cp_pipe: thread 0's sum ($v[0], want $want)");
+}
+
+exit(tap_done());
