@@ -150,8 +150,11 @@ static uint32_t mop_alloc(struct tm_sm *s)
         struct tm_memop *p = realloc(s->mop, nc * sizeof *p);
         if (!p)
             return TM_NONE;
-        for (uint32_t i = s->mop_cap; i < nc; i++)
+        for (uint32_t i = s->mop_cap; i < nc; i++) {
             p[i].next = i + 1 < nc ? i + 1 : TM_NONE;
+            p[i].rng = NULL;
+            p[i].rng_cap = 0;
+        }
         s->mop = p;
         s->mop_free = s->mop_cap;
         s->mop_cap = nc;
@@ -306,6 +309,8 @@ void tm_sm_free(struct tm_sm *s)
     free(s->bank_used);
     free(s->unit);
     free(s->inst);
+    for (uint32_t i = 0; i < s->mop_cap; i++)
+        free(s->mop[i].rng);
     free(s->mop);
     free(s->heap);
     tm_cache_destroy(s->l1i);
@@ -582,46 +587,49 @@ static int issue_uop(struct tm_sm *s, uint32_t ws, uint8_t fu, const struct tm_u
 /* Ordinal a is before b (ordinals wrap at 2^32). */
 static inline bool ca_before(uint32_t a, uint32_t b) { return (int32_t)(a - b) < 0; }
 
-static inline bool ca_in_flight(const struct tm_warp *w, uint32_t o)
+static inline bool ca_in_flight(const struct tm_warp *w, unsigned k, uint32_t o)
 {
-    return w->ca_out[(o % TM_CA_WIN) / 64] >> (o % 64) & 1;
+    return w->ca_out[k][(o % TM_CA_WIN) / 64] >> (o % 64) & 1;
 }
 
 /* Is warp w (at_async) still waiting? On its groups (ca_mbar == TM_NONE): until every copy
- * of an ordinal below ca_need has completed. On an mbarrier (a test_wait / try_wait whose
- * phase a cp.async.mbarrier.arrive completes): while a warp of its CTA has an arrival on that
- * mbarrier whose copies have not all completed. */
+ * of kind ca_wk of an ordinal below ca_need has completed. On an mbarrier (a test_wait /
+ * try_wait whose phase a cp.async.mbarrier.arrive or a bulk copy's complete_tx completes):
+ * while a warp of its CTA has an arrival on that mbarrier whose copies have not all
+ * completed. */
 static bool async_blocked(const struct tm_sm *s, const struct tm_warp *w)
 {
     if (w->ca_mbar == TM_NONE)
-        return ca_before(w->ca_lo, w->ca_need);
+        return ca_before(w->ca_lo[w->ca_wk], w->ca_need);
     const struct tm_cta *c = w->cta;
     if (!c)
         return false;
     for (uint32_t i = 0; i < c->nwarps; i++) {
         const struct tm_warp *v = &s->w[c->warp0 + i];
         for (uint32_t k = 0; k < v->ca_narr; k++)
-            if (v->ca_arr[k].addr == w->ca_mbar && ca_before(v->ca_lo, v->ca_arr[k].need))
+            if (v->ca_arr[k].addr == w->ca_mbar &&
+                ca_before(v->ca_lo[v->ca_arr[k].kind], v->ca_arr[k].need))
                 return true;
     }
     return false;
 }
 
-/* Copy `ord` of warp w has completed (its last request returned): the window moves on, the
- * arrivals it satisfied go, and the warps of w's CTA waiting on w's copies may go on. */
-static void async_done(struct tm_sm *s, struct tm_warp *w, uint32_t ord)
+/* Copy `ord` of kind k of warp w has completed (its last request returned): the window
+ * moves on, the arrivals it satisfied go, and the warps of w's CTA waiting on w's copies may
+ * go on. */
+static void async_done(struct tm_sm *s, struct tm_warp *w, unsigned k, uint32_t ord)
 {
-    w->ca_out[(ord % TM_CA_WIN) / 64] &= ~(UINT64_C(1) << (ord % 64));
-    while (w->ca_lo != w->ca_n && !ca_in_flight(w, w->ca_lo))
-        w->ca_lo++;
+    w->ca_out[k][(ord % TM_CA_WIN) / 64] &= ~(UINT64_C(1) << (ord % 64));
+    while (w->ca_lo[k] != w->ca_n[k] && !ca_in_flight(w, k, w->ca_lo[k]))
+        w->ca_lo[k]++;
     if (w->at_async && !async_blocked(s, w))
         w->at_async = false; /* (retire marks w) */
     if (!w->ca_narr)
         return;
     uint32_t n = 0;
-    for (uint32_t k = 0; k < w->ca_narr; k++)
-        if (ca_before(w->ca_lo, w->ca_arr[k].need))
-            w->ca_arr[n++] = w->ca_arr[k];
+    for (uint32_t j = 0; j < w->ca_narr; j++)
+        if (ca_before(w->ca_lo[w->ca_arr[j].kind], w->ca_arr[j].need))
+            w->ca_arr[n++] = w->ca_arr[j];
     if (n == w->ca_narr)
         return;
     w->ca_narr = (uint8_t)n;
@@ -637,97 +645,117 @@ static void async_done(struct tm_sm *s, struct tm_warp *w, uint32_t ord)
     }
 }
 
-/* The first shared-memory address instruction report r accessed (an mbarrier's), or
- * TM_NONE. */
-static uint32_t report_shared_addr(const struct engine_step_report *r)
+/* An arrival of warp w on the mbarrier at shared address a, once its copies of kind k below
+ * ordinal need have completed. */
+static void async_arrival(struct tm_warp *w, uint32_t a, unsigned k, uint32_t need)
 {
-    for (uint32_t i = 0; i < r->naccess; i++)
-        if (r->access[i].space == SP_SHARED)
-            return (uint32_t)r->access[i].addr;
-    return TM_NONE;
+    uint32_t j = 0;
+    while (j < w->ca_narr && !(w->ca_arr[j].addr == a && w->ca_arr[j].kind == k))
+        j++;
+    if (j == w->ca_narr) {
+        if (w->ca_narr < TM_CA_ARR) {
+            w->ca_narr++;
+        } else { /* full: replace the first one of this kind, or the first */
+            j = 0;
+            while (j < TM_CA_ARR && w->ca_arr[j].kind != k)
+                j++;
+            if (j == TM_CA_ARR)
+                j = 0;
+        }
+    }
+    w->ca_arr[j].addr = a;
+    w->ca_arr[j].kind = k;
+    w->ca_arr[j].need = need;
 }
 
-/* Warp w issued x, executed as report r (instruction in): the cp.async bookkeeping. A copy
- * gets its ordinal (its completion is its retirement, when its last request has returned);
- * commit_group closes a group; wait_group N / wait_all make the warp wait (at_async) for every
- * group but the N most recent; cp.async.mbarrier.arrive records an arrival that happens once
- * the warp's copies so far complete; an mbarrier test_wait / try_wait waits for the arrivals
- * recorded on its mbarrier. Per warp: the lanes of a warp commit and wait together. */
+/* A group wait of warp w on its copies of kind k: every group but the `keep` most recent
+ * (~0u: every copy issued). */
+static void async_wait_groups(struct tm_warp *w, unsigned k, uint64_t keep)
+{
+    uint32_t need = w->ca_n[k];
+    if (keep != ~0u) {
+        if (w->ca_ngrp[k] <= keep)
+            return;
+        uint32_t g = w->ca_ngrp[k] - (uint32_t)keep - 1; /* the newest group to complete */
+        if (w->ca_ngrp[k] - g > TM_CA_GRP)
+            g = w->ca_ngrp[k] - TM_CA_GRP; /* older than remembered: the oldest remembered */
+        need = w->ca_grp[k][g % TM_CA_GRP];
+    }
+    w->ca_wk = (uint8_t)k;
+    w->ca_need = need;
+    w->ca_mbar = TM_NONE;
+    w->at_async = ca_before(w->ca_lo[k], need);
+}
+
+/* Warp w issued x, executed as report r (instruction in): the asynchronous copies'
+ * bookkeeping. A copy gets its ordinal (its completion is its retirement, when its last
+ * request has returned); commit_group closes a group; wait_group N / wait_all make the warp
+ * wait (at_async) for every group but the N most recent; cp.async.mbarrier.arrive records an
+ * arrival that happens once the warp's cp.async copies so far complete, a bulk copy's
+ * complete_tx one that happens once it (and the warp's earlier bulk copies) completes; an
+ * mbarrier test_wait / try_wait waits for the arrivals recorded on its mbarrier. Per warp:
+ * the lanes of a warp commit and wait together. */
 static void async_issue(struct tm_sm *s, struct tm_warp *w, struct tm_inst *in,
                         const struct ir_insn *x, const struct engine_step_report *r)
 {
-    in->ca_ord = 0;
     if (!(r->flags & ENGINE_STEP_EXECUTED))
         return;
+    unsigned k = 1;
     switch (x->op) {
-    case OP_CP_ASYNC: {
-        const uint32_t o = w->ca_n++;
+    case OP_CP_ASYNC:
+        k = 0;
+        /* fall through */
+    case OP_CP_ASYNC_BULK: case OP_CP_ASYNC_BULK_TENSOR: case OP_CP_REDUCE_ASYNC_BULK:
+    case OP_CP_REDUCE_ASYNC_BULK_TENSOR: {
+        const uint32_t o = w->ca_n[k]++;
         in->ca_ord = o + 1;
-        w->ca_out[(o % TM_CA_WIN) / 64] |= UINT64_C(1) << (o % 64);
-        if (w->ca_n - w->ca_lo >= TM_CA_WIN) { /* the window is full: wait for the oldest */
+        in->ca_kind = (uint8_t)k;
+        w->ca_out[k][(o % TM_CA_WIN) / 64] |= UINT64_C(1) << (o % 64);
+        if (k == 1) /* complete_tx on the mbarriers it reported */
+            for (uint32_t i = 0; i < r->naccess; i++)
+                if (r->access[i].space == SP_SHARED)
+                    async_arrival(w, (uint32_t)r->access[i].addr, 1, o + 1);
+        if (w->ca_n[k] - w->ca_lo[k] >= TM_CA_WIN) { /* the window is full: the oldest */
             w->at_async = true;
             w->ca_mbar = TM_NONE;
-            w->ca_need = w->ca_n - TM_CA_WIN + 1;
+            w->ca_wk = (uint8_t)k;
+            w->ca_need = w->ca_n[k] - TM_CA_WIN + 1;
         }
         return;
     }
-    case OP_CP_ASYNC_WAIT_ALL:
     case OP_CP_ASYNC_COMMIT_GROUP:
-        w->ca_grp[w->ca_ngrp++ % TM_CA_GRP] = w->ca_n;
-        if (x->op == OP_CP_ASYNC_COMMIT_GROUP)
-            return;
-        w->ca_need = w->ca_n;
-        break;
-    case OP_CP_ASYNC_WAIT_GROUP: {
-        const uint64_t keep = r->func->opnds[x->opnd].imm.u;
-        if (w->ca_ngrp <= keep)
-            return;
-        uint32_t g = w->ca_ngrp - (uint32_t)keep - 1; /* the newest group to complete */
-        if (w->ca_ngrp - g > TM_CA_GRP)
-            g = w->ca_ngrp - TM_CA_GRP; /* older than remembered: the oldest remembered */
-        w->ca_need = w->ca_grp[g % TM_CA_GRP];
-        break;
-    }
-    case OP_CP_ASYNC_MBARRIER_ARRIVE: {
-        if (w->ca_lo == w->ca_n)
+    case OP_CP_ASYNC_WAIT_ALL:
+        k = 0;
+        /* fall through */
+    case OP_CP_ASYNC_BULK_COMMIT_GROUP:
+        w->ca_grp[k][w->ca_ngrp[k]++ % TM_CA_GRP] = w->ca_n[k];
+        if (x->op == OP_CP_ASYNC_WAIT_ALL) /* (commit_group; wait_group 0) */
+            async_wait_groups(w, k, ~0u);
+        return;
+    case OP_CP_ASYNC_WAIT_GROUP:
+    case OP_CP_ASYNC_BULK_WAIT_GROUP:
+        async_wait_groups(w, x->op == OP_CP_ASYNC_WAIT_GROUP ? 0 : 1,
+                          r->func->opnds[x->opnd].imm.u);
+        return;
+    case OP_CP_ASYNC_MBARRIER_ARRIVE:
+        if (w->ca_lo[0] == w->ca_n[0])
             return; /* no copy in flight: the arrival has happened */
-        for (uint32_t i = 0; i < r->naccess; i++) {
-            if (r->access[i].space != SP_SHARED)
-                continue;
-            const uint32_t a = (uint32_t)r->access[i].addr;
-            uint32_t k = 0, old = 0;
-            while (k < w->ca_narr && w->ca_arr[k].addr != a)
-                k++;
-            if (k == w->ca_narr) {
-                if (w->ca_narr < TM_CA_ARR) {
-                    w->ca_narr++;
-                } else { /* full: replace the one waiting for the fewest copies */
-                    for (uint32_t j = 1; j < TM_CA_ARR; j++)
-                        if (ca_before(w->ca_arr[j].need, w->ca_arr[old].need))
-                            old = j;
-                    k = old;
-                }
-            }
-            w->ca_arr[k].addr = a;
-            w->ca_arr[k].need = w->ca_n;
-        }
+        for (uint32_t i = 0; i < r->naccess; i++)
+            if (r->access[i].space == SP_SHARED)
+                async_arrival(w, (uint32_t)r->access[i].addr, 0, w->ca_n[0]);
         return;
-    }
     case OP_MBARRIER_TEST_WAIT:
-    case OP_MBARRIER_TRY_WAIT: {
-        const uint32_t a = report_shared_addr(r);
-        if (a == TM_NONE)
-            return;
-        w->ca_mbar = a;
-        w->at_async = async_blocked(s, w);
+    case OP_MBARRIER_TRY_WAIT:
+        for (uint32_t i = 0; i < r->naccess; i++)
+            if (r->access[i].space == SP_SHARED) {
+                w->ca_mbar = (uint32_t)r->access[i].addr;
+                w->at_async = async_blocked(s, w);
+                return;
+            }
         return;
-    }
     default:
         return;
     }
-    /* wait_group / wait_all */
-    w->ca_mbar = TM_NONE;
-    w->at_async = ca_before(w->ca_lo, w->ca_need);
 }
 
 static int issue_one(struct tm_sm *s, struct tm_gpu *g, uint32_t ws, uint8_t fu)
@@ -849,7 +877,8 @@ static int issue_one(struct tm_sm *s, struct tm_gpu *g, uint32_t ws, uint8_t fu)
         return 1;
     }
     if (x && (x->iflags & IF_FENCE) && x->op != OP_CP_ASYNC_WAIT_GROUP &&
-        x->op != OP_CP_ASYNC_WAIT_ALL) /* (those wait for their groups only: async_issue) */
+        x->op != OP_CP_ASYNC_WAIT_ALL &&
+        x->op != OP_CP_ASYNC_BULK_WAIT_GROUP) /* (they wait for their groups: async_issue) */
         w->at_membar = true;
     if (r.sleep_ns) {
         /* nanosleep: the warp issues nothing for the delay, at the core clock */
@@ -1536,7 +1565,7 @@ static void retire(struct tm_sm *s, uint32_t ii)
     for (uint32_t i = 0; i < in->ndst; i++)
         sb_release(w, in->dst[i]);
     if (in->ca_ord)
-        async_done(s, w, in->ca_ord - 1);
+        async_done(s, w, in->ca_kind, in->ca_ord - 1);
     w->inflight--;
     inst_release(s, ii);
     if (w->at_membar && !w->inflight && !w->mem_pending)

@@ -206,6 +206,69 @@ static inline uint32_t memop_line(struct tm_memop *m, uint32_t from, uint64_t ln
     return k;
 }
 
+/* The memory part of a bulk or tensor copy (the step reported its global bytes as runs):
+ * every 128-byte line each run touches is a request to memory, past the L1D (as the TMA's
+ * copies on Hopper), read (a load), written (a store: answered by its acknowledgements) or
+ * both (a reduction: an atomic request); the lines are made one per cycle as the LD/ST unit
+ * sends them (bulk_line). The runs are kept in the memop (canonical addresses). */
+static void bulk_fill(struct tm_sm *s, struct tm_memop *m, uint32_t wslot,
+                      const struct engine_step_report *r)
+{
+    const uint16_t op = r->insn ? r->insn->op : 0;
+    const bool red = op == OP_CP_REDUCE_ASYNC_BULK || op == OP_CP_REDUCE_ASYNC_BULK_TENSOR;
+    bool wr = false;
+    for (uint32_t i = 0; i < r->nrange; i++)
+        wr |= r->range[i].write != 0;
+    m->kind = red ? TM_REQ_ATOMIC : wr ? TM_REQ_WRITE : TM_REQ_READ;
+    m->space = SP_GLOBAL;
+    m->flags = TM_RQF_NOL1;
+    m->bulk = 1;
+    m->nrng = m->rng_k = 0;
+    m->rng_off = 0;
+    if (m->rng_cap < r->nrange) {
+        struct tm_brange *p = realloc(m->rng, r->nrange * sizeof *p);
+        if (p) {
+            m->rng = p;
+            m->rng_cap = r->nrange;
+        }
+    }
+    const struct tm_kernel *k = s->w[wslot].cta->k;
+    for (uint32_t i = 0; i < r->nrange && m->nrng < m->rng_cap; i++) {
+        const struct engine_range *g = &r->range[i];
+        if (!g->bytes || (wr && !g->write)) /* (a reduction: the written runs) */
+            continue;
+        const uint64_t a = canon_addr(s, k, g->addr);
+        m->rng[m->nrng++] = (struct tm_brange){a, g->bytes};
+        m->nline += (uint32_t)(((a + g->bytes - 1) >> 7) - (a >> 7) + 1);
+    }
+}
+
+/* A bulk copy's next line request into line[0] (not sent yet: bulk_next moves on once it
+ * is): the part of run rng_k from rng_off to the end of its 128-byte line. */
+static void bulk_line(struct tm_memop *m)
+{
+    const struct tm_brange *g = &m->rng[m->rng_k];
+    const uint64_t a = g->addr + m->rng_off, ln = a & ~127ull;
+    const uint64_t end = g->addr + g->bytes - 1, hi = end < ln + 127 ? end : ln + 127;
+    const uint32_t lo = (uint32_t)(a - ln), h = (uint32_t)(hi - ln);
+    m->line[0] = ln;
+    m->sectors[0] = (uint8_t)(((2u << (h >> 5)) - 1) & ~((1u << (lo >> 5)) - 1));
+    m->bytes[0] = (uint16_t)(h - lo + 1);
+    m->bmask[0][0] = m->bmask[0][1] = 0;
+    bytes_mask(m->bmask[0], lo, h);
+}
+
+/* line[0] of bulk copy m was sent: on to the next line of its run, or the next run. */
+static void bulk_next(struct tm_memop *m)
+{
+    const struct tm_brange *g = &m->rng[m->rng_k];
+    m->rng_off += m->bytes[0];
+    if (m->rng_off >= g->bytes) {
+        m->rng_k++;
+        m->rng_off = 0;
+    }
+}
+
 /* The memory part of an LD/ST instruction, from the step's accesses. */
 void tm_sm_memop_fill(struct tm_sm *s, struct tm_memop *m, uint32_t wslot,
                        const struct engine_step_report *r)
@@ -213,6 +276,11 @@ void tm_sm_memop_fill(struct tm_sm *s, struct tm_memop *m, uint32_t wslot,
     const struct tm_config *cfg = s->cfg;
     m->nline = m->degree = m->sent = 0;
     m->sec_sent = 0;
+    m->bulk = 0;
+    if (r->nrange) {
+        bulk_fill(s, m, wslot, r);
+        return;
+    }
     m->kind = (r->flags & ENGINE_STEP_ATOMIC) ? TM_REQ_ATOMIC : TM_REQ_READ;
     m->space = r->naccess ? r->access[0].space : SP_GLOBAL;
     for (uint32_t i = 0; i < r->naccess; i++) {
@@ -624,8 +692,9 @@ void tm_sm_ldst_stage(struct tm_sm *s)
             }
             s->ldst_cur = ii;
             /* loads count their lines' answers from now: an L1 hit may answer an early line
-             * before the last one is sent */
-            if (m->kind != TM_REQ_WRITE)
+             * before the last one is sent (a bulk copy's writes count their
+             * acknowledgements) */
+            if (m->kind != TM_REQ_WRITE || m->bulk)
                 in->resp_left = m->nline;
             break;
         }
@@ -639,6 +708,10 @@ void tm_sm_ldst_stage(struct tm_sm *s)
     struct tm_memop *m = &s->mop[in->memop];
     struct tm_warp *w = &s->w[in->warp];
     uint32_t k = m->sent;
+    if (m->bulk) {
+        bulk_line(m);
+        k = 0;
+    }
     bool local = m->space == SP_LOCAL;
     /* the cache this access goes through: the L1C for constants, the L1T for texels, else
      * the L1D unless the access bypasses it; its counters and hit latency */
@@ -712,7 +785,12 @@ void tm_sm_ldst_stage(struct tm_sm *s)
                                 .line = in->prow ? tm_prof_line(w->cta->k->prof, in->prow) : 0};
             rq.bmask[0] = m->bmask[k][0];
             rq.bmask[1] = m->bmask[k][1];
-            rq.inst = m->kind == TM_REQ_WRITE ? in->warp : ii;
+            rq.inst = m->kind == TM_REQ_WRITE && !m->bulk ? in->warp : ii;
+            if (m->bulk) {
+                if (m->kind == TM_REQ_WRITE)
+                    rq.flags |= TM_RQF_BULKW;
+                bulk_next(m);
+            }
             tm_queue_push(&s->to_mem, &rq);
             w->mem_pending++;
             s->st[TM_ST_MEM_SECTORS] += (uint64_t)__builtin_popcount(rq.sectors);
@@ -729,7 +807,7 @@ void tm_sm_ldst_stage(struct tm_sm *s)
         }
     }
     s->ldst_cur = TM_NONE;
-    if (m->kind == TM_REQ_WRITE) {
+    if (m->kind == TM_REQ_WRITE && !m->bulk) {
         /* stores retire once sent; the warp counts their acknowledgements */
         tm_sm_heap_push(s, s->cycle + 1, ii);
     }
@@ -826,6 +904,8 @@ void tm_sm_response_stage(struct tm_sm *s)
                 s->l1_fill_free[f] = s->cycle + (bytes + pw - 1) / pw;
                 tm_cache_fill(c, r->addr, sec, s->cycle);
             }
+        } else if (r->flags & TM_RQF_BULKW) {
+            load_answered(s, r->inst); /* a bulk copy's write acknowledged */
         } else if (r->kind == TM_REQ_WRITE) {
             struct tm_warp *w = &s->w[r->inst];
             w->mem_pending--;
