@@ -16,6 +16,14 @@
 #     exactly the 16 lines / 64 sectors copied; .cg copies do not touch the L1D;
 #   - cp_pipe (a 4-stage cp.async pipeline over 8 CTAs): --threads 1 and 2 give the same
 #     statistics and results.
+# and of tests/ubench/bulk.cu (sm_90, fixtures/ptx/ubench/bulk.ptx, on h100):
+#   - bk_load: a 16 KiB cp.async.bulk global -> shared on an mbarrier (expect_tx, try_wait
+#     loop): the loop ends exactly D cycles later with -dram_latency + D (within one cycle:
+#     h100's clocks), where it used to end at once; its 128 lines are 128 read requests past
+#     the L1D, 128 L2 misses and 512 DRAM sectors;
+#   - bk_store: a 4 KiB bulk store, commit, wait_group 0 waits for the writes' acknowledgement
+#     (+100 cycles of -gpgpu_l2_rop_latency: +100); 32 line writes;
+#   - bk_pipe (a double-buffered bulk-copy pipeline over 8 CTAs): --threads 1 = 2.
 use strict;
 use warnings;
 use File::Basename qw(dirname);
@@ -98,6 +106,51 @@ for my $p (qw(qv100 h100)) {
     $want += 4 * ($_ * 256) * 4 + 6 for 0 .. 15;
     my @v = split /\s+/, $o1;
     ok($v[0] == $want, "cp_pipe: thread 0's sum ($v[0], want $want)");
+}
+
+# ---------------------------------------------------------------- bulk copies (sm_90, h100)
+my $bptx = 'fixtures/ptx/ubench/bulk.ptx';
+sub runb {
+    my ($k, $buf, @set) = @_;
+    my ($code, $out, $err) = ptxemu_run('exec', $bptx, '--kernel', $k, '--grid', 1, '--block', 1,
+        '--arg', $buf, '--arg', 'buf:zero=64', '--print', '1:s64:2', '--timing=h100',
+        map { ('--timing-set', $_) } @set);
+    die "exec $k @set: exit $code\n$err" if $code;
+    return ($err, split /\s+/, $out);
+}
+{
+    my ($e1, @a) = runb('bk_load', 'buf:iota.s32=8192', 'dram_latency=100');
+    my ($e2, @b) = runb('bk_load', 'buf:iota.s32=8192', 'dram_latency=' . (100 + $D));
+    ok(abs($b[0] - $a[0] - $D) <= 1 && $a[1] == 4095,
+       "bk_load: the try_wait loop on a 16 KiB bulk copy's mbarrier ends -dram_latency later "
+       . "($a[0] -> $b[0], want +$D within 1; last word $a[1])");
+    my $rd = stat_of($e1, 'gpgpu_n_mem_read_global') // -1;
+    my $l2 = stat_of($e1, 'L2_cache_stats_breakdown[GLOBAL_ACC_R][MISS]') // -1;
+    my $sec = stat_of($e1, 'L2_partition_dram_read_sectors') // -1;
+    my $l1 = stat_of($e1, 'L1D_total_cache_accesses') // -1;
+    my $wr = stat_of($e1, 'gpgpu_n_mem_write_global') // -1;
+    ok($rd == 128 && $l2 == 128 && $sec == 512 && $l1 == $wr,
+       "bk_load: 16 KiB = 128 line reads past the L1D, 128 L2 misses, 512 DRAM sectors "
+       . "(got $rd, $l2, $sec; L1D $l1 = stores $wr)");
+    my ($e3, @c) = runb('bk_store', 'buf:zero=8192', 'gpgpu_l2_rop_latency=100');
+    my ($e4, @d) = runb('bk_store', 'buf:zero=8192', 'gpgpu_l2_rop_latency=200');
+    ok(abs($d[0] - $c[0] - 100) <= 1,
+       "bk_store: bulk wait_group 0 waits for the writes' acknowledgements ($c[0] -> $d[0] "
+       . "with the ROP latency +100)");
+    my $w = stat_of($e3, 'L2_cache_stats_breakdown[GLOBAL_ACC_W][MISS]') // -1;
+    ok($w == 33, "bk_store: 4 KiB = 32 line writes (+ the kernel's own store: got $w)");
+    my @args = ('exec', $bptx, '--kernel', 'bk_pipe', '--grid', 8, '--block', 128, '--arg',
+                'buf:iota.s32=131072', '--arg', 'buf:zero=4096', '--arg', 's32:32', '--print',
+                '1:s32:2', '--timing=h100');
+    my ($c1, $o1, $r1) = ptxemu_run(@args, '--threads', 1);
+    my ($c2, $o2, $r2) = ptxemu_run(@args, '--threads', 2);
+    my $cyc = stat_of($r1, 'gpu_sim_cycle') // 0;
+    ok($c1 == 0 && $c2 == 0 && $cyc > 0 && $o1 eq $o2 && strip_host($r1) eq strip_host($r2),
+       "bk_pipe: --threads 1 and 2 give the same statistics ($cyc cycles) and results");
+    my $want = 0;
+    $want += 16 * $_ * 128 + 6 for 0 .. 31;
+    my @v = split /\s+/, $o1;
+    ok(@v && $v[0] == $want, "bk_pipe: thread 0's sum ($v[0], want $want)");
 }
 
 exit(tap_done());
