@@ -24,6 +24,7 @@
 #   - bk_store: a 4 KiB bulk store, commit, wait_group 0 waits for the writes' acknowledgement
 #     (+100 cycles of -gpgpu_l2_rop_latency: +100); 32 line writes;
 #   - bk_pipe (a double-buffered bulk-copy pipeline over 8 CTAs): --threads 1 = 2.
+# Both pipelines also give the same statistics with -ptxemu_idle_skip 0 (every cycle stepped).
 use strict;
 use warnings;
 use File::Basename qw(dirname);
@@ -101,6 +102,9 @@ for my $p (qw(qv100 h100)) {
     my $cyc = stat_of($e1, 'gpu_sim_cycle') // 0;
     ok($c1 == 0 && $c2 == 0 && $cyc > 0 && $o1 eq $o2 && strip_host($e1) eq strip_host($e2),
        "cp_pipe: --threads 1 and 2 give the same statistics ($cyc cycles) and results");
+    my ($c3, $o3, $e3) = ptxemu_run(@args, '--timing-set', 'ptxemu_idle_skip=0');
+    ok($c3 == 0 && $o3 eq $o1 && strip_host($e3) eq strip_host($e1),
+       "cp_pipe: idle skipping changes nothing (a warp waiting for its copies sleeps exactly)");
     # thread 0 sums int4 k*256 + 0 over 16 tiles: sum of (4j + 0+1+2+3), j = k*256
     my $want = 0;
     $want += 4 * ($_ * 256) * 4 + 6 for 0 .. 15;
@@ -147,6 +151,9 @@ sub runb {
     my $cyc = stat_of($r1, 'gpu_sim_cycle') // 0;
     ok($c1 == 0 && $c2 == 0 && $cyc > 0 && $o1 eq $o2 && strip_host($r1) eq strip_host($r2),
        "bk_pipe: --threads 1 and 2 give the same statistics ($cyc cycles) and results");
+    my ($c3, $o3, $r3) = ptxemu_run(@args, '--timing-set', 'ptxemu_idle_skip=0');
+    ok($c3 == 0 && $o3 eq $o1 && strip_host($r3) eq strip_host($r1),
+       "bk_pipe: idle skipping changes nothing");
     my $want = 0;
     $want += 16 * $_ * 128 + 6 for 0 .. 31;
     my @v = split /\s+/, $o1;
