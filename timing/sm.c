@@ -709,6 +709,7 @@ static void async_issue(struct tm_sm *s, struct tm_warp *w, struct tm_inst *in,
     case OP_CP_REDUCE_ASYNC_BULK_TENSOR: {
         const uint32_t o = w->ca_n[k]++;
         in->ca_ord = o + 1;
+        w->ca_insts++;
         in->ca_kind = (uint8_t)k;
         w->ca_out[k][(o % TM_CA_WIN) / 64] |= UINT64_C(1) << (o % 64);
         if (k == 1) /* complete_tx on the mbarriers it reported */
@@ -1564,12 +1565,14 @@ static void retire(struct tm_sm *s, uint32_t ii)
     struct tm_warp *w = &s->w[in->warp];
     for (uint32_t i = 0; i < in->ndst; i++)
         sb_release(w, in->dst[i]);
-    if (in->ca_ord)
+    if (in->ca_ord) {
+        w->ca_insts--;
         async_done(s, w, in->ca_kind, in->ca_ord - 1);
+    }
     w->inflight--;
     inst_release(s, ii);
-    if (w->at_membar && !w->inflight && !w->mem_pending)
-        w->at_membar = false;
+    if (w->at_membar && w->inflight == w->ca_insts && w->mem_pending == w->ca_pending)
+        w->at_membar = false; /* (a fence does not wait for asynchronous copies) */
     wc_mark(s, in->warp); /* its scoreboard, maybe its fence */
     tm_sm_warp_try_finish(s, w);
 }

@@ -519,6 +519,7 @@ static bool l1_access(struct tm_sm *s, struct tm_cache *c, struct tm_queue *hq, 
         in->prow[TM_PC_L1D_MISS] += res == TM_CACHE_MISS;
     }
     w->mem_pending++; /* a read's data, or (write-through) the write's acknowledgement */
+    w->ca_pending += in->ca_ord != 0;
     if (!wr && res == TM_CACHE_HIT) {
         struct tm_req h = {.addr = m->line[k], .t_sent = s->cycle, .t_ready = s->cycle + lat,
                            .inst = ii, .sm = (uint16_t)s->id, .kind = TM_REQ_READ};
@@ -793,6 +794,7 @@ void tm_sm_ldst_stage(struct tm_sm *s)
             }
             tm_queue_push(&s->to_mem, &rq);
             w->mem_pending++;
+            w->ca_pending += in->ca_ord != 0;
             s->st[TM_ST_MEM_SECTORS] += (uint64_t)__builtin_popcount(rq.sectors);
             if (m->kind == TM_REQ_ATOMIC)
                 s->st[TM_ST_MEM_ATOMIC]++;
@@ -871,6 +873,7 @@ static void load_answered(struct tm_sm *s, uint32_t ii)
 {
     struct tm_inst *in = &s->inst[ii];
     s->w[in->warp].mem_pending--;
+    s->w[in->warp].ca_pending -= in->ca_ord != 0;
     if (--in->resp_left == 0)
         tm_sm_heap_push(s, s->cycle, ii);
 }
@@ -909,7 +912,7 @@ void tm_sm_response_stage(struct tm_sm *s)
         } else if (r->kind == TM_REQ_WRITE) {
             struct tm_warp *w = &s->w[r->inst];
             w->mem_pending--;
-            if (w->at_membar && !w->inflight && !w->mem_pending) {
+            if (w->at_membar && w->inflight == w->ca_insts && w->mem_pending == w->ca_pending) {
                 w->at_membar = false;
                 wc_mark(s, (uint32_t)(w - s->w));
             }

@@ -231,6 +231,9 @@ struct tm_warp {
     bool at_async;            /* issues nothing until async_blocked() says no */
     uint8_t ca_narr;          /* entries of ca_arr */
     uint8_t ca_wk;            /* at_async on groups: the kind */
+    uint32_t ca_insts;        /* of inflight: asynchronous copies (a fence does not wait for
+                                 them, nor for their requests) */
+    uint32_t ca_pending;      /* of mem_pending: the copies' requests */
     uint32_t ca_need;         /* at_async on groups: ca_lo[ca_wk] must reach it */
     uint32_t ca_mbar;         /* at_async on an mbarrier: its shared address (else TM_NONE) */
     uint32_t ca_n[2];         /* copies issued (the next one's ordinal) */
