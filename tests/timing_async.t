@@ -12,6 +12,8 @@
 #   - cp_mbar: cp.async.mbarrier.arrive.noinc and a test_wait loop: the loop ends exactly D
 #     cycles later (the wait used to be satisfied at once: the engine completes the phase
 #     functionally);
+#   - cp_fence: a __threadfence() (membar.gl) after a DRAM cp.async does not wait for it (the
+#     same cycles whatever D; it used to), the wait_group 0 after it does (+D);
 #   - cp_warp: the L2 read requests and DRAM sectors of 2 CTAs x 64 threads x 16 bytes are
 #     exactly the 16 lines / 64 sectors copied; .cg copies do not touch the L1D;
 #   - cp_pipe (a 4-stage cp.async pipeline over 8 CTAs): --threads 1 and 2 give the same
@@ -70,6 +72,11 @@ for my $p (qw(qv100 h100)) {
     ok($eq->($b[0] - $a[0]) && abs($a[0] - $w0) <= ($p eq 'qv100' ? 0 : 1),
        "$p cp_mbar: the mbarrier wait completes when the copy does, as wait_group 0 "
        . "($a[0] -> $b[0], want +$D; wait_group 0: $w0)");
+    @a = run1('cp_fence', $p, $lo);
+    @b = run1('cp_fence', $p, $hi);
+    ok($a[0] == $b[0] && $eq->($b[1] - $a[1]),
+       "$p cp_fence: a fence does not wait for the copy ($a[0] = $b[0] cycles), its "
+       . "wait_group 0 does ($a[1] -> $b[1])");
 }
 
 # ---------------------------------------------------------------- the memory system's counts

@@ -116,3 +116,20 @@ extern "C" __global__ void cp_pipe(const int4 *src, int *out, int ntiles)
     }
     out[blockIdx.x * n + t] = sum;
 }
+
+// A fence does not wait for asynchronous copies: cp.async from DRAM, commit, __threadfence(),
+// then wait_group 0. out[0] = cycles to after the fence, out[1] = to after the wait.
+extern "C" __global__ void cp_fence(const int4 *src, long long *out)
+{
+    __shared__ int4 buf[2];
+    long long t1 = clock64();
+    cp16_cg(smem(&buf[0]), src);
+    commit();
+    __threadfence();
+    long long t2 = clock64();
+    wait_group<0>();
+    long long t3 = clock64();
+    out[0] = t2 - t1;
+    out[1] = t3 - t1;
+    out[2] = buf[0].x;
+}
