@@ -24,7 +24,8 @@
 #     h100's clocks), where it used to end at once; its 128 lines are 128 read requests past
 #     the L1D, 128 L2 misses and 512 DRAM sectors;
 #   - bk_store: a 4 KiB bulk store, commit, wait_group 0 waits for the writes' acknowledgement
-#     (+100 cycles of -gpgpu_l2_rop_latency: +100); 32 line writes;
+#     (+100 cycles of -gpgpu_l2_rop_latency: +100); 32 line writes; wait_group.read 0 only
+#     for its lines to be sent (the same cycles whatever the ROP latency);
 #   - bk_pipe (a double-buffered bulk-copy pipeline over 8 CTAs): --threads 1 = 2.
 # Both pipelines also give the same statistics with -ptxemu_idle_skip 0 (every cycle stepped).
 use strict;
@@ -148,6 +149,11 @@ sub runb {
     ok(abs($d[0] - $c[0] - 100) <= 1,
        "bk_store: bulk wait_group 0 waits for the writes' acknowledgements ($c[0] -> $d[0] "
        . "with the ROP latency +100)");
+    my ($e5, @f) = runb('bk_store_read', 'buf:zero=8192', 'gpgpu_l2_rop_latency=100');
+    my ($e6, @g) = runb('bk_store_read', 'buf:zero=8192', 'gpgpu_l2_rop_latency=200');
+    ok($f[0] == $g[0] && $f[0] < $c[0] - 100 && abs($g[1] - $f[1] - 100) <= 1,
+       "bk_store_read: wait_group.read 0 waits for the source read only ($f[0] = $g[0] "
+       . "cycles), the wait_group 0 after it for the writes ($f[1] -> $g[1])");
     my $w = stat_of($e3, 'L2_cache_stats_breakdown[GLOBAL_ACC_W][MISS]') // -1;
     ok($w == 33, "bk_store: 4 KiB = 32 line writes (+ the kernel's own store: got $w)");
     my @args = ('exec', $bptx, '--kernel', 'bk_pipe', '--grid', 8, '--block', 128, '--arg',

@@ -645,6 +645,18 @@ static void async_done(struct tm_sm *s, struct tm_warp *w, unsigned k, uint32_t 
     }
 }
 
+/* See sm_int.h: kind 2 (the bulk copies' reads) of copy ii. */
+void tm_sm_async_read_done(struct tm_sm *s, uint32_t ii)
+{
+    const struct tm_inst *in = &s->inst[ii];
+    struct tm_warp *w = &s->w[in->warp];
+    const uint32_t o = in->ca_ord - 1;
+    if (in->ca_ord && in->ca_kind == 1 && ca_in_flight(w, 2, o)) {
+        async_done(s, w, 2, o);
+        wc_mark(s, in->warp);
+    }
+}
+
 /* An arrival of warp w on the mbarrier at shared address a, once its copies of kind k below
  * ordinal need have completed. */
 static void async_arrival(struct tm_warp *w, uint32_t a, unsigned k, uint32_t need)
@@ -669,17 +681,18 @@ static void async_arrival(struct tm_warp *w, uint32_t a, unsigned k, uint32_t ne
 }
 
 /* A group wait of warp w on its copies of kind k: every group but the `keep` most recent
- * (~0u: every copy issued). */
+ * (~0u: every copy issued); kind 2 (bulk reads) has kind 1's groups. */
 static void async_wait_groups(struct tm_warp *w, unsigned k, uint64_t keep)
 {
+    const unsigned gk = k == 2 ? 1 : k;
     uint32_t need = w->ca_n[k];
     if (keep != ~0u) {
-        if (w->ca_ngrp[k] <= keep)
+        if (w->ca_ngrp[gk] <= keep)
             return;
-        uint32_t g = w->ca_ngrp[k] - (uint32_t)keep - 1; /* the newest group to complete */
-        if (w->ca_ngrp[k] - g > TM_CA_GRP)
-            g = w->ca_ngrp[k] - TM_CA_GRP; /* older than remembered: the oldest remembered */
-        need = w->ca_grp[k][g % TM_CA_GRP];
+        uint32_t g = w->ca_ngrp[gk] - (uint32_t)keep - 1; /* the newest group to complete */
+        if (w->ca_ngrp[gk] - g > TM_CA_GRP)
+            g = w->ca_ngrp[gk] - TM_CA_GRP; /* older than remembered: the oldest remembered */
+        need = w->ca_grp[gk][g % TM_CA_GRP];
     }
     w->ca_wk = (uint8_t)k;
     w->ca_need = need;
@@ -712,6 +725,10 @@ static void async_issue(struct tm_sm *s, struct tm_warp *w, struct tm_inst *in,
         w->ca_insts++;
         in->ca_kind = (uint8_t)k;
         w->ca_out[k][(o % TM_CA_WIN) / 64] |= UINT64_C(1) << (o % 64);
+        if (k == 1) { /* its source read, with the same ordinal */
+            w->ca_n[2]++;
+            w->ca_out[2][(o % TM_CA_WIN) / 64] |= UINT64_C(1) << (o % 64);
+        }
         if (k == 1) /* complete_tx on the mbarriers it reported */
             for (uint32_t i = 0; i < r->naccess; i++)
                 if (r->access[i].space == SP_SHARED)
@@ -734,10 +751,15 @@ static void async_issue(struct tm_sm *s, struct tm_warp *w, struct tm_inst *in,
             async_wait_groups(w, k, ~0u);
         return;
     case OP_CP_ASYNC_WAIT_GROUP:
-    case OP_CP_ASYNC_BULK_WAIT_GROUP:
-        async_wait_groups(w, x->op == OP_CP_ASYNC_WAIT_GROUP ? 0 : 1,
-                          r->func->opnds[x->opnd].imm.u);
+        async_wait_groups(w, 0, r->func->opnds[x->opnd].imm.u);
         return;
+    case OP_CP_ASYNC_BULK_WAIT_GROUP: {
+        bool rd = false; /* .read: until the sources are read */
+        for (uint32_t i = 0; i < x->nmod && x->mod + i < r->func->nmods; i++)
+            rd |= r->func->mods[x->mod + i] == MOD_READ;
+        async_wait_groups(w, rd ? 2 : 1, r->func->opnds[x->opnd].imm.u);
+        return;
+    }
     case OP_CP_ASYNC_MBARRIER_ARRIVE:
         if (w->ca_lo[0] == w->ca_n[0])
             return; /* no copy in flight: the arrival has happened */
@@ -1567,6 +1589,8 @@ static void retire(struct tm_sm *s, uint32_t ii)
         sb_release(w, in->dst[i]);
     if (in->ca_ord) {
         w->ca_insts--;
+        if (in->ca_kind == 1 && ca_in_flight(w, 2, in->ca_ord - 1))
+            async_done(s, w, 2, in->ca_ord - 1); /* (read no later than completed) */
         async_done(s, w, in->ca_kind, in->ca_ord - 1);
     }
     w->inflight--;

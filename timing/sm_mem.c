@@ -688,6 +688,8 @@ void tm_sm_ldst_stage(struct tm_sm *s)
         }
         default:
             if (!m->nline) { /* no lane accessed memory (guard false everywhere) */
+                if (m->bulk)
+                    tm_sm_async_read_done(s, ii);
                 tm_sm_heap_push(s, s->cycle + 1, ii);
                 return;
             }
@@ -809,6 +811,8 @@ void tm_sm_ldst_stage(struct tm_sm *s)
         }
     }
     s->ldst_cur = TM_NONE;
+    if (m->bulk)
+        tm_sm_async_read_done(s, ii); /* its last line sent: the source is read */
     if (m->kind == TM_REQ_WRITE && !m->bulk) {
         /* stores retire once sent; the warp counts their acknowledgements */
         tm_sm_heap_push(s, s->cycle + 1, ii);

@@ -224,7 +224,9 @@ struct tm_warp {
     uint32_t nsb;             /* (the fields the issue stage reads every cycle come first) */
     uint32_t sb[TM_SB_MAX];   /* reserved destination registers */
     /* asynchronous copies (sm.c, "Asynchronous copies" in timing/README.md), per kind
-       (0: cp.async, 1: bulk and tensor copies): the warp's copies numbered in issue order
+       (0: cp.async, 1: bulk and tensor copies, 2: the same bulk copies' source reads, done
+       when their last line is sent; kinds 1 and 2 number them alike, kind 2's groups are
+       kind 1's): the warp's copies numbered in issue order
        (ordinals), which of the last TM_CA_WIN are in flight, the committed groups' ends;
        the mbarrier arrivals (cp.async.mbarrier.arrive, complete_tx) still waiting for
        copies; what a waiting warp (at_async) waits for */
@@ -236,11 +238,11 @@ struct tm_warp {
     uint32_t ca_pending;      /* of mem_pending: the copies' requests */
     uint32_t ca_need;         /* at_async on groups: ca_lo[ca_wk] must reach it */
     uint32_t ca_mbar;         /* at_async on an mbarrier: its shared address (else TM_NONE) */
-    uint32_t ca_n[2];         /* copies issued (the next one's ordinal) */
-    uint32_t ca_lo[2];        /* every copy of a lower ordinal has completed */
+    uint32_t ca_n[3];         /* copies issued (the next one's ordinal) */
+    uint32_t ca_lo[3];        /* every copy of a lower ordinal has completed */
     uint32_t ca_ngrp[2];      /* groups committed */
     uint32_t ca_grp[2][TM_CA_GRP];      /* ca_n at the last TM_CA_GRP commits (ring) */
-    uint64_t ca_out[2][TM_CA_WIN / 64]; /* bit o % TM_CA_WIN: copy o in flight */
+    uint64_t ca_out[3][TM_CA_WIN / 64]; /* bit o % TM_CA_WIN: copy o in flight */
     struct { uint32_t addr, need, kind; } ca_arr[TM_CA_ARR]; /* an arrival on the mbarrier
                                                   at shared address addr once ca_lo[kind] >= need */
 };

@@ -71,6 +71,27 @@ extern "C" __global__ void bk_store(int4 *dst, long long *out)
     out[0] = t2 - t1;
 }
 
+// As bk_store, waiting with wait_group.read 0 (the source read, not the writes done), then
+// with wait_group 0. out[0] = cycles to after the first wait, out[1] = to after the second.
+extern "C" __global__ void bk_store_read(int4 *dst, long long *out)
+{
+    __shared__ alignas(128) int4 buf[256];
+    for (int i = 0; i < 256; i++)
+        buf[i] = make_int4(i, i, i, i);
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+    long long t1 = clock64();
+    asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(dst),
+                 "r"(smem(buf)), "r"((unsigned)sizeof buf)
+                 : "memory");
+    asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+    asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
+    long long t2 = clock64();
+    asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+    long long t3 = clock64();
+    out[0] = t2 - t1;
+    out[1] = t3 - t1;
+}
+
 // A double-buffered pipeline: thread 0 loads tile k + 1 (2 KiB) while every thread sums its
 // element of tile k. out[blockIdx * 128 + t] = the thread's sum.
 extern "C" __global__ void bk_pipe(const int4 *src, int *out, int ntiles)
