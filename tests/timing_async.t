@@ -26,6 +26,9 @@
 #   - bk_store: a 4 KiB bulk store, commit, wait_group 0 waits for the writes' acknowledgement
 #     (+100 cycles of -gpgpu_l2_rop_latency: +100); 32 line writes; wait_group.read 0 only
 #     for its lines to be sent (the same cycles whatever the ROP latency);
+#   - bk_ldst: another warp's chain of 16 shared loads is delayed at most the one cycle the
+#     LD/ST unit takes to hand a 16 KiB bulk copy to the TMA unit (it waited for the copy's
+#     128 lines when they left through the LD/ST unit);
 #   - bk_pipe (a double-buffered bulk-copy pipeline over 8 CTAs): --threads 1 = 2.
 # Both pipelines also give the same statistics with -ptxemu_idle_skip 0 (every cycle stepped).
 use strict;
@@ -156,6 +159,18 @@ sub runb {
        . "cycles), the wait_group 0 after it for the writes ($f[1] -> $g[1])");
     my $w = stat_of($e3, 'L2_cache_stats_breakdown[GLOBAL_ACC_W][MISS]') // -1;
     ok($w == 33, "bk_store: 4 KiB = 32 line writes (+ the kernel's own store: got $w)");
+    my @l;
+    for my $bulk (0, 1) {
+        my ($code, $out, $err) = ptxemu_run('exec', $bptx, '--kernel', 'bk_ldst', '--grid', 1,
+            '--block', 64, '--arg', 'buf:iota.s32=8192', '--arg', 'buf:zero=64', '--arg',
+            "s32:$bulk", '--print', '1:s64:1', '--timing=h100');
+        chomp $out;
+        push @l, $code ? -1000 : $out;
+    }
+    ok($l[0] > 0 && $l[1] - $l[0] >= 0 && $l[1] - $l[0] <= 1,
+       "bk_ldst: a 16 KiB bulk copy's lines leave from the TMA unit, not the LD/ST unit: "
+       . "another warp's shared-load chain takes $l[0] cycles without it, $l[1] with it "
+       . "(the LD/ST unit takes the copy in one cycle)");
     my @args = ('exec', $bptx, '--kernel', 'bk_pipe', '--grid', 8, '--block', 128, '--arg',
                 'buf:iota.s32=131072', '--arg', 'buf:zero=4096', '--arg', 's32:32', '--print',
                 '1:s32:2', '--timing=h100');

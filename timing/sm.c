@@ -312,6 +312,7 @@ void tm_sm_free(struct tm_sm *s)
     for (uint32_t i = 0; i < s->mop_cap; i++)
         free(s->mop[i].rng);
     free(s->mop);
+    free(s->tma_q);
     free(s->heap);
     tm_cache_destroy(s->l1i);
     tm_queue_free(&s->to_mem);
@@ -1577,6 +1578,7 @@ static void execute_stage(struct tm_sm *s)
         s->st[unit_dispatch_stat[un->fu]]++;
     }
     tm_sm_ldst_stage(s);
+    tm_sm_tma_stage(s);
 }
 
 /* ====================================================================== writeback */
@@ -1745,7 +1747,7 @@ static uint64_t quiet_until(struct tm_sm *s)
 {
     const uint64_t now = s->cycle;
     uint64_t m = UINT64_MAX;
-    if (s->nclu || s->ldst_cur != TM_NONE)
+    if (s->nclu || s->ldst_cur != TM_NONE || s->tma_n)
         return 0;
     if (s->heap_n) {
         if (s->heap[0].t <= now)

@@ -693,11 +693,29 @@ void tm_sm_ldst_stage(struct tm_sm *s)
                 tm_sm_heap_push(s, s->cycle + 1, ii);
                 return;
             }
+            if (m->bulk) { /* to the TMA unit, which sends its lines (tm_sm_tma_stage) */
+                if (s->tma_n == s->tma_cap) {
+                    uint32_t nc = s->tma_cap ? 2 * s->tma_cap : 16;
+                    uint32_t *q = malloc(nc * sizeof *q);
+                    if (!q) { /* (out of memory: the LD/ST unit tries again next cycle) */
+                        pr_push(&s->oc_ex[TM_FU_MEM], 0, ii);
+                        return;
+                    }
+                    for (uint32_t j = 0; j < s->tma_n; j++)
+                        q[j] = s->tma_q[(s->tma_head + j) % s->tma_cap];
+                    free(s->tma_q);
+                    s->tma_q = q;
+                    s->tma_cap = nc;
+                    s->tma_head = 0;
+                }
+                s->tma_q[(s->tma_head + s->tma_n++) % s->tma_cap] = ii;
+                in->resp_left = m->nline; /* (a store's: its acknowledgements) */
+                return;
+            }
             s->ldst_cur = ii;
             /* loads count their lines' answers from now: an L1 hit may answer an early line
-             * before the last one is sent (a bulk copy's writes count their
-             * acknowledgements) */
-            if (m->kind != TM_REQ_WRITE || m->bulk)
+             * before the last one is sent */
+            if (m->kind != TM_REQ_WRITE)
                 in->resp_left = m->nline;
             break;
         }
@@ -711,10 +729,6 @@ void tm_sm_ldst_stage(struct tm_sm *s)
     struct tm_memop *m = &s->mop[in->memop];
     struct tm_warp *w = &s->w[in->warp];
     uint32_t k = m->sent;
-    if (m->bulk) {
-        bulk_line(m);
-        k = 0;
-    }
     bool local = m->space == SP_LOCAL;
     /* the cache this access goes through: the L1C for constants, the L1T for texels, else
      * the L1D unless the access bypasses it; its counters and hit latency */
@@ -788,12 +802,7 @@ void tm_sm_ldst_stage(struct tm_sm *s)
                                 .line = in->prow ? tm_prof_line(w->cta->k->prof, in->prow) : 0};
             rq.bmask[0] = m->bmask[k][0];
             rq.bmask[1] = m->bmask[k][1];
-            rq.inst = m->kind == TM_REQ_WRITE && !m->bulk ? in->warp : ii;
-            if (m->bulk) {
-                if (m->kind == TM_REQ_WRITE)
-                    rq.flags |= TM_RQF_BULKW;
-                bulk_next(m);
-            }
+            rq.inst = m->kind == TM_REQ_WRITE ? in->warp : ii;
             tm_queue_push(&s->to_mem, &rq);
             w->mem_pending++;
             w->ca_pending += in->ca_ord != 0;
@@ -811,12 +820,46 @@ void tm_sm_ldst_stage(struct tm_sm *s)
         }
     }
     s->ldst_cur = TM_NONE;
-    if (m->bulk)
-        tm_sm_async_read_done(s, ii); /* its last line sent: the source is read */
-    if (m->kind == TM_REQ_WRITE && !m->bulk) {
+    if (m->kind == TM_REQ_WRITE) {
         /* stores retire once sent; the warp counts their acknowledgements */
         tm_sm_heap_push(s, s->cycle + 1, ii);
     }
+}
+
+/* The TMA unit's cycle: the oldest bulk or tensor copy sends its next line into the queue to
+ * memory (past the L1D); one that has sent its last line has read its source
+ * (tm_sm_async_read_done) and leaves, answered by its lines' responses (a store's by their
+ * acknowledgements, TM_RQF_BULKW). */
+void tm_sm_tma_stage(struct tm_sm *s)
+{
+    if (!s->tma_n || tm_sm_req_full(s))
+        return;
+    const uint32_t ii = s->tma_q[s->tma_head];
+    struct tm_inst *in = &s->inst[ii];
+    struct tm_memop *m = &s->mop[in->memop];
+    struct tm_warp *w = &s->w[in->warp];
+    bulk_line(m);
+    struct tm_req rq = {.addr = m->line[0], .t_sent = s->cycle, .sm = (uint16_t)s->id,
+                        .bytes = m->bytes[0], .kind = m->kind, .space = SP_GLOBAL,
+                        .sectors = m->sectors[0], .inst = ii,
+                        .flags = TM_RQF_NOL1 | (m->kind == TM_REQ_WRITE ? TM_RQF_BULKW : 0),
+                        .line = in->prow ? tm_prof_line(w->cta->k->prof, in->prow) : 0};
+    rq.bmask[0] = m->bmask[0][0];
+    rq.bmask[1] = m->bmask[0][1];
+    bulk_next(m);
+    tm_queue_push(&s->to_mem, &rq);
+    w->mem_pending++;
+    w->ca_pending++;
+    s->st[TM_ST_MEM_SECTORS] += (uint64_t)__builtin_popcount(rq.sectors);
+    s->st[m->kind == TM_REQ_ATOMIC  ? TM_ST_MEM_ATOMIC
+          : m->kind == TM_REQ_WRITE ? TM_ST_MEM_WRITE_GLOBAL
+                                    : TM_ST_MEM_READ_GLOBAL]++;
+    if (++m->sent < m->nline)
+        return;
+    if (++s->tma_head == s->tma_cap)
+        s->tma_head = 0;
+    s->tma_n--;
+    tm_sm_async_read_done(s, ii);
 }
 
 /* Cache c's next miss, write-through or writeback into the queue to memory, as a request of

@@ -339,6 +339,9 @@ struct tm_sm {
     struct tm_unit *unit;
     uint32_t nunit;
     uint32_t ldst_cur;        /* instruction in the LD/ST unit, TM_NONE */
+    uint32_t *tma_q;          /* bulk and tensor copies sending their lines, oldest first (the
+                                 TMA unit beside the LD/ST unit; a ring, grown on demand) */
+    uint32_t tma_cap, tma_head, tma_n;
     uint64_t ldst_busy_until;
 
     /* completion heap (t_ready order) */

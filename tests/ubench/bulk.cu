@@ -92,6 +92,38 @@ extern "C" __global__ void bk_store_read(int4 *dst, long long *out)
     out[1] = t3 - t1;
 }
 
+// The TMA unit is not the LD/ST unit: thread 0 starts a 16 KiB bulk load (when `bulk`)
+// while warp 1 runs 16 dependent shared-memory loads. out[0] = the chain's cycles.
+extern "C" __global__ void bk_ldst(const int4 *src, long long *out, int bulk)
+{
+    __shared__ alignas(128) int4 buf[1024];
+    __shared__ uint64_t bar;
+    __shared__ int chain[32];
+    const unsigned b = smem(&bar);
+    if (threadIdx.x == 0) {
+        mbar_init(b, 1);
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    }
+    if (threadIdx.x < 32)
+        chain[threadIdx.x] = 0;
+    __syncthreads();
+    if (threadIdx.x == 0 && bulk) {
+        expect_tx(b, sizeof buf);
+        bulk_load(smem(buf), src, sizeof buf, b);
+    }
+    if (threadIdx.x == 32) {
+        volatile int *c = chain;
+        int j = 0;
+        long long t1 = clock64();
+        for (int k = 0; k < 16; k++)
+            j = c[j];
+        long long t2 = clock64();
+        out[0] = t2 - t1 + j;
+    }
+    if (threadIdx.x == 0 && bulk)
+        wait_parity(b, 0);
+}
+
 // A double-buffered pipeline: thread 0 loads tile k + 1 (2 KiB) while every thread sums its
 // element of tile k. out[blockIdx * 128 + t] = the thread's sum.
 extern "C" __global__ void bk_pipe(const int4 *src, int *out, int ntiles)
