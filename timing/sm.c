@@ -579,10 +579,6 @@ static int issue_uop(struct tm_sm *s, uint32_t ws, uint8_t fu, const struct tm_u
     return 1;
 }
 
-/* Issue the instruction at the head of w's buffer: the engine executes it now. Returns 1 when
- * issued, 0 when the warp turned out not ready, -1 when out of memory. A fault (or a barrier
- * deadlock) is recorded by the engine as the launch's trap; the driver sees it and stops the
- * launch's warps (tm_sm_stop_kernel), and this warp stops at once. */
 /* ---------------------------------------------------------------- asynchronous copies */
 
 /* Ordinal a is before b (ordinals wrap at 2^32). */
@@ -726,14 +722,15 @@ static void async_issue(struct tm_sm *s, struct tm_warp *w, struct tm_inst *in,
         w->ca_insts++;
         in->ca_kind = (uint8_t)k;
         w->ca_out[k][(o % TM_CA_WIN) / 64] |= UINT64_C(1) << (o % 64);
-        if (k == 1) { /* its source read, with the same ordinal */
+        if (k == 1) {
+            /* its source read, with the same ordinal; complete_tx on the mbarriers it
+               reported */
             w->ca_n[2]++;
             w->ca_out[2][(o % TM_CA_WIN) / 64] |= UINT64_C(1) << (o % 64);
-        }
-        if (k == 1) /* complete_tx on the mbarriers it reported */
             for (uint32_t i = 0; i < r->naccess; i++)
                 if (r->access[i].space == SP_SHARED)
                     async_arrival(w, (uint32_t)r->access[i].addr, 1, o + 1);
+        }
         if (w->ca_n[k] - w->ca_lo[k] >= TM_CA_WIN) { /* the window is full: the oldest */
             w->at_async = true;
             w->ca_mbar = TM_NONE;
@@ -782,6 +779,10 @@ static void async_issue(struct tm_sm *s, struct tm_warp *w, struct tm_inst *in,
     }
 }
 
+/* Issue the instruction at the head of w's buffer: the engine executes it now. Returns 1 when
+ * issued, 0 when the warp turned out not ready, -1 when out of memory. A fault (or a barrier
+ * deadlock) is recorded by the engine as the launch's trap; the driver sees it and stops the
+ * launch's warps (tm_sm_stop_kernel), and this warp stops at once. */
 static int issue_one(struct tm_sm *s, struct tm_gpu *g, uint32_t ws, uint8_t fu)
 {
     struct tm_warp *w = &s->w[ws];
