@@ -354,10 +354,7 @@ static int bk_range(struct warp *w, uint32_t pc, unsigned l, int sp, uint64_t a,
 static void bk_report(const struct tc_mem *mr, unsigned l, uint64_t a, unsigned xs, uint64_t n,
                       bool wr, const uint8_t *p)
 {
-    if (!mr)
-        return;
-    for (uint64_t o = 0; o < n; o += BULK_ALIGN)
-        tc_mem_report(mr, l, a + o, xs, BULK_ALIGN, wr, p + o);
+    tc_mem_range(mr, l, a, xs, n, wr, p, BULK_ALIGN);
 }
 
 /* One element of a reduction: op(d, s) for the type's width and signedness. */
@@ -713,16 +710,16 @@ static int bk_tensor(struct warp *w, uint32_t pc, unsigned l, const struct tmap 
                                  "cp.reduce.async.bulk.tensor: reduction not implemented");
                     return -1;
                 }
-                tc_mem_report(mr, l, ga, XS_GLOBAL, es, false, gq);
+                tc_mem_range(mr, l, ga, XS_GLOBAL, es, false, gq, es);
             }
-            tc_mem_report(mr, l, ga, XS_GLOBAL, es, !load, gq);
+            tc_mem_range(mr, l, ga, XS_GLOBAL, es, !load, gq, es);
         } else if (load) {
             memcpy(sq, fill, es);
         }
         if (wm && (load || in_b))
             for (uint64_t b = so; b < so + es; b++)
                 wm[b >> 3] |= (uint8_t)(1u << (b & 7));
-        tc_mem_report(mr, l, sa + so, sxs, es, load, sq);
+        tc_mem_range(mr, l, sa + so, sxs, es, load, sq, es);
         off += es;
         if (g4) {
             if (off == total)

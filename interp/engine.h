@@ -194,6 +194,20 @@ struct engine_access {
 
 #define ENGINE_MAX_ACCESS 64
 
+/* A run of global bytes a bulk or tensor copy (cp.async.bulk{.tensor}, cp.reduce.async.bulk
+ * {.tensor}) read or wrote: its pieces merged while contiguous (a box's rows), in the order
+ * copied. Such copies report their global bytes here, not in access[], and not their
+ * shared-memory side; access[] keeps their mbarrier accesses (complete_tx). */
+struct engine_range {
+    uint64_t addr;  /* device address */
+    uint32_t bytes;
+    uint16_t lane;
+    uint8_t write;  /* 1: written (a store or the write of a reduction) */
+    uint8_t pad;
+};
+
+#define ENGINE_MAX_RANGE 1024
+
 struct engine_step_report {
     const struct ir_func *func; /* function of the instruction (its module's IR) */
     const struct ir_insn *insn; /* &func->insns[pc], NULL for the implicit end-of-body return */
@@ -216,9 +230,12 @@ struct engine_step_report {
     uint32_t sleep_ns;          /* nanosleep: the requested delay (the first executing lane's
                                    operand; the ISA lets a GPU take 0..2x of it, a timing
                                    model takes it as given) */
+    uint32_t nrange;            /* entries of range[] (≤ ENGINE_MAX_RANGE) */
+    uint64_t range_dropped;     /* bytes of runs beyond ENGINE_MAX_RANGE (not recorded) */
     uint32_t naccess;           /* entries of access[] (≤ ENGINE_MAX_ACCESS) */
     uint32_t access_dropped;    /* accesses beyond ENGINE_MAX_ACCESS (not recorded) */
     struct engine_access access[ENGINE_MAX_ACCESS];
+    struct engine_range range[ENGINE_MAX_RANGE]; /* (after access[]: not cleared per step) */
 };
 
 /*

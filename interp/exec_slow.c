@@ -306,8 +306,47 @@ static void slow_tc_mem(void *ctx, unsigned l, uint64_t addr, unsigned width, bo
     if (c->w->cta->L->cfg->trace & TRACE_MEM)
         trace_mem(c->w, l, addr, width, wr, val);
 }
+/* The range recorder of bulk and tensor copies' data (tc_mem_range): checking and tracing see
+ * the pieces as before; a step report keeps the global bytes as runs (range[]: a piece
+ * contiguous with the last run of the same lane and direction, or the one before it (a
+ * reduction reads and writes each element), extends it) and not the shared side. */
+static void slow_tc_range(void *ctx, unsigned l, uint64_t addr, uint64_t n, bool wr, int space,
+                          const void *val, unsigned piece)
+{
+    const struct slow_tc *c = ctx;
+    struct engine_step_report *r = c->S->rep;
+    const bool tr = !r && (c->w->cta->L->cfg->trace & TRACE_MEM);
+    if (c->S->check || tr)
+        for (uint64_t o = 0; o < n; o += piece) {
+            if (c->S->check) {
+                const struct engine_access a = {.addr = addr + o, .lane = l,
+                                                .width = (uint16_t)piece, .write = wr,
+                                                .space = (uint8_t)space};
+                check_async_accesses(c->w, c->S->cpc, &a, 1);
+            }
+            if (tr)
+                trace_mem(c->w, l, addr + o, piece, wr, (const uint8_t *)val + o);
+        }
+    if (!r || space != SP_GLOBAL)
+        return;
+    for (uint32_t k = r->nrange > 2 ? r->nrange - 2 : 0; k < r->nrange; k++) {
+        struct engine_range *g = &r->range[k];
+        if (g->lane == l && g->write == wr && g->addr + g->bytes == addr &&
+            g->bytes + n <= UINT32_MAX) {
+            g->bytes += (uint32_t)n;
+            return;
+        }
+    }
+    if (r->nrange == ENGINE_MAX_RANGE) {
+        r->range_dropped += n;
+        return;
+    }
+    r->range[r->nrange++] = (struct engine_range){.addr = addr, .bytes = (uint32_t)n,
+                                                  .lane = (uint16_t)l, .write = wr};
+}
 #undef TC_MEM_REPORT
-#define TC_MEM_REPORT (&(const struct tc_mem){slow_tc_mem, &(struct slow_tc){w, S}})
+#define TC_MEM_REPORT                                                                          \
+    (&(const struct tc_mem){slow_tc_mem, &(struct slow_tc){w, S}, slow_tc_range})
 
 /* The recorder of texture and surface instructions: their texel / element addresses go into
  * the step report only (not to tracing or checking, which see the instruction as before).
@@ -328,7 +367,7 @@ static void slow_tex_mem(void *ctx, unsigned l, uint64_t addr, unsigned width, b
         a->space = (uint8_t)space;
 }
 #undef TEX_MEM_REPORT
-#define TEX_MEM_REPORT (S->rep ? &(const struct tc_mem){slow_tex_mem, S->rep} : NULL)
+#define TEX_MEM_REPORT (S->rep ? &(const struct tc_mem){slow_tex_mem, S->rep, NULL} : NULL)
 
 /* ------------------------------------------------------------------ handlers out of line */
 

@@ -278,6 +278,26 @@ void tc_mem_report(const struct tc_mem *mr, unsigned l, uint64_t addr, unsigned 
     mr->fn(mr->ctx, l, addr, width, wr, sp, val);
 }
 
+/* See tensor.h. */
+void tc_mem_range(const struct tc_mem *mr, unsigned l, uint64_t addr, unsigned xs, uint64_t n,
+                  bool wr, const void *val, unsigned piece)
+{
+    if (!mr)
+        return;
+    if (!mr->range) {
+        for (uint64_t o = 0; o < n; o += piece)
+            tc_mem_report(mr, l, addr + o, xs, piece, wr, (const uint8_t *)val + o);
+        return;
+    }
+    const int sp = vm_xs_space(xs, addr);
+    if (xs == XS_GENERIC)
+        addr -= sp == SP_SHARED ? MEM_SHARED_BASE
+              : sp == SP_LOCAL  ? MEM_LOCAL_BASE
+              : sp == SP_PARAM  ? MEM_PARAM_BASE
+                                : 0;
+    mr->range(mr->ctx, l, addr, n, wr, sp, val, piece);
+}
+
 /* The whole warp must execute a .sync.aligned matrix instruction. */
 static int tc_whole_warp(struct warp *w, uint32_t pc, uint32_t M, const char *what)
 {

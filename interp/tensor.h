@@ -28,12 +28,21 @@ struct tc_mem {
     void (*fn)(void *ctx, unsigned lane, uint64_t addr, unsigned width, bool wr, int space,
                const void *val);
     void *ctx;
+    /* optional (bulk and tensor copies' data, tc_mem_range): a run of n bytes at addr, made
+       of accesses of `piece` bytes each; NULL: reported piece by piece through fn */
+    void (*range)(void *ctx, unsigned lane, uint64_t addr, uint64_t n, bool wr, int space,
+                  const void *val, unsigned piece);
 };
 
 /* Report lane l's access of `width` bytes at addr (space class xs of interp/ops/helpers.h,
  * generic addresses resolved to their window) to mr, if any; val: the bytes accessed. */
 void tc_mem_report(const struct tc_mem *mr, unsigned l, uint64_t addr, unsigned xs,
                    unsigned width, bool wr, const void *val);
+/* Report lane l's copy data of n bytes at addr (space class xs), accessed `piece` bytes at a
+ * time (n a multiple of it), to mr, if any: to its range recorder when it has one (the step
+ * report keeps a bulk copy's global bytes as runs, issue 25), else piece by piece. */
+void tc_mem_range(const struct tc_mem *mr, unsigned l, uint64_t addr, unsigned xs, uint64_t n,
+                  bool wr, const void *val, unsigned piece);
 
 /* ------------------------------------------------------------------ tensor.c */
 

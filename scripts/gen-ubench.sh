@@ -11,6 +11,8 @@ if [ $# -eq 0 ]; then
     set -- $(cd tests/ubench && ls *.cu | sed 's/\.cu$//')
 fi
 for n in "$@"; do
-    "$NVCC" -arch=sm_80 -O3 -ptx -o "$out/$n.ptx" "tests/ubench/$n.cu"
+    # a `// arch: sm_XX` line in the source names its architecture (default sm_80)
+    arch=$(sed -n 's|^// arch: *\(sm_[0-9a-z]*\).*|\1|p' "tests/ubench/$n.cu" | head -n 1)
+    "$NVCC" -arch="${arch:-sm_80}" -O3 -ptx -o "$out/$n.ptx" "tests/ubench/$n.cu"
     echo "$out/$n.ptx"
 done

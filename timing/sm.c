@@ -150,8 +150,11 @@ static uint32_t mop_alloc(struct tm_sm *s)
         struct tm_memop *p = realloc(s->mop, nc * sizeof *p);
         if (!p)
             return TM_NONE;
-        for (uint32_t i = s->mop_cap; i < nc; i++)
+        for (uint32_t i = s->mop_cap; i < nc; i++) {
             p[i].next = i + 1 < nc ? i + 1 : TM_NONE;
+            p[i].rng = NULL;
+            p[i].rng_cap = 0;
+        }
         s->mop = p;
         s->mop_free = s->mop_cap;
         s->mop_cap = nc;
@@ -306,7 +309,10 @@ void tm_sm_free(struct tm_sm *s)
     free(s->bank_used);
     free(s->unit);
     free(s->inst);
+    for (uint32_t i = 0; i < s->mop_cap; i++)
+        free(s->mop[i].rng);
     free(s->mop);
+    free(s->tma_q);
     free(s->heap);
     tm_cache_destroy(s->l1i);
     tm_queue_free(&s->to_mem);
@@ -539,6 +545,7 @@ static struct tm_inst *inst_begin(struct tm_sm *s, uint32_t ii, uint32_t ws, uin
     in->ndst = in->nsrc = 0;
     in->src_left = 0;
     in->resp_left = 0;
+    in->ca_ord = 0;
     in->t_issue = s->cycle;
     in->t_ready = 0;
     return in;
@@ -570,6 +577,206 @@ static int issue_uop(struct tm_sm *s, uint32_t ws, uint8_t fu, const struct tm_u
     s->idoc_n[in->part]++;
     s->st[TM_ST_UOP_ISSUE]++;
     return 1;
+}
+
+/* ---------------------------------------------------------------- asynchronous copies */
+
+/* Ordinal a is before b (ordinals wrap at 2^32). */
+static inline bool ca_before(uint32_t a, uint32_t b) { return (int32_t)(a - b) < 0; }
+
+static inline bool ca_in_flight(const struct tm_warp *w, unsigned k, uint32_t o)
+{
+    return w->ca_out[k][(o % TM_CA_WIN) / 64] >> (o % 64) & 1;
+}
+
+/* Is warp w (at_async) still waiting? On its groups (ca_mbar == TM_NONE): until every copy
+ * of kind ca_wk of an ordinal below ca_need has completed. On an mbarrier (a test_wait /
+ * try_wait whose phase a cp.async.mbarrier.arrive or a bulk copy's complete_tx completes):
+ * while a warp of its CTA has an arrival on that mbarrier whose copies have not all
+ * completed. */
+static bool async_blocked(const struct tm_sm *s, const struct tm_warp *w)
+{
+    if (w->ca_mbar == TM_NONE)
+        return ca_before(w->ca_lo[w->ca_wk], w->ca_need);
+    const struct tm_cta *c = w->cta;
+    if (!c)
+        return false;
+    for (uint32_t i = 0; i < c->nwarps; i++) {
+        const struct tm_warp *v = &s->w[c->warp0 + i];
+        for (uint32_t k = 0; k < v->ca_narr; k++)
+            if (v->ca_arr[k].addr == w->ca_mbar &&
+                ca_before(v->ca_lo[v->ca_arr[k].kind], v->ca_arr[k].need))
+                return true;
+    }
+    return false;
+}
+
+/* Copy `ord` of kind k of warp w has completed (its last request returned): the window
+ * moves on, the arrivals it satisfied go, and the warps of w's CTA waiting on w's copies may
+ * go on. */
+static void async_done(struct tm_sm *s, struct tm_warp *w, unsigned k, uint32_t ord)
+{
+    w->ca_out[k][(ord % TM_CA_WIN) / 64] &= ~(UINT64_C(1) << (ord % 64));
+    while (w->ca_lo[k] != w->ca_n[k] && !ca_in_flight(w, k, w->ca_lo[k]))
+        w->ca_lo[k]++;
+    if (w->at_async && !async_blocked(s, w))
+        w->at_async = false; /* (retire marks w) */
+    if (!w->ca_narr)
+        return;
+    uint32_t n = 0;
+    for (uint32_t j = 0; j < w->ca_narr; j++)
+        if (ca_before(w->ca_lo[w->ca_arr[j].kind], w->ca_arr[j].need))
+            w->ca_arr[n++] = w->ca_arr[j];
+    if (n == w->ca_narr)
+        return;
+    w->ca_narr = (uint8_t)n;
+    const struct tm_cta *c = w->cta;
+    if (!c)
+        return;
+    for (uint32_t i = 0; i < c->nwarps; i++) {
+        struct tm_warp *v = &s->w[c->warp0 + i];
+        if (v->at_async && v->ca_mbar != TM_NONE && !async_blocked(s, v)) {
+            v->at_async = false;
+            wc_mark(s, c->warp0 + i);
+        }
+    }
+}
+
+/* See sm_int.h: kind 2 (the bulk copies' reads) of copy ii. */
+void tm_sm_async_read_done(struct tm_sm *s, uint32_t ii)
+{
+    const struct tm_inst *in = &s->inst[ii];
+    struct tm_warp *w = &s->w[in->warp];
+    const uint32_t o = in->ca_ord - 1;
+    if (in->ca_ord && in->ca_kind == 1 && ca_in_flight(w, 2, o)) {
+        async_done(s, w, 2, o);
+        wc_mark(s, in->warp);
+    }
+}
+
+/* An arrival of warp w on the mbarrier at shared address a, once its copies of kind k below
+ * ordinal need have completed. */
+static void async_arrival(struct tm_warp *w, uint32_t a, unsigned k, uint32_t need)
+{
+    uint32_t j = 0;
+    while (j < w->ca_narr && !(w->ca_arr[j].addr == a && w->ca_arr[j].kind == k))
+        j++;
+    if (j == w->ca_narr) {
+        if (w->ca_narr < TM_CA_ARR) {
+            w->ca_narr++;
+        } else { /* full: replace the first one of this kind, or the first */
+            j = 0;
+            while (j < TM_CA_ARR && w->ca_arr[j].kind != k)
+                j++;
+            if (j == TM_CA_ARR)
+                j = 0;
+        }
+    }
+    w->ca_arr[j].addr = a;
+    w->ca_arr[j].kind = k;
+    w->ca_arr[j].need = need;
+}
+
+/* A group wait of warp w on its copies of kind k: every group but the `keep` most recent
+ * (~0u: every copy issued); kind 2 (bulk reads) has kind 1's groups. */
+static void async_wait_groups(struct tm_warp *w, unsigned k, uint64_t keep)
+{
+    const unsigned gk = k == 2 ? 1 : k;
+    uint32_t need = w->ca_n[k];
+    if (keep != ~0u) {
+        if (w->ca_ngrp[gk] <= keep)
+            return;
+        uint32_t g = w->ca_ngrp[gk] - (uint32_t)keep - 1; /* the newest group to complete */
+        if (w->ca_ngrp[gk] - g > TM_CA_GRP)
+            g = w->ca_ngrp[gk] - TM_CA_GRP; /* older than remembered: the oldest remembered */
+        need = w->ca_grp[gk][g % TM_CA_GRP];
+    }
+    w->ca_wk = (uint8_t)k;
+    w->ca_need = need;
+    w->ca_mbar = TM_NONE;
+    w->at_async = ca_before(w->ca_lo[k], need);
+}
+
+/* Warp w issued x, executed as report r (instruction in): the asynchronous copies'
+ * bookkeeping. A copy gets its ordinal (its completion is its retirement, when its last
+ * request has returned); commit_group closes a group; wait_group N / wait_all make the warp
+ * wait (at_async) for every group but the N most recent; cp.async.mbarrier.arrive records an
+ * arrival that happens once the warp's cp.async copies so far complete, a bulk copy's
+ * complete_tx one that happens once it (and the warp's earlier bulk copies) completes; an
+ * mbarrier test_wait / try_wait waits for the arrivals recorded on its mbarrier. Per warp:
+ * the lanes of a warp commit and wait together. */
+static void async_issue(struct tm_sm *s, struct tm_warp *w, struct tm_inst *in,
+                        const struct ir_insn *x, const struct engine_step_report *r)
+{
+    if (!(r->flags & ENGINE_STEP_EXECUTED))
+        return;
+    unsigned k = 1;
+    switch (x->op) {
+    case OP_CP_ASYNC:
+        k = 0;
+        /* fall through */
+    case OP_CP_ASYNC_BULK: case OP_CP_ASYNC_BULK_TENSOR: case OP_CP_REDUCE_ASYNC_BULK:
+    case OP_CP_REDUCE_ASYNC_BULK_TENSOR: {
+        const uint32_t o = w->ca_n[k]++;
+        in->ca_ord = o + 1;
+        w->ca_insts++;
+        in->ca_kind = (uint8_t)k;
+        w->ca_out[k][(o % TM_CA_WIN) / 64] |= UINT64_C(1) << (o % 64);
+        if (k == 1) {
+            /* its source read, with the same ordinal; complete_tx on the mbarriers it
+               reported */
+            w->ca_n[2]++;
+            w->ca_out[2][(o % TM_CA_WIN) / 64] |= UINT64_C(1) << (o % 64);
+            for (uint32_t i = 0; i < r->naccess; i++)
+                if (r->access[i].space == SP_SHARED)
+                    async_arrival(w, (uint32_t)r->access[i].addr, 1, o + 1);
+        }
+        if (w->ca_n[k] - w->ca_lo[k] >= TM_CA_WIN) { /* the window is full: the oldest */
+            w->at_async = true;
+            w->ca_mbar = TM_NONE;
+            w->ca_wk = (uint8_t)k;
+            w->ca_need = w->ca_n[k] - TM_CA_WIN + 1;
+        }
+        return;
+    }
+    case OP_CP_ASYNC_COMMIT_GROUP:
+    case OP_CP_ASYNC_WAIT_ALL:
+        k = 0;
+        /* fall through */
+    case OP_CP_ASYNC_BULK_COMMIT_GROUP:
+        w->ca_grp[k][w->ca_ngrp[k]++ % TM_CA_GRP] = w->ca_n[k];
+        if (x->op == OP_CP_ASYNC_WAIT_ALL) /* (commit_group; wait_group 0) */
+            async_wait_groups(w, k, ~0u);
+        return;
+    case OP_CP_ASYNC_WAIT_GROUP:
+        async_wait_groups(w, 0, r->func->opnds[x->opnd].imm.u);
+        return;
+    case OP_CP_ASYNC_BULK_WAIT_GROUP: {
+        bool rd = false; /* .read: until the sources are read */
+        for (uint32_t i = 0; i < x->nmod && x->mod + i < r->func->nmods; i++)
+            rd |= r->func->mods[x->mod + i] == MOD_READ;
+        async_wait_groups(w, rd ? 2 : 1, r->func->opnds[x->opnd].imm.u);
+        return;
+    }
+    case OP_CP_ASYNC_MBARRIER_ARRIVE:
+        if (w->ca_lo[0] == w->ca_n[0])
+            return; /* no copy in flight: the arrival has happened */
+        for (uint32_t i = 0; i < r->naccess; i++)
+            if (r->access[i].space == SP_SHARED)
+                async_arrival(w, (uint32_t)r->access[i].addr, 0, w->ca_n[0]);
+        return;
+    case OP_MBARRIER_TEST_WAIT:
+    case OP_MBARRIER_TRY_WAIT:
+        for (uint32_t i = 0; i < r->naccess; i++)
+            if (r->access[i].space == SP_SHARED) {
+                w->ca_mbar = (uint32_t)r->access[i].addr;
+                w->at_async = async_blocked(s, w);
+                return;
+            }
+        return;
+    default:
+        return;
+    }
 }
 
 /* Issue the instruction at the head of w's buffer: the engine executes it now. Returns 1 when
@@ -622,6 +829,8 @@ static int issue_one(struct tm_sm *s, struct tm_gpu *g, uint32_t ws, uint8_t fu)
     }
     if (x)
         inst_regs(s, w, ws, in, r.func, x, !q, !q || q->result == q->n - 1);
+    if (x && x->unit == U_MEM)
+        async_issue(s, w, in, x, &r);
     if (fu == TM_FU_MEM) {
         uint32_t mi = mop_alloc(s);
         if (mi == TM_NONE)
@@ -692,7 +901,9 @@ static int issue_one(struct tm_sm *s, struct tm_gpu *g, uint32_t ws, uint8_t fu)
         w->nib = 0;
         return 1;
     }
-    if (x && (x->iflags & IF_FENCE))
+    if (x && (x->iflags & IF_FENCE) && x->op != OP_CP_ASYNC_WAIT_GROUP &&
+        x->op != OP_CP_ASYNC_WAIT_ALL &&
+        x->op != OP_CP_ASYNC_BULK_WAIT_GROUP) /* (they wait for their groups: async_issue) */
         w->at_membar = true;
     if (r.sleep_ns) {
         /* nanosleep: the warp issues nothing for the delay, at the core clock */
@@ -847,7 +1058,7 @@ static enum stall warp_class(const struct tm_sm *s, struct tm_warp *w)
         return ST_NONE;
     if (w->at_bar)
         return ST_BAR;
-    if (w->at_membar)
+    if (w->at_membar || w->at_async)
         return ST_MEMBAR;
     if (!w->nib || w->ready_at > s->cycle)
         return ST_IBUF;
@@ -974,7 +1185,7 @@ static int warp_issue(struct tm_sm *s, struct tm_gpu *g, uint32_t k, uint32_t ws
     while (nissued < cfg->o.gpgpu_max_insn_issue_per_warp) {
         if (w->at_bar)
             st = ST_BAR;
-        else if (w->at_membar)
+        else if (w->at_membar || w->at_async)
             st = ST_MEMBAR;
         else if (!w->nib || w->ready_at > s->cycle)
             st = ST_IBUF;
@@ -1368,6 +1579,7 @@ static void execute_stage(struct tm_sm *s)
         s->st[unit_dispatch_stat[un->fu]]++;
     }
     tm_sm_ldst_stage(s);
+    tm_sm_tma_stage(s);
 }
 
 /* ====================================================================== writeback */
@@ -1378,10 +1590,16 @@ static void retire(struct tm_sm *s, uint32_t ii)
     struct tm_warp *w = &s->w[in->warp];
     for (uint32_t i = 0; i < in->ndst; i++)
         sb_release(w, in->dst[i]);
+    if (in->ca_ord) {
+        w->ca_insts--;
+        if (in->ca_kind == 1 && ca_in_flight(w, 2, in->ca_ord - 1))
+            async_done(s, w, 2, in->ca_ord - 1); /* (read no later than completed) */
+        async_done(s, w, in->ca_kind, in->ca_ord - 1);
+    }
     w->inflight--;
     inst_release(s, ii);
-    if (w->at_membar && !w->inflight && !w->mem_pending)
-        w->at_membar = false;
+    if (w->at_membar && w->inflight == w->ca_insts && w->mem_pending == w->ca_pending)
+        w->at_membar = false; /* (a fence does not wait for asynchronous copies) */
     wc_mark(s, in->warp); /* its scoreboard, maybe its fence */
     tm_sm_warp_try_finish(s, w);
 }
@@ -1530,7 +1748,7 @@ static uint64_t quiet_until(struct tm_sm *s)
 {
     const uint64_t now = s->cycle;
     uint64_t m = UINT64_MAX;
-    if (s->nclu || s->ldst_cur != TM_NONE)
+    if (s->nclu || s->ldst_cur != TM_NONE || s->tma_n)
         return 0;
     if (s->heap_n) {
         if (s->heap[0].t <= now)
@@ -1614,7 +1832,8 @@ static uint64_t quiet_until(struct tm_sm *s)
             continue;
         }
         uint8_t fu;
-        if (!w->at_membar && !(w->sbc ? w->sbc == 2 : head_blocked(s, w, &fu)))
+        if (!w->at_membar && !w->at_async &&
+            !(w->sbc ? w->sbc == 2 : head_blocked(s, w, &fu)))
             return 0; /* would issue */
     }
     return m;

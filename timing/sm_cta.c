@@ -264,6 +264,7 @@ void tm_sm_abort(struct tm_sm *s)
     memset(s->idoc_n, 0, sizeof s->idoc_n);
     memset(s->coll_n, 0, sizeof s->coll_n);
     s->ldst_cur = TM_NONE;
+    s->tma_n = 0;
     s->heap_n = 0;
     s->to_mem.n = s->from_mem.n = s->l1_hit.n = s->l1c_hit.n = 0;
     s->to_net.n = s->net_rep.n = s->net_held = s->rep_held = 0;
@@ -278,7 +279,7 @@ void tm_sm_stop_kernel(struct tm_sm *s, const struct tm_kernel *k)
         if (!w->cta || w->cta->k != k)
             continue;
         w->done = true;
-        w->at_bar = w->at_membar = false;
+        w->at_bar = w->at_membar = w->at_async = false;
         w->nib = 0;
         ibe_mark(s, w);
     }
@@ -289,6 +290,7 @@ void tm_sm_stop_kernel(struct tm_sm *s, const struct tm_kernel *k)
 
 bool tm_sm_busy(const struct tm_sm *s)
 {
-    return s->ncta || s->heap_n || s->to_mem.n || s->from_mem.n || !tm_sm_l1_idle(s);
+    return s->ncta || s->heap_n || s->tma_n || s->to_mem.n || s->from_mem.n ||
+           !tm_sm_l1_idle(s);
 }
 

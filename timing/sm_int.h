@@ -48,6 +48,10 @@ static inline uint64_t ready_at(const struct tm_inst *in, uint64_t done)
 /* Schedule in-flight instruction inst to complete (release its scoreboard entries) at cycle
  * t; completions are ordered by (t, issue sequence). 0 or -ENOMEM. */
 int tm_sm_heap_push(struct tm_sm *s, uint64_t t, uint32_t inst);
+/* The TMA unit's cycle (sm_mem.c): the oldest bulk copy sends a line. */
+void tm_sm_tma_stage(struct tm_sm *s);
+/* Bulk copy ii has sent its last line (its source is read): a wait_group.read may go on. */
+void tm_sm_async_read_done(struct tm_sm *s, uint32_t ii);
 
 /* A warp whose lanes all exited and whose instructions and memory requests all drained
  * leaves its slot (and retires its CTA when it was the last). */

@@ -206,6 +206,69 @@ static inline uint32_t memop_line(struct tm_memop *m, uint32_t from, uint64_t ln
     return k;
 }
 
+/* The memory part of a bulk or tensor copy (the step reported its global bytes as runs):
+ * every 128-byte line each run touches is a request to memory, past the L1D (as the TMA's
+ * copies on Hopper), read (a load), written (a store: answered by its acknowledgements) or
+ * both (a reduction: an atomic request); the lines are made one per cycle as the LD/ST unit
+ * sends them (bulk_line). The runs are kept in the memop (canonical addresses). */
+static void bulk_fill(struct tm_sm *s, struct tm_memop *m, uint32_t wslot,
+                      const struct engine_step_report *r)
+{
+    const uint16_t op = r->insn ? r->insn->op : 0;
+    const bool red = op == OP_CP_REDUCE_ASYNC_BULK || op == OP_CP_REDUCE_ASYNC_BULK_TENSOR;
+    bool wr = false;
+    for (uint32_t i = 0; i < r->nrange; i++)
+        wr |= r->range[i].write != 0;
+    m->kind = red ? TM_REQ_ATOMIC : wr ? TM_REQ_WRITE : TM_REQ_READ;
+    m->space = SP_GLOBAL;
+    m->flags = TM_RQF_NOL1;
+    m->bulk = 1;
+    m->nrng = m->rng_k = 0;
+    m->rng_off = 0;
+    if (m->rng_cap < r->nrange) {
+        struct tm_brange *p = realloc(m->rng, r->nrange * sizeof *p);
+        if (p) {
+            m->rng = p;
+            m->rng_cap = r->nrange;
+        }
+    }
+    const struct tm_kernel *k = s->w[wslot].cta->k;
+    for (uint32_t i = 0; i < r->nrange && m->nrng < m->rng_cap; i++) {
+        const struct engine_range *g = &r->range[i];
+        if (!g->bytes || (wr && !g->write)) /* (a reduction: the written runs) */
+            continue;
+        const uint64_t a = canon_addr(s, k, g->addr);
+        m->rng[m->nrng++] = (struct tm_brange){a, g->bytes};
+        m->nline += (uint32_t)(((a + g->bytes - 1) >> 7) - (a >> 7) + 1);
+    }
+}
+
+/* A bulk copy's next line request into line[0] (not sent yet: bulk_next moves on once it
+ * is): the part of run rng_k from rng_off to the end of its 128-byte line. */
+static void bulk_line(struct tm_memop *m)
+{
+    const struct tm_brange *g = &m->rng[m->rng_k];
+    const uint64_t a = g->addr + m->rng_off, ln = a & ~127ull;
+    const uint64_t end = g->addr + g->bytes - 1, hi = end < ln + 127 ? end : ln + 127;
+    const uint32_t lo = (uint32_t)(a - ln), h = (uint32_t)(hi - ln);
+    m->line[0] = ln;
+    m->sectors[0] = (uint8_t)(((2u << (h >> 5)) - 1) & ~((1u << (lo >> 5)) - 1));
+    m->bytes[0] = (uint16_t)(h - lo + 1);
+    m->bmask[0][0] = m->bmask[0][1] = 0;
+    bytes_mask(m->bmask[0], lo, h);
+}
+
+/* line[0] of bulk copy m was sent: on to the next line of its run, or the next run. */
+static void bulk_next(struct tm_memop *m)
+{
+    const struct tm_brange *g = &m->rng[m->rng_k];
+    m->rng_off += m->bytes[0];
+    if (m->rng_off >= g->bytes) {
+        m->rng_k++;
+        m->rng_off = 0;
+    }
+}
+
 /* The memory part of an LD/ST instruction, from the step's accesses. */
 void tm_sm_memop_fill(struct tm_sm *s, struct tm_memop *m, uint32_t wslot,
                        const struct engine_step_report *r)
@@ -213,6 +276,11 @@ void tm_sm_memop_fill(struct tm_sm *s, struct tm_memop *m, uint32_t wslot,
     const struct tm_config *cfg = s->cfg;
     m->nline = m->degree = m->sent = 0;
     m->sec_sent = 0;
+    m->bulk = 0;
+    if (r->nrange) {
+        bulk_fill(s, m, wslot, r);
+        return;
+    }
     m->kind = (r->flags & ENGINE_STEP_ATOMIC) ? TM_REQ_ATOMIC : TM_REQ_READ;
     m->space = r->naccess ? r->access[0].space : SP_GLOBAL;
     for (uint32_t i = 0; i < r->naccess; i++) {
@@ -451,6 +519,7 @@ static bool l1_access(struct tm_sm *s, struct tm_cache *c, struct tm_queue *hq, 
         in->prow[TM_PC_L1D_MISS] += res == TM_CACHE_MISS;
     }
     w->mem_pending++; /* a read's data, or (write-through) the write's acknowledgement */
+    w->ca_pending += in->ca_ord != 0;
     if (!wr && res == TM_CACHE_HIT) {
         struct tm_req h = {.addr = m->line[k], .t_sent = s->cycle, .t_ready = s->cycle + lat,
                            .inst = ii, .sm = (uint16_t)s->id, .kind = TM_REQ_READ};
@@ -619,7 +688,28 @@ void tm_sm_ldst_stage(struct tm_sm *s)
         }
         default:
             if (!m->nline) { /* no lane accessed memory (guard false everywhere) */
+                if (m->bulk)
+                    tm_sm_async_read_done(s, ii);
                 tm_sm_heap_push(s, s->cycle + 1, ii);
+                return;
+            }
+            if (m->bulk) { /* to the TMA unit, which sends its lines (tm_sm_tma_stage) */
+                if (s->tma_n == s->tma_cap) {
+                    uint32_t nc = s->tma_cap ? 2 * s->tma_cap : 16;
+                    uint32_t *q = malloc(nc * sizeof *q);
+                    if (!q) { /* (out of memory: the LD/ST unit tries again next cycle) */
+                        pr_push(&s->oc_ex[TM_FU_MEM], 0, ii);
+                        return;
+                    }
+                    for (uint32_t j = 0; j < s->tma_n; j++)
+                        q[j] = s->tma_q[(s->tma_head + j) % s->tma_cap];
+                    free(s->tma_q);
+                    s->tma_q = q;
+                    s->tma_cap = nc;
+                    s->tma_head = 0;
+                }
+                s->tma_q[(s->tma_head + s->tma_n++) % s->tma_cap] = ii;
+                in->resp_left = m->nline; /* (a store's: its acknowledgements) */
                 return;
             }
             s->ldst_cur = ii;
@@ -715,6 +805,7 @@ void tm_sm_ldst_stage(struct tm_sm *s)
             rq.inst = m->kind == TM_REQ_WRITE ? in->warp : ii;
             tm_queue_push(&s->to_mem, &rq);
             w->mem_pending++;
+            w->ca_pending += in->ca_ord != 0;
             s->st[TM_ST_MEM_SECTORS] += (uint64_t)__builtin_popcount(rq.sectors);
             if (m->kind == TM_REQ_ATOMIC)
                 s->st[TM_ST_MEM_ATOMIC]++;
@@ -733,6 +824,42 @@ void tm_sm_ldst_stage(struct tm_sm *s)
         /* stores retire once sent; the warp counts their acknowledgements */
         tm_sm_heap_push(s, s->cycle + 1, ii);
     }
+}
+
+/* The TMA unit's cycle: the oldest bulk or tensor copy sends its next line into the queue to
+ * memory (past the L1D); one that has sent its last line has read its source
+ * (tm_sm_async_read_done) and leaves, answered by its lines' responses (a store's by their
+ * acknowledgements, TM_RQF_BULKW). */
+void tm_sm_tma_stage(struct tm_sm *s)
+{
+    if (!s->tma_n || tm_sm_req_full(s))
+        return;
+    const uint32_t ii = s->tma_q[s->tma_head];
+    struct tm_inst *in = &s->inst[ii];
+    struct tm_memop *m = &s->mop[in->memop];
+    struct tm_warp *w = &s->w[in->warp];
+    bulk_line(m);
+    struct tm_req rq = {.addr = m->line[0], .t_sent = s->cycle, .sm = (uint16_t)s->id,
+                        .bytes = m->bytes[0], .kind = m->kind, .space = SP_GLOBAL,
+                        .sectors = m->sectors[0], .inst = ii,
+                        .flags = TM_RQF_NOL1 | (m->kind == TM_REQ_WRITE ? TM_RQF_BULKW : 0),
+                        .line = in->prow ? tm_prof_line(w->cta->k->prof, in->prow) : 0};
+    rq.bmask[0] = m->bmask[0][0];
+    rq.bmask[1] = m->bmask[0][1];
+    bulk_next(m);
+    tm_queue_push(&s->to_mem, &rq);
+    w->mem_pending++;
+    w->ca_pending++;
+    s->st[TM_ST_MEM_SECTORS] += (uint64_t)__builtin_popcount(rq.sectors);
+    s->st[m->kind == TM_REQ_ATOMIC  ? TM_ST_MEM_ATOMIC
+          : m->kind == TM_REQ_WRITE ? TM_ST_MEM_WRITE_GLOBAL
+                                    : TM_ST_MEM_READ_GLOBAL]++;
+    if (++m->sent < m->nline)
+        return;
+    if (++s->tma_head == s->tma_cap)
+        s->tma_head = 0;
+    s->tma_n--;
+    tm_sm_async_read_done(s, ii);
 }
 
 /* Cache c's next miss, write-through or writeback into the queue to memory, as a request of
@@ -793,6 +920,7 @@ static void load_answered(struct tm_sm *s, uint32_t ii)
 {
     struct tm_inst *in = &s->inst[ii];
     s->w[in->warp].mem_pending--;
+    s->w[in->warp].ca_pending -= in->ca_ord != 0;
     if (--in->resp_left == 0)
         tm_sm_heap_push(s, s->cycle, ii);
 }
@@ -826,10 +954,12 @@ void tm_sm_response_stage(struct tm_sm *s)
                 s->l1_fill_free[f] = s->cycle + (bytes + pw - 1) / pw;
                 tm_cache_fill(c, r->addr, sec, s->cycle);
             }
+        } else if (r->flags & TM_RQF_BULKW) {
+            load_answered(s, r->inst); /* a bulk copy's write acknowledged */
         } else if (r->kind == TM_REQ_WRITE) {
             struct tm_warp *w = &s->w[r->inst];
             w->mem_pending--;
-            if (w->at_membar && !w->inflight && !w->mem_pending) {
+            if (w->at_membar && w->inflight == w->ca_insts && w->mem_pending == w->ca_pending) {
                 w->at_membar = false;
                 wc_mark(s, (uint32_t)(w - s->w));
             }

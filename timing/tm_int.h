@@ -53,6 +53,8 @@ struct tm_req {
 #define TM_RQF_L2FILL 16u   /* a DRAM read filling an L2 slice (not a request passing it) */
 #define TM_RQF_CHIPLET 32u  /* an L2 slice's miss sent to its peer slice on the owning chiplet
                                (mem.c): answered back through the inter-chiplet queues */
+#define TM_RQF_BULKW 128u   /* a bulk or tensor copy's write: inst is the instruction, whose
+                               acknowledgements it counts like a load's answers */
 #define TM_RQF_WFWD 64u     /* a write forwarded to the peer chiplet's slice: a tag update */
 
 /* One access in the L1T's fragment FIFO: the load instruction it answers, whether it missed
@@ -138,6 +140,13 @@ struct tm_kernel {
 #define TM_MAX_SRC 32
 #define TM_SB_MAX 64
 #define TM_MAX_LINES 64
+/* cp.async bookkeeping per warp (struct tm_warp): copies in flight at once (a warp that has
+ * this many waits for its oldest before it issues on), committed groups remembered (a
+ * wait_group N with N >= TM_CA_GRP waits for the oldest one remembered), cp.async.mbarrier
+ * arrivals remembered (a further one replaces the one waiting for the fewest copies) */
+#define TM_CA_WIN 256
+#define TM_CA_GRP 32
+#define TM_CA_ARR 8
 #define TM_NONE UINT32_MAX
 #define TM_WCLS 7             /* issue classes of a warp (struct tm_sm.wc) */
 #define TM_MAX_PARTS 8        /* sub-cores per SM: config.c limits -gpgpu_num_sched_per_core to 8 */
@@ -146,10 +155,16 @@ struct tm_kernel {
 struct tm_memop {
     uint8_t space;     /* enum ir_space (resolved) */
     uint8_t kind;      /* enum tm_req_kind; TM_REQ_READ/WRITE for shared/const too */
-    uint16_t nline;    /* line requests (global/local/atomic) */
+    uint8_t bulk;      /* a bulk or tensor copy: its lines come from rng[], line[0] holds the
+                          one to send next */
     uint16_t degree;   /* shared: bank-conflict degree; const: distinct words (with an L1C:
                           one entry of line[] per distinct word, one per cycle) */
-    uint16_t sent;     /* line requests sent so far */
+    uint32_t nline;    /* line requests (global/local/atomic) */
+    uint32_t sent;     /* line requests sent so far */
+    uint32_t nrng, rng_cap; /* bulk: runs of global bytes (canonical addresses) in rng[] */
+    uint32_t rng_k;    /* bulk: the run line[0] is in, and its offset there */
+    uint64_t rng_off;
+    struct tm_brange { uint64_t addr, bytes; } *rng; /* (grown on demand, kept when reused) */
     uint8_t sec_sent;  /* sectors of line[sent] already sent (an L1D line split over banked
                           cycles) */
     uint8_t flags;     /* TM_RQF_NOL1 when the instruction's cache operator bypasses the L1 */
@@ -174,6 +189,9 @@ struct tm_inst {
     struct tm_oplat lat;
     uint64_t t_issue, t_ready;
     uint32_t resp_left; /* memory responses still to come */
+    uint32_t ca_ord;    /* an asynchronous copy: its ordinal in the warp's copies of its kind
+                           + 1; 0 otherwise */
+    uint8_t ca_kind;    /* its kind (struct tm_warp's ca_*) */
     uint64_t *prow;     /* its per-instruction counters (sample.h), or NULL */
 };
 
@@ -205,6 +223,28 @@ struct tm_warp {
                                  so far; the last one steps the engine */
     uint32_t nsb;             /* (the fields the issue stage reads every cycle come first) */
     uint32_t sb[TM_SB_MAX];   /* reserved destination registers */
+    /* asynchronous copies (sm.c, "Asynchronous copies" in timing/README.md), per kind
+       (0: cp.async, 1: bulk and tensor copies, 2: the same bulk copies' source reads, done
+       when their last line is sent; kinds 1 and 2 number them alike, kind 2's groups are
+       kind 1's): the warp's copies numbered in issue order
+       (ordinals), which of the last TM_CA_WIN are in flight, the committed groups' ends;
+       the mbarrier arrivals (cp.async.mbarrier.arrive, complete_tx) still waiting for
+       copies; what a waiting warp (at_async) waits for */
+    bool at_async;            /* issues nothing until async_blocked() says no */
+    uint8_t ca_narr;          /* entries of ca_arr */
+    uint8_t ca_wk;            /* at_async on groups: the kind */
+    uint32_t ca_insts;        /* of inflight: asynchronous copies (a fence does not wait for
+                                 them, nor for their requests) */
+    uint32_t ca_pending;      /* of mem_pending: the copies' requests */
+    uint32_t ca_need;         /* at_async on groups: ca_lo[ca_wk] must reach it */
+    uint32_t ca_mbar;         /* at_async on an mbarrier: its shared address (else TM_NONE) */
+    uint32_t ca_n[3];         /* copies issued (the next one's ordinal) */
+    uint32_t ca_lo[3];        /* every copy of a lower ordinal has completed */
+    uint32_t ca_ngrp[2];      /* groups committed */
+    uint32_t ca_grp[2][TM_CA_GRP];      /* ca_n at the last TM_CA_GRP commits (ring) */
+    uint64_t ca_out[3][TM_CA_WIN / 64]; /* bit o % TM_CA_WIN: copy o in flight */
+    struct { uint32_t addr, need, kind; } ca_arr[TM_CA_ARR]; /* an arrival on the mbarrier
+                                                  at shared address addr once ca_lo[kind] >= need */
 };
 
 struct tm_cta {
@@ -299,6 +339,9 @@ struct tm_sm {
     struct tm_unit *unit;
     uint32_t nunit;
     uint32_t ldst_cur;        /* instruction in the LD/ST unit, TM_NONE */
+    uint32_t *tma_q;          /* bulk and tensor copies sending their lines, oldest first (the
+                                 TMA unit beside the LD/ST unit; a ring, grown on demand) */
+    uint32_t tma_cap, tma_head, tma_n;
     uint64_t ldst_busy_until;
 
     /* completion heap (t_ready order) */

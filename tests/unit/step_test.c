@@ -3,7 +3,8 @@
  * instruction at a time, with the exact report of an ALU instruction, a divergent branch and
  * its reconvergence, shared and global stores, a barrier (park and release), exit, a fault,
  * the clock hook, a deadlock found by engine_cta_release, invalid cluster shapes and a cluster
- * of two CTAs created together.
+ * of two CTAs created together; bulk copies' global bytes as runs (range[]) with only their
+ * mbarrier accesses in access[].
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -87,6 +88,79 @@ static void step_ok(struct engine_cta *c, uint32_t warp, struct engine_step_repo
     int rc = engine_step(c, warp, r);
     is_int(rc, 0, "%s: step runs", what);
     is_uint(r->pc, pc, "%s: pc %u", what, pc);
+}
+
+/* sm_90 bulk copies by one thread: 4 KiB global -> shared on an mbarrier (PC 6), then the
+ * same 4 KiB shared -> global in a bulk group (PC 7). */
+static const char bulk_ptx[] =
+    ".version 8.0\n"
+    ".target sm_90\n"
+    ".address_size 64\n"
+    ".visible .entry b(.param .u64 src, .param .u64 dst)\n"
+    "{\n"
+    "  .reg .b32 %r<4>;\n"
+    "  .reg .b64 %rd<4>;\n"
+    "  .shared .align 128 .b8 buf[4096];\n"
+    "  .shared .align 8 .b64 bar;\n"
+    "  ld.param.u64 %rd1, [src];\n"                                        /* 0 */
+    "  ld.param.u64 %rd2, [dst];\n"                                        /* 1 */
+    "  mov.u32 %r1, bar;\n"                                                /* 2 */
+    "  mbarrier.init.shared.b64 [%r1], 1;\n"                               /* 3 */
+    "  mov.u32 %r2, buf;\n"                                                /* 4 */
+    "  mbarrier.arrive.expect_tx.shared.b64 %rd3, [%r1], 4096;\n"          /* 5 */
+    "  cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r2], [%rd1], 4096, "
+    "[%r1];\n"                                                             /* 6 */
+    "  cp.async.bulk.global.shared::cta.bulk_group [%rd2], [%r2], 4096;\n" /* 7 */
+    "  exit;\n"                                                            /* 8 */
+    "}\n";
+
+/* The step reports of bulk_ptx's copies. */
+static void bulk_tests(struct engine_step_report *r)
+{
+    struct ir_module *m = NULL;
+    struct fe_opts opts = {.diag = stderr, .verify = true};
+    if (fe_load(bulk_ptx, sizeof bulk_ptx - 1, "bulk.ptx", &opts, &m) != 0)
+        bail_out("bulk.ptx does not load");
+    struct interp_config cfg = {.sm = 90, .nsm = 1, .threads = 1, .trace_thread = -1};
+    struct interp_dev *d = NULL;
+    struct interp_program *prog = NULL;
+    const struct ir_module *mods[1] = {m};
+    if (interp_dev_create(&cfg, &d) != 0 || interp_program_load(d, mods, 1, stderr, &prog) != 0)
+        bail_out("sm_90 device or program");
+    uint64_t p[2] = {0, 0};
+    if (mem_alloc(interp_dev_mem(d), 4096, 0, &p[0]) != 0 ||
+        mem_alloc(interp_dev_mem(d), 4096, 0, &p[1]) != 0)
+        bail_out("mem_alloc");
+    struct interp_launch l = {.kernel = interp_program_kernel(prog, "b"),
+                              .grid = {1, 1, 1}, .block = {1, 1, 1}, .params = p};
+    struct trap trap;
+    struct engine_launch *L = NULL;
+    struct engine_cta *c = NULL;
+    if (engine_launch_begin(d, &l, &trap, &L) != 0 || engine_cta_create(L, 0, &c) != 0)
+        bail_out("bulk launch");
+    for (uint32_t pc = 0; pc < 6; pc++)
+        step_ok(c, 0, r, pc, "bulk kernel set-up");
+    step_ok(c, 0, r, 6, "cp.async.bulk global -> shared");
+    ok(r->nrange == 1 && r->range[0].addr == p[0] && r->range[0].bytes == 4096 &&
+           r->range[0].lane == 0 && !r->range[0].write && r->range_dropped == 0,
+       "bulk load: its 4096 global bytes are one run (%u runs, %u bytes)", r->nrange,
+       r->nrange ? r->range[0].bytes : 0);
+    bool mbar = r->naccess > 0;
+    for (uint32_t i = 0; i < r->naccess; i++)
+        mbar &= r->access[i].space == SP_SHARED && r->access[i].addr == 4096 &&
+                r->access[i].width == 8;
+    ok(mbar, "bulk load: access[] holds its mbarrier's accesses only (%u)", r->naccess);
+    step_ok(c, 0, r, 7, "cp.async.bulk shared -> global");
+    ok(r->nrange == 1 && r->range[0].addr == p[1] && r->range[0].bytes == 4096 &&
+           r->range[0].write && r->naccess == 0,
+       "bulk store: one written run of 4096 bytes, no access[] entry");
+    step_ok(c, 0, r, 8, "exit");
+    is_int(engine_cta_exit(c), 0, "bulk CTA exits");
+    engine_cta_destroy(c);
+    is_int(engine_launch_end(L, NULL), 0, "bulk launch ends clean");
+    interp_program_unload(prog);
+    interp_dev_destroy(d);
+    ir_module_free(m);
 }
 
 int main(void)
@@ -328,6 +402,7 @@ int main(void)
     }
     L = NULL;
 
+    bulk_tests(r);
     free(r);
     interp_program_unload(prog);
     interp_dev_destroy(d);
