@@ -189,6 +189,7 @@ static void b_free(struct ptx_builder *b)
     free(b->fb.labels);
     free(b->fb.label_ents);
     free(b->fb.label_blk);
+    free(b->fb.label_next);
     free(b->fb.blk_parent);
     free(b->fb.regs);
     free(b->fb.fix);

@@ -857,7 +857,7 @@ static void fb_reset(struct ptx_builder *b)
 {
     b->fb.ninsns = b->fb.nopnds = b->fb.nmods = b->fb.ntables = 0;
     b->fb.nlabels = b->fb.nlabel_ents = b->fb.nregs = b->fb.nfix = b->fb.ntabn = 0;
-    b->fb.nlabel_blk = b->fb.nblk = b->fb.blk = 0;
+    b->fb.nlabel_blk = b->fb.nlabel_next = b->fb.nblk = b->fb.blk = 0;
     VEC_PUSH(b, b->fb.blk_parent, b->fb.nblk, b->fb.capblk, 0u); /* block 0: the body */
     memset(b->fb.nslots, 0, sizeof b->fb.nslots);
     b->nrpi = 0;
@@ -1185,19 +1185,25 @@ void b_func_end(struct ptx_builder *b, struct ptx_tok t)
             b_err(b, fx->off, "undefined label '%s'", b->strtab + en->id);
             continue;
         }
-        /* ptxas scopes labels by block: one declared in a nested { } that does not enclose
-         * the use is unknown there */
-        uint32_t lb = b->fb.label_blk[en->label], ub = fx->blk;
-        while (ub != lb && ub != 0 && ub < b->fb.nblk)
-            ub = b->fb.blk_parent[ub];
-        if (ub != lb) {
+        /* ptxas scopes labels by block: the use sees the label of its name in the innermost
+         * block enclosing it that has one; one declared only in nested { } that do not
+         * enclose the use is unknown there */
+        int32_t hit = -1;
+        for (uint32_t ub = fx->blk;; ub = b->fb.blk_parent[ub]) {
+            for (int32_t j = en->label; j >= 0 && hit < 0; j = b->fb.label_next[j])
+                if (b->fb.label_blk[j] == ub)
+                    hit = j;
+            if (hit >= 0 || ub == 0 || ub >= b->fb.nblk)
+                break;
+        }
+        if (hit < 0) {
             b_err(b, fx->off,
                   "label '%s' is declared in a nested block ('{ ... }') that does not enclose "
                   "this use (ptxas: unknown symbol)",
                   b->strtab + en->id);
             continue;
         }
-        uint32_t pc = b->fb.labels[en->label].pc;
+        uint32_t pc = b->fb.labels[hit].pc;
         if (fx->opnd == UINT32_MAX) {
             b->fb.tables[fx->table] = pc;
         } else {
@@ -1277,16 +1283,27 @@ void b_label(struct ptx_builder *b, struct ptx_tok t)
     int32_t e = ent_get(b, tok_s(b, t), t.len);
     if (e < 0)
         return;
-    if (b->ents[e].label >= 0) {
-        b_err(b, t.off, "duplicate label '%.*s'", (int)t.len, tok_s(b, t));
-        return;
+    /* labels are block-scoped (ptxas): one name may label an instruction in each block, an
+       inner block's shadowing an outer one's (an inline-asm { L: ... } inlined twice) */
+    int32_t last = -1;
+    for (int32_t j = b->ents[e].label; j >= 0; j = b->fb.label_next[j]) {
+        if (b->fb.label_blk[j] == b->fb.blk) {
+            b_err(b, t.off, "duplicate label '%.*s'", (int)t.len, tok_s(b, t));
+            return;
+        }
+        last = j;
     }
     struct ir_label l = {b->ents[e].id, b->fb.ninsns};
     uint32_t k = b->fb.nlabels;
     VEC_PUSH(b, b->fb.labels, b->fb.nlabels, b->fb.caplabels, l);
     VEC_PUSH(b, b->fb.label_ents, b->fb.nlabel_ents, b->fb.caplabel_ents, (uint32_t)e);
     VEC_PUSH(b, b->fb.label_blk, b->fb.nlabel_blk, b->fb.caplabel_blk, b->fb.blk);
-    if (b->fb.nlabels == k + 1 && b->fb.nlabel_blk == k + 1)
+    VEC_PUSH(b, b->fb.label_next, b->fb.nlabel_next, b->fb.caplabel_next, -1);
+    if (b->fb.nlabels != k + 1 || b->fb.nlabel_blk != k + 1 || b->fb.nlabel_next != k + 1)
+        return; /* out of memory (reported) */
+    if (last >= 0)
+        b->fb.label_next[last] = (int32_t)k;
+    else
         b->ents[e].label = (int32_t)k;
 }
 

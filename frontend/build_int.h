@@ -202,9 +202,13 @@ struct ptx_builder {
         uint32_t nlabel_ents, caplabel_ents;
         /* block scoping of labels (ptxas: a label declared in a nested { } is unknown
          * outside it): label_blk[k] is the block of label_ents[k]; blocks of the body are
-         * numbered in order of their '{' (0: the body), blk_parent[i] encloses block i */
+         * numbered in order of their '{' (0: the body), blk_parent[i] encloses block i;
+         * label_next[k]: the next label of label_ents[k]'s name (another block's: the
+         * names are block-scoped, an inner one shadowing an outer one), -1 none */
         uint32_t *label_blk;
         uint32_t nlabel_blk, caplabel_blk;
+        int32_t *label_next;
+        uint32_t nlabel_next, caplabel_next;
         uint32_t *blk_parent;
         uint32_t nblk, capblk;
         uint32_t blk; /* the current block */

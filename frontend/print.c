@@ -139,12 +139,27 @@ static void print_reg_opnd(FILE *o, const struct ir_module *m, const struct ir_f
         fprintf(o, ".%s", ir_cc_name((enum ir_cc)op->cc));
 }
 
-static const char *label_at(const struct ir_module *m, const struct ir_func *f, uint64_t pc)
+/* The first label at instruction pc of f, or -1. */
+static int32_t label_at(const struct ir_func *f, uint64_t pc)
 {
     for (uint32_t i = 0; i < f->nlabels; i++)
         if (f->labels[i].pc == pc)
-            return ir_str(m, f->labels[i].name);
-    return NULL;
+            return (int32_t)i;
+    return -1;
+}
+
+/* Print label i of f. Labels are block-scoped in PTX, so a function may label instructions of
+ * different nested blocks with one name; the printed body has no nested blocks, so each label
+ * after the first of its name gets a suffix "$L__dupN" (N: the how-manieth of that name) to
+ * stay unique. */
+static void print_label(FILE *o, const struct ir_module *m, const struct ir_func *f, uint32_t i)
+{
+    unsigned n = 0;
+    for (uint32_t j = 0; j < i; j++)
+        n += f->labels[j].name == f->labels[i].name;
+    fputs(ir_str(m, f->labels[i].name), o);
+    if (n)
+        fprintf(o, "$L__dup%u", n);
 }
 
 /* ------------------------------------------------------------------------- operands */
@@ -286,9 +301,9 @@ static void print_opnd(FILE *o, const struct ir_module *m, const struct ir_func 
         fputc('_', o);
         break;
     case OPK_LABEL: {
-        const char *l = label_at(m, f, op->imm.u);
-        if (l)
-            fputs(l, o);
+        const int32_t l = label_at(f, op->imm.u);
+        if (l >= 0)
+            print_label(o, m, f, (uint32_t)l);
         else
             fprintf(o, "$L__pc%" PRIu64, op->imm.u);
         break;
@@ -643,9 +658,14 @@ static void print_body(FILE *o, const struct ir_module *m, uint32_t fi)
                 tn->is_call ? "calltargets" : "branchtargets");
         for (unsigned k = 0; k < tn->n && tn->first + k < f->ntables; k++) {
             uint32_t x = f->tables[tn->first + k];
-            const char *l = tn->is_call ? (x < m->nfuncs ? ir_str(m, m->funcs[x].name) : NULL)
-                                        : label_at(m, f, x);
-            fprintf(o, "%s%s", k ? ", " : "", l ? l : "?");
+            fputs(k ? ", " : "", o);
+            const int32_t l = tn->is_call ? -1 : label_at(f, x);
+            if (tn->is_call)
+                fputs(x < m->nfuncs ? ir_str(m, m->funcs[x].name) : "?", o);
+            else if (l >= 0)
+                print_label(o, m, f, (uint32_t)l);
+            else
+                fputc('?', o);
         }
         fputs(";\n", o);
     }
@@ -669,8 +689,10 @@ static void print_body(FILE *o, const struct ir_module *m, uint32_t fi)
     for (uint32_t pc = 0; pc <= f->ninsns; pc++) {
         for (; li < f->nlabels && f->labels[li].pc <= pc; li++) {
             print_body_dirs(o, m, pc, li, &pk, pe, &ok, oe, &ls);
-            if (f->labels[li].pc == pc)
-                fprintf(o, "%s:\n", ir_str(m, f->labels[li].name));
+            if (f->labels[li].pc == pc) {
+                print_label(o, m, f, li);
+                fputs(":\n", o);
+            }
         }
         print_body_dirs(o, m, pc, UINT32_MAX, &pk, pe, &ok, oe, &ls);
         if (pc == f->ninsns)
