@@ -263,18 +263,27 @@ static bool tc_frag_ok(const struct ir_func *f, const struct ir_opnd *o, unsigne
     return true;
 }
 
+/* Space class xs's address addr as a memory report gives it: its space in *sp, a generic
+ * address made an offset in its window (shared, local, param). */
+static uint64_t tc_mem_where(unsigned xs, uint64_t addr, int *sp)
+{
+    *sp = vm_xs_space(xs, addr);
+    if (xs != XS_GENERIC)
+        return addr;
+    return addr - (*sp == SP_SHARED  ? MEM_SHARED_BASE
+                   : *sp == SP_LOCAL ? MEM_LOCAL_BASE
+                   : *sp == SP_PARAM ? MEM_PARAM_BASE
+                                     : 0);
+}
+
 /* See tensor.h. */
 void tc_mem_report(const struct tc_mem *mr, unsigned l, uint64_t addr, unsigned xs,
                    unsigned width, bool wr, const void *val)
 {
     if (!mr)
         return;
-    const int sp = vm_xs_space(xs, addr);
-    if (xs == XS_GENERIC)
-        addr -= sp == SP_SHARED ? MEM_SHARED_BASE
-              : sp == SP_LOCAL  ? MEM_LOCAL_BASE
-              : sp == SP_PARAM  ? MEM_PARAM_BASE
-                                : 0;
+    int sp;
+    addr = tc_mem_where(xs, addr, &sp);
     mr->fn(mr->ctx, l, addr, width, wr, sp, val);
 }
 
@@ -289,12 +298,8 @@ void tc_mem_range(const struct tc_mem *mr, unsigned l, uint64_t addr, unsigned x
             tc_mem_report(mr, l, addr + o, xs, piece, wr, (const uint8_t *)val + o);
         return;
     }
-    const int sp = vm_xs_space(xs, addr);
-    if (xs == XS_GENERIC)
-        addr -= sp == SP_SHARED ? MEM_SHARED_BASE
-              : sp == SP_LOCAL  ? MEM_LOCAL_BASE
-              : sp == SP_PARAM  ? MEM_PARAM_BASE
-                                : 0;
+    int sp;
+    addr = tc_mem_where(xs, addr, &sp);
     mr->range(mr->ctx, l, addr, n, wr, sp, val, piece);
 }
 
