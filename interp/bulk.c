@@ -440,6 +440,34 @@ static const char *bk_encoder(unsigned k)
                                 : "cuTensorMapEncodeTiled";
 }
 
+
+/* What makes tiled map m unusable (cuTensorMapEncodeTiled's rules: runtime/cudart_tensormap.c
+ * checks them when it encodes; tensormap.replace writes one field at a time), or NULL. */
+static const char *bk_tiled_bad(const struct tmap *m)
+{
+    static const unsigned span[] = {0, 32, 64, 128};
+    if (m->rank < 1 || m->rank > TMAP_MAX_RANK || !m->esize ||
+        m->esize != tmap_dtype_size(m->dtype) || m->swizzle > TMAP_SWZ_128B)
+        return "its rank, element type or swizzle";
+    if (m->addr % 16)
+        return "a global address not a multiple of 16";
+    for (unsigned d = 0; d < m->rank; d++) {
+        if (m->box[d] < 1 || m->box[d] > 256)
+            return "a box dimension outside 1 .. 256";
+        if (m->estride[d] < 1 || m->estride[d] > 8)
+            return "an element stride outside 1 .. 8";
+        if (d && (!m->stride[d] || m->stride[d] % 16 || m->stride[d] >= UINT64_C(1) << 40))
+            return "a global stride not a multiple of 16 in 16 .. 2^40 - 16";
+    }
+    if ((unsigned)m->box[0] * m->esize % 16)
+        return "an inner box dimension not a multiple of 16 bytes";
+    if (m->swizzle && (unsigned)m->box[0] * m->esize > span[m->swizzle])
+        return "an inner box dimension wider than the swizzle span";
+    if (m->oob_nan && !tmap_dtype_float(m->dtype))
+        return "the NaN fill with an integer element type";
+    return NULL;
+}
+
 /* Lane l's tensor map at the generic address in the [tmap, {c0, …}] operand t, copied to *m,
  * and its `ncoord` coordinates in c[] (0 beyond them; `rank` of them but for gather4 /
  * scatter4's five). A fault (recorded) returns -1 when the map is misaligned, unreadable, not
@@ -481,6 +509,15 @@ static int bk_map(struct warp *w, uint32_t pc, unsigned l, const struct ir_opnd 
                  : kind == TMAP_IM2COL_W ? "an .im2col::w copy"
                                          : "a .tile copy",
                  bk_encoder(m->kind));
+        interp_fault(w, pc, l, TRAP_ILLEGAL, ma, 8, vm_xs_space(XS_GENERIC, ma), false, msg);
+        return -1;
+    }
+    /* a tiled map may have been modified on the device (tensormap.replace, tmap_replace.c,
+       which checks each value but not the map as a whole): the encoder's rules again */
+    const char *bad = m->kind == TMAP_TILED ? bk_tiled_bad(m) : NULL;
+    if (bad) {
+        snprintf(msg, sizeof msg, "%s: the tensor map (modified on the device?) is invalid: %s",
+                 what, bad);
         interp_fault(w, pc, l, TRAP_ILLEGAL, ma, 8, vm_xs_space(XS_GENERIC, ma), false, msg);
         return -1;
     }

@@ -218,6 +218,17 @@ const char *stasync_unsupported_why(const struct ir_func *f, const struct ir_ins
 int stasync_exec(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
                  const struct ir_opnd *O, const struct tc_mem *mr);
 
+/* ------------------------------------------------------------------ tmap_replace.c */
+
+/* Does tmap_replace.c implement this tensormap.replace / tensormap.cp_fenceproxy form (a
+ * field, its ordinal and value operands; the copy's size an immediate)? Load time only. */
+bool tmapr_supported(const struct ir_func *f, const struct ir_insn *in, const struct ir_opnd *O);
+/* tensormap.replace (one field of a tiled tensor map, checked against the ISA's validity
+ * table) / tensormap.cp_fenceproxy (the 128-byte copy shared -> global) for lanes M, in lane
+ * order; a fault (recorded) returns -1. */
+int tmapr_exec(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
+               const struct ir_opnd *O, const struct tc_mem *mr);
+
 /* ------------------------------------------------------------------ bulk.c */
 
 /* Does bulk.c implement this cp.async.bulk{.tensor} / cp.reduce.async.bulk{.tensor} /
