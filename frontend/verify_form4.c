@@ -139,6 +139,24 @@ void seed_forms(struct vctx *v, const struct declmap *dm, const struct ir_insn *
         }
     }
     switch (in->op) {
+    case OP_ADD: case OP_SUB: case OP_MUL: case OP_FMA:
+        /* "Illegal modifier '.sat' for instruction 'add'" (the sm_100 .f32x2 forms) */
+        if (in->type[0] == T_F32X2 && (in->fl & IR_FL(FL_SAT)))
+            VERR(v, in, "'%s.f32x2' takes no .sat", name);
+        return;
+    case OP_ST_BULK: {
+        /* "Argument 1 of instruction 'st.bulk': unexpected value '12', expected to be multiple
+           of 8", "Argument 2 ...: expected to be zero" */
+        const struct ir_opnd *sz = in->nopnd > 1 ? ir_opnd(f, in, 1) : NULL;
+        const struct ir_opnd *iv = in->nopnd > 2 ? ir_opnd(f, in, 2) : NULL;
+        if (sz && sz->kind == OPK_IMM && sz->imm.u % 8)
+            VERR(v, in, "'st.bulk' size %llu is not a multiple of 8",
+                 (unsigned long long)sz->imm.u);
+        else if (iv && iv->kind == OPK_IMM && iv->imm.u)
+            VERR(v, in, "'st.bulk' initial value %llu is not 0 (the one value allowed)",
+                 (unsigned long long)iv->imm.u);
+        return;
+    }
     case OP_MULTIMEM_LD_REDUCE: case OP_MULTIMEM_ST: case OP_MULTIMEM_RED:
         /* "Modifier '.gpu' requires order", "Modifier '.weak' cannot be combined with
            modifier '.gpu'" (a memory order without a scope: misc_forms) */

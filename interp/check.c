@@ -276,7 +276,7 @@ static void finding_print(FILE *o, const struct finding *f, const struct launch_
                     " bytes into the allocation of %" PRIu64 " bytes at %#" PRIx64 "\n",
                     CHK_P, f->addr, f->addr - f->base, f->size, f->base);
         else
-            fprintf(o, "%s     Address %#" PRIx64 " in shared memory\n", CHK_P, f->addr);
+            fprintf(o, "%s     Address 0x%" PRIx64 " in shared memory\n", CHK_P, f->addr);
         if (f->count > 1)
             fprintf(o, "%s     (%" PRIu64 " such reads by this instruction)\n", CHK_P, f->count);
         break;

@@ -188,13 +188,13 @@ void interp_trap_report(FILE *out, const struct trap *t)
             t->tid[2], t->cta[0], t->cta[1], t->cta[2]);
     switch (t->kind) {
     case TRAP_OOB:
-        fprintf(out, "%s     Address %#" PRIx64 " is out of bounds\n", P, t->addr);
+        fprintf(out, "%s     Address 0x%" PRIx64 " is out of bounds\n", P, t->addr);
         break;
     case TRAP_MISALIGNED:
-        fprintf(out, "%s     Address %#" PRIx64 " is misaligned\n", P, t->addr);
+        fprintf(out, "%s     Address 0x%" PRIx64 " is misaligned\n", P, t->addr);
         break;
     case TRAP_READONLY:
-        fprintf(out, "%s     Address %#" PRIx64 " is in read-only memory\n", P, t->addr);
+        fprintf(out, "%s     Address 0x%" PRIx64 " is in read-only memory\n", P, t->addr);
         break;
     default: break;
     }

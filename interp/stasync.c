@@ -1,5 +1,6 @@
 /*
- * interp/stasync.c — st.async and red.async (sm_90; the .release forms sm_100).
+ * interp/stasync.c — st.async and red.async (sm_90; the .release forms sm_100), and st.bulk
+ * (sm_100: zero a range of shared memory, address and size multiples of 8).
  *
  * Two families of forms, told apart by the mbarrier operand:
  *
@@ -247,6 +248,57 @@ int stasync_exec(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *
         if (mbar ? sa_cluster(w, pc, l, in, O, gen, n, what, mr)
                  : sa_release(w, pc, l, in, O, gen, n, what, mr))
             return -1;
+    }
+    return 0;
+}
+
+/* See tensor.h. */
+bool stbulk_supported(const struct ir_insn *in, const struct ir_opnd *O)
+{
+    return in->op == OP_ST_BULK && in->nopnd == 3 && O[0].kind == OPK_ADDR &&
+           (O[1].kind == OPK_REG || O[1].kind == OPK_IMM) && O[1].slot != IR_NOSLOT &&
+           O[2].kind == OPK_IMM && O[2].imm.u == 0 &&
+           (in->space == SP_SHARED || in->space == SP_SHARED_CTA || in->space == SP_NONE);
+}
+
+/* See tensor.h. */
+int stbulk_exec(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
+                const struct ir_opnd *O, const struct tc_mem *mr)
+{
+    const bool gen = in->space == SP_NONE;
+    const unsigned xs = gen ? XS_GENERIC : XS_SHARED;
+    for (unsigned l = 0; l < 32; l++) {
+        if (!(M >> l & 1))
+            continue;
+        const uint64_t a = vm_addr(w, &O[0], l), n = vm_get(w, &O[1], l);
+        char msg[200];
+        if (gen && vm_xs_space(XS_GENERIC, a) != SP_SHARED) {
+            snprintf(msg, sizeof msg,
+                     "st.bulk: the generic address %#llx is not in the shared window",
+                     (unsigned long long)a);
+            return sa_fault(w, pc, l, TRAP_ILLEGAL, a, 8, vm_xs_space(XS_GENERIC, a), true, msg);
+        }
+        if (a % 8 || n % 8) {
+            snprintf(msg, sizeof msg,
+                     "st.bulk: the address and the size (%llu bytes) must be multiples of 8",
+                     (unsigned long long)n);
+            return sa_fault(w, pc, l, TRAP_MISALIGNED, a, 8, SP_SHARED, true, msg);
+        }
+        if (!n)
+            continue;
+        /* the first and the last 8 bytes, in one CTA's shared memory */
+        uint8_t *p, *e;
+        int k = n > UINT32_MAX ? TRAP_OOB : vm_xlate(w, xs, l, a, 8, true, &p);
+        if (!k && (vm_xlate(w, xs, l, a + n - 8, 8, true, &e) || e != p + n - 8))
+            k = TRAP_OOB;
+        if (k) {
+            snprintf(msg, sizeof msg, "st.bulk: %llu bytes", (unsigned long long)n);
+            return sa_fault(w, pc, l, (enum trap_kind)k, a, (unsigned)(n < 16 ? n : 16),
+                            SP_SHARED, true, msg);
+        }
+        memset(p, 0, n); /* initval: 0, the one value the ISA allows */
+        for (uint64_t o = 0; o < n; o += 8)
+            tc_mem_report(mr, l, a + o, xs, 8, true, p + o);
     }
     return 0;
 }

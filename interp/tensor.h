@@ -218,6 +218,13 @@ const char *stasync_unsupported_why(const struct ir_func *f, const struct ir_ins
 int stasync_exec(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
                  const struct ir_opnd *O, const struct tc_mem *mr);
 
+/* Does stasync.c implement this st.bulk (shared::cta or generic, initval 0)? Load time. */
+bool stbulk_supported(const struct ir_insn *in, const struct ir_opnd *O);
+/* st.bulk{.weak}{.shared::cta} [a], size, 0 for lanes M: zero `size` bytes of shared memory
+ * (address and size multiples of 8, a fault otherwise). */
+int stbulk_exec(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
+                const struct ir_opnd *O, const struct tc_mem *mr);
+
 /* ------------------------------------------------------------------ tmap_replace.c */
 
 /* Does tmap_replace.c implement this tensormap.replace / tensormap.cp_fenceproxy form (a

@@ -37,6 +37,7 @@
 #define EXEC_COLD_MUL_F32_RZ_FTZ ~, 1
 #define EXEC_COLD_MUL_F32_RM_FTZ ~, 1
 #define EXEC_COLD_MUL_F32_RP_FTZ ~, 1
+#define EXEC_COLD_F32X2 ~, 1 /* sm_100 packed f32 pairs */
 #define EXEC_COLD_DIV_F32_RZ ~, 1
 #define EXEC_COLD_DIV_F32_RM ~, 1
 #define EXEC_COLD_DIV_F32_RP ~, 1
