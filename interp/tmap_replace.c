@@ -70,18 +70,37 @@ static unsigned tr_xs(int space)
                                                           : XS_GENERIC;
 }
 
+/* buf = "WHAT V is outside LO .. HI" when v is, else NULL. */
+static const char *tr_out(char *buf, size_t n, const char *what, uint32_t v, uint32_t lo,
+                          uint32_t hi)
+{
+    if (v >= lo && v <= hi)
+        return NULL;
+    snprintf(buf, n, "%s %u is outside %u .. %u", what, v, lo, hi);
+    return buf;
+}
+
+/* buf = "WHAT V (WHY) is not implemented" when cond, else NULL. */
+static const char *tr_unimpl(char *buf, size_t n, bool cond, const char *what, uint32_t v,
+                             const char *why)
+{
+    if (!cond)
+        return NULL;
+    snprintf(buf, n, "%s %u (%s) is not implemented", what, v, why);
+    return buf;
+}
+
 /* Lane l's replace of field fd by v (ordinal ord) in map m; NULL, or why it is refused. */
 static const char *tr_apply(struct tmap *m, unsigned fd, unsigned ord, uint64_t v, char *buf,
                             size_t n)
 {
     const uint32_t v32 = (uint32_t)v;
+    const char *bad;
     const bool ordf = fd == MOD_BOX_DIM || fd == MOD_GLOBAL_DIM || fd == MOD_GLOBAL_STRIDE ||
                       fd == MOD_ELEMENT_STRIDE;
-    if (ordf && ord >= (fd == MOD_GLOBAL_STRIDE ? TMAP_MAX_RANK - 1u : (unsigned)TMAP_MAX_RANK)) {
-        snprintf(buf, n, "ordinal %u is outside 0 .. %u", ord,
-                 fd == MOD_GLOBAL_STRIDE ? TMAP_MAX_RANK - 2 : TMAP_MAX_RANK - 1);
-        return buf;
-    }
+    if (ordf && (bad = tr_out(buf, n, "ordinal", ord, 0,
+                              fd == MOD_GLOBAL_STRIDE ? TMAP_MAX_RANK - 2 : TMAP_MAX_RANK - 1)))
+        return bad;
     switch (fd) {
     case MOD_GLOBAL_ADDRESS:
         if (v % 16) {
@@ -91,25 +110,19 @@ static const char *tr_apply(struct tmap *m, unsigned fd, unsigned ord, uint64_t 
         }
         m->addr = v;
         return NULL;
-    case MOD_RANK:
-        if (v32 >= TMAP_MAX_RANK) {
-            snprintf(buf, n, "rank value %u is outside 0 .. 4 (the rank minus one)", v32);
-            return buf;
-        }
+    case MOD_RANK: /* zero-based */
+        if ((bad = tr_out(buf, n, "rank value (the rank minus one)", v32, 0, TMAP_MAX_RANK - 1)))
+            return bad;
         m->rank = (uint8_t)(v32 + 1);
         return NULL;
     case MOD_BOX_DIM:
-        if (v32 < 1 || v32 > 256) {
-            snprintf(buf, n, "box dimension %u is outside 1 .. 256", v32);
-            return buf;
-        }
+        if ((bad = tr_out(buf, n, "box dimension", v32, 1, 256)))
+            return bad;
         m->box[ord] = (uint16_t)v32;
         return NULL;
     case MOD_GLOBAL_DIM:
-        if (v32 < 1) {
-            snprintf(buf, n, "global dimension 0");
-            return buf;
-        }
+        if ((bad = tr_out(buf, n, "global dimension", v32, 1, UINT32_MAX)))
+            return bad;
         m->dim_m1[ord] = v32 - 1;
         return NULL;
     case MOD_GLOBAL_STRIDE:
@@ -121,62 +134,37 @@ static const char *tr_apply(struct tmap *m, unsigned fd, unsigned ord, uint64_t 
         m->stride[ord + 1] = v;
         return NULL;
     case MOD_ELEMENT_STRIDE:
-        if (v32 < 1 || v32 > 8) {
-            snprintf(buf, n, "element stride %u is outside 1 .. 8", v32);
-            return buf;
-        }
+        if ((bad = tr_out(buf, n, "element stride", v32, 1, 8)))
+            return bad;
         m->estride[ord] = (uint8_t)v32;
         return NULL;
     case MOD_ELEMTYPE:
-        if (v32 >= 16) {
-            snprintf(buf, n, "element type %u is outside 0 .. 15", v32);
-            return buf;
-        }
-        if (v32 >= TMAP_DTYPE_COUNT) {
-            snprintf(buf, n, "element type %u (a packed 4/6-bit type) is not implemented", v32);
-            return buf;
-        }
+        if ((bad = tr_out(buf, n, "element type", v32, 0, 15)) ||
+            (bad = tr_unimpl(buf, n, v32 >= TMAP_DTYPE_COUNT, "element type", v32,
+                             "a packed 4/6-bit type")))
+            return bad;
         m->dtype = (uint8_t)v32;
         m->esize = (uint8_t)tmap_dtype_size(v32);
         m->stride[0] = m->esize;
         return NULL;
     case MOD_INTERLEAVE_LAYOUT:
-        if (v32 > 2) {
-            snprintf(buf, n, "interleave layout %u is outside 0 .. 2", v32);
-            return buf;
-        }
-        if (v32) {
-            snprintf(buf, n, "interleave layout %u (%u bytes) is not implemented", v32,
-                     v32 == 1 ? 16u : 32u);
-            return buf;
-        }
-        return NULL;
+        return (bad = tr_out(buf, n, "interleave layout", v32, 0, 2))
+                   ? bad
+                   : tr_unimpl(buf, n, v32 != 0, "interleave layout", v32,
+                               v32 == 1 ? "16 bytes" : "32 bytes");
     case MOD_SWIZZLE_MODE:
-        if (v32 > 4) {
-            snprintf(buf, n, "swizzle mode %u is outside 0 .. 4", v32);
-            return buf;
-        }
-        if (v32 == 4) {
-            snprintf(buf, n, "swizzle mode 4 (96 bytes) is not implemented");
-            return buf;
-        }
+        if ((bad = tr_out(buf, n, "swizzle mode", v32, 0, 4)) ||
+            (bad = tr_unimpl(buf, n, v32 == 4, "swizzle mode", v32, "96 bytes")))
+            return bad;
         m->swizzle = (uint8_t)v32;
         return NULL;
     case MOD_SWIZZLE_ATOMICITY:
-        if (v32 > 3) {
-            snprintf(buf, n, "swizzle atomicity %u is outside 0 .. 3", v32);
-            return buf;
-        }
-        if (v32) {
-            snprintf(buf, n, "swizzle atomicity %u (not 16 bytes) is not implemented", v32);
-            return buf;
-        }
-        return NULL;
+        return (bad = tr_out(buf, n, "swizzle atomicity", v32, 0, 3))
+                   ? bad
+                   : tr_unimpl(buf, n, v32 != 0, "swizzle atomicity", v32, "not 16 bytes");
     case MOD_FILL_MODE:
-        if (v32 > 1) {
-            snprintf(buf, n, "fill mode %u is outside 0 .. 1", v32);
-            return buf;
-        }
+        if ((bad = tr_out(buf, n, "fill mode", v32, 0, 1)))
+            return bad;
         m->oob_nan = (uint8_t)v32;
         return NULL;
     default: return "unknown field";
