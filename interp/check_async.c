@@ -331,12 +331,10 @@ void check_async_mbar_done(struct warp *w, const uint8_t *mbar, unsigned parity)
         return;
     /* the copies completing on it landed in this CTA or (bulk copies into distributed shared
        memory) in another of the cluster: the same host thread runs every CTA of a cluster */
-    const struct cluster *cl = c->clu;
-    for (uint32_t i = 0; i <= cl->n; i++) {
-        struct cta *t = i == cl->n ? c : cl->cta[i];
-        if (!t || (i < cl->n && t == c))
-            continue;
-        struct check_cta *k = t->chk;
+    const struct cluster *cl = c->clu; /* (cl->cta[c->rank] is c) */
+    for (uint32_t i = 0; i < cl->n; i++) {
+        struct cta *t = cl->cta[i];
+        struct check_cta *k = t ? t->chk : NULL;
         if (!k || !k->nlive)
             continue;
         for (uint32_t j = 0; j < k->nar && k->nlive; j++) {

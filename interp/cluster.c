@@ -109,9 +109,9 @@ uint64_t cluster_shared_left(const struct warp *w, uint64_t o)
 /* See internal.h. */
 struct cta *cluster_cta_holding(struct cta *c, const uint8_t *p, uint64_t n)
 {
-    const struct cluster *cl = c->clu;
-    for (uint32_t r = 0; r <= cl->n; r++) {
-        struct cta *t = r == cl->n ? c : cl->cta[r];
+    const struct cluster *cl = c->clu; /* (cl->cta[c->rank] is c) */
+    for (uint32_t r = 0; r < cl->n; r++) {
+        struct cta *t = cl->cta[r];
         if (t && p >= t->shared && n <= t->shared_size &&
             (uint64_t)(p - t->shared) <= t->shared_size - n)
             return t;

@@ -548,7 +548,7 @@ bool cta_mbw_deadlock(struct cta *c)
     struct warp *spin = NULL;
     uint32_t nspin = 0;
     for (uint32_t r = 0; r < cl->n; r++) {
-        const struct cta *t = cl->n == 1 ? c : cl->cta[r];
+        const struct cta *t = cl->cta[r]; /* (c itself among them) */
         for (uint32_t i = 0; t && i < t->nwarps; i++) {
             struct warp *w = &t->warps[i];
             if (w->state == WS_DONE || w->state == WS_PARKED)
@@ -610,8 +610,7 @@ int cta_round(struct cta *c, uint64_t *ninsn, uint64_t *nthread)
             its_quantum(w); /* a path that makes no progress yields (its.c) */
         /* a quantum of nothing but mbarrier waits no lane passed, on one unchanged object
            (at least one per MBW_BODY instructions: a spin loop), counts towards a deadlock */
-        w->mbw_base = before;
-        cta_mbw_quantum(w);
+        cta_mbw_quantum(w); /* (its quantum began at mbw_base, the count before it ran) */
         if (st == WS_TRAP) {
             rc = CTA_STOP;
             goto done;
