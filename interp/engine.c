@@ -389,6 +389,17 @@ int engine_step(struct engine_cta *ec, uint32_t warp, struct engine_step_report 
         const unsigned lane = (unsigned)__builtin_ctz(r->exec_mask);
         r->sleep_ns = o->kind == OPK_IMM ? (uint32_t)o->imm.u : w->r32[o->slot][lane].u;
     }
+    if (r->exec_mask && in && in->unit == U_TENSOR) {
+        /* a multiply-accumulate's work, for the timing model's tensor-core rates */
+        struct tensor_work tw;
+        if (tensor_work_mma(fn0->f, xin, &tw) || wgmma_work(fn0->f, xin, &tw) ||
+            tcgen05_work(w, fn0->f, r->exec_mask, xin, &fn0->opnds[xin->opnd], &tw)) {
+            r->tc_macs = tw.macs;
+            r->tc_bytes = tw.bytes;
+            r->tc_class = tw.cls;
+            r->tc_pair = tw.pair;
+        }
+    }
     if (r->exec_mask && (iflags & (IF_LOAD | IF_STORE | IF_ATOMIC)))
         r->flags |= ENGINE_STEP_MEMORY;
     if (r->exec_mask && (iflags & IF_ATOMIC)) {

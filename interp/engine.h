@@ -208,6 +208,21 @@ struct engine_range {
 
 #define ENGINE_MAX_RANGE 1024
 
+/* The operand class of a tensor-core multiply-accumulate (engine_step_report.tc_class): what a
+ * timing model's tensor cores run at different rates. */
+enum engine_tc_class {
+    ENGINE_TC_F16,    /* f16 / bf16 inputs, f32 accumulator */
+    ENGINE_TC_F16ACC, /* f16 inputs, f16 accumulator */
+    ENGINE_TC_TF32,
+    ENGINE_TC_F64,
+    ENGINE_TC_I8,     /* s8 / u8 */
+    ENGINE_TC_F8,     /* e4m3 / e5m2, and the 6- and 4-bit types of .kind::f8f6f4 / mxf8f6f4 */
+    ENGINE_TC_F4,     /* .kind::mxf4 / .kind::mxf4nvf4 (e2m1 at its own rate) */
+    ENGINE_TC_I4,     /* s4 / u4 */
+    ENGINE_TC_B1,
+    ENGINE_TC__COUNT
+};
+
 struct engine_step_report {
     const struct ir_func *func; /* function of the instruction (its module's IR) */
     const struct ir_insn *insn; /* &func->insns[pc], NULL for the implicit end-of-body return */
@@ -230,6 +245,16 @@ struct engine_step_report {
     uint32_t sleep_ns;          /* nanosleep: the requested delay (the first executing lane's
                                    operand; the ISA lets a GPU take 0..2x of it, a timing
                                    model takes it as given) */
+    uint64_t tc_macs;           /* a tensor-core multiply-accumulate: the multiply-adds it does
+                                   (M·N·K; half that with structured-sparse A): mma / mma.sp /
+                                   wmma.mma the warp's, wgmma.mma_async the warp's quarter of
+                                   the warpgroup's (16 rows), tcgen05.mma every executing
+                                   lane's; 0 for other instructions */
+    uint32_t tc_bytes;          /* tcgen05.cp / tcgen05.shift: bytes moved into tensor memory
+                                   (every executing lane's) */
+    uint8_t tc_class;           /* enum engine_tc_class of tc_macs */
+    uint8_t tc_pair;            /* tcgen05 .cta_group::2: the work of the pair's two SMs
+                                   (this CTA's SM does half) */
     uint32_t nrange;            /* entries of range[] (≤ ENGINE_MAX_RANGE) */
     uint64_t range_dropped;     /* bytes of runs beyond ENGINE_MAX_RANGE (not recorded) */
     uint32_t naccess;           /* entries of access[] (≤ ENGINE_MAX_ACCESS) */

@@ -223,6 +223,7 @@
 
 #include "interp/internal.h"
 #include "interp/ops/helpers.h"
+#include "interp/engine.h"
 #include "interp/tensor.h"
 
 enum { TM_LANES = 128, TM_COLS = 512, TM_UNIT = 32 };
@@ -1966,4 +1967,50 @@ int tcgen05_exec(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *
         interp_fault(w, pc, 0, TRAP_ILLEGAL, 0, 0, 0, false, "tcgen05: not implemented");
         return -1;
     }
+}
+
+/* See tensor.h. */
+bool tcgen05_work(const struct warp *w, const struct ir_func *f, uint32_t M,
+                  const struct ir_insn *in, const struct ir_opnd *O, struct tensor_work *o)
+{
+    struct tc5_insn d;
+    memset(o, 0, sizeof *o);
+    switch (in->op) {
+    case OP_TCGEN05_CP:
+        tc5_decode(f, in, &d);
+        o->bytes = (uint32_t)__builtin_popcount(M) * d.cp_rows * d.cp_cols * 4;
+        o->pair = d.cta2;
+        return true;
+    case OP_TCGEN05_SHIFT:
+        tc5_decode(f, in, &d);
+        o->pair = d.cta2;
+        return true;
+    case OP_TCGEN05_MMA: case OP_TCGEN05_MMA_WS: case OP_TCGEN05_MMA_SP:
+    case OP_TCGEN05_MMA_WS_SP:
+        break;
+    default:
+        return false;
+    }
+    tc5_decode(f, in, &d);
+    struct tc5_mops p;
+    if (!tc5_mma_opnds(in, O, d.bscale, &p))
+        return true;
+    /* K of one instruction (the dense one; a sparse one does twice that K at the same work) */
+    const unsigned K = d.kind_tf32 ? 8 : d.kind_f16 ? 16 : d.kind_mx4 || d.kind_nv4 ? 64 : 32;
+    o->pair = d.cta2;
+    for (unsigned l = 0; l < 32; l++) {
+        if (!(M >> l & 1))
+            continue;
+        const uint32_t id = (uint32_t)vm_get(w, &O[p.io], l);
+        const unsigned N = (id >> 17 & 63) << 3, Mr = (id >> 24 & 31) << 4;
+        o->macs += (uint64_t)Mr * N * K;
+        if (d.kind_f16) /* D f16 (code 0) with f16 A (code 0) */
+            o->cls = (id >> 4 & 3) == 0 && (id >> 7 & 7) == 0 ? ENGINE_TC_F16ACC : ENGINE_TC_F16;
+    }
+    if (!d.kind_f16)
+        o->cls = d.kind_tf32                     ? ENGINE_TC_TF32
+                 : d.kind_i8                     ? ENGINE_TC_I8
+                 : d.kind_mx4 || d.kind_nv4      ? ENGINE_TC_F4
+                                                 : ENGINE_TC_F8;
+    return true;
 }

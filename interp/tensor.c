@@ -24,6 +24,7 @@
 
 #include "interp/internal.h"
 #include "interp/ops/helpers.h"
+#include "interp/engine.h"
 #include "interp/tensor.h"
 
 /* ====================================================================== decoding */
@@ -1116,4 +1117,44 @@ const char *tensor_unsupported_why(const struct ir_func *f, const struct ir_insn
     case OP_MOVMATRIX: return "unsupported (movmatrix: only .m8n8.trans.b16)";
     default: return NULL;
     }
+}
+
+/* ====================================================================== work (timing) */
+
+/* See tensor.h. */
+unsigned tensor_work_class(unsigned ta, unsigned td, bool f4kind)
+{
+    if (f4kind)
+        return ENGINE_TC_F4;
+    switch (ta) {
+    case T_F16: return td == T_F16 ? ENGINE_TC_F16ACC : ENGINE_TC_F16;
+    case T_TF32: return ENGINE_TC_TF32;
+    case T_F64: return ENGINE_TC_F64;
+    case T_S8: case T_U8: return ENGINE_TC_I8;
+    case T_E4M3: case T_E5M2: case T_E2M3: case T_E3M2: case T_E2M1: case T_E2M1X2:
+        return ENGINE_TC_F8;
+    case T_S4: case T_U4: return ENGINE_TC_I4;
+    case T_B1: return ENGINE_TC_B1;
+    default: return ENGINE_TC_F16; /* bf16 (f32 accumulator only) */
+    }
+}
+
+/* See tensor.h. */
+bool tensor_work_mma(const struct ir_func *f, const struct ir_insn *in, struct tensor_work *o)
+{
+    if (in->op != OP_MMA && in->op != OP_MMA_SP && in->op != OP_MMA_SP_ORDERED &&
+        in->op != OP_WMMA_MMA)
+        return false;
+    struct tc_insn d;
+    tc_decode(f, in, &d);
+    bool f4 = false;
+    for (unsigned i = 0; i < in->nmod && in->mod + i < f->nmods; i++)
+        f4 |= f->mods[in->mod + i] == MOD_KIND_MXF4 || f->mods[in->mod + i] == MOD_KIND_MXF4NVF4;
+    /* mma: D, A, B, C types; wmma.mma of f16 inputs names only D and C */
+    const unsigned ta = in->op == OP_WMMA_MMA && d.nt == 2 ? T_F16 : d.t[1];
+    o->macs = (uint64_t)d.m * d.n * d.k >> (in->op != OP_MMA && in->op != OP_WMMA_MMA);
+    o->bytes = 0;
+    o->cls = (uint8_t)tensor_work_class(ta, d.t[0], f4);
+    o->pair = 0;
+    return true;
 }

@@ -277,6 +277,28 @@ void wgmma_cta_free(struct cta *c);
  * completes. */
 void wgmma_deadlock_msg(const struct warp *w, char *buf, size_t n);
 
+/* ------------------------------------------------------------------ work (timing) */
+
+/* The work of a tensor-core multiply-accumulate for a timing model (the step report's tc_*
+ * fields, engine.h): the multiply-adds it does and their enum engine_tc_class. */
+struct tensor_work {
+    uint64_t macs;   /* M·N·K (half of it with structured-sparse A) */
+    uint32_t bytes;  /* tcgen05.cp / shift: bytes moved into tensor memory */
+    uint8_t cls;     /* enum engine_tc_class */
+    uint8_t pair;    /* tcgen05 .cta_group::2 */
+};
+/* The class of A's element type ta with accumulator type td; f4kind: .kind::mxf4(nvf4). */
+unsigned tensor_work_class(unsigned ta, unsigned td, bool f4kind);
+/* mma / mma.sp / mma.sp::ordered_metadata / wmma.mma (static: the modifiers say it). false
+ * for other instructions. Step reports only, not the fast loops. */
+bool tensor_work_mma(const struct ir_func *f, const struct ir_insn *in, struct tensor_work *o);
+/* wgmma.mma_async(.sp): this warp's quarter (16 of the 64 rows). */
+bool wgmma_work(const struct ir_func *f, const struct ir_insn *in, struct tensor_work *o);
+/* tcgen05.mma* of function f (from the instruction descriptors of the lanes M of warp w: each
+ * lane issues one) and tcgen05.cp / tcgen05.shift. false for other instructions. */
+bool tcgen05_work(const struct warp *w, const struct ir_func *f, uint32_t M,
+                  const struct ir_insn *in, const struct ir_opnd *O, struct tensor_work *o);
+
 /* ------------------------------------------------------------------ tcgen05.c */
 
 /* Does tcgen05.c implement this tcgen05 instruction form? Load time only; false for every

@@ -735,3 +735,17 @@ const char *wgmma_unsupported_why(const struct ir_func *f, const struct ir_insn 
     default: return NULL;
     }
 }
+
+/* See tensor.h. */
+bool wgmma_work(const struct ir_func *f, const struct ir_insn *in, struct tensor_work *o)
+{
+    if (in->op != OP_WGMMA_MMA_ASYNC && in->op != OP_WGMMA_MMA_ASYNC_SP)
+        return false;
+    struct wg_insn d;
+    wg_decode(f, in, &d);
+    o->macs = (uint64_t)16 * d.n * d.k >> d.sp;
+    o->bytes = 0;
+    o->cls = (uint8_t)tensor_work_class(d.ta, d.td, false);
+    o->pair = 0;
+    return true;
+}

@@ -640,6 +640,30 @@ int tm_config_derive(struct tm_config *c, char *err, size_t errlen)
         }
     }
 
+    /* Tensor-core rates. */
+    c->tc_lat = tl[0];
+    if ((n = parse_uints(o->ptxemu_tensor_rate, ":,", c->tc_rate, TM_TC_CLASSES)) < 1) {
+        errf(err, errlen,
+             "option -ptxemu_tensor_rate: expected 0 or up to %d multiply-adds per cycle "
+             "f16:f16acc:tf32:f64:i8:f8:f4:i4:b1, got '%s'",
+             TM_TC_CLASSES, o->ptxemu_tensor_rate);
+        return -EINVAL;
+    }
+    c->tc_on = c->tc_rate[0] != 0;
+    for (int i = 0; i < TM_TC_CLASSES; i++) {
+        if (i >= n)
+            c->tc_rate[i] = 0;
+        if (c->tc_rate[i] > 1u << 20 || (!c->tc_on && c->tc_rate[i])) {
+            errf(err, errlen,
+                 "option -ptxemu_tensor_rate: %s",
+                 c->tc_on ? "a rate above 1048576 multiply-adds per cycle"
+                          : "the f16 rate (the first) is 0 but another is not");
+            return -EINVAL;
+        }
+        if (!c->tc_rate[i])
+            c->tc_rate[i] = c->tc_rate[0];
+    }
+
     /* Expanded PTX ops: the SFU's machine instructions. */
     uint32_t mu[8];
     if ((n = lat_list("trace_opcode_latency_initiation_sfu", o->trace_opcode_latency_initiation_sfu,

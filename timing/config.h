@@ -107,6 +107,8 @@ struct tm_oplat {
     uint16_t init; /* cycles before the unit accepts the next warp instruction */
 };
 
+#define TM_TC_CLASSES 9 /* enum engine_tc_class (interp/engine.h) */
+
 struct tm_config {
     struct tm_options o; /* raw option values */
 
@@ -134,6 +136,11 @@ struct tm_config {
     int spec_bra, spec_tensor;   /* TM_FU_SPEC + N - 1, or -1 */
     struct tm_oplat oplat[U_NONE + 1][LAT__COUNT]; /* by ir_unit × ir_lat */
     struct tm_oplat mufu;        /* one MUFU/I2F/F2I (-trace_opcode_latency_initiation_sfu) */
+    /* -ptxemu_tensor_rate: multiply-adds per cycle of one tensor unit by enum engine_tc_class
+     * (0 entries filled with the f16 rate); tc_on false: the fixed latency / initiation */
+    bool tc_on;
+    uint32_t tc_rate[TM_TC_CLASSES];
+    uint32_t tc_lat;             /* -ptx_opcode_latency_tesnor's first value */
     bool expand;                 /* -ptxemu_expand_ptx: multi-instruction PTX ops (expand.h) */
     enum tm_sched_kind sched;
     uint32_t two_level_active;   /* two_level_active:<N>:… warps in the active pool */

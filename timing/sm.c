@@ -348,12 +348,29 @@ static uint8_t fu_of_unit(const struct tm_config *cfg, unsigned unit)
     }
 }
 
+/* A tensor-unit opcode that does no tensor-core work (fences, group bookkeeping, tensor
+ * memory allocation): the integer pipe, at its ADD latency. */
+static bool tc_bookkeeping(unsigned op)
+{
+    switch (op) {
+    case OP_WGMMA_FENCE: case OP_WGMMA_COMMIT_GROUP: case OP_WGMMA_WAIT_GROUP:
+    case OP_TCGEN05_ALLOC: case OP_TCGEN05_DEALLOC: case OP_TCGEN05_RELINQUISH_ALLOC_PERMIT:
+    case OP_TCGEN05_WAIT_LD: case OP_TCGEN05_WAIT_ST: case OP_TCGEN05_COMMIT:
+    case OP_TCGEN05_FENCE_BEFORE: case OP_TCGEN05_FENCE_AFTER:
+        return true;
+    default:
+        return false;
+    }
+}
+
 /* The execution unit an instruction goes to. */
 static uint8_t fu_of(const struct tm_config *cfg, const struct ir_insn *in)
 {
     if (!in) /* the implicit return at the end of a body */
         return fu_of_unit(cfg, U_CTRL);
     switch (in->unit) {
+    case U_TENSOR:
+        return fu_of_unit(cfg, tc_bookkeeping(in->op) ? U_INT : U_TENSOR);
     case U_MEM:
         /* parameter reads are constant-bank operands in machine code; with an L1C
          * (-gpgpu_perfect_inst_const_cache 0) they are its accesses, as GPGPU-Sim's
@@ -546,6 +563,8 @@ static struct tm_inst *inst_begin(struct tm_sm *s, uint32_t ii, uint32_t ws, uin
     in->src_left = 0;
     in->resp_left = 0;
     in->ca_ord = 0;
+    in->tc5 = 0;
+    in->tc_work = 0;
     in->t_issue = s->cycle;
     in->t_ready = 0;
     return in;
@@ -677,11 +696,14 @@ static void async_arrival(struct tm_warp *w, uint32_t a, unsigned k, uint32_t ne
     w->ca_arr[j].need = need;
 }
 
+/* The group ring of copy kind k (0, 1 and 2, 3; kind 4 has no groups). */
+static inline unsigned ca_gk(unsigned k) { return k == 0 ? 0 : k <= 2 ? 1 : 2; }
+
 /* A group wait of warp w on its copies of kind k: every group but the `keep` most recent
  * (~0u: every copy issued); kind 2 (bulk reads) has kind 1's groups. */
 static void async_wait_groups(struct tm_warp *w, unsigned k, uint64_t keep)
 {
-    const unsigned gk = k == 2 ? 1 : k;
+    const unsigned gk = ca_gk(k);
     uint32_t need = w->ca_n[k];
     if (keep != ~0u) {
         if (w->ca_ngrp[gk] <= keep)
@@ -744,7 +766,7 @@ static void async_issue(struct tm_sm *s, struct tm_warp *w, struct tm_inst *in,
         k = 0;
         /* fall through */
     case OP_CP_ASYNC_BULK_COMMIT_GROUP:
-        w->ca_grp[k][w->ca_ngrp[k]++ % TM_CA_GRP] = w->ca_n[k];
+        w->ca_grp[ca_gk(k)][w->ca_ngrp[ca_gk(k)]++ % TM_CA_GRP] = w->ca_n[k];
         if (x->op == OP_CP_ASYNC_WAIT_ALL) /* (commit_group; wait_group 0) */
             async_wait_groups(w, k, ~0u);
         return;
@@ -777,6 +799,105 @@ static void async_issue(struct tm_sm *s, struct tm_warp *w, struct tm_inst *in,
     default:
         return;
     }
+}
+
+/* A new asynchronous operation of kind k (3: wgmma.mma_async, 4: tcgen05.mma / cp / shift) of
+ * warp w, instruction in: its ordinal, so group waits and commit arrivals wait for its
+ * retirement (a fence does not). */
+static void async_begin(struct tm_warp *w, struct tm_inst *in, unsigned k)
+{
+    const uint32_t o = w->ca_n[k]++;
+    in->ca_ord = o + 1;
+    in->ca_kind = (uint8_t)k;
+    w->ca_insts++;
+    w->ca_out[k][(o % TM_CA_WIN) / 64] |= UINT64_C(1) << (o % 64);
+    if (w->ca_n[k] - w->ca_lo[k] >= TM_CA_WIN) { /* the window is full: the oldest */
+        w->at_async = true;
+        w->ca_mbar = TM_NONE;
+        w->ca_wk = (uint8_t)k;
+        w->ca_need = w->ca_n[k] - TM_CA_WIN + 1;
+    }
+}
+
+/* Is x a wgmma.mma_async (asynchronous: its destinations are not reserved; wait_group waits
+ * for it)? */
+static inline bool is_wgmma(const struct ir_insn *x)
+{
+    return x && (x->op == OP_WGMMA_MMA_ASYNC || x->op == OP_WGMMA_MMA_ASYNC_SP);
+}
+
+/* Cycles w multiply-adds of class cls take on n tensor units at -ptxemu_tensor_rate (at
+ * least 1, at most 65535). */
+static uint32_t tc_cycles(const struct tm_config *cfg, uint64_t w, unsigned cls, unsigned n)
+{
+    const uint64_t rate = (uint64_t)cfg->tc_rate[cls < TM_TC_CLASSES ? cls : 0] * (n ? n : 1);
+    uint64_t c = (w + rate - 1) / rate;
+    return c < 1 ? 1 : c > 65535 ? 65535 : (uint32_t)c;
+}
+
+/* Warp w issued tensor-core instruction x, executed as report r (instruction in): the
+ * multiply-accumulate's time (-ptxemu_tensor_rate), and the asynchronous ones' bookkeeping.
+ * mma / wmma.mma / wgmma.mma_async occupy the warp's tensor unit for their multiply-adds at
+ * its rate and complete -ptx_opcode_latency_tesnor later; a wgmma.mma_async is a copy-like
+ * operation of kind 3 (commit_group closes a group, wait_group N waits for all but the N
+ * newest). tcgen05.mma / cp / shift go through the SM's tcgen05 queue in dispatch order (an
+ * MMA at the rate of all the SM's tensor units; half the work of a .cta_group::2 pair's on
+ * each SM; cp at the shared memory's bank width per cycle) as kind 4, and tcgen05.commit's
+ * mbarrier arrival waits for the warp's kind-4 operations so far. */
+static void tensor_issue(struct tm_sm *s, struct tm_warp *w, struct tm_inst *in,
+                         const struct ir_insn *x, const struct engine_step_report *r)
+{
+    const struct tm_config *cfg = s->cfg;
+    if (tc_bookkeeping(x->op) && in->fu < TM_FU_SPEC)
+        in->lat = cfg->oplat[U_INT][LAT_ADD];
+    switch (x->op) {
+    case OP_WGMMA_COMMIT_GROUP:
+        w->ca_grp[2][w->ca_ngrp[2]++ % TM_CA_GRP] = w->ca_n[3];
+        return;
+    case OP_WGMMA_WAIT_GROUP:
+        async_wait_groups(w, 3, r->func->opnds[x->opnd].imm.u);
+        return;
+    case OP_TCGEN05_COMMIT:
+        if (w->ca_lo[4] == w->ca_n[4] || !(r->flags & ENGINE_STEP_EXECUTED))
+            return; /* nothing in flight: the arrival has happened */
+        for (uint32_t i = 0; i < r->naccess; i++)
+            if (r->access[i].space == SP_SHARED || r->access[i].space == SP_SHARED_CLUSTER)
+                async_arrival(w, (uint32_t)r->access[i].addr, 4, w->ca_n[4]);
+        return;
+    case OP_TCGEN05_MMA: case OP_TCGEN05_MMA_SP: case OP_TCGEN05_MMA_WS:
+    case OP_TCGEN05_MMA_WS_SP: case OP_TCGEN05_CP: case OP_TCGEN05_SHIFT: {
+        if (!(r->flags & ENGINE_STEP_EXECUTED))
+            return;
+        uint32_t c = 1;
+        if (r->tc_macs)
+            c = cfg->tc_on ? tc_cycles(cfg, r->tc_macs >> r->tc_pair, r->tc_class,
+                                       cfg->n_units[TM_FU_TENSOR])
+                           : in->lat.init;
+        else if (r->tc_bytes) /* shared memory → tensor memory at the banks' width */
+            c = (uint32_t)((r->tc_bytes + 4u * cfg->o.gpgpu_shmem_num_banks - 1) /
+                           (4u * cfg->o.gpgpu_shmem_num_banks));
+        in->tc5 = c ? c : 1;
+        in->lat.init = 1; /* (the queue, not the unit, holds it) */
+        s->st[TM_ST_TENSOR_MAC] += r->tc_macs >> r->tc_pair;
+        async_begin(w, in, 4);
+        return;
+    }
+    default:
+        break;
+    }
+    if (!r->tc_macs || !(r->flags & ENGINE_STEP_EXECUTED))
+        return;
+    s->st[TM_ST_TENSOR_MAC] += r->tc_macs;
+    if (cfg->tc_on && in->fu < TM_FU_SPEC) { /* (a specialised TENSOR unit: its own timing) */
+        const uint32_t c = tc_cycles(cfg, r->tc_macs, r->tc_class, 1);
+        in->lat.init = (uint16_t)c;
+        in->lat.lat = (uint16_t)(cfg->tc_lat + c > 65535 ? 65535 : cfg->tc_lat + c);
+        in->tc_work = (uint16_t)c;
+        if (is_wgmma(x))
+            in->lat.init = 1; /* queued: the warp's next instructions do not wait for the unit */
+    }
+    if (is_wgmma(x))
+        async_begin(w, in, 3);
 }
 
 /* Issue the instruction at the head of w's buffer: the engine executes it now. Returns 1 when
@@ -827,10 +948,12 @@ static int issue_one(struct tm_sm *s, struct tm_gpu *g, uint32_t ws, uint8_t fu)
         in->lat = uop_lat(s->cfg, &q->op[q->n - 1], fu);
         w->uk = 0;
     }
-    if (x)
-        inst_regs(s, w, ws, in, r.func, x, !q, !q || q->result == q->n - 1);
+    if (x) /* (a wgmma.mma_async's accumulators: wgmma.wait_group waits for them) */
+        inst_regs(s, w, ws, in, r.func, x, !q, (!q || q->result == q->n - 1) && !is_wgmma(x));
     if (x && x->unit == U_MEM)
         async_issue(s, w, in, x, &r);
+    else if (x && x->unit == U_TENSOR)
+        tensor_issue(s, w, in, x, &r);
     if (fu == TM_FU_MEM) {
         uint32_t mi = mop_alloc(s);
         if (mi == TM_NONE)
@@ -902,8 +1025,8 @@ static int issue_one(struct tm_sm *s, struct tm_gpu *g, uint32_t ws, uint8_t fu)
         return 1;
     }
     if (x && (x->iflags & IF_FENCE) && x->op != OP_CP_ASYNC_WAIT_GROUP &&
-        x->op != OP_CP_ASYNC_WAIT_ALL &&
-        x->op != OP_CP_ASYNC_BULK_WAIT_GROUP) /* (they wait for their groups: async_issue) */
+        x->op != OP_CP_ASYNC_WAIT_ALL && x->op != OP_CP_ASYNC_BULK_WAIT_GROUP &&
+        x->op != OP_WGMMA_WAIT_GROUP) /* (they wait for their groups: async_issue) */
         w->at_membar = true;
     if (r.sleep_ns) {
         /* nanosleep: the warp issues nothing for the delay, at the core clock */
@@ -1560,6 +1683,8 @@ static const enum tm_stat unit_busy_stat[TM_FU__COUNT] = {
     TM_ST_UNIT_BUSY_SPEC, TM_ST_UNIT_BUSY_SPEC};
 
 
+_Static_assert(TM_TC_CLASSES == ENGINE_TC__COUNT, "-ptxemu_tensor_rate's classes");
+
 static void execute_stage(struct tm_sm *s)
 {
     for (uint32_t u = 0; u < s->nunit; u++) {
@@ -1574,7 +1699,20 @@ static void execute_stage(struct tm_sm *s)
         pr_pop(&s->oc_ex[un->fu], un->part);
         struct tm_inst *in = &s->inst[ii];
         un->busy_until = s->cycle + (in->lat.init ? in->lat.init : 1);
-        in->t_ready = ready_at(in, s->cycle + 1);
+        if (in->tc5) { /* the SM's tcgen05 queue: after the operations dispatched before */
+            const uint64_t t0 = s->tc5_free > s->cycle + 1 ? s->tc5_free : s->cycle + 1;
+            s->tc5_free = t0 + in->tc5;
+            s->st[TM_ST_TC5_BUSY] += in->tc5;
+            in->t_ready = t0 + in->tc5 + in->lat.lat;
+        } else {
+            in->t_ready = ready_at(in, s->cycle + 1);
+            if (in->tc_work) { /* its work starts when the unit's previous MMA's ends */
+                const uint64_t t0 = un->mma_end > in->t_issue ? un->mma_end : in->t_issue;
+                un->mma_end = t0 + in->tc_work;
+                if (in->t_ready < t0 + in->lat.lat)
+                    in->t_ready = t0 + in->lat.lat;
+            }
+        }
         tm_sm_heap_push(s, in->t_ready, ii);
         s->st[unit_dispatch_stat[un->fu]]++;
     }

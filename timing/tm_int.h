@@ -147,6 +147,7 @@ struct tm_kernel {
 #define TM_CA_WIN 256
 #define TM_CA_GRP 32
 #define TM_CA_ARR 8
+#define TM_CA_KINDS 5
 #define TM_NONE UINT32_MAX
 #define TM_WCLS 7             /* issue classes of a warp (struct tm_sm.wc) */
 #define TM_MAX_PARTS 8        /* sub-cores per SM: config.c limits -gpgpu_num_sched_per_core to 8 */
@@ -192,6 +193,11 @@ struct tm_inst {
     uint32_t ca_ord;    /* an asynchronous copy: its ordinal in the warp's copies of its kind
                            + 1; 0 otherwise */
     uint8_t ca_kind;    /* its kind (struct tm_warp's ca_*) */
+    uint32_t tc5;       /* a tcgen05.mma / cp / shift: its cycles in the SM's tcgen05 queue
+                           (0: not one) */
+    uint16_t tc_work;   /* an mma / wmma.mma / wgmma.mma_async at -ptxemu_tensor_rate: the
+                           cycles of its work on its tensor unit, which begins when the unit's
+                           previous MMA's ends (0: not one) */
     uint64_t *prow;     /* its per-instruction counters (sample.h), or NULL */
 };
 
@@ -226,7 +232,9 @@ struct tm_warp {
     /* asynchronous copies (sm.c, "Asynchronous copies" in timing/README.md), per kind
        (0: cp.async, 1: bulk and tensor copies, 2: the same bulk copies' source reads, done
        when their last line is sent; kinds 1 and 2 number them alike, kind 2's groups are
-       kind 1's): the warp's copies numbered in issue order
+       kind 1's; 3: wgmma.mma_async, done when its product is, with wgmma's groups; 4:
+       tcgen05.mma / cp / shift, whose completion tcgen05.commit's arrivals wait for): the
+       warp's copies numbered in issue order
        (ordinals), which of the last TM_CA_WIN are in flight, the committed groups' ends;
        the mbarrier arrivals (cp.async.mbarrier.arrive, complete_tx) still waiting for
        copies; what a waiting warp (at_async) waits for */
@@ -238,11 +246,11 @@ struct tm_warp {
     uint32_t ca_pending;      /* of mem_pending: the copies' requests */
     uint32_t ca_need;         /* at_async on groups: ca_lo[ca_wk] must reach it */
     uint32_t ca_mbar;         /* at_async on an mbarrier: its shared address (else TM_NONE) */
-    uint32_t ca_n[3];         /* copies issued (the next one's ordinal) */
-    uint32_t ca_lo[3];        /* every copy of a lower ordinal has completed */
-    uint32_t ca_ngrp[2];      /* groups committed */
-    uint32_t ca_grp[2][TM_CA_GRP];      /* ca_n at the last TM_CA_GRP commits (ring) */
-    uint64_t ca_out[3][TM_CA_WIN / 64]; /* bit o % TM_CA_WIN: copy o in flight */
+    uint32_t ca_n[TM_CA_KINDS];  /* copies issued (the next one's ordinal) */
+    uint32_t ca_lo[TM_CA_KINDS]; /* every copy of a lower ordinal has completed */
+    uint32_t ca_ngrp[3];      /* groups committed (kind 0; 1 and 2; 3) */
+    uint32_t ca_grp[3][TM_CA_GRP];      /* ca_n at the last TM_CA_GRP commits (ring) */
+    uint64_t ca_out[TM_CA_KINDS][TM_CA_WIN / 64]; /* bit o % TM_CA_WIN: copy o in flight */
     struct { uint32_t addr, need, kind; } ca_arr[TM_CA_ARR]; /* an arrival on the mbarrier
                                                   at shared address addr once ca_lo[kind] >= need */
 };
@@ -264,6 +272,7 @@ struct tm_pipereg {
 
 struct tm_unit {
     uint64_t busy_until;      /* accepts a new instruction from this cycle */
+    uint64_t mma_end;         /* its last MMA at -ptxemu_tensor_rate ends its work */
     uint8_t fu, part;
 };
 
@@ -343,6 +352,8 @@ struct tm_sm {
                                  TMA unit beside the LD/ST unit; a ring, grown on demand) */
     uint32_t tma_cap, tma_head, tma_n;
     uint64_t ldst_busy_until;
+    uint64_t tc5_free;        /* the tcgen05 queue (tcgen05.mma / cp / shift of every CTA, in
+                                 dispatch order) takes the next one from this cycle */
 
     /* completion heap (t_ready order) */
     struct tm_heap_ent *heap;
