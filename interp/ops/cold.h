@@ -61,6 +61,7 @@
  * ue8m0 and .rs stochastic-rounding conversions (interp/ops/cvt.inc) */
 #define EXEC_COLD_MIXED_F32 ~, 1
 #define EXEC_COLD_CVT_F4F6X2_F32 ~, 1
+#define EXEC_COLD_CVT_F4X2_F16X2 ~, 1
 #define EXEC_COLD_CVT_F16X2_F4F6X2 ~, 1
 #define EXEC_COLD_CVT_UE8X2_F32 ~, 1
 #define EXEC_COLD_CVT_UE8X2_BF16X2 ~, 1
