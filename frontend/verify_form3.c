@@ -9,6 +9,7 @@
  *     gradients (.f32, one per dimension), the depth-compare value (.f32, only with .f32
  *     coordinates), the scalar right after a plain tex's coordinates ("Operand vector size
  *     doesn't match geometry", "Illegal modifier '.cube'", "Arguments mismatch");
+ *   - the sm_100 mixed-precision add / sub / fma .f32.{f16, bf16} (mixed_f32);
  *   - cvt to and from the packed narrow-float pairs (cvt_packed) and rounding modifiers
  *     (rounding_forms: one at most, none where nothing rounds, by the kinds cvt converts);
  *   - the state spaces of the memory instructions (space_forms);
