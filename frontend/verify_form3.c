@@ -456,7 +456,8 @@ void mixed_f32(struct vctx *v, const struct declmap *dm, const struct ir_insn *i
         if (!ok)
             VERR(v, in, "operand %u of '%s.f32.%s': %s", i + 1, name, sn,
                  half ? (st == T_F16 ? "a .b16 or .f16 register" : "a .b16 register")
-                      : i == 0 ? "a .b32 or .f32 register" : "a .b32 or .f32 register or an f32 value");
+                 : i == 0 ? "a .b32 or .f32 register"
+                          : "a .b32 or .f32 register or an f32 value");
     }
 }
 
