@@ -1648,6 +1648,9 @@ void verify_probed_forms2(struct vctx *v, const struct declmap *dm, const struct
     misc_forms(v, dm, in);
     tensor_forms(v, dm, in);
     seed_forms(v, dm, in);
+    if (in->op == OP_ADD || in->op == OP_SUB || in->op == OP_FMA || in->op == OP_MUL ||
+        in->op == OP_MAD || in->op == OP_MIN || in->op == OP_MAX || in->op == OP_DIV)
+        mixed_f32(v, dm, in);
     const char *name = ir_op_name((enum ir_op)in->op);
     switch (in->op) {
     case OP_BMSK:

@@ -9,6 +9,7 @@
  *     gradients (.f32, one per dimension), the depth-compare value (.f32, only with .f32
  *     coordinates), the scalar right after a plain tex's coordinates ("Operand vector size
  *     doesn't match geometry", "Illegal modifier '.cube'", "Arguments mismatch");
+ *   - the sm_100 mixed-precision add / sub / fma .f32.{f16, bf16} (mixed_f32);
  *   - cvt to and from the packed narrow-float pairs (cvt_packed) and rounding modifiers
  *     (rounding_forms: one at most, none where nothing rounds, by the kinds cvt converts);
  *   - the state spaces of the memory instructions (space_forms);
@@ -347,7 +348,8 @@ static void any32_reg(struct vctx *v, const struct declmap *dm, const struct ir_
  * .f32, .ue8m0x2 from two .f32 or one .bf16x2; .satfinite required but for .ue8m0x2, which
  * rounds .rz or .rp only; the pair is a .b16 register (.b8 for .e2m1x2), exactly ("Arguments
  * mismatch for instruction 'cvt'"). Back to .f16x2 (.bf16x2 from .ue8m0x2) with .rn, the result
- * a .b32 or .f16x2 register (for .bf16x2 any 32-bit one). */
+ * a .b32 or .f16x2 register (for .bf16x2 any 32-bit one), without .satfinite; .ue8m0x2 never
+ * with .relu (probed on sm_100a). */
 void cvt_packed(struct vctx *v, const struct declmap *dm, const struct ir_insn *in)
 {
     const struct ir_func *f = v->f;
@@ -355,6 +357,13 @@ void cvt_packed(struct vctx *v, const struct declmap *dm, const struct ir_insn *
     if (in->op != OP_CVT || (!narrow_x2(dt) && !narrow_x2(st)))
         return;
     const char *dn = ir_type_name((enum ir_type)dt), *sn = ir_type_name((enum ir_type)st);
+    /* .ue8m0x2 takes no .relu either way ("Illegal modifier '.relu' for instruction 'cvt'
+       with type '.ue8m0x2'"); the conversions back from a pair no .satfinite ("Unexpected
+       instruction types", "Illegal modifier '.satfinite'") */
+    if ((dt == T_UE8M0X2 || st == T_UE8M0X2) && (in->fl & IR_FL(FL_RELU)))
+        VERR(v, in, "'cvt.%s.%s' takes no .relu", dn, sn);
+    if (narrow_x2(st) && (in->fl & IR_FL(FL_SATFINITE)))
+        VERR(v, in, "'cvt.%s.%s' takes no .satfinite", dn, sn);
     if (narrow_x2(dt)) {
         const bool from_f32 = st == T_F32;
         const bool ok = from_f32 || (st == T_F16X2 && (dt == T_E4M3X2 || dt == T_E5M2X2 ||
@@ -407,6 +416,49 @@ void cvt_packed(struct vctx *v, const struct declmap *dm, const struct ir_insn *
         check_reg(v, dm, in, ir_opnd(f, in, 0), 0, T_F16X2, false, false);
     exact_reg(v, dm, in, ir_opnd(f, in, 1), 1, st == T_E2M1X2 ? T_B8 : T_B16,
               "the packed source");
+}
+
+/* The sm_100 mixed-precision forms as ptxas 13 takes them (probed on sm_100a):
+ * add / sub{.rnd}{.sat}.f32.{f16, bf16} d, a, c and fma.rnd{.sat}.f32.{f16, bf16} d, a, b, c;
+ * no other opcode pairs .f32 with a 16-bit type ("Unexpected instruction types"), no .ftz
+ * ("Illegal modifier"); a (and b) a .b16 register (.f16 too for .f16), d and c 32-bit .b / .f
+ * registers, c also an f32 immediate ("Arguments mismatch"). */
+void mixed_f32(struct vctx *v, const struct declmap *dm, const struct ir_insn *in)
+{
+    const struct ir_func *f = v->f;
+    const unsigned st = in->type[1];
+    if (in->type[0] != T_F32 || (st != T_F16 && st != T_BF16))
+        return;
+    const char *name = ir_op_name((enum ir_op)in->op), *sn = ir_type_name((enum ir_type)st);
+    if (in->op != OP_ADD && in->op != OP_SUB && in->op != OP_FMA) {
+        VERR(v, in, "'%s' does not take .f32.%s (only add, sub and fma do)", name, sn);
+        return;
+    }
+    if (in->fl & IR_FL(FL_FTZ))
+        VERR(v, in, "'%s.f32.%s' takes no .ftz", name, sn);
+    const unsigned nsrc16 = in->op == OP_FMA ? 2 : 1;
+    if (in->nopnd != nsrc16 + 2)
+        return; /* the operand count is the parser's */
+    for (unsigned i = 0; i < in->nopnd; i++) {
+        const struct ir_opnd *o = ir_opnd(f, in, i);
+        const bool half = i >= 1 && i <= nsrc16;
+        const struct ir_regdecl *d =
+            o->kind == OPK_REG && o->n <= 1 ? decl_of(dm, f, o) : NULL;
+        bool ok;
+        if (o->kind != OPK_REG || o->n > 1)
+            ok = !half && i > 0 && o->kind != OPK_VEC; /* an immediate c */
+        else if (!d)
+            ok = true;
+        else if (half)
+            ok = d->type == T_B16 || (d->type == T_F16 && st == T_F16);
+        else
+            ok = d->type == T_B32 || d->type == T_F32;
+        if (!ok)
+            VERR(v, in, "operand %u of '%s.f32.%s': %s", i + 1, name, sn,
+                 half ? (st == T_F16 ? "a .b16 or .f16 register" : "a .b16 register")
+                 : i == 0 ? "a .b32 or .f32 register"
+                          : "a .b32 or .f32 register or an f32 value");
+    }
 }
 
 /* Rounding modifiers as ptxas 13 takes them (probed on sm_100a): one at most on any

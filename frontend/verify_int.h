@@ -101,6 +101,9 @@ void tex_coords(struct vctx *v, const struct declmap *dm, const struct ir_insn *
 void tex_operands(struct vctx *v, const struct declmap *dm, const struct ir_insn *in);
 /* verify_form3.c: cvt to or from a packed pair of 8-, 6- or 4-bit floats (.e4m3x2 ...). */
 void cvt_packed(struct vctx *v, const struct declmap *dm, const struct ir_insn *in);
+/* The sm_100 mixed-precision add / sub / fma .f32.{f16, bf16} forms' opcodes, modifiers and
+ * operands as ptxas 13 takes them (verify_form3.c). */
+void mixed_f32(struct vctx *v, const struct declmap *dm, const struct ir_insn *in);
 /* verify_form3.c: one rounding modifier at most, and only where the instruction rounds. */
 void rounding_forms(struct vctx *v, const struct ir_insn *in);
 /* verify_form3.c: the state spaces each memory instruction takes, as ptxas 13. */

@@ -112,7 +112,8 @@ enum fpu_mode { FPU_RN = 0, FPU_RZ, FPU_RM, FPU_RP, FPU_RNA };
 /* A binary floating-point format: mbits explicit mantissa bits, ebits exponent bits. */
 struct fpu_fmt {
     uint8_t mbits, ebits;
-    uint8_t noinf;  /* e4m3: no infinity, S.1111.111 is the only NaN */
+    uint8_t noinf;  /* 1 (e4m3): no infinity, S.1111.111 is the only NaN; 2 (e2m1, e2m3,
+                     * e3m2): every encoding finite, no infinity and no NaN */
     uint8_t pad_;
 };
 #define FPU_F64 ((struct fpu_fmt){52, 11, 0, 0})
@@ -122,19 +123,24 @@ struct fpu_fmt {
 #define FPU_BF16 ((struct fpu_fmt){7, 8, 0, 0})
 #define FPU_E4M3 ((struct fpu_fmt){3, 4, 1, 0})
 #define FPU_E5M2 ((struct fpu_fmt){2, 5, 0, 0})
+#define FPU_E2M1 ((struct fpu_fmt){1, 2, 2, 0})
+#define FPU_E2M3 ((struct fpu_fmt){3, 2, 2, 0})
+#define FPU_E3M2 ((struct fpu_fmt){2, 3, 2, 0})
 
 /* Largest finite magnitude encoding of a format (without sign). */
 static inline uint64_t fpu_maxfinite(struct fpu_fmt f)
 {
     uint64_t emax_field = (UINT64_C(1) << f.ebits) - (f.noinf ? 1 : 2);
-    uint64_t man = (UINT64_C(1) << f.mbits) - (f.noinf ? 2 : 1);
+    uint64_t man = (UINT64_C(1) << f.mbits) - (f.noinf == 1 ? 2 : 1);
     return emax_field << f.mbits | man;
 }
 static inline uint64_t fpu_inf_bits(struct fpu_fmt f)
 {
     return ((UINT64_C(1) << f.ebits) - 1) << f.mbits;
 }
-/* Canonical (positive, all-ones payload) NaN of a format. */
+/* Canonical (positive, all-ones payload) NaN of a format; for the all-finite formats
+ * (noinf 2: e2m1, e2m3, e3m2) what cvt .satfinite gives a NaN, positive MAX_NORM (the same
+ * all-ones pattern). */
 static inline uint64_t fpu_nan_bits(struct fpu_fmt f)
 {
     return (UINT64_C(1) << (f.ebits + f.mbits)) - 1;
@@ -984,7 +990,9 @@ static inline double fpu_unpack(uint64_t bits, struct fpu_fmt f)
     uint64_t emax = (UINT64_C(1) << f.ebits) - 1;
     int bias = (1 << (f.ebits - 1)) - 1;
     double v;
-    if (f.noinf ? (e == emax && m == (UINT64_C(1) << f.mbits) - 1) : (e == emax && m != 0))
+    if (f.noinf == 2)
+        ; /* every encoding finite */
+    else if (f.noinf ? (e == emax && m == (UINT64_C(1) << f.mbits) - 1) : (e == emax && m != 0))
         return fpu_u2d(FPU_NAN64);
     if (!f.noinf && e == emax)
         v = INFINITY;
@@ -1005,6 +1013,111 @@ static inline uint64_t fpu_cvt_narrow(double x, struct fpu_fmt f, enum fpu_mode 
     if (relu && (x < 0 || (x == 0 && signbit(x))))
         return 0;
     return fpu_from_double(x, 0, f, m, satfinite);
+}
+
+/*
+ * f32 -> format f with stochastic rounding (cvt.rs): the rbits random bits in rnd are added,
+ * as an integer, to the bits of x's significand that the conversion discards, aligned with the
+ * most significant discarded bit (below it when fewer bits are discarded than rbits holds, the
+ * random bits' low end is dropped), and the sum is truncated: a carry out of the discarded
+ * field rounds away from zero, none toward zero. Deterministic given rnd. NaN gives the
+ * format's canonical NaN (+MAX_NORM for the all-finite formats); .relu a +0 for negative
+ * values (-0 included); an infinity, or a result past MAX_NORM, gives the signed MAX_NORM with
+ * .satfinite, else infinity (a finite overflow that did not carry stays at MAX_NORM, as
+ * rounding toward zero would).
+ */
+static inline uint64_t fpu_cvt_rs(float x, struct fpu_fmt f, uint32_t rnd, unsigned rbits,
+                                  int satfinite, int relu)
+{
+    const uint32_t u = fpu_f2u(x);
+    if (x != x)
+        return fpu_nan_bits(f);
+    if (relu && (u >> 31))
+        return 0;
+    const uint64_t sb = (uint64_t)(u >> 31) << (f.ebits + f.mbits);
+    const unsigned e = u >> 23 & 0xff;
+    const uint64_t maxf = fpu_maxfinite(f);
+    const uint64_t big = f.noinf ? maxf : fpu_inf_bits(f);
+    if (e == 0xff)
+        return sb | (satfinite ? maxf : big);
+    const uint64_t sig = e ? (u & 0x7fffffu) | 0x800000u : (u & 0x7fffffu);
+    if (sig == 0)
+        return sb;
+    const int ex = (e ? (int)e : 1) - 150;                  /* |x| = sig * 2^ex */
+    const int E = ex + 63 - __builtin_clzll(sig);           /* floor(log2 |x|) */
+    const int bias = (1 << (f.ebits - 1)) - 1, emin = 1 - bias;
+    int q = (E < emin ? emin : E) - f.mbits;                /* exponent of the last kept bit */
+    const int D = q - ex;                                   /* discarded bits, >= 0 */
+    uint64_t kept = 0;
+    int carry = 0;
+    if (D < 48) {
+        const uint64_t add = D >= (int)rbits ? (uint64_t)rnd << (D - (int)rbits)
+                                             : (uint64_t)(rnd >> ((int)rbits - D));
+        kept = (sig + add) >> D;
+        carry = kept != sig >> D;
+    }
+    if (kept >> (f.mbits + 1)) { /* the carry reached a new binade: 2^(mbits+1), exact */
+        kept >>= 1;
+        q++;
+    }
+    if (!(kept >> f.mbits))
+        return sb | kept; /* subnormal or zero */
+    const int ef = q + f.mbits + bias;
+    const uint64_t mag = (uint64_t)ef << f.mbits | (kept & ((UINT64_C(1) << f.mbits) - 1));
+    if (ef >= (1 << f.ebits) || mag > maxf)
+        return sb | (satfinite || !carry ? maxf : big);
+    return sb | mag;
+}
+
+/* f32 -> ue8m0 (a biased power-of-two exponent, 0 = 2^-127 .. 254 = 2^127, 255 = NaN) for
+ * cvt.{rz,rp}{.satfinite}.ue8m0x2: the magnitude's exponent rounded down (.rz) or up (.rp,
+ * when not a power of two), clamped to 0 at the bottom (every magnitude at or below 2^-127,
+ * zeros included) and to 255 at the top (254 with .satfinite); NaN -> 255, infinity -> 255
+ * (254 with .satfinite). The sign is ignored (the format has none). */
+static inline uint8_t fpu_f2ue8m0(float x, int up, int satfinite)
+{
+    const uint32_t u = fpu_f2u(x) & 0x7fffffffu;
+    const int top = satfinite ? 254 : 255;
+    if (u > 0x7f800000u)
+        return 255;
+    if (u == 0x7f800000u)
+        return (uint8_t)top;
+    if (u == 0)
+        return 0;
+    const unsigned e = u >> 23, m = u & 0x7fffffu;
+    int b; /* floor(log2 |x|) + 127 */
+    int inexact;
+    if (e) {
+        b = (int)e;
+        inexact = m != 0;
+    } else {
+        b = 31 - __builtin_clz(m) - 149 + 127;
+        inexact = (m & (m - 1)) != 0;
+    }
+    if (up && inexact)
+        b++;
+    return (uint8_t)(b < 0 ? 0 : b > top ? top : b);
+}
+
+/* The 16 low bits of v in reverse order (bit 0 <-> bit 15): the random bits the first element
+ * of each pair of a cvt.rs x4 conversion reads. */
+static inline uint32_t fpu_rev16(uint32_t v)
+{
+    uint32_t r = 0;
+    for (unsigned i = 0; i < 16; i++)
+        r |= (v >> i & 1u) << (15 - i);
+    return r;
+}
+
+/* ue8m0 -> bf16 bits (cvt.rn.bf16x2.ue8m0x2): 2^(c - 127), exact (2^-127 is the bf16
+ * subnormal 0x0040); 255 -> the canonical NaN 0x7fff. */
+static inline uint16_t fpu_ue8m02bf(uint8_t c)
+{
+    if (c == 255)
+        return 0x7fff;
+    if (c == 0)
+        return 0x0040;
+    return (uint16_t)((unsigned)c << 7);
 }
 
 /* f32 -> tf32 (an f32 bit pattern with the low 13 bits zero); NaN -> 0x7fffffff. */

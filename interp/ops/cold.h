@@ -57,6 +57,18 @@
 #define EXEC_COLD_SQRT_F32_RM_FTZ ~, 1
 #define EXEC_COLD_SQRT_F32_RP_FTZ ~, 1
 
+/* sm_100 mixed-precision f32 add / sub / fma of f16 / bf16 sources; the sm_100a fp4 / fp6 /
+ * ue8m0 and .rs stochastic-rounding conversions (interp/ops/cvt.inc) */
+#define EXEC_COLD_MIXED_F32 ~, 1
+#define EXEC_COLD_CVT_F4F6X2_F32 ~, 1
+#define EXEC_COLD_CVT_F4X2_F16X2 ~, 1
+#define EXEC_COLD_CVT_F16X2_F4F6X2 ~, 1
+#define EXEC_COLD_CVT_UE8X2_F32 ~, 1
+#define EXEC_COLD_CVT_UE8X2_BF16X2 ~, 1
+#define EXEC_COLD_CVT_BF16X2_UE8X2 ~, 1
+#define EXEC_COLD_CVT_RS_H16X2 ~, 1
+#define EXEC_COLD_CVT_RS_X4 ~, 1
+
 /* f64 arithmetic with directed rounding */
 #define EXEC_COLD_ADD_F64_RZ ~, 1
 #define EXEC_COLD_ADD_F64_RM ~, 1

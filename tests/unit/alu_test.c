@@ -3,9 +3,11 @@
  * f32 add/mul/fma/div/sqrt against the host FPU run in the same rounding mode (fesetround),
  * f16/bf16 conversions on all 65536 inputs against independent references, f32 -> f16/bf16
  * rounding against the host's _Float16 and a bit-level reference, prmt modes, bfind, fns,
- * bfe/bfi, div/rem edge cases, float -> int saturation, e4m3/e5m2 encodings. TAP output.
+ * bfe/bfi, div/rem edge cases, float -> int saturation, e4m3/e5m2 encodings, the sm_100 fp4 / fp6 /
+ * ue8m0 and .rs conversions. TAP output.
  */
 #include <fenv.h>
+#include <float.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -361,14 +363,69 @@ static void test_int(void)
        "saturating add/sub, 64-bit mul.hi");
 }
 
+/* The sm_100 narrow conversions (fpu_cvt_narrow with the all-finite formats, fpu_cvt_rs,
+ * fpu_f2ue8m0, fpu_ue8m02bf): directed cases whose results were measured on an NVIDIA B200
+ * (published with the TVM tirx numerical simulator's codecs; the exhaustive exact-rational
+ * check is fixtures/ptx/exec/cvt_narrow_sm100.ptx). */
+static void test_narrow_sm100(void)
+{
+    /* e2m1 / e2m3 / e3m2 .rn.satfinite: NaN -> +MAX_NORM, infinity / overflow -> signed max */
+    ok(fpu_cvt_narrow(NAN, FPU_E2M1, FPU_RN, 1, 0) == 0x7 &&
+           fpu_cvt_narrow(-NAN, FPU_E2M1, FPU_RN, 1, 0) == 0x7 &&
+           fpu_cvt_narrow(1e30, FPU_E2M1, FPU_RN, 1, 0) == 0x7 &&
+           fpu_cvt_narrow(-INFINITY, FPU_E2M1, FPU_RN, 1, 0) == 0xf &&
+           fpu_cvt_narrow(0.75, FPU_E2M1, FPU_RN, 1, 0) == 0x2 &&
+           fpu_cvt_narrow(NAN, FPU_E2M3, FPU_RN, 1, 0) == 0x1f &&
+           fpu_unpack(0x1f, FPU_E2M3) == 7.5 && fpu_unpack(0x21, FPU_E2M3) == -0.125 &&
+           fpu_unpack(0x1f, FPU_E3M2) == 28.0 && fpu_unpack(0x01, FPU_E3M2) == 0.0625,
+       "e2m1 / e2m3 / e3m2: NaN and overflow saturate, decode anchors");
+    /* .rs: 1.0 plus m/65536 of an e4m3 ulp (f32 bits 0x3f800000 | m << 4) with 16 random bits
+       carries exactly when the sum reaches one ulp */
+    static const struct { uint32_t m, r; uint8_t want; } rs[] = {
+        {0, 0xffff, 0x38},      {1, 0xfffe, 0x38},      {1, 0xffff, 0x39},
+        {0x8000, 0x7fff, 0x38}, {0x8000, 0x8000, 0x39}, {0xffff, 1, 0x39}, {0xffff, 0, 0x38}};
+    int bad = 0;
+    for (unsigned i = 0; i < sizeof rs / sizeof *rs; i++)
+        bad += fpu_cvt_rs(fpu_u2f(0x3f800000u | rs[i].m << 4), FPU_E4M3, rs[i].r, 16, 1, 0) !=
+               rs[i].want;
+    for (uint32_t r = 0; r <= 0xffff; r += 0x7fff) {
+        bad += fpu_cvt_rs(1.0f, FPU_E4M3, r, 16, 1, 0) != 0x38;
+        bad += fpu_cvt_rs(-6.0f, FPU_E2M1, r, 16, 1, 0) != 0xf;
+        bad += fpu_cvt_rs(NAN, FPU_E5M2, r, 16, 1, 0) != 0x7f;
+        bad += fpu_cvt_rs(-NAN, FPU_E2M1, r, 16, 1, 0) != 0x7;
+        bad += fpu_cvt_rs(-INFINITY, FPU_E4M3, r, 16, 1, 0) != 0xfe;
+        bad += fpu_cvt_rs(1e30f, FPU_E2M1, r, 16, 1, 0) != 0x7;
+        bad += fpu_cvt_rs(-0.0f, FPU_E4M3, r, 16, 1, 0) != 0x80;
+    }
+    bad += fpu_cvt_rs(0.75f, FPU_E2M1, 0x7fff, 16, 1, 0) != 0x1;
+    bad += fpu_cvt_rs(0.75f, FPU_E2M1, 0x8000, 16, 1, 0) != 0x2;
+    ok(bad == 0, ".rs: the carry of random bits plus the discarded fraction (B200 cases)");
+    /* ue8m0: exponent rounded down / up on the magnitude, clamped; .satfinite lowers 255 */
+    ok(fpu_f2ue8m0(1.0f, 0, 0) == 127 && fpu_f2ue8m0(1.0f, 1, 0) == 127 &&
+           fpu_f2ue8m0(1.5f, 0, 0) == 127 && fpu_f2ue8m0(1.5f, 1, 0) == 128 &&
+           fpu_f2ue8m0(-3.0f, 0, 0) == 128 && fpu_f2ue8m0(-3.0f, 1, 0) == 129 &&
+           fpu_f2ue8m0(0.75f, 0, 0) == 126 && fpu_f2ue8m0(0.75f, 1, 0) == 127 &&
+           fpu_f2ue8m0(-0.0f, 1, 0) == 0 && fpu_f2ue8m0(fpu_u2f(0x00400000u), 1, 0) == 0 &&
+           fpu_f2ue8m0(fpu_u2f(0x007fffffu), 0, 0) == 0 &&
+           fpu_f2ue8m0(fpu_u2f(0x007fffffu), 1, 0) == 1 &&
+           fpu_f2ue8m0(INFINITY, 0, 0) == 0xff && fpu_f2ue8m0(INFINITY, 0, 1) == 0xfe &&
+           fpu_f2ue8m0(-INFINITY, 1, 1) == 0xfe && fpu_f2ue8m0(FLT_MAX, 1, 0) == 0xff &&
+           fpu_f2ue8m0(FLT_MAX, 1, 1) == 0xfe && fpu_f2ue8m0(FLT_MAX, 0, 0) == 0xfe &&
+           fpu_f2ue8m0(NAN, 0, 1) == 0xff && fpu_ue8m02bf(0) == 0x0040 &&
+           fpu_ue8m02bf(127) == 0x3f80 && fpu_ue8m02bf(254) == 0x7f00 &&
+           fpu_ue8m02bf(255) == 0x7fff,
+       "ue8m0: .rz / .rp exponents, clamps, .satfinite, back to bf16 (B200 cases)");
+}
+
 int main(void)
 {
-    printf("1..52\n");
+    printf("1..55\n");
     test_directed();
     test_half();
     test_minmax_cvt();
     test_int();
-    if (ntest != 52)
-        printf("# planned 52, ran %d\n", ntest);
+    test_narrow_sm100();
+    if (ntest != 55)
+        printf("# planned 55, ran %d\n", ntest);
     return nfail != 0;
 }
