@@ -112,6 +112,10 @@ for my $r (1024, 512) {
             next;
         }
         my %env = (LD_LIBRARY_PATH => $libdir, PTXEMU_TIMING => '1', PTXEMU_DEVICE => $dev);
+        if ($build =~ /asan/) { # the program loads the ASan libcudart: the runtime first
+            chomp(my $so = `gcc -print-file-name=libasan.so`);
+            $env{LD_PRELOAD} = $so if $so =~ m{/};
+        }
         my @run;
         for my $set ("ptxemu_tensor_rate=$rate", 'ptxemu_tensor_rate=' . $rate / 4) {
             my ($code, $out, $err) = run_bounded(600, { %env, PTXEMU_TIMING_SET => $set }, "./$exe");
