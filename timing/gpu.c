@@ -633,6 +633,9 @@ static inline __attribute__((always_inline)) uint32_t dispatch_at(struct tm_gpu 
             struct tm_kernel *k = g->run[(g->next_kernel + j) % g->nrun];
             if (k->csize > 1) /* clusters: dispatched whole, below */
                 continue;
+            /* CTAs a clusterlaunchcontrol.try_cancel cancelled never start */
+            while (k->next_cta < k->limit && engine_cluster_canceled(k->L, k->next_cta))
+                k->next_cta++;
             if (k->next_cta >= k->limit || now < k->start_cycle || !tm_sm_can_take(s, k))
                 continue;
             sm_at(s, base, now);
@@ -640,6 +643,10 @@ static inline __attribute__((always_inline)) uint32_t dispatch_at(struct tm_gpu 
                                     tb_lat + (now > s->cycle ? now - s->cycle : 0));
             if (r == -EBUSY)
                 continue;
+            if (r == -ECANCELED) { /* cancelled since the check: skip it */
+                k->next_cta++;
+                continue;
+            }
             if (r) {
                 g->oom = true;
                 return placed;
@@ -658,6 +665,9 @@ static inline __attribute__((always_inline)) uint32_t dispatch_at(struct tm_gpu 
      * one SM as fit; a cluster waits until all of its CTAs fit */
     for (uint32_t j = 0; j < g->nrun; j++) {
         struct tm_kernel *k = g->run[j];
+        while (k->csize > 1 && k->next_cta < k->limit &&
+               engine_cluster_canceled(k->L, k->next_cta / k->csize))
+            k->next_cta += k->csize; /* cancelled by a try_cancel: never starts */
         if (k->csize < 2 || k->next_cta >= k->limit || now < k->start_cycle || only)
             continue;
         uint32_t room_total = 0;
@@ -666,7 +676,12 @@ static inline __attribute__((always_inline)) uint32_t dispatch_at(struct tm_gpu 
         if (room_total < k->csize)
             continue;
         struct engine_cta *ec[32];
-        if (k->csize > 32 || engine_cluster_create(k->L, k->next_cta / k->csize, ec)) {
+        const int cr = k->csize > 32 ? -ENOMEM : engine_cluster_create(k->L, k->next_cta / k->csize, ec);
+        if (cr == -ECANCELED) {
+            k->next_cta += k->csize;
+            continue;
+        }
+        if (cr) {
             g->oom = true;
             return placed;
         }
@@ -736,7 +751,10 @@ static void run_rest(struct tm_kernel *k)
     const uint32_t C = k->csize ? k->csize : 1;
     for (uint64_t q = k->limit / C; q < k->nctas / C && !engine_launch_trapped(k->L); q++) {
         struct engine_cta *ec[32];
-        if (C > 32 || engine_cluster_create(k->L, q, ec))
+        const int cr = C > 32 ? -ENOMEM : engine_cluster_create(k->L, q, ec);
+        if (cr == -ECANCELED)
+            continue; /* cancelled by a try_cancel: never runs */
+        if (cr)
             return;
         bool stop = false;
         while (!stop) {
