@@ -126,6 +126,12 @@ if ($nvcc && (!-x $exe || -M $exe > -M $src)) {
     local $ENV{NVCC} = $nvcc;
     `scripts/gen-fixtures.sh --exe --variants '' clc_persistent 2>&1`;
 }
+# the ASan build's library in a program that is not: its runtime first
+my %asan;
+if ($build =~ /asan/) {
+    chomp(my $so = `gcc -print-file-name=libasan.so`);
+    $asan{LD_PRELOAD} = $so if $so =~ m{/};
+}
 my @pmodes = (
     ['default threads', ['--device', 'sm=100'], undef],
     ['--threads 1 --deterministic', ['--device', 'sm=100', '--threads', 1, '--deterministic'],
@@ -145,7 +151,7 @@ for my $m (@pmodes) {
         skip("nvcc not found: clc_persistent not built");
         next;
     }
-    my ($code, $out, $err, $to) = run_bounded(300, {}, $ptxemu, 'run', @$o, '--', $exe);
+    my ($code, $out, $err, $to) = run_bounded(300, {%asan}, $ptxemu, 'run', @$o, '--', $exe);
     my @got = $out =~ /^clc_tiles\w*: (\d+) of \d+ tiles computed by a CTA that cancelled/mg;
     my $good = !$to && $code == 0 && $out =~ /^PASS$/m && @got == 2;
     $good &&= $err =~ /ERROR SUMMARY: 0 errors/ if $name =~ /check/;
