@@ -1,17 +1,18 @@
 #!/usr/bin/env perl
 # tests/clc.t - cluster launch control (interp/clc.c): fixtures/cuda/clc_persistent.cu, a
 # persistent tile scheduler built on clusterlaunchcontrol.try_cancel / query_cancel as CUTLASS's
-# sm100 scheduler does (64 CTAs; 32 clusters of 2 with .multicast::cluster::all).
+# sm100 scheduler does (64 CTAs; 32 clusters of 2 with .multicast::cluster::all; 64 CTAs through
+# CCCL's cuda::for_each_canceled_block).
 #
 # Without nvcc: its committed PTX (fixtures/ptx/sm_100/clc_persistent.ptx) under `ptxemu exec`,
 # each kernel with every tile's element checked against this test's own copy of elem(), every
 # tile (half tile) computed exactly once (count[] all 1), and the tiles computed by another CTA
 # (the cancelled ones: owner[] says who computed each) counted: on one host thread in the
-# deterministic mode CTA 0 (cluster 0) runs alone and steals every other tile (63, 31), on two
-# each host thread steals its own sequence's (62, 30: worker i runs i, i + 2, ...); on the
+# deterministic mode CTA 0 (cluster 0) runs alone and steals every other tile (63, 31, 63), on
+# two each host thread steals its own sequence's (62, 30, 62: worker i runs i, i + 2, ...); on the
 # default threads, --threads 2 and under --check all (no finding) at least one; under --timing
 # on a b200 of 2 SMs (16 CTAs of 128 threads each at once) the 32 CTAs (16 clusters) that do not
-# fit at first are cancelled, the same on 1 and 2 host threads.
+# fit at first are cancelled (32, 16, 32), the same on 1 and 2 host threads.
 # With nvcc: the program itself (its host check prints PASS) in the same configurations.
 use strict;
 use warnings;
@@ -82,22 +83,23 @@ sub run_kernel {
     return (undef, $stolen, $err);
 }
 
-my @k = (['_Z9clc_tilesPjS_S_', 1, 'clc_tiles', 64], ['_Z17clc_tiles_clusterPjS_S_', 2,
-                                                        'clc_tiles_cluster', 32]);
+my @k = (['_Z9clc_tilesPjS_S_', 1, 'clc_tiles', 64],
+         ['_Z17clc_tiles_clusterPjS_S_', 2, 'clc_tiles_cluster', 32],
+         ['_Z8clc_ccclPjS_S_', 1, 'clc_cccl', 64]);
 my @modes = (
     ['default threads', [], undef],
-    ['--threads 1 --deterministic', ['--threads', 1, '--deterministic'], [63, 31]],
-    ['--threads 2 --deterministic', ['--threads', 2, '--deterministic'], [62, 30]],
+    ['--threads 1 --deterministic', ['--threads', 1, '--deterministic'], [63, 31, 63]],
+    ['--threads 2 --deterministic', ['--threads', 2, '--deterministic'], [62, 30, 62]],
     ['--threads 2', ['--threads', 2], undef],
     ['--check all', ['--check', 'all'], undef],
     ['--timing (b200, 2 SMs) --threads 1', ['--device', 'b200,nsm=2', '--timing', '--threads', 1],
-     [32, 16]],
+     [32, 16, 32]],
     ['--timing (b200, 2 SMs) --threads 2', ['--device', 'b200,nsm=2', '--timing', '--threads', 2],
-     [32, 16]],
+     [32, 16, 32]],
 );
 for my $m (@modes) {
     my ($name, $o, $want) = @$m;
-    for my $i (0 .. 1) {
+    for my $i (0 .. $#k) {
         my ($kname, $nhalf, $short, $tiles) = @{$k[$i]};
         my ($e, $stolen, $err) = run_kernel($kname, $nhalf, @$o);
         if ($e) {
@@ -135,15 +137,15 @@ if ($build =~ /asan/) {
 my @pmodes = (
     ['default threads', ['--device', 'sm=100'], undef],
     ['--threads 1 --deterministic', ['--device', 'sm=100', '--threads', 1, '--deterministic'],
-     [63, 31]],
+     [63, 31, 63]],
     ['--threads 2 --deterministic', ['--device', 'sm=100', '--threads', 2, '--deterministic'],
-     [62, 30]],
+     [62, 30, 62]],
     ['--threads 1', ['--device', 'sm=100', '--threads', 1], undef],
     ['--threads 2', ['--device', 'sm=100', '--threads', 2], undef],
     ['--check all', ['--device', 'sm=100', '--check', 'all'], undef],
-    ['--timing (b200, 2 SMs)', ['--device', 'b200,nsm=2', '--timing'], [32, 16]],
+    ['--timing (b200, 2 SMs)', ['--device', 'b200,nsm=2', '--timing'], [32, 16, 32]],
     ['--timing (b200, 2 SMs) --threads 2', ['--device', 'b200,nsm=2', '--timing', '--threads', 2],
-     [32, 16]],
+     [32, 16, 32]],
 );
 for my $m (@pmodes) {
     my ($name, $o, $want) = @$m;
@@ -152,10 +154,10 @@ for my $m (@pmodes) {
         next;
     }
     my ($code, $out, $err, $to) = run_bounded(300, {%asan}, $ptxemu, 'run', @$o, '--', $exe);
-    my @got = $out =~ /^clc_tiles\w*: (\d+) of \d+ tiles computed by a CTA that cancelled/mg;
-    my $good = !$to && $code == 0 && $out =~ /^PASS$/m && @got == 2;
+    my @got = $out =~ /^clc_\w+: (\d+) of \d+ tiles computed by a CTA that cancelled/mg;
+    my $good = !$to && $code == 0 && $out =~ /^PASS$/m && @got == 3;
     $good &&= $err =~ /ERROR SUMMARY: 0 errors/ if $name =~ /check/;
-    $good &&= defined $want ? "@got" eq "@$want" : ($got[0] > 0 && $got[1] > 0) if $good;
+    $good &&= defined $want ? "@got" eq "@$want" : !grep { $_ == 0 } @got if $good;
     ok($good, "clc_persistent, $name: PASS, " .
            (defined $want ? "cancelled @$want" : 'some cancelled') . " (got @got)",
        $to ? 'timed out' : "exit $code", $out, $err);
