@@ -125,6 +125,8 @@ static uint64_t clc_pick(struct cta *c)
 {
     struct launch_state *L = c->L;
     struct worker *wk = c->wk;
+    if (!L->clc)
+        return UINT64_MAX; /* (a launch of a program with a try_cancel always has them) */
     if (wk && L->cfg->deterministic) {
         /* the canceller's host thread's own sequence: only that thread touches it */
         while (wk->next_det < L->nclusters) {
