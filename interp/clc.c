@@ -173,8 +173,7 @@ static int clc_offset(struct warp *w, uint32_t pc, unsigned l, const struct ir_o
             snprintf(msg, sizeof msg,
                      "%s: the generic %s address %#llx is not in the shared window", what, name,
                      (unsigned long long)a);
-            interp_fault(w, pc, l, TRAP_ILLEGAL, a, align, vm_xs_space(XS_GENERIC, a), true,
-                         msg);
+            interp_fault(w, pc, l, TRAP_ILLEGAL, a, align, vm_xs_space(XS_GENERIC, a), true, msg);
             return -1;
         }
         a -= MEM_SHARED_BASE;
@@ -246,7 +245,8 @@ static int clc_cancel_lane(struct warp *w, uint32_t pc, unsigned l, const struct
         const uint64_t m = mcast ? (r + 1) * CLU_STRIDE + mb : mb;
         uint8_t *p;
         if (vm_xlate(w, XS_SHARED, l, a, 16, true, &p))
-            return clc_fault(w, pc, l, TRAP_OOB, a, 16, true, "clusterlaunchcontrol.try_cancel: response");
+            return clc_fault(w, pc, l, TRAP_OOB, a, 16, true,
+                             "clusterlaunchcontrol.try_cancel: response");
         memcpy(p, resp, 16);
         tc_mem_report(mr, l, a, XS_SHARED, 16, true, p);
         if (async_complete_tx(w, pc, l, m, 16, what, mr))

@@ -676,7 +676,8 @@ static inline __attribute__((always_inline)) uint32_t dispatch_at(struct tm_gpu 
         if (room_total < k->csize)
             continue;
         struct engine_cta *ec[32];
-        const int cr = k->csize > 32 ? -ENOMEM : engine_cluster_create(k->L, k->next_cta / k->csize, ec);
+        const int cr =
+            k->csize > 32 ? -ENOMEM : engine_cluster_create(k->L, k->next_cta / k->csize, ec);
         if (cr == -ECANCELED) {
             k->next_cta += k->csize;
             continue;
