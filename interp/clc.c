@@ -226,10 +226,20 @@ static int clc_cancel_lane(struct warp *w, uint32_t pc, unsigned l, const struct
                      what, r);
             return clc_fault(w, pc, l, TRAP_ILLEGAL, ra, 16, true, msg);
         }
-        if (!async_mbar_at(w, l, m, &ph, NULL)) {
+        if (async_mbar_at(w, l, m, &ph, NULL))
+            continue;
+        uint8_t *p;
+        if (!mcast || vm_xlate(w, XS_SHARED, l, m, 8, false, &p)) {
             async_complete_tx(w, pc, l, m, 16, what, mr); /* its fault: not an mbarrier */
             return -1;
         }
+        snprintf(msg, sizeof msg,
+                 "%s.multicast::cluster::all: the mbarrier object at %#llx of CTA rank %u of the "
+                 "cluster is not initialized (no mbarrier.init, or after mbarrier.inval)",
+                 what, (unsigned long long)mb, r);
+        const struct sync_what x = {SM_MB_UNINIT, p, what, 0, 0, 0};
+        interp_sync_fault(w, pc, l, &x, m, 8, SP_SHARED, true, msg);
+        return -1;
     }
     const uint64_t q = clc_pick(c);
     uint32_t resp[4] = {0, 0, 0, CLC_TAG};
