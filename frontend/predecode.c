@@ -1016,7 +1016,9 @@ static int pd_rr_opnd(struct pd_ctx *c, const struct ir_func *f, const struct ir
         bool d = is_dst || (o->flags & OPF_DST);
         if (d != want_dst || o->rf >= RF__COUNT || o->slot >= f->ndeclared[o->rf])
             return 0;
-        unsigned n = (o->n ? o->n : 1) * (o->type == T_B128 ? 2u : 1u);
+        /* a .b128 register is two B64 slots; the elements of a mov.b128 pack / unpack list
+           ({lo, hi}) are one slot each, whatever type they carry */
+        unsigned n = (o->n ? o->n : 1) * (o->type == T_B128 && !depth ? 2u : 1u);
         return pd_rr_add(c, from, o->rf, o->slot, n, d);
     }
     case OPK_ADDR:

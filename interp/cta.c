@@ -468,6 +468,7 @@ int cta_begin(struct cta *c, struct launch_state *L, struct cluster *cl, uint64_
     c->L = L;
     c->clu = cl;
     c->rank = rank;
+    c->clc_failed = false;
     const uint32_t cr[3] = {rank % cd[0], rank / cd[0] % cd[1], rank / (cd[0] * cd[1])};
     for (int i = 0; i < 3; i++)
         c->id[i] = cl->id[i] * cd[i] + cr[i];

@@ -137,6 +137,8 @@ int engine_cluster_create(struct engine_launch *el, uint64_t q, struct engine_ct
         return q < el->L.nctas ? engine_cta_create(el, q, out) : -EINVAL;
     if (q >= el->L.nctas / C || C > CLU_MAX)
         return -EINVAL;
+    if (!clc_claim(&el->L, q))
+        return -ECANCELED;
     struct engine_cluster *g = calloc(1, sizeof *g);
     if (!g)
         return -ENOMEM;
@@ -171,6 +173,8 @@ int engine_cta_create(struct engine_launch *el, uint64_t linear, struct engine_c
     *out = NULL;
     if (linear >= el->L.nctas || engine_launch_cluster_size(el) > 1)
         return -EINVAL;
+    if (!clc_claim(&el->L, linear))
+        return -ECANCELED;
     /* a destroyed CTA's record and buffers first (cta_begin reuses buffers that fit, as the
      * grid runner's slots do) */
     pthread_mutex_lock(&el->pool_mu);
@@ -191,6 +195,13 @@ int engine_cta_create(struct engine_launch *el, uint64_t linear, struct engine_c
     atomic_fetch_add(&el->live, 1);
     *out = ec;
     return 0;
+}
+
+/* Was cluster q cancelled by a try_cancel (see engine.h)? */
+bool engine_cluster_canceled(const struct engine_launch *el, uint64_t q)
+{
+    const struct launch_state *L = &el->L;
+    return L->clc && q < L->nclusters && atomic_load(&L->clc[q]) == CLC_CANCELED;
 }
 
 /* The CTA's linear index. */

@@ -94,7 +94,8 @@ int engine_launch_end(struct engine_launch *L, struct interp_stats *st);
 
 /* Create CTA `linear` (0 ≤ linear < engine_launch_ctas) with every warp at the kernel's
  * entry. 0, -EINVAL (linear out of range, or a launch with clusters of several CTAs: those are
- * created a cluster at a time, engine_cluster_create), -ENOMEM. */
+ * created a cluster at a time, engine_cluster_create), -ECANCELED (a clusterlaunchcontrol
+ * .try_cancel cancelled it: it never runs, the driver skips it), -ENOMEM. */
 int engine_cta_create(struct engine_launch *L, uint64_t linear, struct engine_cta **out);
 
 /* CTAs per thread-block cluster of the launch (1: every CTA is a cluster of one). */
@@ -105,8 +106,15 @@ uint32_t engine_launch_cluster_size(const struct engine_launch *L);
  * memory. A member's memory stays until every member was destroyed (peers may still read
  * it). The last barrier.cluster arrival, inside one member's step or release, releases warps
  * of the other members too: a driver re-queries their parked warps after any step or release
- * of a member. 0, -EINVAL, -ENOMEM (nothing created). */
+ * of a member. 0, -EINVAL, -ECANCELED (cancelled, see engine_cluster_canceled), -ENOMEM
+ * (nothing created). */
 int engine_cluster_create(struct engine_launch *L, uint64_t q, struct engine_cta **out);
+
+/* Has a clusterlaunchcontrol.try_cancel of the launch cancelled cluster q (CTA q without
+ * clusters)? Such a cluster must never start: a driver skips it (creating it says -ECANCELED).
+ * A cancel takes the lowest cluster not started yet (interp/clc.c), so a driver that starts
+ * clusters in order skips cancelled ones at the front of what it has left. */
+bool engine_cluster_canceled(const struct engine_launch *L, uint64_t q);
 
 /* The CTA's linear index and its (x, y, z) id in the grid. */
 uint64_t engine_cta_linear(const struct engine_cta *c);

@@ -43,9 +43,9 @@ unsigned interp_ncpu(void)
 /* Most consecutive CTAs a worker takes at once. */
 #define GRID_CHUNK_MAX 32
 
-/* The next cluster (a CTA, without clusters) for worker wk, or UINT64_MAX when there is
- * none. */
-static uint64_t next_cta(struct worker *wk)
+/* The next cluster (a CTA, without clusters) worker wk takes, or UINT64_MAX when there is
+ * none; next_cta below skips those a try_cancel cancelled. */
+static uint64_t take_cta(struct worker *wk)
 {
     struct launch_state *L = wk->L;
     if (L->cfg->deterministic) {
@@ -77,6 +77,18 @@ static uint64_t next_cta(struct worker *wk)
             wk->chunk_end = n + c;
             return n;
         }
+    }
+}
+
+/* The next cluster for worker wk to start, or UINT64_MAX when there is none: take_cta's,
+ * claimed (clc_claim) so that a try_cancel can no longer cancel it; clusters a try_cancel
+ * cancelled, also those in wk's chunk, are skipped (clc.c). */
+static uint64_t next_cta(struct worker *wk)
+{
+    for (;;) {
+        const uint64_t q = take_cta(wk);
+        if (q == UINT64_MAX || clc_claim(wk->L, q))
+            return q;
     }
 }
 
@@ -172,6 +184,7 @@ static void run_slots(struct worker *wk, bool *busy, uint32_t *left, struct clus
                     wk->failed = true;
                     return;
                 }
+                wk->res[g * C + r].wk = wk;
             }
             busy[g] = true;
             left[g] = C;

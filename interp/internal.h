@@ -84,6 +84,8 @@ struct xfunc {
     uint32_t npatch;
     uint32_t local_size;            /* .local bytes of one activation */
     uint32_t param_frame;           /* per-lane .param bytes (own params + call sites) */
+    bool clc;                       /* holds a clusterlaunchcontrol.try_cancel: its launches
+                                       track cancelled clusters (clc.c, launch_state.clc) */
 };
 
 struct interp_kernel {
@@ -410,6 +412,10 @@ struct cta {
                                    slot's first wgmma.mma_async) */
     struct tc5_cta *tm;         /* tcgen05.c: the CTA's tensor memory and its allocations (NULL
                                    before the slot's first tcgen05 instruction) */
+    struct worker *wk;          /* the grid runner's host thread running it (NULL: a CTA of the
+                                   engine seam); clc.c's deterministic cancel policy */
+    bool clc_failed;            /* a thread saw a failed cancel (query_cancel.is_canceled false):
+                                   a further try_cancel is a fault (clc.c) */
 };
 
 /* The cluster barrier's slot in warp.bar_id (after the 16 named ones): barrier.cluster waits
@@ -479,7 +485,30 @@ struct launch_state {
     _Atomic uint64_t eng_ninsn, eng_nthread, eng_nctas;
     unsigned check;             /* CHECK_LOOP bits on: warps run the checking loop */
     struct check_launch *chk;   /* their findings until launch_finish prints them (check.c) */
+    /* cluster launch control (clc.c): per cluster CLC_PENDING / CLC_STARTED / CLC_CANCELED,
+     * NULL when no function of the program holds a try_cancel; the non-deterministic cancel
+     * policy's scan position (every cluster below it has left CLC_PENDING) */
+    _Atomic uint8_t *clc;
+    _Atomic uint64_t clc_front;
 };
+
+/* Cluster launch control: a cluster's state leaves CLC_PENDING exactly once (clc.c). */
+enum { CLC_PENDING = 0, CLC_STARTED = 1, CLC_CANCELED = 2 };
+
+/* May a driver start cluster q of L (CTA q without clusters)? Marks it started; false when a
+ * try_cancel cancelled it (the driver then skips it for good). */
+static inline bool clc_claim(struct launch_state *L, uint64_t q)
+{
+    if (!L->clc)
+        return true;
+    uint8_t z = CLC_PENDING;
+    return atomic_compare_exchange_strong(&L->clc[q], &z, CLC_STARTED);
+}
+
+/* clc.c: the launch's cluster states (allocated when a function of the program holds a
+ * try_cancel; 0, or -1 out of memory) and their release. */
+int clc_launch_init(struct launch_state *L);
+void clc_launch_free(struct launch_state *L);
 
 /* ====================================================================== entry points */
 

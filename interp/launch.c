@@ -167,9 +167,16 @@ int launch_prepare(struct interp_dev *d, const struct interp_launch *l, struct t
         snprintf(trap->msg, sizeof trap->msg, "out of host memory");
         return -ENOMEM;
     }
+    if (clc_launch_init(L) != 0) {
+        check_launch_end(L);
+        free(L->params);
+        snprintf(trap->msg, sizeof trap->msg, "out of host memory");
+        return -ENOMEM;
+    }
     pthread_mutex_init(&L->trap_lock, NULL);
     int rc = pf_take(d, &L->pf);
     if (rc < 0) {
+        clc_launch_free(L);
         check_launch_end(L);
         pthread_mutex_destroy(&L->trap_lock);
         free(L->params);
@@ -179,6 +186,7 @@ int launch_prepare(struct interp_dev *d, const struct interp_launch *l, struct t
         /* grid.sync() of cooperative groups counts arrivals in this workspace */
         if (mem_alloc(d->mem, 64, 0, &L->grid_ws) < 0 || mem_set(d->mem, L->grid_ws, 0, 64) < 0) {
             pf_give(d, L->pf);
+            clc_launch_free(L);
             check_launch_end(L);
             pthread_mutex_destroy(&L->trap_lock);
             free(L->params);
@@ -201,6 +209,7 @@ void launch_finish(struct launch_state *L)
     check_launch_end(L); /* the sanitizer's findings, after the kernel's printf output */
     interp_heap_release(d);
     pthread_mutex_destroy(&L->trap_lock);
+    clc_launch_free(L);
     free(L->params);
 }
 

@@ -704,6 +704,8 @@ static int build_xfunc(struct interp_program *p, unsigned mi, uint32_t fi, FILE 
         const bool pp = ptxplus_form(in, &x->opnds[in->opnd]);
         unsigned h = pp ? HND_NONE : interp_select(m, f, in, &x->opnds[in->opnd]);
         in->handler = (uint16_t)h;
+        if (in->op == OP_CLUSTERLAUNCHCONTROL_TRY_CANCEL)
+            x->clc = true; /* its launches track cancelled clusters (clc.c) */
         if (h == HND_NONE) {
             const char *why = pp ? "unsupported (PTXPlus form not executed yet)"
                                  : interp_unsupported_why(f, in);

@@ -225,6 +225,20 @@ bool stbulk_supported(const struct ir_insn *in, const struct ir_opnd *O);
 int stbulk_exec(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
                 const struct ir_opnd *O, const struct tc_mem *mr);
 
+/* ------------------------------------------------------------------ clc.c */
+
+/* Does clc.c implement this clusterlaunchcontrol.try_cancel / query_cancel form? Load time. */
+bool clc_supported(const struct ir_func *f, const struct ir_insn *in, const struct ir_opnd *O);
+/* clusterlaunchcontrol.try_cancel for lanes M, in lane order: each lane cancels a pending
+ * cluster of the grid (or fails), writes the 16-byte response and completes 16 bytes on the
+ * mbarrier (in every CTA of the cluster with .multicast::cluster::all); a fault returns -1. */
+int clc_try_cancel(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
+                   const struct ir_opnd *O, const struct tc_mem *mr);
+/* clusterlaunchcontrol.query_cancel: decode each lane's response (a fault for a value that is
+ * no response, or for the ctaid of a failed one). */
+int clc_query(struct warp *w, uint32_t pc, uint32_t M, const struct ir_insn *in,
+              const struct ir_opnd *O);
+
 /* ------------------------------------------------------------------ tmap_replace.c */
 
 /* Does tmap_replace.c implement this tensormap.replace / tensormap.cp_fenceproxy form (a

@@ -600,6 +600,16 @@ static inline void sm_at(struct tm_sm *s, uint64_t base, uint64_t now)
         s->cycle = base;
 }
 
+/* Move k's next CTA (cluster) past those a clusterlaunchcontrol.try_cancel cancelled: they
+ * never start (interp/clc.c; a cancel takes the lowest one not started, so they are at the
+ * front of what k has left). */
+static inline void skip_canceled(struct tm_kernel *k)
+{
+    const uint32_t C = k->csize > 1 ? k->csize : 1;
+    while (k->next_cta < k->limit && engine_cluster_canceled(k->L, k->next_cta / C))
+        k->next_cta += C;
+}
+
 /* CTA dispatch: each SM in round robin from the one after the last that got a CTA takes at
  * most one CTA per cycle, from the first running kernel (round robin) with CTAs left that
  * fits. The cycle is base + lag with the busy SMs at cycle base (sm_at): lag 0 in the exact
@@ -615,8 +625,10 @@ static inline __attribute__((always_inline)) uint32_t dispatch_at(struct tm_gpu 
     const uint64_t now = base + lag;
     uint32_t placed = 0;
     bool any = false; /* a kernel with CTAs to dispatch now (else nothing to visit) */
-    for (uint32_t j = 0; j < g->nrun && !any; j++)
-        any = g->run[j]->next_cta < g->run[j]->limit && now >= g->run[j]->start_cycle;
+    for (uint32_t j = 0; j < g->nrun; j++) {
+        skip_canceled(g->run[j]);
+        any |= g->run[j]->next_cta < g->run[j]->limit && now >= g->run[j]->start_cycle;
+    }
     if (!any) {
         if (g->nrun)
             g->next_kernel = (g->next_kernel + 1) % g->nrun;
@@ -640,6 +652,11 @@ static inline __attribute__((always_inline)) uint32_t dispatch_at(struct tm_gpu 
                                     tb_lat + (now > s->cycle ? now - s->cycle : 0));
             if (r == -EBUSY)
                 continue;
+            if (r == -ECANCELED) { /* cancelled since skip_canceled: skip it */
+                k->next_cta++;
+                skip_canceled(k);
+                continue;
+            }
             if (r) {
                 g->oom = true;
                 return placed;
@@ -648,6 +665,7 @@ static inline __attribute__((always_inline)) uint32_t dispatch_at(struct tm_gpu 
             if (k->cta_sm)
                 k->cta_sm[k->next_cta] = (uint16_t)si;
             k->next_cta++;
+            skip_canceled(k);
             g->last_sm = si;
             g->act[si / 64] |= UINT64_C(1) << (si % 64);
             break;
@@ -666,7 +684,14 @@ static inline __attribute__((always_inline)) uint32_t dispatch_at(struct tm_gpu 
         if (room_total < k->csize)
             continue;
         struct engine_cta *ec[32];
-        if (k->csize > 32 || engine_cluster_create(k->L, k->next_cta / k->csize, ec)) {
+        const int cr =
+            k->csize > 32 ? -ENOMEM : engine_cluster_create(k->L, k->next_cta / k->csize, ec);
+        if (cr == -ECANCELED) { /* cancelled since skip_canceled: skip it */
+            k->next_cta += k->csize;
+            skip_canceled(k);
+            continue;
+        }
+        if (cr) {
             g->oom = true;
             return placed;
         }
@@ -688,6 +713,7 @@ static inline __attribute__((always_inline)) uint32_t dispatch_at(struct tm_gpu 
             g->act[si / 64] |= UINT64_C(1) << (si % 64);
         }
         k->next_cta += k->csize;
+        skip_canceled(k);
         placed++;
     }
     if (g->nrun)
@@ -736,7 +762,10 @@ static void run_rest(struct tm_kernel *k)
     const uint32_t C = k->csize ? k->csize : 1;
     for (uint64_t q = k->limit / C; q < k->nctas / C && !engine_launch_trapped(k->L); q++) {
         struct engine_cta *ec[32];
-        if (C > 32 || engine_cluster_create(k->L, q, ec))
+        const int cr = C > 32 ? -ENOMEM : engine_cluster_create(k->L, q, ec);
+        if (cr == -ECANCELED)
+            continue; /* cancelled by a try_cancel: never runs */
+        if (cr)
             return;
         bool stop = false;
         while (!stop) {

@@ -163,6 +163,70 @@ static void bulk_tests(struct engine_step_report *r)
     ir_module_free(m);
 }
 
+/* Cluster launch control through the engine seam (interp/clc.c): CTA 0 of 4 cancels the lowest
+ * CTA not started (1), the driver starts CTA 2 itself, so the next cancel gets 3 and a third
+ * finds nothing; creating a cancelled CTA says -ECANCELED. */
+static const char clc_ptx[] =
+    ".version 8.6\n.target sm_100a\n.address_size 64\n"
+    ".visible .entry c()\n"
+    "{\n"
+    "  .shared .align 16 .b8 resp[16];\n"
+    "  .shared .align 8 .b64 bar;\n"
+    "  mbarrier.init.shared::cta.b64 [bar], 1;\n" /* 0 */
+    "  clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes.b128 "
+    "[resp], [bar];\n" /* 1 */
+    "  clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes.b128 "
+    "[resp], [bar];\n" /* 2 */
+    "  clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes.b128 "
+    "[resp], [bar];\n" /* 3 */
+    "  exit;\n"        /* 4 */
+    "}\n";
+
+static void clc_tests(struct engine_step_report *r)
+{
+    struct ir_module *m = NULL;
+    struct fe_opts opts = {.diag = stderr, .verify = true};
+    if (fe_load(clc_ptx, sizeof clc_ptx - 1, "clc.ptx", &opts, &m) != 0)
+        bail_out("clc.ptx does not load");
+    struct interp_config cfg = {.sm = 100, .nsm = 1, .threads = 1, .trace_thread = -1};
+    struct interp_dev *d = NULL;
+    struct interp_program *prog = NULL;
+    const struct ir_module *mods[1] = {m};
+    if (interp_dev_create(&cfg, &d) != 0 || interp_program_load(d, mods, 1, stderr, &prog) != 0)
+        bail_out("sm_100 device or program");
+    struct interp_launch l = {.kernel = interp_program_kernel(prog, "c"),
+                              .grid = {4, 1, 1}, .block = {1, 1, 1}};
+    struct trap trap;
+    struct engine_launch *L = NULL;
+    struct engine_cta *c = NULL, *c2 = NULL, *x = NULL;
+    if (engine_launch_begin(d, &l, &trap, &L) != 0 || engine_cta_create(L, 0, &c) != 0)
+        bail_out("clc launch");
+    step_ok(c, 0, r, 0, "mbarrier.init");
+    ok(!engine_cluster_canceled(L, 1), "CTA 1 pending before the cancel");
+    step_ok(c, 0, r, 1, "try_cancel");
+    bool resp = false;
+    for (uint32_t i = 0; i < r->naccess; i++)
+        resp |= r->access[i].space == SP_SHARED && r->access[i].width == 16 && r->access[i].write;
+    ok(resp, "try_cancel reports its 16-byte shared response write (%u accesses)", r->naccess);
+    ok(engine_cluster_canceled(L, 1) && !engine_cluster_canceled(L, 2),
+       "the cancel took CTA 1, the lowest not started");
+    is_int(engine_cta_create(L, 1, &x), -ECANCELED, "creating cancelled CTA 1: -ECANCELED");
+    is_int(engine_cta_create(L, 2, &c2), 0, "CTA 2 started by the driver");
+    step_ok(c, 0, r, 2, "second try_cancel");
+    ok(engine_cluster_canceled(L, 3) && !engine_cluster_canceled(L, 2),
+       "the second cancel took CTA 3 (CTA 2 had started)");
+    is_int(engine_cta_create(L, 3, &x), -ECANCELED, "creating cancelled CTA 3: -ECANCELED");
+    step_ok(c, 0, r, 3, "third try_cancel (nothing left: a failed response)");
+    step_ok(c, 0, r, 4, "exit");
+    ok(!engine_launch_trapped(L), "no fault");
+    engine_cta_destroy(c);
+    engine_cta_destroy(c2);
+    is_int(engine_launch_end(L, NULL), 0, "clc launch ends clean");
+    interp_program_unload(prog);
+    interp_dev_destroy(d);
+    ir_module_free(m);
+}
+
 int main(void)
 {
 
@@ -403,6 +467,7 @@ int main(void)
     L = NULL;
 
     bulk_tests(r);
+    clc_tests(r);
     free(r);
     interp_program_unload(prog);
     interp_dev_destroy(d);
