@@ -348,29 +348,12 @@ static uint8_t fu_of_unit(const struct tm_config *cfg, unsigned unit)
     }
 }
 
-/* A tensor-unit opcode that does no tensor-core work (fences, group bookkeeping, tensor
- * memory allocation): the integer pipe, at its ADD latency. */
-static bool tc_bookkeeping(unsigned op)
-{
-    switch (op) {
-    case OP_WGMMA_FENCE: case OP_WGMMA_COMMIT_GROUP: case OP_WGMMA_WAIT_GROUP:
-    case OP_TCGEN05_ALLOC: case OP_TCGEN05_DEALLOC: case OP_TCGEN05_RELINQUISH_ALLOC_PERMIT:
-    case OP_TCGEN05_WAIT_LD: case OP_TCGEN05_WAIT_ST: case OP_TCGEN05_COMMIT:
-    case OP_TCGEN05_FENCE_BEFORE: case OP_TCGEN05_FENCE_AFTER:
-        return true;
-    default:
-        return false;
-    }
-}
-
 /* The execution unit an instruction goes to. */
 static uint8_t fu_of(const struct tm_config *cfg, const struct ir_insn *in)
 {
     if (!in) /* the implicit return at the end of a body */
         return fu_of_unit(cfg, U_CTRL);
     switch (in->unit) {
-    case U_TENSOR:
-        return fu_of_unit(cfg, tc_bookkeeping(in->op) ? U_INT : U_TENSOR);
     case U_MEM:
         /* parameter reads are constant-bank operands in machine code; with an L1C
          * (-gpgpu_perfect_inst_const_cache 0) they are its accesses, as GPGPU-Sim's
@@ -835,8 +818,8 @@ static uint32_t tc_cycles(const struct tm_config *cfg, uint64_t w, unsigned cls,
     return c < 1 ? 1 : c > 65535 ? 65535 : (uint32_t)c;
 }
 
-/* Warp w issued tensor-core instruction x, executed as report r (instruction in): the
- * multiply-accumulate's time (-ptxemu_tensor_rate), and the asynchronous ones' bookkeeping.
+/* Warp w issued x (not a memory instruction), executed as report r (instruction in): a
+ * tensor-core multiply-accumulate's time (-ptxemu_tensor_rate), and the asynchronous ones' bookkeeping.
  * mma / wmma.mma / wgmma.mma_async occupy the warp's tensor unit for their multiply-adds at
  * its rate and complete -ptx_opcode_latency_tesnor later; a wgmma.mma_async is a copy-like
  * operation of kind 3 (commit_group closes a group, wait_group N waits for all but the N
@@ -848,8 +831,6 @@ static void tensor_issue(struct tm_sm *s, struct tm_warp *w, struct tm_inst *in,
                          const struct ir_insn *x, const struct engine_step_report *r)
 {
     const struct tm_config *cfg = s->cfg;
-    if (tc_bookkeeping(x->op) && in->fu < TM_FU_SPEC)
-        in->lat = cfg->oplat[U_INT][LAT_ADD];
     switch (x->op) {
     case OP_WGMMA_COMMIT_GROUP:
         w->ca_grp[2][w->ca_ngrp[2]++ % TM_CA_GRP] = w->ca_n[3];
@@ -886,7 +867,7 @@ static void tensor_issue(struct tm_sm *s, struct tm_warp *w, struct tm_inst *in,
         break;
     }
     if (!r->tc_macs || !(r->flags & ENGINE_STEP_EXECUTED))
-        return;
+        return; /* (every other instruction) */
     s->st[TM_ST_TENSOR_MAC] += r->tc_macs;
     if (cfg->tc_on && in->fu < TM_FU_SPEC) { /* (a specialised TENSOR unit: its own timing) */
         const uint32_t c = tc_cycles(cfg, r->tc_macs, r->tc_class, 1);
@@ -952,7 +933,7 @@ static int issue_one(struct tm_sm *s, struct tm_gpu *g, uint32_t ws, uint8_t fu)
         inst_regs(s, w, ws, in, r.func, x, !q, (!q || q->result == q->n - 1) && !is_wgmma(x));
     if (x && x->unit == U_MEM)
         async_issue(s, w, in, x, &r);
-    else if (x && x->unit == U_TENSOR)
+    else if (x) /* (wgmma / tcgen05 bookkeeping is on the integer pipe) */
         tensor_issue(s, w, in, x, &r);
     if (fu == TM_FU_MEM) {
         uint32_t mi = mop_alloc(s);
