@@ -89,11 +89,8 @@ static void wg_decode(const struct ir_func *f, const struct ir_insn *in, struct 
             nt++;
             continue;
         }
-        unsigned n, k;
-        char tail;
-        const char *name = ir_mod_name(md);
-        if (name && sscanf(name, "m64n%uk%u%c", &n, &k, &tail) == 2) {
-            d->n = n, d->k = k;
+        if (md >= MOD_M64N8K8 && md <= MOD_M64N256K256) { /* (mods.def: N << 16 | K) */
+            d->n = (unsigned)ir_mod_value(md) >> 16, d->k = ir_mod_value(md) & 0xffff;
             continue;
         }
         switch (md) {
