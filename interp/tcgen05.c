@@ -1581,6 +1581,10 @@ static int tc5_mma_pair(struct warp *w, uint32_t pc, unsigned l, const struct ir
 }
 
 /* One tcgen05.mma of lane l. */
+/* M and N of instruction descriptor id (bits 24-28: M >> 4, bits 17-22: N >> 3). */
+static inline unsigned tc5_idesc_m(uint32_t id) { return (id >> 24 & 31) << 4; }
+static inline unsigned tc5_idesc_n(uint32_t id) { return (id >> 17 & 63) << 3; }
+
 static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_insn *in,
                    const struct ir_opnd *O, const struct tc5_insn *d, struct tc5_cta *t,
                    const struct tc_mem *mr)
@@ -1603,7 +1607,7 @@ static int tc5_mma(struct warp *w, uint32_t pc, unsigned l, const struct ir_insn
     }
     const bool bs = d->bscale; /* block-scaled: bits 4-5 and 29-30 the scale-factor IDs */
     const unsigned dt = bs ? 1 : id >> 4 & 3, at = id >> 7 & 7, bt = id >> 10 & 7;
-    const unsigned N = (id >> 17 & 63) << 3, M = (id >> 24 & 31) << 4;
+    const unsigned N = tc5_idesc_n(id), M = tc5_idesc_m(id);
     const bool negA = id >> 13 & 1, negB = id >> 14 & 1, mnA = id >> 15 & 1, mnB = id >> 16 & 1;
     const bool satf = !bs && id >> 3 & 1;
     const unsigned sfa_id = id >> 29 & 3, sfb_id = id >> 4 & 3;
@@ -2002,8 +2006,7 @@ bool tcgen05_work(const struct warp *w, const struct ir_func *f, uint32_t M,
         if (!(M >> l & 1))
             continue;
         const uint32_t id = (uint32_t)vm_get(w, &O[p.io], l);
-        const unsigned N = (id >> 17 & 63) << 3, Mr = (id >> 24 & 31) << 4;
-        o->macs += (uint64_t)Mr * N * K;
+        o->macs += (uint64_t)tc5_idesc_m(id) * tc5_idesc_n(id) * K;
         if (d.kind_f16) /* D f16 (code 0) with f16 A (code 0) */
             o->cls = (id >> 4 & 3) == 0 && (id >> 7 & 7) == 0 ? ENGINE_TC_F16ACC : ENGINE_TC_F16;
     }
